@@ -1,0 +1,129 @@
+# GRAMPS rendering-pipeline framework: GNU make build.
+#
+#   make                 build library, tools, tests, benchmarks into build/
+#   make test            run every test; last line is "N passed, N failed"
+#   make bench           run the benchmark programs (prints "name value unit")
+#   make run             render the default scene (or run the demo graph)
+#   make install PREFIX=/usr/local
+#   make SAN=thread|address|undefined test     sanitizer builds (own build dir)
+#
+# Sources are found by wildcard: a new .c file in a module folder joins its library;
+# tests/runtime/*.c and tests/render/*.c each become one test program; tools/*.c and
+# bench/*.c each become one program.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+SAN     ?=
+OPT     ?= -O2
+
+ifeq ($(SAN),)
+BUILD   := build
+SANFLAGS :=
+else
+BUILD   := build/san-$(SAN)
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
+endif
+
+ARCH := $(shell uname -m)
+ifeq ($(ARCH),x86_64)
+ARCHFLAGS := -msse2
+else
+ARCHFLAGS :=
+endif
+
+CPPFLAGS += -I. -D_GNU_SOURCE
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -pthread $(ARCHFLAGS) $(SANFLAGS) -MMD -MP
+LDFLAGS  += -pthread $(SANFLAGS)
+LDLIBS   := -lm
+
+# System libraries used by the renderer modules (see README "Dependencies").
+RENDER_LDLIBS := -lassimp -linih -lm
+
+GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
+RENDER_SRC := $(wildcard scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c tools/common/*.c)
+GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))
+RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
+
+LIBGRAMPS := $(BUILD)/lib/libgramps.a
+LIBRENDER := $(BUILD)/lib/librender.a
+
+TOOLS        := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
+RUNTIME_TESTS := $(patsubst tests/runtime/%.c,$(BUILD)/tests/runtime/%,$(wildcard tests/runtime/test_*.c))
+RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard tests/render/test_*.c))
+BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+DEPS_STAMP   := build/.deps-ok
+
+.PHONY: all deps test test-runtime bench run install clean check-all fuzz
+all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
+
+# Checks for the Debian packages the build needs; installs them when run as root.
+$(DEPS_STAMP): mk/deps.sh
+	@sh mk/deps.sh build
+	@mkdir -p build && touch $@
+deps: $(DEPS_STAMP)
+
+$(BUILD)/obj/%.c.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(LIBGRAMPS): $(GRAMPS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBRENDER): $(RENDER_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/runtime/%: tests/runtime/%.c tests/check.h $(LIBGRAMPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBGRAMPS) $(LDLIBS)
+
+$(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS)
+
+$(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIBRENDER) $(LIBGRAMPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS) -ldl
+
+test: all
+	@sh tests/run_tests.sh $(BUILD) $(RUNTIME_TESTS) $(RENDER_TESTS)
+
+# The runtime alone: gramps/ builds and tests without the renderer modules.
+test-runtime: $(LIBGRAMPS) $(RUNTIME_TESTS)
+	@sh tests/run_tests.sh $(BUILD) $(RUNTIME_TESTS)
+
+bench: all
+	@sh bench/run_bench.sh $(BUILD)
+
+run: all
+	@sh mk/run_default.sh $(BUILD)
+
+# Torture and sanitizer runs of everything (slow; not part of CI's budget).
+check-all:
+	$(MAKE) test
+	$(MAKE) SAN=thread test
+	GRAMPS_TORTURE=1 $(MAKE) SAN=thread test
+	$(MAKE) SAN=address test
+
+install: $(LIBGRAMPS)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(LIBGRAMPS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 gramps/gramps.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' mk/gramps.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gramps.pc
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# Module-specific extra targets (fuzzing, benchmark dependencies...) live in mk/*.mk.
+-include $(wildcard mk/*.mk)

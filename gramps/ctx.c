@@ -1,0 +1,61 @@
+/* ctx.c — intrinsics every stage kind may call: its user data, configuration,
+ * buffers, identity, printing, assertions, and failing the run. */
+#include "gramps/internal.h"
+
+#include <stdarg.h>
+
+void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gr_set_error(c->g, st, "%s", msg);
+    atomic_store(&c->g->abort, true);
+    gr_wake_sleepers(c->g);
+    if (c->inst) gr_inst_abandon(c);     /* a Thread instance never resumes */
+}
+
+void *gr_user(const gr_ctx *c) { return c->stage->d.user; }
+
+const void *gr_config(const gr_ctx *c, size_t *bytes)
+{
+    if (bytes) *bytes = c->stage->d.config_bytes;
+    return c->stage->config;
+}
+
+void *gr_buf(const gr_ctx *c, int slot, size_t *bytes)
+{
+    if (slot < 0 || slot >= c->stage->nbuffers) {
+        gr_fail((gr_ctx *)c, GR_ERR_INVALID, "stage '%s': no buffer %d (it has %d)",
+                c->stage->name, slot, c->stage->nbuffers);
+        if (bytes) *bytes = 0;
+        return NULL;
+    }
+    gr_buffer_rt *b = &c->g->buffers[c->stage->buffers[slot]];
+    if (bytes) *bytes = b->bytes;
+    return b->data;
+}
+
+unsigned gr_worker_id(const gr_ctx *c) { return c->w->id; }
+unsigned gr_num_workers(const gr_ctx *c) { return c->g->nworkers; }
+uint32_t gr_instance(const gr_ctx *c) { return c->inst ? c->inst->number : 0; }
+
+void gr_printf(gr_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    flockfile(stdout);
+    printf("[%s w%u] ", c->stage->name, c->w->id);
+    vprintf(fmt, ap);
+    funlockfile(stdout);
+    va_end(ap);
+}
+
+void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line)
+{
+    if (ok) return;
+    gr_fail(c, GR_ERR_ASSERT, "stage '%s': assertion failed: %s (%s:%d)", c->stage->name,
+            what, file, line);
+}

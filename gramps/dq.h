@@ -1,0 +1,39 @@
+/* Chase-Lev work-stealing deque of task pointers (internal).
+ *
+ * One deque per stage per worker. The owning worker pushes and pops at the bottom
+ * (LIFO); any worker steals from the top (FIFO). The owner may also take from the top
+ * with gr_dq_steal() on its own deque, which is how FIFO-ordered stages are drained.
+ * Owner operations need no atomic read-modify-write except when racing a thief for
+ * the last item; a steal is one CAS. The ring grows when full (owner only); retired
+ * rings are kept until gr_dq_destroy so a concurrent thief never reads freed memory. */
+#ifndef GRAMPS_DQ_H
+#define GRAMPS_DQ_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gr_dq_ring gr_dq_ring;
+
+typedef struct gr_dq {
+    _Alignas(64) _Atomic(int64_t) top;     /* thieves' end */
+    _Alignas(64) _Atomic(int64_t) bottom;  /* owner's end */
+    _Atomic(gr_dq_ring *) ring;
+    gr_dq_ring *retired;                   /* old rings, freed at destroy */
+} gr_dq;
+
+/* log2_capacity: initial ring size is 1 << log2_capacity items. Returns 0 or -1 (ENOMEM). */
+int gr_dq_init(gr_dq *dq, unsigned log2_capacity);
+void gr_dq_destroy(gr_dq *dq);
+
+/* Owner only. item must not be NULL. Returns 0, or -1 if growing failed (ENOMEM). */
+int gr_dq_push(gr_dq *dq, void *item);
+/* Owner only: the most recently pushed item, or NULL when empty. */
+void *gr_dq_pop(gr_dq *dq);
+/* Any thread: the oldest item, or NULL when empty or when the race was lost to another
+ * thief or to the owner (callers treat NULL as "nothing here now"). */
+void *gr_dq_steal(gr_dq *dq);
+/* Any thread: a snapshot of the item count (may be stale by the time it is used). */
+int64_t gr_dq_size(const gr_dq *dq);
+
+#endif

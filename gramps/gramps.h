@@ -1,0 +1,219 @@
+/* gramps.h — the one public header of the GRAMPS runtime.
+ *
+ * An application is a graph of stages that communicate through queues of packets
+ * (Sugerman 2010, ch. 3). Build a graph with gr_graph_create / gr_queue / gr_stage /
+ * gr_bind*, start it with gr_launch, wait for it with gr_wait, read gr_stats, destroy.
+ * Stage code (Thread, Shader, Fixed-function) talks to the runtime only through the
+ * stage-side intrinsics below, which take the stage's gr_ctx.
+ *
+ * Errors: every graph-building call records the first error in the graph (naming the
+ * stage or queue at fault) and returns GR_INVALID; gr_launch and gr_wait return a
+ * status; gr_error() returns the message. Stage-side misuse (push from a Thread stage,
+ * reserve on an unbound slot, a failed gr_assert...) aborts the run with a message. */
+#ifndef GRAMPS_H
+#define GRAMPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GR_VERSION "0.1.0"
+#define GR_INVALID (-1)
+#define GR_ALL UINT32_MAX          /* reserve size: everything, once producers finish */
+
+typedef struct gr_graph gr_graph;
+typedef struct gr_ctx gr_ctx;      /* a running stage instance's view of the runtime */
+
+typedef enum gr_status {
+    GR_OK = 0,
+    GR_SHORT,                      /* reserve got fewer packets than asked: producers done */
+    GR_NOMORE,                     /* reserve got nothing: input finished */
+    GR_ERR_INVALID,                /* bad graph or bad call; see gr_error() */
+    GR_ERR_DEADLOCK,               /* no stage could make progress; queue states in gr_error() */
+    GR_ERR_ASSERT,                 /* a stage's gr_assert failed */
+    GR_ERR_NOMEM,
+} gr_status;
+
+/* ---- Graph setup ------------------------------------------------------------------ */
+
+typedef enum gr_packet_kind {
+    GR_OPAQUE,                     /* bytes the runtime never looks into */
+    GR_COLLECTION,                 /* header (first uint32 = element count) + elements */
+} gr_packet_kind;
+
+typedef struct gr_queue_desc {
+    const char *name;
+    gr_packet_kind kind;
+    size_t packet_bytes;           /* Opaque: packet size. Collection: derived if 0 */
+    size_t header_bytes;           /* Collection: >= 4; the first uint32 is the count */
+    size_t element_bytes;          /* Collection */
+    uint32_t elements;             /* Collection: elements per packet */
+    uint32_t capacity;             /* packets (per subqueue for sets); 0 = default 64 */
+    bool ordered;                  /* FIFO in producer order, through Shader chains too */
+    uint32_t subqueues;            /* >0: queue set with this many static subqueues */
+    bool dynamic_keys;             /* queue set whose subqueues are created per key */
+    uint32_t max_keys;             /* dynamic sets: most distinct keys (0 = 65536) */
+} gr_queue_desc;
+
+typedef enum gr_stage_kind {
+    GR_THREAD,                     /* stateful user-level thread, explicit reserve/commit */
+    GR_SHADER,                     /* stateless, one task per input packet, run to completion */
+    GR_FIXED,                      /* a Thread stage with a configuration blob */
+} gr_stage_kind;
+
+typedef void (*gr_stage_fn)(gr_ctx *ctx);
+
+typedef struct gr_stage_desc {
+    const char *name;
+    gr_stage_kind kind;
+    gr_stage_fn main;
+    void *user;                    /* handed to the stage by gr_user() */
+    const void *config;            /* Fixed-function configuration (copied) */
+    size_t config_bytes;
+    bool instanced;                /* Thread: one instance per subqueue of its input set */
+    int priority;                  /* 0 = derived from the graph; else overrides (higher runs first) */
+} gr_stage_desc;
+
+typedef enum gr_bind_mode {
+    GR_BIND_INPUT,                 /* Thread: reserve/commit; Shader: the task's input packet */
+    GR_BIND_OUTPUT,                /* Thread: reserve/commit; Shader: one pre-reserved packet */
+    GR_BIND_PUSH,                  /* Shader: push elements, coalesced into Collection packets */
+    GR_BIND_INPLACE,               /* Shader: the input packet, modified, forwarded to this queue */
+} gr_bind_mode;
+
+gr_graph *gr_graph_create(void);
+void gr_graph_destroy(gr_graph *g);
+const char *gr_error(const gr_graph *g);       /* "" when no error */
+
+int gr_queue(gr_graph *g, const gr_queue_desc *d);        /* queue id or GR_INVALID */
+int gr_stage(gr_graph *g, const gr_stage_desc *d);        /* stage id or GR_INVALID */
+/* A buffer visible to the stages it is bound to; data (may be NULL) is copied in. */
+int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable);
+/* Binds queue to stage; returns the slot index among the stage's bindings of that
+ * direction (inputs: GR_BIND_INPUT; outputs: OUTPUT, PUSH and INPLACE share numbering). */
+int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue);
+int gr_bind_buffer(gr_graph *g, int stage, int buffer);   /* buffer slot or GR_INVALID */
+void *gr_buffer_data(gr_graph *g, int buffer);            /* host access after gr_wait */
+
+typedef struct gr_launch_opts {
+    unsigned workers;              /* 0: GRAMPS_NUM_THREADS or all hardware threads */
+    bool pin;                      /* pin worker i to CPU i */
+    uint32_t low_watermark;        /* preemption watermark in packets (0: 2 x workers, min 32) */
+    size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
+    double deadlock_seconds;       /* no progress for this long = deadlock (0: 10 s) */
+    bool journal;                  /* record a timeline (gr_journal_write) */
+} gr_launch_opts;
+
+/* Validates the graph and starts it with the given initially runnable Thread stages.
+ * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
+gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
+/* Waits for every stage to finish. GR_OK, or the run's error (see gr_error). */
+gr_status gr_wait(gr_graph *g);
+/* Graphviz DOT of the graph with capacities (and peaks once run). */
+void gr_graph_dot(const gr_graph *g, FILE *out);
+
+/* ---- Stage-side intrinsics ---------------------------------------------------------- */
+
+/* A reserved window: `packets` packets at `mem`, contiguous, `bytes` long. */
+typedef struct gr_window {
+    void *mem;
+    uint32_t packets;
+    size_t bytes;
+    uint32_t subqueue;             /* dense subqueue index (queue sets), else 0 */
+    uint64_t key;                  /* subqueue key (dynamic sets) or index (static sets) */
+} gr_window;
+
+/* Thread stages. n may be GR_ALL. Input reserves block until n packets are there or the
+ * producers are done (GR_SHORT with fewer, GR_NOMORE with none). Output reserves block
+ * while the queue is full (backpressure). Instanced stages read their own subqueue. */
+gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w);
+gr_status gr_commit(gr_ctx *c, int input, uint32_t n);
+gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w);
+/* Output to a queue set: subqueue by key (dynamic sets) or index (static sets). */
+gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
+/* Input from a queue set by key/index, for non-instanced consumers. */
+gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
+gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
+/* The key of the subqueue an instanced Thread stage (or a Shader task) is bound to. */
+uint64_t gr_key(const gr_ctx *c);
+
+/* Shader stages. */
+void *gr_input(gr_ctx *c, size_t *bytes);       /* this task's input packet */
+void *gr_output(gr_ctx *c, int output);         /* pre-reserved output packet */
+void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-set outputs) */
+void gr_discard(gr_ctx *c, int output);         /* this task produces no packet there */
+void gr_push(gr_ctx *c, int output, const void *element);
+void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element);
+
+/* All stages. */
+void *gr_user(const gr_ctx *c);
+const void *gr_config(const gr_ctx *c, size_t *bytes);
+void *gr_buf(const gr_ctx *c, int slot, size_t *bytes);
+unsigned gr_worker_id(const gr_ctx *c);
+unsigned gr_num_workers(const gr_ctx *c);
+uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
+void gr_printf(gr_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define gr_assert(c, cond) gr_assert_at((c), (cond), #cond, __FILE__, __LINE__)
+void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line);
+
+/* Collection helpers. */
+static inline uint32_t gr_count(const void *packet) { return *(const uint32_t *)packet; }
+static inline void gr_set_count(void *packet, uint32_t n) { *(uint32_t *)packet = n; }
+
+/* ---- Statistics ------------------------------------------------------------------- */
+
+typedef struct gr_queue_stats {
+    const char *name;
+    uint32_t capacity;             /* per subqueue */
+    uint32_t subqueues;            /* subqueues that existed */
+    size_t packet_bytes;
+    uint64_t packets;              /* packets that went through */
+    uint64_t peak_packets;         /* most packets held at once (all subqueues, incl. partial pushes) */
+    double avg_packets;            /* time-averaged (sampled) */
+    uint64_t peak_bytes;
+    double avg_bytes;
+    uint32_t peak_subqueue_packets;/* most held by one subqueue */
+} gr_queue_stats;
+
+typedef struct gr_stage_stats {
+    const char *name;
+    gr_stage_kind kind;
+    int priority;
+    uint64_t tasks;                /* Shader tasks run / Thread instance activations */
+    uint64_t instances;            /* Thread instances created */
+    double busy_ms;                /* time in the stage's code */
+    uint64_t preemptions;
+} gr_stage_stats;
+
+typedef struct gr_worker_stats {
+    double app_ms, queue_ms, sched_ms, idle_ms;
+    uint64_t tasks, steals, flushes;
+} gr_worker_stats;
+
+typedef struct gr_stats {
+    unsigned workers;
+    double wall_ms;
+    double occupancy;              /* application time / (workers x wall) */
+    uint64_t peak_footprint_bytes; /* peak of the sum of all queues (sampled) */
+    uint64_t buffer_mallocs;       /* buffer manager's cycle safeguard */
+    int nqueues, nstages;
+    gr_queue_stats *queues;
+    gr_stage_stats *stages;
+    gr_worker_stats *per_worker;
+} gr_stats;
+
+/* Valid after gr_wait until gr_graph_destroy. */
+const gr_stats *gr_get_stats(const gr_graph *g);
+void gr_stats_write_json(const gr_graph *g, FILE *out);
+/* Chrome/Perfetto trace JSON of the journal (launch with journal = true). */
+int gr_journal_write(const gr_graph *g, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,323 @@
+/* graph.c — building an application graph: queues, stages, buffers and bindings.
+ *
+ * These calls only record the graph; validate.c checks it at launch. Each call checks
+ * its own arguments and records the first error in the graph, naming what was wrong. */
+#include "gramps/internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
+{
+    pthread_mutex_lock(&g->error_lock);
+    if (g->status == GR_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(g->error, sizeof g->error, fmt, ap);
+        va_end(ap);
+        g->status = st;
+    }
+    pthread_mutex_unlock(&g->error_lock);
+}
+
+const char *gr_error(const gr_graph *g) { return g ? g->error : "no graph"; }
+
+gr_graph *gr_graph_create(void)
+{
+    gr_graph *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    pthread_mutex_init(&g->error_lock, NULL);
+    pthread_mutex_init(&g->sleep_lock, NULL);
+    pthread_cond_init(&g->sleep_cond, NULL);
+    return g;
+}
+
+static bool grow(void **arr, int *cap, int n, size_t elem)
+{
+    if (n < *cap) return true;
+    int ncap = *cap ? *cap * 2 : 8;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+static void copy_name(char *dst, const char *src, const char *fallback, int id)
+{
+    if (src && *src) snprintf(dst, GR_NAME_MAX, "%s", src);
+    else snprintf(dst, GR_NAME_MAX, "%s%d", fallback, id);
+}
+
+static bool check_building(gr_graph *g, const char *what)
+{
+    if (!g) return false;
+    if (g->launched) {
+        gr_set_error(g, GR_ERR_INVALID, "%s: the graph is already launched", what);
+        return false;
+    }
+    return g->status == GR_OK;
+}
+
+/* Collection packets: the size is derived from header + elements when not given. */
+static bool queue_packet_size(gr_graph *g, const gr_queue_desc *d, const char *name,
+                              size_t *bytes)
+{
+    if (d->kind == GR_COLLECTION) {
+        if (d->header_bytes < 4 || d->element_bytes == 0 || d->elements == 0) {
+            gr_set_error(g, GR_ERR_INVALID, "queue '%s': a Collection packet needs "
+                         "header_bytes >= 4 (element count), element_bytes > 0 and "
+                         "elements > 0", name);
+            return false;
+        }
+        size_t need = d->header_bytes + (size_t)d->element_bytes * d->elements;
+        if (d->packet_bytes && d->packet_bytes < need) {
+            gr_set_error(g, GR_ERR_INVALID, "queue '%s': packet_bytes %zu is smaller than "
+                         "header + elements (%zu)", name, d->packet_bytes, need);
+            return false;
+        }
+        *bytes = d->packet_bytes ? d->packet_bytes : need;
+        return true;
+    }
+    if (d->packet_bytes == 0) {
+        gr_set_error(g, GR_ERR_INVALID, "queue '%s': packet_bytes is 0", name);
+        return false;
+    }
+    *bytes = d->packet_bytes;
+    return true;
+}
+
+int gr_queue(gr_graph *g, const gr_queue_desc *d)
+{
+    if (!check_building(g, "gr_queue")) return GR_INVALID;
+    if (!d) { gr_set_error(g, GR_ERR_INVALID, "gr_queue: NULL description"); return GR_INVALID; }
+    char name[GR_NAME_MAX];
+    copy_name(name, d->name, "queue", g->nqueues);
+    size_t bytes;
+    if (!queue_packet_size(g, d, name, &bytes)) return GR_INVALID;
+    if (d->dynamic_keys && d->subqueues) {
+        gr_set_error(g, GR_ERR_INVALID, "queue '%s': a queue set is either static "
+                     "(subqueues = N) or dynamic (dynamic_keys), not both", name);
+        return GR_INVALID;
+    }
+    if (!grow((void **)&g->queues, &g->cap_queues, g->nqueues, sizeof *g->queues))
+        return GR_INVALID;
+    gr_queue_rt *q = calloc(1, sizeof *q);
+    if (!q) return GR_INVALID;
+    q->id = g->nqueues;
+    memcpy(q->name, name, sizeof name);
+    q->d = *d;
+    q->d.name = q->name;
+    if (!q->d.capacity) q->d.capacity = 64;
+    if (d->dynamic_keys && !q->d.max_keys) q->d.max_keys = 65536;
+    q->packet_bytes = bytes;
+    q->consumer = -1;
+    q->chain_end = -1;
+    q->is_set = d->subqueues > 0 || d->dynamic_keys;
+    gr_spin_init(&q->wait_lock);
+    g->queues[g->nqueues] = q;
+    return g->nqueues++;
+}
+
+int gr_stage(gr_graph *g, const gr_stage_desc *d)
+{
+    if (!check_building(g, "gr_stage")) return GR_INVALID;
+    if (!d) { gr_set_error(g, GR_ERR_INVALID, "gr_stage: NULL description"); return GR_INVALID; }
+    char name[GR_NAME_MAX];
+    copy_name(name, d->name, "stage", g->nstages);
+    if (!d->main) {
+        gr_set_error(g, GR_ERR_INVALID, "stage '%s': no program (main is NULL)", name);
+        return GR_INVALID;
+    }
+    if (d->kind != GR_THREAD && d->kind != GR_SHADER && d->kind != GR_FIXED) {
+        gr_set_error(g, GR_ERR_INVALID, "stage '%s': unknown stage kind %d", name, (int)d->kind);
+        return GR_INVALID;
+    }
+    if (!grow((void **)&g->stages, &g->cap_stages, g->nstages, sizeof *g->stages))
+        return GR_INVALID;
+    gr_stage_rt *s = calloc(1, sizeof *s);
+    if (!s) return GR_INVALID;
+    s->id = g->nstages;
+    memcpy(s->name, name, sizeof name);
+    s->d = *d;
+    s->d.name = s->name;
+    if (d->config_bytes) {
+        s->config = malloc(d->config_bytes);
+        if (!s->config) { free(s); return GR_INVALID; }
+        memcpy(s->config, d->config, d->config_bytes);
+    }
+    gr_spin_init(&s->inst_lock);
+    g->stages[g->nstages] = s;
+    return g->nstages++;
+}
+
+int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable)
+{
+    if (!check_building(g, "gr_buffer")) return GR_INVALID;
+    if (!grow((void **)&g->buffers, &g->cap_buffers, g->nbuffers, sizeof *g->buffers))
+        return GR_INVALID;
+    gr_buffer_rt *b = &g->buffers[g->nbuffers];
+    memset(b, 0, sizeof *b);
+    copy_name(b->name, name, "buffer", g->nbuffers);
+    b->data = calloc(1, bytes ? bytes : 1);
+    if (!b->data) return GR_INVALID;
+    if (data && bytes) memcpy(b->data, data, bytes);
+    b->bytes = bytes;
+    b->writable = writable;
+    return g->nbuffers++;
+}
+
+static const char *mode_name(gr_bind_mode m)
+{
+    switch (m) {
+    case GR_BIND_INPUT: return "input";
+    case GR_BIND_OUTPUT: return "output";
+    case GR_BIND_PUSH: return "push";
+    case GR_BIND_INPLACE: return "in-place";
+    }
+    return "?";
+}
+
+static bool bind_consumer(gr_graph *g, gr_stage_rt *s, gr_queue_rt *q, gr_bind_mode m)
+{
+    if (q->consumer >= 0) {
+        gr_set_error(g, GR_ERR_INVALID, "queue '%s' already has consumer '%s'; stage '%s' "
+                     "cannot also consume it (one consumer stage per queue)",
+                     q->name, g->stages[q->consumer]->name, s->name);
+        return false;
+    }
+    q->consumer = s->id;
+    q->consumer_mode = m;
+    return true;
+}
+
+int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue)
+{
+    if (!check_building(g, "gr_bind")) return GR_INVALID;
+    if (stage < 0 || stage >= g->nstages || queue < 0 || queue >= g->nqueues) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_bind: no stage %d or no queue %d", stage, queue);
+        return GR_INVALID;
+    }
+    gr_stage_rt *s = g->stages[stage];
+    gr_queue_rt *q = g->queues[queue];
+    bool shader = s->d.kind == GR_SHADER;
+    if ((mode == GR_BIND_PUSH || mode == GR_BIND_INPLACE) && !shader) {
+        gr_set_error(g, GR_ERR_INVALID, "stage '%s': %s binding of queue '%s' needs a "
+                     "Shader stage", s->name, mode_name(mode), q->name);
+        return GR_INVALID;
+    }
+    if (mode == GR_BIND_PUSH && q->d.kind != GR_COLLECTION) {
+        gr_set_error(g, GR_ERR_INVALID, "stage '%s': push queue '%s' must hold Collection "
+                     "packets", s->name, q->name);
+        return GR_INVALID;
+    }
+    if (mode == GR_BIND_INPUT) {
+        if (s->nin == GR_MAX_BINDINGS) goto too_many;
+        if (!bind_consumer(g, s, q, mode)) return GR_INVALID;
+        s->in[s->nin] = (gr_binding){mode, queue};
+        return s->nin++;
+    }
+    if (s->nout == GR_MAX_BINDINGS || q->nproducers == GR_MAX_BINDINGS) goto too_many;
+    q->producers[q->nproducers++] = stage;
+    if (mode == GR_BIND_PUSH) q->push_fed = true;
+    s->out[s->nout] = (gr_binding){mode, queue};
+    return s->nout++;
+too_many:
+    gr_set_error(g, GR_ERR_INVALID, "stage '%s': more than %d bindings", s->name,
+                 GR_MAX_BINDINGS);
+    return GR_INVALID;
+}
+
+int gr_bind_buffer(gr_graph *g, int stage, int buffer)
+{
+    if (!check_building(g, "gr_bind_buffer")) return GR_INVALID;
+    if (stage < 0 || stage >= g->nstages || buffer < 0 || buffer >= g->nbuffers) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_bind_buffer: no stage %d or no buffer %d",
+                     stage, buffer);
+        return GR_INVALID;
+    }
+    gr_stage_rt *s = g->stages[stage];
+    if (s->nbuffers == GR_MAX_BINDINGS) {
+        gr_set_error(g, GR_ERR_INVALID, "stage '%s': too many buffers", s->name);
+        return GR_INVALID;
+    }
+    s->buffers[s->nbuffers] = buffer;
+    return s->nbuffers++;
+}
+
+void *gr_buffer_data(gr_graph *g, int buffer)
+{
+    if (!g || buffer < 0 || buffer >= g->nbuffers) return NULL;
+    return g->buffers[buffer].data;
+}
+
+static void free_queue(gr_queue_rt *q)
+{
+    if (q->subs) {
+        uint32_t n = q->d.dynamic_keys ? q->d.max_keys : q->nsubs;
+        for (uint32_t i = 0; i < n; i++)
+            if (q->subs[i]) gr_subq_free(q->subs[i]);
+        free(q->subs);
+    }
+    if (q->d.dynamic_keys && q->keys.slots) gr_keymap_destroy(&q->keys);
+    free(q);
+}
+
+void gr_graph_destroy(gr_graph *g)
+{
+    if (!g) return;
+    if (g->launched && !g->waited) gr_wait(g);
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        for (gr_inst *n, *in = s->instances; in; in = n) {
+            n = in->next_all;
+            gr_inst_destroy(g, in);
+        }
+        free(s->config);
+        free(s);
+    }
+    for (int i = 0; i < g->nqueues; i++) free_queue(g->queues[i]);
+    for (int i = 0; i < g->nbuffers; i++) free(g->buffers[i].data);
+    for (int i = 0; i < g->npools; i++) gr_buf_destroy(&g->pools[i]);
+    for (int i = 0; i < g->ncomps; i++) {
+        free(g->comps[i].stages);
+        free(g->comps[i].consumers);
+        free(g->comps[i].out_queues);
+        free(g->comps[i].in_queues);
+    }
+    if (g->launched) gr_stack_pool_destroy(&g->stacks);
+    gr_stats_free(g);
+    free(g->comps);
+    free(g->by_rank);
+    free(g->pools);
+    free(g->queues);
+    free(g->stages);
+    free(g->buffers);
+    pthread_mutex_destroy(&g->error_lock);
+    pthread_mutex_destroy(&g->sleep_lock);
+    pthread_cond_destroy(&g->sleep_cond);
+    free(g);
+}
+
+void gr_graph_dot(const gr_graph *g, FILE *out)
+{
+    static const char *shape[] = {"box", "ellipse", "box3d"};
+    fprintf(out, "digraph gramps {\n  rankdir=LR;\n");
+    for (int i = 0; i < g->nstages; i++) {
+        const gr_stage_rt *s = g->stages[i];
+        fprintf(out, "  s%d [label=\"%s\\nprio %d\", shape=%s];\n", i, s->name, s->priority,
+                shape[s->d.kind]);
+    }
+    for (int i = 0; i < g->nqueues; i++) {
+        const gr_queue_rt *q = g->queues[i];
+        for (int p = 0; p < q->nproducers; p++) {
+            fprintf(out, "  s%d -> s%d [label=\"%s\\ncap %u%s", q->producers[p], q->consumer,
+                    q->name, q->d.capacity, q->d.ordered ? " ordered" : "");
+            if (g->stats_ready)
+                fprintf(out, "\\npeak %lld", (long long)atomic_load(&q->peak));
+            fprintf(out, "\"%s];\n", q->backward ? ", style=dashed" : "");
+        }
+    }
+    fprintf(out, "}\n");
+}

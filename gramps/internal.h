@@ -1,0 +1,372 @@
+/* internal.h — the runtime's private data structures, shared by the gramps/ sources.
+ *
+ * Data flow: gr_graph (built by graph.c, checked by validate.c) is started by launch.c,
+ * which creates one gr_worker per pthread running sched.c's loop. Work is tasks in
+ * per-stage Chase-Lev deques: a Shader task is the input packet itself (gr_pkt*), a
+ * Thread task is a runnable instance (gr_inst*, tagged with bit 0). Queues that feed
+ * Thread stages are physical rings (queue.c); queues that feed Shaders exist only as
+ * tasks plus a depth counter. term.c detects the end of every strongly connected
+ * component of the stage graph with counters, without locks.
+ *
+ * Accounting invariant (term.c relies on it): a component's `pending` counts
+ *   - each unfinished producer component outside it that feeds it,
+ *   - each packet charged to one of its input queues (reserved, queued, being consumed,
+ *     or partially coalesced),
+ *   - each of its Thread instances that is not blocked on input.
+ * Every increment happens before the decrement it might otherwise race with, so pending
+ * reaches zero only when the component can receive no more work. */
+#ifndef GRAMPS_INTERNAL_H
+#define GRAMPS_INTERNAL_H
+
+#include "gramps/bufpool.h"
+#include "gramps/clock.h"
+#include "gramps/dq.h"
+#include "gramps/fiber.h"
+#include "gramps/gramps.h"
+#include "gramps/keymap.h"
+#include "gramps/spin.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define GR_NAME_MAX 64
+#define GR_ERROR_MAX 8192
+#define GR_PKT_HDR 64                 /* runtime header in front of every packet's data */
+#define GR_MAX_BINDINGS 16
+
+typedef struct gr_worker gr_worker;
+typedef struct gr_stage_rt gr_stage_rt;
+typedef struct gr_queue_rt gr_queue_rt;
+typedef struct gr_subq gr_subq;
+typedef struct gr_inst gr_inst;
+typedef struct gr_comp gr_comp;
+
+/* Where the last Shader of an ordered chain delivers its packet: a slot reserved in
+ * the chain's final (physical) subqueue when the leading Thread stage committed. */
+typedef struct gr_order_ref {
+    gr_subq *sub;
+    uint64_t slot;                    /* absolute ring position */
+} gr_order_ref;
+
+typedef struct gr_pkt {
+    struct gr_pkt *next;              /* free lists, partial-push lists */
+    gr_queue_rt *queue;               /* the queue it is charged to */
+    gr_subq *sub;                     /* physical destination, when known */
+    uint64_t key;
+    gr_order_ref order;               /* ordered chains: final slot (order.sub != NULL) */
+    gr_bufpool *pool;
+} gr_pkt;
+_Static_assert(sizeof(gr_pkt) <= GR_PKT_HDR, "packet header too large");
+
+static inline void *gr_pkt_data(gr_pkt *p) { return (char *)p + GR_PKT_HDR; }
+static inline gr_pkt *gr_pkt_of(void *data) { return (gr_pkt *)((char *)data - GR_PKT_HDR); }
+
+/* Slot states of a physical subqueue ring. */
+enum { GR_SLOT_READY = 0, GR_SLOT_PENDING = 1, GR_SLOT_SKIP = 2 };
+
+/* A physical subqueue: a ring of packet pointers, FIFO, protected by its spin lock.
+ * Positions are absolute (head..tail); slots between are READY, or PENDING/SKIP for
+ * ordered chains whose Shaders have not delivered yet / produced nothing. */
+struct gr_subq {
+    gr_spin lock;
+    gr_queue_rt *queue;
+    uint32_t index;
+    uint64_t key;
+    gr_pkt **ring;
+    uint8_t *state;
+    uint64_t ring_size;               /* power of two, grows for backward edges */
+    uint64_t head, tail;              /* consumer takes at head; producers append at tail */
+    uint64_t ready_end;               /* every slot in [head, ready_end) is READY or SKIP */
+    uint64_t nskip;                   /* SKIP slots in [head, ready_end) */
+    uint32_t taken;                   /* READY packets from the head reserved by the consumer */
+    uint32_t charged;                 /* held in this subqueue (incl. pending slots) */
+    uint32_t peak;
+    bool closed;                      /* no producer will ever add more */
+    gr_inst *in_waiter;               /* consumer blocked on input */
+    uint32_t in_need;
+    gr_inst *out_waiters;             /* producers blocked on a full subqueue (list) */
+    gr_inst *consumer;                /* the instanced consumer bound to it */
+};
+
+struct gr_queue_rt {
+    int id;
+    char name[GR_NAME_MAX];
+    gr_queue_desc d;                  /* name pointer replaced by `name` */
+    size_t packet_bytes;
+    gr_bufpool *pool;
+    int consumer;                     /* stage id, -1 until bound */
+    gr_comp *cons_comp;               /* the consumer's component (set at launch) */
+    gr_bind_mode consumer_mode;
+    int producers[GR_MAX_BINDINGS];
+    int nproducers;
+    bool physical;                    /* consumer is a Thread/Fixed stage */
+    bool is_set;
+    bool backward;                    /* feeds a stage of lower/equal priority: no backpressure */
+    bool push_fed;                    /* some producer pushes into it */
+    int chain_end;                    /* ordered Shader chain: the final physical queue id */
+    uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
+    gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
+    gr_keymap keys;
+    gr_spin wait_lock;                /* Shader-fed queues: out_waiters below */
+    gr_inst *out_waiters;
+    _Atomic(int) nwaiters;
+    _Atomic(int64_t) held;            /* packets charged (all subqueues) */
+    _Atomic(int64_t) peak;
+    _Atomic(uint64_t) total;          /* packets enqueued */
+    _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
+    bool internal_producer;           /* a producer sits in the consumer's component */
+    _Atomic(bool) closed;
+    double depth_sum;                 /* sampler: sum of held over samples */
+};
+
+/* A component: a strongly connected set of stages (one stage unless there is a cycle). */
+struct gr_comp {
+    int id;
+    _Atomic(int64_t) pending;
+    _Atomic(bool) finished;
+    int *stages; int nstages;
+    int *consumers; int nconsumers;   /* downstream components (distinct) */
+    int *out_queues; int nout_queues; /* queues produced here, consumed elsewhere */
+    int *in_queues; int nin_queues;   /* queues consumed here */
+};
+
+typedef enum gr_inst_state {
+    GR_INST_RUNNABLE,                 /* in a deque or about to be */
+    GR_INST_RUNNING,
+    GR_INST_BLOCKED_IN,
+    GR_INST_BLOCKED_OUT,
+    GR_INST_DONE,
+} gr_inst_state;
+
+/* What a Thread instance asks its worker to do once it has switched out. */
+typedef enum gr_yield_action {
+    GR_YIELD_PREEMPT,
+    GR_YIELD_BLOCK_IN,
+    GR_YIELD_BLOCK_OUT,
+    GR_YIELD_EXIT,
+    GR_YIELD_ABORT,
+} gr_yield_action;
+
+/* The view a running stage has of the runtime: per instance for Thread stages, per
+ * worker (reused for every task) for Shaders. */
+struct gr_ctx {
+    gr_graph *g;
+    gr_worker *w;                     /* reloaded after every switch: fibers migrate */
+    gr_stage_rt *stage;
+    gr_inst *inst;                    /* Thread stages */
+    uint64_t key;
+    /* Shader task state */
+    gr_pkt *in;
+    gr_pkt *out[GR_MAX_BINDINGS];
+    uint64_t out_key[GR_MAX_BINDINGS];
+    bool out_keyed[GR_MAX_BINDINGS];
+    bool discarded[GR_MAX_BINDINGS];
+};
+
+/* A Thread-stage window bookkeeping per binding (multi-packet windows are staged). */
+typedef struct gr_twin {
+    gr_subq *sub;
+    uint32_t packets;                 /* reserved */
+    gr_pkt **pkts;                    /* reserved packets (outputs) */
+    uint32_t pkts_cap;
+    void *staging;                    /* contiguous copy for multi-packet windows */
+    size_t staging_bytes;
+    uint64_t key;
+} gr_twin;
+
+struct gr_inst {
+    gr_stage_rt *stage;
+    uint32_t number;
+    gr_subq *bound;                   /* instanced: its subqueue */
+    gr_fiber fiber;
+    gr_ctx ctx;
+    _Atomic(int) state;
+    gr_yield_action action;           /* set before switching out */
+    gr_subq *block_sub;               /* BLOCK_IN / BLOCK_OUT target */
+    gr_queue_rt *block_queue;         /* BLOCK_OUT on a Shader-fed queue */
+    uint32_t block_need;
+    bool wake_closed;                 /* woken because its input closed */
+    gr_inst *next_waiter;
+    gr_inst *next_all;                /* stage's instance list */
+    uint32_t produced;                /* output packets since last dispatch */
+    gr_twin in_win[GR_MAX_BINDINGS];
+    gr_twin out_win[GR_MAX_BINDINGS];
+};
+
+typedef struct gr_binding {
+    gr_bind_mode mode;
+    int queue;
+} gr_binding;
+
+struct gr_stage_rt {
+    int id;
+    char name[GR_NAME_MAX];
+    gr_stage_desc d;
+    void *config;
+    gr_binding in[GR_MAX_BINDINGS];   int nin;
+    gr_binding out[GR_MAX_BINDINGS];  int nout;
+    int buffers[GR_MAX_BINDINGS];     int nbuffers;
+    int priority;                     /* higher runs first */
+    int rank;                         /* deque index: 0 = lowest priority */
+    int comp;
+    bool fifo;                        /* intermediate stage of an ordered chain */
+    bool runnable_at_launch;
+    gr_spin inst_lock;
+    gr_inst *instances;
+    _Atomic(uint32_t) ninstances;
+    _Atomic(uint64_t) preemptions;
+};
+
+typedef struct gr_buffer_rt {
+    char name[GR_NAME_MAX];
+    void *data;
+    size_t bytes;
+    bool writable;
+} gr_buffer_rt;
+
+/* Per-worker push coalescer entry: one partially filled packet per (queue, subqueue). */
+typedef struct gr_partial {
+    gr_pkt *pkt;
+    struct gr_partial *next_active;
+    bool active;
+} gr_partial;
+
+typedef enum gr_time_cat { GR_T_APP, GR_T_QUEUE, GR_T_SCHED, GR_T_IDLE, GR_T_NCAT } gr_time_cat;
+
+typedef struct gr_journal_ev {
+    uint64_t t0, t1;
+    int32_t stage;
+    uint32_t instance;
+    uint32_t worker;
+} gr_journal_ev;
+
+struct gr_worker {
+    unsigned id;
+    gr_graph *g;
+    pthread_t thread;
+    bool started;
+    gr_fiber sched_fiber;             /* the pthread's own context */
+    gr_dq *dq;                        /* one per stage, indexed by rank */
+    int *victims;                     /* other workers, nearest first */
+    gr_ctx shader_ctx;
+    void *scratch;                    /* sink for outputs of a failed Shader call */
+    gr_partial **partials;            /* [queue] -> array indexed by subqueue */
+    uint32_t *partials_len;
+    gr_partial *active_partials;
+    /* accounting (owned by this worker; summed after the run) */
+    gr_time_cat cat;
+    uint64_t t_last;
+    uint64_t t[GR_T_NCAT];
+    uint64_t *stage_ticks;
+    uint64_t *stage_tasks;
+    uint64_t tasks, steals, flushes;
+    _Atomic(uint64_t) progress;       /* read by the watchdog */
+    _Atomic(bool) idle;
+    gr_journal_ev *journal;
+    size_t journal_len, journal_cap;
+    uint64_t rng;
+};
+
+struct gr_graph {
+    char error[GR_ERROR_MAX];
+    gr_status status;
+    gr_queue_rt **queues; int nqueues, cap_queues;
+    gr_stage_rt **stages; int nstages, cap_stages;
+    gr_buffer_rt *buffers; int nbuffers, cap_buffers;
+    gr_comp *comps; int ncomps;
+    int *by_rank;                     /* stage id by rank */
+    gr_launch_opts opts;
+    bool torture;
+    unsigned nworkers;
+    gr_worker *workers;
+    gr_bufpool *pools; int npools;
+    gr_stack_pool stacks;
+    bool launched, waited;
+    bool synchronous;                 /* GRAMPS_NUM_THREADS=0: worker 0 runs in gr_wait */
+    bool sampler_started;
+    _Atomic(bool) abort;
+    _Atomic(int) comps_left;
+    _Atomic(int) sleepers;
+    pthread_mutex_t sleep_lock;
+    pthread_cond_t sleep_cond;
+    pthread_mutex_t error_lock;
+    pthread_t sampler;
+    _Atomic(bool) sampler_stop;
+    uint64_t samples;
+    double footprint_sum;
+    uint64_t footprint_peak;
+    uint64_t t_start, t_end;
+    gr_stats stats;
+    bool stats_ready;
+    gr_journal_ev *journal_events;    /* all workers' journals, after gr_wait */
+    size_t njournal;
+};
+
+/* graph.c */
+void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* validate.c: checks the graph, derives priorities, components and chains. */
+gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
+
+/* queue.c */
+gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
+gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
+void gr_subq_free(gr_subq *s);
+void gr_charge(gr_queue_rt *q, int64_t n);
+bool gr_try_charge(gr_queue_rt *q, int64_t n);
+void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
+gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
+void gr_pkt_free(gr_worker *w, gr_pkt *p);
+void gr_release(gr_worker *w, gr_pkt *p);
+void gr_enqueue(gr_worker *w, gr_pkt *p);
+void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: skip */
+uint64_t gr_subq_avail(const gr_subq *s);
+uint64_t gr_subq_reserve_slot(gr_subq *s);
+void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
+uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
+bool gr_queue_full(const gr_queue_rt *q);
+void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
+void gr_close_queue(gr_worker *w, gr_queue_rt *q);
+
+/* sched.c */
+void *gr_worker_main(void *arg);
+void gr_push_task(gr_worker *w, gr_stage_rt *s, void *task);
+void gr_make_runnable(gr_worker *w, gr_inst *inst);
+void gr_wake_sleepers(gr_graph *g);
+void gr_account(gr_worker *w, gr_time_cat cat);
+void gr_flush_partials(gr_worker *w);
+
+/* thread_stage.c */
+gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound);
+void gr_inst_run(gr_worker *w, gr_inst *inst);
+void gr_inst_destroy(gr_graph *g, gr_inst *inst);
+void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
+
+/* shader_stage.c */
+bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
+
+/* term.c */
+void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n);
+void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n);
+void gr_term_start(gr_graph *g);   /* before instances start: outside producers */
+void gr_term_kick(gr_graph *g);    /* after: finishes components with nothing to do */
+
+/* stats.c */
+void *gr_sampler_main(void *arg);
+void gr_stats_collect(gr_graph *g);
+void gr_stats_free(gr_graph *g);
+void gr_journal_add(gr_worker *w, int stage, uint32_t instance, uint64_t t0, uint64_t t1);
+void gr_describe_state(gr_graph *g, char *buf, size_t len);
+
+/* Fails the run from stage code: records the message and aborts every worker. For a
+ * Thread stage this does not return (the instance is abandoned). */
+void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static inline gr_comp *gr_comp_of_queue(gr_graph *g, gr_queue_rt *q)
+{
+    (void)g;
+    return q->cons_comp;
+}
+
+#endif

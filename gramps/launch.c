@@ -1,0 +1,230 @@
+/* launch.c — starting and joining a run: options, buffer pools, subqueues, workers,
+ * initial Thread instances, the sampler/watchdog thread, and gr_wait.
+ *
+ * Knobs from the environment (llvmpipe style): GRAMPS_NUM_THREADS (0 = run on the
+ * caller inside gr_wait, the easiest mode to debug), GRAMPS_TORTURE=1 (preempt Thread
+ * stages at every reserve/commit), GRAMPS_PIN=1. */
+#include "gramps/internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long env_long(const char *name, long fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return fallback;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end ? fallback : x;
+}
+
+static void resolve_options(gr_graph *g, const gr_launch_opts *o)
+{
+    if (o) g->opts = *o;
+    long hw = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = g->opts.workers ? (long)g->opts.workers : env_long("GRAMPS_NUM_THREADS", hw);
+    g->synchronous = n == 0;
+    g->nworkers = n > 0 ? (unsigned)n : 1;
+    if (!g->opts.low_watermark) {
+        g->opts.low_watermark = 2 * g->nworkers;
+        if (g->opts.low_watermark < 32) g->opts.low_watermark = 32;
+    }
+    if (!g->opts.stack_bytes) g->opts.stack_bytes = 256 * 1024;
+    if (g->opts.deadlock_seconds <= 0) g->opts.deadlock_seconds = 10.0;
+    g->torture = env_long("GRAMPS_TORTURE", 0) != 0;
+    if (env_long("GRAMPS_PIN", 0)) g->opts.pin = true;
+}
+
+/* One packet-stealing pool per packet size. */
+static bool create_pools(gr_graph *g)
+{
+    g->pools = calloc((size_t)g->nqueues, sizeof *g->pools);
+    if (!g->pools) return false;
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        size_t bytes = (GR_PKT_HDR + q->packet_bytes + 63) & ~(size_t)63;
+        int k = 0;
+        while (k < g->npools && g->pools[k].packet_bytes != bytes) k++;
+        if (k == g->npools) {
+            size_t prealloc = 0;
+            for (int j = i; j < g->nqueues; j++) {
+                gr_queue_rt *o = g->queues[j];
+                if (((GR_PKT_HDR + o->packet_bytes + 63) & ~(size_t)63) == bytes)
+                    prealloc += o->d.capacity * (o->d.subqueues ? o->d.subqueues : 1);
+            }
+            size_t cap = (16u << 20) / bytes;     /* preallocate at most 16 MiB per size */
+            if (prealloc > cap) prealloc = cap;
+            if (gr_buf_init(&g->pools[k], bytes, g->nworkers, prealloc + 4 * g->nworkers) != 0)
+                return false;
+            g->npools++;
+        }
+        q->pool = &g->pools[k];
+    }
+    return true;
+}
+
+static bool create_subqueues(gr_graph *g)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        q->cons_comp = &g->comps[g->stages[q->consumer]->comp];
+        if (!q->physical) continue;
+        if (q->d.dynamic_keys) {
+            q->subs = calloc(q->d.max_keys, sizeof *q->subs);
+            if (!q->subs || gr_keymap_init(&q->keys, q->d.max_keys) != 0) return false;
+            continue;
+        }
+        q->nsubs = q->d.subqueues ? q->d.subqueues : 1;
+        q->subs = calloc(q->nsubs, sizeof *q->subs);
+        if (!q->subs) return false;
+        for (uint32_t k = 0; k < q->nsubs; k++)
+            if (!(q->subs[k] = gr_subq_new(q, k, k))) return false;
+    }
+    return true;
+}
+
+static size_t max_packet_bytes(gr_graph *g)
+{
+    size_t m = 64;
+    for (int i = 0; i < g->nqueues; i++)
+        if (g->queues[i]->packet_bytes > m) m = g->queues[i]->packet_bytes;
+    return m;
+}
+
+/* Victims nearest first: w+1, w-1, w+2, w-2, ... */
+static void order_victims(gr_worker *w, unsigned n)
+{
+    unsigned k = 0;
+    for (unsigned d = 1; k + 1 < n; d++) {
+        w->victims[k++] = (int)((w->id + d) % n);
+        if (k + 1 < n && (w->id + n - d) % n != (w->id + d) % n)
+            w->victims[k++] = (int)((w->id + n - d) % n);
+    }
+}
+
+static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
+{
+    w->id = id;
+    w->g = g;
+    w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
+    w->dq = calloc((size_t)g->nstages, sizeof *w->dq);
+    w->victims = calloc(g->nworkers, sizeof *w->victims);
+    w->partials = calloc((size_t)g->nqueues, sizeof *w->partials);
+    w->partials_len = calloc((size_t)g->nqueues, sizeof *w->partials_len);
+    w->stage_ticks = calloc((size_t)g->nstages, sizeof *w->stage_ticks);
+    w->stage_tasks = calloc((size_t)g->nstages, sizeof *w->stage_tasks);
+    w->scratch = calloc(1, max_packet_bytes(g));
+    if (!w->dq || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
+        !w->stage_tasks || !w->scratch)
+        return false;
+    for (int r = 0; r < g->nstages; r++)
+        if (gr_dq_init(&w->dq[r], 6) != 0) return false;
+    order_victims(w, g->nworkers);
+    w->shader_ctx.g = g;
+    w->shader_ctx.w = w;
+    if (g->opts.journal) {
+        w->journal_cap = 1 << 16;
+        w->journal = malloc(w->journal_cap * sizeof *w->journal);
+        if (!w->journal) return false;
+    }
+    return true;
+}
+
+static void free_worker(gr_graph *g, gr_worker *w)
+{
+    if (w->dq)
+        for (int r = 0; r < g->nstages; r++) gr_dq_destroy(&w->dq[r]);
+    if (w->partials)
+        for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
+    free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
+    free(w->stage_ticks); free(w->stage_tasks); free(w->scratch); free(w->journal);
+}
+
+/* Runnable Thread stages get their instance, spread round-robin over the workers'
+ * deques (no worker runs yet, so pushing into another worker's deque is safe here). */
+static bool start_instances(gr_graph *g)
+{
+    unsigned k = 0;
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        if (!s->runnable_at_launch) continue;
+        gr_worker *w = &g->workers[k++ % g->nworkers];
+        gr_inst *inst = gr_inst_create(w, s, NULL);
+        if (!inst) return false;
+        gr_make_runnable(w, inst);
+    }
+    return true;
+}
+
+static void pin_worker(gr_graph *g, gr_worker *w)
+{
+    if (!g->opts.pin) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(w->id % CPU_SETSIZE, &set);
+    pthread_setaffinity_np(w->thread, sizeof set, &set);
+}
+
+static bool start_threads(gr_graph *g)
+{
+    if (pthread_create(&g->sampler, NULL, gr_sampler_main, g) != 0) return false;
+    g->sampler_started = true;
+    if (g->synchronous) return true;
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        if (pthread_create(&g->workers[i].thread, NULL, gr_worker_main, &g->workers[i]) != 0)
+            return false;
+        g->workers[i].started = true;
+        pin_worker(g, &g->workers[i]);
+    }
+    return true;
+}
+
+gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable)
+{
+    if (!g) return GR_ERR_INVALID;
+    if (g->launched) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: the graph was already launched");
+        return GR_ERR_INVALID;
+    }
+    resolve_options(g, o);
+    if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;
+    g->launched = true;
+    gr_stack_pool_init(&g->stacks, g->opts.stack_bytes);
+    g->workers = calloc(g->nworkers, sizeof *g->workers);
+    bool ok = g->workers && create_pools(g) && create_subqueues(g);
+    for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
+    if (ok) {
+        gr_term_start(g);
+        ok = start_instances(g);
+    }
+    if (ok) {
+        gr_term_kick(g);
+        g->t_start = gr_ticks();
+        ok = start_threads(g);
+    }
+    if (!ok) {
+        gr_set_error(g, GR_ERR_NOMEM, "gr_launch: out of memory or threads");
+        atomic_store(&g->abort, true);
+    }
+    return g->status == GR_OK ? GR_OK : g->status;
+}
+
+gr_status gr_wait(gr_graph *g)
+{
+    if (!g || !g->launched) return GR_ERR_INVALID;
+    if (g->waited) return g->status;
+    g->waited = true;
+    if (g->synchronous && g->sampler_started) gr_worker_main(&g->workers[0]);
+    for (unsigned i = 0; i < g->nworkers; i++)
+        if (g->workers[i].started) pthread_join(g->workers[i].thread, NULL);
+    g->t_end = gr_ticks();
+    atomic_store(&g->sampler_stop, true);
+    if (g->sampler_started) pthread_join(g->sampler, NULL);
+    gr_stats_collect(g);
+    for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
+    free(g->workers);
+    g->workers = NULL;
+    return g->status;
+}

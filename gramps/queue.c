@@ -1,0 +1,359 @@
+/* queue.c — packets and queues: allocation, charging, subqueue rings, delivery.
+ *
+ * A packet is charged to its queue from the moment it is reserved (pre-reserved Shader
+ * output, Thread output reserve, ordered-chain slot, partial push packet) until its
+ * consumer releases it; charging counts it in the queue's depth and in the consumer
+ * component's pending work (term.c). Queues feeding Shaders hold no packets: a charged
+ * packet becomes a task. Queues feeding Thread stages are rings per subqueue. */
+#include "gramps/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- packets ------------------------------------------------------------------------ */
+
+gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q)
+{
+    gr_pkt *p = gr_buf_alloc(q->pool, w->id);
+    if (!p) return NULL;
+    memset(p, 0, sizeof *p);
+    p->queue = q;
+    p->pool = q->pool;
+    return p;
+}
+
+void gr_pkt_free(gr_worker *w, gr_pkt *p) { gr_buf_free(p->pool, w->id, p); }
+
+static void update_peak(_Atomic(int64_t) *peak, int64_t v)
+{
+    int64_t cur = atomic_load_explicit(peak, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(peak, &cur, v,
+                          memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+void gr_charge(gr_queue_rt *q, int64_t n)
+{
+    /* seq_cst pairs with the waiter registration in block_out(): a producer that sees
+     * the queue full after registering cannot miss this consumer's release. */
+    int64_t held = atomic_fetch_add(&q->held, n) + n;
+    update_peak(&q->peak, held);
+    atomic_fetch_add(&q->cons_comp->pending, n);
+}
+
+/* Charges n packets unless that would overfill the queue (backward edges are never
+ * full; an empty queue always takes a reservation, so one larger than the capacity
+ * cannot wait forever). The add-then-undo may make a concurrent check fail spuriously;
+ * such a producer rechecks after registering as a waiter, so it is not lost. */
+bool gr_try_charge(gr_queue_rt *q, int64_t n)
+{
+    int64_t old = atomic_fetch_add(&q->held, n);
+    if (!q->backward && old > 0 && old + n > (int64_t)q->d.capacity) {
+        atomic_fetch_sub(&q->held, n);
+        return false;
+    }
+    update_peak(&q->peak, old + n);
+    atomic_fetch_add(&q->cons_comp->pending, n);
+    return true;
+}
+
+void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    atomic_fetch_sub(&q->held, n);
+    if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
+    gr_pending_sub(w, gr_comp_of_queue(w->g, q), n);
+}
+
+/* The consumer is done with p: it leaves the queue and returns to the pool. */
+void gr_release(gr_worker *w, gr_pkt *p)
+{
+    gr_queue_rt *q = p->queue;
+    gr_pkt_free(w, p);
+    gr_uncharge(w, q, 1);
+}
+
+bool gr_queue_full(const gr_queue_rt *q)
+{
+    if (q->backward) return false;
+    if (!q->physical)
+        return atomic_load_explicit(&q->held, memory_order_relaxed) >= (int64_t)q->d.capacity;
+    if (q->is_set) return false;      /* per-subqueue capacity is checked at reserve */
+    return q->subs[0]->charged >= q->d.capacity;
+}
+
+/* ---- subqueues ---------------------------------------------------------------------- */
+
+gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key)
+{
+    gr_subq *s = calloc(1, sizeof *s);
+    uint64_t size = 8;
+    while (size < q->d.capacity) size *= 2;
+    if (!s) return NULL;
+    s->ring = malloc(size * sizeof *s->ring);
+    s->state = malloc(size);
+    if (!s->ring || !s->state) { gr_subq_free(s); return NULL; }
+    gr_spin_init(&s->lock);
+    s->queue = q;
+    s->index = index;
+    s->key = key;
+    s->ring_size = size;
+    return s;
+}
+
+void gr_subq_free(gr_subq *s)
+{
+    if (!s) return;
+    free(s->ring);
+    free(s->state);
+    free(s);
+}
+
+/* Backward edges are not bounded, so their rings grow (under the subqueue lock). */
+static bool subq_grow(gr_subq *s)
+{
+    uint64_t nsize = s->ring_size * 2;
+    gr_pkt **ring = malloc(nsize * sizeof *ring);
+    uint8_t *state = malloc(nsize);
+    if (!ring || !state) { free(ring); free(state); return false; }
+    for (uint64_t i = s->head; i < s->tail; i++) {
+        ring[i & (nsize - 1)] = s->ring[i & (s->ring_size - 1)];
+        state[i & (nsize - 1)] = s->state[i & (s->ring_size - 1)];
+    }
+    free(s->ring);
+    free(s->state);
+    s->ring = ring;
+    s->state = state;
+    s->ring_size = nsize;
+    return true;
+}
+
+/* Appends a slot at the tail (lock held). */
+static uint64_t subq_append(gr_subq *s, gr_pkt *p, uint8_t state)
+{
+    if (s->tail - s->head == s->ring_size && !subq_grow(s)) abort();
+    uint64_t pos = s->tail++;
+    s->ring[pos & (s->ring_size - 1)] = p;
+    s->state[pos & (s->ring_size - 1)] = state;
+    return pos;
+}
+
+typedef struct key_init_ctx { gr_worker *w; gr_queue_rt *q; } key_init_ctx;
+
+static void init_dynamic_sub(void *ctx, uint64_t key, uint32_t index)
+{
+    key_init_ctx *k = ctx;
+    k->q->subs[index] = gr_subq_new(k->q, index, key);
+}
+
+/* The instanced consumer of a subqueue starts with its subqueue's first packet. */
+static void ensure_consumer(gr_worker *w, gr_queue_rt *q, gr_subq *s)
+{
+    gr_stage_rt *c = w->g->stages[q->consumer];
+    if (!c->d.instanced || s->consumer) return;
+    gr_spin_lock(&s->lock);
+    gr_inst *inst = NULL;
+    if (!s->consumer) inst = s->consumer = gr_inst_create(w, c, s);
+    gr_spin_unlock(&s->lock);
+    if (inst) gr_make_runnable(w, inst);
+}
+
+/* Finds (creating for dynamic sets) the subqueue for key. by_key: dynamic sets map
+ * the key; static sets use it as the index. NULL with an error for a bad index/key. */
+gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key)
+{
+    gr_subq *s = NULL;
+    if (!q->is_set) {
+        s = q->subs[0];
+    } else if (!q->d.dynamic_keys || !by_key) {
+        if (key < q->nsubs) s = q->subs[key];
+        else gr_set_error(w->g, GR_ERR_INVALID, "queue set '%s': subqueue %llu does not "
+                          "exist (%u subqueues)", q->name, (unsigned long long)key, q->nsubs);
+    } else {
+        key_init_ctx k = {w, q};
+        uint32_t i = gr_keymap_get(&q->keys, key, init_dynamic_sub, &k);
+        if (i < GR_KEYMAP_BADKEY) s = q->subs[i];
+        else gr_set_error(w->g, GR_ERR_INVALID, "queue set '%s': %s (key %llu)", q->name,
+                          i == GR_KEYMAP_FULL ? "more keys than max_keys" : "reserved key",
+                          (unsigned long long)key);
+    }
+    if (s) ensure_consumer(w, q, s);
+    return s;
+}
+
+/* ---- delivery ------------------------------------------------------------------------ */
+
+static void advance_ready(gr_subq *s);
+static uint32_t drop_head_skips(gr_subq *s);
+
+/* Wakes the consumer blocked on s if its need is now met (lock held); returns it. */
+static gr_inst *take_in_waiter(gr_subq *s);
+
+static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
+{
+    gr_spin_lock(&s->lock);
+    if (!precharged) s->charged++;
+    if (s->charged > s->peak) s->peak = s->charged;
+    subq_append(s, p, GR_SLOT_READY);
+    advance_ready(s);
+    gr_inst *waiter = take_in_waiter(s);
+    gr_spin_unlock(&s->lock);
+    if (waiter) gr_make_runnable(w, waiter);
+}
+
+/* Makes a charged packet available to its consumer. */
+void gr_enqueue(gr_worker *w, gr_pkt *p)
+{
+    gr_queue_rt *q = p->queue;
+    atomic_fetch_add_explicit(&q->total, 1, memory_order_relaxed);
+    if (!q->physical) {
+        gr_push_task(w, w->g->stages[q->consumer], p);
+        return;
+    }
+    bool precharged = p->sub != NULL;
+    if (!p->sub) p->sub = gr_subq_get(w, q, p->key, true);
+    if (!p->sub) { gr_release(w, p); atomic_store(&w->g->abort, true); return; }
+    push_physical(w, p->sub, p, precharged);
+}
+
+/* The last Shader of an ordered chain fills its reserved slot (or marks it empty). */
+void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
+{
+    gr_subq *s = ref.sub;
+    gr_spin_lock(&s->lock);
+    s->ring[ref.slot & (s->ring_size - 1)] = p;
+    s->state[ref.slot & (s->ring_size - 1)] = p ? GR_SLOT_READY : GR_SLOT_SKIP;
+    advance_ready(s);
+    uint32_t dropped = drop_head_skips(s);
+    gr_inst *waiter = take_in_waiter(s);
+    gr_spin_unlock(&s->lock);
+    if (waiter) gr_make_runnable(w, waiter);
+    if (dropped) {
+        gr_wake_out_waiters(w, s->queue, s);
+        gr_uncharge(w, s->queue, dropped);
+    }
+}
+
+/* Advances the ready frontier over delivered slots (lock held). */
+static void advance_ready(gr_subq *s)
+{
+    uint64_t mask = s->ring_size - 1;
+    while (s->ready_end < s->tail && s->state[s->ready_end & mask] != GR_SLOT_PENDING) {
+        if (s->state[s->ready_end & mask] == GR_SLOT_SKIP) s->nskip++;
+        s->ready_end++;
+    }
+}
+
+/* READY packets available to the consumer beyond what it has reserved (lock held). */
+uint64_t gr_subq_avail(const gr_subq *s)
+{
+    return s->ready_end - s->head - s->nskip - s->taken;
+}
+
+static gr_inst *take_in_waiter(gr_subq *s)
+{
+    gr_inst *wt = s->in_waiter;
+    if (!wt) return NULL;
+    uint64_t have = gr_subq_avail(s);
+    if (s->in_need == GR_ALL ? !s->closed : (have < s->in_need && !s->closed)) return NULL;
+    s->in_waiter = NULL;
+    return wt;
+}
+
+/* Reserves a slot for an ordered chain's final packet (lock held by caller). */
+uint64_t gr_subq_reserve_slot(gr_subq *s)
+{
+    s->charged++;
+    if (s->charged > s->peak) s->peak = s->charged;
+    return subq_append(s, NULL, GR_SLOT_PENDING);
+}
+
+/* Drops SKIP slots at the head while the consumer holds no reservation (lock held):
+ * a chain that produced nothing must not hold capacity or pending work. Returns how
+ * many slots were dropped; the caller uncharges that many after unlocking. */
+static uint32_t drop_head_skips(gr_subq *s)
+{
+    uint32_t n = 0;
+    uint64_t mask = s->ring_size - 1;
+    while (s->taken == 0 && s->head < s->ready_end && s->state[s->head & mask] == GR_SLOT_SKIP) {
+        s->head++;
+        s->nskip--;
+        s->charged--;
+        n++;
+    }
+    return n;
+}
+
+/* Copies pointers of the first n READY packets from the head into out (lock held);
+ * SKIP slots between them are passed over. */
+void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out)
+{
+    uint64_t mask = s->ring_size - 1;
+    uint32_t k = 0;
+    for (uint64_t i = s->head; k < n && i < s->ready_end; i++)
+        if (s->state[i & mask] == GR_SLOT_READY) out[k++] = s->ring[i & mask];
+}
+
+/* Removes the first n READY packets from the head into out, with the SKIP slots
+ * before and right after them (lock held). Returns the number of slots removed: the
+ * caller uncharges the queue by that many once it has released the packets. */
+uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out)
+{
+    uint64_t mask = s->ring_size - 1;
+    uint32_t k = 0, slots = 0;
+    while (s->head < s->ready_end) {
+        uint64_t i = s->head & mask;
+        if (s->state[i] == GR_SLOT_READY) {
+            if (k == n) break;
+            out[k++] = s->ring[i];
+        } else {
+            s->nskip--;
+        }
+        s->head++;
+        slots++;
+    }
+    s->charged -= slots;
+    return slots;
+}
+
+/* Takes the list of producers blocked on a full queue or subqueue and makes them
+ * runnable again; they re-check capacity themselves. Blocked producers still count
+ * as pending work, so waking them changes no counter. */
+void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
+{
+    gr_inst *list;
+    if (s) {
+        gr_spin_lock(&s->lock);
+        list = s->out_waiters;
+        s->out_waiters = NULL;
+        gr_spin_unlock(&s->lock);
+    } else {
+        gr_spin_lock(&q->wait_lock);
+        list = q->out_waiters;
+        q->out_waiters = NULL;
+        atomic_store(&q->nwaiters, 0);
+        gr_spin_unlock(&q->wait_lock);
+    }
+    while (list) {
+        gr_inst *next = list->next_waiter;
+        list->next_waiter = NULL;
+        atomic_store(&list->state, GR_INST_RUNNABLE);
+        gr_push_task(w, list->stage, (void *)((uintptr_t)list | 1));
+        list = next;
+    }
+}
+
+/* No producer will add to q again: blocked consumers get their short reservations. */
+void gr_close_queue(gr_worker *w, gr_queue_rt *q)
+{
+    if (atomic_exchange(&q->closed, true)) return;
+    if (!q->physical) return;
+    uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
+    for (uint32_t i = 0; i < n; i++) {
+        gr_subq *s = q->subs[i];
+        if (!s) continue;
+        gr_spin_lock(&s->lock);
+        s->closed = true;
+        gr_inst *waiter = take_in_waiter(s);
+        gr_spin_unlock(&s->lock);
+        if (waiter) gr_make_runnable(w, waiter);
+    }
+}

@@ -1,0 +1,280 @@
+/* shader_stage.c — Shader stages: running one task (pre-reserve outputs, run the
+ * program, commit), the Shader intrinsics, and the per-worker push coalescers.
+ *
+ * A task is one input packet. Its outputs are reserved before it runs, so it runs to
+ * completion without blocking; if a forward output has no room the task is not run
+ * (backpressure) and goes back to the deque. In an ordered chain the packets carry the
+ * slot reserved at the chain's end; the last Shader fills that slot instead of queueing.
+ * Pushed elements gather in one partial packet per (worker, queue, subqueue); full ones
+ * are queued at once, partial ones when the worker runs out of local work. */
+#include "gramps/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- one task ----------------------------------------------------------------------- */
+
+static void undo_outputs(gr_worker *w, gr_ctx *c, int upto)
+{
+    for (int i = 0; i < upto; i++)
+        if (c->out[i] && c->out[i] != c->in) {
+            gr_release(w, c->out[i]);
+            c->out[i] = NULL;
+        }
+}
+
+/* Reserves output i; false when the queue is full. */
+static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
+{
+    gr_stage_rt *s = c->stage;
+    gr_queue_rt *q = w->g->queues[s->out[i].queue];
+    c->out[i] = NULL;
+    if (s->out[i].mode == GR_BIND_PUSH) return true;
+    if (s->out[i].mode == GR_BIND_INPLACE) { c->out[i] = c->in; return true; }
+    bool chained = c->in->order.sub && q->d.ordered;
+    bool chain_end = chained && q->physical;
+    if (chain_end) {
+        /* its space was reserved when the chain's first packet was */
+    } else if (chained || q->is_set) {
+        gr_charge(q, 1);                  /* bounded by the chain end / soft for sets */
+    } else if (!gr_try_charge(q, 1)) {
+        return false;
+    }
+    gr_pkt *p = gr_pkt_alloc(w, q);
+    if (!p) return false;
+    if (chained) p->order = c->in->order;
+    if (chain_end) p->queue = q;
+    p->key = c->in->key;
+    c->out[i] = p;
+    return true;
+}
+
+static void reset_ctx(gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
+{
+    c->stage = s;
+    c->in = in;
+    c->key = in->key;
+    for (int i = 0; i < s->nout; i++) {
+        c->out_keyed[i] = false;
+        c->discarded[i] = false;
+    }
+}
+
+static bool output_empty(gr_ctx *c, int i, gr_queue_rt *q)
+{
+    return c->discarded[i] || (q->d.kind == GR_COLLECTION && gr_count(gr_pkt_data(c->out[i])) == 0);
+}
+
+/* Commits output i after the program ran. Returns true if the input packet was
+ * forwarded (in-place) and must not be released. */
+static bool commit_output(gr_worker *w, gr_ctx *c, int i)
+{
+    gr_stage_rt *s = c->stage;
+    gr_queue_rt *q = w->g->queues[s->out[i].queue];
+    gr_pkt *p = c->out[i];
+    if (s->out[i].mode == GR_BIND_PUSH) return false;
+    bool inplace = s->out[i].mode == GR_BIND_INPLACE;
+    bool empty = output_empty(c, i, q);
+    gr_order_ref ref = p->order;
+    bool chain_end = ref.sub && q->d.ordered && q->physical;
+    if (empty) {
+        if (ref.sub && q->d.ordered) gr_deliver_ordered(w, NULL, ref);
+        if (!inplace && !chain_end) gr_release(w, p);
+        else if (chain_end && !inplace) gr_pkt_free(w, p);
+        return false;
+    }
+    if (inplace) {
+        /* The packet moves from the input queue to this one: charge here first. */
+        if (!chain_end) gr_charge(q, 1);
+        p->queue = q;
+        p->sub = NULL;
+    }
+    if (c->out_keyed[i]) p->key = c->out_key[i];
+    if (chain_end) { p->queue = q; gr_deliver_ordered(w, p, ref); }
+    else gr_enqueue(w, p);
+    return inplace;
+}
+
+static void finish_task(gr_worker *w, gr_ctx *c)
+{
+    gr_stage_rt *s = c->stage;
+    gr_pkt *in = c->in;
+    gr_queue_rt *in_q = in->queue;
+    bool forwarded = false;
+    for (int i = 0; i < s->nout; i++)
+        if (commit_output(w, c, i)) forwarded = true;
+    if (forwarded) gr_uncharge(w, in_q, 1);   /* left the input queue, packet lives on */
+    else gr_release(w, in);
+}
+
+bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
+{
+    gr_ctx *c = &w->shader_ctx;
+    reset_ctx(c, s, in);
+    for (int i = 0; i < s->nout; i++)
+        if (!reserve_output(w, c, i)) {
+            undo_outputs(w, c, i);
+            return false;
+        }
+    uint64_t t0 = gr_ticks();
+    gr_account(w, GR_T_APP);
+    s->d.main(c);
+    gr_account(w, GR_T_QUEUE);
+    uint64_t t1 = gr_ticks();
+    w->stage_ticks[s->id] += t1 - t0;
+    w->stage_tasks[s->id]++;
+    if (w->journal) gr_journal_add(w, s->id, 0, t0, t1);
+    finish_task(w, c);
+    gr_account(w, GR_T_SCHED);
+    return true;
+}
+
+/* ---- Shader intrinsics ---------------------------------------------------------------- */
+
+static bool shader_only(gr_ctx *c, const char *what)
+{
+    if (c->inst) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s' (Thread) called %s, which is for Shader stages",
+                c->stage->name, what);
+        return false;
+    }
+    return true;
+}
+
+static bool out_slot(gr_ctx *c, int slot, gr_bind_mode want, const char *what)
+{
+    if (!shader_only(c, what)) return false;
+    if (slot < 0 || slot >= c->stage->nout) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': %s on output %d, but it has %d outputs",
+                c->stage->name, what, slot, c->stage->nout);
+        return false;
+    }
+    gr_bind_mode m = c->stage->out[slot].mode;
+    bool ok = want == GR_BIND_PUSH ? m == GR_BIND_PUSH : m != GR_BIND_PUSH;
+    if (!ok)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': %s on output %d ('%s'), which is %s a push "
+                "binding", c->stage->name, what, slot,
+                c->g->queues[c->stage->out[slot].queue]->name,
+                want == GR_BIND_PUSH ? "not" : "");
+    return ok;
+}
+
+void *gr_input(gr_ctx *c, size_t *bytes)
+{
+    if (!c->in) {
+        if (bytes) *bytes = 0;
+        gr_fail(c, GR_ERR_INVALID, "stage '%s' (Thread) called gr_input; Thread stages use "
+                "gr_reserve", c->stage->name);
+        return NULL;
+    }
+    if (bytes) *bytes = c->in->queue->packet_bytes;
+    return gr_pkt_data(c->in);
+}
+
+/* A bad call gets a scratch packet so the Shader can finish before the run aborts. */
+static void *scratch(gr_ctx *c)
+{
+    return c->w->scratch;
+}
+
+void *gr_output(gr_ctx *c, int output)
+{
+    if (!out_slot(c, output, GR_BIND_OUTPUT, "gr_output")) return scratch(c);
+    return gr_pkt_data(c->out[output]);
+}
+
+void gr_output_key(gr_ctx *c, int output, uint64_t key)
+{
+    if (!out_slot(c, output, GR_BIND_OUTPUT, "gr_output_key")) return;
+    c->out_keyed[output] = true;
+    c->out_key[output] = key;
+}
+
+void gr_discard(gr_ctx *c, int output)
+{
+    if (!out_slot(c, output, GR_BIND_OUTPUT, "gr_discard")) return;
+    c->discarded[output] = true;
+}
+
+/* ---- push coalescing ---------------------------------------------------------------- */
+
+static gr_partial *partial_for(gr_worker *w, gr_queue_rt *q, uint32_t sub)
+{
+    if (sub >= w->partials_len[q->id]) {
+        uint32_t n = w->partials_len[q->id] ? w->partials_len[q->id] : 4;
+        while (n <= sub) n *= 2;
+        gr_partial *a = realloc(w->partials[q->id], n * sizeof *a);
+        if (!a) return NULL;
+        /* Active entries are linked by pointer: relink them after the move. */
+        memset(a + w->partials_len[q->id], 0, (n - w->partials_len[q->id]) * sizeof *a);
+        w->partials[q->id] = a;
+        w->partials_len[q->id] = n;
+        w->active_partials = NULL;
+        for (int qi = 0; qi < w->g->nqueues; qi++)
+            for (uint32_t k = 0; k < w->partials_len[qi]; k++)
+                if (w->partials[qi][k].active) {
+                    w->partials[qi][k].next_active = w->active_partials;
+                    w->active_partials = &w->partials[qi][k];
+                }
+    }
+    return &w->partials[q->id][sub];
+}
+
+static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const void *elem)
+{
+    if (!out_slot(c, slot, GR_BIND_PUSH, "gr_push")) return;
+    gr_worker *w = c->w;
+    gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
+    uint32_t sub = 0;
+    if (q->is_set) {
+        gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
+        if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
+        sub = s->index;
+    }
+    gr_partial *pa = partial_for(w, q, sub);
+    if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return; }
+    if (!pa->pkt) {
+        gr_charge(q, 1);
+        pa->pkt = gr_pkt_alloc(w, q);
+        pa->pkt->key = keyed ? key : c->key;
+        memset(gr_pkt_data(pa->pkt), 0, q->d.header_bytes);
+        if (!pa->active) { pa->active = true; pa->next_active = w->active_partials; w->active_partials = pa; }
+    }
+    char *data = gr_pkt_data(pa->pkt);
+    uint32_t n = gr_count(data);
+    memcpy(data + q->d.header_bytes + (size_t)n * q->d.element_bytes, elem, q->d.element_bytes);
+    gr_set_count(data, n + 1);
+    if (n + 1 == q->d.elements) {
+        gr_pkt *full = pa->pkt;
+        pa->pkt = NULL;
+        gr_enqueue(w, full);
+    }
+}
+
+void gr_push(gr_ctx *c, int output, const void *element)
+{
+    push_element(c, output, 0, false, element);
+}
+
+void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element)
+{
+    push_element(c, output, key, true, element);
+}
+
+void gr_flush_partials(gr_worker *w)
+{
+    gr_partial *pa = w->active_partials;
+    w->active_partials = NULL;
+    while (pa) {
+        gr_partial *next = pa->next_active;
+        pa->active = false;
+        pa->next_active = NULL;
+        if (pa->pkt) {
+            gr_pkt *p = pa->pkt;
+            pa->pkt = NULL;
+            w->flushes++;
+            gr_enqueue(w, p);
+        }
+        pa = next;
+    }
+}

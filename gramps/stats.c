@@ -1,0 +1,308 @@
+/* stats.c — statistics and diagnosis: the sampler/watchdog thread (queue footprint
+ * over time; deadlock detection), the gr_stats summary, its JSON writer, the journal's
+ * Chrome trace writer, and the queue-state dump used in deadlock reports.
+ *
+ * Peaks per queue are exact (updated on every charge); averages and the whole-graph
+ * footprint are sampled every 100 us, plus once at the end. */
+#include "gramps/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GR_SAMPLE_NS 100000
+
+static void sample_footprint(gr_graph *g)
+{
+    uint64_t bytes = 0;
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        int64_t held = atomic_load_explicit(&q->held, memory_order_relaxed);
+        if (held < 0) held = 0;
+        q->depth_sum += (double)held;
+        bytes += (uint64_t)held * q->packet_bytes;
+    }
+    g->footprint_sum += (double)bytes;
+    if (bytes > g->footprint_peak) g->footprint_peak = bytes;
+    g->samples++;
+}
+
+static bool all_idle(gr_graph *g, uint64_t *progress)
+{
+    uint64_t sum = 0;
+    bool idle = true;
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        sum += atomic_load_explicit(&g->workers[i].progress, memory_order_relaxed);
+        if (!atomic_load_explicit(&g->workers[i].idle, memory_order_relaxed)) idle = false;
+    }
+    *progress = sum;
+    return idle;
+}
+
+static void report_deadlock(gr_graph *g)
+{
+    char state[GR_ERROR_MAX - 256];
+    gr_describe_state(g, state, sizeof state);
+    gr_set_error(g, GR_ERR_DEADLOCK, "deadlock: no stage made progress for %.1f s and every "
+                 "worker is idle. State:\n%s", g->opts.deadlock_seconds, state);
+    atomic_store(&g->abort, true);
+    gr_wake_sleepers(g);
+}
+
+void *gr_sampler_main(void *arg)
+{
+    gr_graph *g = arg;
+    uint64_t last_progress = UINT64_MAX, stalled_since = 0;
+    struct timespec ts = {0, GR_SAMPLE_NS};
+    while (!atomic_load(&g->sampler_stop) && atomic_load(&g->comps_left) > 0 &&
+           !atomic_load(&g->abort)) {
+        sample_footprint(g);
+        uint64_t progress, now = gr_now_ns();
+        bool idle = all_idle(g, &progress);
+        if (!idle || progress != last_progress) {
+            last_progress = progress;
+            stalled_since = now;
+        } else if (now - stalled_since > (uint64_t)(g->opts.deadlock_seconds * 1e9)) {
+            report_deadlock(g);
+        }
+        nanosleep(&ts, NULL);
+    }
+    sample_footprint(g);
+    return NULL;
+}
+
+/* ---- queue-state dump ----------------------------------------------------------------- */
+
+static const char *inst_state_name(int st)
+{
+    static const char *names[] = {"runnable", "running", "blocked on input",
+                                  "blocked on full output", "done"};
+    return st >= 0 && st <= GR_INST_DONE ? names[st] : "?";
+}
+
+void gr_describe_state(gr_graph *g, char *buf, size_t len)
+{
+    size_t at = 0;
+#define OUT(...) do { if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); } while (0)
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        OUT("  queue '%s' -> '%s': %lld/%u packets%s%s\n", q->name, g->stages[q->consumer]->name,
+            (long long)atomic_load(&q->held), q->d.capacity,
+            atomic_load(&q->closed) ? ", closed" : "", q->backward ? ", backward edge" : "");
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        for (gr_inst *in = s->instances; in; in = in->next_all) {
+            int st = atomic_load(&in->state);
+            if (st == GR_INST_DONE) continue;
+            OUT("  stage '%s' instance %u: %s", s->name, in->number, inst_state_name(st));
+            if (st == GR_INST_BLOCKED_IN && in->block_sub)
+                OUT(" '%s' (needs %u)", in->block_sub->queue->name, in->block_need);
+            if (st == GR_INST_BLOCKED_OUT)
+                OUT(" '%s'", in->block_sub ? in->block_sub->queue->name : in->block_queue->name);
+            OUT("\n");
+        }
+    }
+#undef OUT
+}
+
+/* ---- summary -------------------------------------------------------------------------- */
+
+static void collect_queues(gr_graph *g, gr_stats *st)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        gr_queue_stats *qs = &st->queues[i];
+        qs->name = q->name;
+        qs->capacity = q->d.capacity;
+        qs->packet_bytes = q->packet_bytes;
+        qs->packets = atomic_load(&q->total);
+        qs->peak_packets = (uint64_t)atomic_load(&q->peak);
+        qs->avg_packets = g->samples ? q->depth_sum / (double)g->samples : 0;
+        qs->peak_bytes = qs->peak_packets * q->packet_bytes;
+        qs->avg_bytes = qs->avg_packets * (double)q->packet_bytes;
+        uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
+        qs->subqueues = q->is_set ? n : 1;
+        for (uint32_t k = 0; q->subs && k < n; k++)
+            if (q->subs[k] && q->subs[k]->peak > qs->peak_subqueue_packets)
+                qs->peak_subqueue_packets = q->subs[k]->peak;
+        if (!q->physical) qs->peak_subqueue_packets = (uint32_t)qs->peak_packets;
+    }
+}
+
+static void collect_workers(gr_graph *g, gr_stats *st)
+{
+    double app = 0;
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        gr_worker *w = &g->workers[i];
+        gr_worker_stats *ws = &st->per_worker[i];
+        ws->app_ms = gr_ticks_to_ms(w->t[GR_T_APP]);
+        ws->queue_ms = gr_ticks_to_ms(w->t[GR_T_QUEUE]);
+        ws->sched_ms = gr_ticks_to_ms(w->t[GR_T_SCHED]);
+        ws->idle_ms = gr_ticks_to_ms(w->t[GR_T_IDLE]);
+        ws->tasks = w->tasks;
+        ws->steals = w->steals;
+        ws->flushes = w->flushes;
+        app += ws->app_ms;
+        for (int s = 0; s < g->nstages; s++) {
+            st->stages[s].busy_ms += gr_ticks_to_ms(w->stage_ticks[s]);
+            st->stages[s].tasks += w->stage_tasks[s];
+        }
+    }
+    st->occupancy = st->wall_ms > 0 ? app / (st->wall_ms * g->nworkers) : 0;
+}
+
+static void collect_journal(gr_graph *g)
+{
+    if (!g->opts.journal) return;
+    size_t n = 0;
+    for (unsigned i = 0; i < g->nworkers; i++) n += g->workers[i].journal_len;
+    g->journal_events = malloc((n ? n : 1) * sizeof *g->journal_events);
+    if (!g->journal_events) return;
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        memcpy(g->journal_events + g->njournal, g->workers[i].journal,
+               g->workers[i].journal_len * sizeof *g->journal_events);
+        g->njournal += g->workers[i].journal_len;
+    }
+}
+
+void gr_stats_collect(gr_graph *g)
+{
+    gr_stats *st = &g->stats;
+    st->workers = g->nworkers;
+    st->nqueues = g->nqueues;
+    st->nstages = g->nstages;
+    st->queues = calloc((size_t)g->nqueues + 1, sizeof *st->queues);
+    st->stages = calloc((size_t)g->nstages + 1, sizeof *st->stages);
+    st->per_worker = calloc(g->nworkers, sizeof *st->per_worker);
+    if (!st->queues || !st->stages || !st->per_worker) return;
+    st->wall_ms = gr_ticks_to_ms(g->t_end - g->t_start);
+    st->peak_footprint_bytes = g->footprint_peak;
+    for (int i = 0; i < g->npools; i++) st->buffer_mallocs += atomic_load(&g->pools[i].mallocs);
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        st->stages[i].name = s->name;
+        st->stages[i].kind = s->d.kind;
+        st->stages[i].priority = s->priority;
+        st->stages[i].instances = atomic_load(&s->ninstances);
+        st->stages[i].preemptions = atomic_load(&s->preemptions);
+    }
+    collect_queues(g, st);
+    collect_workers(g, st);
+    collect_journal(g);
+    g->stats_ready = true;
+}
+
+void gr_stats_free(gr_graph *g)
+{
+    free(g->stats.queues);
+    free(g->stats.stages);
+    free(g->stats.per_worker);
+    free(g->journal_events);
+}
+
+const gr_stats *gr_get_stats(const gr_graph *g)
+{
+    return g && g->stats_ready ? &g->stats : NULL;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", *s);
+        else fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void json_queues(const gr_stats *st, FILE *out)
+{
+    fprintf(out, "  \"queues\": [\n");
+    for (int i = 0; i < st->nqueues; i++) {
+        const gr_queue_stats *q = &st->queues[i];
+        fprintf(out, "    {\"name\": ");
+        json_string(out, q->name);
+        fprintf(out, ", \"capacity\": %u, \"subqueues\": %u, \"packet_bytes\": %zu, "
+                "\"packets\": %llu, \"peak_packets\": %llu, \"avg_packets\": %.3f, "
+                "\"peak_bytes\": %llu, \"avg_bytes\": %.1f, \"peak_subqueue_packets\": %u}%s\n",
+                q->capacity, q->subqueues, q->packet_bytes, (unsigned long long)q->packets,
+                (unsigned long long)q->peak_packets, q->avg_packets,
+                (unsigned long long)q->peak_bytes, q->avg_bytes, q->peak_subqueue_packets,
+                i + 1 < st->nqueues ? "," : "");
+    }
+    fprintf(out, "  ],\n");
+}
+
+static void json_stages(const gr_stats *st, FILE *out)
+{
+    static const char *kinds[] = {"thread", "shader", "fixed"};
+    fprintf(out, "  \"stages\": [\n");
+    for (int i = 0; i < st->nstages; i++) {
+        const gr_stage_stats *s = &st->stages[i];
+        fprintf(out, "    {\"name\": ");
+        json_string(out, s->name);
+        fprintf(out, ", \"kind\": \"%s\", \"priority\": %d, \"tasks\": %llu, \"instances\": %llu, "
+                "\"busy_ms\": %.3f, \"preemptions\": %llu}%s\n", kinds[s->kind], s->priority,
+                (unsigned long long)s->tasks, (unsigned long long)s->instances, s->busy_ms,
+                (unsigned long long)s->preemptions, i + 1 < st->nstages ? "," : "");
+    }
+    fprintf(out, "  ],\n");
+}
+
+static void json_workers(const gr_stats *st, FILE *out)
+{
+    fprintf(out, "  \"workers_time\": [\n");
+    for (unsigned i = 0; i < st->workers; i++) {
+        const gr_worker_stats *w = &st->per_worker[i];
+        fprintf(out, "    {\"application_ms\": %.3f, \"queue_ms\": %.3f, \"scheduling_ms\": %.3f, "
+                "\"no_work_ms\": %.3f, \"tasks\": %llu, \"steals\": %llu, \"flushes\": %llu}%s\n",
+                w->app_ms, w->queue_ms, w->sched_ms, w->idle_ms, (unsigned long long)w->tasks,
+                (unsigned long long)w->steals, (unsigned long long)w->flushes,
+                i + 1 < st->workers ? "," : "");
+    }
+    fprintf(out, "  ]\n");
+}
+
+void gr_stats_write_json(const gr_graph *g, FILE *out)
+{
+    const gr_stats *st = gr_get_stats(g);
+    if (!st) { fprintf(out, "null\n"); return; }
+    fprintf(out, "{\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
+            "  \"peak_footprint_bytes\": %llu,\n  \"buffer_mallocs\": %llu,\n", st->workers,
+            st->wall_ms, st->occupancy, (unsigned long long)st->peak_footprint_bytes,
+            (unsigned long long)st->buffer_mallocs);
+    json_queues(st, out);
+    json_stages(st, out);
+    json_workers(st, out);
+    fprintf(out, "}\n");
+}
+
+/* ---- journal ---------------------------------------------------------------------------- */
+
+void gr_journal_add(gr_worker *w, int stage, uint32_t instance, uint64_t t0, uint64_t t1)
+{
+    if (w->journal_len == w->journal_cap) return;   /* full: later events are dropped */
+    w->journal[w->journal_len++] = (gr_journal_ev){t0, t1, stage, instance, w->id};
+}
+
+int gr_journal_write(const gr_graph *g, FILE *out)
+{
+    if (!g->journal_events) return -1;
+    double tpn = gr_ticks_per_ns();
+    fprintf(out, "{\"traceEvents\": [\n");
+    for (size_t i = 0; i < g->njournal; i++) {
+        const gr_journal_ev *e = &g->journal_events[i];
+        fprintf(out, "%s{\"name\": ", i ? ",\n" : "");
+        json_string(out, g->stages[e->stage]->name);
+        fprintf(out, ", \"ph\": \"X\", \"pid\": 1, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, "
+                "\"args\": {\"instance\": %u}}", e->worker,
+                (double)(e->t0 - g->t_start) / tpn / 1e3, (double)(e->t1 - e->t0) / tpn / 1e3,
+                e->instance);
+    }
+    fprintf(out, "\n]}\n");
+    return 0;
+}

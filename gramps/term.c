@@ -1,0 +1,71 @@
+/* term.c — lock-free termination detection per strongly connected component.
+ *
+ * Each component's `pending` counter (see internal.h for what it counts) is updated
+ * with atomic read-modify-writes only. The thread whose decrement takes it to zero owns
+ * the component's next step: the first time, it closes the component's input queues
+ * (all outside producers are done, and nothing inside can produce without input), which
+ * wakes Thread instances blocked on input with short reservations; when pending reaches
+ * zero again with the inputs closed, the component is finished: its output queues lose
+ * a live producer and its consumer components lose one pending unit. Counter updates
+ * form one modification order per component, so exactly one thread sees each zero. */
+#include "gramps/internal.h"
+
+static void comp_finish(gr_worker *w, gr_comp *c)
+{
+    gr_graph *g = w->g;
+    atomic_store(&c->finished, true);
+    for (int i = 0; i < c->nout_queues; i++) {
+        gr_queue_rt *q = g->queues[c->out_queues[i]];
+        if (atomic_fetch_sub(&q->open_producers, 1) == 1) gr_close_queue(w, q);
+    }
+    for (int i = 0; i < c->nconsumers; i++) gr_pending_sub(w, &g->comps[c->consumers[i]], 1);
+    if (atomic_fetch_sub(&g->comps_left, 1) == 1) gr_wake_sleepers(g);
+}
+
+/* Called by the thread that took c->pending to zero. */
+static void comp_quiescent(gr_worker *w, gr_comp *c)
+{
+    gr_graph *g = w->g;
+    bool any_open = false;
+    for (int i = 0; i < c->nin_queues; i++)
+        if (!atomic_load(&g->queues[c->in_queues[i]]->closed)) any_open = true;
+    if (!any_open) {
+        comp_finish(w, c);
+        return;
+    }
+    /* Hold a unit while closing so the wake-ups below cannot race us to zero. */
+    atomic_fetch_add(&c->pending, 1);
+    for (int i = 0; i < c->nin_queues; i++) gr_close_queue(w, g->queues[c->in_queues[i]]);
+    gr_pending_sub(w, c, 1);
+}
+
+void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n)
+{
+    (void)w;
+    atomic_fetch_add(&c->pending, n);
+}
+
+void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n)
+{
+    if (atomic_fetch_sub(&c->pending, n) == n && !atomic_load(&w->g->abort))
+        comp_quiescent(w, c);
+}
+
+/* At launch: each component waits for its outside producer components. Components
+ * with nothing to wait for and no instance started are finished at once. */
+void gr_term_start(gr_graph *g)
+{
+    for (int i = 0; i < g->ncomps; i++)
+        for (int k = 0; k < g->comps[i].nconsumers; k++)
+            atomic_fetch_add(&g->comps[g->comps[i].consumers[k]].pending, 1);
+    atomic_store(&g->comps_left, g->ncomps);
+}
+
+void gr_term_kick(gr_graph *g)
+{
+    for (int i = 0; i < g->ncomps; i++)
+        if (atomic_load(&g->comps[i].pending) == 0) {
+            atomic_fetch_add(&g->comps[i].pending, 1);
+            gr_pending_sub(&g->workers[0], &g->comps[i], 1);
+        }
+}

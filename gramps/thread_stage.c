@@ -1,0 +1,480 @@
+/* thread_stage.c — Thread (and Fixed-function) stages: instances as user-level
+ * threads, and their reserve/commit intrinsics.
+ *
+ * An instance runs on a fiber. When it must wait (input not there, output queue full)
+ * or is preempted, it records what it waits for in `action` and switches back to its
+ * worker; the worker, now off the fiber's stack, registers it as a waiter (rechecking
+ * under the subqueue lock). Doing the registration after the switch means no other
+ * worker can resume the fiber while it is still running here. */
+#include "gramps/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void inst_entry(void *arg)
+{
+    gr_inst *inst = arg;
+    inst->stage->d.main(&inst->ctx);
+    inst->action = GR_YIELD_EXIT;
+    gr_fiber_switch(&inst->fiber, &inst->ctx.w->sched_fiber);
+    abort();                              /* an exited instance is never resumed */
+}
+
+gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
+{
+    gr_inst *inst = calloc(1, sizeof *inst);
+    if (!inst || gr_fiber_create(&inst->fiber, &w->g->stacks, inst_entry, inst) != 0) {
+        free(inst);
+        gr_set_error(w->g, GR_ERR_NOMEM, "stage '%s': cannot create an instance (out of "
+                     "memory for its stack)", s->name);
+        atomic_store(&w->g->abort, true);
+        return NULL;
+    }
+    inst->stage = s;
+    inst->bound = bound;
+    inst->ctx.g = w->g;
+    inst->ctx.stage = s;
+    inst->ctx.inst = inst;
+    inst->ctx.key = bound ? bound->key : 0;
+    gr_spin_lock(&s->inst_lock);
+    inst->number = atomic_fetch_add(&s->ninstances, 1);
+    inst->next_all = s->instances;
+    s->instances = inst;
+    gr_spin_unlock(&s->inst_lock);
+    return inst;
+}
+
+void gr_inst_destroy(gr_graph *g, gr_inst *inst)
+{
+    if (inst->fiber.stack_base) gr_fiber_destroy(&inst->fiber, &g->stacks);
+    for (int i = 0; i < GR_MAX_BINDINGS; i++) {
+        free(inst->in_win[i].pkts);
+        free(inst->in_win[i].staging);
+        free(inst->out_win[i].pkts);
+        free(inst->out_win[i].staging);
+    }
+    free(inst);
+}
+
+/* ---- worker side -------------------------------------------------------------------- */
+
+static void park_in(gr_worker *w, gr_inst *inst)
+{
+    gr_subq *s = inst->block_sub;
+    gr_spin_lock(&s->lock);
+    uint64_t have = gr_subq_avail(s);
+    bool ready = s->closed || (inst->block_need != GR_ALL && have >= inst->block_need);
+    if (!ready) {
+        s->in_waiter = inst;
+        s->in_need = inst->block_need;
+        atomic_store(&inst->state, GR_INST_BLOCKED_IN);
+    }
+    gr_spin_unlock(&s->lock);
+    if (ready) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
+    else gr_pending_sub(w, &w->g->comps[inst->stage->comp], 1);
+}
+
+static bool out_fits(gr_inst *inst)
+{
+    if (inst->block_sub) {
+        gr_subq *s = inst->block_sub;
+        return s->charged == 0 || s->charged + inst->block_need <= s->queue->d.capacity;
+    }
+    int64_t held = atomic_load(&inst->block_queue->held);
+    return held == 0 || held + inst->block_need <= inst->block_queue->d.capacity;
+}
+
+/* Blocked producers still count as pending: their output is coming. */
+static void park_out(gr_worker *w, gr_inst *inst)
+{
+    atomic_store(&inst->state, GR_INST_BLOCKED_OUT);
+    if (inst->block_sub) {
+        gr_subq *s = inst->block_sub;
+        gr_spin_lock(&s->lock);
+        bool fits = out_fits(inst);
+        if (!fits) { inst->next_waiter = s->out_waiters; s->out_waiters = inst; }
+        gr_spin_unlock(&s->lock);
+        if (fits) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
+        return;
+    }
+    gr_queue_rt *q = inst->block_queue;
+    gr_spin_lock(&q->wait_lock);
+    inst->next_waiter = q->out_waiters;
+    q->out_waiters = inst;
+    atomic_fetch_add(&q->nwaiters, 1);    /* seq_cst: pairs with gr_uncharge's check */
+    gr_spin_unlock(&q->wait_lock);
+    if (out_fits(inst)) gr_wake_out_waiters(w, q, NULL);
+}
+
+void gr_inst_run(gr_worker *w, gr_inst *inst)
+{
+    gr_stage_rt *s = inst->stage;
+    inst->ctx.w = w;
+    inst->produced = 0;
+    atomic_store(&inst->state, GR_INST_RUNNING);
+    uint64_t t0 = gr_ticks();
+    gr_account(w, GR_T_APP);
+    gr_fiber_switch(&w->sched_fiber, &inst->fiber);
+    gr_account(w, GR_T_SCHED);
+    uint64_t t1 = gr_ticks();
+    w->stage_ticks[s->id] += t1 - t0;
+    w->stage_tasks[s->id]++;
+    if (w->journal) gr_journal_add(w, s->id, inst->number, t0, t1);
+    switch (inst->action) {
+    case GR_YIELD_PREEMPT:
+        atomic_store(&inst->state, GR_INST_RUNNABLE);
+        atomic_fetch_add_explicit(&s->preemptions, 1, memory_order_relaxed);
+        gr_push_task(w, s, (void *)((uintptr_t)inst | 1));
+        break;
+    case GR_YIELD_BLOCK_IN: park_in(w, inst); break;
+    case GR_YIELD_BLOCK_OUT: park_out(w, inst); break;
+    case GR_YIELD_EXIT:
+        atomic_store(&inst->state, GR_INST_DONE);
+        gr_fiber_destroy(&inst->fiber, &w->g->stacks);
+        inst->fiber.stack_base = NULL;
+        gr_pending_sub(w, &w->g->comps[s->comp], 1);
+        break;
+    case GR_YIELD_ABORT: break;
+    }
+}
+
+/* ---- instance side ------------------------------------------------------------------ */
+
+static void yield_to_worker(gr_ctx *c, gr_yield_action a)
+{
+    c->inst->action = a;
+    gr_fiber_switch(&c->inst->fiber, &c->w->sched_fiber);
+    /* Resumed, perhaps by another worker: c->w was updated by gr_inst_run. */
+    if (atomic_load(&c->g->abort)) yield_to_worker(c, GR_YIELD_ABORT);
+}
+
+void gr_inst_abandon(gr_ctx *c)
+{
+    for (;;) yield_to_worker(c, GR_YIELD_ABORT);
+}
+
+static void wait_input(gr_ctx *c, gr_subq *s, uint32_t need)
+{
+    c->inst->block_sub = s;
+    c->inst->block_need = need;
+    gr_account(c->w, GR_T_APP);
+    yield_to_worker(c, GR_YIELD_BLOCK_IN);
+    gr_account(c->w, GR_T_QUEUE);
+}
+
+static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
+{
+    c->inst->block_sub = s;
+    c->inst->block_queue = q;
+    c->inst->block_need = need;
+    gr_account(c->w, GR_T_APP);
+    yield_to_worker(c, GR_YIELD_BLOCK_OUT);
+    gr_account(c->w, GR_T_QUEUE);
+}
+
+/* Preemption point (reserve/commit): past the low watermark of local work, let the
+ * worker run higher-priority tasks. Torture builds preempt at every point. */
+static void maybe_preempt(gr_ctx *c)
+{
+    gr_worker *w = c->w;
+    if (!c->g->torture) {
+        int64_t local = 0;
+        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_size(&w->dq[r]);
+        if (local < (int64_t)c->g->opts.low_watermark) return;
+    }
+    gr_account(w, GR_T_APP);
+    yield_to_worker(c, GR_YIELD_PREEMPT);
+    gr_account(c->w, GR_T_QUEUE);
+}
+
+static gr_status enter(gr_ctx *c, const char *what)
+{
+    if (atomic_load(&c->g->abort)) yield_to_worker(c, GR_YIELD_ABORT);
+    if (!c->inst) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s' (Shader) called %s, which is for Thread "
+                "stages", c->stage->name, what);
+        return GR_ERR_INVALID;
+    }
+    gr_account(c->w, GR_T_QUEUE);
+    return GR_OK;
+}
+
+static gr_status leave(gr_ctx *c, gr_status st)
+{
+    gr_account(c->w, GR_T_APP);
+    return st;
+}
+
+static void *window_staging(gr_twin *t, size_t bytes)
+{
+    if (t->staging_bytes < bytes) {
+        free(t->staging);
+        t->staging = malloc(bytes);
+        t->staging_bytes = t->staging ? bytes : 0;
+    }
+    return t->staging;
+}
+
+static bool window_pkts(gr_twin *t, uint32_t n)
+{
+    if (t->pkts_cap >= n) return true;
+    gr_pkt **p = realloc(t->pkts, n * sizeof *p);
+    if (!p) return false;
+    t->pkts = p;
+    t->pkts_cap = n;
+    return true;
+}
+
+/* Fills the window: one packet in place, several copied together. */
+static bool fill_window(gr_twin *t, gr_queue_rt *q, uint32_t n, bool copy_in, gr_window *w)
+{
+    w->packets = n;
+    w->bytes = (size_t)n * q->packet_bytes;
+    w->subqueue = t->sub ? t->sub->index : 0;
+    w->key = t->sub ? t->sub->key : t->key;
+    if (n <= 1) {
+        w->mem = n ? gr_pkt_data(t->pkts[0]) : NULL;
+        return true;
+    }
+    char *m = window_staging(t, w->bytes);
+    if (!m) return false;
+    if (copy_in)
+        for (uint32_t i = 0; i < n; i++)
+            memcpy(m + i * q->packet_bytes, gr_pkt_data(t->pkts[i]), q->packet_bytes);
+    w->mem = m;
+    return true;
+}
+
+static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_window *w)
+{
+    gr_twin *t = &c->inst->in_win[slot];
+    gr_queue_rt *q = s->queue;
+    if (t->packets)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve on input %d ('%s') while a reservation "
+                "is open; commit first", c->stage->name, slot, q->name);
+    for (;;) {
+        gr_spin_lock(&s->lock);
+        uint64_t have = gr_subq_avail(s);
+        if ((n != GR_ALL && have >= n) || s->closed) break;
+        gr_spin_unlock(&s->lock);
+        wait_input(c, s, n);
+    }
+    uint32_t take = (uint32_t)(n == GR_ALL || gr_subq_avail(s) < n ? gr_subq_avail(s) : n);
+    if (!window_pkts(t, take ? take : 1)) { gr_spin_unlock(&s->lock); return GR_ERR_NOMEM; }
+    s->taken = take;
+    gr_subq_peek(s, take, t->pkts);
+    gr_spin_unlock(&s->lock);
+    t->sub = s;
+    t->packets = take;
+    if (!fill_window(t, q, take, true, w)) return GR_ERR_NOMEM;
+    if (take == 0) return GR_NOMORE;
+    return take < n ? GR_SHORT : GR_OK;
+}
+
+static gr_queue_rt *input_queue(gr_ctx *c, int slot)
+{
+    if (slot < 0 || slot >= c->stage->nin)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': no input %d (it has %d)", c->stage->name,
+                slot, c->stage->nin);
+    return c->g->queues[c->stage->in[slot].queue];
+}
+
+gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w)
+{
+    if (enter(c, "gr_reserve") != GR_OK) return GR_ERR_INVALID;
+    gr_queue_rt *q = input_queue(c, input);
+    gr_subq *s = c->inst->bound;
+    if (!s && q->is_set)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': input '%s' is a queue set; a stage that is not "
+                "instanced reads it with gr_reserve_key", c->stage->name, q->name);
+    if (!s) s = q->subs[0];
+    if (n == 0) gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve of 0 packets", c->stage->name);
+    gr_status st = reserve_in(c, input, s, n, w);
+    maybe_preempt(c);
+    return leave(c, st);
+}
+
+gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w)
+{
+    if (enter(c, "gr_reserve_key") != GR_OK) return GR_ERR_INVALID;
+    gr_queue_rt *q = input_queue(c, input);
+    gr_subq *s = gr_subq_get(c->w, q, key, true);
+    if (!s) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
+    return leave(c, reserve_in(c, input, s, n, w));
+}
+
+gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
+{
+    if (enter(c, "gr_commit") != GR_OK) return GR_ERR_INVALID;
+    gr_queue_rt *q = input_queue(c, input);
+    gr_twin *t = &c->inst->in_win[input];
+    if (n > t->packets)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': commit of %u packets on input '%s' but %u are "
+                "reserved", c->stage->name, n, q->name, t->packets);
+    gr_subq *s = t->sub;
+    gr_spin_lock(&s->lock);
+    s->taken = 0;
+    uint32_t slots = gr_subq_pop(s, n, t->pkts);
+    bool waiters = s->out_waiters != NULL;
+    gr_spin_unlock(&s->lock);
+    t->packets = 0;
+    for (uint32_t i = 0; i < n; i++) gr_pkt_free(c->w, t->pkts[i]);
+    if (waiters) gr_wake_out_waiters(c->w, q, s);
+    if (slots) gr_uncharge(c->w, q, slots);
+    maybe_preempt(c);
+    return leave(c, GR_OK);
+}
+
+/* ---- outputs ------------------------------------------------------------------------ */
+
+static gr_queue_rt *output_queue(gr_ctx *c, int slot)
+{
+    if (slot < 0 || slot >= c->stage->nout)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': no output %d (it has %d)", c->stage->name,
+                slot, c->stage->nout);
+    return c->g->queues[c->stage->out[slot].queue];
+}
+
+static bool try_charge_sub(gr_subq *s, uint32_t n)
+{
+    gr_spin_lock(&s->lock);
+    bool ok = s->queue->backward || s->charged == 0 || s->charged + n <= s->queue->d.capacity;
+    if (ok) {
+        s->charged += n;
+        if (s->charged > s->peak) s->peak = s->charged;
+    }
+    gr_spin_unlock(&s->lock);
+    return ok;
+}
+
+/* Charges n packets to q (subqueue s for sets), blocking while it is full. */
+static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n)
+{
+    if (q->is_set) {
+        while (!try_charge_sub(s, n)) wait_output(c, s, NULL, n);
+        gr_charge(q, n);
+    } else {
+        while (!gr_try_charge(q, n)) wait_output(c, NULL, q, n);
+        if (q->physical) {
+            gr_spin_lock(&q->subs[0]->lock);
+            q->subs[0]->charged += n;
+            if (q->subs[0]->charged > q->subs[0]->peak) q->subs[0]->peak = q->subs[0]->charged;
+            gr_spin_unlock(&q->subs[0]->lock);
+        }
+    }
+}
+
+/* Ordered chain: reserve n slots, in order, in the chain's final subqueue. */
+static uint64_t reserve_chain_slots(gr_ctx *c, gr_queue_rt *end, gr_subq *s, uint32_t n)
+{
+    for (;;) {
+        gr_spin_lock(&s->lock);
+        bool fits = end->backward || s->charged == 0 || s->charged + n <= end->d.capacity;
+        if (fits) {
+            uint64_t first = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t pos = gr_subq_reserve_slot(s);
+                if (i == 0) first = pos;
+            }
+            gr_spin_unlock(&s->lock);
+            gr_charge(end, n);
+            return first;
+        }
+        gr_spin_unlock(&s->lock);
+        wait_output(c, s, NULL, n);
+    }
+}
+
+static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool keyed,
+                             gr_window *w)
+{
+    gr_queue_rt *q = output_queue(c, slot);
+    gr_twin *t = &c->inst->out_win[slot];
+    if (n == 0 || n == GR_ALL)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': output reserve of %s packets on '%s'",
+                c->stage->name, n ? "GR_ALL" : "0", q->name);
+    if (t->packets)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve on output '%s' while a reservation is "
+                "open; commit first", c->stage->name, q->name);
+    if (q->is_set && !keyed)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': output '%s' is a queue set; use "
+                "gr_reserve_out_key", c->stage->name, q->name);
+    gr_subq *s = q->physical ? gr_subq_get(c->w, q, keyed ? key : 0, true) : NULL;
+    if (q->physical && !s) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
+    gr_subq *end_sub = NULL;
+    uint64_t first_slot = 0;
+    if (q->chain_end >= 0) {
+        gr_queue_rt *end = c->g->queues[q->chain_end];
+        end_sub = gr_subq_get(c->w, end, key, true);
+        if (!end_sub) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
+        first_slot = reserve_chain_slots(c, end, end_sub, n);
+    }
+    charge_output(c, q, s, n);
+    if (!window_pkts(t, n)) return GR_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        gr_pkt *p = gr_pkt_alloc(c->w, q);
+        if (!p) return GR_ERR_NOMEM;
+        p->key = key;
+        p->sub = s;
+        if (end_sub) p->order = (gr_order_ref){end_sub, first_slot + i};
+        t->pkts[i] = p;
+    }
+    t->sub = s;
+    t->key = key;
+    t->packets = n;
+    return fill_window(t, q, n, false, w) ? GR_OK : GR_ERR_NOMEM;
+}
+
+gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w)
+{
+    if (enter(c, "gr_reserve_out") != GR_OK) return GR_ERR_INVALID;
+    gr_status st = reserve_out(c, output, n, 0, false, w);
+    maybe_preempt(c);
+    return leave(c, st);
+}
+
+gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w)
+{
+    if (enter(c, "gr_reserve_out_key") != GR_OK) return GR_ERR_INVALID;
+    gr_status st = reserve_out(c, output, n, key, true, w);
+    maybe_preempt(c);
+    return leave(c, st);
+}
+
+/* An uncommitted reserved packet gives back its space (and its chain slot). */
+static void cancel_packet(gr_worker *w, gr_queue_rt *q, gr_pkt *p)
+{
+    if (p->order.sub) gr_deliver_ordered(w, NULL, p->order);
+    if (p->sub) {
+        gr_spin_lock(&p->sub->lock);
+        p->sub->charged--;
+        bool waiters = p->sub->out_waiters != NULL;
+        gr_spin_unlock(&p->sub->lock);
+        if (waiters) gr_wake_out_waiters(w, q, p->sub);
+    }
+    gr_release(w, p);
+}
+
+gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
+{
+    if (enter(c, "gr_commit_out") != GR_OK) return GR_ERR_INVALID;
+    gr_queue_rt *q = output_queue(c, output);
+    gr_twin *t = &c->inst->out_win[output];
+    if (n > t->packets)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': commit of %u packets on output '%s' but %u are "
+                "reserved", c->stage->name, n, q->name, t->packets);
+    uint32_t reserved = t->packets;
+    t->packets = 0;
+    for (uint32_t i = 0; i < reserved; i++) {
+        gr_pkt *p = t->pkts[i];
+        if (reserved > 1)
+            memcpy(gr_pkt_data(p), (char *)t->staging + i * q->packet_bytes, q->packet_bytes);
+        if (i < n) gr_enqueue(c->w, p);
+        else cancel_packet(c->w, q, p);
+    }
+    c->inst->produced += n;
+    maybe_preempt(c);
+    return leave(c, GR_OK);
+}
+
+uint64_t gr_key(const gr_ctx *c) { return c->key; }

@@ -1,0 +1,316 @@
+/* validate.c — checks a graph before launch and derives what the scheduler needs:
+ * static priorities (a DFS: consumers above producers), backward (cycle) edges, the
+ * strongly connected components used by termination detection, and ordered chains.
+ * Every error names the stage or queue at fault. */
+#include "gramps/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL(...) do { gr_set_error(g, GR_ERR_INVALID, __VA_ARGS__); return false; } while (0)
+
+static bool check_queue(gr_graph *g, gr_queue_rt *q)
+{
+    if (q->consumer < 0)
+        FAIL("queue '%s' has no consumer: bind it as an input of a stage", q->name);
+    if (q->nproducers == 0)
+        FAIL("queue '%s' has no producer: bind it as an output of a stage", q->name);
+    gr_stage_rt *c = g->stages[q->consumer];
+    q->physical = c->d.kind != GR_SHADER;
+    if (q->is_set && !q->physical)
+        FAIL("queue set '%s' feeds Shader stage '%s': queue sets are consumed by Thread "
+             "stages (one packet per subqueue in flight)", q->name, c->name);
+    if (q->d.ordered && q->push_fed)
+        FAIL("queue '%s' is ordered but pushed to: push queues are unordered", q->name);
+    return true;
+}
+
+static bool check_shader(gr_graph *g, gr_stage_rt *s)
+{
+    if (s->nin != 1)
+        FAIL("Shader stage '%s' has %d input queues; a Shader runs once per packet of "
+             "exactly one input queue", s->name, s->nin);
+    gr_queue_rt *in = g->queues[s->in[0].queue];
+    int inplace = 0;
+    for (int i = 0; i < s->nout; i++) {
+        gr_queue_rt *q = g->queues[s->out[i].queue];
+        if (s->out[i].mode != GR_BIND_INPLACE) continue;
+        if (++inplace > 1)
+            FAIL("Shader stage '%s' has more than one in-place output", s->name);
+        if (q->packet_bytes != in->packet_bytes)
+            FAIL("Shader stage '%s': in-place queue '%s' has %zu-byte packets but input "
+                 "queue '%s' has %zu", s->name, q->name, q->packet_bytes, in->name,
+                 in->packet_bytes);
+    }
+    if (s->d.instanced)
+        FAIL("Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
+             "the flag is for Thread stages", s->name);
+    return true;
+}
+
+static bool check_thread(gr_graph *g, gr_stage_rt *s)
+{
+    if (!s->d.instanced) return true;
+    if (s->nin != 1 || !g->queues[s->in[0].queue]->is_set)
+        FAIL("instanced Thread stage '%s' must have exactly one input, a queue set", s->name);
+    return true;
+}
+
+static bool check_runnable(gr_graph *g, const int *runnable, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (runnable[i] < 0 || runnable[i] >= g->nstages)
+            FAIL("gr_launch: runnable stage %d does not exist", runnable[i]);
+        gr_stage_rt *s = g->stages[runnable[i]];
+        if (s->d.kind == GR_SHADER)
+            FAIL("gr_launch: Shader stage '%s' cannot be initially runnable (Shaders run "
+                 "per input packet)", s->name);
+        if (s->d.instanced)
+            FAIL("gr_launch: instanced stage '%s' cannot be initially runnable (its "
+                 "instances start per subqueue)", s->name);
+        s->runnable_at_launch = true;
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        if (n == 0 && s->nin == 0 && s->d.kind != GR_SHADER) s->runnable_at_launch = true;
+        if (s->nin == 0 && !s->runnable_at_launch)
+            FAIL("stage '%s' has no input queues and is not runnable at launch: it would "
+                 "never run", s->name);
+    }
+    return true;
+}
+
+/* ---- priorities: DFS post-order over producer->consumer edges ---------------------- */
+
+typedef struct dfs_state {
+    gr_graph *g;
+    int *order;                       /* stage ids in post-order */
+    int norder;
+    char *mark;                       /* 0 new, 1 on stack, 2 done */
+} dfs_state;
+
+static void dfs(dfs_state *st, int s)
+{
+    st->mark[s] = 1;
+    gr_stage_rt *stage = st->g->stages[s];
+    for (int i = 0; i < stage->nout; i++) {
+        int c = st->g->queues[stage->out[i].queue]->consumer;
+        if (!st->mark[c]) dfs(st, c);
+    }
+    st->mark[s] = 2;
+    st->order[st->norder++] = s;
+}
+
+static int cmp_rank(const void *a, const void *b, void *ctx)
+{
+    gr_graph *g = ctx;
+    const gr_stage_rt *x = g->stages[*(const int *)a], *y = g->stages[*(const int *)b];
+    if (x->priority != y->priority) return x->priority < y->priority ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool assign_priorities(gr_graph *g)
+{
+    dfs_state st = {g, calloc((size_t)g->nstages, sizeof(int)), 0, calloc((size_t)g->nstages, 1)};
+    g->by_rank = malloc((size_t)g->nstages * sizeof(int));
+    if (!st.order || !st.mark || !g->by_rank) { free(st.order); free(st.mark); return false; }
+    for (int pass = 0; pass < 2; pass++)      /* sources first, then anything left */
+        for (int i = 0; i < g->nstages; i++)
+            if (!st.mark[i] && (pass || g->stages[i]->nin == 0)) dfs(&st, i);
+    /* Reverse post-order is a topological order of forward edges: later = downstream. */
+    for (int k = 0; k < st.norder; k++) {
+        gr_stage_rt *s = g->stages[st.order[st.norder - 1 - k]];
+        s->priority = s->d.priority ? s->d.priority : k + 1;
+        s->rank = k;                          /* topological index until re-ranked */
+    }
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        for (int p = 0; p < q->nproducers; p++)
+            if (g->stages[q->producers[p]]->rank >= g->stages[q->consumer]->rank)
+                q->backward = true;
+    }
+    for (int i = 0; i < g->nstages; i++) g->by_rank[i] = i;
+    qsort_r(g->by_rank, (size_t)g->nstages, sizeof(int), cmp_rank, g);
+    for (int r = 0; r < g->nstages; r++) g->stages[g->by_rank[r]]->rank = r;
+    free(st.order);
+    free(st.mark);
+    return true;
+}
+
+/* ---- components: Tarjan's strongly connected components ---------------------------- */
+
+typedef struct scc_state {
+    gr_graph *g;
+    int *index, *low, *stack;
+    char *on_stack;
+    int next_index, sp;
+} scc_state;
+
+static void scc_visit(scc_state *st, int v)
+{
+    gr_graph *g = st->g;
+    st->index[v] = st->low[v] = st->next_index++;
+    st->stack[st->sp++] = v;
+    st->on_stack[v] = 1;
+    gr_stage_rt *s = g->stages[v];
+    for (int i = 0; i < s->nout; i++) {
+        int w = g->queues[s->out[i].queue]->consumer;
+        if (st->index[w] < 0) {
+            scc_visit(st, w);
+            if (st->low[w] < st->low[v]) st->low[v] = st->low[w];
+        } else if (st->on_stack[w] && st->index[w] < st->low[v]) {
+            st->low[v] = st->index[w];
+        }
+    }
+    if (st->low[v] != st->index[v]) return;
+    int c = g->ncomps++;
+    int w;
+    do {
+        w = st->stack[--st->sp];
+        st->on_stack[w] = 0;
+        g->stages[w]->comp = c;
+    } while (w != v);
+}
+
+static bool append_unique(int **arr, int *n, int v)
+{
+    for (int i = 0; i < *n; i++)
+        if ((*arr)[i] == v) return true;
+    int *p = realloc(*arr, (size_t)(*n + 1) * sizeof(int));
+    if (!p) return false;
+    p[(*n)++] = v;
+    *arr = p;
+    return true;
+}
+
+static bool link_components(gr_graph *g)
+{
+    for (int i = 0; i < g->nstages; i++) {
+        gr_comp *c = &g->comps[g->stages[i]->comp];
+        if (!append_unique(&c->stages, &c->nstages, i)) return false;
+    }
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        int cc = g->stages[q->consumer]->comp;
+        if (!append_unique(&g->comps[cc].in_queues, &g->comps[cc].nin_queues, i)) return false;
+        int ext = 0;
+        for (int p = 0; p < q->nproducers; p++) {
+            int pc = g->stages[q->producers[p]]->comp;
+            if (pc == cc) { q->internal_producer = true; continue; }
+            int before = g->comps[pc].nconsumers;
+            if (!append_unique(&g->comps[pc].consumers, &g->comps[pc].nconsumers, cc)) return false;
+            (void)before;
+            bool seen = false;
+            for (int k = 0; k < p; k++)
+                if (g->stages[q->producers[k]]->comp == pc) seen = true;
+            if (!seen) ext++;
+            if (!append_unique(&g->comps[pc].out_queues, &g->comps[pc].nout_queues, i)) return false;
+        }
+        atomic_init(&q->open_producers, ext + (q->internal_producer ? 1 : 0));
+    }
+    return true;
+}
+
+static bool find_components(gr_graph *g)
+{
+    int n = g->nstages;
+    scc_state st = {g, malloc(n * sizeof(int)), malloc(n * sizeof(int)),
+                    malloc(n * sizeof(int)), calloc(n, 1), 0, 0};
+    g->comps = calloc((size_t)n, sizeof *g->comps);
+    bool ok = st.index && st.low && st.stack && st.on_stack && g->comps;
+    if (ok) {
+        for (int i = 0; i < n; i++) st.index[i] = -1;
+        for (int i = 0; i < n; i++)
+            if (st.index[i] < 0) scc_visit(&st, i);
+        for (int i = 0; i < g->ncomps; i++) g->comps[i].id = i;
+        ok = link_components(g);
+    }
+    free(st.index); free(st.low); free(st.stack); free(st.on_stack);
+    return ok;
+}
+
+/* ---- ordered chains ---------------------------------------------------------------- */
+
+/* The ordered output of a Shader in a chain (OUTPUT or INPLACE of an ordered queue). */
+static int ordered_output(gr_graph *g, gr_stage_rt *s, int *count)
+{
+    int found = -1;
+    *count = 0;
+    for (int i = 0; i < s->nout; i++)
+        if (s->out[i].mode != GR_BIND_PUSH && g->queues[s->out[i].queue]->d.ordered) {
+            found = s->out[i].queue;
+            (*count)++;
+        }
+    return found;
+}
+
+/* From an ordered queue feeding a Shader, follows the chain of Shaders to the Thread
+ * stage at its end; every queue on the way learns the chain's final queue. */
+static bool walk_chain(gr_graph *g, gr_queue_rt *head)
+{
+    gr_queue_rt *q = head;
+    for (int hops = 0; !q->physical; hops++) {
+        gr_stage_rt *s = g->stages[q->consumer];
+        int n, next = ordered_output(g, s, &n);
+        if (n != 1)
+            FAIL("ordered queue '%s' feeds Shader stage '%s', which has %d ordered outputs: "
+                 "an ordered chain continues through exactly one", q->name, s->name, n);
+        if (hops > g->nqueues)
+            FAIL("ordered queue '%s': the ordered chain loops back on itself", head->name);
+        s->fifo = true;
+        q = g->queues[next];
+        if (q->nproducers != 1)
+            FAIL("ordered queue '%s' has %d producers; inside an ordered chain each queue "
+                 "has one", q->name, q->nproducers);
+    }
+    for (gr_queue_rt *p = head; p != q;) {
+        p->chain_end = q->id;
+        int n;
+        p = g->queues[ordered_output(g, g->stages[p->consumer], &n)];
+    }
+    return true;
+}
+
+static bool check_ordered(gr_graph *g)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        if (!q->d.ordered) continue;
+        bool from_shader = false;
+        for (int p = 0; p < q->nproducers; p++)
+            if (g->stages[q->producers[p]]->d.kind == GR_SHADER) from_shader = true;
+        if (from_shader) {
+            gr_stage_rt *s = g->stages[q->producers[0]];
+            if (!g->queues[s->in[0].queue]->d.ordered)
+                FAIL("ordered queue '%s' is produced by Shader stage '%s' whose input is "
+                     "not ordered, so there is no order to keep", q->name, s->name);
+            continue;
+        }
+        if (!q->physical) {
+            if (q->nproducers != 1)
+                FAIL("ordered queue '%s' has %d producers; an ordered chain starts at one "
+                     "Thread stage", q->name, q->nproducers);
+            if (!walk_chain(g, q)) return false;
+        }
+    }
+    return true;
+}
+
+gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable)
+{
+    if (g->status != GR_OK) return g->status;
+    if (g->nstages == 0) {
+        gr_set_error(g, GR_ERR_INVALID, "the graph has no stages");
+        return g->status;
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < g->nqueues; i++) ok = check_queue(g, g->queues[i]);
+    for (int i = 0; ok && i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        ok = s->d.kind == GR_SHADER ? check_shader(g, s) : check_thread(g, s);
+    }
+    ok = ok && check_runnable(g, runnable, nrunnable);
+    ok = ok && assign_priorities(g) && find_components(g) && check_ordered(g);
+    if (!ok && g->status == GR_OK) gr_set_error(g, GR_ERR_NOMEM, "out of memory validating");
+    return g->status;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Checks that the Debian packages the build needs are present. As root it installs the
+# missing ones with apt-get; otherwise it stops with the exact command to run.
+set -e
+need=""
+have_header() { [ -f "/usr/include/$1" ]; }
+have_header stb/stb_image_write.h || need="$need libstb-dev"
+have_header ini.h                 || need="$need libinih-dev"
+have_header assimp/cimport.h      || need="$need libassimp-dev"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing$need" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq $need >/dev/null
+else
+    echo "deps: missing Debian packages. Run:" >&2
+    echo "    sudo apt-get install -y$need" >&2
+    exit 1
+fi

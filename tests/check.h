@@ -1,0 +1,58 @@
+/* Minimal test harness shared by every test program.
+ *
+ * A test program defines test functions and calls RUN(fn) for each from main, then
+ * returns check_finish(). CHECK records a failure with file and line and carries on, so
+ * one run reports every broken expectation. Each program prints one line
+ * "RESULT <passed> <failed>" that tests/run_tests.sh adds up. */
+#ifndef TESTS_CHECK_H
+#define TESTS_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures_in_test;
+static int check_tests_passed;
+static int check_tests_failed;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                      \
+            check_failures_in_test++;                                            \
+        }                                                                        \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                     \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s: ", __FILE__, __LINE__,   \
+                    #cond);                                                      \
+            fprintf(stderr, __VA_ARGS__);                                        \
+            fputc('\n', stderr);                                                 \
+            check_failures_in_test++;                                            \
+        }                                                                        \
+    } while (0)
+
+#define RUN(fn)                                                                  \
+    do {                                                                         \
+        check_failures_in_test = 0;                                              \
+        fn();                                                                    \
+        if (check_failures_in_test) {                                            \
+            check_tests_failed++;                                                \
+            printf("FAIL %s\n", #fn);                                            \
+        } else {                                                                 \
+            check_tests_passed++;                                                \
+            printf("ok   %s\n", #fn);                                            \
+        }                                                                        \
+        fflush(stdout);                                                          \
+    } while (0)
+
+static inline int check_finish(void)
+{
+    printf("RESULT %d %d\n", check_tests_passed, check_tests_failed);
+    return check_tests_failed ? 1 : 0;
+}
+
+#endif
