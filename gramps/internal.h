@@ -10,9 +10,13 @@
  *
  * Accounting invariant (term.c relies on it): a component's `pending` counts
  *   - each unfinished producer component outside it that feeds it,
- *   - each packet charged to one of its input queues (reserved, queued, being consumed,
- *     or partially coalesced),
- *   - each of its Thread instances that is not blocked on input.
+ *   - each packet charged to one of its Shader-fed input queues (a task: queued or
+ *     running, or a pre-reserved output not yet committed),
+ *   - each of its Thread instances that is not blocked on input. Packets in queues that
+ *     feed Thread stages are not counted: while the consumer is blocked they are inert
+ *     (it waits for more than is there), and whoever wakes it counts it again,
+ *   - each partially coalesced push packet its Shaders started and no worker flushed
+ *     yet (so a producer is not finished while its elements sit in coalescers).
  * Every increment happens before the decrement it might otherwise race with, so pending
  * reaches zero only when the component can receive no more work. */
 #ifndef GRAMPS_INTERNAL_H
@@ -85,7 +89,7 @@ struct gr_subq {
     gr_inst *in_waiter;               /* consumer blocked on input */
     uint32_t in_need;
     gr_inst *out_waiters;             /* producers blocked on a full subqueue (list) */
-    gr_inst *consumer;                /* the instanced consumer bound to it */
+    _Atomic(gr_inst *) consumer;      /* the instanced consumer bound to it */
 };
 
 struct gr_queue_rt {
@@ -185,7 +189,7 @@ struct gr_inst {
     gr_subq *block_sub;               /* BLOCK_IN / BLOCK_OUT target */
     gr_queue_rt *block_queue;         /* BLOCK_OUT on a Shader-fed queue */
     uint32_t block_need;
-    bool wake_closed;                 /* woken because its input closed */
+    bool grant_short;                 /* quiescent cycle: take what is there (GR_SHORT) */
     gr_inst *next_waiter;
     gr_inst *next_all;                /* stage's instance list */
     uint32_t produced;                /* output packets since last dispatch */
@@ -227,6 +231,7 @@ typedef struct gr_buffer_rt {
 /* Per-worker push coalescer entry: one partially filled packet per (queue, subqueue). */
 typedef struct gr_partial {
     gr_pkt *pkt;
+    gr_comp *producer;                /* held pending until flushed (see shader_stage.c) */
     struct gr_partial *next_active;
     bool active;
 } gr_partial;
@@ -322,12 +327,14 @@ void gr_release(gr_worker *w, gr_pkt *p);
 void gr_enqueue(gr_worker *w, gr_pkt *p);
 void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: skip */
 uint64_t gr_subq_avail(const gr_subq *s);
+bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
 void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
 bool gr_queue_full(const gr_queue_rt *q);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
 void gr_close_queue(gr_worker *w, gr_queue_rt *q);
+int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
 /* sched.c */
 void *gr_worker_main(void *arg);

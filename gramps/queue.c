@@ -37,7 +37,7 @@ void gr_charge(gr_queue_rt *q, int64_t n)
      * the queue full after registering cannot miss this consumer's release. */
     int64_t held = atomic_fetch_add(&q->held, n) + n;
     update_peak(&q->peak, held);
-    atomic_fetch_add(&q->cons_comp->pending, n);
+    if (!q->physical) atomic_fetch_add(&q->cons_comp->pending, n);
 }
 
 /* Charges n packets unless that would overfill the queue (backward edges are never
@@ -52,7 +52,7 @@ bool gr_try_charge(gr_queue_rt *q, int64_t n)
         return false;
     }
     update_peak(&q->peak, old + n);
-    atomic_fetch_add(&q->cons_comp->pending, n);
+    if (!q->physical) atomic_fetch_add(&q->cons_comp->pending, n);
     return true;
 }
 
@@ -60,7 +60,7 @@ void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     atomic_fetch_sub(&q->held, n);
     if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
-    gr_pending_sub(w, gr_comp_of_queue(w->g, q), n);
+    if (!q->physical) gr_pending_sub(w, gr_comp_of_queue(w->g, q), n);
 }
 
 /* The consumer is done with p: it leaves the queue and returns to the pool. */
@@ -71,13 +71,13 @@ void gr_release(gr_worker *w, gr_pkt *p)
     gr_uncharge(w, q, 1);
 }
 
+/* Backpressure test for Shader producers. Ordered outputs never count: inside an
+ * ordered chain the space was reserved at the chain's end when its first packet was
+ * committed. Per-subqueue capacity of queue sets is enforced at reserve time. */
 bool gr_queue_full(const gr_queue_rt *q)
 {
-    if (q->backward) return false;
-    if (!q->physical)
-        return atomic_load_explicit(&q->held, memory_order_relaxed) >= (int64_t)q->d.capacity;
-    if (q->is_set) return false;      /* per-subqueue capacity is checked at reserve */
-    return q->subs[0]->charged >= q->d.capacity;
+    if (q->backward || q->d.ordered || q->is_set) return false;
+    return atomic_load_explicit(&q->held, memory_order_relaxed) >= (int64_t)q->d.capacity;
 }
 
 /* ---- subqueues ---------------------------------------------------------------------- */
@@ -148,10 +148,13 @@ static void init_dynamic_sub(void *ctx, uint64_t key, uint32_t index)
 static void ensure_consumer(gr_worker *w, gr_queue_rt *q, gr_subq *s)
 {
     gr_stage_rt *c = w->g->stages[q->consumer];
-    if (!c->d.instanced || s->consumer) return;
+    if (!c->d.instanced || atomic_load_explicit(&s->consumer, memory_order_acquire)) return;
     gr_spin_lock(&s->lock);
     gr_inst *inst = NULL;
-    if (!s->consumer) inst = s->consumer = gr_inst_create(w, c, s);
+    if (!atomic_load_explicit(&s->consumer, memory_order_relaxed)) {
+        inst = gr_inst_create(w, c, s);
+        atomic_store_explicit(&s->consumer, inst, memory_order_release);
+    }
     gr_spin_unlock(&s->lock);
     if (inst) gr_make_runnable(w, inst);
 }
@@ -203,6 +206,14 @@ static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
 void gr_enqueue(gr_worker *w, gr_pkt *p)
 {
     gr_queue_rt *q = p->queue;
+    if (atomic_load_explicit(&q->closed, memory_order_relaxed)) {
+        gr_set_error(w->g, GR_ERR_INVALID, "a packet was committed to queue '%s' after it "
+                     "was closed (in a cycle, a Thread stage must commit its output before "
+                     "it waits for input)", q->name);
+        atomic_store(&w->g->abort, true);
+        gr_wake_sleepers(w->g);
+        return;
+    }
     atomic_fetch_add_explicit(&q->total, 1, memory_order_relaxed);
     if (!q->physical) {
         gr_push_task(w, w->g->stages[q->consumer], p);
@@ -248,12 +259,22 @@ uint64_t gr_subq_avail(const gr_subq *s)
     return s->ready_end - s->head - s->nskip - s->taken;
 }
 
+/* Whether a consumer asking for `need` packets can go on (lock held): enough packets,
+ * or the producers are done, or (for a finite request larger than the capacity) the
+ * subqueue is as full as it can get, which would otherwise be a certain deadlock. */
+bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short)
+{
+    if (s->closed) return true;
+    if (grant_short && gr_subq_avail(s) > 0) return true;
+    if (need == GR_ALL) return false;
+    uint64_t have = gr_subq_avail(s);
+    return have >= need || (!s->queue->backward && have >= s->queue->d.capacity);
+}
+
 static gr_inst *take_in_waiter(gr_subq *s)
 {
     gr_inst *wt = s->in_waiter;
-    if (!wt) return NULL;
-    uint64_t have = gr_subq_avail(s);
-    if (s->in_need == GR_ALL ? !s->closed : (have < s->in_need && !s->closed)) return NULL;
+    if (!wt || !gr_subq_need_met(s, s->in_need, false)) return NULL;
     s->in_waiter = NULL;
     return wt;
 }
@@ -356,4 +377,29 @@ void gr_close_queue(gr_worker *w, gr_queue_rt *q)
         gr_spin_unlock(&s->lock);
         if (waiter) gr_make_runnable(w, waiter);
     }
+}
+
+/* A quiescent component whose Thread consumers wait for more packets than are there:
+ * hand them what is there (a short reservation) instead of closing the queue under
+ * them, since in a cycle their output may be the rest of the work. Returns how many
+ * consumers were woken. */
+int gr_grant_waiting(gr_worker *w, gr_queue_rt *q)
+{
+    if (!q->physical) return 0;
+    int woken = 0;
+    uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
+    for (uint32_t i = 0; i < n; i++) {
+        gr_subq *s = q->subs[i];
+        if (!s) continue;
+        gr_spin_lock(&s->lock);
+        gr_inst *waiter = NULL;
+        if (s->in_waiter && gr_subq_avail(s) > 0) {
+            waiter = s->in_waiter;
+            waiter->grant_short = true;
+            s->in_waiter = NULL;
+        }
+        gr_spin_unlock(&s->lock);
+        if (waiter) { gr_make_runnable(w, waiter); woken++; }
+    }
+    return woken;
 }

@@ -93,6 +93,8 @@ static void *steal(gr_worker *w, int *rank_out)
 
 static void run_task(gr_worker *w, void *task, gr_stage_rt *s)
 {
+    /* The watchdog's view: idle from the first failed search until work is found. */
+    atomic_store_explicit(&w->idle, false, memory_order_relaxed);
     w->tasks++;
     atomic_store_explicit(&w->progress, w->tasks, memory_order_relaxed);
     if (is_inst(task)) {
@@ -133,7 +135,6 @@ static void idle_wait(gr_worker *w, unsigned *fails)
         pthread_mutex_unlock(&g->sleep_lock);
         atomic_fetch_sub(&g->sleepers, 1);
     }
-    atomic_store_explicit(&w->idle, false, memory_order_relaxed);
     gr_account(w, GR_T_SCHED);
 }
 

@@ -220,6 +220,16 @@ static gr_partial *partial_for(gr_worker *w, gr_queue_rt *q, uint32_t sub)
     return &w->partials[q->id][sub];
 }
 
+/* Queues a coalesced packet; its producer may now finish. */
+static void send_partial(gr_worker *w, gr_partial *pa)
+{
+    gr_pkt *p = pa->pkt;
+    gr_comp *producer = pa->producer;
+    pa->pkt = NULL;
+    gr_enqueue(w, p);
+    gr_pending_sub(w, producer, 1);
+}
+
 static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const void *elem)
 {
     if (!out_slot(c, slot, GR_BIND_PUSH, "gr_push")) return;
@@ -235,6 +245,8 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
     if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return; }
     if (!pa->pkt) {
         gr_charge(q, 1);
+        pa->producer = &w->g->comps[c->stage->comp];
+        gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);
         pa->pkt->key = keyed ? key : c->key;
         memset(gr_pkt_data(pa->pkt), 0, q->d.header_bytes);
@@ -244,11 +256,7 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
     uint32_t n = gr_count(data);
     memcpy(data + q->d.header_bytes + (size_t)n * q->d.element_bytes, elem, q->d.element_bytes);
     gr_set_count(data, n + 1);
-    if (n + 1 == q->d.elements) {
-        gr_pkt *full = pa->pkt;
-        pa->pkt = NULL;
-        gr_enqueue(w, full);
-    }
+    if (n + 1 == q->d.elements) send_partial(w, pa);
 }
 
 void gr_push(gr_ctx *c, int output, const void *element)
@@ -270,10 +278,8 @@ void gr_flush_partials(gr_worker *w)
         pa->active = false;
         pa->next_active = NULL;
         if (pa->pkt) {
-            gr_pkt *p = pa->pkt;
-            pa->pkt = NULL;
             w->flushes++;
-            gr_enqueue(w, p);
+            send_partial(w, pa);
         }
         pa = next;
     }

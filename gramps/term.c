@@ -7,7 +7,9 @@
  * wakes Thread instances blocked on input with short reservations; when pending reaches
  * zero again with the inputs closed, the component is finished: its output queues lose
  * a live producer and its consumer components lose one pending unit. Counter updates
- * form one modification order per component, so exactly one thread sees each zero. */
+ * form one modification order per component, so exactly one thread sees each zero.
+ * Before closing, consumers waiting for more packets than are queued are first handed
+ * what is there (in a cycle, their output may be the rest of the work). */
 #include "gramps/internal.h"
 
 static void comp_finish(gr_worker *w, gr_comp *c)
@@ -33,9 +35,12 @@ static void comp_quiescent(gr_worker *w, gr_comp *c)
         comp_finish(w, c);
         return;
     }
-    /* Hold a unit while closing so the wake-ups below cannot race us to zero. */
+    /* Hold a unit while waking so the wake-ups below cannot race us to zero. */
     atomic_fetch_add(&c->pending, 1);
-    for (int i = 0; i < c->nin_queues; i++) gr_close_queue(w, g->queues[c->in_queues[i]]);
+    int granted = 0;
+    for (int i = 0; i < c->nin_queues; i++) granted += gr_grant_waiting(w, g->queues[c->in_queues[i]]);
+    if (!granted)
+        for (int i = 0; i < c->nin_queues; i++) gr_close_queue(w, g->queues[c->in_queues[i]]);
     gr_pending_sub(w, c, 1);
 }
 

@@ -62,8 +62,7 @@ static void park_in(gr_worker *w, gr_inst *inst)
 {
     gr_subq *s = inst->block_sub;
     gr_spin_lock(&s->lock);
-    uint64_t have = gr_subq_avail(s);
-    bool ready = s->closed || (inst->block_need != GR_ALL && have >= inst->block_need);
+    bool ready = gr_subq_need_met(s, inst->block_need, inst->grant_short);
     if (!ready) {
         s->in_waiter = inst;
         s->in_need = inst->block_need;
@@ -254,11 +253,11 @@ static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_wind
                 "is open; commit first", c->stage->name, slot, q->name);
     for (;;) {
         gr_spin_lock(&s->lock);
-        uint64_t have = gr_subq_avail(s);
-        if ((n != GR_ALL && have >= n) || s->closed) break;
+        if (gr_subq_need_met(s, n, c->inst->grant_short)) break;
         gr_spin_unlock(&s->lock);
         wait_input(c, s, n);
     }
+    c->inst->grant_short = false;
     uint32_t take = (uint32_t)(n == GR_ALL || gr_subq_avail(s) < n ? gr_subq_avail(s) : n);
     if (!window_pkts(t, take ? take : 1)) { gr_spin_unlock(&s->lock); return GR_ERR_NOMEM; }
     s->taken = take;

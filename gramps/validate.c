@@ -70,12 +70,18 @@ static bool check_runnable(gr_graph *g, const int *runnable, int n)
                  "instances start per subqueue)", s->name);
         s->runnable_at_launch = true;
     }
+    /* Every Thread instance starts runnable (it blocks at its first reserve if it has
+     * no input yet); the list only has to name the sources, so a source left out is an
+     * error rather than a stage that silently never runs. */
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *s = g->stages[i];
-        if (n == 0 && s->nin == 0 && s->d.kind != GR_SHADER) s->runnable_at_launch = true;
-        if (s->nin == 0 && !s->runnable_at_launch)
-            FAIL("stage '%s' has no input queues and is not runnable at launch: it would "
+        if (s->nin == 0 && n > 0 && !s->runnable_at_launch)
+            FAIL("stage '%s' has no input queues and is not in the runnable set: it would "
                  "never run", s->name);
+        if (s->nin == 0 && s->d.kind == GR_SHADER)
+            FAIL("Shader stage '%s' has no input queue: a Shader runs once per input packet",
+                 s->name);
+        if (s->d.kind != GR_SHADER && !s->d.instanced) s->runnable_at_launch = true;
     }
     return true;
 }

@@ -1,0 +1,180 @@
+/* Runtime benchmarks. Prints one line per figure: "name value unit".
+ *
+ *  - shader_packet_overhead_ns_Nw: a Thread stage commits packets to a Shader that does
+ *    no work; wall time x workers / packets (runtime cost per packet per worker).
+ *  - thread_pingpong_round_trip_ns: two Thread stages bounce one packet through two
+ *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
+ *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
+ *    per Shader: time, parallel efficiency against 1 worker, and peak footprint.
+ * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads). */
+#include "gramps/gramps.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct params { uint32_t packets; double work_us; double spin_per_us; } params;
+
+static void produce(gr_ctx *c)
+{
+    params *p = gr_user(c);
+    for (uint32_t i = 0; i < p->packets; i++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void empty_shader(gr_ctx *c) { (void)c; }
+
+static double spin_work(double iters)
+{
+    volatile double x = 1.0;
+    for (long i = 0; i < (long)iters; i++) x = x * 1.0000001 + 1e-9;
+    return x;
+}
+
+static void work_shader(gr_ctx *c)
+{
+    params *p = gr_user(c);
+    spin_work(p->work_us * p->spin_per_us);
+    *(uint32_t *)gr_output(c, 0) = *(uint32_t *)gr_input(c, NULL);
+}
+
+static void consume(gr_ctx *c)
+{
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) gr_commit(c, 0, 1);
+}
+
+static double run_graph(gr_graph *g, unsigned workers)
+{
+    gr_launch_opts o = {.workers = workers};
+    double t0 = now_s();
+    if (gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
+        fprintf(stderr, "bench graph failed: %s\n", gr_error(g));
+        exit(1);
+    }
+    return now_s() - t0;
+}
+
+static void bench_shader_overhead(unsigned workers)
+{
+    params p = {.packets = 2000000};
+    double best = 1e9;
+    for (int rep = 0; rep < 3; rep++) {
+        gr_graph *g = gr_graph_create();
+        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 16, .capacity = 256});
+        int s = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = produce, .user = &p});
+        int h = gr_stage(g, &(gr_stage_desc){.name = "nop", .kind = GR_SHADER, .main = empty_shader});
+        gr_bind(g, s, GR_BIND_OUTPUT, q);
+        gr_bind(g, h, GR_BIND_INPUT, q);
+        double t = run_graph(g, workers);
+        if (t < best) best = t;
+        gr_graph_destroy(g);
+    }
+    printf("shader_packet_overhead_ns_%uw %.1f ns\n", workers, best * 1e9 * workers / p.packets);
+}
+
+static void pingpong(gr_ctx *c)
+{
+    params *p = gr_user(c);
+    bool starter = gr_instance(c) == 0 && *(int *)gr_config(c, NULL) == 0;
+    gr_window w;
+    if (starter) { gr_reserve_out(c, 0, 1, &w); gr_commit_out(c, 0, 1); }
+    for (uint32_t i = 0; i < p->packets; i++) {
+        if (gr_reserve(c, 0, 1, &w) != GR_OK) return;
+        gr_commit(c, 0, 1);
+        if (starter && i + 1 == p->packets) return;
+        gr_reserve_out(c, 0, 1, &w);
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void bench_pingpong(void)
+{
+    params p = {.packets = 200000};
+    gr_graph *g = gr_graph_create();
+    int a = gr_queue(g, &(gr_queue_desc){.name = "ping", .packet_bytes = 8, .capacity = 1});
+    int b = gr_queue(g, &(gr_queue_desc){.name = "pong", .packet_bytes = 8, .capacity = 1});
+    int zero = 0, one = 1;
+    int s0 = gr_stage(g, &(gr_stage_desc){.name = "A", .kind = GR_THREAD, .main = pingpong, .user = &p,
+                                          .config = &zero, .config_bytes = sizeof zero});
+    int s1 = gr_stage(g, &(gr_stage_desc){.name = "B", .kind = GR_THREAD, .main = pingpong, .user = &p,
+                                          .config = &one, .config_bytes = sizeof one});
+    gr_bind(g, s0, GR_BIND_OUTPUT, a);
+    gr_bind(g, s1, GR_BIND_INPUT, a);
+    gr_bind(g, s1, GR_BIND_OUTPUT, b);
+    gr_bind(g, s0, GR_BIND_INPUT, b);
+    int runnable[] = {s0, s1};
+    gr_launch_opts o = {.workers = 1};
+    double t0 = now_s();
+    if (gr_launch(g, &o, runnable, 2) != GR_OK || gr_wait(g) != GR_OK) {
+        fprintf(stderr, "pingpong failed: %s\n", gr_error(g));
+        exit(1);
+    }
+    printf("thread_pingpong_round_trip_ns %.1f ns\n", (now_s() - t0) * 1e9 / p.packets);
+    gr_graph_destroy(g);
+}
+
+static double calibrate_spin(void)
+{
+    double t0 = now_s();
+    spin_work(2e7);
+    return 2e7 / ((now_s() - t0) * 1e6);
+}
+
+static double synthetic(unsigned workers, params *p, unsigned long long *footprint)
+{
+    gr_graph *g = gr_graph_create();
+    int q[3];
+    const char *names[] = {"to-s1", "to-s2", "to-sink"};
+    for (int i = 0; i < 3; i++)
+        q[i] = gr_queue(g, &(gr_queue_desc){.name = names[i], .packet_bytes = 64, .capacity = 64});
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = produce, .user = p});
+    int s1 = gr_stage(g, &(gr_stage_desc){.name = "s1", .kind = GR_SHADER, .main = work_shader, .user = p});
+    int s2 = gr_stage(g, &(gr_stage_desc){.name = "s2", .kind = GR_SHADER, .main = work_shader, .user = p});
+    int sink = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = consume});
+    gr_bind(g, gen, GR_BIND_OUTPUT, q[0]);
+    gr_bind(g, s1, GR_BIND_INPUT, q[0]);
+    gr_bind(g, s1, GR_BIND_OUTPUT, q[1]);
+    gr_bind(g, s2, GR_BIND_INPUT, q[1]);
+    gr_bind(g, s2, GR_BIND_OUTPUT, q[2]);
+    gr_bind(g, sink, GR_BIND_INPUT, q[2]);
+    double t = run_graph(g, workers);
+    *footprint = gr_get_stats(g)->peak_footprint_bytes;
+    gr_graph_destroy(g);
+    return t;
+}
+
+int main(void)
+{
+    long hw = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
+    unsigned maxw = (unsigned)(cap ? atol(cap) : hw);
+    bench_shader_overhead(1);
+    if (maxw >= 2) bench_shader_overhead(2);
+    bench_pingpong();
+    params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
+    unsigned long long fp;
+    double t1 = synthetic(1, &p, &fp);
+    printf("synthetic_time_ms_1w %.2f ms\n", t1 * 1e3);
+    printf("synthetic_peak_footprint_bytes_1w %llu bytes\n", fp);
+    for (unsigned w = 2; w <= maxw; w *= 2) {
+        double t = synthetic(w, &p, &fp);
+        printf("synthetic_time_ms_%uw %.2f ms\n", w, t * 1e3);
+        printf("synthetic_speedup_%uw %.2f x\n", w, t1 / t);
+        printf("synthetic_efficiency_%uw %.1f %%\n", w, 100.0 * t1 / (t * w));
+        printf("synthetic_peak_footprint_bytes_%uw %llu bytes\n", w, fp);
+    }
+    return 0;
+}
