@@ -1,0 +1,42 @@
+/* raytrace.h — the packet ray tracer as a GRAMPS graph (thesis Fig. 4.2):
+ *
+ *   Tiler -> Sampler -> Camera -> Intersect -> Shade -> Shadow Intersect -> Blend
+ *                                     ^-----------'  (reflection rays: the cycle)
+ *
+ * Tiler and Sampler are Thread singletons, Camera / Intersect / Shade / Shadow are
+ * Shader stages, Blend is a Thread stage. Shade pushes shadow rays, reflection rays and
+ * direct contributions; the runtime coalesces them into full packets. Blend sums
+ * contributions in 64-bit fixed point, so the image is bit-identical whatever order they
+ * arrive in (any worker count, any run). */
+#ifndef PIPELINES_RAYTRACE_H
+#define PIPELINES_RAYTRACE_H
+
+#include "gramps/gramps.h"
+#include "pipelines/common.h"
+#include "raytracer/bvh.h"
+
+typedef struct rtp_config {
+    int width, height;
+    int spp;                       /* jittered samples per pixel (1 = pixel centres) */
+    int bounces;                   /* reflection depth (default 1) */
+    int packet_rays;               /* rays per packet, 1..64 (default 64) */
+    int tile;                      /* Tiler's tile edge in pixels (default 32) */
+    uint32_t camera_capacity;      /* Sampler -> Camera queue capacity in packets (default 16) */
+    float min_weight;              /* drop rays whose weight falls below (default 0.01) */
+    pl_aov aov;
+    unsigned workers;              /* 0: all hardware threads */
+} rtp_config;
+
+typedef struct rtp_counts {
+    uint64_t primary, shadow, secondary;
+} rtp_counts;
+
+void rtp_config_default(rtp_config *c);
+
+/* Renders into rgba (width*height*4). Returns the finished graph (for statistics; the
+ * caller destroys it) or NULL with a message in err. */
+gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
+                     const rtp_config *cfg, uint8_t *rgba, rtp_counts *counts,
+                     char err[SC_ERR_MAX]);
+
+#endif

@@ -1,0 +1,139 @@
+/* ray_shading.c — Blinn-Phong shading of ray hits with shadow and reflection rays. */
+#include "shaders/ray_shading.h"
+
+#include <math.h>
+#include <string.h>
+
+static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void normalize3(float v[3])
+{
+    float l = sqrtf(dot3(v, v));
+    if (l > 0) { v[0] /= l; v[1] /= l; v[2] /= l; }
+}
+
+void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
+                     const pl_camera_frame *f)
+{
+    memset(e, 0, sizeof *e);
+    e->scene = s;
+    e->geo = g;
+    e->nlights = (int)(s->nlights < SH_RAY_MAX_LIGHTS ? s->nlights : SH_RAY_MAX_LIGHTS);
+    memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
+    if (e->nlights == 0) {
+        memcpy(e->lights[0].position, f->eye, sizeof f->eye);
+        e->lights[0].color[0] = e->lights[0].color[1] = e->lights[0].color[2] = 1.0f;
+        e->nlights = 1;
+    }
+    e->ambient = 0.1f;
+    e->background[0] = e->background[1] = e->background[2] = 0.05f;
+    float d[3], diag = 0;
+    for (int i = 0; i < 3; i++) d[i] = g->bbox_max[i] - g->bbox_min[i];
+    diag = sqrtf(dot3(d, d));
+    e->eps = (diag > 0 ? diag : 1.0f) * 1e-4f;
+    memcpy(e->forward, f->forward, sizeof e->forward);
+    /* Depth range: the bounding box's extent along the view axis. */
+    float lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 8; k++) {
+        float c[3] = {k & 1 ? g->bbox_max[0] : g->bbox_min[0], k & 2 ? g->bbox_max[1] : g->bbox_min[1],
+                      k & 4 ? g->bbox_max[2] : g->bbox_min[2]};
+        float v[3] = {c[0] - f->eye[0], c[1] - f->eye[1], c[2] - f->eye[2]};
+        float z = dot3(v, f->forward);
+        lo = fminf(lo, z);
+        hi = fmaxf(hi, z);
+    }
+    e->depth_near = lo > 0 ? lo : 0;
+    e->depth_far = hi > e->depth_near ? hi : e->depth_near + 1;
+}
+
+/* Interpolated shading normal, facing the incoming ray (two-sided). */
+static void hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3])
+{
+    const uint32_t *idx = e->geo->indices + 3 * (size_t)hit->prim;
+    float w0 = 1.0f - hit->u - hit->v;
+    for (int i = 0; i < 3; i++)
+        n[i] = w0 * e->geo->normals[3 * idx[0] + i] + hit->u * e->geo->normals[3 * idx[1] + i] +
+               hit->v * e->geo->normals[3 * idx[2] + i];
+    normalize3(n);
+    if (dot3(n, ray->dir) > 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
+}
+
+static const sc_material *hit_material(const sh_ray_env *e, const rt_hit *hit)
+{
+    static const sc_material fallback = {"default", {0.8f, 0.8f, 0.8f}, -1, 0.3f, 0.5f, 32.0f};
+    uint32_t m = e->geo->materials ? e->geo->materials[hit->prim] : UINT32_MAX;
+    return m < e->scene->nmaterials ? &e->scene->materials[m] : &fallback;
+}
+
+/* Blinn-Phong for one light; the shadow ray goes from p to the light (t in [0, 1)). */
+static void light_term(const sh_ray_env *e, const sc_material *m, const float p[3],
+                       const float n[3], const float view[3], const sc_light *l,
+                       const float scale[3], sh_ray_result *out)
+{
+    float L[3] = {l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2]};
+    float ldir[3] = {L[0], L[1], L[2]};
+    normalize3(ldir);
+    float ndotl = dot3(n, ldir);
+    if (ndotl <= 0) return;
+    float h[3] = {ldir[0] + view[0], ldir[1] + view[1], ldir[2] + view[2]};
+    normalize3(h);
+    float spec = m->specular * powf(fmaxf(dot3(n, h), 0.0f), m->specular_exponent);
+    int k = out->nshadow++;
+    for (int i = 0; i < 3; i++)
+        out->shadow_color[k][i] = scale[i] * (m->albedo[i] * ndotl + spec) * l->color[i];
+    rt_ray *r = &out->shadow[k];
+    for (int i = 0; i < 3; i++) { r->org[i] = p[i] + n[i] * e->eps; r->dir[i] = L[i]; }
+    r->tmin = 0.0f;
+    r->tmax = 0.9999f;
+}
+
+void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                  const float weight[3], int depth, sh_ray_result *out)
+{
+    (void)depth;
+    const sc_material *m = hit_material(e, hit);
+    float n[3], p[3], view[3];
+    hit_normal(e, ray, hit, n);
+    for (int i = 0; i < 3; i++) {
+        p[i] = ray->org[i] + hit->t * ray->dir[i];
+        view[i] = -ray->dir[i];
+    }
+    normalize3(view);
+    float local = 1.0f - m->reflectivity, scale[3];
+    out->nshadow = 0;
+    for (int i = 0; i < 3; i++) {
+        scale[i] = weight[i] * local;
+        out->direct[i] = scale[i] * e->ambient * m->albedo[i];
+    }
+    for (int l = 0; l < e->nlights; l++) light_term(e, m, p, n, view, &e->lights[l], scale, out);
+    out->reflect = m->reflectivity > 0;
+    if (!out->reflect) return;
+    float d[3] = {ray->dir[0], ray->dir[1], ray->dir[2]};
+    normalize3(d);
+    float dn = dot3(d, n);
+    for (int i = 0; i < 3; i++) {
+        out->reflected.org[i] = p[i] + n[i] * e->eps;
+        out->reflected.dir[i] = d[i] - 2.0f * dn * n[i];
+        out->reflect_weight[i] = weight[i] * m->reflectivity;
+    }
+    out->reflected.tmin = 0.0f;
+    out->reflected.tmax = INFINITY;
+}
+
+void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit *hit,
+                float rgb[3])
+{
+    if (aov == PL_AOV_PRIMID) {
+        uint8_t b[4];
+        pl_encode_primid(hit->prim + 1, b);
+        for (int i = 0; i < 3; i++) rgb[i] = b[i];
+    } else if (aov == PL_AOV_DEPTH) {
+        float z = hit->t * dot3(ray->dir, e->forward);
+        float v = (z - e->depth_near) / (e->depth_far - e->depth_near);
+        rgb[0] = rgb[1] = rgb[2] = 1.0f - fminf(fmaxf(v, 0.0f), 1.0f);
+    } else {
+        float n[3];
+        hit_normal(e, ray, hit, n);
+        for (int i = 0; i < 3; i++) rgb[i] = n[i] * 0.5f + 0.5f;
+    }
+}

@@ -1,0 +1,339 @@
+/* gramps-render — renders a scene with one of the GRAMPS renderer graphs to a PNG and
+ * reports frame times, work counts, queue footprint and (with --stats) the runtime's
+ * statistics as JSON.
+ *
+ *   gramps-render [options] [SCENE]      SCENE: .scene file, mesh file or built-in name
+ *
+ * Bad values stop with a message naming the flag and exit status 2; a scene that cannot
+ * be loaded or a failed render exits with 1. The output image is written to a temporary
+ * file and renamed over the target only after a successful render. */
+#include "gramps/gramps.h"
+#include "pipelines/common.h"
+#include "pipelines/raytrace.h"
+#include "raytracer/bvh.h"
+#include "scenes/scene.h"
+#include "tools/common/image_out.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct options {
+    const char *scene, *pipeline, *output, *stats;
+    int width, height, frames, spp, bounces;
+    unsigned threads;
+    pl_aov aov;
+    bool info, quiet, have_camera, have_light;
+    float camera[10], light[3];
+} options;
+
+typedef struct frame_result {
+    double ms;
+    uint64_t work[3];              /* raytrace: primary, shadow, secondary rays */
+    gr_graph *graph;
+} frame_result;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: gramps-render [options] [SCENE]\n"
+        "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
+        "teapot (default), courtyard, fairy, cornell.\n\n"
+        "  -p, --pipeline NAME   raytrace (raster and hybrid arrive with their issues)\n"
+        "  -o, --output FILE     PNG to write (default: none)\n"
+        "      --size WxH        image size (default 1024x1024)\n"
+        "  -t, --threads N       worker threads (default: all hardware threads)\n"
+        "      --camera ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy   override the scene's camera\n"
+        "      --light x,y,z     replace the scene's lights with one white point light\n"
+        "      --aov KIND        color | primid | depth | normal (default color)\n"
+        "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
+        "      --bounces N       reflection depth (raytrace, default 1)\n"
+        "      --frames N        render N frames after one warm-up frame, report each\n"
+        "      --stats FILE      write statistics as JSON\n"
+        "      --info            print the scene report and exit\n"
+        "  -q, --quiet           no summary\n"
+        "  -h, --help            this help\n"
+        "      --version         version\n");
+}
+
+static int bad_flag(const char *flag, const char *value, const char *why)
+{
+    fprintf(stderr, "gramps-render: %s '%s': %s\n", flag, value ? value : "", why);
+    return 2;
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_floats(const char *s, int n, float *out)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        float v = strtof(s, &end);
+        if (errno || end == s || !isfinite(v)) return false;
+        out[i] = v;
+        if (i + 1 < n) {
+            if (*end != ',') return false;
+            s = end + 1;
+        } else if (*end) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool parse_aov(const char *s, pl_aov *out)
+{
+    static const char *names[] = {"color", "primid", "depth", "normal"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) { *out = (pl_aov)i; return true; }
+    return false;
+}
+
+enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
+       OPT_VERSION, OPT_SPP, OPT_BOUNCES };
+
+static int parse_one(options *o, int c, const char *arg, const char *flag)
+{
+    int n;
+    switch (c) {
+    case 'p':
+        if (strcmp(arg, "raytrace"))
+            return bad_flag(flag, arg, strcmp(arg, "raster") && strcmp(arg, "hybrid")
+                            ? "unknown pipeline (raytrace)" : "this pipeline is not built yet");
+        o->pipeline = arg;
+        return 0;
+    case 'o': o->output = arg; return 0;
+    case 't':
+        if (!parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
+        o->threads = (unsigned)n;
+        return 0;
+    case 'q': o->quiet = true; return 0;
+    case OPT_SIZE:
+        if (sscanf(arg, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
+            o->width > 16384 || o->height > 16384 || strspn(arg, "0123456789x") != strlen(arg))
+            return bad_flag(flag, arg, "expected WxH, each 1..16384");
+        return 0;
+    case OPT_CAMERA:
+        if (!parse_floats(arg, 10, o->camera) || o->camera[9] <= 0 || o->camera[9] >= 180)
+            return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy with 0 < fovy < 180");
+        o->have_camera = true;
+        return 0;
+    case OPT_LIGHT:
+        if (!parse_floats(arg, 3, o->light)) return bad_flag(flag, arg, "expected x,y,z");
+        o->have_light = true;
+        return 0;
+    case OPT_AOV:
+        if (!parse_aov(arg, &o->aov)) return bad_flag(flag, arg, "expected color, primid, depth or normal");
+        return 0;
+    case OPT_FRAMES:
+        if (!parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
+        return 0;
+    case OPT_SPP:
+        if (!parse_int(arg, 1, 4096, &o->spp)) return bad_flag(flag, arg, "expected 1..4096");
+        return 0;
+    case OPT_BOUNCES:
+        if (!parse_int(arg, 0, 64, &o->bounces)) return bad_flag(flag, arg, "expected 0..64");
+        return 0;
+    case OPT_STATS: o->stats = arg; return 0;
+    case OPT_INFO: o->info = true; return 0;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longs[] = {
+        {"pipeline", required_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
+        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'}, {"size", required_argument, 0, OPT_SIZE},
+        {"camera", required_argument, 0, OPT_CAMERA}, {"light", required_argument, 0, OPT_LIGHT},
+        {"aov", required_argument, 0, OPT_AOV}, {"frames", required_argument, 0, OPT_FRAMES},
+        {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
+        {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
+        {"bounces", required_argument, 0, OPT_BOUNCES}, {0, 0, 0, 0}};
+    *o = (options){.scene = "teapot", .pipeline = "raytrace", .width = 1024, .height = 1024,
+                   .frames = 1, .spp = 1, .bounces = 1};
+    opterr = 0;
+    int c, idx;
+    while ((c = getopt_long(argc, argv, ":p:o:t:qh", longs, &idx)) != -1) {
+        const char *flag = argv[optind - 1];
+        if (c == 'h') { usage(stdout); return -1; }
+        if (c == OPT_VERSION) { printf("gramps-render %s\n", GR_VERSION); return -1; }
+        if (c == '?') return bad_flag("option", argv[optind - 1], "unknown option (see --help)");
+        if (c == ':') return bad_flag(argv[optind - 1], NULL, "needs a value");
+        int rc = parse_one(o, c, optarg, flag);
+        if (rc) return rc;
+    }
+    if (optind < argc) o->scene = argv[optind++];
+    if (optind < argc) return bad_flag("argument", argv[optind], "only one SCENE may be given");
+    return 0;
+}
+
+static void apply_overrides(const options *o, sc_scene *s)
+{
+    if (o->have_camera) {
+        memcpy(s->camera.eye, o->camera, 3 * sizeof(float));
+        memcpy(s->camera.target, o->camera + 3, 3 * sizeof(float));
+        memcpy(s->camera.up, o->camera + 6, 3 * sizeof(float));
+        s->camera.fovy_deg = o->camera[9];
+    }
+    if (o->have_light) {
+        sc_light *l = realloc(s->lights, sizeof *l);
+        if (!l) return;
+        memcpy(l->position, o->light, sizeof l->position);
+        l->color[0] = l->color[1] = l->color[2] = 1.0f;
+        s->lights = l;
+        s->nlights = 1;
+    }
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int render_frame(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const rt_bvh *bvh, uint8_t *rgba, frame_result *r)
+{
+    char err[SC_ERR_MAX];
+    rtp_config cfg;
+    rtp_config_default(&cfg);
+    cfg.width = o->width;
+    cfg.height = o->height;
+    cfg.spp = o->spp;
+    cfg.bounces = o->bounces;
+    cfg.aov = o->aov;
+    cfg.workers = o->threads;
+    rtp_counts counts = {0};
+    double t0 = now_ms();
+    r->graph = rtp_render(s, g, bvh, &cfg, rgba, &counts, err);
+    r->ms = now_ms() - t0;
+    if (!r->graph) { fprintf(stderr, "gramps-render: %s\n", err); return 1; }
+    r->work[0] = counts.primary;
+    r->work[1] = counts.shadow;
+    r->work[2] = counts.secondary;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void write_stats(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const double *ms, int n, const frame_result *last, FILE *f)
+{
+    double sorted[n];
+    memcpy(sorted, ms, sizeof sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    const gr_stats *st = gr_get_stats(last->graph);
+    uint64_t rays = last->work[0] + last->work[1] + last->work[2];
+    fprintf(f, "{\n\"scene\": \"%s\",\n\"pipeline\": \"%s\",\n\"scheduler\": \"gramps\",\n"
+            "\"threads\": %u,\n\"size\": [%d, %d],\n\"triangles\": %zu,\n", s->name,
+            o->pipeline, st ? st->workers : 0, o->width, o->height, g->ntriangles);
+    fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
+            "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],
+            (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+            rays / (ms[n - 1] / 1e3));
+    fprintf(f, "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"frames\": [", sorted[n / 2], sorted[0]);
+    for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", ms[i]);
+    fprintf(f, "]},\n\"peak_footprint_bytes\": %llu,\n\"runtime\": ",
+            (unsigned long long)(st ? st->peak_footprint_bytes : 0));
+    gr_stats_write_json(last->graph, f);
+    fprintf(f, "}\n");
+}
+
+static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
+                    const double *ms, int n, const frame_result *last)
+{
+    double sorted[n];
+    memcpy(sorted, ms, sizeof sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    const gr_stats *st = gr_get_stats(last->graph);
+    uint64_t rays = last->work[0] + last->work[1] + last->work[2];
+    printf("%s: %s %dx%d, %zu triangles, %u threads\n", s->name, o->pipeline, o->width,
+           o->height, g->ntriangles, st ? st->workers : 0);
+    printf("frame %.2f ms (median of %d, min %.2f), %llu rays (%llu primary, %llu shadow, "
+           "%llu secondary), %.2f Mrays/s\n", sorted[n / 2], n, sorted[0],
+           (unsigned long long)rays, (unsigned long long)last->work[0],
+           (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+           rays / (sorted[n / 2] * 1e3));
+    printf("peak queue footprint %.1f KiB, occupancy %.0f%%\n",
+           st ? st->peak_footprint_bytes / 1024.0 : 0, st ? st->occupancy * 100 : 0);
+}
+
+static int run(const options *o, sc_scene *s, const sc_geometry *g)
+{
+    rt_bvh *bvh = rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
+    uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
+    double *ms = calloc((size_t)o->frames, sizeof *ms);
+    frame_result r = {0};
+    int rc = (!bvh || !rgba || !ms) ? 1 : 0;
+    if (rc) fprintf(stderr, "gramps-render: out of memory\n");
+    for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
+        if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
+        gr_graph_destroy(r.graph);
+        rc = render_frame(o, s, g, bvh, rgba, &r);
+        if (!rc && f >= 0) ms[f] = r.ms;
+    }
+    char err[512];
+    if (!rc && o->output && io_write_png(o->output, o->width, o->height, rgba, err, sizeof err)) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        rc = 1;
+    }
+    if (!rc && o->stats) {
+        FILE *f = fopen(o->stats, "w");
+        if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
+        else { write_stats(o, s, g, ms, o->frames, &r, f); fclose(f); }
+    }
+    if (!rc && !o->quiet) summary(o, s, g, ms, o->frames, &r);
+    gr_graph_destroy(r.graph);
+    rt_bvh_free(bvh);
+    free(rgba);
+    free(ms);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    char err[SC_ERR_MAX];
+    sc_scene *s = NULL;
+    if (sc_load(o.scene, &s, err) != 0) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        return 1;
+    }
+    apply_overrides(&o, s);
+    if (o.info) {
+        sc_report(s, o.width, o.height, stdout);
+        sc_free(s);
+        return 0;
+    }
+    sc_geometry g;
+    if (sc_flatten(s, &g, err) != 0) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        sc_free(s);
+        return 1;
+    }
+    rc = run(&o, s, &g);
+    sc_geometry_free(&g);
+    sc_free(s);
+    return rc;
+}
