@@ -1,0 +1,108 @@
+/* Ray-tracing graph benchmark: the thesis workload (1024x1024, one primary ray per pixel,
+ * a shadow ray per hit, one bounce of reflections, and their shadow rays) on teapot,
+ * courtyard, fairy and ../shared/scenes/bunny.obj. Prints "name value unit": frame time
+ * (median of 3 after a warm-up), rays per second and peak queue footprint per worker
+ * count, and the footprint with and without the Sampler->Camera capacity limit.
+ * GRAMPS_BENCH_MAX_WORKERS caps the sweep (default: hardware threads). */
+#include "pipelines/raytrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct scene_data { sc_scene *s; sc_geometry g; rt_bvh *bvh; } scene_data;
+
+static double frame(scene_data *d, rtp_config *c, uint8_t *img, rtp_counts *n,
+                    unsigned long long *footprint)
+{
+    char err[SC_ERR_MAX];
+    double t0 = now_ms();
+    gr_graph *g = rtp_render(d->s, &d->g, d->bvh, c, img, n, err);
+    double t = now_ms() - t0;
+    if (!g) { fprintf(stderr, "%s\n", err); exit(1); }
+    *footprint = gr_get_stats(g)->peak_footprint_bytes;
+    gr_graph_destroy(g);
+    return t;
+}
+
+static void bench_scene(const char *label, const char *path, unsigned maxw)
+{
+    scene_data d;
+    char err[SC_ERR_MAX];
+    if (sc_load(path, &d.s, err) || sc_flatten(d.s, &d.g, err)) { printf("# %s: %s\n", label, err); return; }
+    double t0 = now_ms();
+    d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
+    printf("rt_bvh_build_ms_%s %.1f ms\n", label, now_ms() - t0);
+    rtp_config c;
+    rtp_config_default(&c);
+    uint8_t *img = malloc((size_t)c.width * c.height * 4);
+    for (unsigned w = 1; w <= maxw; w *= 2) {
+        c.workers = w;
+        rtp_counts n;
+        unsigned long long fp;
+        double t[3];
+        frame(&d, &c, img, &n, &fp);
+        for (int i = 0; i < 3; i++) t[i] = frame(&d, &c, img, &n, &fp);
+        qsort(t, 3, sizeof *t, cmp);
+        double rays = (double)(n.primary + n.shadow + n.secondary);
+        printf("rt_frame_ms_%s_%uw %.1f ms\n", label, w, t[1]);
+        printf("rt_mrays_per_s_%s_%uw %.2f Mrays/s\n", label, w, rays / t[1] / 1e3);
+        printf("rt_peak_footprint_%s_%uw %llu bytes\n", label, w, fp);
+    }
+    free(img);
+    rt_bvh_free(d.bvh);
+    sc_geometry_free(&d.g);
+    sc_free(d.s);
+}
+
+/* The thesis: a capacity on Sampler->Camera cut the footprint more than tenfold. */
+static void bench_capacity(unsigned workers)
+{
+    scene_data d;
+    char err[SC_ERR_MAX];
+    if (sc_load("../shared/scenes/bunny.obj", &d.s, err) || sc_flatten(d.s, &d.g, err)) return;
+    d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
+    rtp_config c;
+    rtp_config_default(&c);
+    c.workers = workers;
+    uint8_t *img = malloc((size_t)c.width * c.height * 4);
+    rtp_counts n;
+    unsigned long long limited, unlimited;
+    frame(&d, &c, img, &n, &limited);
+    c.camera_capacity = 1u << 20;
+    frame(&d, &c, img, &n, &unlimited);
+    printf("rt_footprint_camera_cap16_bunny_%uw %llu bytes\n", workers, limited);
+    printf("rt_footprint_camera_unbounded_bunny_%uw %llu bytes\n", workers, unlimited);
+    printf("rt_footprint_reduction_bunny_%uw %.1f x\n", workers, (double)unlimited / (double)limited);
+    free(img);
+    rt_bvh_free(d.bvh);
+    sc_geometry_free(&d.g);
+    sc_free(d.s);
+}
+
+int main(void)
+{
+    const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
+    unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
+    bench_scene("teapot", "teapot", maxw);
+    bench_scene("courtyard", "courtyard", maxw);
+    bench_scene("fairy", "fairy", maxw);
+    bench_scene("bunny", "../shared/scenes/bunny.obj", maxw);
+    bench_capacity(maxw < 2 ? 1 : 2);
+    return 0;
+}
