@@ -205,10 +205,13 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
         ok = start_threads(g);
     }
     if (!ok) {
+        /* Anything already started is stopped and joined by gr_wait. */
         gr_set_error(g, GR_ERR_NOMEM, "gr_launch: out of memory or threads");
         atomic_store(&g->abort, true);
+        return GR_ERR_NOMEM;
     }
-    return g->status == GR_OK ? GR_OK : g->status;
+    /* Workers may already be recording run-time errors: those are gr_wait's to report. */
+    return GR_OK;
 }
 
 gr_status gr_wait(gr_graph *g)

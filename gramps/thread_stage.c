@@ -73,36 +73,34 @@ static void park_in(gr_worker *w, gr_inst *inst)
     else gr_pending_sub(w, &w->g->comps[inst->stage->comp], 1);
 }
 
-static bool out_fits(gr_inst *inst)
+static bool fits(int64_t held, uint32_t need, uint32_t capacity)
 {
-    if (inst->block_sub) {
-        gr_subq *s = inst->block_sub;
-        return s->charged == 0 || s->charged + inst->block_need <= s->queue->d.capacity;
-    }
-    int64_t held = atomic_load(&inst->block_queue->held);
-    return held == 0 || held + inst->block_need <= inst->block_queue->d.capacity;
+    return held == 0 || held + need <= capacity;
 }
 
-/* Blocked producers still count as pending: their output is coming. */
+/* Blocked producers still count as pending: their output is coming. Once the instance
+ * is on a waiter list another worker may wake and run it, so everything the recheck
+ * needs is read before it is registered. */
 static void park_out(gr_worker *w, gr_inst *inst)
 {
+    gr_subq *s = inst->block_sub;
+    gr_queue_rt *q = inst->block_queue;
+    uint32_t need = inst->block_need;
     atomic_store(&inst->state, GR_INST_BLOCKED_OUT);
-    if (inst->block_sub) {
-        gr_subq *s = inst->block_sub;
+    if (s) {
         gr_spin_lock(&s->lock);
-        bool fits = out_fits(inst);
-        if (!fits) { inst->next_waiter = s->out_waiters; s->out_waiters = inst; }
+        bool ok = fits(s->charged, need, s->queue->d.capacity);
+        if (!ok) { inst->next_waiter = s->out_waiters; s->out_waiters = inst; }
         gr_spin_unlock(&s->lock);
-        if (fits) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
+        if (ok) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
         return;
     }
-    gr_queue_rt *q = inst->block_queue;
     gr_spin_lock(&q->wait_lock);
     inst->next_waiter = q->out_waiters;
     q->out_waiters = inst;
     atomic_fetch_add(&q->nwaiters, 1);    /* seq_cst: pairs with gr_uncharge's check */
     gr_spin_unlock(&q->wait_lock);
-    if (out_fits(inst)) gr_wake_out_waiters(w, q, NULL);
+    if (fits(atomic_load(&q->held), need, q->d.capacity)) gr_wake_out_waiters(w, q, NULL);
 }
 
 void gr_inst_run(gr_worker *w, gr_inst *inst)
