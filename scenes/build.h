@@ -1,0 +1,46 @@
+/* build.h — internal helpers the loaders and built-in generators use to assemble an
+ * sc_scene: growable mesh builders, materials, lights, instances, smooth normals. */
+#ifndef SCENES_BUILD_H
+#define SCENES_BUILD_H
+
+#include "scenes/scene.h"
+
+#include <stdbool.h>
+
+typedef struct sc_mesh_builder {
+    float *pos, *nrm, *uv;            /* nrm/uv optional (NULL until first set) */
+    size_t nv, vcap;
+    uint32_t *idx, *mat;
+    size_t nt, tcap;
+} sc_mesh_builder;
+
+uint32_t sc_mb_vertex(sc_mesh_builder *b, float x, float y, float z);
+void sc_mb_normal(sc_mesh_builder *b, uint32_t v, float x, float y, float z);
+void sc_mb_uv(sc_mesh_builder *b, uint32_t v, float u, float w);
+void sc_mb_triangle(sc_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d, uint32_t material);
+bool sc_mb_ok(const sc_mesh_builder *b);           /* false after an allocation failure */
+void sc_mb_free(sc_mesh_builder *b);
+
+sc_scene *sc_scene_new(const char *name);
+/* Moves the builder's arrays into a new mesh (smooth normals computed if none were set).
+ * Returns the mesh index, or -1 when out of memory. */
+int sc_scene_add_mesh(sc_scene *s, const char *name, sc_mesh_builder *b);
+int sc_scene_add_material(sc_scene *s, const char *name, float r, float g, float b,
+                          float reflectivity, float specular, float exponent);
+int sc_scene_add_instance(sc_scene *s, uint32_t mesh, const float transform[16]);
+int sc_scene_add_light(sc_scene *s, float x, float y, float z, float r, float g, float b);
+int sc_scene_find_material(const sc_scene *s, const char *name);
+
+/* Area-weighted smooth vertex normals (zero-area triangles counted in *degenerate). */
+void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t nt,
+                       float *nrm, size_t *degenerate);
+
+/* A camera looking at the bounding box of s's geometry from a three-quarter view, the
+ * whole box in frame, and a light above and right of it (for mesh files). */
+void sc_fit_camera(sc_scene *s, const float up[3]);
+
+void sc_identity(float m[16]);
+/* Geometry bounds over every instance (lo > hi when empty). */
+void sc_scene_bounds(const sc_scene *s, float lo[3], float hi[3]);
+
+#endif

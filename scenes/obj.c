@@ -1,0 +1,210 @@
+/* obj.c — Wavefront OBJ (+ MTL) reader that keeps the primitive-id contract: polygons
+ * are fan-triangulated in file order and triangles keep that order whatever their
+ * material. (assimp's OBJ importer regroups faces by material, which would renumber
+ * them, so OBJ files are read here; every other format goes through assimp.)
+ *
+ * A mesh vertex is an OBJ `v` line, so vertex counts match the file; a face's `vn`/`vt`
+ * references set that position's normal / texture coordinate. Handles negative
+ * (relative) indices, `v/t/n`, `v//n`, CRLF and tabs. Errors name file and line. */
+#include "scenes/build.h"
+#include "scenes/loaders.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct obj_state {
+    const char *path;
+    int line;
+    sc_scene *s;
+    sc_mesh_builder b;
+    float *vn, *vt;
+    size_t nvn, nvt, cap_vn, cap_vt;
+    uint32_t material;
+    bool has_normals, has_uv, used_materials;
+    char *err;
+} obj_state;
+
+static bool fail(obj_state *o, const char *what)
+{
+    snprintf(o->err, SC_ERR_MAX, "%s:%d: %s", o->path, o->line, what);
+    return false;
+}
+
+static bool parse_floats(char *p, int n, float *out, char **end)
+{
+    for (int i = 0; i < n; i++) {
+        char *e;
+        errno = 0;
+        out[i] = strtof(p, &e);
+        if (e == p || errno == ERANGE) return false;
+        p = e;
+    }
+    if (end) *end = p;
+    return true;
+}
+
+static bool push3(float **arr, size_t *n, size_t *cap, const float *v, int k)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        float *q = realloc(*arr, nc * (size_t)k * sizeof(float));
+        if (!q) return false;
+        *arr = q;
+        *cap = nc;
+    }
+    memcpy(*arr + *n * (size_t)k, v, (size_t)k * sizeof(float));
+    (*n)++;
+    return true;
+}
+
+/* Resolves a 1-based or negative index against count; -1 when out of range. */
+static long resolve(long i, size_t count)
+{
+    long r = i < 0 ? (long)count + i : i - 1;
+    return (i == 0 || r < 0 || (size_t)r >= count) ? -1 : r;
+}
+
+/* One face vertex "v", "v/t", "v//n" or "v/t/n": returns the position index. */
+static bool face_vertex(obj_state *o, char **pp, uint32_t *out)
+{
+    char *p = *pp, *e;
+    long v = strtol(p, &e, 10), t = 0, n = 0;
+    if (e == p) return fail(o, "malformed face (expected a vertex index)");
+    p = e;
+    if (*p == '/') {
+        p++;
+        if (*p != '/') { t = strtol(p, &e, 10); if (e == p) return fail(o, "malformed texture index"); p = e; }
+        if (*p == '/') { p++; n = strtol(p, &e, 10); if (e == p) return fail(o, "malformed normal index"); p = e; }
+    }
+    long rv = resolve(v, o->b.nv);
+    if (rv < 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "vertex index %ld out of range (%zu vertices so far)", v, o->b.nv);
+        return fail(o, msg);
+    }
+    if (n) {
+        long rn = resolve(n, o->nvn);
+        if (rn < 0) return fail(o, "normal index out of range");
+        sc_mb_normal(&o->b, (uint32_t)rv, o->vn[3 * rn], o->vn[3 * rn + 1], o->vn[3 * rn + 2]);
+        o->has_normals = true;
+    }
+    if (t) {
+        long rt = resolve(t, o->nvt);
+        if (rt < 0) return fail(o, "texture index out of range");
+        sc_mb_uv(&o->b, (uint32_t)rv, o->vt[2 * rt], o->vt[2 * rt + 1]);
+        o->has_uv = true;
+    }
+    *out = (uint32_t)rv;
+    *pp = p;
+    return true;
+}
+
+static bool read_face(obj_state *o, char *p)
+{
+    uint32_t first = 0, prev = 0, cur;
+    int n = 0;
+    while (*p) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p || *p == '#') break;
+        if (!face_vertex(o, &p, &cur)) return false;
+        if (n == 0) first = cur;
+        else if (n >= 2) sc_mb_triangle(&o->b, first, prev, cur, o->material);
+        prev = cur;
+        n++;
+    }
+    if (n < 3) return fail(o, "a face needs at least 3 vertices");
+    return true;
+}
+
+static int mtl_material(obj_state *o, const char *name)
+{
+    int m = sc_scene_find_material(o->s, name);
+    if (m < 0) m = sc_scene_add_material(o->s, name, 0.8f, 0.8f, 0.8f, 0.0f, 0.3f, 32.0f);
+    return m;
+}
+
+/* MTL: newmtl, Kd (albedo), Ns (exponent), Ks (specular weight). Missing file: warning-free
+ * fallback to grey, since many OBJ files name an MTL that was not shipped. */
+static void read_mtl(obj_state *o, const char *name)
+{
+    char path[1024];
+    const char *slash = strrchr(o->path, '/');
+    int dir = slash ? (int)(slash - o->path + 1) : 0;
+    snprintf(path, sizeof path, "%.*s%s", dir, o->path, name);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[1024];
+    int cur = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (isspace((unsigned char)*p)) p++;
+        float v[3];
+        char key[32], arg[256];
+        if (sscanf(p, "%31s %255s", key, arg) < 1) continue;
+        if (!strcmp(key, "newmtl")) cur = mtl_material(o, arg);
+        else if (cur >= 0 && !strcmp(key, "Kd") && parse_floats(p + 2, 3, v, NULL))
+            memcpy(o->s->materials[cur].albedo, v, sizeof v);
+        else if (cur >= 0 && !strcmp(key, "Ns") && parse_floats(p + 2, 1, v, NULL))
+            o->s->materials[cur].specular_exponent = v[0] > 1 ? v[0] : 1;
+        else if (cur >= 0 && !strcmp(key, "Ks") && parse_floats(p + 2, 3, v, NULL))
+            o->s->materials[cur].specular = (v[0] + v[1] + v[2]) / 3;
+    }
+    fclose(f);
+}
+
+static bool read_line(obj_state *o, char *p)
+{
+    while (isspace((unsigned char)*p)) p++;
+    float v[3];
+    if (p[0] == 'v' && isspace((unsigned char)p[1])) {
+        if (!parse_floats(p + 1, 3, v, NULL)) return fail(o, "malformed vertex (expected x y z)");
+        sc_mb_vertex(&o->b, v[0], v[1], v[2]);
+    } else if (p[0] == 'v' && p[1] == 'n' && isspace((unsigned char)p[2])) {
+        if (!parse_floats(p + 2, 3, v, NULL)) return fail(o, "malformed normal");
+        if (!push3(&o->vn, &o->nvn, &o->cap_vn, v, 3)) return fail(o, "out of memory");
+    } else if (p[0] == 'v' && p[1] == 't' && isspace((unsigned char)p[2])) {
+        if (!parse_floats(p + 2, 2, v, NULL)) return fail(o, "malformed texture coordinate");
+        if (!push3(&o->vt, &o->nvt, &o->cap_vt, v, 2)) return fail(o, "out of memory");
+    } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
+        return read_face(o, p + 1);
+    } else if (!strncmp(p, "usemtl", 6) && isspace((unsigned char)p[6])) {
+        char name[256] = "";
+        sscanf(p + 6, "%255s", name);
+        int m = mtl_material(o, name);
+        if (m < 0) return fail(o, "out of memory");
+        o->material = (uint32_t)m;
+        o->used_materials = true;
+    } else if (!strncmp(p, "mtllib", 6) && isspace((unsigned char)p[6])) {
+        char name[256] = "";
+        sscanf(p + 6, "%255s", name);
+        read_mtl(o, name);
+    }
+    return sc_mb_ok(&o->b) || fail(o, "out of memory");
+}
+
+int sc_read_obj(sc_scene *s, const char *path, char err[SC_ERR_MAX])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, SC_ERR_MAX, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+    obj_state o = {.path = path, .s = s, .err = err};
+    o.material = (uint32_t)sc_scene_add_material(s, "default", 0.8f, 0.8f, 0.8f, 0.3f, 0.5f, 32.0f);
+    char *line = NULL;
+    size_t cap = 0;
+    bool ok = true;
+    while (ok && getline(&line, &cap, f) > 0) {
+        o.line++;
+        ok = read_line(&o, line);
+    }
+    free(line);
+    fclose(f);
+    free(o.vn);
+    free(o.vt);
+    if (ok && o.b.nt == 0) ok = fail(&o, "no faces: the mesh is empty");
+    const char *base = strrchr(path, '/');
+    int m = ok ? sc_scene_add_mesh(s, base ? base + 1 : path, &o.b) : -1;
+    if (ok && m < 0) snprintf(err, SC_ERR_MAX, "%s: out of memory", path);
+    sc_mb_free(&o.b);
+    return m;
+}

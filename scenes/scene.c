@@ -1,0 +1,208 @@
+/* scene.c — scene lifetime, sc_load's dispatch (built-in name, .scene file or mesh
+ * file), flattening instances to world space in primitive-id order, and the report. */
+#include "scenes/builtin.h"
+#include "scenes/build.h"
+#include "scenes/loaders.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sc_free(sc_scene *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->nmeshes; i++) {
+        sc_mesh *m = &s->meshes[i];
+        free(m->positions); free(m->normals); free(m->texcoords); free(m->indices); free(m->materials);
+    }
+    for (size_t i = 0; i < s->ntextures; i++) free(s->textures[i].rgba);
+    free(s->meshes); free(s->materials); free(s->textures); free(s->instances); free(s->lights);
+    free(s);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* Scenes must be usable as loaded: at least one triangle, finite coordinates. */
+static int check_scene(const char *what, sc_scene *s, char err[SC_ERR_MAX])
+{
+    size_t tris = 0;
+    for (size_t k = 0; k < s->ninstances; k++) tris += s->meshes[s->instances[k].mesh].ntriangles;
+    if (tris == 0) {
+        snprintf(err, SC_ERR_MAX, "%s: the scene has no triangles", what);
+        return -1;
+    }
+    for (size_t i = 0; i < s->nmeshes; i++)
+        for (size_t v = 0; v < 3 * s->meshes[i].nvertices; v++)
+            if (!isfinite(s->meshes[i].positions[v])) {
+                snprintf(err, SC_ERR_MAX, "%s: mesh '%s' has a NaN or infinite coordinate "
+                         "(vertex %zu)", what, s->meshes[i].name, v / 3 + 1);
+                return -1;
+            }
+    return 0;
+}
+
+int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
+{
+    err[0] = 0;
+    *out = NULL;
+    if (!scene || !*scene) { snprintf(err, SC_ERR_MAX, "no scene given"); return -1; }
+    sc_scene *s = sc_builtin(scene, err);
+    if (!s && err[0]) return -1;
+    if (!s) {
+        if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, err);
+        else s = sc_load_mesh_file(scene, err);
+    }
+    if (!s) return -1;
+    if (check_scene(scene, s, err) != 0) { sc_free(s); return -1; }
+    *out = s;
+    return 0;
+}
+
+static void xform_point(const float m[16], const float p[3], float o[3])
+{
+    for (int i = 0; i < 3; i++) o[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+}
+
+/* Normals go through the inverse transpose of the upper 3x3 (cofactor matrix: the
+ * determinant's scale does not matter once renormalised). */
+static void normal_matrix(const float m[16], float n[9])
+{
+    float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
+    float cof[9] = {e * i - f * h, -(d * i - f * g), d * h - e * g,
+                    -(b * i - c * h), a * i - c * g, -(a * h - b * g),
+                    b * f - c * e, -(a * f - c * d), a * e - b * d};
+    memcpy(n, cof, sizeof cof);          /* row r of n maps the normal's component r */
+}
+
+static void xform_normal(const float n9[9], const float v[3], float o[3])
+{
+    for (int r = 0; r < 3; r++) o[r] = n9[3 * r] * v[0] + n9[3 * r + 1] * v[1] + n9[3 * r + 2] * v[2];
+    float l = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+    if (l > 0) { o[0] /= l; o[1] /= l; o[2] /= l; }
+}
+
+static void flatten_instance(const sc_scene *s, const sc_instance *in, sc_geometry *g,
+                             size_t v0, size_t t0)
+{
+    const sc_mesh *m = &s->meshes[in->mesh];
+    float n9[9];
+    normal_matrix(in->transform, n9);
+    for (size_t v = 0; v < m->nvertices; v++) {
+        float *p = g->positions + 3 * (v0 + v);
+        xform_point(in->transform, m->positions + 3 * v, p);
+        xform_normal(n9, m->normals + 3 * v, g->normals + 3 * (v0 + v));
+        if (m->texcoords) memcpy(g->texcoords + 2 * (v0 + v), m->texcoords + 2 * v, 2 * sizeof(float));
+        for (int i = 0; i < 3; i++) {
+            if (p[i] < g->bbox_min[i]) g->bbox_min[i] = p[i];
+            if (p[i] > g->bbox_max[i]) g->bbox_max[i] = p[i];
+        }
+    }
+    for (size_t t = 0; t < m->ntriangles; t++) {
+        for (int k = 0; k < 3; k++) g->indices[3 * (t0 + t) + k] = (uint32_t)(v0 + m->indices[3 * t + k]);
+        g->materials[t0 + t] = m->materials[t];
+    }
+}
+
+int sc_flatten(const sc_scene *s, sc_geometry *g, char err[SC_ERR_MAX])
+{
+    memset(g, 0, sizeof *g);
+    for (size_t k = 0; k < s->ninstances; k++) {
+        g->nvertices += s->meshes[s->instances[k].mesh].nvertices;
+        g->ntriangles += s->meshes[s->instances[k].mesh].ntriangles;
+    }
+    if (g->nvertices > UINT32_MAX) { snprintf(err, SC_ERR_MAX, "%s: more than 2^32 vertices", s->name); return -1; }
+    size_t nv = g->nvertices ? g->nvertices : 1, nt = g->ntriangles ? g->ntriangles : 1;
+    g->positions = malloc(nv * 3 * sizeof(float));
+    g->normals = malloc(nv * 3 * sizeof(float));
+    g->texcoords = calloc(nv * 2, sizeof(float));
+    g->indices = malloc(nt * 3 * sizeof(uint32_t));
+    g->materials = malloc(nt * sizeof(uint32_t));
+    if (!g->positions || !g->normals || !g->texcoords || !g->indices || !g->materials) {
+        sc_geometry_free(g);
+        snprintf(err, SC_ERR_MAX, "%s: out of memory flattening the scene", s->name);
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) { g->bbox_min[i] = INFINITY; g->bbox_max[i] = -INFINITY; }
+    size_t v0 = 0, t0 = 0;
+    for (size_t k = 0; k < s->ninstances; k++) {
+        flatten_instance(s, &s->instances[k], g, v0, t0);
+        v0 += s->meshes[s->instances[k].mesh].nvertices;
+        t0 += s->meshes[s->instances[k].mesh].ntriangles;
+    }
+    return 0;
+}
+
+void sc_geometry_free(sc_geometry *g)
+{
+    free(g->positions); free(g->normals); free(g->texcoords); free(g->indices); free(g->materials);
+    memset(g, 0, sizeof *g);
+}
+
+/* Covered pixels per triangle: projects every triangle with the scene's camera and
+ * sums the screen areas of those fully in front of the camera, clipped to the image by
+ * their bounding boxes (an overestimate for slivers at the border; overdraw counts). */
+static double pixels_per_triangle(const sc_geometry *g, const sc_camera *c, int w, int h, size_t *visible)
+{
+    float f[3], r[3], u[3];
+    for (int i = 0; i < 3; i++) f[i] = c->target[i] - c->eye[i];
+    float lf = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int i = 0; i < 3; i++) f[i] /= lf;
+    r[0] = f[1] * c->up[2] - f[2] * c->up[1]; r[1] = f[2] * c->up[0] - f[0] * c->up[2]; r[2] = f[0] * c->up[1] - f[1] * c->up[0];
+    float lr = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    for (int i = 0; i < 3; i++) r[i] /= lr;
+    u[0] = r[1] * f[2] - r[2] * f[1]; u[1] = r[2] * f[0] - r[0] * f[2]; u[2] = r[0] * f[1] - r[1] * f[0];
+    float th = tanf(c->fovy_deg * (float)M_PI / 360.0f), tw = th * (float)w / (float)h;
+    double area = 0;
+    *visible = 0;
+    for (size_t t = 0; t < g->ntriangles; t++) {
+        float sx[3], sy[3];
+        bool front = true;
+        for (int k = 0; k < 3; k++) {
+            const float *p = g->positions + 3 * g->indices[3 * t + k];
+            float d[3] = {p[0] - c->eye[0], p[1] - c->eye[1], p[2] - c->eye[2]};
+            float z = d[0] * f[0] + d[1] * f[1] + d[2] * f[2];
+            if (z <= 1e-6f) { front = false; break; }
+            sx[k] = ((d[0] * r[0] + d[1] * r[1] + d[2] * r[2]) / z / tw * 0.5f + 0.5f) * w;
+            sy[k] = ((d[0] * u[0] + d[1] * u[1] + d[2] * u[2]) / z / th * 0.5f + 0.5f) * h;
+        }
+        if (!front) continue;
+        float x0 = fminf(sx[0], fminf(sx[1], sx[2])), x1 = fmaxf(sx[0], fmaxf(sx[1], sx[2]));
+        float y0 = fminf(sy[0], fminf(sy[1], sy[2])), y1 = fmaxf(sy[0], fmaxf(sy[1], sy[2]));
+        if (x1 < 0 || y1 < 0 || x0 > w || y0 > h) continue;
+        double a = 0.5 * fabs((double)(sx[1] - sx[0]) * (sy[2] - sy[0]) - (double)(sx[2] - sx[0]) * (sy[1] - sy[0]));
+        double bw = x1 - x0, bh = y1 - y0, cw = fmin(x1, w) - fmax(x0, 0), ch = fmin(y1, h) - fmax(y0, 0);
+        if (bw > 0 && bh > 0) a *= (cw / bw) * (ch / bh);
+        area += a;
+        (*visible)++;
+    }
+    return *visible ? area / (double)*visible : 0;
+}
+
+void sc_report(const sc_scene *s, int width, int height, FILE *out)
+{
+    sc_geometry g;
+    char err[SC_ERR_MAX];
+    if (sc_flatten(s, &g, err) != 0) { fprintf(out, "%s\n", err); return; }
+    size_t visible;
+    double ppt = pixels_per_triangle(&g, &s->camera, width, height, &visible);
+    fprintf(out, "scene %s\n", s->name);
+    fprintf(out, "  triangles %zu (%zu degenerate), vertices %zu, meshes %zu, instances %zu\n",
+            g.ntriangles, s->degenerate_triangles, g.nvertices, s->nmeshes, s->ninstances);
+    fprintf(out, "  bounding box (%g, %g, %g) - (%g, %g, %g)\n", g.bbox_min[0], g.bbox_min[1],
+            g.bbox_min[2], g.bbox_max[0], g.bbox_max[1], g.bbox_max[2]);
+    fprintf(out, "  camera eye (%g, %g, %g) target (%g, %g, %g) up (%g, %g, %g) fovy %g\n",
+            s->camera.eye[0], s->camera.eye[1], s->camera.eye[2], s->camera.target[0],
+            s->camera.target[1], s->camera.target[2], s->camera.up[0], s->camera.up[1],
+            s->camera.up[2], s->camera.fovy_deg);
+    fprintf(out, "  materials %zu:", s->nmaterials);
+    for (size_t i = 0; i < s->nmaterials; i++)
+        fprintf(out, " %s(reflectivity %.2f)", s->materials[i].name, s->materials[i].reflectivity);
+    fprintf(out, "\n  lights %zu\n", s->nlights);
+    fprintf(out, "  covered pixels per triangle at %dx%d: %.1f (%zu triangles in front of the camera)\n",
+            width, height, ppt, visible);
+    sc_geometry_free(&g);
+}

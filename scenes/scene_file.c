@@ -1,0 +1,311 @@
+/* scene_file.c — the .scene text format, parsed with libinih (INI sections and keys):
+ *
+ *   [scene]            name = courtyard-test
+ *   [camera]           eye = x,y,z   target = x,y,z   up = x,y,z   fovy = 40
+ *   [light.NAME]       position = x,y,z   color = r,g,b
+ *   [material.NAME]    albedo = r,g,b   reflectivity = 0.3   specular = 0.5
+ *                      exponent = 32    texture = file.png
+ *   [mesh.NAME]        file = mesh.obj (or builtin = teapot)   material = NAME
+ *                      transform = 16 numbers, column-major  |  translate = x,y,z
+ *                      scale = s or x,y,z   rotate = ax,ay,az,degrees
+ *
+ * Paths are relative to the .scene file. Unknown sections or keys, malformed numbers and
+ * missing files are errors naming the file and line. Meshes load after the whole file
+ * is read (so sections may come in any order); their errors name the mesh's section. */
+#include "scenes/build.h"
+#include "scenes/builtin.h"
+#include "scenes/loaders.h"
+
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MESHES 256
+
+typedef struct mesh_entry {
+    char name[SC_NAME_MAX];
+    char file[512], builtin[32], material[SC_NAME_MAX];
+    float transform[16];
+} mesh_entry;
+
+typedef struct parse_state {
+    const char *path;
+    char dir[512];
+    sc_scene *s;
+    mesh_entry meshes[MAX_MESHES];
+    int nmeshes;
+    char err[SC_ERR_MAX];
+    char last_section[128];
+} parse_state;
+
+static int fail(parse_state *p, const char *fmt, const char *a, const char *b)
+{
+    char msg[SC_ERR_MAX - 64];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    snprintf(p->err, sizeof p->err, "%s", msg);
+    return 0;
+}
+
+static bool floats(const char *v, int n, float *out)
+{
+    for (int i = 0; i < n; i++) {
+        char *e;
+        out[i] = strtof(v, &e);
+        if (e == v || !isfinite(out[i])) return false;
+        while (*e == ' ' || *e == '\t') e++;
+        if (i + 1 < n && *e++ != ',') return false;
+        v = e;
+    }
+    while (*v == ' ' || *v == '\t') v++;
+    return *v == 0;
+}
+
+static void mat_mul(const float a[16], const float b[16], float out[16])
+{
+    float r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            float x = 0;
+            for (int k = 0; k < 4; k++) x += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = x;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+/* translate/scale/rotate compose onto the transform in the order they appear. */
+static bool mesh_transform_key(mesh_entry *m, const char *key, const char *v)
+{
+    float t[16], x[4];
+    sc_identity(t);
+    if (!strcmp(key, "transform")) return floats(v, 16, m->transform);
+    if (!strcmp(key, "translate")) {
+        if (!floats(v, 3, x)) return false;
+        t[12] = x[0]; t[13] = x[1]; t[14] = x[2];
+    } else if (!strcmp(key, "scale")) {
+        if (floats(v, 1, x)) x[1] = x[2] = x[0];
+        else if (!floats(v, 3, x)) return false;
+        t[0] = x[0]; t[5] = x[1]; t[10] = x[2];
+    } else if (!strcmp(key, "rotate")) {
+        if (!floats(v, 4, x)) return false;
+        float l = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (l == 0) return false;
+        float ax = x[0] / l, ay = x[1] / l, az = x[2] / l, a = x[3] * (float)M_PI / 180.0f;
+        float c = cosf(a), s = sinf(a), k = 1 - c;
+        float r[16] = {k * ax * ax + c, k * ax * ay + s * az, k * ax * az - s * ay, 0,
+                       k * ax * ay - s * az, k * ay * ay + c, k * ay * az + s * ax, 0,
+                       k * ax * az + s * ay, k * ay * az - s * ax, k * az * az + c, 0, 0, 0, 0, 1};
+        memcpy(t, r, sizeof t);
+    } else {
+        return false;
+    }
+    mat_mul(t, m->transform, m->transform);
+    return true;
+}
+
+static int camera_key(parse_state *p, const char *key, const char *v)
+{
+    sc_camera *c = &p->s->camera;
+    bool ok;
+    if (!strcmp(key, "eye")) ok = floats(v, 3, c->eye);
+    else if (!strcmp(key, "target")) ok = floats(v, 3, c->target);
+    else if (!strcmp(key, "up")) ok = floats(v, 3, c->up);
+    else if (!strcmp(key, "fovy")) ok = floats(v, 1, &c->fovy_deg) && c->fovy_deg > 0 && c->fovy_deg < 180;
+    else return fail(p, "[camera]: unknown key '%s'%s", key, "");
+    return ok ? 1 : fail(p, "[camera]: bad value for '%s': '%s'", key, v);
+}
+
+static sc_light *current_light(parse_state *p, const char *section)
+{
+    if (strcmp(p->last_section, section)) {
+        snprintf(p->last_section, sizeof p->last_section, "%s", section);
+        if (sc_scene_add_light(p->s, 0, 0, 0, 1, 1, 1) < 0) return NULL;
+    }
+    return &p->s->lights[p->s->nlights - 1];
+}
+
+static int light_key(parse_state *p, const char *section, const char *key, const char *v)
+{
+    sc_light *l = current_light(p, section);
+    if (!l) return fail(p, "out of memory%s%s", "", "");
+    if (!strcmp(key, "position")) return floats(v, 3, l->position) ? 1 : fail(p, "[%s]: bad position '%s'", section, v);
+    if (!strcmp(key, "color")) return floats(v, 3, l->color) ? 1 : fail(p, "[%s]: bad color '%s'", section, v);
+    return fail(p, "[%s]: unknown key '%s'", section, key);
+}
+
+static int material_key(parse_state *p, const char *section, const char *key, const char *v)
+{
+    const char *name = section + strlen("material.");
+    int i = sc_scene_find_material(p->s, name);
+    if (i < 0) i = sc_scene_add_material(p->s, name, 0.8f, 0.8f, 0.8f, 0, 0.5f, 32);
+    if (i < 0) return fail(p, "out of memory%s%s", "", "");
+    sc_material *m = &p->s->materials[i];
+    bool ok;
+    if (!strcmp(key, "albedo")) ok = floats(v, 3, m->albedo);
+    else if (!strcmp(key, "reflectivity")) ok = floats(v, 1, &m->reflectivity) && m->reflectivity >= 0 && m->reflectivity <= 1;
+    else if (!strcmp(key, "specular")) ok = floats(v, 1, &m->specular) && m->specular >= 0;
+    else if (!strcmp(key, "exponent")) ok = floats(v, 1, &m->specular_exponent) && m->specular_exponent >= 1;
+    else if (!strcmp(key, "texture")) {
+        char path[1100], err[SC_ERR_MAX];
+        snprintf(path, sizeof path, "%s%s", p->dir, v);
+        m->texture = sc_read_texture(p->s, path, err);
+        if (m->texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
+        return 1;
+    } else return fail(p, "[%s]: unknown key '%s'", section, key);
+    return ok ? 1 : fail(p, "[%s]: bad value '%s'", section, v);
+}
+
+static mesh_entry *current_mesh(parse_state *p, const char *section)
+{
+    const char *name = section + strlen("mesh.");
+    for (int i = 0; i < p->nmeshes; i++)
+        if (!strcmp(p->meshes[i].name, name)) return &p->meshes[i];
+    if (p->nmeshes == MAX_MESHES) return NULL;
+    mesh_entry *m = &p->meshes[p->nmeshes++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    sc_identity(m->transform);
+    return m;
+}
+
+static int mesh_key(parse_state *p, const char *section, const char *key, const char *v)
+{
+    mesh_entry *m = current_mesh(p, section);
+    if (!m) return fail(p, "[%s]: too many meshes%s", section, "");
+    if (!strcmp(key, "file")) snprintf(m->file, sizeof m->file, "%s%s", v[0] == '/' ? "" : p->dir, v);
+    else if (!strcmp(key, "builtin")) snprintf(m->builtin, sizeof m->builtin, "%s", v);
+    else if (!strcmp(key, "material")) snprintf(m->material, sizeof m->material, "%s", v);
+    else if (!mesh_transform_key(m, key, v)) {
+        bool known = !strcmp(key, "transform") || !strcmp(key, "translate") ||
+                     !strcmp(key, "scale") || !strcmp(key, "rotate");
+        return fail(p, known ? "[%s]: bad value for '%s'" : "[%s]: unknown key '%s'", section, key);
+    }
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+    parse_state *p = user;
+    if (!strcmp(section, "scene") && !strcmp(key, "name")) {
+        snprintf(p->s->name, sizeof p->s->name, "%s", value);
+        return 1;
+    }
+    if (!strcmp(section, "camera")) return camera_key(p, key, value);
+    if (!strncmp(section, "light.", 6) && section[6]) return light_key(p, section, key, value);
+    if (!strncmp(section, "material.", 9) && section[9]) return material_key(p, section, key, value);
+    if (!strncmp(section, "mesh.", 5) && section[5]) return mesh_key(p, section, key, value);
+    return fail(p, "unknown section [%s] or key '%s'", section, key);
+}
+
+/* Loads one [mesh.*] entry: its geometry, material override and instance. */
+static bool load_mesh(parse_state *p, mesh_entry *m)
+{
+    char err[SC_ERR_MAX];
+    int idx;
+    if (m->builtin[0]) {
+        sc_scene *b = sc_builtin(m->builtin, err);
+        if (!b) { fail(p, "[mesh.%s]: unknown builtin '%s'", m->name, m->builtin); return false; }
+        idx = (int)p->s->nmeshes;
+        sc_mesh_builder mb = {0};
+        const sc_mesh *src = &b->meshes[0];
+        for (size_t v = 0; v < src->nvertices; v++) sc_mb_vertex(&mb, src->positions[3 * v], src->positions[3 * v + 1], src->positions[3 * v + 2]);
+        for (size_t t = 0; t < src->ntriangles; t++) sc_mb_triangle(&mb, src->indices[3 * t], src->indices[3 * t + 1], src->indices[3 * t + 2], 0);
+        sc_free(b);
+        idx = sc_scene_add_mesh(p->s, m->name, &mb);
+        sc_mb_free(&mb);
+    } else if (m->file[0]) {
+        idx = sc_read_mesh(p->s, m->file, err);
+        if (idx < 0) { snprintf(p->err, sizeof p->err, "[mesh.%.60s]: %.400s", m->name, err); return false; }
+    } else {
+        fail(p, "[mesh.%s]: needs file = ... or builtin = ...%s", m->name, "");
+        return false;
+    }
+    if (idx < 0) { fail(p, "[mesh.%s]: out of memory%s", m->name, ""); return false; }
+    if (m->material[0] || p->s->meshes[idx].ntriangles) {
+        int mat = m->material[0] ? sc_scene_find_material(p->s, m->material) : -1;
+        if (m->material[0] && mat < 0) { fail(p, "[mesh.%s]: unknown material '%s'", m->name, m->material); return false; }
+        if (mat < 0 && m->builtin[0]) mat = sc_scene_find_material(p->s, "default");
+        if (mat < 0 && m->builtin[0]) mat = sc_scene_add_material(p->s, "default", 0.8f, 0.8f, 0.8f, 0.3f, 0.5f, 32);
+        for (size_t t = 0; mat >= 0 && t < p->s->meshes[idx].ntriangles; t++) p->s->meshes[idx].materials[t] = (uint32_t)mat;
+    }
+    return sc_scene_add_instance(p->s, (uint32_t)idx, m->transform) >= 0;
+}
+
+sc_scene *sc_load_scene_file(const char *path, char err[SC_ERR_MAX])
+{
+    parse_state *p = calloc(1, sizeof *p);
+    sc_scene *s = sc_scene_new("scene");
+    if (!p || !s) { free(p); sc_free(s); snprintf(err, SC_ERR_MAX, "%s: out of memory", path); return NULL; }
+    p->path = path;
+    p->s = s;
+    const char *slash = strrchr(path, '/');
+    snprintf(p->dir, sizeof p->dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
+    const char *base = slash ? slash + 1 : path;
+    snprintf(s->name, sizeof s->name, "%.*s", (int)(strlen(base) - strlen(".scene")), base);
+    int rc = ini_parse(path, handler, p);
+    bool ok = rc == 0;
+    if (rc < 0) snprintf(err, SC_ERR_MAX, "%s: cannot open the file", path);
+    else if (rc > 0) snprintf(err, SC_ERR_MAX, "%.100s:%d: %.380s", path, rc,
+                             p->err[0] ? p->err : "syntax error (expected [section] or key = value)");
+    for (int i = 0; ok && i < p->nmeshes; i++) ok = load_mesh(p, &p->meshes[i]);
+    if (ok && p->nmeshes == 0) { snprintf(err, SC_ERR_MAX, "%s: no [mesh.*] section", path); ok = false; }
+    else if (!ok && rc == 0) snprintf(err, SC_ERR_MAX, "%.100s: %.380s", path, p->err);
+    free(p);
+    if (!ok) { sc_free(s); return NULL; }
+    return s;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static int write_obj(const sc_mesh *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    for (size_t v = 0; v < m->nvertices; v++)
+        fprintf(f, "v %.9g %.9g %.9g\n", m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
+    for (size_t v = 0; v < m->nvertices; v++)
+        fprintf(f, "vn %.9g %.9g %.9g\n", m->normals[3 * v], m->normals[3 * v + 1], m->normals[3 * v + 2]);
+    for (size_t t = 0; t < m->ntriangles; t++) {
+        const uint32_t *i = m->indices + 3 * t;
+        fprintf(f, "f %u//%u %u//%u %u//%u\n", i[0] + 1, i[0] + 1, i[1] + 1, i[1] + 1, i[2] + 1, i[2] + 1);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int sc_save_scene(const sc_scene *s, const char *path, char err[SC_ERR_MAX])
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { snprintf(err, SC_ERR_MAX, "%s: cannot write", path); return -1; }
+    const sc_camera *c = &s->camera;
+    fprintf(f, "[scene]\nname = %s\n\n[camera]\neye = %.9g,%.9g,%.9g\ntarget = %.9g,%.9g,%.9g\n"
+            "up = %.9g,%.9g,%.9g\nfovy = %.9g\n", s->name, c->eye[0], c->eye[1], c->eye[2],
+            c->target[0], c->target[1], c->target[2], c->up[0], c->up[1], c->up[2], c->fovy_deg);
+    for (size_t i = 0; i < s->nlights; i++)
+        fprintf(f, "\n[light.l%zu]\nposition = %.9g,%.9g,%.9g\ncolor = %.9g,%.9g,%.9g\n", i,
+                s->lights[i].position[0], s->lights[i].position[1], s->lights[i].position[2],
+                s->lights[i].color[0], s->lights[i].color[1], s->lights[i].color[2]);
+    for (size_t i = 0; i < s->nmaterials; i++) {
+        const sc_material *m = &s->materials[i];
+        fprintf(f, "\n[material.%s]\nalbedo = %.9g,%.9g,%.9g\nreflectivity = %.9g\nspecular = %.9g\n"
+                "exponent = %.9g\n", m->name, m->albedo[0], m->albedo[1], m->albedo[2],
+                m->reflectivity, m->specular, m->specular_exponent);
+    }
+    const char *slash = strrchr(path, '/');
+    for (size_t k = 0; k < s->ninstances; k++) {
+        const sc_instance *in = &s->instances[k];
+        char obj[1100];
+        snprintf(obj, sizeof obj, "%s.mesh%zu.obj", path, k);
+        if (write_obj(&s->meshes[in->mesh], obj) != 0) {
+            fclose(f);
+            snprintf(err, SC_ERR_MAX, "%.400s: cannot write", obj);
+            return -1;
+        }
+        fprintf(f, "\n[mesh.m%zu]\nfile = %s\nmaterial = %s\ntransform = ", k,
+                slash ? obj + (slash - path + 1) : obj,
+                s->materials[s->meshes[in->mesh].materials[0]].name);
+        for (int i = 0; i < 16; i++) fprintf(f, "%s%.9g", i ? "," : "", in->transform[i]);
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0) { snprintf(err, SC_ERR_MAX, "%s: cannot write", path); return -1; }
+    return 0;
+}
