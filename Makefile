@@ -94,7 +94,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS) -ldl
 
-test: all
+test: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS)
 	@sh tests/run_tests.sh $(BUILD) $(RUNTIME_TESTS) $(RENDER_TESTS)
 
 # The runtime alone: gramps/ builds and tests without the renderer modules.
@@ -104,7 +104,7 @@ test-runtime: $(LIBGRAMPS) $(RUNTIME_TESTS)
 bench: all
 	@sh bench/run_bench.sh $(BUILD)
 
-run: all
+run: $(DEPS_STAMP) $(TOOLS)
 	@sh mk/run_default.sh $(BUILD)
 
 # Torture and sanitizer runs of everything (slow; not part of CI's budget).
