@@ -1,0 +1,93 @@
+/* BVH4 over a triangle soup: the acceleration structure every traversal kernel reads.
+ *
+ * Data flow: world-space geometry (plain arrays, e.g. the scene module's sc_geometry
+ * positions/indices) -> rt_bvh_build() [bvh_build.c: binned-SAH binary tree ->
+ * bvh_collapse.c: 4-wide nodes + triangle blocks in leaf order] -> rt_bvh, read-only and
+ * shareable between threads -> bvh_traverse.c (single rays), packet.c (packets).
+ *
+ * Layout, chosen for SSE node tests: a node holds the boxes of its 4 children as
+ * structure-of-arrays planes (one __m128 per plane: lo_x, hi_x, lo_y, hi_y, lo_z, hi_z),
+ * 128 bytes, 64-byte aligned (two cache lines, fetched together). Leaves are runs of
+ * rt_tri4 blocks (4 triangles each, tri_intersect.h). Child boxes are widened by a tiny
+ * margin (2^-16 of the scene's coordinate range) so float error in slab tests can never
+ * cull a box whose triangle the watertight test would hit: that keeps traversal exact
+ * against brute force and keeps watertightness through the hierarchy. */
+#ifndef RAYTRACER_BVH_H
+#define RAYTRACER_BVH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raytracer/tri_intersect.h"
+
+/* Child reference: an inner node index, or RT_LEAF_BIT | block << 3 | (nblocks - 1). */
+#define RT_LEAF_BIT 0x80000000u
+#define RT_EMPTY_REF 0xffffffffu      /* unused child slot (its box is empty) */
+#define RT_LEAF_MAX_BLOCKS 8
+#define RT_MAX_BINS 64
+
+static inline int rt_ref_is_leaf(uint32_t ref) { return (ref & RT_LEAF_BIT) != 0; }
+static inline uint32_t rt_leaf_first(uint32_t ref) { return (ref & ~RT_LEAF_BIT) >> 3; }
+static inline uint32_t rt_leaf_blocks(uint32_t ref) { return (ref & 7u) + 1; }
+static inline uint32_t rt_leaf_ref(uint32_t first, uint32_t nblocks)
+{
+    return RT_LEAF_BIT | first << 3 | (nblocks - 1);
+}
+
+/* Indices into rt_node4.b: the six bounding planes of the four children. */
+enum { RT_LO_X, RT_HI_X, RT_LO_Y, RT_HI_Y, RT_LO_Z, RT_HI_Z };
+
+typedef struct rt_node4 {
+    float b[6][4];          /* b[plane][child] */
+    uint32_t child[4];
+    uint32_t pad[4];        /* pads the node to 128 bytes */
+} __attribute__((aligned(64))) rt_node4;
+
+typedef struct rt_build_opts {
+    int bins;               /* SAH bins per axis, 4..RT_MAX_BINS (default 32) */
+    int max_leaf;           /* most triangles per leaf, 1..4*RT_LEAF_MAX_BLOCKS (default 8) */
+    float trav_cost;        /* SAH cost of a node visit (default 1) */
+    float isect_cost;       /* SAH cost of a 4-triangle block test (default 1) */
+} rt_build_opts;
+
+typedef struct rt_bvh_stats {
+    size_t triangles;
+    size_t inner_nodes;     /* 4-wide nodes */
+    size_t leaves;
+    size_t tri4_blocks;
+    int depth;              /* inner nodes on the longest root-to-leaf path */
+    double avg_leaf_size;   /* triangles per leaf */
+    double block_fill;      /* used lanes / lanes in the triangle blocks */
+    double sah_cost;        /* with the build's trav_cost and isect_cost */
+    size_t memory_bytes;    /* nodes + triangle blocks + the rt_bvh itself */
+    double build_ms;        /* wall time of rt_bvh_build */
+} rt_bvh_stats;
+
+typedef struct rt_bvh {
+    rt_node4 *nodes;
+    size_t nnodes;
+    rt_tri4 *tris;          /* triangle blocks in leaf order */
+    size_t nblocks;
+    uint32_t root;          /* an inner node index, or RT_EMPTY_REF for an empty scene */
+    size_t ntriangles;
+    float lo[3], hi[3];     /* bounds of every triangle (lo > hi when empty) */
+    rt_bvh_stats stats;
+} rt_bvh;
+
+/* Default options, for callers that want to change one field. */
+rt_build_opts rt_build_opts_default(void);
+
+/* Builds the BVH of ntriangles triangles (indices[3i..3i+2] into positions, 3 floats a
+ * vertex); triangle i gets primitive id i. Single-threaded and deterministic: identical
+ * input gives an identical tree. opts may be NULL for the defaults. Returns NULL when out
+ * of memory. Degenerate triangles are kept (they never hit). */
+rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntriangles,
+                     const rt_build_opts *opts);
+void rt_bvh_free(rt_bvh *bvh);
+
+/* Tree statistics (computed at build time). */
+const rt_bvh_stats *rt_bvh_get_stats(const rt_bvh *bvh);
+void rt_bvh_print_stats(const rt_bvh_stats *s, const char *name, FILE *out);
+
+#endif

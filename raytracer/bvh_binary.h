@@ -1,0 +1,45 @@
+/* Binary BVH, the intermediate product of the build.
+ *
+ * Data flow: positions/indices -> rt_btree_build() (binned SAH, bvh_build.c) -> rt_btree
+ * -> rt_btree_collapse() (bvh_collapse.c) -> the 4-wide rt_bvh that traversal reads.
+ * Building binary first and collapsing keeps the SAH sweep simple and lets the collapse
+ * pick, per 4-wide node, which grandchildren to pull up (largest surface area first). */
+#ifndef RAYTRACER_BVH_BINARY_H
+#define RAYTRACER_BVH_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "raytracer/bvh.h"
+
+typedef struct rt_bnode {
+    float lo[3], hi[3];
+    uint32_t left, right;   /* children, inner nodes only */
+    uint32_t first, count;  /* leaves: range in rt_btree.prims; count == 0 for inner */
+} rt_bnode;
+
+typedef struct rt_btree {
+    rt_bnode *nodes;
+    size_t nnodes;
+    uint32_t *prims;        /* primitive ids in leaf order, ascending within a leaf */
+    uint32_t root;
+    int depth;
+} rt_btree;
+
+/* Returns 0, or -1 when out of memory. n must be > 0. */
+int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices, size_t n,
+                   const rt_build_opts *o);
+void rt_btree_free(rt_btree *bt);
+
+/* Fills bvh->nodes, bvh->tris and bvh->root from the binary tree. Returns 0 or -1. */
+int rt_btree_collapse(const rt_btree *bt, const float *positions, const uint32_t *indices,
+                      rt_bvh *bvh);
+
+/* Surface area (half of it: the constant factor cancels in every SAH ratio). */
+static inline float rt_half_area(const float lo[3], const float hi[3])
+{
+    const float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+#endif

@@ -1,0 +1,34 @@
+/* Rays and hits: the records that flow between the ray-generation, traversal and shading
+ * stages of the ray-tracing graph.
+ *
+ * Data flow: camera / shading kernels fill rt_ray -> bvh_traverse.c (single rays) or
+ * packet.c (packets of up to RT_PACKET_MAX rays) -> rt_hit -> shading kernels.
+ *
+ * A ray covers the points org + t*dir for t in [tmin, tmax] (both ends included); dir
+ * need not be unit length and t is measured in units of dir. A hit names the closest
+ * triangle in that range; equal distances go to the smaller primitive id, so every
+ * traversal (single, packet, SIMD width) and a brute-force loop give the same answer. */
+#ifndef RAYTRACER_RAY_H
+#define RAYTRACER_RAY_H
+
+#include <stdint.h>
+
+/* Primitive id of "no hit". */
+#define RT_NO_HIT UINT32_MAX
+
+typedef struct rt_ray {
+    float org[3];
+    float tmin;
+    float dir[3];
+    float tmax;
+} rt_ray;
+
+/* Closest hit. The hit point is (1-u-v)*v0 + u*v1 + v*v2 for the triangle's vertices
+ * v0, v1, v2 in index order, and equals org + t*dir up to rounding. */
+typedef struct rt_hit {
+    float t;
+    float u, v;
+    uint32_t prim;   /* triangle index in the input, RT_NO_HIT on a miss */
+} rt_hit;
+
+#endif
