@@ -9,6 +9,7 @@
  * file and renamed over the target only after a successful render. */
 #include "gramps/gramps.h"
 #include "pipelines/common.h"
+#include "pipelines/raster.h"
 #include "pipelines/raytrace.h"
 #include "raytracer/bvh.h"
 #include "scenes/scene.h"
@@ -32,9 +33,12 @@ typedef struct options {
 
 typedef struct frame_result {
     double ms;
-    uint64_t work[3];              /* raytrace: primary, shadow, secondary rays */
+    uint64_t work[3];              /* raytrace: primary, shadow, secondary rays;
+                                      raster: triangles, rasterized, fragments shaded */
     gr_graph *graph;
 } frame_result;
+
+static bool is_raster(const char *pipeline) { return !strcmp(pipeline, "raster"); }
 
 static void usage(FILE *out)
 {
@@ -42,7 +46,7 @@ static void usage(FILE *out)
         "usage: gramps-render [options] [SCENE]\n"
         "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
         "teapot (default), courtyard, fairy, cornell.\n\n"
-        "  -p, --pipeline NAME   raytrace (raster and hybrid arrive with their issues)\n"
+        "  -p, --pipeline NAME   raster (default) or raytrace\n"
         "  -o, --output FILE     PNG to write (default: none)\n"
         "      --size WxH        image size (default 1024x1024)\n"
         "  -t, --threads N       worker threads (default: all hardware threads)\n"
@@ -109,9 +113,9 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     int n;
     switch (c) {
     case 'p':
-        if (strcmp(arg, "raytrace"))
-            return bad_flag(flag, arg, strcmp(arg, "raster") && strcmp(arg, "hybrid")
-                            ? "unknown pipeline (raytrace)" : "this pipeline is not built yet");
+        if (strcmp(arg, "raytrace") && strcmp(arg, "raster"))
+            return bad_flag(flag, arg, strcmp(arg, "hybrid") ? "unknown pipeline (raster, raytrace)"
+                                                             : "the hybrid pipeline is not built yet");
         o->pipeline = arg;
         return 0;
     case 'o': o->output = arg; return 0;
@@ -163,7 +167,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
         {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
         {"bounces", required_argument, 0, OPT_BOUNCES}, {0, 0, 0, 0}};
-    *o = (options){.scene = "teapot", .pipeline = "raytrace", .width = 1024, .height = 1024,
+    *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
     int c, idx;
@@ -206,10 +210,26 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static int render_frame(const options *o, const sc_scene *s, const sc_geometry *g,
-                        const rt_bvh *bvh, uint8_t *rgba, frame_result *r)
+static int render_raster(const options *o, const sc_scene *s, const sc_geometry *g,
+                         uint8_t *rgba, frame_result *r, char err[SC_ERR_MAX])
 {
-    char err[SC_ERR_MAX];
+    rsp_config cfg;
+    rsp_config_default(&cfg);
+    cfg.width = o->width;
+    cfg.height = o->height;
+    cfg.aov = o->aov;
+    cfg.workers = o->threads;
+    rsp_counts counts = {0};
+    r->graph = rsp_render(s, g, &cfg, rgba, &counts, err);
+    r->work[0] = counts.triangles_in;
+    r->work[1] = counts.triangles_rasterized;
+    r->work[2] = counts.fragments;
+    return r->graph ? 0 : 1;
+}
+
+static int render_raytrace(const options *o, const sc_scene *s, const sc_geometry *g,
+                           const rt_bvh *bvh, uint8_t *rgba, frame_result *r, char err[SC_ERR_MAX])
+{
     rtp_config cfg;
     rtp_config_default(&cfg);
     cfg.width = o->width;
@@ -219,14 +239,23 @@ static int render_frame(const options *o, const sc_scene *s, const sc_geometry *
     cfg.aov = o->aov;
     cfg.workers = o->threads;
     rtp_counts counts = {0};
-    double t0 = now_ms();
     r->graph = rtp_render(s, g, bvh, &cfg, rgba, &counts, err);
-    r->ms = now_ms() - t0;
-    if (!r->graph) { fprintf(stderr, "gramps-render: %s\n", err); return 1; }
     r->work[0] = counts.primary;
     r->work[1] = counts.shadow;
     r->work[2] = counts.secondary;
-    return 0;
+    return r->graph ? 0 : 1;
+}
+
+static int render_frame(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const rt_bvh *bvh, uint8_t *rgba, frame_result *r)
+{
+    char err[SC_ERR_MAX];
+    double t0 = now_ms();
+    int rc = is_raster(o->pipeline) ? render_raster(o, s, g, rgba, r, err)
+                                    : render_raytrace(o, s, g, bvh, rgba, r, err);
+    r->ms = now_ms() - t0;
+    if (rc) fprintf(stderr, "gramps-render: %s\n", err);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -246,10 +275,14 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     fprintf(f, "{\n\"scene\": \"%s\",\n\"pipeline\": \"%s\",\n\"scheduler\": \"gramps\",\n"
             "\"threads\": %u,\n\"size\": [%d, %d],\n\"triangles\": %zu,\n", s->name,
             o->pipeline, st ? st->workers : 0, o->width, o->height, g->ntriangles);
-    fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
-            "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],
-            (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-            rays / (ms[n - 1] / 1e3));
+    if (is_raster(o->pipeline))
+        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n",
+                (unsigned long long)last->work[1], (unsigned long long)last->work[2]);
+    else
+        fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
+                "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],
+                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+                rays / (ms[n - 1] / 1e3));
     fprintf(f, "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"frames\": [", sorted[n / 2], sorted[0]);
     for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", ms[i]);
     fprintf(f, "]},\n\"peak_footprint_bytes\": %llu,\n\"runtime\": ",
@@ -268,22 +301,27 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
     uint64_t rays = last->work[0] + last->work[1] + last->work[2];
     printf("%s: %s %dx%d, %zu triangles, %u threads\n", s->name, o->pipeline, o->width,
            o->height, g->ntriangles, st ? st->workers : 0);
-    printf("frame %.2f ms (median of %d, min %.2f), %llu rays (%llu primary, %llu shadow, "
-           "%llu secondary), %.2f Mrays/s\n", sorted[n / 2], n, sorted[0],
-           (unsigned long long)rays, (unsigned long long)last->work[0],
-           (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-           rays / (sorted[n / 2] * 1e3));
+    if (is_raster(o->pipeline))
+        printf("frame %.2f ms (median of %d, min %.2f), %llu triangles rasterized, %llu fragments "
+               "shaded\n", sorted[n / 2], n, sorted[0], (unsigned long long)last->work[1],
+               (unsigned long long)last->work[2]);
+    else
+        printf("frame %.2f ms (median of %d, min %.2f), %llu rays (%llu primary, %llu shadow, "
+               "%llu secondary), %.2f Mrays/s\n", sorted[n / 2], n, sorted[0],
+               (unsigned long long)rays, (unsigned long long)last->work[0],
+               (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+               rays / (sorted[n / 2] * 1e3));
     printf("peak queue footprint %.1f KiB, occupancy %.0f%%\n",
            st ? st->peak_footprint_bytes / 1024.0 : 0, st ? st->occupancy * 100 : 0);
 }
 
 static int run(const options *o, sc_scene *s, const sc_geometry *g)
 {
-    rt_bvh *bvh = rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
+    rt_bvh *bvh = is_raster(o->pipeline) ? NULL : rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
     double *ms = calloc((size_t)o->frames, sizeof *ms);
     frame_result r = {0};
-    int rc = (!bvh || !rgba || !ms) ? 1 : 0;
+    int rc = ((!bvh && !is_raster(o->pipeline)) || !rgba || !ms) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
         if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */

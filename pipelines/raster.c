@@ -1,0 +1,328 @@
+/* raster.c — builds and runs the rasterization graph described in raster.h.
+ *
+ * Packets: an IA packet names a batch of triangles; a primitive packet carries a batch
+ * of post-VS triangles with its sequence number; a fragment packet carries one clipped
+ * triangle and up to FRAGS_PER_PACKET of its fragments inside one tile. The Pixel Shader
+ * overwrites each fragment's weights with its colour in place, so the same packet flows
+ * on to the Output Merger. */
+#include "pipelines/raster.h"
+
+#include "rasterizer/raster.h"
+#include "shaders/raster_shading.h"
+
+#include <float.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_BATCH 128
+#define FRAGS_PER_PACKET 64
+
+typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
+typedef struct prim_pkt { uint32_t seq, count; rs_triangle tri[MAX_BATCH]; } prim_pkt;
+
+typedef union frag {
+    rs_fragment in;                       /* from Rast */
+    struct { uint16_t x, y; float z; uint32_t rgba, pad; } out;   /* after PS */
+} frag;
+
+typedef struct frag_pkt {
+    uint32_t count;
+    uint8_t order[3], pad;
+    rs_triangle tri;
+    frag f[FRAGS_PER_PACKET];
+} frag_pkt;
+
+typedef struct rsp_state {
+    rsp_config cfg;
+    sh_raster_env env;
+    const sc_geometry *geo;
+    int tiles_x, tiles_y;
+    uint32_t batches;
+    uint32_t *color;                      /* width*height, written by OM instances */
+    float *depth;
+    _Atomic(uint64_t) rasterized, fragments;
+} rsp_state;
+
+typedef struct group_info { rsp_state *s; uint32_t first_batch, last_batch; } group_info;
+
+void rsp_config_default(rsp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->width = c->height = 1024;
+    c->tile = 64;
+    c->batch = 64;
+    c->frag_capacity = 64;
+    c->tile_capacity = 8;
+}
+
+/* ---- IA and VS ----------------------------------------------------------------------- */
+
+static void ia_main(gr_ctx *c)
+{
+    group_info *gi = gr_user(c);
+    rsp_state *s = gi->s;
+    uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->cfg.batch;
+    for (uint32_t seq = gi->first_batch; seq < gi->last_batch; seq++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        ia_pkt *p = w.mem;
+        p->seq = seq;
+        p->first = seq * b;
+        p->count = p->first + b <= n ? b : n - p->first;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void vs_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const ia_pkt *in = gr_input(c, NULL);
+    prim_pkt *out = gr_output(c, 0);
+    out->seq = in->seq;
+    out->count = in->count;
+    sh_vs_triangles(&s->env, in->first, in->count, out->tri);
+}
+
+/* ---- Reorder --------------------------------------------------------------------------- */
+
+static void emit_batch(gr_ctx *c, const prim_pkt *p)
+{
+    gr_window w;
+    gr_reserve_out(c, 0, 1, &w);
+    memcpy(w.mem, p, sizeof *p);
+    gr_commit_out(c, 0, 1);
+}
+
+/* Holds batches that arrive early and passes them on in sequence order. */
+static void reorder_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    prim_pkt **held = calloc(s->batches ? s->batches : 1, sizeof *held);
+    uint32_t next = 0;
+    gr_window w;
+    gr_assert(c, held != NULL);
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const prim_pkt *p = w.mem;
+        if (p->seq == next) {
+            emit_batch(c, p);
+            next++;
+        } else {
+            held[p->seq] = malloc(sizeof *p);
+            gr_assert(c, held[p->seq] != NULL);
+            memcpy(held[p->seq], p, sizeof *p);
+        }
+        gr_commit(c, 0, 1);
+        for (; next < s->batches && held[next]; next++) {
+            emit_batch(c, held[next]);
+            free(held[next]);
+            held[next] = NULL;
+        }
+    }
+    gr_assert(c, next == s->batches);
+    free(held);
+}
+
+/* ---- Rast (Fixed-function) ---------------------------------------------------------------- */
+
+typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
+
+/* Sends one tile's fragments of a triangle, in packets, to the tile's subqueue. */
+static void emit_tile(gr_ctx *c, const rs_triangle *t, const rs_setup *su, uint64_t tile,
+                      const rs_fragment *f, int n)
+{
+    for (int at = 0; at < n; at += FRAGS_PER_PACKET) {
+        int k = n - at < FRAGS_PER_PACKET ? n - at : FRAGS_PER_PACKET;
+        gr_window w;
+        gr_reserve_out_key(c, 0, 1, tile, &w);
+        frag_pkt *p = w.mem;
+        p->count = (uint32_t)k;
+        memcpy(p->order, su->order, 3);
+        p->tri = *t;
+        for (int i = 0; i < k; i++) p->f[i].in = f[at + i];
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void rast_triangle(gr_ctx *c, rsp_state *s, const rast_cfg *rc, const rs_triangle *t,
+                          rs_fragment *buf)
+{
+    rs_triangle clipped[RS_MAX_CLIPPED];
+    int n = rs_clip(t, clipped);
+    for (int k = 0; k < n; k++) {
+        rs_setup su;
+        if (!rs_setup_triangle(&clipped[k], rc->width, rc->height, &su)) continue;
+        atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
+        for (int ty = su.y0 / rc->tile; ty <= su.y1 / rc->tile; ty++)
+            for (int tx = su.x0 / rc->tile; tx <= su.x1 / rc->tile; tx++) {
+                int m = rs_raster_rect(&su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
+                                       (ty + 1) * rc->tile, buf);
+                if (m) emit_tile(c, &clipped[k], &su, (uint64_t)(ty * rc->tiles_x + tx), buf, m);
+            }
+    }
+}
+
+static void rast_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const rast_cfg *rc = gr_config(c, NULL);
+    rs_fragment *buf = malloc((size_t)rc->tile * rc->tile * sizeof *buf);
+    gr_assert(c, buf != NULL);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        prim_pkt p;
+        memcpy(&p, w.mem, sizeof p);
+        gr_commit(c, 0, 1);               /* input done before blocking on output */
+        for (uint32_t i = 0; i < p.count; i++) rast_triangle(c, s, rc, &p.tri[i], buf);
+    }
+    free(buf);
+}
+
+/* ---- PS and OM ------------------------------------------------------------------------------ */
+
+static void ps_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    frag_pkt *p = gr_input(c, NULL);
+    rs_setup su;
+    memcpy(su.order, p->order, 3);
+    for (uint32_t i = 0; i < p->count; i++) {
+        rs_fragment f = p->f[i].in;
+        uint32_t rgba = sh_ps_fragment(&s->env, &p->tri, &su, &f);
+        p->f[i].out.rgba = rgba;
+    }
+    atomic_fetch_add_explicit(&s->fragments, p->count, memory_order_relaxed);
+}
+
+/* One instance per tile: depth test (less) and write, in primitive order. */
+static void om_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    gr_window w;
+    size_t width = (size_t)s->cfg.width;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const frag_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) {
+            size_t at = p->f[i].out.y * width + p->f[i].out.x;
+            if (p->f[i].out.z < s->depth[at]) {
+                s->depth[at] = p->f[i].out.z;
+                s->color[at] = p->f[i].out.rgba;
+            }
+        }
+        gr_commit(c, 0, 1);
+    }
+}
+
+/* ---- graph ------------------------------------------------------------------------------------ */
+
+static int opaque(gr_graph *g, const char *name, size_t bytes, uint32_t cap, uint32_t subqueues, bool ordered)
+{
+    return gr_queue(g, &(gr_queue_desc){.name = name, .packet_bytes = bytes, .capacity = cap,
+                                        .subqueues = subqueues, .ordered = ordered});
+}
+
+static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, const rast_cfg *rc)
+{
+    gr_graph *g = gr_graph_create();
+    int prims = opaque(g, "primitives", sizeof(prim_pkt), 16, 0, false);
+    int ordered = opaque(g, "ordered-primitives", sizeof(prim_pkt), 8, 0, false);
+    int frags = opaque(g, "fragments", sizeof(frag_pkt), s->cfg.frag_capacity, 0, true);
+    int tiles = opaque(g, "tiles", sizeof(frag_pkt), s->cfg.tile_capacity,
+                       (uint32_t)(s->tiles_x * s->tiles_y), true);
+    int reorder = gr_stage(g, &(gr_stage_desc){.name = "reorder", .kind = GR_THREAD, .main = reorder_main, .user = s});
+    int rast = gr_stage(g, &(gr_stage_desc){.name = "rast", .kind = GR_FIXED, .main = rast_main, .user = s,
+                                            .config = rc, .config_bytes = sizeof *rc});
+    int ps = gr_stage(g, &(gr_stage_desc){.name = "ps", .kind = GR_SHADER, .main = ps_main, .user = s});
+    int om = gr_stage(g, &(gr_stage_desc){.name = "om", .kind = GR_THREAD, .main = om_main, .user = s, .instanced = true});
+    for (int k = 0; k < ngroups; k++) {
+        char qn[32], ian[32], vsn[32];
+        snprintf(qn, sizeof qn, "ia-%d", k);
+        snprintf(ian, sizeof ian, "ia-%d", k);
+        snprintf(vsn, sizeof vsn, "vs-%d", k);
+        int q = opaque(g, qn, sizeof(ia_pkt), 8, 0, false);
+        int ia = gr_stage(g, &(gr_stage_desc){.name = ian, .kind = GR_THREAD, .main = ia_main, .user = &groups[k]});
+        int vs = gr_stage(g, &(gr_stage_desc){.name = vsn, .kind = GR_SHADER, .main = vs_main, .user = s});
+        gr_bind(g, ia, GR_BIND_OUTPUT, q);
+        gr_bind(g, vs, GR_BIND_INPUT, q);
+        gr_bind(g, vs, GR_BIND_OUTPUT, prims);
+    }
+    gr_bind(g, reorder, GR_BIND_INPUT, prims);
+    gr_bind(g, reorder, GR_BIND_OUTPUT, ordered);
+    gr_bind(g, rast, GR_BIND_INPUT, ordered);
+    gr_bind(g, rast, GR_BIND_OUTPUT, frags);
+    gr_bind(g, ps, GR_BIND_INPUT, frags);
+    gr_bind(g, ps, GR_BIND_INPLACE, tiles);
+    gr_bind(g, om, GR_BIND_INPUT, tiles);
+    return g;
+}
+
+static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
+{
+    const char *bad = NULL;
+    if (c->width <= 0 || c->height <= 0 || c->width > 16384 || c->height > 16384) bad = "image size (1..16384)";
+    else if (c->tile < 8 || c->tile > 256) bad = "tile size (8..256)";
+    else if (c->batch < 1 || c->batch > MAX_BATCH) bad = "batch (1..128 triangles)";
+    else if (c->groups < 0 || c->groups > 256) bad = "groups (0..256)";
+    if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
+    return bad == NULL;
+}
+
+/* Contiguous runs of batches per group: disjoint index ranges. */
+static void split_groups(rsp_state *s, group_info *gi, int n)
+{
+    for (int k = 0; k < n; k++) {
+        gi[k].s = s;
+        gi[k].first_batch = (uint32_t)((uint64_t)s->batches * k / n);
+        gi[k].last_batch = (uint32_t)((uint64_t)s->batches * (k + 1) / n);
+    }
+}
+
+gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
+                     uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX])
+{
+    if (!check_config(cfg, err)) return NULL;
+    rsp_state *s = calloc(1, sizeof *s);
+    size_t npix = (size_t)cfg->width * cfg->height;
+    if (s) {
+        s->color = malloc(npix * sizeof *s->color);
+        s->depth = malloc(npix * sizeof *s->depth);
+    }
+    if (!s || !s->color || !s->depth) {
+        if (s) { free(s->color); free(s->depth); free(s); }
+        snprintf(err, SC_ERR_MAX, "raster: out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->geo = geo;
+    sh_raster_env_init(&s->env, scene, geo, cfg->width, cfg->height, cfg->aov);
+    s->tiles_x = (cfg->width + cfg->tile - 1) / cfg->tile;
+    s->tiles_y = (cfg->height + cfg->tile - 1) / cfg->tile;
+    s->batches = (uint32_t)((geo->ntriangles + (size_t)cfg->batch - 1) / (size_t)cfg->batch);
+    uint32_t bg = sh_background(&s->env);
+    for (size_t i = 0; i < npix; i++) { s->color[i] = bg; s->depth[i] = FLT_MAX; }
+    int ngroups = cfg->groups ? cfg->groups
+                              : (int)(cfg->workers ? cfg->workers : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+    if ((uint32_t)ngroups > s->batches) ngroups = s->batches ? (int)s->batches : 1;
+    group_info *gi = calloc((size_t)ngroups, sizeof *gi);
+    rast_cfg rc = {cfg->width, cfg->height, cfg->tile, s->tiles_x};
+    gr_graph *g = NULL;
+    if (gi) {
+        split_groups(s, gi, ngroups);
+        g = build_graph(s, gi, ngroups, &rc);
+    }
+    gr_launch_opts o = {.workers = cfg->workers};
+    if (!g || gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
+        snprintf(err, SC_ERR_MAX, "raster: %s", g ? gr_error(g) : "out of memory");
+        gr_graph_destroy(g);
+        g = NULL;
+    } else {
+        memcpy(rgba, s->color, npix * 4);
+        if (counts) *counts = (rsp_counts){geo->ntriangles, s->rasterized, s->fragments};
+    }
+    free(gi);
+    free(s->color);
+    free(s->depth);
+    free(s);
+    return g;
+}

@@ -1,0 +1,41 @@
+/* raster.h — the Direct3D-like sort-last rasterization pipeline as a GRAMPS graph
+ * (thesis Fig. 4.1):
+ *
+ *   IA[g] -> VS[g]  (g = 0..groups-1, disjoint index ranges, batches carry sequence numbers)
+ *        \-> Reorder -> Rast -> PS -> OM[tile]
+ *
+ * IA groups are Thread stages, VS and PS Shader stages, Reorder a Thread singleton that
+ * restores draw order, Rast a Fixed-function stage (rasterizer/), OM a Thread stage
+ * instanced once per framebuffer tile through a queue set. Rast -> PS -> OM is an
+ * ordered chain: the OM subqueue of a tile is a reorder buffer, so fragments are
+ * depth-tested and written in strict primitive order within each tile and the image
+ * is bit-identical for any number of workers. */
+#ifndef PIPELINES_RASTER_H
+#define PIPELINES_RASTER_H
+
+#include "gramps/gramps.h"
+#include "pipelines/common.h"
+
+typedef struct rsp_config {
+    int width, height;
+    int tile;                      /* framebuffer tile edge in pixels (default 64) */
+    int groups;                    /* IA/VS groups (0: one per worker) */
+    int batch;                     /* triangles per IA/VS packet (default 64) */
+    uint32_t frag_capacity;        /* Rast -> PS queue, packets (default 64) */
+    uint32_t tile_capacity;        /* per-tile OM subqueue, packets (default 8) */
+    pl_aov aov;
+    unsigned workers;              /* 0: all hardware threads */
+} rsp_config;
+
+typedef struct rsp_counts {
+    uint64_t triangles_in, triangles_rasterized, fragments;
+} rsp_counts;
+
+void rsp_config_default(rsp_config *c);
+
+/* Renders into rgba (width*height*4); returns the finished graph (for statistics; the
+ * caller destroys it) or NULL with a message in err. */
+gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
+                     uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX]);
+
+#endif

@@ -1,0 +1,192 @@
+/* raster.c — clipping, triangle setup and tile rasterization (see raster.h).
+ *
+ * Everything a fragment gets is computed from the triangle and the pixel alone (integer
+ * edge values at the pixel centre), never accumulated along a scan, so the result does
+ * not depend on how the image is split into tiles or packets. */
+#include "rasterizer/raster.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- clipping ---------------------------------------------------------------------------- */
+
+/* Signed distance to the plane (positive inside): near z >= -w, far z <= w, and the guard
+ * band |x|, |y| <= RS_GUARD * w. */
+static float plane_dist(const rs_vertex *v, int plane)
+{
+    const float *c = v->clip;
+    switch (plane) {
+    case 0: return c[2] + c[3];
+    case 1: return c[3] - c[2];
+    case 2: return RS_GUARD * c[3] - c[0];
+    case 3: return RS_GUARD * c[3] + c[0];
+    case 4: return RS_GUARD * c[3] - c[1];
+    default: return RS_GUARD * c[3] + c[1];
+    }
+}
+
+static rs_vertex lerp_vertex(const rs_vertex *a, const rs_vertex *b, float t)
+{
+    rs_vertex r;
+    for (int i = 0; i < 4; i++) r.clip[i] = a->clip[i] + t * (b->clip[i] - a->clip[i]);
+    for (int i = 0; i < RS_ATTRS; i++) r.attr[i] = a->attr[i] + t * (b->attr[i] - a->attr[i]);
+    return r;
+}
+
+/* Sutherland-Hodgman against one plane; polygons have at most 3 + 6 vertices. */
+static int clip_polygon(const rs_vertex *in, int n, rs_vertex *out, int plane)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const rs_vertex *a = &in[i], *b = &in[(i + 1) % n];
+        float da = plane_dist(a, plane), db = plane_dist(b, plane);
+        if (da >= 0) out[m++] = *a;
+        if ((da >= 0) != (db >= 0)) out[m++] = lerp_vertex(a, b, da / (da - db));
+    }
+    return m;
+}
+
+int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
+{
+    unsigned outside_all = 0x3f, any_outside = 0;
+    for (int k = 0; k < 3; k++) {
+        unsigned mask = 0;
+        for (int p = 0; p < 6; p++) mask |= (unsigned)(plane_dist(&in->v[k], p) < 0) << p;
+        outside_all &= mask;
+        any_outside |= mask;
+    }
+    if (outside_all) return 0;                 /* entirely outside one plane */
+    if (!any_outside) { out[0] = *in; return 1; }
+    rs_vertex poly[2][12];
+    memcpy(poly[0], in->v, sizeof in->v);
+    int n = 3, cur = 0;
+    for (int p = 0; p < 6 && n >= 3; p++) {
+        if (!(any_outside & (1u << p))) continue;
+        n = clip_polygon(poly[cur], n, poly[1 - cur], p);
+        cur = 1 - cur;
+    }
+    int m = 0;
+    for (int i = 1; i + 1 < n && m < RS_MAX_CLIPPED; i++, m++) {   /* fan, in order */
+        out[m] = *in;
+        out[m].v[0] = poly[cur][0];
+        out[m].v[1] = poly[cur][i];
+        out[m].v[2] = poly[cur][i + 1];
+    }
+    return m;
+}
+
+/* ---- setup ----------------------------------------------------------------------------- */
+
+static int64_t snap(float v) { return llrintf(v * (float)(1 << RS_SUBPIXEL_BITS)); }
+
+/* Edge i goes from vertex (i+1)%3 to (i+2)%3, so it is zero at both and equals the
+ * doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y down);
+ * left edge: interior to the right (dy < 0). */
+static void make_edge(rs_setup *s, int i)
+{
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    int64_t dx = s->x[k] - s->x[j], dy = s->y[k] - s->y[j];
+    s->a[i] = -dy;
+    s->b[i] = dx;
+    s->c[i] = dy * s->x[j] - dx * s->y[j];
+    s->bias[i] = ((dy == 0 && dx > 0) || dy < 0) ? 0 : -1;
+}
+
+bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
+{
+    float sx[3], sy[3];
+    uint8_t ord[3] = {0, 1, 2};
+    for (int k = 0; k < 3; k++) {
+        const float *c = t->v[k].clip;
+        if (!(c[3] > 0)) return false;
+        float iw = 1.0f / c[3];
+        sx[k] = (c[0] * iw * 0.5f + 0.5f) * (float)width;
+        sy[k] = (0.5f - c[1] * iw * 0.5f) * (float)height;
+        s->inv_w[k] = iw;
+        s->z[k] = c[2] * iw * 0.5f + 0.5f;
+        s->x[k] = snap(sx[k]);
+        s->y[k] = snap(sy[k]);
+    }
+    int64_t area = (s->x[1] - s->x[0]) * (s->y[2] - s->y[0]) - (s->x[2] - s->x[0]) * (s->y[1] - s->y[0]);
+    if (area == 0) return false;
+    if (area < 0) {                            /* both windings: swap to positive area */
+        int64_t tx = s->x[1], ty = s->y[1];
+        s->x[1] = s->x[2]; s->y[1] = s->y[2]; s->x[2] = tx; s->y[2] = ty;
+        float tz = s->z[1], tw = s->inv_w[1];
+        s->z[1] = s->z[2]; s->inv_w[1] = s->inv_w[2]; s->z[2] = tz; s->inv_w[2] = tw;
+        ord[1] = 2; ord[2] = 1;
+        area = -area;
+    }
+    memcpy(s->order, ord, sizeof ord);
+    s->area = area;
+    for (int i = 0; i < 3; i++) make_edge(s, i);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    int64_t minx = s->x[0], maxx = s->x[0], miny = s->y[0], maxy = s->y[0];
+    for (int k = 1; k < 3; k++) {
+        if (s->x[k] < minx) minx = s->x[k];
+        if (s->x[k] > maxx) maxx = s->x[k];
+        if (s->y[k] < miny) miny = s->y[k];
+        if (s->y[k] > maxy) maxy = s->y[k];
+    }
+    /* pixels whose centre (p + 1/2) can lie inside: ceil((min - half) / one) .. */
+    int64_t x0 = (minx - half + one - 1) >> RS_SUBPIXEL_BITS, x1 = (maxx - half) >> RS_SUBPIXEL_BITS;
+    int64_t y0 = (miny - half + one - 1) >> RS_SUBPIXEL_BITS, y1 = (maxy - half) >> RS_SUBPIXEL_BITS;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > width - 1) x1 = width - 1;
+    if (y1 > height - 1) y1 = height - 1;
+    if (x0 > x1 || y0 > y1) return false;
+    s->x0 = (int)x0; s->x1 = (int)x1; s->y0 = (int)y0; s->y1 = (int)y1;
+    return true;
+}
+
+/* ---- rasterization ----------------------------------------------------------------------- */
+
+static inline int64_t edge_at(const rs_setup *s, int i, int64_t X, int64_t Y)
+{
+    return s->a[i] * X + s->b[i] * Y + s->c[i];
+}
+
+static void fragment_at(const rs_setup *s, int x, int y, const int64_t e[3], rs_fragment *f)
+{
+    double l0 = (double)e[0] / (double)s->area, l1 = (double)e[1] / (double)s->area;
+    double l2 = 1.0 - l0 - l1;
+    f->x = (uint16_t)x;
+    f->y = (uint16_t)y;
+    f->z = (float)(l0 * s->z[0] + l1 * s->z[1] + l2 * s->z[2]);
+    double p0 = l0 * s->inv_w[0], p1 = l1 * s->inv_w[1], p2 = l2 * s->inv_w[2];
+    double sum = p0 + p1 + p2;
+    f->b1 = (float)(p1 / sum);
+    f->b2 = (float)(p2 / sum);
+}
+
+int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragment *out)
+{
+    if (x0 < s->x0) x0 = s->x0;
+    if (y0 < s->y0) y0 = s->y0;
+    if (x1 > s->x1 + 1) x1 = s->x1 + 1;
+    if (y1 > s->y1 + 1) y1 = s->y1 + 1;
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        int64_t Y = (int64_t)y * one + half;
+        for (int x = x0; x < x1; x++) {
+            int64_t X = (int64_t)x * one + half, e[3];
+            bool inside = true;
+            for (int i = 0; i < 3 && inside; i++) {
+                e[i] = edge_at(s, i, X, Y);
+                inside = e[i] + s->bias[i] >= 0;
+            }
+            if (inside) fragment_at(s, x, y, e, &out[n++]);
+        }
+    }
+    return n;
+}
+
+void rs_interpolate(const rs_triangle *t, const rs_setup *s, const rs_fragment *f,
+                    float attr[RS_ATTRS])
+{
+    const float *a0 = t->v[s->order[0]].attr, *a1 = t->v[s->order[1]].attr, *a2 = t->v[s->order[2]].attr;
+    float b0 = 1.0f - f->b1 - f->b2;
+    for (int i = 0; i < RS_ATTRS; i++) attr[i] = b0 * a0[i] + f->b1 * a1[i] + f->b2 * a2[i];
+}

@@ -1,0 +1,71 @@
+/* raster.h — the software rasterizer's kernels (no threads, no runtime calls).
+ *
+ * Data flow: post-vertex-shader triangles (clip-space positions + attributes, in draw
+ * order) -> rs_clip() (homogeneous clipping against near/far and a guard band) ->
+ * rs_setup() (snapped fixed-point screen coordinates, edge functions, bounding box) ->
+ * rs_raster_tile() per framebuffer tile the bounding box touches -> fragments (pixel,
+ * depth, perspective-correct barycentrics) that never cross a tile.
+ *
+ * Conventions: OpenGL-style clip space (visible: -w <= x,y,z <= w), image row 0 at the
+ * top, samples at pixel centres, top-left fill rule, both windings drawn (no culling).
+ *
+ * Why 64-bit edge math is safe: the guard band keeps |x|,|y| <= RS_GUARD * image size
+ * (at most 64 * 16384 = 2^20 pixels); with RS_SUBPIXEL_BITS = 8 a coordinate is below
+ * 2^28, an edge coefficient below 2^29, and a product of two below 2^58 < 2^63. */
+#ifndef RASTERIZER_RASTER_H
+#define RASTERIZER_RASTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RS_SUBPIXEL_BITS 8
+#define RS_GUARD 64.0f                   /* guard band, in multiples of the image size */
+#define RS_ATTRS 8                       /* world position (3), normal (3), uv (2) */
+#define RS_MAX_CLIPPED 9                 /* triangles a clipped triangle can become */
+
+typedef struct rs_vertex {
+    float clip[4];
+    float attr[RS_ATTRS];
+} rs_vertex;
+
+typedef struct rs_triangle {
+    rs_vertex v[3];
+    uint32_t prim;                       /* primitive id */
+    uint32_t material;
+} rs_triangle;
+
+/* A triangle ready to rasterize: fixed-point vertices, edges and its pixel bounds. */
+typedef struct rs_setup {
+    int64_t x[3], y[3];                  /* snapped screen coordinates (fixed point) */
+    int64_t a[3], b[3];                  /* edge i: a*X + b*Y + c, opposite vertex i */
+    int64_t c[3];
+    int64_t area;                        /* twice the area, > 0 after orientation */
+    int32_t bias[3];                     /* 0 on top-left edges, -1 elsewhere */
+    int x0, y0, x1, y1;                  /* inclusive pixel bounds, clamped to the image */
+    float z[3], inv_w[3];                /* window depth 0..1 and 1/w per vertex */
+    uint8_t order[3];                    /* setup vertex k is input vertex order[k] */
+} rs_setup;
+
+typedef struct rs_fragment {
+    uint16_t x, y;                       /* pixel */
+    float z;                             /* window depth, 0 near .. 1 far */
+    float b1, b2;                        /* perspective-correct weights of vertices 1, 2 */
+} rs_fragment;
+
+/* Clips against near, far and the guard band. Returns the number of triangles written
+ * to out (0 when nothing is left); each keeps prim and material. */
+int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
+
+/* Sets up a clipped triangle for a width x height image. false when it covers no sample
+ * (zero area, or outside the image). */
+bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s);
+
+/* Writes the fragments of s inside the pixel rectangle [x0,x1) x [y0,y1) to out, in
+ * row-major order; returns how many (at most (x1-x0)*(y1-y0)). */
+int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragment *out);
+
+/* Interpolates the triangle's attributes with a fragment's weights. */
+void rs_interpolate(const rs_triangle *t, const rs_setup *s, const rs_fragment *f,
+                    float attr[RS_ATTRS]);
+
+#endif
