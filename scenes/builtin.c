@@ -202,9 +202,9 @@ sc_scene *sc_builtin_courtyard(void)
     cylinder(&b, (float[3]){0, 0, 0}, 4.0f, 1.0f, 64, 4, stone);
     grid(&b, (float[3]){-3.5f, 0.8f, 3.5f}, (float[3]){7, 0, 0}, (float[3]){0, 0, -7}, 24, 24, water);
     sphere(&b, (float[3]){0, 2.5f, 0}, 1.2f, 32, 16, stone);
-    for (int i = 0; i < 12; i++) {
-        float x = -14 + rnd(&r) * 28, z = -14 + rnd(&r) * 28;
-        if (fabsf(x) < 6 && fabsf(z) < 6) x += x < 0 ? -6 : 6;
+    for (int i = 0; i < 12; i++) {           /* benches on a ring: never overlapping */
+        float a = (float)i * (float)M_PI / 6.0f + rnd(&r) * 0.2f, rad = 9.0f + rnd(&r) * 4.0f;
+        float x = rad * cosf(a), z = rad * sinf(a);
         box(&b, (float[3]){x - 1.5f, 0, z - 0.4f}, (float[3]){x + 1.5f, 0.8f, z + 0.4f}, 4, wood);
     }
     s->camera = (sc_camera){{-13, 8, 16}, {4, 1.5f, -4}, {0, 1, 0}, 62};
