@@ -1,0 +1,66 @@
+/* Rasterization graph benchmark: frame time (median of 3 after a warm-up) and peak queue
+ * footprint at 1024x1024 for teapot, courtyard, fairy and ../shared/scenes/bunny.obj,
+ * per worker count (1, 2, 4, ... up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads).
+ * Prints "name value unit". */
+#include "pipelines/raster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void bench_scene(const char *label, const char *path, unsigned maxw)
+{
+    sc_scene *s;
+    sc_geometry g;
+    char err[SC_ERR_MAX];
+    if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s: %s\n", label, err); return; }
+    rsp_config c;
+    rsp_config_default(&c);
+    uint8_t *img = malloc((size_t)c.width * c.height * 4);
+    for (unsigned w = 1; w <= maxw; w *= 2) {
+        c.workers = w;
+        double t[4];
+        unsigned long long fp = 0;
+        rsp_counts n;
+        for (int i = 0; i < 4; i++) {
+            double t0 = now_ms();
+            gr_graph *gg = rsp_render(s, &g, &c, img, &n, err);
+            t[i] = now_ms() - t0;
+            if (!gg) { printf("# %s\n", err); exit(1); }
+            fp = gr_get_stats(gg)->peak_footprint_bytes;
+            gr_graph_destroy(gg);
+        }
+        qsort(t + 1, 3, sizeof *t, cmp);
+        printf("raster_frame_ms_%s_%uw %.1f ms\n", label, w, t[2]);
+        printf("raster_peak_footprint_%s_%uw %llu bytes\n", label, w, fp);
+        if (w == 1) printf("raster_fragments_%s %llu fragments\n", label, (unsigned long long)n.fragments);
+    }
+    free(img);
+    sc_geometry_free(&g);
+    sc_free(s);
+}
+
+int main(void)
+{
+    const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
+    unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
+    bench_scene("teapot", "teapot", maxw);
+    bench_scene("courtyard", "courtyard", maxw);
+    bench_scene("fairy", "fairy", maxw);
+    bench_scene("bunny", "../shared/scenes/bunny.obj", maxw);
+    return 0;
+}
