@@ -170,13 +170,16 @@ static int parse_args(int argc, char **argv, options *o)
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
-    int c, idx;
+    int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":p:o:t:qh", longs, &idx)) != -1) {
-        const char *flag = argv[optind - 1];
+        char flag[40];
+        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
+        else snprintf(flag, sizeof flag, "-%c", c);
+        idx = -1;
         if (c == 'h') { usage(stdout); return -1; }
         if (c == OPT_VERSION) { printf("gramps-render %s\n", GR_VERSION); return -1; }
         if (c == '?') return bad_flag("option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return bad_flag(argv[optind - 1], NULL, "needs a value");
+        if (c == ':') return bad_flag("option", argv[optind - 1], "needs a value");
         int rc = parse_one(o, c, optarg, flag);
         if (rc) return rc;
     }
