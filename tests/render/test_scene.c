@@ -198,6 +198,25 @@ static void test_teapot_closed(void)
     sc_free(s);
 }
 
+/* Formats other than OBJ go through assimp: an ASCII PLY quad becomes two triangles. */
+static void test_assimp_ply(void)
+{
+    const char *path = tmpfile_with("quad.ply",
+        "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+        "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+        "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
+    char err[SC_ERR_MAX];
+    sc_scene *s;
+    CHECK_MSG(sc_load(path, &s, err) == 0, "%s", err);
+    if (!s) return;
+    sc_geometry g;
+    CHECK(sc_flatten(s, &g, err) == 0);
+    CHECK(g.ntriangles == 2 && g.bbox_max[0] == 1 && g.bbox_max[1] == 1);
+    CHECK(s->materials[g.materials[0]].reflectivity == 0.3f);   /* the default material */
+    sc_geometry_free(&g);
+    sc_free(s);
+}
+
 static void test_scene_file_transforms(void)
 {
     tmpfile_with("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
@@ -278,6 +297,7 @@ int main(void)
     RUN(test_cornell_materials);
     RUN(test_builtins);
     RUN(test_teapot_closed);
+    RUN(test_assimp_ply);
     RUN(test_scene_file_transforms);
     RUN(test_round_trip);
     RUN(test_bad_inputs);
