@@ -115,9 +115,9 @@ check-all:
 	$(MAKE) SAN=address test
 
 install: $(LIBGRAMPS)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gramps $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIBGRAMPS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 gramps/gramps.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 gramps/gramps.h $(DESTDIR)$(PREFIX)/include/gramps/
 	sed -e 's|@PREFIX@|$(PREFIX)|' mk/gramps.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gramps.pc
 
 clean:
