@@ -341,7 +341,7 @@ void *gr_worker_main(void *arg);
 void gr_push_task(gr_worker *w, gr_stage_rt *s, void *task);
 void gr_make_runnable(gr_worker *w, gr_inst *inst);
 void gr_wake_sleepers(gr_graph *g);
-void gr_account(gr_worker *w, gr_time_cat cat);
+uint64_t gr_account(gr_worker *w, gr_time_cat cat);
 void gr_flush_partials(gr_worker *w);
 
 /* thread_stage.c */

@@ -15,12 +15,15 @@
 static inline bool is_inst(void *task) { return ((uintptr_t)task & 1) != 0; }
 static inline gr_inst *as_inst(void *task) { return (gr_inst *)((uintptr_t)task & ~(uintptr_t)1); }
 
-void gr_account(gr_worker *w, gr_time_cat cat)
+/* Closes the running time category and opens `cat`; returns the timestamp so callers
+ * that also time a stage need not read the clock again (it is slow in some VMs). */
+uint64_t gr_account(gr_worker *w, gr_time_cat cat)
 {
     uint64_t now = gr_ticks();
     w->t[w->cat] += now - w->t_last;
     w->t_last = now;
     w->cat = cat;
+    return now;
 }
 
 void gr_wake_sleepers(gr_graph *g)

@@ -116,11 +116,9 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
             undo_outputs(w, c, i);
             return false;
         }
-    uint64_t t0 = gr_ticks();
-    gr_account(w, GR_T_APP);
+    uint64_t t0 = gr_account(w, GR_T_APP);
     s->d.main(c);
-    gr_account(w, GR_T_QUEUE);
-    uint64_t t1 = gr_ticks();
+    uint64_t t1 = gr_account(w, GR_T_QUEUE);
     w->stage_ticks[s->id] += t1 - t0;
     w->stage_tasks[s->id]++;
     if (w->journal) gr_journal_add(w, s->id, 0, t0, t1);

@@ -109,11 +109,9 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     inst->ctx.w = w;
     inst->produced = 0;
     atomic_store(&inst->state, GR_INST_RUNNING);
-    uint64_t t0 = gr_ticks();
-    gr_account(w, GR_T_APP);
+    uint64_t t0 = gr_account(w, GR_T_APP);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
-    gr_account(w, GR_T_SCHED);
-    uint64_t t1 = gr_ticks();
+    uint64_t t1 = gr_account(w, GR_T_SCHED);
     w->stage_ticks[s->id] += t1 - t0;
     w->stage_tasks[s->id]++;
     if (w->journal) gr_journal_add(w, s->id, inst->number, t0, t1);
