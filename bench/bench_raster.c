@@ -1,9 +1,11 @@
-/* Rasterization graph benchmark: frame time (median of 3 after a warm-up) and peak queue
+/* Rasterization graph benchmark (single Rast, then the parallel Setup/Bin + per-tile
+ * Rast variant, "prast"): frame time (median of 3 after a warm-up) and peak queue
  * footprint at 1024x1024 for teapot, courtyard, fairy and ../shared/scenes/bunny.obj,
  * per worker count (1, 2, 4, ... up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads).
  * Prints "name value unit". */
 #include "pipelines/raster.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -22,7 +24,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void bench_scene(const char *label, const char *path, unsigned maxw)
+static void bench_scene(const char *label, const char *path, unsigned maxw, bool parallel)
 {
     sc_scene *s;
     sc_geometry g;
@@ -30,6 +32,8 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
     if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s: %s\n", label, err); return; }
     rsp_config c;
     rsp_config_default(&c);
+    c.parallel_rast = parallel;
+    const char *v = parallel ? "prast_" : "";
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
     for (unsigned w = 1; w <= maxw; w *= 2) {
         c.workers = w;
@@ -45,9 +49,9 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
             gr_graph_destroy(gg);
         }
         qsort(t + 1, 3, sizeof *t, cmp);
-        printf("raster_frame_ms_%s_%uw %.1f ms\n", label, w, t[2]);
-        printf("raster_peak_footprint_%s_%uw %llu bytes\n", label, w, fp);
-        if (w == 1) printf("raster_fragments_%s %llu fragments\n", label, (unsigned long long)n.fragments);
+        printf("raster_%sframe_ms_%s_%uw %.1f ms\n", v, label, w, t[2]);
+        printf("raster_%speak_footprint_%s_%uw %llu bytes\n", v, label, w, fp);
+        if (w == 1 && !parallel) printf("raster_fragments_%s %llu fragments\n", label, (unsigned long long)n.fragments);
     }
     free(img);
     sc_geometry_free(&g);
@@ -58,9 +62,11 @@ int main(void)
 {
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
-    bench_scene("teapot", "teapot", maxw);
-    bench_scene("courtyard", "courtyard", maxw);
-    bench_scene("fairy", "fairy", maxw);
-    bench_scene("bunny", "../shared/scenes/bunny.obj", maxw);
+    for (int parallel = 0; parallel < 2; parallel++) {
+        bench_scene("teapot", "teapot", maxw, parallel);
+        bench_scene("courtyard", "courtyard", maxw, parallel);
+        bench_scene("fairy", "fairy", maxw, parallel);
+        bench_scene("bunny", "../shared/scenes/bunny.obj", maxw, parallel);
+    }
     return 0;
 }

@@ -34,6 +34,8 @@ typedef struct frag_pkt {
     frag f[FRAGS_PER_PACKET];
 } frag_pkt;
 
+typedef struct binned_pkt { rs_triangle tri; rs_setup su; } binned_pkt;
+
 typedef struct rsp_state {
     rsp_config cfg;
     sh_raster_env env;
@@ -179,6 +181,60 @@ static void rast_main(gr_ctx *c)
     free(buf);
 }
 
+/* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
+
+static void bin_triangle(gr_ctx *c, const rast_cfg *rc, const rs_triangle *t, rsp_state *s)
+{
+    rs_triangle clipped[RS_MAX_CLIPPED];
+    int n = rs_clip(t, clipped);
+    for (int k = 0; k < n; k++) {
+        binned_pkt b;
+        if (!rs_setup_triangle(&clipped[k], rc->width, rc->height, &b.su)) continue;
+        atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
+        b.tri = clipped[k];
+        for (int ty = b.su.y0 / rc->tile; ty <= b.su.y1 / rc->tile; ty++)
+            for (int tx = b.su.x0 / rc->tile; tx <= b.su.x1 / rc->tile; tx++) {
+                gr_window w;
+                gr_reserve_out_key(c, 0, 1, (uint64_t)(ty * rc->tiles_x + tx), &w);
+                memcpy(w.mem, &b, sizeof b);
+                gr_commit_out(c, 0, 1);
+            }
+    }
+}
+
+static void setup_bin_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const rast_cfg *rc = gr_config(c, NULL);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        prim_pkt p;
+        memcpy(&p, w.mem, sizeof p);
+        gr_commit(c, 0, 1);
+        for (uint32_t i = 0; i < p.count; i++) bin_triangle(c, rc, &p.tri[i], s);
+    }
+}
+
+/* One instance per tile: its triangles arrive in draw order through its subqueue. */
+static void tile_rast_main(gr_ctx *c)
+{
+    const rast_cfg *rc = gr_config(c, NULL);
+    uint64_t tile = gr_key(c);
+    int tx = (int)(tile % (uint64_t)rc->tiles_x), ty = (int)(tile / (uint64_t)rc->tiles_x);
+    rs_fragment *buf = malloc((size_t)rc->tile * rc->tile * sizeof *buf);
+    gr_assert(c, buf != NULL);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        binned_pkt b;
+        memcpy(&b, w.mem, sizeof b);
+        gr_commit(c, 0, 1);
+        int m = rs_raster_rect(&b.su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
+                               (ty + 1) * rc->tile, buf);
+        if (m) emit_tile(c, &b.tri, &b.su, tile, buf, m);
+    }
+    free(buf);
+}
+
 /* ---- PS and OM ------------------------------------------------------------------------------ */
 
 static void ps_main(gr_ctx *c)
@@ -231,8 +287,9 @@ static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, cons
     int tiles = opaque(g, "tiles", sizeof(frag_pkt), s->cfg.tile_capacity,
                        (uint32_t)(s->tiles_x * s->tiles_y), true);
     int reorder = gr_stage(g, &(gr_stage_desc){.name = "reorder", .kind = GR_THREAD, .main = reorder_main, .user = s});
-    int rast = gr_stage(g, &(gr_stage_desc){.name = "rast", .kind = GR_FIXED, .main = rast_main, .user = s,
-                                            .config = rc, .config_bytes = sizeof *rc});
+    int rast = gr_stage(g, &(gr_stage_desc){.name = s->cfg.parallel_rast ? "setup-bin" : "rast",
+                                            .kind = GR_FIXED, .main = s->cfg.parallel_rast ? setup_bin_main : rast_main,
+                                            .user = s, .config = rc, .config_bytes = sizeof *rc});
     int ps = gr_stage(g, &(gr_stage_desc){.name = "ps", .kind = GR_SHADER, .main = ps_main, .user = s});
     int om = gr_stage(g, &(gr_stage_desc){.name = "om", .kind = GR_THREAD, .main = om_main, .user = s, .instanced = true});
     for (int k = 0; k < ngroups; k++) {
@@ -250,7 +307,17 @@ static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, cons
     gr_bind(g, reorder, GR_BIND_INPUT, prims);
     gr_bind(g, reorder, GR_BIND_OUTPUT, ordered);
     gr_bind(g, rast, GR_BIND_INPUT, ordered);
-    gr_bind(g, rast, GR_BIND_OUTPUT, frags);
+    if (s->cfg.parallel_rast) {
+        int binned = opaque(g, "binned", sizeof(binned_pkt), 16, (uint32_t)(s->tiles_x * s->tiles_y), false);
+        int trast = gr_stage(g, &(gr_stage_desc){.name = "rast", .kind = GR_THREAD, .main = tile_rast_main,
+                                                 .user = s, .config = rc, .config_bytes = sizeof *rc,
+                                                 .instanced = true});
+        gr_bind(g, rast, GR_BIND_OUTPUT, binned);
+        gr_bind(g, trast, GR_BIND_INPUT, binned);
+        gr_bind(g, trast, GR_BIND_OUTPUT, frags);
+    } else {
+        gr_bind(g, rast, GR_BIND_OUTPUT, frags);
+    }
     gr_bind(g, ps, GR_BIND_INPUT, frags);
     gr_bind(g, ps, GR_BIND_INPLACE, tiles);
     gr_bind(g, om, GR_BIND_INPUT, tiles);

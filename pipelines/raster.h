@@ -9,7 +9,11 @@
  * instanced once per framebuffer tile through a queue set. Rast -> PS -> OM is an
  * ordered chain: the OM subqueue of a tile is a reorder buffer, so fragments are
  * depth-tested and written in strict primitive order within each tile and the image
- * is bit-identical for any number of workers. */
+ * is bit-identical for any number of workers.
+ *
+ * With parallel_rast, Rast is split: a Setup/Bin singleton clips and sets up each
+ * triangle and sends it to every tile it touches through a queue set; a Rast stage
+ * instanced per tile rasterizes its tile and leads the ordered chain for that tile. */
 #ifndef PIPELINES_RASTER_H
 #define PIPELINES_RASTER_H
 
@@ -23,6 +27,7 @@ typedef struct rsp_config {
     int batch;                     /* triangles per IA/VS packet (default 64) */
     uint32_t frag_capacity;        /* Rast -> PS queue, packets (default 64) */
     uint32_t tile_capacity;        /* per-tile OM subqueue, packets (default 8) */
+    bool parallel_rast;            /* Setup/Bin singleton -> Rast instanced per tile */
     pl_aov aov;
     unsigned workers;              /* 0: all hardware threads */
 } rsp_config;

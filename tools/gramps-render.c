@@ -27,7 +27,7 @@ typedef struct options {
     int width, height, frames, spp, bounces;
     unsigned threads;
     pl_aov aov;
-    bool info, quiet, have_camera, have_light;
+    bool info, quiet, have_camera, have_light, parallel_rast;
     float camera[10], light[3];
 } options;
 
@@ -55,6 +55,7 @@ static void usage(FILE *out)
         "      --aov KIND        color | primid | depth | normal (default color)\n"
         "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
         "      --bounces N       reflection depth (raytrace, default 1)\n"
+        "      --parallel-rast   raster: Setup/Bin singleton + a Rast instance per tile\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
         "      --info            print the scene report and exit\n"
@@ -106,7 +107,7 @@ static bool parse_aov(const char *s, pl_aov *out)
 }
 
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
-       OPT_VERSION, OPT_SPP, OPT_BOUNCES };
+       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -152,6 +153,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
+    case OPT_PARALLEL_RAST: o->parallel_rast = true; return 0;
     }
     return 0;
 }
@@ -166,7 +168,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"aov", required_argument, 0, OPT_AOV}, {"frames", required_argument, 0, OPT_FRAMES},
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
         {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
-        {"bounces", required_argument, 0, OPT_BOUNCES}, {0, 0, 0, 0}};
+        {"bounces", required_argument, 0, OPT_BOUNCES},
+        {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
@@ -222,6 +225,7 @@ static int render_raster(const options *o, const sc_scene *s, const sc_geometry 
     cfg.height = o->height;
     cfg.aov = o->aov;
     cfg.workers = o->threads;
+    cfg.parallel_rast = o->parallel_rast;
     rsp_counts counts = {0};
     r->graph = rsp_render(s, g, &cfg, rgba, &counts, err);
     r->work[0] = counts.triangles_in;

@@ -31,10 +31,13 @@ static bool load(const char *name, loaded *l)
 
 static void unload(loaded *l) { sc_geometry_free(&l->g); sc_free(l->s); }
 
+static bool parallel_rast;
+
 static uint8_t *render_size(loaded *l, pl_aov aov, unsigned workers, int w, int h, gr_graph **graph)
 {
     rsp_config c;
     rsp_config_default(&c);
+    c.parallel_rast = parallel_rast;
     c.width = w;
     c.height = h;
     c.tile = 32;
@@ -297,6 +300,27 @@ static void test_clipping(void)
     free(count);
 }
 
+/* The parallel rasterizer variant gives the same image, for any worker count. */
+static void test_parallel_rast_identical(void)
+{
+    const char *scenes[] = {"teapot", "courtyard"};
+    for (int k = 0; k < 2; k++) {
+        loaded l;
+        if (!load(scenes[k], &l)) { CHECK(0); continue; }
+        uint8_t *ref = render(&l, PL_AOV_COLOR, 2, NULL);
+        parallel_rast = true;
+        unsigned ws[] = {1, 2, 8};
+        for (int i = 0; i < 3; i++) {
+            uint8_t *img = render(&l, PL_AOV_COLOR, ws[i], NULL);
+            CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s: parallel Rast differs (%u workers)", scenes[k], ws[i]);
+            free(img);
+        }
+        parallel_rast = false;
+        free(ref);
+        unload(&l);
+    }
+}
+
 static void test_queue_peaks(void)
 {
     loaded l;
@@ -319,6 +343,9 @@ int main(void)
     RUN(test_agrees_with_raytracer);
     RUN(test_fill_rule);
     RUN(test_clipping);
+    RUN(test_parallel_rast_identical);
+    RUN(test_queue_peaks);
+    parallel_rast = true;
     RUN(test_queue_peaks);
     return check_finish();
 }
