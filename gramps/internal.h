@@ -121,6 +121,7 @@ struct gr_queue_rt {
     bool internal_producer;           /* a producer sits in the consumer's component */
     _Atomic(bool) closed;
     double depth_sum;                 /* sampler: sum of held over samples */
+    double last_sampled;              /* sampler: previous sample (journal on changes) */
 };
 
 /* A component: a strongly connected set of stages (one stage unless there is a cycle). */
@@ -228,6 +229,13 @@ typedef struct gr_buffer_rt {
     bool writable;
 } gr_buffer_rt;
 
+/* A sampled queue depth for the timeline (journal on). */
+typedef struct gr_depth_ev {
+    uint64_t t;
+    int32_t queue;
+    int32_t packets;
+} gr_depth_ev;
+
 /* Per-worker push coalescer entry: one partially filled packet per (queue, subqueue). */
 typedef struct gr_partial {
     gr_pkt *pkt;
@@ -305,6 +313,8 @@ struct gr_graph {
     bool stats_ready;
     gr_journal_ev *journal_events;    /* all workers' journals, after gr_wait */
     size_t njournal;
+    struct gr_depth_ev *depths;       /* sampler's queue-depth journal */
+    size_t ndepths, cap_depths;
 };
 
 /* graph.c */

@@ -12,13 +12,30 @@
 
 #define GR_SAMPLE_NS 100000
 
+/* With the journal on, queue depths go to the timeline too (changes only, at most
+ * 1M events: the journal is bounded like the workers'). */
+static void journal_depth(gr_graph *g, int q, int64_t held, uint64_t now)
+{
+    if (!g->opts.journal || g->ndepths >= (1u << 20)) return;
+    if (g->ndepths == g->cap_depths) {
+        size_t n = g->cap_depths ? g->cap_depths * 2 : 4096;
+        gr_depth_ev *d = realloc(g->depths, n * sizeof *d);
+        if (!d) return;
+        g->depths = d;
+        g->cap_depths = n;
+    }
+    g->depths[g->ndepths++] = (gr_depth_ev){now, q, (int32_t)held};
+}
+
 static void sample_footprint(gr_graph *g)
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, now = gr_ticks();
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
         int64_t held = atomic_load_explicit(&q->held, memory_order_relaxed);
         if (held < 0) held = 0;
+        if ((double)held != q->last_sampled) journal_depth(g, i, held, now);
+        q->last_sampled = (double)held;
         q->depth_sum += (double)held;
         bytes += (uint64_t)held * q->packet_bytes;
     }
@@ -199,6 +216,7 @@ void gr_stats_free(gr_graph *g)
     free(g->stats.stages);
     free(g->stats.per_worker);
     free(g->journal_events);
+    free(g->depths);
 }
 
 const gr_stats *gr_get_stats(const gr_graph *g)
@@ -302,6 +320,14 @@ int gr_journal_write(const gr_graph *g, FILE *out)
                 "\"args\": {\"instance\": %u}}", e->worker,
                 (double)(e->t0 - g->t_start) / tpn / 1e3, (double)(e->t1 - e->t0) / tpn / 1e3,
                 e->instance);
+    }
+    for (size_t i = 0; i < g->ndepths; i++) {       /* queue depths as counter tracks */
+        const gr_depth_ev *d = &g->depths[i];
+        double ts = d->t > g->t_start ? (double)(d->t - g->t_start) / tpn / 1e3 : 0;
+        fprintf(out, "%s{\"name\": ", g->njournal || i ? ",\n" : "");
+        json_string(out, g->queues[d->queue]->name);
+        fprintf(out, ", \"ph\": \"C\", \"pid\": 1, \"ts\": %.3f, \"args\": {\"packets\": %d}}",
+                ts, d->packets);
     }
     fprintf(out, "\n]}\n");
     return 0;

@@ -568,8 +568,65 @@ static void test_ten_thousand_keys(void)
     }
 }
 
+/* ---- statistics, journal and DOT outputs ------------------------------------------------ */
+
+static char *slurp(FILE *f)
+{
+    long n = ftell(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    rewind(f);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = 0;
+    return buf;
+}
+
+static void test_statistics_outputs(void)
+{
+    barrier_params p = {.n = 3000};
+    gr_graph *g = gr_graph_create();
+    int q1 = gr_queue(g, &(gr_queue_desc){.name = "to-shader", .packet_bytes = 4, .capacity = 3});
+    int q2 = gr_queue(g, &(gr_queue_desc){.name = "to-thread", .packet_bytes = 4, .capacity = 2});
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_n, .user = &p});
+    int sh = gr_stage(g, &(gr_stage_desc){.name = "pass", .kind = GR_SHADER, .main = pass_through});
+    int con = gr_stage(g, &(gr_stage_desc){.name = "slow", .kind = GR_THREAD, .main = slow_consumer});
+    gr_bind(g, gen, GR_BIND_OUTPUT, q1);
+    gr_bind(g, sh, GR_BIND_INPUT, q1);
+    gr_bind(g, sh, GR_BIND_OUTPUT, q2);
+    gr_bind(g, con, GR_BIND_INPUT, q2);
+    gr_launch_opts o = {.workers = 2, .journal = true};
+    CHECK(gr_launch(g, &o, NULL, 0) == GR_OK && gr_wait(g) == GR_OK);
+    const gr_stats *st = gr_get_stats(g);
+    CHECK(st && st->stages[sh].tasks == p.n && st->queues[q2].packets == p.n);
+    CHECK(st && st->stages[sh].priority > st->stages[gen].priority);    /* consumers above */
+    double total = 0;
+    for (unsigned i = 0; st && i < st->workers; i++)
+        total += st->per_worker[i].app_ms + st->per_worker[i].queue_ms + st->per_worker[i].sched_ms +
+                 st->per_worker[i].idle_ms;
+    CHECK(st && total > 0 && total <= st->wall_ms * st->workers * 1.05 + 1);
+    FILE *f = tmpfile();
+    gr_stats_write_json(g, f);
+    char *json = slurp(f);
+    CHECK(strstr(json, "\"queues\"") && strstr(json, "\"to-thread\"") && strstr(json, "\"no_work_ms\""));
+    free(json);
+    fclose(f);
+    f = tmpfile();
+    CHECK(gr_journal_write(g, f) == 0);
+    json = slurp(f);
+    CHECK(strncmp(json, "{\"traceEvents\": [", 17) == 0 && strstr(json, "\"name\": \"pass\"") &&
+          strstr(json, "\"ph\": \"X\""));
+    free(json);
+    fclose(f);
+    f = tmpfile();
+    gr_graph_dot(g, f);
+    json = slurp(f);
+    CHECK(strstr(json, "digraph") && strstr(json, "to-shader") && strstr(json, "peak"));
+    free(json);
+    fclose(f);
+    gr_graph_destroy(g);
+}
+
 int main(void)
 {
+    RUN(test_statistics_outputs);
     RUN(test_set_reduce_keyed);
     RUN(test_set_reduce_static);
     RUN(test_shader_push);
