@@ -11,6 +11,7 @@
 #include "shaders/raster_shading.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ typedef struct rsp_state {
     int tiles_x, tiles_y;
     uint32_t batches;
     uint32_t *color;                      /* width*height, written by OM instances */
-    float *depth;
+    _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
     _Atomic(uint64_t) rasterized, fragments;
 } rsp_state;
 
@@ -237,18 +238,35 @@ static void tile_rast_main(gr_ctx *c)
 
 /* ---- PS and OM ------------------------------------------------------------------------------ */
 
+static inline float load_depth(rsp_state *s, size_t at)
+{
+    uint32_t bits = atomic_load_explicit(&s->depth[at], memory_order_relaxed);
+    float z;
+    memcpy(&z, &bits, sizeof z);
+    return z;
+}
+
+/* Early-Z before shading: within a tile the OM applies primitives in order, so the depth
+ * it holds comes only from primitives before this fragment's; a fragment at or behind it
+ * would fail the OM's test anyway. Skipping it cannot change the image, only the work. */
 static void ps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
     rs_setup su;
     memcpy(su.order, p->order, 3);
+    uint32_t shaded = 0;
+    size_t width = (size_t)s->cfg.width;
     for (uint32_t i = 0; i < p->count; i++) {
         rs_fragment f = p->f[i].in;
-        uint32_t rgba = sh_ps_fragment(&s->env, &p->tri, &su, &f);
-        p->f[i].out.rgba = rgba;
+        if (f.z >= load_depth(s, f.y * width + f.x)) {
+            p->f[i].out.z = INFINITY;             /* dead: the OM skips it */
+            continue;
+        }
+        p->f[i].out.rgba = sh_ps_fragment(&s->env, &p->tri, &su, &f);
+        shaded++;
     }
-    atomic_fetch_add_explicit(&s->fragments, p->count, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->fragments, shaded, memory_order_relaxed);
 }
 
 /* One instance per tile: depth test (less) and write, in primitive order. */
@@ -261,8 +279,11 @@ static void om_main(gr_ctx *c)
         const frag_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) {
             size_t at = p->f[i].out.y * width + p->f[i].out.x;
-            if (p->f[i].out.z < s->depth[at]) {
-                s->depth[at] = p->f[i].out.z;
+            float z = p->f[i].out.z;
+            if (z < load_depth(s, at)) {
+                uint32_t bits;
+                memcpy(&bits, &z, sizeof bits);
+                atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
                 s->color[at] = p->f[i].out.rgba;
             }
         }
@@ -367,7 +388,10 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
     s->tiles_y = (cfg->height + cfg->tile - 1) / cfg->tile;
     s->batches = (uint32_t)((geo->ntriangles + (size_t)cfg->batch - 1) / (size_t)cfg->batch);
     uint32_t bg = sh_background(&s->env);
-    for (size_t i = 0; i < npix; i++) { s->color[i] = bg; s->depth[i] = FLT_MAX; }
+    uint32_t far_bits;
+    float far = FLT_MAX;
+    memcpy(&far_bits, &far, sizeof far_bits);
+    for (size_t i = 0; i < npix; i++) { s->color[i] = bg; atomic_init(&s->depth[i], far_bits); }
     int ngroups = cfg->groups ? cfg->groups
                               : (int)(cfg->workers ? cfg->workers : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
     if ((uint32_t)ngroups > s->batches) ngroups = s->batches ? (int)s->batches : 1;

@@ -1,0 +1,206 @@
+/* Rasterization against Mesa's llvmpipe (through OSMesa): the same bunny triangles, the
+ * same camera and projection (scenes/bunny.scene), per-pixel Blinn-Phong in GLSL with the
+ * same light, at 1024x1024. llvmpipe runs in a child process per thread count because it
+ * reads LP_NUM_THREADS when its screen is created. Prints "name value unit": median frame
+ * times of both and the ratio ours / llvmpipe (below 1 = we are faster).
+ *
+ * Built against OSMesa when Debian's libosmesa6-dev is installed (`make osmesa`);
+ * otherwise it prints a note. */
+#if __has_include(<GL/osmesa.h>)
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <GL/osmesa.h>
+
+#include "pipelines/raster.h"
+#include "shaders/raster_shading.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIZE 1024
+#define FRAMES 10
+#define SCENE "scenes/bunny.scene"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static const char *vs_src =
+    "uniform mat4 proj;\n"
+    "varying vec3 wpos; varying vec3 wnrm;\n"
+    "void main() { wpos = gl_Vertex.xyz; wnrm = gl_Normal; gl_Position = proj * gl_Vertex; }\n";
+
+static const char *fs_src =
+    "uniform vec3 eye; uniform vec3 light; uniform vec3 albedo; uniform float spec; uniform float expo;\n"
+    "varying vec3 wpos; varying vec3 wnrm;\n"
+    "void main() {\n"
+    "  vec3 n = normalize(wnrm); vec3 v = normalize(eye - wpos);\n"
+    "  if (dot(n, v) < 0.0) n = -n;\n"
+    "  vec3 c = 0.1 * albedo; vec3 l = normalize(light - wpos); float nl = dot(n, l);\n"
+    "  if (nl > 0.0) { vec3 h = normalize(l + v); c += albedo * nl + spec * pow(max(dot(n, h), 0.0), expo); }\n"
+    "  gl_FragColor = vec4(pow(clamp(c, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);\n"
+    "}\n";
+
+static GLuint compile(GLenum kind, const char *src)
+{
+    GLuint s = glCreateShader(kind);
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    GLint ok;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) { char log[1024]; glGetShaderInfoLog(s, sizeof log, NULL, log); fprintf(stderr, "%s\n", log); exit(1); }
+    return s;
+}
+
+/* The projection our vertex shader uses, as a column-major matrix. */
+static void projection(const sh_raster_env *e, float m[16])
+{
+    const pl_camera_frame *f = &e->frame;
+    float n = e->near, fa = e->far, a = (fa + n) / (fa - n), b = -2.0f * fa * n / (fa - n);
+    float eye_r = f->eye[0] * f->right[0] + f->eye[1] * f->right[1] + f->eye[2] * f->right[2];
+    float eye_u = f->eye[0] * f->up[0] + f->eye[1] * f->up[1] + f->eye[2] * f->up[2];
+    float eye_f = f->eye[0] * f->forward[0] + f->eye[1] * f->forward[1] + f->eye[2] * f->forward[2];
+    memset(m, 0, 16 * sizeof(float));
+    for (int i = 0; i < 3; i++) {
+        m[4 * i + 0] = f->right[i] / f->half_w;
+        m[4 * i + 1] = f->up[i] / f->half_h;
+        m[4 * i + 2] = a * f->forward[i];
+        m[4 * i + 3] = f->forward[i];
+    }
+    m[12] = -eye_r / f->half_w;
+    m[13] = -eye_u / f->half_h;
+    m[14] = -a * eye_f + b;
+    m[15] = -eye_f;
+}
+
+static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
+{
+    OSMesaContext ctx = OSMesaCreateContextExt(OSMESA_RGBA, 24, 0, 0, NULL);
+    unsigned char *buf = malloc(SIZE * SIZE * 4);
+    if (!ctx || !OSMesaMakeCurrent(ctx, buf, GL_UNSIGNED_BYTE, SIZE, SIZE)) { printf("nan\n"); return 1; }
+    sh_raster_env e;
+    sh_raster_env_init(&e, s, g, SIZE, SIZE, PL_AOV_COLOR);
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, compile(GL_VERTEX_SHADER, vs_src));
+    glAttachShader(prog, compile(GL_FRAGMENT_SHADER, fs_src));
+    glLinkProgram(prog);
+    glUseProgram(prog);
+    float proj[16];
+    projection(&e, proj);
+    const sc_material *m = &s->materials[g->materials[0]];
+    glUniformMatrix4fv(glGetUniformLocation(prog, "proj"), 1, GL_FALSE, proj);
+    glUniform3fv(glGetUniformLocation(prog, "eye"), 1, e.frame.eye);
+    glUniform3fv(glGetUniformLocation(prog, "light"), 1, e.lights[0].position);
+    glUniform3fv(glGetUniformLocation(prog, "albedo"), 1, m->albedo);
+    glUniform1f(glGetUniformLocation(prog, "spec"), m->specular);
+    glUniform1f(glGetUniformLocation(prog, "expo"), m->specular_exponent);
+    GLuint vbo[3];
+    glGenBuffers(3, vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo[0]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(g->nvertices * 12), g->positions, GL_STATIC_DRAW);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo[1]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(g->nvertices * 12), g->normals, GL_STATIC_DRAW);
+    glNormalPointer(GL_FLOAT, 0, 0);
+    glEnableClientState(GL_VERTEX_ARRAY);
+    glEnableClientState(GL_NORMAL_ARRAY);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, vbo[2]);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(g->ntriangles * 12), g->indices, GL_STATIC_DRAW);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glViewport(0, 0, SIZE, SIZE);
+    double t[FRAMES];
+    for (int i = -2; i < FRAMES; i++) {
+        double t0 = now_ms();
+        glClearColor(0.05f, 0.05f, 0.05f, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        glDrawElements(GL_TRIANGLES, (GLsizei)(g->ntriangles * 3), GL_UNSIGNED_INT, 0);
+        glFinish();
+        if (i >= 0) t[i] = now_ms() - t0;
+    }
+    qsort(t, FRAMES, sizeof *t, cmp);
+    size_t covered = 0;                   /* a sanity check that it drew the model */
+    for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) covered += buf[4 * i] != buf[0] || buf[4 * i + 1] != buf[1];
+    fprintf(stderr, "# llvmpipe covered %zu pixels\n", covered);
+    printf("%.3f\n", t[FRAMES / 2]);
+    OSMesaDestroyContext(ctx);
+    free(buf);
+    return 0;
+}
+
+static double llvmpipe_ms(const char *self, int threads)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d %s --llvmpipe-child", threads, self);
+    FILE *p = popen(cmd, "r");
+    double ms = -1;
+    if (p && fscanf(p, "%lf", &ms) != 1) ms = -1;
+    if (p) pclose(p);
+    return ms;
+}
+
+static double ours_ms(const sc_scene *s, const sc_geometry *g, int threads)
+{
+    rsp_config c;
+    rsp_config_default(&c);
+    c.workers = (unsigned)threads;
+    uint8_t *img = malloc(SIZE * SIZE * 4);
+    char err[SC_ERR_MAX];
+    double t[5];
+    for (int i = -1; i < 5; i++) {
+        double t0 = now_ms();
+        gr_graph *gg = rsp_render(s, g, &c, img, NULL, err);
+        if (i >= 0) t[i] = now_ms() - t0;
+        gr_graph_destroy(gg);
+    }
+    free(img);
+    qsort(t, 5, sizeof *t, cmp);
+    return t[2];
+}
+
+int main(int argc, char **argv)
+{
+    sc_scene *s;
+    sc_geometry g;
+    char err[SC_ERR_MAX];
+    if (sc_load(SCENE, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return 0; }
+    if (argc > 1 && !strcmp(argv[1], "--llvmpipe-child")) return llvmpipe_child(s, &g);
+    char self[512];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        double lp = llvmpipe_ms(self, threads), us = ours_ms(s, &g, threads);
+        printf("llvmpipe_frame_ms_bunny_%dt %.1f ms\n", threads, lp);
+        printf("raster_frame_ms_bunny_%dt %.1f ms\n", threads, us);
+        printf("raster_vs_llvmpipe_bunny_%dt %.2f ratio\n", threads, lp > 0 ? us / lp : -1);
+    }
+    sc_geometry_free(&g);
+    sc_free(s);
+    return 0;
+}
+
+#else
+
+#include <stdio.h>
+
+int main(void)
+{
+    printf("# osmesa not installed (make osmesa)\n");
+    return 0;
+}
+
+#endif
