@@ -22,6 +22,9 @@ SANFLAGS :=
 else
 BUILD   := build/san-$(SAN)
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
+ifeq ($(SAN),undefined)
+SANFLAGS += -fno-sanitize-recover=all   # undefined behaviour fails the test program
+endif
 endif
 
 ARCH := $(shell uname -m)

@@ -109,7 +109,10 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->id = id;
     w->g = g;
     w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
-    w->dq = calloc((size_t)g->nstages, sizeof *w->dq);
+    /* gr_dq keeps top and bottom on separate cache lines: 64-byte alignment. */
+    size_t dq_bytes = ((size_t)g->nstages * sizeof *w->dq + 63) & ~(size_t)63;
+    w->dq = aligned_alloc(64, dq_bytes);
+    if (w->dq) memset(w->dq, 0, dq_bytes);
     w->victims = calloc(g->nworkers, sizeof *w->victims);
     w->partials = calloc((size_t)g->nqueues, sizeof *w->partials);
     w->partials_len = calloc((size_t)g->nqueues, sizeof *w->partials_len);
