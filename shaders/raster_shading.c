@@ -1,27 +1,22 @@
 /* raster_shading.c — vertex transform and per-pixel Blinn-Phong (see the header). */
 #include "shaders/raster_shading.h"
 
+#include "shaders/blinn_phong.h"
+
 #include <math.h>
 #include <string.h>
 
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static void normalize3(float v[3])
-{
-    float l = sqrtf(dot3(v, v));
-    if (l > 0) { v[0] /= l; v[1] /= l; v[2] /= l; }
-}
 
 static void depth_range(sh_raster_env *e, const sc_geometry *g)
 {
     float lo = INFINITY, hi = -INFINITY, d[3], diag;
     for (int i = 0; i < 3; i++) d[i] = g->bbox_max[i] - g->bbox_min[i];
-    diag = sqrtf(dot3(d, d));
+    diag = sqrtf(sh_dot3(d, d));
     for (int k = 0; k < 8; k++) {
         float c[3] = {k & 1 ? g->bbox_max[0] : g->bbox_min[0], k & 2 ? g->bbox_max[1] : g->bbox_min[1],
                       k & 4 ? g->bbox_max[2] : g->bbox_min[2]};
         float v[3] = {c[0] - e->frame.eye[0], c[1] - e->frame.eye[1], c[2] - e->frame.eye[2]};
-        float z = dot3(v, e->frame.forward);
+        float z = sh_dot3(v, e->frame.forward);
         lo = fminf(lo, z);
         hi = fmaxf(hi, z);
     }
@@ -54,9 +49,9 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
 static void to_clip(const sh_raster_env *e, const float p[3], float clip[4])
 {
     float d[3] = {p[0] - e->frame.eye[0], p[1] - e->frame.eye[1], p[2] - e->frame.eye[2]};
-    float depth = dot3(d, e->frame.forward), n = e->near, f = e->far;
-    clip[0] = dot3(d, e->frame.right) / e->frame.half_w;
-    clip[1] = dot3(d, e->frame.up) / e->frame.half_h;
+    float depth = sh_dot3(d, e->frame.forward), n = e->near, f = e->far;
+    clip[0] = sh_dot3(d, e->frame.right) / e->frame.half_w;
+    clip[1] = sh_dot3(d, e->frame.up) / e->frame.half_h;
     clip[2] = (f + n) / (f - n) * depth - 2.0f * f * n / (f - n);
     clip[3] = depth;
 }
@@ -101,25 +96,18 @@ static void albedo_at(const sh_raster_env *e, const sc_material *m, const float 
 
 static uint32_t shade(const sh_raster_env *e, const rs_triangle *t, const float a[RS_ATTRS])
 {
-    static const sc_material fallback = {"default", {0.8f, 0.8f, 0.8f}, -1, 0.3f, 0.5f, 32.0f};
-    const sc_material *m = t->material < e->scene->nmaterials ? &e->scene->materials[t->material] : &fallback;
-    float n[3] = {a[3], a[4], a[5]}, view[3], albedo[3], c[3];
+    const sc_material *m = t->material < e->scene->nmaterials ? &e->scene->materials[t->material]
+                                                               : &sh_default_material;
+    float n[3] = {a[3], a[4], a[5]}, view[3], albedo[3], c[3], l[3];
     for (int i = 0; i < 3; i++) view[i] = e->frame.eye[i] - a[i];
-    normalize3(n);
-    normalize3(view);
-    if (dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }   /* two-sided */
+    sh_normalize3(n);
+    sh_normalize3(view);
+    if (sh_dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }   /* two-sided */
     albedo_at(e, m, a + 6, albedo);
     for (int i = 0; i < 3; i++) c[i] = e->ambient * albedo[i];
-    for (int l = 0; l < e->nlights; l++) {
-        float L[3] = {e->lights[l].position[0] - a[0], e->lights[l].position[1] - a[1], e->lights[l].position[2] - a[2]};
-        normalize3(L);
-        float ndotl = dot3(n, L);
-        if (ndotl <= 0) continue;
-        float h[3] = {L[0] + view[0], L[1] + view[1], L[2] + view[2]};
-        normalize3(h);
-        float spec = m->specular * powf(fmaxf(dot3(n, h), 0.0f), m->specular_exponent);
-        for (int i = 0; i < 3; i++) c[i] += (albedo[i] * ndotl + spec) * e->lights[l].color[i];
-    }
+    for (int k = 0; k < e->nlights; k++)
+        if (sh_blinn_phong(a, n, view, &e->lights[k], albedo, m, l))
+            for (int i = 0; i < 3; i++) c[i] += l[i];
     return pack_rgb(c);
 }
 
@@ -135,13 +123,13 @@ uint32_t sh_ps_fragment(const sh_raster_env *e, const rs_triangle *t, const rs_s
     rs_interpolate(t, s, f, a);
     if (e->aov == PL_AOV_DEPTH) {
         float d[3] = {a[0] - e->frame.eye[0], a[1] - e->frame.eye[1], a[2] - e->frame.eye[2]};
-        float v = 1.0f - (dot3(d, e->frame.forward) - e->near) / (e->far - e->near);
+        float v = 1.0f - (sh_dot3(d, e->frame.forward) - e->near) / (e->far - e->near);
         uint32_t g = (uint32_t)(fminf(fmaxf(v, 0), 1) * 255.0f + 0.5f);
         return g | g << 8 | g << 16 | 0xff000000u;
     }
     if (e->aov == PL_AOV_NORMAL) {
         float n[3] = {a[3], a[4], a[5]};
-        normalize3(n);
+        sh_normalize3(n);
         uint32_t r = 0;
         for (int i = 0; i < 3; i++) r |= (uint32_t)((n[i] * 0.5f + 0.5f) * 255.0f + 0.5f) << (8 * i);
         return r | 0xff000000u;

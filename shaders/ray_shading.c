@@ -1,16 +1,11 @@
 /* ray_shading.c — Blinn-Phong shading of ray hits with shadow and reflection rays. */
 #include "shaders/ray_shading.h"
 
+#include "shaders/blinn_phong.h"
+
 #include <math.h>
 #include <string.h>
 
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static void normalize3(float v[3])
-{
-    float l = sqrtf(dot3(v, v));
-    if (l > 0) { v[0] /= l; v[1] /= l; v[2] /= l; }
-}
 
 void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
                      const pl_camera_frame *f)
@@ -29,7 +24,7 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
     e->background[0] = e->background[1] = e->background[2] = 0.05f;
     float d[3], diag = 0;
     for (int i = 0; i < 3; i++) d[i] = g->bbox_max[i] - g->bbox_min[i];
-    diag = sqrtf(dot3(d, d));
+    diag = sqrtf(sh_dot3(d, d));
     e->eps = (diag > 0 ? diag : 1.0f) * 1e-4f;
     memcpy(e->forward, f->forward, sizeof e->forward);
     /* Depth range: the bounding box's extent along the view axis. */
@@ -38,7 +33,7 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
         float c[3] = {k & 1 ? g->bbox_max[0] : g->bbox_min[0], k & 2 ? g->bbox_max[1] : g->bbox_min[1],
                       k & 4 ? g->bbox_max[2] : g->bbox_min[2]};
         float v[3] = {c[0] - f->eye[0], c[1] - f->eye[1], c[2] - f->eye[2]};
-        float z = dot3(v, f->forward);
+        float z = sh_dot3(v, f->forward);
         lo = fminf(lo, z);
         hi = fmaxf(hi, z);
     }
@@ -54,35 +49,31 @@ static void hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     for (int i = 0; i < 3; i++)
         n[i] = w0 * e->geo->normals[3 * idx[0] + i] + hit->u * e->geo->normals[3 * idx[1] + i] +
                hit->v * e->geo->normals[3 * idx[2] + i];
-    normalize3(n);
-    if (dot3(n, ray->dir) > 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
+    sh_normalize3(n);
+    if (sh_dot3(n, ray->dir) > 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
 }
 
 static const sc_material *hit_material(const sh_ray_env *e, const rt_hit *hit)
 {
-    static const sc_material fallback = {"default", {0.8f, 0.8f, 0.8f}, -1, 0.3f, 0.5f, 32.0f};
     uint32_t m = e->geo->materials ? e->geo->materials[hit->prim] : UINT32_MAX;
-    return m < e->scene->nmaterials ? &e->scene->materials[m] : &fallback;
+    return m < e->scene->nmaterials ? &e->scene->materials[m] : &sh_default_material;
 }
 
-/* Blinn-Phong for one light; the shadow ray goes from p to the light (t in [0, 1)). */
+/* One light: its Blinn-Phong term, added if the shadow ray from p to the light (t in
+ * [0, 1)) is unoccluded. */
 static void light_term(const sh_ray_env *e, const sc_material *m, const float p[3],
                        const float n[3], const float view[3], const sc_light *l,
                        const float scale[3], sh_ray_result *out)
 {
-    float L[3] = {l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2]};
-    float ldir[3] = {L[0], L[1], L[2]};
-    normalize3(ldir);
-    float ndotl = dot3(n, ldir);
-    if (ndotl <= 0) return;
-    float h[3] = {ldir[0] + view[0], ldir[1] + view[1], ldir[2] + view[2]};
-    normalize3(h);
-    float spec = m->specular * powf(fmaxf(dot3(n, h), 0.0f), m->specular_exponent);
+    float c[3];
+    if (!sh_blinn_phong(p, n, view, l, m->albedo, m, c)) return;
     int k = out->nshadow++;
-    for (int i = 0; i < 3; i++)
-        out->shadow_color[k][i] = scale[i] * (m->albedo[i] * ndotl + spec) * l->color[i];
+    for (int i = 0; i < 3; i++) out->shadow_color[k][i] = scale[i] * c[i];
     rt_ray *r = &out->shadow[k];
-    for (int i = 0; i < 3; i++) { r->org[i] = p[i] + n[i] * e->eps; r->dir[i] = L[i]; }
+    for (int i = 0; i < 3; i++) {
+        r->org[i] = p[i] + n[i] * e->eps;
+        r->dir[i] = l->position[i] - p[i];
+    }
     r->tmin = 0.0f;
     r->tmax = 0.9999f;
 }
@@ -98,7 +89,7 @@ void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
         p[i] = ray->org[i] + hit->t * ray->dir[i];
         view[i] = -ray->dir[i];
     }
-    normalize3(view);
+    sh_normalize3(view);
     float local = 1.0f - m->reflectivity, scale[3];
     out->nshadow = 0;
     for (int i = 0; i < 3; i++) {
@@ -109,8 +100,8 @@ void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
     out->reflect = m->reflectivity > 0;
     if (!out->reflect) return;
     float d[3] = {ray->dir[0], ray->dir[1], ray->dir[2]};
-    normalize3(d);
-    float dn = dot3(d, n);
+    sh_normalize3(d);
+    float dn = sh_dot3(d, n);
     for (int i = 0; i < 3; i++) {
         out->reflected.org[i] = p[i] + n[i] * e->eps;
         out->reflected.dir[i] = d[i] - 2.0f * dn * n[i];
@@ -128,7 +119,7 @@ void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit
         pl_encode_primid(hit->prim + 1, b);
         for (int i = 0; i < 3; i++) rgb[i] = b[i];
     } else if (aov == PL_AOV_DEPTH) {
-        float z = hit->t * dot3(ray->dir, e->forward);
+        float z = hit->t * sh_dot3(ray->dir, e->forward);
         float v = (z - e->depth_near) / (e->depth_far - e->depth_near);
         rgb[0] = rgb[1] = rgb[2] = 1.0f - fminf(fmaxf(v, 0.0f), 1.0f);
     } else {
