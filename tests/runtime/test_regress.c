@@ -483,21 +483,28 @@ static void pass_through(gr_ctx *c)
     *(uint32_t *)gr_output(c, 0) = *(uint32_t *)gr_input(c, NULL);
 }
 
-/* gen -> (cap 3) -> shader -> (cap 2) -> slow Thread: peaks never exceed capacities. */
+/* gen -> to-shader (cap 3) -> pass -> to-thread (cap 2) -> slow: stages 0, 1, 2. */
+static gr_graph *backpressure_graph(barrier_params *p)
+{
+    gr_graph *g = gr_graph_create();
+    int q1 = gr_queue(g, &(gr_queue_desc){.name = "to-shader", .packet_bytes = 4, .capacity = 3});
+    int q2 = gr_queue(g, &(gr_queue_desc){.name = "to-thread", .packet_bytes = 4, .capacity = 2});
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_n, .user = p});
+    int sh = gr_stage(g, &(gr_stage_desc){.name = "pass", .kind = GR_SHADER, .main = pass_through});
+    int con = gr_stage(g, &(gr_stage_desc){.name = "slow", .kind = GR_THREAD, .main = slow_consumer});
+    gr_bind(g, gen, GR_BIND_OUTPUT, q1);
+    gr_bind(g, sh, GR_BIND_INPUT, q1);
+    gr_bind(g, sh, GR_BIND_OUTPUT, q2);
+    gr_bind(g, con, GR_BIND_INPUT, q2);
+    return g;
+}
+
+/* Peaks never exceed capacities. */
 static void test_backpressure(void)
 {
     for (unsigned w = 1; w <= 4; w++) {
         barrier_params p = {.n = 3000};
-        gr_graph *g = gr_graph_create();
-        int q1 = gr_queue(g, &(gr_queue_desc){.name = "to-shader", .packet_bytes = 4, .capacity = 3});
-        int q2 = gr_queue(g, &(gr_queue_desc){.name = "to-thread", .packet_bytes = 4, .capacity = 2});
-        int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_n, .user = &p});
-        int sh = gr_stage(g, &(gr_stage_desc){.name = "pass", .kind = GR_SHADER, .main = pass_through});
-        int con = gr_stage(g, &(gr_stage_desc){.name = "slow", .kind = GR_THREAD, .main = slow_consumer});
-        gr_bind(g, gen, GR_BIND_OUTPUT, q1);
-        gr_bind(g, sh, GR_BIND_INPUT, q1);
-        gr_bind(g, sh, GR_BIND_OUTPUT, q2);
-        gr_bind(g, con, GR_BIND_INPUT, q2);
+        gr_graph *g = backpressure_graph(&p);
         CHECK(run(g, w) == GR_OK);
         const gr_stats *st = gr_get_stats(g);
         CHECK(st != NULL);
@@ -582,16 +589,8 @@ static char *slurp(FILE *f)
 static void test_statistics_outputs(void)
 {
     barrier_params p = {.n = 3000};
-    gr_graph *g = gr_graph_create();
-    int q1 = gr_queue(g, &(gr_queue_desc){.name = "to-shader", .packet_bytes = 4, .capacity = 3});
-    int q2 = gr_queue(g, &(gr_queue_desc){.name = "to-thread", .packet_bytes = 4, .capacity = 2});
-    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_n, .user = &p});
-    int sh = gr_stage(g, &(gr_stage_desc){.name = "pass", .kind = GR_SHADER, .main = pass_through});
-    int con = gr_stage(g, &(gr_stage_desc){.name = "slow", .kind = GR_THREAD, .main = slow_consumer});
-    gr_bind(g, gen, GR_BIND_OUTPUT, q1);
-    gr_bind(g, sh, GR_BIND_INPUT, q1);
-    gr_bind(g, sh, GR_BIND_OUTPUT, q2);
-    gr_bind(g, con, GR_BIND_INPUT, q2);
+    gr_graph *g = backpressure_graph(&p);
+    const int gen = 0, sh = 1, q2 = 1;
     gr_launch_opts o = {.workers = 2, .journal = true};
     CHECK(gr_launch(g, &o, NULL, 0) == GR_OK && gr_wait(g) == GR_OK);
     const gr_stats *st = gr_get_stats(g);
