@@ -1,8 +1,15 @@
-/* fiber.c — fibers for Thread-stage instances: pooled guard-paged stacks, the initial
- * frame a new fiber starts from, and the switch (assembly on x86-64 and aarch64,
- * ucontext elsewhere) wrapped in the sanitizer and valgrind announcements. */
+/* fiber.c — user-level threads for Thread-stage instances (gramps/thread_stage.c):
+ * the pool of guard-paged stacks, the first frame a new fiber starts from, and
+ * gr_fiber_switch, which wraps the context switch (fiber_x86_64.S, fiber_aarch64.S, or
+ * ucontext elsewhere) in the ThreadSanitizer, AddressSanitizer and valgrind
+ * announcements.
+ *
+ * A fiber may be suspended on one pthread and resumed on another. Nothing here keeps
+ * per-pthread state across a switch: what the resumed side needs to know (which fiber
+ * switched to it, for AddressSanitizer) travels through the switch itself. */
 #include "gramps/fiber.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__aarch64__)
+/* GR_FIBER_FORCE_UCONTEXT builds the portable path on x86-64/aarch64 too (for testing). */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(GR_FIBER_FORCE_UCONTEXT)
 #define GR_ASM_SWITCH 1
 #else
 #include <ucontext.h>
@@ -33,12 +41,14 @@
 #endif
 
 #ifdef GR_TSAN
+/* The ThreadSanitizer fiber API (tsan_interface.h is not always installed). */
 void *__tsan_get_current_fiber(void);
 void *__tsan_create_fiber(unsigned flags);
 void __tsan_destroy_fiber(void *fiber);
 void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #endif
 #ifdef GR_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if defined(__has_include)
@@ -48,45 +58,56 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #endif
 #endif
 
+#define MIN_STACK_BYTES (16u * 1024)
+
 #ifdef GR_ASM_SWITCH
-void gr_ctx_swap(void **save_sp, void *new_sp);
+/* Saves the running context on its stack, stores sp in *save_sp, resumes new_sp.
+ * Returns, in the resumed context, the `transfer` its resumer passed. */
+void *gr_ctx_swap(void **save_sp, void *new_sp, void *transfer);
 void gr_ctx_trampoline(void);
 #endif
-void gr_fiber_start(gr_fiber *f);
-
-/* ---- stack pool ------------------------------------------------------------------------- */
+/* First C code on a new fiber's stack (called from the trampoline). */
+__attribute__((visibility("hidden"), noreturn))
+void gr_fiber_start(gr_fiber *self, gr_fiber *prev);
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+/* ---- stack pool ------------------------------------------------------------------ */
 
 int gr_stack_pool_init(gr_stack_pool *pool, size_t stack_bytes)
 {
     memset(pool, 0, sizeof *pool);
     size_t page = page_size();
+    if (stack_bytes < MIN_STACK_BYTES) stack_bytes = MIN_STACK_BYTES;
     pool->stack_bytes = (stack_bytes + page - 1) / page * page;
     return pthread_mutex_init(&pool->lock, NULL) == 0 ? 0 : -1;
 }
 
+static size_t mapping_bytes(const gr_stack_pool *pool)
+{
+    return pool->stack_bytes + page_size();   /* guard page + stack */
+}
+
+/* Stacks still in use by live fibers are not unmapped: their owners destroy them first. */
 void gr_stack_pool_destroy(gr_stack_pool *pool)
 {
-    for (size_t i = 0; i < pool->nfree; i++)
-        munmap(pool->free_stacks[i], pool->stack_bytes + page_size());
+    for (size_t i = 0; i < pool->nfree; i++) munmap(pool->free_stacks[i], mapping_bytes(pool));
+    pool->mapped -= pool->nfree;
     free(pool->free_stacks);
+    pool->free_stacks = NULL;
+    pool->nfree = pool->cap = 0;
     pthread_mutex_destroy(&pool->lock);
 }
 
-/* A stack with a PROT_NONE guard page below it, from the pool or freshly mapped. */
-static void *stack_get(gr_stack_pool *pool)
+/* Maps a new stack: the lowest page is PROT_NONE, so running off the end (stacks grow
+ * down) faults at once instead of writing over whatever is mapped below. */
+static void *stack_map(gr_stack_pool *pool)
 {
-    pthread_mutex_lock(&pool->lock);
-    void *base = pool->nfree ? pool->free_stacks[--pool->nfree] : NULL;
-    pthread_mutex_unlock(&pool->lock);
-    if (base) return base;
-    size_t page = page_size();
-    base = mmap(NULL, pool->stack_bytes + page, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *base = mmap(NULL, mapping_bytes(pool), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (base == MAP_FAILED) return NULL;
-    if (mprotect(base, page, PROT_NONE) != 0) {
-        munmap(base, pool->stack_bytes + page);
+    if (mprotect(base, page_size(), PROT_NONE) != 0) {
+        munmap(base, mapping_bytes(pool));
         return NULL;
     }
     pthread_mutex_lock(&pool->lock);
@@ -95,61 +116,153 @@ static void *stack_get(gr_stack_pool *pool)
     return base;
 }
 
+/* A pooled stack if there is one (the most recently freed: warmest in cache). */
+static void *stack_get(gr_stack_pool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    void *base = pool->nfree ? pool->free_stacks[--pool->nfree] : NULL;
+    pthread_mutex_unlock(&pool->lock);
+    return base ? base : stack_map(pool);
+}
+
 static void stack_put(gr_stack_pool *pool, void *base)
 {
     pthread_mutex_lock(&pool->lock);
     if (pool->nfree == pool->cap) {
         size_t ncap = pool->cap ? pool->cap * 2 : 64;
         void **p = realloc(pool->free_stacks, ncap * sizeof *p);
-        if (!p) {
-            pthread_mutex_unlock(&pool->lock);
-            munmap(base, pool->stack_bytes + page_size());
-            return;
+        if (p) {
+            pool->free_stacks = p;
+            pool->cap = ncap;
         }
-        pool->free_stacks = p;
-        pool->cap = ncap;
     }
-    pool->free_stacks[pool->nfree++] = base;
+    bool pooled = pool->nfree < pool->cap;
+    if (pooled) pool->free_stacks[pool->nfree++] = base;
+    else pool->mapped--;
     pthread_mutex_unlock(&pool->lock);
+    if (!pooled) munmap(base, mapping_bytes(pool));   /* no memory to remember it */
 }
 
-/* ---- sanitizer bookkeeping -------------------------------------------------------------- */
+/* ---- sanitizer announcements ----------------------------------------------------- */
 
 #ifdef GR_ASAN
-/* The fiber that switched to the one now running, on this pthread. Read through a
- * non-inlined function: after a switch we may be on another pthread, and a TLS address
- * computed before the switch would be the old thread's. */
-static __thread gr_fiber *asan_from;
-__attribute__((noinline)) static gr_fiber **asan_from_slot(void) { return &asan_from; }
-
-static void asan_before(gr_fiber *from, gr_fiber *to)
+/* Before leaving `from` for `to`: tells ASan which stack is about to run and saves
+ * from's fake stack (the use-after-return frames). */
+static void asan_leave(gr_fiber *from, gr_fiber *to)
 {
-    *asan_from_slot() = from;
     __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->asan_stack_bottom,
                                    to->asan_stack_size);
 }
 
-static void asan_after(gr_fiber *self)
+/* First thing after being resumed: restores self's fake stack, and learns the bounds
+ * of the stack we came from (a pthread's own stack is only known this way). */
+static void asan_arrive(void *fake_stack, gr_fiber *prev)
 {
-    gr_fiber *from = *asan_from_slot();
-    __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : NULL,
-                                    &from->asan_stack_bottom, &from->asan_stack_size);
+    __sanitizer_finish_switch_fiber(fake_stack, &prev->asan_stack_bottom,
+                                    &prev->asan_stack_size);
+}
+
+/* A reused stack still carries the poisoned redzones of frames the previous fiber never
+ * returned from; instrumented code would misreport accesses through them. */
+static void asan_fresh_stack(void *lo, size_t bytes)
+{
+    __asan_unpoison_memory_region(lo, bytes);
 }
 #else
-static void asan_before(gr_fiber *from, gr_fiber *to) { (void)from; (void)to; }
-static void asan_after(gr_fiber *self) { (void)self; }
+static void asan_leave(gr_fiber *from, gr_fiber *to) { (void)from; (void)to; }
+static void asan_arrive(void *fake_stack, gr_fiber *prev) { (void)fake_stack; (void)prev; }
+static void asan_fresh_stack(void *lo, size_t bytes) { (void)lo; (void)bytes; }
 #endif
 
-/* ---- fibers ---------------------------------------------------------------------------- */
+#ifdef GR_TSAN
+static void tsan_self(gr_fiber *f) { f->tsan_fiber = __tsan_get_current_fiber(); }
+static void tsan_create(gr_fiber *f) { f->tsan_fiber = __tsan_create_fiber(0); }
+static void tsan_destroy(gr_fiber *f) { __tsan_destroy_fiber(f->tsan_fiber); }
+/* flags 0: the switch synchronises, so what `from` did happens before what `to` does. */
+static void tsan_switch(gr_fiber *to) { __tsan_switch_to_fiber(to->tsan_fiber, 0); }
+#else
+static void tsan_self(gr_fiber *f) { (void)f; }
+static void tsan_create(gr_fiber *f) { (void)f; }
+static void tsan_destroy(gr_fiber *f) { (void)f; }
+static void tsan_switch(gr_fiber *to) { (void)to; }
+#endif
+
+static void valgrind_register(gr_fiber *f, char *lo, char *hi)
+{
+#ifdef GR_VALGRIND
+    f->valgrind_id = VALGRIND_STACK_REGISTER(lo, hi);
+#else
+    (void)f; (void)lo; (void)hi;
+#endif
+}
+
+static void valgrind_deregister(gr_fiber *f)
+{
+#ifdef GR_VALGRIND
+    VALGRIND_STACK_DEREGISTER(f->valgrind_id);
+#else
+    (void)f;
+#endif
+}
+
+/* ---- the portable switch (ucontext) ---------------------------------------------- */
+
+#ifndef GR_ASM_SWITCH
+/* swapcontext cannot carry a value, so the resumer leaves its fiber here. */
+static _Thread_local gr_fiber *uctx_handoff;
+
+/* The thread-local's address must be recomputed after a switch, which may have moved
+ * us to another pthread: noinline, and the empty asm stops the compiler treating the
+ * function as const and reusing an address computed before swapcontext. */
+__attribute__((noinline)) static gr_fiber **handoff_slot(void)
+{
+    gr_fiber **p = &uctx_handoff;
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+
+static void uctx_entry(unsigned hi, unsigned lo)   /* makecontext passes ints only */
+{
+    gr_fiber *self = (gr_fiber *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
+    gr_fiber_start(self, *handoff_slot());
+}
+
+static gr_fiber *uctx_swap(gr_fiber *from, gr_fiber *to)
+{
+    *handoff_slot() = from;
+    swapcontext(from->uctx, to->uctx);
+    return *handoff_slot();
+}
+
+static int uctx_prepare(gr_fiber *f, char *lo)
+{
+    ucontext_t *u = calloc(1, sizeof *u);
+    if (!u || getcontext(u) != 0) {
+        free(u);
+        return -1;
+    }
+    u->uc_stack.ss_sp = lo;
+    u->uc_stack.ss_size = f->stack_bytes;
+    u->uc_link = NULL;
+    uintptr_t v = (uintptr_t)f;
+    makecontext(u, (void (*)(void))uctx_entry, 2, (unsigned)(v >> 16 >> 16), (unsigned)v);
+    f->uctx = u;
+    return 0;
+}
+#endif
+
+/* ---- fibers ---------------------------------------------------------------------- */
 
 void gr_fiber_init_self(gr_fiber *self)
 {
     memset(self, 0, sizeof *self);
-#ifdef GR_TSAN
-    self->tsan_fiber = __tsan_get_current_fiber();
-#endif
+    tsan_self(self);
 #ifndef GR_ASM_SWITCH
     self->uctx = calloc(1, sizeof(ucontext_t));
+    if (!self->uctx) {
+        fprintf(stderr, "gramps: out of memory for a thread's context\n");
+        abort();
+    }
 #endif
 }
 
@@ -159,46 +272,47 @@ void gr_fiber_destroy_self(gr_fiber *self)
     self->uctx = NULL;
 }
 
-void gr_fiber_start(gr_fiber *f)
+void gr_fiber_start(gr_fiber *self, gr_fiber *prev)
 {
-    asan_after(NULL);
-    f->entry(f->arg);
-    fprintf(stderr, "gramps: a fiber's entry function returned; this is a runtime bug\n");
+    asan_arrive(NULL, prev);                          /* a new fiber has no fake stack */
+    self->entry(self->arg);
+    fprintf(stderr, "gramps: a fiber's entry function returned (entry must end by "
+            "switching away for good)\n");
     abort();
 }
 
 #ifdef GR_ASM_SWITCH
-/* The frame gr_ctx_swap pops the first time it switches to the fiber. */
-static void *initial_frame(gr_fiber *f, char *top)
+/* Builds, at the top of the new stack, the frame gr_ctx_swap pops: its `ret` then goes
+ * to gr_ctx_trampoline with the fiber in a callee-saved register and the stack pointer
+ * 16-byte aligned, so the trampoline's call enters gr_fiber_start as the ABI requires.
+ * The FP control state is inherited from the creator, as a new pthread inherits it. */
+static void *initial_frame(gr_fiber *f, char *hi)
 {
-    top = (char *)((uintptr_t)top & ~(uintptr_t)15);
+    char *top = (char *)((uintptr_t)hi & ~(uintptr_t)15);
 #if defined(__x86_64__)
-    uint64_t *sp = (uint64_t *)(top - 64);
-    memset(sp, 0, 64);
+    /* layout (see fiber_x86_64.S): MXCSR, x87 CW | r15 r14 r13 r12 rbx rbp | return */
+    uint64_t *sp = (uint64_t *)(top - 8 * 8);
+    memset(sp, 0, 8 * 8);
     uint32_t mxcsr;
     uint16_t fpucw;
     __asm__ __volatile__("stmxcsr %0" : "=m"(mxcsr));
     __asm__ __volatile__("fnstcw %0" : "=m"(fpucw));
-    memcpy(sp, &mxcsr, 4);
-    memcpy((char *)sp + 4, &fpucw, 2);
-    sp[4] = (uint64_t)(uintptr_t)f;                      /* r12 */
-    sp[7] = (uint64_t)(uintptr_t)gr_ctx_trampoline;      /* return address */
-    return sp;
+    memcpy(&sp[0], &mxcsr, sizeof mxcsr);
+    memcpy((char *)&sp[0] + 4, &fpucw, sizeof fpucw);
+    sp[4] = (uint64_t)(uintptr_t)f;                   /* r12 */
+    sp[7] = (uint64_t)(uintptr_t)gr_ctx_trampoline;   /* return address; rbp = 0 ends
+                                                         frame-pointer backtraces */
 #else
-    uint64_t *sp = (uint64_t *)(top - 176);
-    memset(sp, 0, 176);
+    /* layout (see fiber_aarch64.S): x19..x30, d8..d15, FPCR, pad: 22 words */
+    uint64_t *sp = (uint64_t *)(top - 22 * 8);
+    memset(sp, 0, 22 * 8);
     uint64_t fpcr;
     __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
-    sp[0] = (uint64_t)(uintptr_t)f;                      /* x19 */
-    sp[11] = (uint64_t)(uintptr_t)gr_ctx_trampoline;     /* x30 */
+    sp[0] = (uint64_t)(uintptr_t)f;                   /* x19 */
+    sp[11] = (uint64_t)(uintptr_t)gr_ctx_trampoline;  /* x30 (x29 = 0) */
     sp[20] = fpcr;
-    return sp;
 #endif
-}
-#else
-static void uctx_entry(unsigned hi, unsigned lo)
-{
-    gr_fiber_start((gr_fiber *)(((uintptr_t)hi << 32) | (uintptr_t)lo));
+    return sp;
 }
 #endif
 
@@ -211,39 +325,28 @@ int gr_fiber_create(gr_fiber *f, gr_stack_pool *pool, void (*entry)(void *), voi
     f->entry = entry;
     f->arg = arg;
     char *lo = (char *)f->stack_base + page_size(), *hi = lo + f->stack_bytes;
-    f->asan_stack_bottom = lo;
-    f->asan_stack_size = f->stack_bytes;
-#ifdef GR_VALGRIND
-    f->valgrind_id = VALGRIND_STACK_REGISTER(lo, hi);
-#endif
-#ifdef GR_TSAN
-    f->tsan_fiber = __tsan_create_fiber(0);
-#endif
 #ifdef GR_ASM_SWITCH
     f->sp = initial_frame(f, hi);
 #else
-    ucontext_t *u = calloc(1, sizeof *u);
-    if (!u) { stack_put(pool, f->stack_base); return -1; }
-    getcontext(u);
-    u->uc_stack.ss_sp = lo;
-    u->uc_stack.ss_size = f->stack_bytes;
-    u->uc_link = NULL;
-    makecontext(u, (void (*)(void))uctx_entry, 2, (unsigned)((uintptr_t)f >> 32),
-                (unsigned)(uintptr_t)f);
-    f->uctx = u;
+    if (uctx_prepare(f, lo) != 0) {
+        stack_put(pool, f->stack_base);
+        f->stack_base = NULL;
+        return -1;
+    }
 #endif
+    f->asan_stack_bottom = lo;
+    f->asan_stack_size = f->stack_bytes;
+    asan_fresh_stack(lo, f->stack_bytes);
+    valgrind_register(f, lo, hi);
+    tsan_create(f);
     return 0;
 }
 
 void gr_fiber_destroy(gr_fiber *f, gr_stack_pool *pool)
 {
     if (!f->stack_base) return;
-#ifdef GR_VALGRIND
-    VALGRIND_STACK_DEREGISTER(f->valgrind_id);
-#endif
-#ifdef GR_TSAN
-    __tsan_destroy_fiber(f->tsan_fiber);
-#endif
+    valgrind_deregister(f);
+    tsan_destroy(f);
     stack_put(pool, f->stack_base);
     f->stack_base = NULL;
     free(f->uctx);
@@ -252,14 +355,13 @@ void gr_fiber_destroy(gr_fiber *f, gr_stack_pool *pool)
 
 void gr_fiber_switch(gr_fiber *from, gr_fiber *to)
 {
-#ifdef GR_TSAN
-    __tsan_switch_to_fiber(to->tsan_fiber, 0);
-#endif
-    asan_before(from, to);
+    asan_leave(from, to);
+    tsan_switch(to);                 /* must come right before the switch itself */
 #ifdef GR_ASM_SWITCH
-    gr_ctx_swap(&from->sp, to->sp);
+    gr_fiber *prev = gr_ctx_swap(&from->sp, to->sp, from);
 #else
-    swapcontext(from->uctx, to->uctx);
+    gr_fiber *prev = uctx_swap(from, to);
 #endif
-    asan_after(from);
+    /* Resumed, perhaps on another pthread, by `prev`. */
+    asan_arrive(from->asan_fake_stack, prev);
 }
