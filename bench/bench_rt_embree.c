@@ -63,9 +63,9 @@ static void embree_free(embree *e)
     rtcReleaseDevice(e->dev);
 }
 
-static RTCRayHit to_rayhit(const rt_ray *r)
+static struct RTCRayHit to_rayhit(const rt_ray *r)
 {
-    RTCRayHit rh;
+    struct RTCRayHit rh;
     rh.ray.org_x = r->org[0];
     rh.ray.org_y = r->org[1];
     rh.ray.org_z = r->org[2];
@@ -87,10 +87,10 @@ static RTCRayHit to_rayhit(const rt_ray *r)
 static void emb_closest1(const void *ctx, const rt_ray *rays, int n, rt_hit *hits)
 {
     RTCScene scene = (RTCScene)ctx;
-    RTCIntersectContext ic;
+    struct RTCIntersectContext ic;
     rtcInitIntersectContext(&ic);
     for (int i = 0; i < n; i++) {
-        RTCRayHit rh = to_rayhit(&rays[i]);
+        struct RTCRayHit rh = to_rayhit(&rays[i]);
         rtcIntersect1(scene, &ic, &rh);
         const int hit = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
         hits[i] = (rt_hit){rh.ray.tfar, rh.hit.u, rh.hit.v, hit ? rh.hit.primID : RT_NO_HIT};
@@ -100,17 +100,17 @@ static void emb_closest1(const void *ctx, const rt_ray *rays, int n, rt_hit *hit
 static void emb_occluded1(const void *ctx, const rt_ray *rays, int n, uint8_t *occ)
 {
     RTCScene scene = (RTCScene)ctx;
-    RTCIntersectContext ic;
+    struct RTCIntersectContext ic;
     rtcInitIntersectContext(&ic);
     for (int i = 0; i < n; i++) {
-        RTCRayHit rh = to_rayhit(&rays[i]);
+        struct RTCRayHit rh = to_rayhit(&rays[i]);
         rtcOccluded1(scene, &ic, &rh.ray);
         occ[i] = rh.ray.tfar == -INFINITY;
     }
 }
 
 /* Fills lanes [0, m) of a 16-ray packet; the rest are switched off in valid. */
-static void fill16(RTCRayHit16 *p, int valid[16], const rt_ray *rays, int m)
+static void fill16(struct RTCRayHit16 *p, int valid[16], const rt_ray *rays, int m)
 {
     for (int k = 0; k < 16; k++) {
         valid[k] = k < m ? -1 : 0;
@@ -135,9 +135,9 @@ static void fill16(RTCRayHit16 *p, int valid[16], const rt_ray *rays, int m)
 static void emb_closest16(const void *ctx, const rt_ray *rays, int n, rt_hit *hits)
 {
     RTCScene scene = (RTCScene)ctx;
-    RTCIntersectContext ic;
+    struct RTCIntersectContext ic;
     rtcInitIntersectContext(&ic);
-    RTCRayHit16 p __attribute__((aligned(64)));
+    struct RTCRayHit16 p __attribute__((aligned(64)));
     int valid[16] __attribute__((aligned(64)));
     for (int i = 0; i < n; i += 16) {
         const int m = n - i < 16 ? n - i : 16;
@@ -154,9 +154,9 @@ static void emb_closest16(const void *ctx, const rt_ray *rays, int n, rt_hit *hi
 static void emb_occluded16(const void *ctx, const rt_ray *rays, int n, uint8_t *occ)
 {
     RTCScene scene = (RTCScene)ctx;
-    RTCIntersectContext ic;
+    struct RTCIntersectContext ic;
     rtcInitIntersectContext(&ic);
-    RTCRayHit16 p __attribute__((aligned(64)));
+    struct RTCRayHit16 p __attribute__((aligned(64)));
     int valid[16] __attribute__((aligned(64)));
     for (int i = 0; i < n; i += 16) {
         const int m = n - i < 16 ? n - i : 16;

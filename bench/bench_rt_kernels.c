@@ -1,6 +1,6 @@
 /* Ray-tracing kernel benchmarks (raytracer/), single-threaded. Prints "name value unit".
  *
- *  - rt_build_<mesh> ms: BVH build time per mesh in ../shared/scenes (best of 3), with the
+ *  - rt_build_<mesh> ms: BVH build time per mesh in ../shared/scenes (best of 5), with the
  *    tree statistics as '#' comment lines.
  *  - On the bunny, 1024x1024 camera from ../shared/scenes/README.md, rays made in advance:
  *    rt_primary_packet{64,16}_bunny (closest hit, 8x8 / 4x4 pixel tiles as packets),
@@ -412,7 +412,7 @@ static double run_pool(pool *p, int nthreads)
     return now_s() - t0;
 }
 
-#define REPEATS 3
+#define REPEATS 5
 
 /* Best-of-REPEATS rate of a batch job, Mrays/s. */
 static double rate_job(const tracer *tr, rayset *s, int occluded, int nthreads)

@@ -17,8 +17,13 @@ embree:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libembree-dev >/dev/null; \
 	else echo "embree: run    sudo apt-get install -y libembree-dev" >&2; exit 1; fi
 
-# Target-specific: the generic bench rule puts $(LDLIBS) on its command line? No: it uses
-# RENDER_LDLIBS, so the library goes there (appended only for this program).
+# Target-specific, for this one program: the generic $(BUILD)/bench/% rule links with
+# $(RENDER_LDLIBS) (not $(LDLIBS)), so -lembree3 is appended there.
 $(BUILD)/bench/bench_rt_embree: RENDER_LDLIBS += $(shell test -f $(EMBREE_HEADER) && echo -lembree3)
-# Rebuild the bench when embree appears or disappears.
-$(BUILD)/bench/bench_rt_embree: $(wildcard $(EMBREE_HEADER))
+# Rebuild the bench when embree appears or disappears: the stamp's name records the
+# state, so a change of state is a missing (hence new) prerequisite. The header's own
+# mtime would not do: a package installs it with its build date, older than the program.
+EMBREE_STATE := $(BUILD)/.embree-$(if $(wildcard $(EMBREE_HEADER)),yes,no)
+$(EMBREE_STATE):
+	@mkdir -p $(dir $@) && rm -f $(BUILD)/.embree-yes $(BUILD)/.embree-no && touch $@
+$(BUILD)/bench/bench_rt_embree: $(EMBREE_STATE)

@@ -43,6 +43,7 @@ typedef struct split {
 
 typedef struct builder {
     pref *refs;
+    pref *tmp;              /* partition scratch, as long as refs */
     rt_bnode *nodes;
     size_t nnodes;
     const rt_build_opts *o;
@@ -117,6 +118,7 @@ static inline __m128i bin_coords(__m128 c, __m128 cmin, __m128 scale, __m128 top
 
 typedef struct binner {
     __m128 cmin, scale, top;
+    float cmin1[4], scale1[4];  /* the same, per axis, for one-axis lookups */
 } binner;
 
 static binner make_binner(const bounds *bd, int nbins)
@@ -127,7 +129,11 @@ static binner make_binner(const bounds *bd, int nbins)
     for (int a = 0; a < 3; a++)
         if (hi[a] > lo[a]) sc[a] = (float)nbins * 0.99999f / (hi[a] - lo[a]);
     lo[3] = 0.0f;
-    return (binner){_mm_loadu_ps(lo), _mm_loadu_ps(sc), _mm_set1_ps((float)(nbins - 1))};
+    binner bn = {_mm_loadu_ps(lo), _mm_loadu_ps(sc), _mm_set1_ps((float)(nbins - 1)),
+                 {0}, {0}};
+    memcpy(bn.cmin1, lo, sizeof lo);
+    memcpy(bn.scale1, sc, sizeof sc);
+    return bn;
 }
 
 static void binset_clear(binset *b, int nbins)
@@ -211,27 +217,31 @@ static split find_split(const pref *r, size_t n, const binner *bn, int nbins)
     return best;
 }
 
+/* bin_coords for one axis, with the same operations on scalars (same results). */
 static inline int bin_on_axis(const pref *p, const binner *bn, int axis)
 {
-    int k[4];
-    _mm_storeu_si128((__m128i *)k, bin_coords(centroid2(p), bn->cmin, bn->scale, bn->top));
-    return k[axis];
+    const float *lo = (const float *)&p->lo, *hi = (const float *)&p->hi;
+    const __m128 c = _mm_set_ss(lo[axis] + hi[axis]);
+    const __m128 f = _mm_mul_ss(_mm_sub_ss(c, _mm_set_ss(bn->cmin1[axis])),
+                                _mm_set_ss(bn->scale1[axis]));
+    return _mm_cvttss_si32(_mm_min_ss(_mm_max_ss(f, _mm_setzero_ps()), bn->top));
 }
 
-/* In-place partition by bin; returns the size of the left side. */
-static size_t partition(pref *r, size_t n, const split *s, const binner *bn)
+/* Partition by bin through a scratch buffer; returns the size of the left side. Each
+ * reference is written to both ends and only one cursor moves: no branch on the side,
+ * whose outcome is a coin toss the predictor would miss half the time. */
+static size_t partition(pref *r, size_t n, const split *s, const binner *bn, pref *tmp)
 {
-    size_t i = 0, j = n;
-    while (i < j) {
-        if (bin_on_axis(&r[i], bn, s->axis) < s->pos) {
-            i++;
-        } else {
-            const pref tmp = r[i];
-            r[i] = r[--j];
-            r[j] = tmp;
-        }
+    size_t l = 0, rr = n - 1;
+    for (size_t i = 0; i < n; i++) {
+        const size_t left = bin_on_axis(&r[i], bn, s->axis) < s->pos;
+        tmp[l] = r[i];
+        tmp[rr] = r[i];
+        l += left;
+        rr -= 1 - left;
     }
-    return i;
+    memcpy(r, tmp, n * sizeof *r);
+    return l;
 }
 
 static int cmp_id(const void *pa, const void *pb)
@@ -283,10 +293,13 @@ static size_t choose_split(builder *b, pref *r, size_t n, const bounds *bd, int 
     const rt_build_opts *o = b->o;
     const int may_leaf = n <= (size_t)o->max_leaf;
     if (n == 1) return 0;
+    /* One block's worth: any split costs a node visit plus at least one block test on
+     * each side it is entered from, so with trav_cost >= isect_cost a leaf always wins. */
+    if (may_leaf && n <= 4 && o->trav_cost >= o->isect_cost) return 0;
     if (depth < RT_FORCE_MEDIAN_DEPTH) {
         /* Small ranges get fewer bins: more bins than references cannot find more
          * splits, and clearing and sweeping the bins would dominate near the leaves. */
-        const int nbins = n < (size_t)o->bins ? (n < 4 ? 4 : (int)n) : o->bins;
+        const int nbins = n / 2 < (size_t)o->bins ? (n < 8 ? 4 : (int)n / 2) : o->bins;
         const binner bn = make_binner(bd, nbins);
         const split s = find_split(r, n, &bn, nbins);
         if (s.axis >= 0) {
@@ -295,7 +308,7 @@ static size_t choose_split(builder *b, pref *r, size_t n, const bounds *bd, int 
                 o->trav_cost + (area > 0.0f ? o->isect_cost * s.cost / area : 0.0f);
             if (may_leaf && o->isect_cost * (float)blocks_of((uint32_t)n) <= split_cost)
                 return 0;
-            return partition(r, n, &s, &bn);
+            return partition(r, n, &s, &bn, b->tmp);
         }
     }
     /* No usable binned split (coincident centroids) or too deep. */
@@ -351,10 +364,12 @@ int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices
     builder b = {0};
     b.o = o;
     b.refs = aligned_alloc(32, n * sizeof *b.refs);
+    b.tmp = aligned_alloc(32, n * sizeof *b.tmp);
     b.nodes = malloc((2 * n - 1) * sizeof *b.nodes);
     bt->prims = malloc(n * sizeof *bt->prims);
-    if (!b.refs || !b.nodes || !bt->prims) {
+    if (!b.refs || !b.tmp || !b.nodes || !bt->prims) {
         free(b.refs);
+        free(b.tmp);
         free(b.nodes);
         free(bt->prims);
         bt->prims = NULL;
@@ -364,6 +379,7 @@ int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices
     bt->root = build_rec(&b, 0, n, 1);
     for (size_t i = 0; i < n; i++) bt->prims[i] = pref_id(&b.refs[i]);
     free(b.refs);
+    free(b.tmp);
     bt->nodes = b.nodes;
     bt->nnodes = b.nnodes;
     bt->depth = b.depth;

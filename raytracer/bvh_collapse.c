@@ -97,6 +97,12 @@ static void clear_node(rt_node4 *nd)
     }
 }
 
+/* 64-byte aligned, so a node is two whole cache lines and a block starts on one. */
+static void *alloc_tree_array(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
 static uint32_t collapse_rec(collapser *c, const uint32_t *kids, int nkids)
 {
     const uint32_t node = (uint32_t)c->bvh->nnodes++;
@@ -144,8 +150,8 @@ int rt_btree_collapse(const rt_btree *bt, const float *positions, const uint32_t
     size_t inner;
     const size_t blocks = count_blocks(bt, &inner);
     const size_t max_nodes = inner ? inner : 1;   /* a lone leaf still gets a root node */
-    bvh->nodes = aligned_alloc(64, max_nodes * sizeof *bvh->nodes);
-    bvh->tris = aligned_alloc(64, (blocks * sizeof *bvh->tris + 63) / 64 * 64);
+    bvh->nodes = alloc_tree_array(max_nodes * sizeof *bvh->nodes);
+    bvh->tris = alloc_tree_array(blocks * sizeof *bvh->tris);
     if (!bvh->nodes || !bvh->tris) return -1;
     const rt_bnode *root = &bt->nodes[bt->root];
     collapser c = {bt, positions, indices, bvh, box_margin(root->lo, root->hi)};

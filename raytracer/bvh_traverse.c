@@ -3,7 +3,7 @@
  * Data flow: rt_ray -> per-ray constants (inverse direction, near-plane choice by
  * direction sign, watertight shear) -> depth-first loop over rt_node4 with one SSE slab
  * test for all four children -> nearest child next, the others pushed far-to-near ->
- * rt_tri4 leaf tests -> rt_closest -> rt_hit.
+ * rt_tri4 leaf tests (t, u, v of the best hit) -> rt_hit.
  *
  * Why it is shaped like this: the near/far planes of each axis are picked once per ray
  * from the direction's sign, so a node test is 6 loads, 6 mul/sub and 6 min/max with no
@@ -19,6 +19,24 @@ typedef struct node_ray {
     __m128 oix, oiy, oiz;   /* org/dir, so a plane distance is one mul and one sub */
     int nx, ny, nz;         /* near plane per axis (RT_LO_* or RT_HI_*) */
 } node_ray;
+
+/* The ray's watertight-test constants, made on the first leaf it reaches: most rays of
+ * a typical frame (background, rays leaving the scene) never reach one. */
+typedef struct tri_ray {
+    rt_wtray w;
+    rt_wtray4 w4;
+    int ready;
+} tri_ray;
+
+RT_INLINE const tri_ray *tri_ray_get(tri_ray *tr, const rt_ray *ray)
+{
+    if (__builtin_expect(!tr->ready, 0)) {
+        rt_wtray_init(&tr->w, ray->org, ray->dir);
+        rt_wtray4_init(&tr->w4, &tr->w);
+        tr->ready = 1;
+    }
+    return tr;
+}
 
 typedef struct stack_entry {
     uint32_t ref;
@@ -41,8 +59,8 @@ static void node_ray_init(node_ray *r, const rt_ray *ray)
 }
 
 /* Slab test of the four children; returns the hit mask and the entry distances. */
-static inline int node_test(const rt_node4 *n, const node_ray *r, __m128 tmin, __m128 tmax,
-                            __m128 *tnear)
+RT_INLINE int node_test(const rt_node4 *n, const node_ray *r, __m128 tmin, __m128 tmax,
+                        __m128 *tnear)
 {
     const __m128 tnx = _mm_sub_ps(_mm_mul_ps(_mm_load_ps(n->b[r->nx]), r->ix), r->oix);
     const __m128 tny = _mm_sub_ps(_mm_mul_ps(_mm_load_ps(n->b[r->ny]), r->iy), r->oiy);
@@ -57,7 +75,7 @@ static inline int node_test(const rt_node4 *n, const node_ray *r, __m128 tmin, _
 }
 
 /* Sorts the top k stack entries so the nearest is on top (k = 3 or 4). */
-static inline void sort_top(stack_entry *top, int k)
+RT_INLINE void sort_top(stack_entry *top, int k)
 {
     for (int i = 1; i < k; i++) {
         const stack_entry e = top[i];
@@ -67,10 +85,20 @@ static inline void sort_top(stack_entry *top, int k)
     }
 }
 
+/* Starts fetching a box's contents that will be visited after the current subtree:
+ * random rays spend most of their time waiting for nodes and triangles. */
+RT_INLINE void prefetch_ref(const rt_bvh *bvh, uint32_t ref)
+{
+    const char *p = rt_ref_is_leaf(ref) ? (const char *)(bvh->tris + rt_leaf_first(ref))
+                                        : (const char *)(bvh->nodes + ref);
+    _mm_prefetch(p, _MM_HINT_T0);
+    _mm_prefetch(p + 64, _MM_HINT_T0);
+}
+
 /* Picks the next node among the hit children: returns the nearest and pushes the rest
  * so that they pop nearest first. */
-static inline uint32_t order_children(const rt_node4 *n, int mask, __m128 tnear,
-                                      stack_entry *stack, int *sp)
+RT_INLINE uint32_t order_children(const rt_bvh *bvh, const rt_node4 *n, int mask,
+                                 __m128 tnear, stack_entry *stack, int *sp)
 {
     float d[4];
     _mm_storeu_ps(d, tnear);
@@ -81,6 +109,7 @@ static inline uint32_t order_children(const rt_node4 *n, int mask, __m128 tnear,
     mask &= mask - 1;
     if (!mask) {
         const int near = d[c0] <= d[c1] ? c0 : c1, far = c0 + c1 - near;
+        prefetch_ref(bvh, n->child[far]);
         stack[*sp] = (stack_entry){n->child[far], d[far]};
         ++*sp;
         return n->child[near];
@@ -93,19 +122,18 @@ static inline uint32_t order_children(const rt_node4 *n, int mask, __m128 tnear,
         const int c = __builtin_ctz(mask);
         stack[base + k] = (stack_entry){n->child[c], d[c]};
     }
+    for (int i = 0; i < k; i++) prefetch_ref(bvh, stack[base + i].ref);
     sort_top(stack + base, k);
     *sp = base + k - 1;
     return stack[base + k - 1].ref;
 }
 
-void rt_closest_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, rt_closest *best)
+/* Closest-hit search; best->t acts as the ray's current tmax and only ever drops. */
+static void closest(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray *tr,
+                    rt_hit *best)
 {
     node_ray nr;
-    rt_wtray w;
-    rt_wtray4 w4;
     node_ray_init(&nr, ray);
-    rt_wtray_init(&w, ray->org, ray->dir);
-    rt_wtray4_init(&w4, &w);
     const __m128 tmin = _mm_set1_ps(ray->tmin);
     __m128 tmax = _mm_set1_ps(best->t);
     stack_entry stack[RT_STACK_SIZE];
@@ -116,10 +144,11 @@ void rt_closest_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, rt_clos
             __m128 tn;
             const int mask = node_test(n, &nr, tmin, tmax, &tn);
             if (mask) {
-                ref = order_children(n, mask, tn, stack, &sp);
+                ref = order_children(bvh, n, mask, tn, stack, &sp);
                 continue;
             }
-        } else if (rt_leaf_closest(bvh, ref, &w, &w4, ray->tmin, best)) {
+        } else if (tri_ray_get(tr, ray),
+                   rt_leaf_closest(bvh, ref, &tr->w, &tr->w4, ray->tmin, best)) {
             tmax = _mm_set1_ps(best->t);
         }
         do {                /* pop, skipping boxes that start beyond the best hit */
@@ -130,14 +159,10 @@ void rt_closest_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, rt_clos
     }
 }
 
-int rt_occluded_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray)
+static int occluded(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray *tr)
 {
     node_ray nr;
-    rt_wtray w;
-    rt_wtray4 w4;
     node_ray_init(&nr, ray);
-    rt_wtray_init(&w, ray->org, ray->dir);
-    rt_wtray4_init(&w4, &w);
     const __m128 tmin = _mm_set1_ps(ray->tmin), tmax = _mm_set1_ps(ray->tmax);
     stack_entry stack[RT_STACK_SIZE];
     int sp = 0;
@@ -147,10 +172,11 @@ int rt_occluded_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray)
             __m128 tn;
             const int mask = node_test(n, &nr, tmin, tmax, &tn);
             if (mask) {
-                ref = order_children(n, mask, tn, stack, &sp);
+                ref = order_children(bvh, n, mask, tn, stack, &sp);
                 continue;
             }
-        } else if (rt_leaf_any(bvh, ref, &w, &w4, ray->tmin, ray->tmax)) {
+        } else if (tri_ray_get(tr, ray),
+                   rt_leaf_any(bvh, ref, &tr->w, &tr->w4, ray->tmin, ray->tmax)) {
             return 1;
         }
         if (sp == 0) return 0;
@@ -158,31 +184,20 @@ int rt_occluded_from(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray)
     }
 }
 
-void rt_closest_finish(const rt_ray *ray, const rt_closest *best, rt_hit *hit)
-{
-    hit->t = best->t;
-    hit->prim = best->prim;
-    hit->u = hit->v = 0.0f;
-    if (best->prim == RT_NO_HIT) return;
-    rt_wtray w;
-    rt_wtray_init(&w, ray->org, ray->dir);
-    float t;
-    /* Same operations as the block test, so this hits again with the same t. */
-    rt_tri4_lane_intersect(&w, best->blk, best->lane, ray->tmin, best->t, &t, &hit->u,
-                           &hit->v);
-}
-
 int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit)
 {
-    rt_closest best = {ray->tmax, RT_NO_HIT, NULL, 0};
+    tri_ray tr;
+    tr.ready = 0;
+    *hit = (rt_hit){ray->tmax, 0.0f, 0.0f, RT_NO_HIT};
     if (bvh->root != RT_EMPTY_REF && ray->tmin <= ray->tmax)
-        rt_closest_from(bvh, bvh->root, ray, &best);
-    rt_closest_finish(ray, &best, hit);
-    return best.prim != RT_NO_HIT;
+        closest(bvh, bvh->root, ray, &tr, hit);
+    return hit->prim != RT_NO_HIT;
 }
 
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray)
 {
     if (bvh->root == RT_EMPTY_REF || !(ray->tmin <= ray->tmax)) return 0;
-    return rt_occluded_from(bvh, bvh->root, ray);
+    tri_ray tr;
+    tr.ready = 0;
+    return occluded(bvh, bvh->root, ray, &tr);
 }

@@ -6,10 +6,10 @@
  * surviving child is checked against groups of 4 rays starting at the packet's first
  * active ray until one group enters it (that group becomes the child's first active ray)
  * -> per leaf: the rays from the first active one on are tested against the leaf box 4 at
- * a time, and those inside run the single-ray block test -> rt_closest[] -> rt_hit[].
+ * a time, and those inside run the single-ray block test -> rt_hit[].
  *
- * Why this scheme (Wald et al. 2001 first-active-ray traversal plus Reshetov-style
- * interval culling): in a coherent packet a node's children are usually entered by the
+ * Why this scheme (first-active-ray traversal, Wald et al. 2001, plus the interval
+ * arithmetic culling of Wald, Boulos and Shirley 2007): in a coherent packet a node's children are usually entered by the
  * first ray tested, so an inner node costs about one 4-ray slab test per child instead
  * of one per ray, and children the packet misses are rejected by a single interval test.
  * It needs all rays to share direction signs (one near/far plane choice per axis), so
@@ -21,16 +21,15 @@
 
 #include "raytracer/bvh_traverse.h"
 
-#define NGROUP_MAX (RT_PACKET_MAX / 4)
-
 typedef struct pkt {
     float ix[RT_PACKET_MAX], iy[RT_PACKET_MAX], iz[RT_PACKET_MAX];
     float oix[RT_PACKET_MAX], oiy[RT_PACKET_MAX], oiz[RT_PACKET_MAX];
     float tmin[RT_PACKET_MAX];  /* +inf on padding and invalid lanes: never enter a box */
     float tmax[RT_PACKET_MAX];  /* current limit: the best hit so far, -inf once done */
-    rt_wtray w[RT_PACKET_MAX];
-    rt_wtray4 w4[RT_PACKET_MAX];
-    rt_closest best[RT_PACKET_MAX];
+    rt_wtray w[RT_PACKET_MAX];      /* watertight constants, made at the first leaf */
+    rt_hit best[RT_PACKET_MAX];     /* closest hit so far, from the first leaf on */
+    uint64_t wready;                /* lanes whose w and best are set */
+    const rt_ray *rays;
     uint8_t *occluded;          /* any-hit output, NULL for closest hit */
     int n, ngroups;
     int near[3];                /* near plane per axis, shared by all rays */
@@ -63,7 +62,7 @@ static cbox child_box(const pkt *p, const rt_node4 *nd, int c)
 }
 
 /* Slab test of one box against rays 4g..4g+3; returns their 4-bit hit mask. */
-static inline int group_box(const pkt *p, const cbox *b, int g)
+RT_INLINE int group_box(const pkt *p, const cbox *b, int g)
 {
     const int i = 4 * g;
     const __m128 ix = _mm_load_ps(p->ix + i), iy = _mm_load_ps(p->iy + i),
@@ -84,7 +83,7 @@ static inline int group_box(const pkt *p, const cbox *b, int g)
 /* Interval arithmetic over the whole packet: a child fails only if no ray with origin
  * and inverse direction inside the packet's bounds can enter it. lb gets a lower bound
  * of the packet's entry distance per child (used to order children). */
-static inline int interval_test(const pkt *p, const rt_node4 *nd, float lb[4])
+RT_INLINE int interval_test(const pkt *p, const rt_node4 *nd, float lb[4])
 {
     __m128 tn = p->tmin_min, tf = _mm_set1_ps(p->tmax_max);
     for (int a = 0; a < 3; a++) {
@@ -145,15 +144,21 @@ static void visit_leaf(const rt_bvh *bvh, pkt *p, const pentry *e, rt_packet_sta
     int changed = 0;
     for (; mask; mask &= mask - 1) {
         const int i = __builtin_ctzll(mask);
+        if (!(p->wready >> i & 1)) {   /* most camera rays never get here */
+            rt_wtray_init(&p->w[i], p->rays[i].org, p->rays[i].dir);
+            p->best[i] = (rt_hit){p->rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
+            p->wready |= (uint64_t)1 << i;
+        }
+        rt_wtray4 w4;   /* broadcasts: cheaper to redo than to keep 64 of them */
+        rt_wtray4_init(&w4, &p->w[i]);
         if (p->occluded) {
-            if (rt_leaf_any(bvh, e->ref, &p->w[i], &p->w4[i], p->tmin[i], p->tmax[i])) {
+            if (rt_leaf_any(bvh, e->ref, &p->w[i], &w4, p->tmin[i], p->tmax[i])) {
                 p->occluded[i] = 1;
                 p->tmax[i] = -INFINITY;
                 p->live &= ~((uint64_t)1 << i);
                 changed = 1;
             }
-        } else if (rt_leaf_closest(bvh, e->ref, &p->w[i], &p->w4[i], p->tmin[i],
-                                   &p->best[i])) {
+        } else if (rt_leaf_closest(bvh, e->ref, &p->w[i], &w4, p->tmin[i], &p->best[i])) {
             p->tmax[i] = p->best[i].t;
             changed = 1;
         }
@@ -188,97 +193,128 @@ static void traverse(const rt_bvh *bvh, pkt *p, rt_packet_stats *st)
     }
 }
 
-/* 1 when every valid ray's inverse direction has the same sign per axis. */
-static int same_signs(const pkt *p, const rt_ray *rays)
+/* SSE2 select: mask ? a : b. */
+RT_INLINE __m128 select4(__m128 mask, __m128 a, __m128 b)
 {
-    int have = 0;
-    int s[3] = {0, 0, 0};
-    for (int i = 0; i < p->n; i++) {
-        if (!(rays[i].tmin <= rays[i].tmax)) continue;
-        const int si[3] = {p->ix[i] < 0.0f, p->iy[i] < 0.0f, p->iz[i] < 0.0f};
-        if (!have) {
-            memcpy(s, si, sizeof s);
-            have = 1;
-        } else if (si[0] != s[0] || si[1] != s[1] || si[2] != s[2]) {
-            return 0;
-        }
-    }
-    return 1;
+    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
 }
 
-static void set_lane(pkt *p, int i, const rt_ray *r)
+/* rt_safe_inverse on 4 lanes (same results: the same division of the same values). */
+RT_INLINE __m128 safe_inverse4(__m128 d)
 {
-    const float inv[3] = {rt_safe_inverse(r->dir[0]), rt_safe_inverse(r->dir[1]),
-                          rt_safe_inverse(r->dir[2])};
-    const int valid = r->tmin <= r->tmax;
-    p->ix[i] = inv[0];
-    p->iy[i] = inv[1];
-    p->iz[i] = inv[2];
-    p->oix[i] = r->org[0] * inv[0];
-    p->oiy[i] = r->org[1] * inv[1];
-    p->oiz[i] = r->org[2] * inv[2];
-    p->tmin[i] = valid ? r->tmin : INFINITY;
-    p->tmax[i] = valid ? r->tmax : -INFINITY;
-    p->best[i] = (rt_closest){r->tmax, RT_NO_HIT, NULL, 0};
-    rt_wtray_init(&p->w[i], r->org, r->dir);
-    rt_wtray4_init(&p->w4[i], &p->w[i]);
-    if (valid) p->live |= (uint64_t)1 << i;
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    const __m128 tiny = _mm_or_ps(_mm_and_ps(d, sign), _mm_set1_ps(1e-18f));
+    const __m128 small = _mm_cmplt_ps(_mm_andnot_ps(sign, d), _mm_set1_ps(1e-18f));
+    return _mm_div_ps(_mm_set1_ps(1.0f), select4(small, tiny, d));
 }
 
-static void set_padding(pkt *p, int i)
-{
-    p->ix[i] = p->iy[i] = p->iz[i] = 1.0f;
-    p->oix[i] = p->oiy[i] = p->oiz[i] = 0.0f;
-    p->tmin[i] = INFINITY;
-    p->tmax[i] = -INFINITY;
-}
+/* Running packet-wide bounds while the lanes are filled. */
+typedef struct bounds4 {
+    __m128 olo[3], ohi[3], ilo[3], ihi[3], tmin_min, tmax_max;
+    int neg[3], pos[3];         /* lanes (of valid rays) with negative / positive 1/dir */
+} bounds4;
 
-/* Compares rather than fminf/fmaxf, which are libm calls without -ffast-math. */
-static inline float minf(float a, float b) { return a < b ? a : b; }
-static inline float maxf(float a, float b) { return a > b ? a : b; }
-
-/* Packet-wide intervals over the valid rays, for interval_test. */
-static void set_intervals(pkt *p, const rt_ray *rays)
+static void bounds4_init(bounds4 *b)
 {
-    float olo[3] = {INFINITY, INFINITY, INFINITY}, ohi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    float ilo[3] = {INFINITY, INFINITY, INFINITY}, ihi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    float tmin_min = INFINITY, tmax_max = -INFINITY;
-    for (int i = 0; i < p->n; i++) {
-        if (!(p->live >> i & 1)) continue;
-        const float inv[3] = {p->ix[i], p->iy[i], p->iz[i]};
-        for (int a = 0; a < 3; a++) {
-            olo[a] = minf(olo[a], rays[i].org[a]);
-            ohi[a] = maxf(ohi[a], rays[i].org[a]);
-            ilo[a] = minf(ilo[a], inv[a]);
-            ihi[a] = maxf(ihi[a], inv[a]);
-        }
-        tmin_min = minf(tmin_min, rays[i].tmin);
-        tmax_max = maxf(tmax_max, rays[i].tmax);
-    }
+    const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
     for (int a = 0; a < 3; a++) {
-        const int pos = !(ilo[a] < 0.0f);
-        p->near[a] = 2 * a + (pos ? 0 : 1);
-        p->ilo[a] = _mm_set1_ps(ilo[a]);
-        p->ihi[a] = _mm_set1_ps(ihi[a]);
-        p->onear[a] = _mm_set1_ps(pos ? ohi[a] : olo[a]);
-        p->ofar[a] = _mm_set1_ps(pos ? olo[a] : ohi[a]);
+        b->olo[a] = b->ilo[a] = inf;
+        b->ohi[a] = b->ihi[a] = ninf;
+        b->neg[a] = b->pos[a] = 0;
     }
-    p->tmin_min = _mm_set1_ps(tmin_min);
-    p->tmax_max = tmax_max;
+    b->tmin_min = inf;
+    b->tmax_max = ninf;
+}
+
+/* Four rays as structure of arrays: o[3], tmin, d[3], tmax. Lanes past n are copies of
+ * an invalid ray (tmin > tmax), so reading never leaves the caller's array. */
+static void load4(const rt_ray *rays, int i, int n, __m128 o[4], __m128 d[4])
+{
+    static const rt_ray pad = {{0, 0, 0}, INFINITY, {1, 1, 1}, -INFINITY};
+    const rt_ray *r[4];
+    for (int k = 0; k < 4; k++) r[k] = i + k < n ? &rays[i + k] : &pad;
+    for (int k = 0; k < 4; k++) {
+        o[k] = _mm_loadu_ps(r[k]->org);   /* org[0..2], tmin */
+        d[k] = _mm_loadu_ps(r[k]->dir);   /* dir[0..2], tmax */
+    }
+    _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+    _MM_TRANSPOSE4_PS(d[0], d[1], d[2], d[3]);
+}
+
+/* Fills lanes 4g..4g+3 and folds them into the packet bounds. */
+static void set_group(pkt *p, const rt_ray *rays, int g, bounds4 *b)
+{
+    __m128 o[4], d[4];
+    const int i = 4 * g;
+    load4(rays, i, p->n, o, d);
+    const __m128 valid = _mm_cmple_ps(o[3], d[3]);   /* tmin <= tmax, false for NaN */
+    const int vm = _mm_movemask_ps(valid);
+    float *inv_out[3] = {p->ix + i, p->iy + i, p->iz + i};
+    float *oi_out[3] = {p->oix + i, p->oiy + i, p->oiz + i};
+    const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
+    for (int a = 0; a < 3; a++) {
+        const __m128 inv = safe_inverse4(d[a]);
+        _mm_store_ps(inv_out[a], inv);
+        _mm_store_ps(oi_out[a], _mm_mul_ps(o[a], inv));
+        const int neg = _mm_movemask_ps(_mm_cmplt_ps(inv, _mm_setzero_ps())) & vm;
+        b->neg[a] |= neg;
+        b->pos[a] |= vm & ~neg;
+        b->olo[a] = _mm_min_ps(b->olo[a], select4(valid, o[a], inf));
+        b->ohi[a] = _mm_max_ps(b->ohi[a], select4(valid, o[a], ninf));
+        b->ilo[a] = _mm_min_ps(b->ilo[a], select4(valid, inv, inf));
+        b->ihi[a] = _mm_max_ps(b->ihi[a], select4(valid, inv, ninf));
+    }
+    const __m128 tmin = select4(valid, o[3], inf), tmax = select4(valid, d[3], ninf);
+    _mm_store_ps(p->tmin + i, tmin);
+    _mm_store_ps(p->tmax + i, tmax);
+    b->tmin_min = _mm_min_ps(b->tmin_min, tmin);
+    b->tmax_max = _mm_max_ps(b->tmax_max, tmax);
+    p->live |= (uint64_t)vm << i;
+}
+
+static float hmin(__m128 v)
+{
+    v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm_cvtss_f32(_mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1))));
+}
+
+static float hmax(__m128 v)
+{
+    v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm_cvtss_f32(_mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1))));
+}
+
+/* Packet-wide intervals for interval_test; 0 when direction signs differ. */
+static int set_intervals(pkt *p, const bounds4 *b)
+{
+    for (int a = 0; a < 3; a++) {
+        if (b->neg[a] && b->pos[a]) return 0;
+        const int pos = !b->neg[a];
+        const float olo = hmin(b->olo[a]), ohi = hmax(b->ohi[a]);
+        p->near[a] = 2 * a + (pos ? 0 : 1);
+        p->ilo[a] = _mm_set1_ps(hmin(b->ilo[a]));
+        p->ihi[a] = _mm_set1_ps(hmax(b->ihi[a]));
+        p->onear[a] = _mm_set1_ps(pos ? ohi : olo);
+        p->ofar[a] = _mm_set1_ps(pos ? olo : ohi);
+    }
+    p->tmin_min = _mm_set1_ps(hmin(b->tmin_min));
+    p->tmax_max = hmax(b->tmax_max);
+    return 1;
 }
 
 /* Returns 0 when the packet must be traced ray by ray instead. */
 static int pkt_init(pkt *p, const rt_ray *rays, int n, uint8_t *occluded)
 {
+    bounds4 b;
+    bounds4_init(&b);
     p->n = n;
     p->ngroups = (n + 3) / 4;
     p->live = 0;
+    p->wready = 0;
     p->occluded = occluded;
-    for (int i = 0; i < n; i++) set_lane(p, i, &rays[i]);
-    for (int i = n; i < 4 * p->ngroups; i++) set_padding(p, i);
-    if (!same_signs(p, rays)) return 0;
-    set_intervals(p, rays);
-    return 1;
+    p->rays = rays;
+    for (int g = 0; g < p->ngroups; g++) set_group(p, rays, g, &b);
+    return set_intervals(p, &b);
 }
 
 static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -302,7 +338,8 @@ static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
         return;
     }
     if (p.live) traverse(bvh, &p, st);
-    for (int i = 0; !occluded && i < n; i++) rt_closest_finish(&rays[i], &p.best[i], &hits[i]);
+    for (int i = 0; !occluded && i < n; i++)
+        hits[i] = p.wready >> i & 1 ? p.best[i] : (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
 }
 
 void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,

@@ -23,9 +23,9 @@ void rt_wtray_init(rt_wtray *w, const float org[3], const float dir[3])
     w->kx = kx;
     w->ky = ky;
     w->kz = kz;
-    w->sx = dir[kx] / dir[kz];
-    w->sy = dir[ky] / dir[kz];
     w->sz = 1.0f / dir[kz];
+    w->sx = dir[kx] * w->sz;
+    w->sy = dir[ky] * w->sz;
     for (int i = 0; i < 3; i++) w->org[i] = org[i];
 }
 
@@ -79,7 +79,7 @@ int rt_tri4_lane_intersect(const rt_wtray *w, const rt_tri4 *tri, int k, float t
 }
 
 int rt_tri4_patch_lanes(const rt_wtray *w, const rt_tri4 *tri, int zmask, int mask,
-                        float tmin, float tmax, float t[4])
+                        float tmin, float tmax, float t[4], float *bu, float *bv)
 {
     for (int k = 0; k < 4; k++) {
         if (!(zmask >> k & 1)) continue;
@@ -88,6 +88,10 @@ int rt_tri4_patch_lanes(const rt_wtray *w, const rt_tri4 *tri, int zmask, int ma
         if (rt_tri4_lane_intersect(w, tri, k, tmin, tmax, &tk, &u, &v)) {
             mask |= 1 << k;
             t[k] = tk;
+            if (bu) {
+                bu[k] = u;
+                bv[k] = v;
+            }
         }
     }
     return mask;

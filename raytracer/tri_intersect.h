@@ -19,13 +19,12 @@
 
 #include <stdint.h>
 
-#if !defined(__SSE2__)
-#error "raytracer/ needs SSE2 (x86-64)"
-#endif
-#include <emmintrin.h>
+#include "raytracer/simd.h"
 
 /* Per-ray constants of the watertight test: the dominant axis kz, the two others kx, ky
- * (swapped when dir[kz] < 0 to keep the winding), and the shear/scale sx, sy, sz. */
+ * (swapped when dir[kz] < 0 to keep the winding), and the shear/scale sz = 1/dir[kz],
+ * sx = dir[kx]*sz, sy = dir[ky]*sz (one division instead of the paper's three; every
+ * user, brute force included, shares this function, so results stay identical). */
 typedef struct rt_wtray {
     int kx, ky, kz;
     float sx, sy, sz;
@@ -57,7 +56,7 @@ typedef struct rt_wtray4 {
     int kx, ky, kz;
 } rt_wtray4;
 
-static inline void rt_wtray4_init(rt_wtray4 *w4, const rt_wtray *w)
+RT_INLINE void rt_wtray4_init(rt_wtray4 *w4, const rt_wtray *w)
 {
     w4->okx = _mm_set1_ps(w->org[w->kx]);
     w4->oky = _mm_set1_ps(w->org[w->ky]);
@@ -71,14 +70,16 @@ static inline void rt_wtray4_init(rt_wtray4 *w4, const rt_wtray *w)
 }
 
 /* Patches the lanes in zmask (an edge function came out exactly 0.0f) with the scalar
- * test, which retries those edges in double precision. Rare: shared edges and vertices. */
+ * test, which retries those edges in double precision. Rare: shared edges and vertices.
+ * bu, bv may be NULL. */
 int rt_tri4_patch_lanes(const rt_wtray *w, const rt_tri4 *tri, int zmask, int mask,
-                        float tmin, float tmax, float t[4]);
+                        float tmin, float tmax, float t[4], float *bu, float *bv);
 
 /* Tests the ray against the 4 triangles of a block. Returns a 4-bit mask of the lanes hit
- * in [tmin, tmax] and stores their distances in t[lane]. */
-static inline int rt_tri4_intersect(const rt_wtray *w, const rt_wtray4 *w4,
-                                    const rt_tri4 *tri, float tmin, float tmax, float t[4])
+ * in [tmin, tmax] and stores their distances in t[lane] and, unless bu is NULL (any-hit
+ * callers), their barycentrics in bu[lane], bv[lane]. */
+RT_INLINE int rt_tri4_intersect(const rt_wtray *w, const rt_wtray4 *w4, const rt_tri4 *tri,
+                                float tmin, float tmax, float t[4], float *bu, float *bv)
 {
     const int kx = w4->kx, ky = w4->ky, kz = w4->kz;
     /* Vertices relative to the origin, then sheared so the ray is the +z axis. */
@@ -107,19 +108,29 @@ static inline int rt_tri4_intersect(const rt_wtray *w, const rt_wtray4 *w4,
     const __m128 pos = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(u, zero), _mm_cmpgt_ps(v, zero)),
                                  _mm_cmpgt_ps(w_, zero));
     const __m128 det = _mm_add_ps(_mm_add_ps(u, v), w_);
-    const __m128 tt = _mm_add_ps(_mm_add_ps(_mm_mul_ps(u, _mm_mul_ps(w4->sz, akz)),
-                                            _mm_mul_ps(v, _mm_mul_ps(w4->sz, bkz))),
-                                 _mm_mul_ps(w_, _mm_mul_ps(w4->sz, ckz)));
-    const __m128 td = _mm_div_ps(tt, det);
     const __m128 inside = _mm_andnot_ps(_mm_and_ps(neg, pos), _mm_cmpneq_ps(det, zero));
-    const __m128 inrange = _mm_and_ps(_mm_cmpge_ps(td, _mm_set1_ps(tmin)),
-                                      _mm_cmple_ps(td, _mm_set1_ps(tmax)));
-    int mask = _mm_movemask_ps(_mm_and_ps(inside, inrange));
-    _mm_storeu_ps(t, td);
     const int zmask = _mm_movemask_ps(_mm_or_ps(
         _mm_or_ps(_mm_cmpeq_ps(u, zero), _mm_cmpeq_ps(v, zero)), _mm_cmpeq_ps(w_, zero)));
+    int mask = _mm_movemask_ps(inside);
+    /* Most blocks end here: no lane inside its triangle, so skip the distance and its
+     * division (skipped lanes would fail anyway, so results are unchanged). */
+    if (!(mask | zmask)) return 0;
+    if (mask) {
+        const __m128 tt = _mm_add_ps(_mm_add_ps(_mm_mul_ps(u, _mm_mul_ps(w4->sz, akz)),
+                                                _mm_mul_ps(v, _mm_mul_ps(w4->sz, bkz))),
+                                     _mm_mul_ps(w_, _mm_mul_ps(w4->sz, ckz)));
+        const __m128 td = _mm_div_ps(tt, det);
+        const __m128 inrange = _mm_and_ps(_mm_cmpge_ps(td, _mm_set1_ps(tmin)),
+                                          _mm_cmple_ps(td, _mm_set1_ps(tmax)));
+        mask = _mm_movemask_ps(_mm_and_ps(inside, inrange));
+        _mm_storeu_ps(t, td);
+        if (bu && mask) {   /* only for hits, so the two divisions are rare */
+            _mm_storeu_ps(bu, _mm_div_ps(v, det));
+            _mm_storeu_ps(bv, _mm_div_ps(w_, det));
+        }
+    }
     if (__builtin_expect(zmask != 0, 0))
-        mask = rt_tri4_patch_lanes(w, tri, zmask, mask, tmin, tmax, t);
+        mask = rt_tri4_patch_lanes(w, tri, zmask, mask, tmin, tmax, t, bu, bv);
     return mask;
 }
 

@@ -213,11 +213,17 @@ static void rand_dir(float d[3])
     d[2] = z;
 }
 
-static int test_scale(void)
+/* Ray-count multiplier in 1/4 units: RT_TEST_SCALE=n gives n times the default; under
+ * ThreadSanitizer (about 10x slower) the brute-force loops get a quarter of the rays. */
+static int test_scale4(void)
 {
     const char *s = getenv("RT_TEST_SCALE");
     const int n = s ? atoi(s) : 1;
+#if defined(__SANITIZE_THREAD__)
     return n > 0 ? n : 1;
+#else
+    return 4 * (n > 0 ? n : 1);
+#endif
 }
 
 static rt_ray make_ray(const float o[3], const float d[3], float tmin, float tmax)
@@ -575,7 +581,7 @@ static void random_soup(mesh *m, int ntri)
 
 static void test_random_soups(void)
 {
-    const int scale = test_scale();
+    const int scale4 = test_scale4();
     for (int round = 0; round < 3; round++) {
         rng_seed(100 + (uint64_t)round);
         mesh m = {0};
@@ -587,7 +593,7 @@ static void test_random_soups(void)
         rt_bvh *bvh = build(&m);
         float lo[3], hi[3];
         mesh_bounds(&m, lo, hi);
-        const int n = 1024 * scale;
+        const int n = 256 * scale4;
         rt_ray *rays = malloc((size_t)n * sizeof *rays);
         random_rays(lo, hi, rays, n);
         compare_rays(&m, bvh, rays, n, 1, "soup random", NULL);
@@ -643,6 +649,66 @@ static void test_deterministic_build(void)
     CHECK(s->block_fill > 0.25 && s->block_fill <= 1.0);
     rt_bvh_free(a);
     rt_bvh_free(b);
+    mesh_free(&m);
+}
+
+/* 300 copies of one triangle (no binned split can separate them, so the build falls
+ * back to median splits) plus a geometric series of ever smaller triangles (nested
+ * boxes): ties go to the smallest id. */
+static void test_coincident_and_deep(void)
+{
+    mesh m = {0};
+    for (int i = 0; i < 40; i++) {       /* sizes and positions 2^-i: a deep tree */
+        const float s = ldexpf(1.0f, -i);
+        const uint32_t a = mesh_vertex(&m, s, 0, -1), b = mesh_vertex(&m, 2 * s, 0, -1),
+                       c = mesh_vertex(&m, s, s, -1);
+        mesh_tri(&m, a, b, c);
+    }
+    const uint32_t a = mesh_vertex(&m, -1, -1, 0), b = mesh_vertex(&m, 1, -1, 0),
+                   c = mesh_vertex(&m, 0, 1, 0);
+    for (int i = 0; i < 300; i++) mesh_tri(&m, a, b, c);
+    rt_bvh *bvh = build(&m);
+    rt_ray rays[256];
+    for (int i = 0; i < 256; i++) {
+        const float o[3] = {0.6f * (frand() - 0.5f), 0.6f * (frand() - 0.5f), 2.0f};
+        const float d[3] = {0.05f * (frand() - 0.5f), 0.05f * (frand() - 0.5f), -1.0f};
+        rays[i] = make_ray(o, d, 0.0f, INFINITY);
+    }
+    for (int i = 0; i < 256; i++) {
+        rt_hit h;
+        CHECK(rt_intersect1(bvh, &rays[i], &h) && h.prim == 40);
+    }
+    compare_rays(&m, bvh, rays, 256, 1, "coincident", NULL);
+    float lo[3], hi[3];
+    mesh_bounds(&m, lo, hi);
+    random_rays(lo, hi, rays, 256);
+    compare_rays(&m, bvh, rays, 256, 1, "deep", NULL);
+    rt_bvh_free(bvh);
+    mesh_free(&m);
+}
+
+/* Packets of random rays are traced ray by ray; camera tiles as packets. */
+static void test_packet_fallback_stats(void)
+{
+    rng_seed(9);
+    mesh m = {0};
+    random_soup(&m, 500);
+    rt_bvh *bvh = build(&m);
+    float lo[3], hi[3];
+    mesh_bounds(&m, lo, hi);
+    rt_ray rays[256];
+    rt_hit h[256];
+    rt_packet_stats st = {0};
+    random_rays(lo, hi, rays, 256);
+    rt_intersect_packet(bvh, rays, 256, h, &st);
+    CHECK(st.packets == 4 && st.rays == 256 && st.fallback_packets == 4);
+    memset(&st, 0, sizeof st);
+    const camera cam = {{0.5f, 0.5f, 3.0f}, {0.5f, 0.5f, 0.5f}, {0, 1, 0}, 30.0f};
+    for (int i = 0; i < 64; i++) rays[i] = camera_ray(&cam, 1024, (float)(600 + i % 8), (float)(600 + i / 8));
+    rt_intersect_packet(bvh, rays, 64, h, &st);
+    CHECK(st.packets == 1 && st.fallback_packets == 0 && st.node_visits > 0);
+    CHECK(st.leaf_active <= st.leaf_lanes && st.node_lanes <= 64 * st.node_visits);
+    rt_bvh_free(bvh);
     mesh_free(&m);
 }
 
@@ -723,7 +789,7 @@ static int secondary_rays(const mesh *m, const rt_ray *prim, const rt_hit *hits,
     return k;
 }
 
-static void check_scene(const scene_file *sf, int scale)
+static void check_scene(const scene_file *sf, int scale4)
 {
     char path[256];
     snprintf(path, sizeof path, "../shared/scenes/%s", sf->file);
@@ -738,7 +804,9 @@ static void check_scene(const scene_file *sf, int scale)
     mesh_bounds(&m, lo, hi);
     float ext = 0.0f;
     for (int a = 0; a < 3; a++) ext = fmaxf(ext, hi[a] - lo[a]);
-    const int ncam = 512 * scale, nrand = 384 * scale;
+    /* Brute force costs rays x triangles: fewer rays on the big meshes. */
+    const int big = m.nt > 20000;
+    const int ncam = (big ? 64 : 256) * scale4, nrand = (big ? 48 : 192) * scale4;
     rt_ray *rays = malloc((size_t)(ncam + nrand) * sizeof *rays);
     rt_ray *shadow = malloc((size_t)ncam * sizeof *rays), *refl = malloc((size_t)ncam * sizeof *rays);
     rt_hit *hits = malloc((size_t)ncam * sizeof *hits);
@@ -765,7 +833,7 @@ static void check_scene(const scene_file *sf, int scale)
 static void test_shared_scenes(void)
 {
     rng_seed(42);
-    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) check_scene(&scenes[i], test_scale());
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) check_scene(&scenes[i], test_scale4());
 }
 
 /* tmin and tmax are honoured at the exact float distances of the hits. */
@@ -819,6 +887,8 @@ int main(void)
     RUN(test_build_options);
     RUN(test_deterministic_build);
     RUN(test_packet_sizes);
+    RUN(test_coincident_and_deep);
+    RUN(test_packet_fallback_stats);
     RUN(test_t_range);
     RUN(test_shared_scenes);
     return check_finish();
