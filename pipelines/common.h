@@ -44,7 +44,13 @@ static inline uint32_t pl_decode_primid(const uint8_t rgba[4])
     return (uint32_t)rgba[0] | (uint32_t)rgba[1] << 8 | (uint32_t)rgba[2] << 16;
 }
 
-/* Linear [0,1] -> sRGB-encoded byte (exact function of its input: deterministic). */
+/* Linear [0,1] -> sRGB-encoded byte (exact function of its input: deterministic).
+ * pl_to_srgb8 is a search in a table of the 255 thresholds of pl_to_srgb8_exact (the
+ * formula with powf) and returns the same byte for every float, several times faster. */
 uint8_t pl_to_srgb8(float linear);
+uint8_t pl_to_srgb8_exact(float linear);
+
+/* Builds the table (once per process; pl_to_srgb8 also calls it). */
+void pl_srgb_init(void);
 
 #endif

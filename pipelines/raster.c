@@ -7,6 +7,7 @@
  * on to the Output Merger. */
 #include "pipelines/raster.h"
 
+#include "pipelines/tile_stager.h"
 #include "rasterizer/raster.h"
 #include "shaders/raster_shading.h"
 
@@ -18,24 +19,33 @@
 #include <unistd.h>
 
 #define MAX_BATCH 128
-#define FRAGS_PER_PACKET 64
+#define FRAGS_PER_PACKET SH_PS_MAX
+#define TRIS_PER_PACKET 16                /* triangles one fragment packet can refer to */
+#define BINNED_PER_PACKET 16              /* triangles per tile per Setup/Bin packet */
+#define OPEN_TILES 64                     /* tiles a stager fills at once */
 
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
 typedef struct prim_pkt { uint32_t seq, count; rs_triangle tri[MAX_BATCH]; } prim_pkt;
 
-typedef union frag {
-    rs_fragment in;                       /* from Rast */
-    struct { uint16_t x, y; float z; uint32_t rgba, pad; } out;   /* after PS */
-} frag;
-
+/* Fragments of up to TRIS_PER_PACKET triangles inside one tile, in draw order, as
+ * arrays for the PS kernel. The PS writes each fragment's colour over its b1 and marks
+ * fragments that failed early-Z with z = +inf, in place; the OM reads the same packet. */
 typedef struct frag_pkt {
-    uint32_t count;
-    uint8_t order[3], pad;
-    rs_triangle tri;
-    frag f[FRAGS_PER_PACKET];
+    uint32_t count, ntris;
+    uint32_t last_uid;                    /* Rast's id of tris[ntris - 1] */
+    uint16_t x[FRAGS_PER_PACKET], y[FRAGS_PER_PACKET];
+    float z[FRAGS_PER_PACKET];
+    union { float b1[FRAGS_PER_PACKET]; uint32_t rgba[FRAGS_PER_PACKET]; };
+    float b2[FRAGS_PER_PACKET];
+    uint8_t tri[FRAGS_PER_PACKET];        /* index into tris */
+    sh_ps_tri tris[TRIS_PER_PACKET];
 } frag_pkt;
 
-typedef struct binned_pkt { rs_triangle tri; rs_setup su; } binned_pkt;
+/* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */
+typedef struct binned_pkt {
+    uint32_t count, pad;
+    struct { sh_ps_tri tri; rs_setup su; uint32_t uid; } t[BINNED_PER_PACKET];
+} binned_pkt;
 
 typedef struct rsp_state {
     rsp_config cfg;
@@ -131,25 +141,81 @@ static void reorder_main(gr_ctx *c)
 
 typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
 
-/* Sends one tile's fragments of a triangle, in packets, to the tile's subqueue. */
-static void emit_tile(gr_ctx *c, const rs_triangle *t, const rs_setup *su, uint64_t tile,
-                      const rs_fragment *f, int n)
+/* The PS's view of a set-up triangle: attributes in the order the weights refer to. */
+static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
 {
-    for (int at = 0; at < n; at += FRAGS_PER_PACKET) {
-        int k = n - at < FRAGS_PER_PACKET ? n - at : FRAGS_PER_PACKET;
-        gr_window w;
-        gr_reserve_out_key(c, 0, 1, tile, &w);
-        frag_pkt *p = w.mem;
-        p->count = (uint32_t)k;
-        memcpy(p->order, su->order, 3);
-        p->tri = *t;
-        for (int i = 0; i < k; i++) p->f[i].in = f[at + i];
-        gr_commit_out(c, 0, 1);
+    for (int k = 0; k < 3; k++) memcpy(out->attr[k], t->v[su->order[k]].attr, sizeof out->attr[k]);
+    out->prim = t->prim;
+    out->material = t->material;
+}
+
+/* Appends one triangle's fragments in a tile to the tile's staged packet (uid: the
+ * triangle's number in this Rast, so its attributes are stored once per packet). */
+static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const sh_ps_tri *t,
+                            uint32_t uid, const rs_fragment *f, int n)
+{
+    for (int at = 0; at < n;) {
+        frag_pkt *p = rsp_stager_packet(st, c, tile);
+        if (p->count == 0) p->ntris = 0;          /* fresh packet */
+        bool new_tri = p->ntris == 0 || p->last_uid != uid;
+        if (p->count == FRAGS_PER_PACKET || (new_tri && p->ntris == TRIS_PER_PACKET)) {
+            rsp_stager_send(st, c, tile);
+            continue;
+        }
+        if (new_tri) {
+            p->tris[p->ntris++] = *t;
+            p->last_uid = uid;
+        }
+        for (; at < n && p->count < FRAGS_PER_PACKET; at++) {
+            uint32_t i = p->count++;
+            p->x[i] = f[at].x;
+            p->y[i] = f[at].y;
+            p->z[i] = f[at].z;
+            p->b1[i] = f[at].b1;
+            p->b2[i] = f[at].b2;
+            p->tri[i] = (uint8_t)(p->ntris - 1);
+        }
     }
 }
 
-static void rast_triangle(gr_ctx *c, rsp_state *s, const rast_cfg *rc, const rs_triangle *t,
-                          rs_fragment *buf)
+/* Rasterizes a set-up triangle inside one tile into the tile's staged packets. */
+static void rast_in_tile(rsp_stager *st, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                         const sh_ps_tri *t, const rs_setup *su, uint32_t uid, rs_fragment *buf)
+{
+    int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
+    int m = rs_raster_rect(su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
+                           (ty + 1) * rc->tile, buf);
+    if (m) stage_fragments(st, c, tile, t, uid, buf, m);
+}
+
+typedef struct rast_local {
+    rsp_stager stager;
+    rs_fragment *buf;                     /* one tile's fragments of one triangle */
+    uint32_t next_uid;
+} rast_local;
+
+static bool rast_local_init(rast_local *l, const rast_cfg *rc, uint32_t ntiles, int open_tiles,
+                            size_t packet_bytes)
+{
+    l->next_uid = 0;
+    l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
+    if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, 0)) return true;
+    free(l->buf);
+    return false;
+}
+
+static void rast_local_free(rast_local *l)
+{
+    rsp_stager_free(&l->stager);
+    free(l->buf);
+}
+
+/* Clips and sets up one triangle; calls per_tile for every tile its bounds touch. */
+typedef void (*tile_fn)(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                        const rs_triangle *t, const rs_setup *su, uint32_t uid);
+
+static void for_each_setup_tile(rast_local *l, gr_ctx *c, rsp_state *s, const rast_cfg *rc,
+                                const rs_triangle *t, tile_fn per_tile)
 {
     rs_triangle clipped[RS_MAX_CLIPPED];
     int n = rs_clip(t, clipped);
@@ -157,83 +223,92 @@ static void rast_triangle(gr_ctx *c, rsp_state *s, const rast_cfg *rc, const rs_
         rs_setup su;
         if (!rs_setup_triangle(&clipped[k], rc->width, rc->height, &su)) continue;
         atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
+        uint32_t uid = l->next_uid++;
         for (int ty = su.y0 / rc->tile; ty <= su.y1 / rc->tile; ty++)
-            for (int tx = su.x0 / rc->tile; tx <= su.x1 / rc->tile; tx++) {
-                int m = rs_raster_rect(&su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
-                                       (ty + 1) * rc->tile, buf);
-                if (m) emit_tile(c, &clipped[k], &su, (uint64_t)(ty * rc->tiles_x + tx), buf, m);
-            }
+            for (int tx = su.x0 / rc->tile; tx <= su.x1 / rc->tile; tx++)
+                per_tile(l, c, rc, (uint32_t)(ty * rc->tiles_x + tx), &clipped[k], &su, uid);
     }
 }
 
+static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                      const rs_triangle *t, const rs_setup *su, uint32_t uid)
+{
+    sh_ps_tri pt;
+    ps_tri_of(t, su, &pt);
+    rast_in_tile(&l->stager, c, rc, tile, &pt, su, uid, l->buf);
+}
+
+/* Each batch's fragments are staged per tile and sent when the batch is done. */
 static void rast_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
-    rs_fragment *buf = malloc((size_t)rc->tile * rc->tile * sizeof *buf);
-    gr_assert(c, buf != NULL);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
+                                 sizeof(frag_pkt)));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         prim_pkt p;
         memcpy(&p, w.mem, sizeof p);
         gr_commit(c, 0, 1);               /* input done before blocking on output */
-        for (uint32_t i = 0; i < p.count; i++) rast_triangle(c, s, rc, &p.tri[i], buf);
+        for (uint32_t i = 0; i < p.count; i++) for_each_setup_tile(&l, c, s, rc, &p.tri[i], rast_tile);
+        rsp_stager_flush(&l.stager, c);
     }
-    free(buf);
+    rast_local_free(&l);
 }
 
 /* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
 
-static void bin_triangle(gr_ctx *c, const rast_cfg *rc, const rs_triangle *t, rsp_state *s)
+static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                     const rs_triangle *t, const rs_setup *su, uint32_t uid)
 {
-    rs_triangle clipped[RS_MAX_CLIPPED];
-    int n = rs_clip(t, clipped);
-    for (int k = 0; k < n; k++) {
-        binned_pkt b;
-        if (!rs_setup_triangle(&clipped[k], rc->width, rc->height, &b.su)) continue;
-        atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
-        b.tri = clipped[k];
-        for (int ty = b.su.y0 / rc->tile; ty <= b.su.y1 / rc->tile; ty++)
-            for (int tx = b.su.x0 / rc->tile; tx <= b.su.x1 / rc->tile; tx++) {
-                gr_window w;
-                gr_reserve_out_key(c, 0, 1, (uint64_t)(ty * rc->tiles_x + tx), &w);
-                memcpy(w.mem, &b, sizeof b);
-                gr_commit_out(c, 0, 1);
-            }
+    (void)rc;
+    binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
+    if (p->count == BINNED_PER_PACKET) {
+        rsp_stager_send(&l->stager, c, tile);
+        p = rsp_stager_packet(&l->stager, c, tile);
     }
+    uint32_t i = p->count++;
+    ps_tri_of(t, su, &p->t[i].tri);
+    p->t[i].su = *su;
+    p->t[i].uid = uid;
 }
 
 static void setup_bin_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
+                                 sizeof(binned_pkt)));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         prim_pkt p;
         memcpy(&p, w.mem, sizeof p);
         gr_commit(c, 0, 1);
-        for (uint32_t i = 0; i < p.count; i++) bin_triangle(c, rc, &p.tri[i], s);
+        for (uint32_t i = 0; i < p.count; i++) for_each_setup_tile(&l, c, s, rc, &p.tri[i], bin_tile);
+        rsp_stager_flush(&l.stager, c);
     }
+    rast_local_free(&l);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
 static void tile_rast_main(gr_ctx *c)
 {
+    rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
-    uint64_t tile = gr_key(c);
-    int tx = (int)(tile % (uint64_t)rc->tiles_x), ty = (int)(tile / (uint64_t)rc->tiles_x);
-    rs_fragment *buf = malloc((size_t)rc->tile * rc->tile * sizeof *buf);
-    gr_assert(c, buf != NULL);
+    uint32_t tile = (uint32_t)gr_key(c);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), 1, sizeof(frag_pkt)));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        binned_pkt b;
-        memcpy(&b, w.mem, sizeof b);
+        const binned_pkt *b = w.mem;
+        for (uint32_t i = 0; i < b->count; i++)
+            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].tri, &b->t[i].su, b->t[i].uid, l.buf);
         gr_commit(c, 0, 1);
-        int m = rs_raster_rect(&b.su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
-                               (ty + 1) * rc->tile, buf);
-        if (m) emit_tile(c, &b.tri, &b.su, tile, buf, m);
+        rsp_stager_flush(&l.stager, c);
     }
-    free(buf);
+    rast_local_free(&l);
 }
 
 /* ---- PS and OM ------------------------------------------------------------------------------ */
@@ -246,25 +321,35 @@ static inline float load_depth(rsp_state *s, size_t at)
     return z;
 }
 
-/* Early-Z before shading: within a tile the OM applies primitives in order, so the depth
- * it holds comes only from primitives before this fragment's; a fragment at or behind it
- * would fail the OM's test anyway. Skipping it cannot change the image, only the work. */
+/* Early-Z, then shades the survivors one triangle run at a time. Within a tile the OM
+ * applies primitives in order, so the depth it holds comes only from primitives before
+ * this fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping
+ * it cannot change the image, only the work. */
 static void ps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
-    rs_setup su;
-    memcpy(su.order, p->order, 3);
-    uint32_t shaded = 0;
     size_t width = (size_t)s->cfg.width;
-    for (uint32_t i = 0; i < p->count; i++) {
-        rs_fragment f = p->f[i].in;
-        if (f.z >= load_depth(s, f.y * width + f.x)) {
-            p->f[i].out.z = INFINITY;             /* dead: the OM skips it */
-            continue;
+    float b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
+    uint32_t rgba[FRAGS_PER_PACKET];
+    uint8_t live[FRAGS_PER_PACKET];
+    uint32_t shaded = 0;
+    for (uint32_t i = 0; i < p->count;) {
+        uint8_t tri = p->tri[i];
+        int n = 0;
+        for (; i < p->count && p->tri[i] == tri; i++) {
+            if (p->z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
+                p->z[i] = INFINITY;               /* dead: the OM skips it */
+                continue;
+            }
+            b1[n] = p->b1[i];
+            b2[n] = p->b2[i];
+            live[n++] = (uint8_t)i;
         }
-        p->f[i].out.rgba = sh_ps_fragment(&s->env, &p->tri, &su, &f);
-        shaded++;
+        if (n == 0) continue;
+        sh_ps_run(&s->env, &p->tris[tri], n, b1, b2, rgba);
+        for (int k = 0; k < n; k++) p->rgba[live[k]] = rgba[k];
+        shaded += (uint32_t)n;
     }
     atomic_fetch_add_explicit(&s->fragments, shaded, memory_order_relaxed);
 }
@@ -278,13 +363,13 @@ static void om_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) {
-            size_t at = p->f[i].out.y * width + p->f[i].out.x;
-            float z = p->f[i].out.z;
+            size_t at = p->y[i] * width + p->x[i];
+            float z = p->z[i];
             if (z < load_depth(s, at)) {
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
-                s->color[at] = p->f[i].out.rgba;
+                s->color[at] = p->rgba[i];
             }
         }
         gr_commit(c, 0, 1);

@@ -81,60 +81,180 @@ static uint32_t pack_rgb(const float c[3])
            (uint32_t)pl_to_srgb8(c[2]) << 16 | 0xff000000u;
 }
 
-static void albedo_at(const sh_raster_env *e, const sc_material *m, const float uv[2], float out[3])
+/* ---- the pixel shader packet kernel -------------------------------------------------------
+ * Structure of arrays, one loop per step across the fragments, so each loop vectorizes.
+ * Conditionals are selects and every lane computes what the scalar formula would
+ * (normalize: v / |v| unless |v| is 0; two-sided: n or -n; unlit light: add nothing), so
+ * results are bit-identical to shading one fragment at a time. */
+
+#define PS_INLINE static inline __attribute__((always_inline))
+#define PS_LOOP(i, n) for (int i = 0; i < (n); i++)
+
+typedef struct ps_vec3 { float x[SH_PS_MAX], y[SH_PS_MAX], z[SH_PS_MAX]; } ps_vec3;
+
+PS_INLINE void ps_interpolate(const sh_ps_tri *t, int n, const float *b1, const float *b2,
+                              float a[RS_ATTRS][SH_PS_MAX])
 {
-    memcpy(out, m->albedo, 3 * sizeof(float));
-    if (m->texture < 0 || (size_t)m->texture >= e->scene->ntextures) return;
-    const sc_texture *t = &e->scene->textures[m->texture];
-    float u = uv[0] - floorf(uv[0]), v = uv[1] - floorf(uv[1]);
-    int x = (int)(u * t->width), y = (int)((1.0f - v) * t->height);
-    if (x >= t->width) x = t->width - 1;
-    if (y >= t->height) y = t->height - 1;
-    const unsigned char *px = t->rgba + 4 * ((size_t)y * t->width + x);
-    for (int i = 0; i < 3; i++) out[i] *= px[i] / 255.0f;
+    for (int k = 0; k < RS_ATTRS; k++) {
+        const float a0 = t->attr[0][k], a1 = t->attr[1][k], a2 = t->attr[2][k];
+        PS_LOOP(i, n) a[k][i] = (1.0f - b1[i] - b2[i]) * a0 + b1[i] * a1 + b2[i] * a2;
+    }
 }
 
-static uint32_t shade(const sh_raster_env *e, const rs_triangle *t, const float a[RS_ATTRS])
+PS_INLINE void ps_normalize(ps_vec3 *v, int n)
+{
+    PS_LOOP(i, n) {
+        float l = sqrtf(v->x[i] * v->x[i] + v->y[i] * v->y[i] + v->z[i] * v->z[i]);
+        float d = l > 0 ? l : 1.0f;
+        v->x[i] /= d;
+        v->y[i] /= d;
+        v->z[i] /= d;
+    }
+}
+
+/* to - p for a fixed point `to`, normalized. */
+PS_INLINE void ps_direction_to(const float to[3], float a[RS_ATTRS][SH_PS_MAX], int n, ps_vec3 *d)
+{
+    PS_LOOP(i, n) {
+        d->x[i] = to[0] - a[0][i];
+        d->y[i] = to[1] - a[1][i];
+        d->z[i] = to[2] - a[2][i];
+    }
+    ps_normalize(d, n);
+}
+
+PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
+{
+    return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
+}
+
+PS_INLINE void ps_albedo(const sh_raster_env *e, const sc_material *m, float a[RS_ATTRS][SH_PS_MAX],
+                      int n, ps_vec3 *alb)
+{
+    const sc_texture *tex = m->texture >= 0 && (size_t)m->texture < e->scene->ntextures
+                                ? &e->scene->textures[m->texture] : NULL;
+    PS_LOOP(i, n) {
+        alb->x[i] = m->albedo[0];
+        alb->y[i] = m->albedo[1];
+        alb->z[i] = m->albedo[2];
+    }
+    if (!tex) return;
+    PS_LOOP(i, n) {                               /* nearest texel, wrapped */
+        float u = a[6][i] - floorf(a[6][i]), v = a[7][i] - floorf(a[7][i]);
+        int x = (int)(u * tex->width), y = (int)((1.0f - v) * tex->height);
+        if (x >= tex->width) x = tex->width - 1;
+        if (y >= tex->height) y = tex->height - 1;
+        const unsigned char *px = tex->rgba + 4 * ((size_t)y * tex->width + x);
+        alb->x[i] *= px[0] / 255.0f;
+        alb->y[i] *= px[1] / 255.0f;
+        alb->z[i] *= px[2] / 255.0f;
+    }
+}
+
+/* Adds one point light's Blinn-Phong term (as sh_blinn_phong) to c. */
+PS_INLINE void ps_light(const sc_light *l, const sc_material *m, float a[RS_ATTRS][SH_PS_MAX],
+                        const ps_vec3 *nrm, const ps_vec3 *view, const ps_vec3 *alb, int n,
+                        ps_vec3 *c)
+{
+    ps_vec3 L, h;
+    float ndotl[SH_PS_MAX], ndoth[SH_PS_MAX], spec[SH_PS_MAX];
+    ps_direction_to(l->position, a, n, &L);
+    PS_LOOP(i, n) {
+        ndotl[i] = ps_dot(nrm, &L, i);
+        h.x[i] = L.x[i] + view->x[i];
+        h.y[i] = L.y[i] + view->y[i];
+        h.z[i] = L.z[i] + view->z[i];
+    }
+    ps_normalize(&h, n);
+    PS_LOOP(i, n) ndoth[i] = fmaxf(ps_dot(nrm, &h, i), 0.0f);
+    for (int i = 0; i < n; i++)                   /* powf: scalar, lit fragments only */
+        spec[i] = ndotl[i] > 0 ? m->specular * powf(ndoth[i], m->specular_exponent) : 0.0f;
+    PS_LOOP(i, n) {
+        bool lit = ndotl[i] > 0;
+        float rx = (alb->x[i] * ndotl[i] + spec[i]) * l->color[0];
+        float ry = (alb->y[i] * ndotl[i] + spec[i]) * l->color[1];
+        float rz = (alb->z[i] * ndotl[i] + spec[i]) * l->color[2];
+        c->x[i] = lit ? c->x[i] + rx : c->x[i];
+        c->y[i] = lit ? c->y[i] + ry : c->y[i];
+        c->z[i] = lit ? c->z[i] + rz : c->z[i];
+    }
+}
+
+PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_tri *t, float a[RS_ATTRS][SH_PS_MAX],
+                     int n, uint32_t *rgba)
 {
     const sc_material *m = t->material < e->scene->nmaterials ? &e->scene->materials[t->material]
                                                                : &sh_default_material;
-    float n[3] = {a[3], a[4], a[5]}, view[3], albedo[3], c[3], l[3];
-    for (int i = 0; i < 3; i++) view[i] = e->frame.eye[i] - a[i];
-    sh_normalize3(n);
-    sh_normalize3(view);
-    if (sh_dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }   /* two-sided */
-    albedo_at(e, m, a + 6, albedo);
-    for (int i = 0; i < 3; i++) c[i] = e->ambient * albedo[i];
-    for (int k = 0; k < e->nlights; k++)
-        if (sh_blinn_phong(a, n, view, &e->lights[k], albedo, m, l))
-            for (int i = 0; i < 3; i++) c[i] += l[i];
-    return pack_rgb(c);
+    ps_vec3 nrm, view, alb, c;
+    memcpy(nrm.x, a[3], sizeof nrm.x);
+    memcpy(nrm.y, a[4], sizeof nrm.y);
+    memcpy(nrm.z, a[5], sizeof nrm.z);
+    ps_normalize(&nrm, n);
+    ps_direction_to(e->frame.eye, a, n, &view);
+    PS_LOOP(i, n) {                               /* two-sided: face the viewer */
+        float s = ps_dot(&nrm, &view, i) < 0 ? -1.0f : 1.0f;
+        nrm.x[i] *= s;
+        nrm.y[i] *= s;
+        nrm.z[i] *= s;
+    }
+    ps_albedo(e, m, a, n, &alb);
+    PS_LOOP(i, n) {
+        c.x[i] = e->ambient * alb.x[i];
+        c.y[i] = e->ambient * alb.y[i];
+        c.z[i] = e->ambient * alb.z[i];
+    }
+    for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], m, a, &nrm, &view, &alb, n, &c);
+    for (int i = 0; i < n; i++) rgba[i] = pack_rgb((float[3]){c.x[i], c.y[i], c.z[i]});
 }
 
-uint32_t sh_ps_fragment(const sh_raster_env *e, const rs_triangle *t, const rs_setup *s,
-                        const rs_fragment *f)
+PS_INLINE void ps_depth(const sh_raster_env *e, float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
+{
+    const float *f = e->frame.forward, *eye = e->frame.eye;
+    for (int i = 0; i < n; i++) {
+        float d = (a[0][i] - eye[0]) * f[0] + (a[1][i] - eye[1]) * f[1] + (a[2][i] - eye[2]) * f[2];
+        float v = 1.0f - (d - e->near) / (e->far - e->near);
+        uint32_t g = (uint32_t)(fminf(fmaxf(v, 0), 1) * 255.0f + 0.5f);
+        rgba[i] = g | g << 8 | g << 16 | 0xff000000u;
+    }
+}
+
+PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
+{
+    ps_vec3 nrm;
+    memcpy(nrm.x, a[3], sizeof nrm.x);
+    memcpy(nrm.y, a[4], sizeof nrm.y);
+    memcpy(nrm.z, a[5], sizeof nrm.z);
+    ps_normalize(&nrm, n);
+    for (int i = 0; i < n; i++) {
+        float v[3] = {nrm.x[i], nrm.y[i], nrm.z[i]};
+        uint32_t r = 0;
+        for (int k = 0; k < 3; k++) r |= (uint32_t)((v[k] * 0.5f + 0.5f) * 255.0f + 0.5f) << (8 * k);
+        rgba[i] = r | 0xff000000u;
+    }
+}
+
+#if defined(__x86_64__)
+#define SH_ISA_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SH_ISA_CLONES
+#endif
+
+SH_ISA_CLONES
+void sh_ps_run(const sh_raster_env *e, const sh_ps_tri *t, int n, const float *b1,
+               const float *b2, uint32_t *rgba)
 {
     if (e->aov == PL_AOV_PRIMID) {
         uint8_t b[4];
         pl_encode_primid(t->prim + 1, b);
-        return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
+        uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
+        for (int i = 0; i < n; i++) rgba[i] = v;
+        return;
     }
-    float a[RS_ATTRS];
-    rs_interpolate(t, s, f, a);
-    if (e->aov == PL_AOV_DEPTH) {
-        float d[3] = {a[0] - e->frame.eye[0], a[1] - e->frame.eye[1], a[2] - e->frame.eye[2]};
-        float v = 1.0f - (sh_dot3(d, e->frame.forward) - e->near) / (e->far - e->near);
-        uint32_t g = (uint32_t)(fminf(fmaxf(v, 0), 1) * 255.0f + 0.5f);
-        return g | g << 8 | g << 16 | 0xff000000u;
-    }
-    if (e->aov == PL_AOV_NORMAL) {
-        float n[3] = {a[3], a[4], a[5]};
-        sh_normalize3(n);
-        uint32_t r = 0;
-        for (int i = 0; i < 3; i++) r |= (uint32_t)((n[i] * 0.5f + 0.5f) * 255.0f + 0.5f) << (8 * i);
-        return r | 0xff000000u;
-    }
-    return shade(e, t, a);
+    float a[RS_ATTRS][SH_PS_MAX];
+    ps_interpolate(t, n, b1, b2, a);
+    if (e->aov == PL_AOV_DEPTH) ps_depth(e, a, n, rgba);
+    else if (e->aov == PL_AOV_NORMAL) ps_normal(a, n, rgba);
+    else ps_color(e, t, a, n, rgba);
 }
 
 uint32_t sh_background(const sh_raster_env *e)

@@ -2,9 +2,9 @@
  * packet kernels (loops over a packet's elements).
  *
  * Data flow: sc_geometry triangles -> sh_vs_triangles() (model-view-projection, world
- * position and normal as attributes) -> rasterizer -> fragments -> sh_ps_fragment()
- * (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional albedo
- * texture) or an AOV value -> RGBA8. Pure functions: same input, same bits. */
+ * position and normal as attributes) -> rasterizer -> fragments ->
+ * sh_ps_run() (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional
+ * albedo texture) or an AOV value -> RGBA8. Pure functions: same input, same bits. */
 #ifndef SHADERS_RASTER_SHADING_H
 #define SHADERS_RASTER_SHADING_H
 
@@ -31,9 +31,22 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
 /* Vertex shader + primitive assembly for triangles [first, first + n). */
 void sh_vs_triangles(const sh_raster_env *e, uint32_t first, uint32_t n, rs_triangle *out);
 
-/* Pixel shader: RGBA8 of one fragment of triangle t (setup s). */
-uint32_t sh_ps_fragment(const sh_raster_env *e, const rs_triangle *t, const rs_setup *s,
-                        const rs_fragment *f);
+/* What the pixel shader needs of a triangle: its vertices' attributes in the order the
+ * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */
+typedef struct sh_ps_tri {
+    float attr[3][RS_ATTRS];
+    uint32_t prim, material;
+} sh_ps_tri;
+
+#define SH_PS_MAX 64                  /* fragments per sh_ps_run call */
+
+/* Pixel shader as a packet kernel: RGBA8 of n <= SH_PS_MAX fragments of triangle t with
+ * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2). The loops run
+ * across fragments so the compiler vectorizes them (AVX2 chosen at run time where the
+ * CPU has it); every lane does the same IEEE operations as the scalar formula, so the
+ * colour of a fragment does not depend on the packet it is in or the ISA. */
+void sh_ps_run(const sh_raster_env *e, const sh_ps_tri *t, int n, const float *b1,
+               const float *b2, uint32_t *rgba);
 
 /* The clear colour of the image for the env's AOV. */
 uint32_t sh_background(const sh_raster_env *e);

@@ -1,0 +1,45 @@
+/* tile_stager.h — per-tile staging of a stage's output packets to a tile queue set.
+ *
+ * Why: a triangle of a dense mesh covers a few pixels (bunny at 1024x1024: about 3), so
+ * one packet per triangle per tile makes the runtime's per-packet cost dominate the
+ * frame. A stage that processes a batch of triangles instead fills one packet per tile it
+ * touches and sends them when they are full or when the batch ends (rsp_stager_flush),
+ * so packets hold many triangles' work while fragments still reach each tile in draw
+ * order: a tile's packets leave in the order they were filled.
+ *
+ * Packets are the caller's: the stager only needs their first word to be their element
+ * count (0 = empty). It keeps at most max_open tiles' packets in private memory (sent
+ * all at once when a new tile needs a slot), so its memory is bounded whatever the
+ * triangle sizes. Single-threaded: one stager per stage instance. */
+#ifndef PIPELINES_TILE_STAGER_H
+#define PIPELINES_TILE_STAGER_H
+
+#include "gramps/gramps.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rsp_stager {
+    size_t packet_bytes;
+    int output;                 /* the stage's output index the packets go to */
+    uint32_t ntiles;
+    int max_open, nopen;
+    int16_t *slot_of;           /* per tile: its open slot, or -1 */
+    uint32_t *tile_of;          /* per slot */
+    unsigned char *buf;         /* max_open packets */
+} rsp_stager;
+
+bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes, int output);
+void rsp_stager_free(rsp_stager *s);
+
+/* The tile's packet being filled (zeroed count when new). */
+void *rsp_stager_packet(rsp_stager *s, gr_ctx *c, uint32_t tile);
+
+/* Sends the tile's packet now (it is full) and starts an empty one in its slot. */
+void rsp_stager_send(rsp_stager *s, gr_ctx *c, uint32_t tile);
+
+/* Sends every non-empty packet, in the order their tiles were opened, and closes all. */
+void rsp_stager_flush(rsp_stager *s, gr_ctx *c);
+
+#endif

@@ -1,0 +1,159 @@
+/* The shading kernels against plain scalar formulas: the table-driven sRGB encoder gives
+ * the same byte as the powf formula for every float it is tested on (all floats near
+ * each of the 255 steps, every 7th float of (2^-20, 1), and the special values), and
+ * the pixel shader's packet kernel gives, bit for bit, the colour that shading each
+ * fragment alone with sh_blinn_phong gives, for every AOV, packet length, two-sided
+ * normals, several lights and a texture. */
+#include "pipelines/common.h"
+#include "shaders/blinn_phong.h"
+#include "shaders/raster_shading.h"
+#include "tests/check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static float f_of(uint32_t b) { float f; memcpy(&f, &b, sizeof f); return f; }
+
+static void test_srgb_table_exact(void)
+{
+    int bad = 0;
+    const float special[] = {0.0f, -0.0f, -1.0f, 1.0f, 2.0f, INFINITY, -INFINITY, NAN,
+                             1e-30f, 0.0031308f, 0.04045f, 0.5f, 0.99999994f};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        bad += pl_to_srgb8(special[i]) != pl_to_srgb8_exact(special[i]);
+    for (uint32_t b = 0x35800000u; b < 0x3f800000u; b += 7) {
+        float x = f_of(b);
+        if (pl_to_srgb8(x) != pl_to_srgb8_exact(x) && bad++ < 5)
+            fprintf(stderr, "  srgb(%a): table %d, formula %d\n", x, pl_to_srgb8(x), pl_to_srgb8_exact(x));
+    }
+    /* around every step of the output (found by scanning for changes near it) */
+    uint8_t prev = 0;
+    for (uint32_t b = 0x35800000u; b < 0x3f800000u; b += 4096) {
+        uint8_t now = pl_to_srgb8_exact(f_of(b));
+        if (now != prev)
+            for (uint32_t d = b - 4096; d <= b; d++) bad += pl_to_srgb8(f_of(d)) != pl_to_srgb8_exact(f_of(d));
+        CHECK_MSG(now >= prev, "the formula decreases at %a", f_of(b));
+        prev = now;
+    }
+    CHECK_MSG(bad == 0, "%d floats encode differently", bad);
+}
+
+/* ---- the pixel shader --------------------------------------------------------------- */
+
+static uint32_t lcg_state = 12345;
+static float rnd(float lo, float hi)
+{
+    lcg_state = lcg_state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)(lcg_state >> 8) / 16777216.0f;
+}
+
+static uint32_t pack(const float c[3])
+{
+    return (uint32_t)pl_to_srgb8_exact(c[0]) | (uint32_t)pl_to_srgb8_exact(c[1]) << 8 |
+           (uint32_t)pl_to_srgb8_exact(c[2]) << 16 | 0xff000000u;
+}
+
+/* One fragment, the obvious way. */
+static uint32_t reference(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2)
+{
+    float a[RS_ATTRS], b0 = 1.0f - b1 - b2;
+    for (int i = 0; i < RS_ATTRS; i++) a[i] = b0 * t->attr[0][i] + b1 * t->attr[1][i] + b2 * t->attr[2][i];
+    if (e->aov == PL_AOV_PRIMID) {
+        uint8_t b[4];
+        pl_encode_primid(t->prim + 1, b);
+        return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
+    }
+    float n[3] = {a[3], a[4], a[5]};
+    sh_normalize3(n);
+    if (e->aov == PL_AOV_NORMAL) {
+        uint32_t r = 0;
+        for (int i = 0; i < 3; i++) r |= (uint32_t)((n[i] * 0.5f + 0.5f) * 255.0f + 0.5f) << (8 * i);
+        return r | 0xff000000u;
+    }
+    if (e->aov == PL_AOV_DEPTH) {
+        float d[3] = {a[0] - e->frame.eye[0], a[1] - e->frame.eye[1], a[2] - e->frame.eye[2]};
+        float v = 1.0f - (sh_dot3(d, e->frame.forward) - e->near) / (e->far - e->near);
+        uint32_t g = (uint32_t)(fminf(fmaxf(v, 0), 1) * 255.0f + 0.5f);
+        return g | g << 8 | g << 16 | 0xff000000u;
+    }
+    const sc_material *m = &e->scene->materials[t->material];
+    float view[3] = {e->frame.eye[0] - a[0], e->frame.eye[1] - a[1], e->frame.eye[2] - a[2]};
+    float albedo[3] = {m->albedo[0], m->albedo[1], m->albedo[2]}, c[3], l[3];
+    sh_normalize3(view);
+    if (sh_dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
+    if (m->texture >= 0) {
+        const sc_texture *tx = &e->scene->textures[m->texture];
+        float u = a[6] - floorf(a[6]), v = a[7] - floorf(a[7]);
+        int x = (int)(u * tx->width), y = (int)((1.0f - v) * tx->height);
+        if (x >= tx->width) x = tx->width - 1;
+        if (y >= tx->height) y = tx->height - 1;
+        for (int i = 0; i < 3; i++) albedo[i] *= tx->rgba[4 * (y * tx->width + x) + i] / 255.0f;
+    }
+    for (int i = 0; i < 3; i++) c[i] = e->ambient * albedo[i];
+    for (int k = 0; k < e->nlights; k++)
+        if (sh_blinn_phong(a, n, view, &e->lights[k], albedo, m, l))
+            for (int i = 0; i < 3; i++) c[i] += l[i];
+    return pack(c);
+}
+
+static void random_tri(sh_ps_tri *t, uint32_t nmaterials)
+{
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 3; i++) t->attr[k][i] = rnd(-2, 2);
+        for (int i = 3; i < 6; i++) t->attr[k][i] = rnd(-1, 1);
+        t->attr[k][6] = rnd(-3, 3);
+        t->attr[k][7] = rnd(-3, 3);
+    }
+    if (rnd(0, 1) < 0.1f) memset(t->attr[0] + 3, 0, 3 * sizeof(float));   /* zero normal */
+    t->prim = (uint32_t)rnd(0, 16777215);
+    t->material = (uint32_t)rnd(0, (float)nmaterials - 0.01f);
+}
+
+static void test_ps_kernel_matches_scalar(void)
+{
+    unsigned char texels[4 * 4 * 4];
+    for (size_t i = 0; i < sizeof texels; i++) texels[i] = (unsigned char)(i * 37 + 11);
+    sc_texture tex = {4, 4, texels};
+    sc_material mats[2] = {{"plain", {0.7f, 0.5f, 0.3f}, -1, 0, 0.6f, 20.0f},
+                           {"textured", {0.9f, 0.9f, 0.9f}, 0, 0, 0.3f, 7.5f}};
+    sc_scene scene = {0};
+    scene.materials = mats;
+    scene.nmaterials = 2;
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    scene.lights = (sc_light[]){{{3, 4, 5}, {0.8f, 0.8f, 0.7f}}, {{-4, 1, -2}, {0.3f, 0.2f, 0.6f}}};
+    scene.nlights = 2;
+    sc_geometry geo = {0};
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    int bad = 0;
+    for (int aov = 0; aov < 4; aov++) {
+        sh_raster_env e;
+        sh_raster_env_init(&e, &scene, &geo, 64, 64, (pl_aov)aov);
+        for (int trial = 0; trial < 200; trial++) {
+            sh_ps_tri t;
+            random_tri(&t, 2);
+            int n = 1 + trial % SH_PS_MAX;
+            float b1[SH_PS_MAX], b2[SH_PS_MAX];
+            uint32_t out[SH_PS_MAX];
+            for (int i = 0; i < n; i++) {
+                b1[i] = rnd(0, 1);
+                b2[i] = rnd(0, 1 - b1[i]);
+            }
+            sh_ps_run(&e, &t, n, b1, b2, out);
+            for (int i = 0; i < n; i++)
+                if (out[i] != reference(&e, &t, b1[i], b2[i]) && bad++ < 5)
+                    fprintf(stderr, "  aov %d fragment %d of %d: %08x, expected %08x\n", aov, i, n,
+                            out[i], reference(&e, &t, b1[i], b2[i]));
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fragments differ from the scalar formula", bad);
+}
+
+int main(void)
+{
+    RUN(test_srgb_table_exact);
+    RUN(test_ps_kernel_matches_scalar);
+    return check_finish();
+}
