@@ -51,36 +51,28 @@ uint8_t pl_to_srgb8_exact(float x)
 /* threshold[k]: the smallest float whose exact encoding is >= k (threshold[0] unused).
  * The encoding is non-decreasing in x (tests check it), so the largest k with
  * threshold[k] <= x is the exact result. Positive floats order like their bit patterns,
- * so each threshold is a bisection over bits, and the bits' top part (exponent and 7
- * mantissa bits) indexes a table of the result at the start of that bucket: a bucket
- * spans less than one step of the output, so at most a step or two remains. */
-#define SRGB_BUCKET_SHIFT 16
-#define SRGB_LOW_BITS 0x35800000u                 /* 2^-20: encodes to 0 */
-#define SRGB_ONE_BITS 0x3f800000u
-#define SRGB_BUCKETS ((SRGB_ONE_BITS - SRGB_LOW_BITS) >> SRGB_BUCKET_SHIFT)
-
-static float srgb_threshold[257];
-static uint8_t srgb_bucket[SRGB_BUCKETS];
+ * so each threshold is a bisection over bits; the buckets are explained in common.h. */
+float pl_srgb_threshold[257];
+uint8_t pl_srgb_bucket[PL_SRGB_BUCKETS];
 static pthread_once_t srgb_once = PTHREAD_ONCE_INIT;
 
 static float float_of_bits(uint32_t b) { float f; memcpy(&f, &b, sizeof f); return f; }
-static uint32_t bits_of_float(float f) { uint32_t b; memcpy(&b, &f, sizeof b); return b; }
 
 static void build_srgb_tables(void)
 {
-    srgb_threshold[0] = -INFINITY;
-    srgb_threshold[256] = INFINITY;
+    pl_srgb_threshold[0] = -INFINITY;
+    pl_srgb_threshold[256] = INFINITY;
     for (int k = 1; k < 256; k++) {
-        uint32_t lo = 0, hi = SRGB_ONE_BITS;     /* encode(lo) < k <= encode(hi) */
+        uint32_t lo = 0, hi = PL_SRGB_ONE_BITS;     /* encode(lo) < k <= encode(hi) */
         while (hi - lo > 1) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (pl_to_srgb8_exact(float_of_bits(mid)) >= k) hi = mid;
             else lo = mid;
         }
-        srgb_threshold[k] = float_of_bits(hi);
+        pl_srgb_threshold[k] = float_of_bits(hi);
     }
-    for (uint32_t b = 0; b < SRGB_BUCKETS; b++)
-        srgb_bucket[b] = pl_to_srgb8_exact(float_of_bits(SRGB_LOW_BITS + (b << SRGB_BUCKET_SHIFT)));
+    for (uint32_t b = 0; b < PL_SRGB_BUCKETS; b++)
+        pl_srgb_bucket[b] = pl_to_srgb8_exact(float_of_bits(PL_SRGB_LOW_BITS + (b << PL_SRGB_BUCKET_SHIFT)));
 }
 
 void pl_srgb_init(void) { pthread_once(&srgb_once, build_srgb_tables); }
@@ -88,10 +80,5 @@ void pl_srgb_init(void) { pthread_once(&srgb_once, build_srgb_tables); }
 uint8_t pl_to_srgb8(float x)
 {
     pl_srgb_init();
-    uint32_t bits = bits_of_float(x);
-    if (!(x > 0.0f) || bits < SRGB_LOW_BITS) return 0;   /* also NaN */
-    if (bits >= SRGB_ONE_BITS) return 255;
-    unsigned k = srgb_bucket[(bits - SRGB_LOW_BITS) >> SRGB_BUCKET_SHIFT];
-    while (srgb_threshold[k + 1] <= x) k++;
-    return (uint8_t)k;
+    return pl_srgb8_lookup(x);
 }

@@ -7,6 +7,7 @@
 #define PIPELINES_COMMON_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "scenes/scene.h"
 
@@ -52,5 +53,26 @@ uint8_t pl_to_srgb8_exact(float linear);
 
 /* Builds the table (once per process; pl_to_srgb8 also calls it). */
 void pl_srgb_init(void);
+
+/* pl_to_srgb8 for hot loops, once pl_srgb_init() has run: the bits' top part (exponent
+ * and 7 mantissa bits) indexes the result at the start of that bucket, and a bucket
+ * spans less than one step of the output, so a step or two of the thresholds remain. */
+#define PL_SRGB_BUCKET_SHIFT 16
+#define PL_SRGB_LOW_BITS 0x35800000u              /* 2^-20: encodes to 0 */
+#define PL_SRGB_ONE_BITS 0x3f800000u
+#define PL_SRGB_BUCKETS ((PL_SRGB_ONE_BITS - PL_SRGB_LOW_BITS) >> PL_SRGB_BUCKET_SHIFT)
+extern float pl_srgb_threshold[257];
+extern uint8_t pl_srgb_bucket[PL_SRGB_BUCKETS];
+
+static inline uint8_t pl_srgb8_lookup(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (!(x > 0.0f) || bits < PL_SRGB_LOW_BITS) return 0;   /* also NaN */
+    if (bits >= PL_SRGB_ONE_BITS) return 255;
+    unsigned k = pl_srgb_bucket[(bits - PL_SRGB_LOW_BITS) >> PL_SRGB_BUCKET_SHIFT];
+    while (pl_srgb_threshold[k + 1] <= x) k++;
+    return (uint8_t)k;
+}
 
 #endif

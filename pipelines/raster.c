@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +26,13 @@
 #define OPEN_TILES 64                     /* tiles a stager fills at once */
 
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
-typedef struct prim_pkt { uint32_t seq, count; rs_triangle tri[MAX_BATCH]; } prim_pkt;
+/* A batch of post-VS triangles; its queues' packets hold `batch` triangles. */
+typedef struct prim_pkt { uint32_t seq, count; rs_triangle tri[]; } prim_pkt;
+
+static size_t prim_pkt_bytes(uint32_t triangles)
+{
+    return offsetof(prim_pkt, tri) + triangles * sizeof(rs_triangle);
+}
 
 /* Fragments of up to TRIS_PER_PACKET triangles inside one tile, in draw order, as
  * arrays for the PS kernel. The PS writes each fragment's colour over its b1 and marks
@@ -104,7 +111,7 @@ static void emit_batch(gr_ctx *c, const prim_pkt *p)
 {
     gr_window w;
     gr_reserve_out(c, 0, 1, &w);
-    memcpy(w.mem, p, sizeof *p);
+    memcpy(w.mem, p, prim_pkt_bytes(p->count));
     gr_commit_out(c, 0, 1);
 }
 
@@ -122,9 +129,9 @@ static void reorder_main(gr_ctx *c)
             emit_batch(c, p);
             next++;
         } else {
-            held[p->seq] = malloc(sizeof *p);
+            held[p->seq] = malloc(prim_pkt_bytes(p->count));
             gr_assert(c, held[p->seq] != NULL);
-            memcpy(held[p->seq], p, sizeof *p);
+            memcpy(held[p->seq], p, prim_pkt_bytes(p->count));
         }
         gr_commit(c, 0, 1);
         for (; next < s->batches && held[next]; next++) {
@@ -194,12 +201,36 @@ typedef struct rast_local {
     uint32_t next_uid;
 } rast_local;
 
+/* Copies the fragments and triangles in use only: most packets are far from full. */
+static void copy_frag_pkt(void *dst, const void *src, size_t bytes)
+{
+    (void)bytes;
+    frag_pkt *d = dst;
+    const frag_pkt *p = src;
+    size_t n = p->count;
+    memcpy(d, p, offsetof(frag_pkt, x));
+    memcpy(d->x, p->x, n * sizeof *p->x);
+    memcpy(d->y, p->y, n * sizeof *p->y);
+    memcpy(d->z, p->z, n * sizeof *p->z);
+    memcpy(d->b1, p->b1, n * sizeof *p->b1);
+    memcpy(d->b2, p->b2, n * sizeof *p->b2);
+    memcpy(d->tri, p->tri, n * sizeof *p->tri);
+    memcpy(d->tris, p->tris, p->ntris * sizeof *p->tris);
+}
+
+static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
+{
+    (void)bytes;
+    const binned_pkt *p = src;
+    memcpy(dst, p, offsetof(binned_pkt, t) + p->count * sizeof p->t[0]);
+}
+
 static bool rast_local_init(rast_local *l, const rast_cfg *rc, uint32_t ntiles, int open_tiles,
-                            size_t packet_bytes)
+                            size_t packet_bytes, rsp_packet_copy copy)
 {
     l->next_uid = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
-    if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, 0)) return true;
+    if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
     free(l->buf);
     return false;
 }
@@ -245,13 +276,12 @@ static void rast_main(gr_ctx *c)
     const rast_cfg *rc = gr_config(c, NULL);
     rast_local l;
     gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
-                                 sizeof(frag_pkt)));
+                                 sizeof(frag_pkt), copy_frag_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        prim_pkt p;
-        memcpy(&p, w.mem, sizeof p);
-        gr_commit(c, 0, 1);               /* input done before blocking on output */
-        for (uint32_t i = 0; i < p.count; i++) for_each_setup_tile(&l, c, s, rc, &p.tri[i], rast_tile);
+        const prim_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) for_each_setup_tile(&l, c, s, rc, &p->tri[i], rast_tile);
+        gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
     rast_local_free(&l);
@@ -280,13 +310,12 @@ static void setup_bin_main(gr_ctx *c)
     const rast_cfg *rc = gr_config(c, NULL);
     rast_local l;
     gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
-                                 sizeof(binned_pkt)));
+                                 sizeof(binned_pkt), copy_binned_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        prim_pkt p;
-        memcpy(&p, w.mem, sizeof p);
+        const prim_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) for_each_setup_tile(&l, c, s, rc, &p->tri[i], bin_tile);
         gr_commit(c, 0, 1);
-        for (uint32_t i = 0; i < p.count; i++) for_each_setup_tile(&l, c, s, rc, &p.tri[i], bin_tile);
         rsp_stager_flush(&l.stager, c);
     }
     rast_local_free(&l);
@@ -299,7 +328,8 @@ static void tile_rast_main(gr_ctx *c)
     const rast_cfg *rc = gr_config(c, NULL);
     uint32_t tile = (uint32_t)gr_key(c);
     rast_local l;
-    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), 1, sizeof(frag_pkt)));
+    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), 1, sizeof(frag_pkt),
+                                 copy_frag_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
@@ -321,37 +351,33 @@ static inline float load_depth(rsp_state *s, size_t at)
     return z;
 }
 
-/* Early-Z, then shades the survivors one triangle run at a time. Within a tile the OM
- * applies primitives in order, so the depth it holds comes only from primitives before
- * this fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping
- * it cannot change the image, only the work. */
+/* Early-Z, then shades the survivors in one kernel call. Within a tile the OM applies
+ * primitives in order, so the depth it holds comes only from primitives before this
+ * fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping it
+ * cannot change the image, only the work. */
 static void ps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
     size_t width = (size_t)s->cfg.width;
     float b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
+    uint8_t tri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
     uint32_t rgba[FRAGS_PER_PACKET];
-    uint8_t live[FRAGS_PER_PACKET];
-    uint32_t shaded = 0;
-    for (uint32_t i = 0; i < p->count;) {
-        uint8_t tri = p->tri[i];
-        int n = 0;
-        for (; i < p->count && p->tri[i] == tri; i++) {
-            if (p->z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
-                p->z[i] = INFINITY;               /* dead: the OM skips it */
-                continue;
-            }
-            b1[n] = p->b1[i];
-            b2[n] = p->b2[i];
-            live[n++] = (uint8_t)i;
+    int n = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        if (p->z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
+            p->z[i] = INFINITY;                   /* dead: the OM skips it */
+            continue;
         }
-        if (n == 0) continue;
-        sh_ps_run(&s->env, &p->tris[tri], n, b1, b2, rgba);
-        for (int k = 0; k < n; k++) p->rgba[live[k]] = rgba[k];
-        shaded += (uint32_t)n;
+        b1[n] = p->b1[i];
+        b2[n] = p->b2[i];
+        tri[n] = p->tri[i];
+        live[n++] = (uint8_t)i;
     }
-    atomic_fetch_add_explicit(&s->fragments, shaded, memory_order_relaxed);
+    if (n == 0) return;
+    sh_ps_packet(&s->env, &(sh_ps_frags){n, p->tris, tri, b1, b2}, rgba);
+    for (int k = 0; k < n; k++) p->rgba[live[k]] = rgba[k];
+    atomic_fetch_add_explicit(&s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
 /* One instance per tile: depth test (less) and write, in primitive order. */
@@ -387,8 +413,9 @@ static int opaque(gr_graph *g, const char *name, size_t bytes, uint32_t cap, uin
 static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, const rast_cfg *rc)
 {
     gr_graph *g = gr_graph_create();
-    int prims = opaque(g, "primitives", sizeof(prim_pkt), 16, 0, false);
-    int ordered = opaque(g, "ordered-primitives", sizeof(prim_pkt), 8, 0, false);
+    size_t prim_bytes = prim_pkt_bytes((uint32_t)s->cfg.batch);
+    int prims = opaque(g, "primitives", prim_bytes, 16, 0, false);
+    int ordered = opaque(g, "ordered-primitives", prim_bytes, 8, 0, false);
     int frags = opaque(g, "fragments", sizeof(frag_pkt), s->cfg.frag_capacity, 0, true);
     int tiles = opaque(g, "tiles", sizeof(frag_pkt), s->cfg.tile_capacity,
                        (uint32_t)(s->tiles_x * s->tiles_y), true);

@@ -4,10 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes, int output)
+static void copy_whole(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+
+bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
+                     rsp_packet_copy copy, int output)
 {
     memset(s, 0, sizeof *s);
     s->packet_bytes = packet_bytes;
+    s->copy = copy ? copy : copy_whole;
     s->output = output;
     s->ntiles = ntiles;
     s->max_open = max_open;
@@ -48,7 +52,7 @@ static void send_slot(rsp_stager *s, gr_ctx *c, int slot)
     if (packet_count(p) == 0) return;
     gr_window w;
     gr_reserve_out_key(c, s->output, 1, s->tile_of[slot], &w);
-    memcpy(w.mem, p, s->packet_bytes);
+    s->copy(w.mem, p, s->packet_bytes);
     gr_commit_out(c, s->output, 1);
     memset(p, 0, sizeof(uint32_t));
 }

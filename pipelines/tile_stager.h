@@ -20,8 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Copies a staged packet into the queue; may copy only the parts in use. */
+typedef void (*rsp_packet_copy)(void *dst, const void *src, size_t packet_bytes);
+
 typedef struct rsp_stager {
     size_t packet_bytes;
+    rsp_packet_copy copy;
     int output;                 /* the stage's output index the packets go to */
     uint32_t ntiles;
     int max_open, nopen;
@@ -30,7 +34,9 @@ typedef struct rsp_stager {
     unsigned char *buf;         /* max_open packets */
 } rsp_stager;
 
-bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes, int output);
+/* copy: NULL copies whole packets. */
+bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
+                     rsp_packet_copy copy, int output);
 void rsp_stager_free(rsp_stager *s);
 
 /* The tile's packet being filled (zeroed count when new). */

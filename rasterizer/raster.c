@@ -147,9 +147,10 @@ static inline int64_t edge_at(const rs_setup *s, int i, int64_t X, int64_t Y)
     return s->a[i] * X + s->b[i] * Y + s->c[i];
 }
 
-static void fragment_at(const rs_setup *s, int x, int y, const int64_t e[3], rs_fragment *f)
+/* e0, e1: the unbiased edge values of edges 0 and 1 at the pixel centre. */
+static void fragment_at(const rs_setup *s, int x, int y, int64_t e0, int64_t e1, rs_fragment *f)
 {
-    double l0 = (double)e[0] / (double)s->area, l1 = (double)e[1] / (double)s->area;
+    double l0 = (double)e0 / (double)s->area, l1 = (double)e1 / (double)s->area;
     double l2 = 1.0 - l0 - l1;
     f->x = (uint16_t)x;
     f->y = (uint16_t)y;
@@ -160,6 +161,9 @@ static void fragment_at(const rs_setup *s, int x, int y, const int64_t e[3], rs_
     f->b2 = (float)(p2 / sum);
 }
 
+/* Edge values are exact integers, evaluated once per row and then stepped by a pixel's
+ * a * one; the top-left bias is folded in, so a pixel is covered when no biased value
+ * is negative: when the OR of the three has its sign bit clear. */
 int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragment *out)
 {
     if (x0 < s->x0) x0 = s->x0;
@@ -167,18 +171,16 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragmen
     if (x1 > s->x1 + 1) x1 = s->x1 + 1;
     if (y1 > s->y1 + 1) y1 = s->y1 + 1;
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X0 = (int64_t)x0 * one + half;
+    const int64_t step0 = s->a[0] * one, step1 = s->a[1] * one, step2 = s->a[2] * one;
     int n = 0;
     for (int y = y0; y < y1; y++) {
         int64_t Y = (int64_t)y * one + half;
-        for (int x = x0; x < x1; x++) {
-            int64_t X = (int64_t)x * one + half, e[3];
-            bool inside = true;
-            for (int i = 0; i < 3 && inside; i++) {
-                e[i] = edge_at(s, i, X, Y);
-                inside = e[i] + s->bias[i] >= 0;
-            }
-            if (inside) fragment_at(s, x, y, e, &out[n++]);
-        }
+        int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
+        int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
+        int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2)
+            if ((e0 | e1 | e2) >= 0) fragment_at(s, x, y, e0 - s->bias[0], e1 - s->bias[1], &out[n++]);
     }
     return n;
 }

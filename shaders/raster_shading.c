@@ -29,6 +29,7 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
                         int width, int height, pl_aov aov)
 {
     memset(e, 0, sizeof *e);
+    pl_srgb_init();                       /* the PS uses pl_srgb8_lookup */
     e->scene = s;
     e->geo = g;
     e->aov = aov;
@@ -92,13 +93,42 @@ static uint32_t pack_rgb(const float c[3])
 
 typedef struct ps_vec3 { float x[SH_PS_MAX], y[SH_PS_MAX], z[SH_PS_MAX]; } ps_vec3;
 
-PS_INLINE void ps_interpolate(const sh_ps_tri *t, int n, const float *b1, const float *b2,
-                              float a[RS_ATTRS][SH_PS_MAX])
+/* One fragment's RS_ATTRS (= 8) attributes at once: each vertex's attributes are one
+ * 8-float vector, so interpolation is three multiplies and two adds across attributes
+ * (the same IEEE operations per attribute as the scalar formula), then a transpose into
+ * the packet's arrays. */
+typedef float ps_attr_vec __attribute__((vector_size(RS_ATTRS * sizeof(float))));
+
+PS_INLINE void ps_interpolate(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX])
 {
-    for (int k = 0; k < RS_ATTRS; k++) {
-        const float a0 = t->attr[0][k], a1 = t->attr[1][k], a2 = t->attr[2][k];
-        PS_LOOP(i, n) a[k][i] = (1.0f - b1[i] - b2[i]) * a0 + b1[i] * a1 + b2[i] * a2;
+    for (int i = 0; i < f->n; i++) {
+        const sh_ps_tri *t = &f->tris[f->tri[i]];
+        ps_attr_vec a0, a1, a2;
+        memcpy(&a0, t->attr[0], sizeof a0);
+        memcpy(&a1, t->attr[1], sizeof a1);
+        memcpy(&a2, t->attr[2], sizeof a2);
+        const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
+        ps_attr_vec v = b0 * a0 + b1 * a1 + b2 * a2;
+        for (int k = 0; k < RS_ATTRS; k++) a[k][i] = v[k];
     }
+}
+
+/* Per-fragment material terms, gathered once so the lighting loops run across the packet. */
+typedef struct ps_material {
+    float albedo[3][SH_PS_MAX];
+    float specular[SH_PS_MAX], exponent[SH_PS_MAX];
+    bool textured;                                /* some fragment has a texture */
+} ps_material;
+
+static const sc_material *material_of(const sh_raster_env *e, uint32_t m)
+{
+    return m < e->scene->nmaterials ? &e->scene->materials[m] : &sh_default_material;
+}
+
+static const sc_texture *texture_of(const sh_raster_env *e, const sc_material *m)
+{
+    return m->texture >= 0 && (size_t)m->texture < e->scene->ntextures ? &e->scene->textures[m->texture]
+                                                                       : NULL;
 }
 
 PS_INLINE void ps_normalize(ps_vec3 *v, int n)
@@ -128,33 +158,36 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-PS_INLINE void ps_albedo(const sh_raster_env *e, const sc_material *m, float a[RS_ATTRS][SH_PS_MAX],
-                      int n, ps_vec3 *alb)
+/* Nearest texel, wrapped. */
+static void ps_texel(const sc_texture *tex, float u, float v, float rgb[3])
 {
-    const sc_texture *tex = m->texture >= 0 && (size_t)m->texture < e->scene->ntextures
-                                ? &e->scene->textures[m->texture] : NULL;
-    PS_LOOP(i, n) {
-        alb->x[i] = m->albedo[0];
-        alb->y[i] = m->albedo[1];
-        alb->z[i] = m->albedo[2];
-    }
-    if (!tex) return;
-    PS_LOOP(i, n) {                               /* nearest texel, wrapped */
-        float u = a[6][i] - floorf(a[6][i]), v = a[7][i] - floorf(a[7][i]);
-        int x = (int)(u * tex->width), y = (int)((1.0f - v) * tex->height);
-        if (x >= tex->width) x = tex->width - 1;
-        if (y >= tex->height) y = tex->height - 1;
-        const unsigned char *px = tex->rgba + 4 * ((size_t)y * tex->width + x);
-        alb->x[i] *= px[0] / 255.0f;
-        alb->y[i] *= px[1] / 255.0f;
-        alb->z[i] *= px[2] / 255.0f;
+    u -= floorf(u);
+    v -= floorf(v);
+    int x = (int)(u * tex->width), y = (int)((1.0f - v) * tex->height);
+    if (x >= tex->width) x = tex->width - 1;
+    if (y >= tex->height) y = tex->height - 1;
+    const unsigned char *px = tex->rgba + 4 * ((size_t)y * tex->width + x);
+    for (int k = 0; k < 3; k++) rgb[k] = px[k] / 255.0f;
+}
+
+static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
+                               float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
+{
+    pm->textured = false;
+    for (int i = 0; i < f->n; i++) {
+        const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
+        const sc_texture *tex = texture_of(e, m);
+        float texel[3] = {1, 1, 1};
+        if (tex) ps_texel(tex, a[6][i], a[7][i], texel);
+        for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
+        pm->specular[i] = m->specular;
+        pm->exponent[i] = m->specular_exponent;
     }
 }
 
 /* Adds one point light's Blinn-Phong term (as sh_blinn_phong) to c. */
-PS_INLINE void ps_light(const sc_light *l, const sc_material *m, float a[RS_ATTRS][SH_PS_MAX],
-                        const ps_vec3 *nrm, const ps_vec3 *view, const ps_vec3 *alb, int n,
-                        ps_vec3 *c)
+PS_INLINE void ps_light(const sc_light *l, const ps_material *pm, float a[RS_ATTRS][SH_PS_MAX],
+                        const ps_vec3 *nrm, const ps_vec3 *view, int n, ps_vec3 *c)
 {
     ps_vec3 L, h;
     float ndotl[SH_PS_MAX], ndoth[SH_PS_MAX], spec[SH_PS_MAX];
@@ -168,27 +201,27 @@ PS_INLINE void ps_light(const sc_light *l, const sc_material *m, float a[RS_ATTR
     ps_normalize(&h, n);
     PS_LOOP(i, n) ndoth[i] = fmaxf(ps_dot(nrm, &h, i), 0.0f);
     for (int i = 0; i < n; i++)                   /* powf: scalar, lit fragments only */
-        spec[i] = ndotl[i] > 0 ? m->specular * powf(ndoth[i], m->specular_exponent) : 0.0f;
+        spec[i] = ndotl[i] > 0 ? pm->specular[i] * powf(ndoth[i], pm->exponent[i]) : 0.0f;
     PS_LOOP(i, n) {
         bool lit = ndotl[i] > 0;
-        float rx = (alb->x[i] * ndotl[i] + spec[i]) * l->color[0];
-        float ry = (alb->y[i] * ndotl[i] + spec[i]) * l->color[1];
-        float rz = (alb->z[i] * ndotl[i] + spec[i]) * l->color[2];
+        float rx = (pm->albedo[0][i] * ndotl[i] + spec[i]) * l->color[0];
+        float ry = (pm->albedo[1][i] * ndotl[i] + spec[i]) * l->color[1];
+        float rz = (pm->albedo[2][i] * ndotl[i] + spec[i]) * l->color[2];
         c->x[i] = lit ? c->x[i] + rx : c->x[i];
         c->y[i] = lit ? c->y[i] + ry : c->y[i];
         c->z[i] = lit ? c->z[i] + rz : c->z[i];
     }
 }
 
-PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_tri *t, float a[RS_ATTRS][SH_PS_MAX],
-                     int n, uint32_t *rgba)
+PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX],
+                        uint32_t *rgba)
 {
-    const sc_material *m = t->material < e->scene->nmaterials ? &e->scene->materials[t->material]
-                                                               : &sh_default_material;
-    ps_vec3 nrm, view, alb, c;
-    memcpy(nrm.x, a[3], sizeof nrm.x);
-    memcpy(nrm.y, a[4], sizeof nrm.y);
-    memcpy(nrm.z, a[5], sizeof nrm.z);
+    const int n = f->n;
+    ps_vec3 nrm, view, c;
+    ps_material pm;
+    memcpy(nrm.x, a[3], (size_t)n * sizeof(float));
+    memcpy(nrm.y, a[4], (size_t)n * sizeof(float));
+    memcpy(nrm.z, a[5], (size_t)n * sizeof(float));
     ps_normalize(&nrm, n);
     ps_direction_to(e->frame.eye, a, n, &view);
     PS_LOOP(i, n) {                               /* two-sided: face the viewer */
@@ -197,14 +230,16 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_tri *t, float a[RS_A
         nrm.y[i] *= s;
         nrm.z[i] *= s;
     }
-    ps_albedo(e, m, a, n, &alb);
+    ps_gather_material(e, f, a, &pm);
     PS_LOOP(i, n) {
-        c.x[i] = e->ambient * alb.x[i];
-        c.y[i] = e->ambient * alb.y[i];
-        c.z[i] = e->ambient * alb.z[i];
+        c.x[i] = e->ambient * pm.albedo[0][i];
+        c.y[i] = e->ambient * pm.albedo[1][i];
+        c.z[i] = e->ambient * pm.albedo[2][i];
     }
-    for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], m, a, &nrm, &view, &alb, n, &c);
-    for (int i = 0; i < n; i++) rgba[i] = pack_rgb((float[3]){c.x[i], c.y[i], c.z[i]});
+    for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
+    for (int i = 0; i < n; i++)
+        rgba[i] = (uint32_t)pl_srgb8_lookup(c.x[i]) | (uint32_t)pl_srgb8_lookup(c.y[i]) << 8 |
+                  (uint32_t)pl_srgb8_lookup(c.z[i]) << 16 | 0xff000000u;
 }
 
 PS_INLINE void ps_depth(const sh_raster_env *e, float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
@@ -221,9 +256,9 @@ PS_INLINE void ps_depth(const sh_raster_env *e, float a[RS_ATTRS][SH_PS_MAX], in
 PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
 {
     ps_vec3 nrm;
-    memcpy(nrm.x, a[3], sizeof nrm.x);
-    memcpy(nrm.y, a[4], sizeof nrm.y);
-    memcpy(nrm.z, a[5], sizeof nrm.z);
+    memcpy(nrm.x, a[3], (size_t)n * sizeof(float));
+    memcpy(nrm.y, a[4], (size_t)n * sizeof(float));
+    memcpy(nrm.z, a[5], (size_t)n * sizeof(float));
     ps_normalize(&nrm, n);
     for (int i = 0; i < n; i++) {
         float v[3] = {nrm.x[i], nrm.y[i], nrm.z[i]};
@@ -240,21 +275,21 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
 #endif
 
 SH_ISA_CLONES
-void sh_ps_run(const sh_raster_env *e, const sh_ps_tri *t, int n, const float *b1,
-               const float *b2, uint32_t *rgba)
+void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
     if (e->aov == PL_AOV_PRIMID) {
-        uint8_t b[4];
-        pl_encode_primid(t->prim + 1, b);
-        uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
-        for (int i = 0; i < n; i++) rgba[i] = v;
+        for (int i = 0; i < f->n; i++) {
+            uint8_t b[4];
+            pl_encode_primid(f->tris[f->tri[i]].prim + 1, b);
+            rgba[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
+        }
         return;
     }
     float a[RS_ATTRS][SH_PS_MAX];
-    ps_interpolate(t, n, b1, b2, a);
-    if (e->aov == PL_AOV_DEPTH) ps_depth(e, a, n, rgba);
-    else if (e->aov == PL_AOV_NORMAL) ps_normal(a, n, rgba);
-    else ps_color(e, t, a, n, rgba);
+    ps_interpolate(f, a);
+    if (e->aov == PL_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
+    else if (e->aov == PL_AOV_NORMAL) ps_normal(a, f->n, rgba);
+    else ps_color(e, f, a, rgba);
 }
 
 uint32_t sh_background(const sh_raster_env *e)

@@ -3,7 +3,7 @@
  *
  * Data flow: sc_geometry triangles -> sh_vs_triangles() (model-view-projection, world
  * position and normal as attributes) -> rasterizer -> fragments ->
- * sh_ps_run() (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional
+ * sh_ps_packet() (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional
  * albedo texture) or an AOV value -> RGBA8. Pure functions: same input, same bits. */
 #ifndef SHADERS_RASTER_SHADING_H
 #define SHADERS_RASTER_SHADING_H
@@ -38,15 +38,22 @@ typedef struct sh_ps_tri {
     uint32_t prim, material;
 } sh_ps_tri;
 
-#define SH_PS_MAX 64                  /* fragments per sh_ps_run call */
+#define SH_PS_MAX 64                  /* fragments per sh_ps_packet call */
 
-/* Pixel shader as a packet kernel: RGBA8 of n <= SH_PS_MAX fragments of triangle t with
- * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2). The loops run
- * across fragments so the compiler vectorizes them (AVX2 chosen at run time where the
- * CPU has it); every lane does the same IEEE operations as the scalar formula, so the
- * colour of a fragment does not depend on the packet it is in or the ISA. */
-void sh_ps_run(const sh_raster_env *e, const sh_ps_tri *t, int n, const float *b1,
-               const float *b2, uint32_t *rgba);
+/* n <= SH_PS_MAX fragments: fragment i lies in triangle tris[tri[i]] and has the
+ * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2). */
+typedef struct sh_ps_frags {
+    int n;
+    const sh_ps_tri *tris;
+    const uint8_t *tri;
+    const float *b1, *b2;
+} sh_ps_frags;
+
+/* Pixel shader as a packet kernel: RGBA8 of every fragment of f. The loops run across
+ * the packet so the compiler vectorizes them (AVX2 chosen at run time where the CPU has
+ * it); every lane does the same IEEE operations as the scalar formula, so the colour of
+ * a fragment does not depend on the packet it is in or the ISA. */
+void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
 
 /* The clear colour of the image for the env's AOV. */
 uint32_t sh_background(const sh_raster_env *e);

@@ -132,20 +132,24 @@ static void test_ps_kernel_matches_scalar(void)
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 64, 64, (pl_aov)aov);
         for (int trial = 0; trial < 200; trial++) {
-            sh_ps_tri t;
-            random_tri(&t, 2);
+            sh_ps_tri t[16];
+            for (int k = 0; k < 16; k++) random_tri(&t[k], 2);
             int n = 1 + trial % SH_PS_MAX;
             float b1[SH_PS_MAX], b2[SH_PS_MAX];
+            uint8_t tri[SH_PS_MAX];
             uint32_t out[SH_PS_MAX];
             for (int i = 0; i < n; i++) {
                 b1[i] = rnd(0, 1);
                 b2[i] = rnd(0, 1 - b1[i]);
+                tri[i] = (uint8_t)(i == 0 || rnd(0, 1) < 0.3f ? rnd(0, 15.99f) : tri[i - 1]);
             }
-            sh_ps_run(&e, &t, n, b1, b2, out);
-            for (int i = 0; i < n; i++)
-                if (out[i] != reference(&e, &t, b1[i], b2[i]) && bad++ < 5)
+            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2}, out);
+            for (int i = 0; i < n; i++) {
+                uint32_t want = reference(&e, &t[tri[i]], b1[i], b2[i]);
+                if (out[i] != want && bad++ < 5)
                     fprintf(stderr, "  aov %d fragment %d of %d: %08x, expected %08x\n", aov, i, n,
-                            out[i], reference(&e, &t, b1[i], b2[i]));
+                            out[i], want);
+            }
         }
     }
     CHECK_MSG(bad == 0, "%d fragments differ from the scalar formula", bad);
