@@ -46,15 +46,18 @@ static int clip_polygon(const rs_vertex *in, int n, rs_vertex *out, int plane)
     return m;
 }
 
+/* Bit p set when the vertex is outside plane p (the planes of plane_dist). */
+static unsigned outcode(const rs_vertex *v)
+{
+    const float x = v->clip[0], y = v->clip[1], z = v->clip[2], w = v->clip[3], g = RS_GUARD * w;
+    return (unsigned)(z + w < 0) | (unsigned)(w - z < 0) << 1 | (unsigned)(g - x < 0) << 2 |
+           (unsigned)(g + x < 0) << 3 | (unsigned)(g - y < 0) << 4 | (unsigned)(g + y < 0) << 5;
+}
+
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 {
-    unsigned outside_all = 0x3f, any_outside = 0;
-    for (int k = 0; k < 3; k++) {
-        unsigned mask = 0;
-        for (int p = 0; p < 6; p++) mask |= (unsigned)(plane_dist(&in->v[k], p) < 0) << p;
-        outside_all &= mask;
-        any_outside |= mask;
-    }
+    unsigned c0 = outcode(&in->v[0]), c1 = outcode(&in->v[1]), c2 = outcode(&in->v[2]);
+    unsigned outside_all = c0 & c1 & c2, any_outside = c0 | c1 | c2;
     if (outside_all) return 0;                 /* entirely outside one plane */
     if (!any_outside) { out[0] = *in; return 1; }
     rs_vertex poly[2][12];
@@ -179,8 +182,15 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragmen
         int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
         int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
         int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
-        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2)
-            if ((e0 | e1 | e2) >= 0) fragment_at(s, x, y, e0 - s->bias[0], e1 - s->bias[1], &out[n++]);
+        bool in_span = false;
+        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2) {
+            if ((e0 | e1 | e2) >= 0) {
+                fragment_at(s, x, y, e0 - s->bias[0], e1 - s->bias[1], &out[n++]);
+                in_span = true;
+            } else if (in_span) {
+                break;                    /* a row meets a triangle in one span */
+            }
+        }
     }
     return n;
 }
