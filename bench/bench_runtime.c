@@ -151,7 +151,22 @@ static double synthetic(unsigned workers, params *p, unsigned long long *footpri
     gr_bind(g, s2, GR_BIND_OUTPUT, q[2]);
     gr_bind(g, sink, GR_BIND_INPUT, q[2]);
     double t = run_graph(g, workers);
-    *footprint = gr_get_stats(g)->peak_footprint_bytes;
+    const gr_stats *st = gr_get_stats(g);
+    *footprint = st->peak_footprint_bytes;
+    double app = 0, idle = 0, queue = 0, sched = 0;
+    for (unsigned i = 0; i < st->workers; i++) {
+        app += st->per_worker[i].app_ms;
+        idle += st->per_worker[i].idle_ms;
+        queue += st->per_worker[i].queue_ms;
+        sched += st->per_worker[i].sched_ms;
+    }
+    /* where the time goes, summed over workers: application time above the 1-worker
+     * figure means the work itself ran slower (shared caches, SMT, a busy host), not
+     * the runtime */
+    printf("synthetic_app_ms_%uw %.1f ms\n", workers, app);
+    printf("synthetic_no_work_ms_%uw %.1f ms\n", workers, idle);
+    printf("synthetic_queue_ms_%uw %.1f ms\n", workers, queue);
+    printf("synthetic_sched_ms_%uw %.1f ms\n", workers, sched);
     gr_graph_destroy(g);
     return t;
 }

@@ -49,6 +49,7 @@ int gr_dq_init(gr_dq *dq, unsigned log2_capacity)
     if (!r) return -1;
     atomic_init(&dq->top, 0);
     atomic_init(&dq->bottom, 0);
+    dq->top_seen = 0;
     atomic_init(&dq->ring, r);
     dq->retired = NULL;
     return 0;
@@ -84,12 +85,17 @@ static gr_dq_ring *grow(gr_dq *dq, gr_dq_ring *old, int64_t top, int64_t bottom)
 int gr_dq_push(gr_dq *dq, void *item)
 {
     int64_t b = atomic_load_explicit(&dq->bottom, memory_order_relaxed); /* own variable */
-    /* acquire: pairs with the thieves' successful CAS on top, so slots they have
-     * finished reading are only reused after those reads */
-    int64_t t = atomic_load_explicit(&dq->top, memory_order_acquire);
     /* relaxed: only the owner (this thread) ever stores ring */
     gr_dq_ring *r = atomic_load_explicit(&dq->ring, memory_order_relaxed);
-    if (b - t > r->size - 1 && !(r = grow(dq, r, t, b))) return -1;
+    /* top only grows, so b - top_seen bounds the count: top is read (a cache miss while
+     * thieves work) only when the ring may be full. The acquire load that produced
+     * top_seen pairs with the thieves' successful CAS on top, so the slots below it that
+     * are reused here were read by their thieves before. */
+    if (b - dq->top_seen > r->size - 1) {
+        int64_t t = atomic_load_explicit(&dq->top, memory_order_acquire);
+        dq->top_seen = t;
+        if (b - t > r->size - 1 && !(r = grow(dq, r, t, b))) return -1;
+    }
     ring_put(r, b, item);
     /* release: pairs with the thief's acquire load of bottom, so the slot (and the task
      * the item points to) is visible before the thief can see b + 1 */
@@ -151,5 +157,20 @@ int64_t gr_dq_size(const gr_dq *dq)
     /* relaxed: a hint only; callers re-check with pop/steal */
     int64_t b = atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
     int64_t t = atomic_load_explicit(&((gr_dq *)dq)->top, memory_order_relaxed);
+    return b > t ? b - t : 0;
+}
+
+int64_t gr_dq_owner_bound(const gr_dq *dq)
+{
+    int64_t b = atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
+    return b > dq->top_seen ? b - dq->top_seen : 0;
+}
+
+int64_t gr_dq_owner_size(gr_dq *dq)
+{
+    int64_t b = atomic_load_explicit(&dq->bottom, memory_order_relaxed);
+    /* acquire: a top used later by push must carry the thieves' reads with it */
+    int64_t t = atomic_load_explicit(&dq->top, memory_order_acquire);
+    dq->top_seen = t;
     return b > t ? b - t : 0;
 }

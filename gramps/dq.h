@@ -18,6 +18,7 @@ typedef struct gr_dq_ring gr_dq_ring;
 typedef struct gr_dq {
     _Alignas(64) _Atomic(int64_t) top;     /* thieves' end */
     _Alignas(64) _Atomic(int64_t) bottom;  /* owner's end */
+    int64_t top_seen;                      /* owner only: a top it has read (<= top) */
     _Atomic(gr_dq_ring *) ring;
     gr_dq_ring *retired;                   /* old rings, freed at destroy */
 } gr_dq;
@@ -35,5 +36,10 @@ void *gr_dq_pop(gr_dq *dq);
 void *gr_dq_steal(gr_dq *dq);
 /* Any thread: a snapshot of the item count (may be stale by the time it is used). */
 int64_t gr_dq_size(const gr_dq *dq);
+/* Owner only: an upper bound of the item count that does not read `top` (thieves write
+ * that cache line on every steal, so reading it costs a cache miss while they work). */
+int64_t gr_dq_owner_bound(const gr_dq *dq);
+/* Owner only: the item count, reading `top` (and remembering it for the bound). */
+int64_t gr_dq_owner_size(gr_dq *dq);
 
 #endif

@@ -173,9 +173,14 @@ static void maybe_preempt(gr_ctx *c)
 {
     gr_worker *w = c->w;
     if (!c->g->torture) {
+        /* the bound first: it does not touch the lines thieves write */
+        const int64_t mark = (int64_t)c->g->opts.low_watermark;
         int64_t local = 0;
-        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_size(&w->dq[r]);
-        if (local < (int64_t)c->g->opts.low_watermark) return;
+        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_owner_bound(&w->dq[r]);
+        if (local < mark) return;
+        local = 0;
+        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_owner_size(&w->dq[r]);
+        if (local < mark) return;
     }
     gr_account(w, GR_T_APP);
     yield_to_worker(c, GR_YIELD_PREEMPT);
