@@ -26,12 +26,26 @@
 #define OPEN_TILES 64                     /* tiles a stager fills at once */
 
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
-/* A batch of post-VS triangles; its queues' packets hold `batch` triangles. */
-typedef struct prim_pkt { uint32_t seq, count; rs_triangle tri[]; } prim_pkt;
 
-static size_t prim_pkt_bytes(uint32_t triangles)
+/* A triangle ready to rasterize: its setup and what the PS needs of it. */
+typedef struct rsp_prim { sh_ps_tri tri; rs_setup su; } rsp_prim;
+
+/* What the VS sends on for one input triangle. Clipping and setup are per-triangle
+ * work, so the VS (a Shader stage, run in parallel) does them and the Rast singleton
+ * only walks tiles. A triangle the near/far/guard planes cut (rare) goes on as it is,
+ * and Rast clips it: its pieces would not fit a fixed-size packet. */
+typedef struct prim_rec {
+    uint32_t cut;
+    union { rsp_prim set; rs_triangle raw; };
+} prim_rec;
+
+/* A batch of primitives after the VS, in draw order within the batch; its queues'
+ * packets have room for `batch` records (culled triangles leave none). */
+typedef struct prim_pkt { uint32_t seq, count; prim_rec rec[]; } prim_pkt;
+
+static size_t prim_pkt_bytes(uint32_t records)
 {
-    return offsetof(prim_pkt, tri) + triangles * sizeof(rs_triangle);
+    return offsetof(prim_pkt, rec) + records * sizeof(prim_rec);
 }
 
 /* Fragments of up to TRIS_PER_PACKET triangles inside one tile, in draw order, as
@@ -51,7 +65,7 @@ typedef struct frag_pkt {
 /* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */
 typedef struct binned_pkt {
     uint32_t count, pad;
-    struct { sh_ps_tri tri; rs_setup su; uint32_t uid; } t[BINNED_PER_PACKET];
+    struct { rsp_prim prim; uint32_t uid; } t[BINNED_PER_PACKET];
 } binned_pkt;
 
 typedef struct rsp_state {
@@ -95,14 +109,51 @@ static void ia_main(gr_ctx *c)
     }
 }
 
+/* The PS's view of a set-up triangle: attributes in the order the weights refer to. */
+static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
+{
+    for (int k = 0; k < 3; k++) memcpy(out->attr[k], t->v[su->order[k]].attr, sizeof out->attr[k]);
+    out->prim = t->prim;
+    out->material = t->material;
+}
+
+/* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
+static bool setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out)
+{
+    if (!rs_setup_triangle(t, s->cfg.width, s->cfg.height, &out->su)) return false;
+    ps_tri_of(t, &out->su, &out->tri);
+    return true;
+}
+
 static void vs_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     const ia_pkt *in = gr_input(c, NULL);
     prim_pkt *out = gr_output(c, 0);
+    rs_triangle tris[MAX_BATCH];
+    sh_vs_triangles(&s->env, in->first, in->count, tris);
+    uint32_t n = 0, set_up = 0;
+    for (uint32_t i = 0; i < in->count; i++) {
+        prim_rec *r = &out->rec[n];
+        switch (rs_clip_classify(&tris[i])) {
+        case RS_CLIP_CULLED:
+            continue;
+        case RS_CLIP_CUT:
+            r->cut = 1;
+            r->raw = tris[i];
+            n++;
+            break;
+        case RS_CLIP_INSIDE:
+            if (!setup_prim(s, &tris[i], &r->set)) continue;
+            r->cut = 0;
+            n++;
+            set_up++;
+            break;
+        }
+    }
     out->seq = in->seq;
-    out->count = in->count;
-    sh_vs_triangles(&s->env, in->first, in->count, out->tri);
+    out->count = n;
+    atomic_fetch_add_explicit(&s->rasterized, set_up, memory_order_relaxed);
 }
 
 /* ---- Reorder --------------------------------------------------------------------------- */
@@ -147,14 +198,6 @@ static void reorder_main(gr_ctx *c)
 /* ---- Rast (Fixed-function) ---------------------------------------------------------------- */
 
 typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
-
-/* The PS's view of a set-up triangle: attributes in the order the weights refer to. */
-static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
-{
-    for (int k = 0; k < 3; k++) memcpy(out->attr[k], t->v[su->order[k]].attr, sizeof out->attr[k]);
-    out->prim = t->prim;
-    out->material = t->material;
-}
 
 /* Appends one triangle's fragments in a tile to the tile's staged packet (uid: the
  * triangle's number in this Rast, so its attributes are stored once per packet). */
@@ -241,32 +284,41 @@ static void rast_local_free(rast_local *l)
     free(l->buf);
 }
 
-/* Clips and sets up one triangle; calls per_tile for every tile its bounds touch. */
+/* Calls per_tile for every tile the primitive's bounds touch. */
 typedef void (*tile_fn)(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                        const rs_triangle *t, const rs_setup *su, uint32_t uid);
+                        const rsp_prim *p, uint32_t uid);
 
-static void for_each_setup_tile(rast_local *l, gr_ctx *c, rsp_state *s, const rast_cfg *rc,
-                                const rs_triangle *t, tile_fn per_tile)
+static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const rsp_prim *p,
+                          tile_fn per_tile)
 {
+    uint32_t uid = l->next_uid++;
+    for (int ty = p->su.y0 / rc->tile; ty <= p->su.y1 / rc->tile; ty++)
+        for (int tx = p->su.x0 / rc->tile; tx <= p->su.x1 / rc->tile; tx++)
+            per_tile(l, c, rc, (uint32_t)(ty * rc->tiles_x + tx), p, uid);
+}
+
+/* One record of a primitive packet: set up by the VS, or clipped and set up here. */
+static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const rast_cfg *rc,
+                                 const prim_rec *r, tile_fn per_tile)
+{
+    if (!r->cut) {
+        for_each_tile(l, c, rc, &r->set, per_tile);
+        return;
+    }
     rs_triangle clipped[RS_MAX_CLIPPED];
-    int n = rs_clip(t, clipped);
+    int n = rs_clip(&r->raw, clipped);
     for (int k = 0; k < n; k++) {
-        rs_setup su;
-        if (!rs_setup_triangle(&clipped[k], rc->width, rc->height, &su)) continue;
+        rsp_prim p;
+        if (!setup_prim(s, &clipped[k], &p)) continue;
         atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
-        uint32_t uid = l->next_uid++;
-        for (int ty = su.y0 / rc->tile; ty <= su.y1 / rc->tile; ty++)
-            for (int tx = su.x0 / rc->tile; tx <= su.x1 / rc->tile; tx++)
-                per_tile(l, c, rc, (uint32_t)(ty * rc->tiles_x + tx), &clipped[k], &su, uid);
+        for_each_tile(l, c, rc, &p, per_tile);
     }
 }
 
 static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                      const rs_triangle *t, const rs_setup *su, uint32_t uid)
+                      const rsp_prim *p, uint32_t uid)
 {
-    sh_ps_tri pt;
-    ps_tri_of(t, su, &pt);
-    rast_in_tile(&l->stager, c, rc, tile, &pt, su, uid, l->buf);
+    rast_in_tile(&l->stager, c, rc, tile, &p->tri, &p->su, uid, l->buf);
 }
 
 /* Each batch's fragments are staged per tile and sent when the batch is done. */
@@ -280,7 +332,7 @@ static void rast_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) for_each_setup_tile(&l, c, s, rc, &p->tri[i], rast_tile);
+        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], rast_tile);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
@@ -290,7 +342,7 @@ static void rast_main(gr_ctx *c)
 /* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
 
 static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                     const rs_triangle *t, const rs_setup *su, uint32_t uid)
+                     const rsp_prim *prim, uint32_t uid)
 {
     (void)rc;
     binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
@@ -299,8 +351,7 @@ static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile
         p = rsp_stager_packet(&l->stager, c, tile);
     }
     uint32_t i = p->count++;
-    ps_tri_of(t, su, &p->t[i].tri);
-    p->t[i].su = *su;
+    p->t[i].prim = *prim;
     p->t[i].uid = uid;
 }
 
@@ -314,7 +365,7 @@ static void setup_bin_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) for_each_setup_tile(&l, c, s, rc, &p->tri[i], bin_tile);
+        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], bin_tile);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
@@ -334,7 +385,7 @@ static void tile_rast_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
         for (uint32_t i = 0; i < b->count; i++)
-            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].tri, &b->t[i].su, b->t[i].uid, l.buf);
+            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].prim.tri, &b->t[i].prim.su, b->t[i].uid, l.buf);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
@@ -414,7 +465,7 @@ static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, cons
 {
     gr_graph *g = gr_graph_create();
     size_t prim_bytes = prim_pkt_bytes((uint32_t)s->cfg.batch);
-    int prims = opaque(g, "primitives", prim_bytes, 16, 0, false);
+    int prims = opaque(g, "primitives", prim_bytes, 8, 0, false);
     int ordered = opaque(g, "ordered-primitives", prim_bytes, 8, 0, false);
     int frags = opaque(g, "fragments", sizeof(frag_pkt), s->cfg.frag_capacity, 0, true);
     int tiles = opaque(g, "tiles", sizeof(frag_pkt), s->cfg.tile_capacity,

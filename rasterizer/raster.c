@@ -54,6 +54,13 @@ static unsigned outcode(const rs_vertex *v)
            (unsigned)(g + x < 0) << 3 | (unsigned)(g - y < 0) << 4 | (unsigned)(g + y < 0) << 5;
 }
 
+rs_clip_kind rs_clip_classify(const rs_triangle *t)
+{
+    unsigned c0 = outcode(&t->v[0]), c1 = outcode(&t->v[1]), c2 = outcode(&t->v[2]);
+    if (c0 & c1 & c2) return RS_CLIP_CULLED;   /* entirely outside one plane */
+    return (c0 | c1 | c2) ? RS_CLIP_CUT : RS_CLIP_INSIDE;
+}
+
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 {
     unsigned c0 = outcode(&in->v[0]), c1 = outcode(&in->v[1]), c2 = outcode(&in->v[2]);

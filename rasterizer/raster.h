@@ -52,6 +52,10 @@ typedef struct rs_fragment {
     float b1, b2;                        /* perspective-correct weights of vertices 1, 2 */
 } rs_fragment;
 
+/* What clipping would do to a triangle: nothing, drop it, or cut it into pieces. */
+typedef enum rs_clip_kind { RS_CLIP_INSIDE, RS_CLIP_CULLED, RS_CLIP_CUT } rs_clip_kind;
+rs_clip_kind rs_clip_classify(const rs_triangle *t);
+
 /* Clips against near, far and the guard band. Returns the number of triangles written
  * to out (0 when nothing is left); each keeps prim and material. */
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
