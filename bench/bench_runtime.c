@@ -2,6 +2,10 @@
  *
  *  - shader_packet_overhead_ns_Nw: a Thread stage commits packets to a Shader that does
  *    no work; wall time x workers / packets (runtime cost per packet per worker).
+ *  - shader_packet_overhead_parallel_ns_Nw: the same with the producer instanced once per
+ *    worker (a queue set seeds one instance per subqueue), so producing is parallel
+ *    too and the figure is the runtime's cost per packet on each worker, not the single
+ *    producer's rate.
  *  - thread_pingpong_round_trip_ns: two Thread stages bounce one packet through two
  *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
  *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
@@ -83,6 +87,58 @@ static void bench_shader_overhead(unsigned workers)
         gr_graph_destroy(g);
     }
     printf("shader_packet_overhead_ns_%uw %.1f ns\n", workers, best * 1e9 * workers / p.packets);
+}
+
+/* Seeds one packet per subqueue: each starts one instance of the producer. */
+static void seed_instances(gr_ctx *c)
+{
+    const unsigned *n = gr_user(c);
+    for (unsigned i = 0; i < *n; i++) {
+        gr_window w;
+        gr_reserve_out_key(c, 0, 1, i, &w);
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void produce_share(gr_ctx *c)
+{
+    params *p = gr_user(c);
+    const unsigned *n = gr_config(c, NULL);
+    gr_window w;
+    if (gr_reserve(c, 0, 1, &w) != GR_OK) return;
+    gr_commit(c, 0, 1);
+    for (uint32_t i = 0; i < p->packets / *n; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void bench_shader_overhead_parallel(unsigned workers)
+{
+    params p = {.packets = 2000000};
+    double best = 1e9;
+    for (int rep = 0; rep < 3; rep++) {
+        gr_graph *g = gr_graph_create();
+        int seeds = gr_queue(g, &(gr_queue_desc){.name = "seeds", .packet_bytes = 8, .capacity = 1,
+                                                 .subqueues = workers});
+        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 16, .capacity = 256});
+        int seed = gr_stage(g, &(gr_stage_desc){.name = "seed", .kind = GR_THREAD, .main = seed_instances,
+                                                .user = &workers});
+        int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = produce_share,
+                                               .user = &p, .config = &workers,
+                                               .config_bytes = sizeof workers, .instanced = true});
+        int h = gr_stage(g, &(gr_stage_desc){.name = "nop", .kind = GR_SHADER, .main = empty_shader});
+        gr_bind(g, seed, GR_BIND_OUTPUT, seeds);
+        gr_bind(g, gen, GR_BIND_INPUT, seeds);
+        gr_bind(g, gen, GR_BIND_OUTPUT, q);
+        gr_bind(g, h, GR_BIND_INPUT, q);
+        double t = run_graph(g, workers);
+        if (t < best) best = t;
+        gr_graph_destroy(g);
+    }
+    printf("shader_packet_overhead_parallel_ns_%uw %.1f ns\n", workers,
+           best * 1e9 * workers / (p.packets / workers * workers));
 }
 
 static void pingpong(gr_ctx *c)
@@ -178,6 +234,7 @@ int main(void)
     unsigned maxw = (unsigned)(cap ? atol(cap) : hw);
     bench_shader_overhead(1);
     if (maxw >= 2) bench_shader_overhead(2);
+    for (unsigned w = 1; w <= maxw; w *= 2) bench_shader_overhead_parallel(w);
     bench_pingpong();
     params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
     unsigned long long fp;

@@ -103,7 +103,7 @@ int gr_queue(gr_graph *g, const gr_queue_desc *d)
     }
     if (!grow((void **)&g->queues, &g->cap_queues, g->nqueues, sizeof *g->queues))
         return GR_INVALID;
-    gr_queue_rt *q = calloc(1, sizeof *q);
+    gr_queue_rt *q = gr_calloc_lines(1, sizeof *q);
     if (!q) return GR_INVALID;
     q->id = g->nqueues;
     memcpy(q->name, name, sizeof name);

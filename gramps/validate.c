@@ -222,7 +222,7 @@ static bool find_components(gr_graph *g)
     int n = g->nstages;
     scc_state st = {g, malloc(n * sizeof(int)), malloc(n * sizeof(int)),
                     malloc(n * sizeof(int)), calloc(n, 1), 0, 0};
-    g->comps = calloc((size_t)n, sizeof *g->comps);
+    g->comps = gr_calloc_lines((size_t)n, sizeof *g->comps);
     bool ok = st.index && st.low && st.stack && st.on_stack && g->comps;
     if (ok) {
         for (int i = 0; i < n; i++) st.index[i] = -1;
