@@ -119,7 +119,10 @@ void *gr_dq_pop(gr_dq *dq)
      * the fence in gr_dq_steal between its top and bottom loads, so the owner and a
      * thief cannot both miss each other's claim on the same item */
     atomic_thread_fence(memory_order_seq_cst);
-    int64_t t = atomic_load_explicit(&dq->top, memory_order_relaxed);
+    /* acquire (the paper has relaxed): the value also becomes top_seen, which push uses
+     * to reuse slots, and that needs the pairing described there */
+    int64_t t = atomic_load_explicit(&dq->top, memory_order_acquire);
+    dq->top_seen = t;
     if (t > b) return pop_fail(dq, b);                   /* was empty */
     void *x = ring_get(r, b);
     if (t < b) return x;                                 /* more than one: no race */

@@ -68,12 +68,13 @@ static void *pop_local(gr_worker *w)
     gr_graph *g = w->g;
     for (int r = g->nstages - 1; r >= 0; r--) {
         gr_dq *dq = &w->dq[r];
-        if (gr_dq_size(dq) <= 0) continue;
+        if (gr_dq_owner_bound(dq) <= 0) continue;       /* no read of thieves' line */
         gr_stage_rt *s = g->stages[g->by_rank[r]];
         if (stage_blocked(g, s)) continue;
         /* Ordered chains keep FIFO task order so the reorder buffer drains in order. */
         void *t = s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq);
         if (t) return t;
+        gr_dq_owner_size(dq);             /* thieves emptied it: refresh the bound */
     }
     return NULL;
 }
