@@ -4,6 +4,7 @@
 #include "shaders/blinn_phong.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -30,6 +31,7 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
 {
     memset(e, 0, sizeof *e);
     pl_srgb_init();                       /* the PS uses pl_srgb8_lookup */
+    e->isa = sh_isa_best();
     e->scene = s;
     e->geo = g;
     e->aov = aov;
@@ -268,14 +270,7 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
     }
 }
 
-#if defined(__x86_64__)
-#define SH_ISA_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SH_ISA_CLONES
-#endif
-
-SH_ISA_CLONES
-void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
     if (e->aov == PL_AOV_PRIMID) {
         for (int i = 0; i < f->n; i++) {
@@ -290,6 +285,53 @@ void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
     if (e->aov == PL_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
     else if (e->aov == PL_AOV_NORMAL) ps_normal(a, f->n, rgba);
     else ps_color(e, f, a, rgba);
+}
+
+/* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is made once
+ * per process from the CPU (not with an ifunc: its resolver runs before sanitizers are
+ * initialised). */
+static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+{
+    ps_packet(e, f, rgba);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+{
+    ps_packet(e, f, rgba);
+}
+#endif
+
+bool sh_isa_available(sh_isa isa)
+{
+    switch (isa) {
+    case SH_ISA_BASELINE: return true;
+#if defined(__x86_64__)
+    case SH_ISA_AVX2: return __builtin_cpu_supports("avx2");
+#endif
+    default: return false;
+    }
+}
+
+sh_isa sh_isa_best(void)
+{
+    const char *force = getenv("GRAMPS_ISA");     /* "baseline" to compare or debug */
+    if (force && !strcmp(force, "baseline")) return SH_ISA_BASELINE;
+    return sh_isa_available(SH_ISA_AVX2) ? SH_ISA_AVX2 : SH_ISA_BASELINE;
+}
+
+const char *sh_isa_name(sh_isa isa) { return isa == SH_ISA_AVX2 ? "avx2" : "baseline"; }
+
+void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+{
+#if defined(__x86_64__)
+    if (e->isa == SH_ISA_AVX2) {
+        ps_packet_avx2(e, f, rgba);
+        return;
+    }
+#endif
+    ps_packet_baseline(e, f, rgba);
 }
 
 uint32_t sh_background(const sh_raster_env *e)

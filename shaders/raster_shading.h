@@ -14,6 +14,13 @@
 
 #define SH_MAX_LIGHTS 8
 
+/* Instruction sets the packet kernels are compiled for; results are the same bits. */
+typedef enum sh_isa { SH_ISA_BASELINE, SH_ISA_AVX2 } sh_isa;
+bool sh_isa_available(sh_isa isa);
+/* The best the CPU has, unless GRAMPS_ISA=baseline asks for the baseline. */
+sh_isa sh_isa_best(void);
+const char *sh_isa_name(sh_isa isa);
+
 typedef struct sh_raster_env {
     const sc_scene *scene;
     const sc_geometry *geo;
@@ -23,6 +30,7 @@ typedef struct sh_raster_env {
     int nlights;
     float ambient, background[3];
     pl_aov aov;
+    sh_isa isa;                       /* the PS kernel's (sh_isa_best() at init) */
 } sh_raster_env;
 
 void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
@@ -50,8 +58,8 @@ typedef struct sh_ps_frags {
 } sh_ps_frags;
 
 /* Pixel shader as a packet kernel: RGBA8 of every fragment of f. The loops run across
- * the packet so the compiler vectorizes them (AVX2 chosen at run time where the CPU has
- * it); every lane does the same IEEE operations as the scalar formula, so the colour of
+ * the packet so the compiler vectorizes them (compiled for the baseline and for AVX2,
+ * e->isa picks); every lane does the same IEEE operations as the scalar formula, so the colour of
  * a fragment does not depend on the packet it is in or the ISA. */
 void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
 

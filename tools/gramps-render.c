@@ -12,6 +12,7 @@
 #include "pipelines/raster.h"
 #include "pipelines/raytrace.h"
 #include "raytracer/bvh.h"
+#include "shaders/raster_shading.h"
 #include "scenes/scene.h"
 #include "tools/common/image_out.h"
 
@@ -283,8 +284,9 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
             "\"threads\": %u,\n\"size\": [%d, %d],\n\"triangles\": %zu,\n", s->name,
             o->pipeline, st ? st->workers : 0, o->width, o->height, g->ntriangles);
     if (is_raster(o->pipeline))
-        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n",
-                (unsigned long long)last->work[1], (unsigned long long)last->work[2]);
+        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n\"ps_isa\": \"%s\",\n",
+                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+                sh_isa_name(sh_isa_best()));
     else
         fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
                 "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],

@@ -3,7 +3,7 @@
  * each of the 255 steps, every 7th float of (2^-20, 1), and the special values), and
  * the pixel shader's packet kernel gives, bit for bit, the colour that shading each
  * fragment alone with sh_blinn_phong gives, for every AOV, packet length, two-sided
- * normals, several lights and a texture. */
+ * normals, several lights and a texture, compiled for each instruction set the CPU has. */
 #include "pipelines/common.h"
 #include "shaders/blinn_phong.h"
 #include "shaders/raster_shading.h"
@@ -127,10 +127,15 @@ static void test_ps_kernel_matches_scalar(void)
     scene.nlights = 2;
     sc_geometry geo = {0};
     for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
-    int bad = 0;
-    for (int aov = 0; aov < 4; aov++) {
+    int bad = 0, variants = 0;
+    for (int v = 0; v < 8; v++) {
+        sh_isa isa = (sh_isa)(v / 4);
+        int aov = v % 4;
+        if (!sh_isa_available(isa)) continue;
+        variants++;
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 64, 64, (pl_aov)aov);
+        e.isa = isa;
         for (int trial = 0; trial < 200; trial++) {
             sh_ps_tri t[16];
             for (int k = 0; k < 16; k++) random_tri(&t[k], 2);
@@ -147,12 +152,15 @@ static void test_ps_kernel_matches_scalar(void)
             for (int i = 0; i < n; i++) {
                 uint32_t want = reference(&e, &t[tri[i]], b1[i], b2[i]);
                 if (out[i] != want && bad++ < 5)
-                    fprintf(stderr, "  aov %d fragment %d of %d: %08x, expected %08x\n", aov, i, n,
-                            out[i], want);
+                    fprintf(stderr, "  %s aov %d fragment %d of %d: %08x, expected %08x\n",
+                            sh_isa_name(isa), aov, i, n, out[i], want);
             }
         }
     }
     CHECK_MSG(bad == 0, "%d fragments differ from the scalar formula", bad);
+    CHECK(variants >= 4);                         /* the baseline ran every AOV */
+    printf("  kernels tested: %s%s\n", sh_isa_name(SH_ISA_BASELINE),
+           sh_isa_available(SH_ISA_AVX2) ? ", avx2" : "");
 }
 
 int main(void)
