@@ -48,18 +48,21 @@ static size_t prim_pkt_bytes(uint32_t records)
     return offsetof(prim_pkt, rec) + records * sizeof(prim_rec);
 }
 
-/* Fragments of up to TRIS_PER_PACKET triangles inside one tile, in draw order, as
- * arrays for the PS kernel. The PS writes each fragment's colour over its b1 and marks
- * fragments that failed early-Z with z = +inf, in place; the OM reads the same packet. */
+/* Covered pixels of up to TRIS_PER_PACKET triangles inside one tile, in draw order, as
+ * arrays. Rast only finds coverage (x, y and two exact edge values); the PS (parallel)
+ * turns those into depth and weights, drops what fails early-Z (z = +inf), shades the
+ * rest and writes depth and colour over the edge values, in place, for the OM. */
 typedef struct frag_pkt {
     uint32_t count, ntris;
     uint32_t last_uid;                    /* Rast's id of tris[ntris - 1] */
     uint16_t x[FRAGS_PER_PACKET], y[FRAGS_PER_PACKET];
-    float z[FRAGS_PER_PACKET];
-    union { float b1[FRAGS_PER_PACKET]; uint32_t rgba[FRAGS_PER_PACKET]; };
-    float b2[FRAGS_PER_PACKET];
-    uint8_t tri[FRAGS_PER_PACKET];        /* index into tris */
+    union {
+        struct { int64_t e0[FRAGS_PER_PACKET], e1[FRAGS_PER_PACKET]; } in;   /* from Rast */
+        struct { float z[FRAGS_PER_PACKET]; uint32_t rgba[FRAGS_PER_PACKET]; } out; /* from PS */
+    };
+    uint8_t tri[FRAGS_PER_PACKET];        /* index into tris and interp */
     sh_ps_tri tris[TRIS_PER_PACKET];
+    rs_interp interp[TRIS_PER_PACKET];
 } frag_pkt;
 
 /* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */
@@ -199,10 +202,10 @@ static void reorder_main(gr_ctx *c)
 
 typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
 
-/* Appends one triangle's fragments in a tile to the tile's staged packet (uid: the
- * triangle's number in this Rast, so its attributes are stored once per packet). */
-static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const sh_ps_tri *t,
-                            uint32_t uid, const rs_fragment *f, int n)
+/* Appends one triangle's covered pixels in a tile to the tile's staged packet (uid: the
+ * triangle's number in this Rast, so its data is stored once per packet). */
+static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const rsp_prim *t,
+                            uint32_t uid, const rs_cover *f, int n)
 {
     for (int at = 0; at < n;) {
         frag_pkt *p = rsp_stager_packet(st, c, tile);
@@ -213,16 +216,17 @@ static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const sh_p
             continue;
         }
         if (new_tri) {
-            p->tris[p->ntris++] = *t;
+            p->tris[p->ntris] = t->tri;
+            rs_interp_of(&t->su, &p->interp[p->ntris]);
+            p->ntris++;
             p->last_uid = uid;
         }
         for (; at < n && p->count < FRAGS_PER_PACKET; at++) {
             uint32_t i = p->count++;
             p->x[i] = f[at].x;
             p->y[i] = f[at].y;
-            p->z[i] = f[at].z;
-            p->b1[i] = f[at].b1;
-            p->b2[i] = f[at].b2;
+            p->in.e0[i] = f[at].e0;
+            p->in.e1[i] = f[at].e1;
             p->tri[i] = (uint8_t)(p->ntris - 1);
         }
     }
@@ -230,17 +234,17 @@ static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const sh_p
 
 /* Rasterizes a set-up triangle inside one tile into the tile's staged packets. */
 static void rast_in_tile(rsp_stager *st, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                         const sh_ps_tri *t, const rs_setup *su, uint32_t uid, rs_fragment *buf)
+                         const rsp_prim *t, uint32_t uid, rs_cover *buf)
 {
     int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
-    int m = rs_raster_rect(su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
+    int m = rs_raster_rect(&t->su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
                            (ty + 1) * rc->tile, buf);
     if (m) stage_fragments(st, c, tile, t, uid, buf, m);
 }
 
 typedef struct rast_local {
     rsp_stager stager;
-    rs_fragment *buf;                     /* one tile's fragments of one triangle */
+    rs_cover *buf;                        /* one tile's covered pixels of one triangle */
     uint32_t next_uid;
 } rast_local;
 
@@ -254,11 +258,11 @@ static void copy_frag_pkt(void *dst, const void *src, size_t bytes)
     memcpy(d, p, offsetof(frag_pkt, x));
     memcpy(d->x, p->x, n * sizeof *p->x);
     memcpy(d->y, p->y, n * sizeof *p->y);
-    memcpy(d->z, p->z, n * sizeof *p->z);
-    memcpy(d->b1, p->b1, n * sizeof *p->b1);
-    memcpy(d->b2, p->b2, n * sizeof *p->b2);
+    memcpy(d->in.e0, p->in.e0, n * sizeof *p->in.e0);
+    memcpy(d->in.e1, p->in.e1, n * sizeof *p->in.e1);
     memcpy(d->tri, p->tri, n * sizeof *p->tri);
     memcpy(d->tris, p->tris, p->ntris * sizeof *p->tris);
+    memcpy(d->interp, p->interp, p->ntris * sizeof *p->interp);
 }
 
 static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
@@ -318,7 +322,7 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
 static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
                       const rsp_prim *p, uint32_t uid)
 {
-    rast_in_tile(&l->stager, c, rc, tile, &p->tri, &p->su, uid, l->buf);
+    rast_in_tile(&l->stager, c, rc, tile, p, uid, l->buf);
 }
 
 /* Each batch's fragments are staged per tile and sent when the batch is done. */
@@ -385,7 +389,7 @@ static void tile_rast_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
         for (uint32_t i = 0; i < b->count; i++)
-            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].prim.tri, &b->t[i].prim.su, b->t[i].uid, l.buf);
+            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].prim, b->t[i].uid, l.buf);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
@@ -402,7 +406,8 @@ static inline float load_depth(rsp_state *s, size_t at)
     return z;
 }
 
-/* Early-Z, then shades the survivors in one kernel call. Within a tile the OM applies
+/* Depth and weights of every covered pixel (rs_weights; a loop over the packet), then
+ * early-Z, then one kernel call shades the survivors. Within a tile the OM applies
  * primitives in order, so the depth it holds comes only from primitives before this
  * fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping it
  * cannot change the image, only the work. */
@@ -410,24 +415,28 @@ static void ps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
+    const uint32_t count = p->count;
     size_t width = (size_t)s->cfg.width;
-    float b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
-    uint8_t tri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
+    float z[FRAGS_PER_PACKET], b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
+    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
+    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
     uint32_t rgba[FRAGS_PER_PACKET];
+    for (uint32_t i = 0; i < count; i++)
+        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &b1[i], &b2[i]);
     int n = 0;
-    for (uint32_t i = 0; i < p->count; i++) {
-        if (p->z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
-            p->z[i] = INFINITY;                   /* dead: the OM skips it */
+    for (uint32_t i = 0; i < count; i++) {
+        if (z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
+            z[i] = INFINITY;                      /* dead: the OM skips it */
             continue;
         }
-        b1[n] = p->b1[i];
-        b2[n] = p->b2[i];
-        tri[n] = p->tri[i];
+        lb1[n] = b1[i];
+        lb2[n] = b2[i];
+        ltri[n] = p->tri[i];
         live[n++] = (uint8_t)i;
     }
-    if (n == 0) return;
-    sh_ps_packet(&s->env, &(sh_ps_frags){n, p->tris, tri, b1, b2}, rgba);
-    for (int k = 0; k < n; k++) p->rgba[live[k]] = rgba[k];
+    if (n) sh_ps_packet(&s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
+    memcpy(p->out.z, z, count * sizeof *z);       /* the edge values are no longer needed */
+    for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
     atomic_fetch_add_explicit(&s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
@@ -441,12 +450,12 @@ static void om_main(gr_ctx *c)
         const frag_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) {
             size_t at = p->y[i] * width + p->x[i];
-            float z = p->z[i];
+            float z = p->out.z[i];
             if (z < load_depth(s, at)) {
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
-                s->color[at] = p->rgba[i];
+                s->color[at] = p->out.rgba[i];
             }
         }
         gr_commit(c, 0, 1);

@@ -157,24 +157,10 @@ static inline int64_t edge_at(const rs_setup *s, int i, int64_t X, int64_t Y)
     return s->a[i] * X + s->b[i] * Y + s->c[i];
 }
 
-/* e0, e1: the unbiased edge values of edges 0 and 1 at the pixel centre. */
-static void fragment_at(const rs_setup *s, int x, int y, int64_t e0, int64_t e1, rs_fragment *f)
-{
-    double l0 = (double)e0 / (double)s->area, l1 = (double)e1 / (double)s->area;
-    double l2 = 1.0 - l0 - l1;
-    f->x = (uint16_t)x;
-    f->y = (uint16_t)y;
-    f->z = (float)(l0 * s->z[0] + l1 * s->z[1] + l2 * s->z[2]);
-    double p0 = l0 * s->inv_w[0], p1 = l1 * s->inv_w[1], p2 = l2 * s->inv_w[2];
-    double sum = p0 + p1 + p2;
-    f->b1 = (float)(p1 / sum);
-    f->b2 = (float)(p2 / sum);
-}
-
 /* Edge values are exact integers, evaluated once per row and then stepped by a pixel's
  * a * one; the top-left bias is folded in, so a pixel is covered when no biased value
  * is negative: when the OR of the three has its sign bit clear. */
-int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragment *out)
+int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out)
 {
     if (x0 < s->x0) x0 = s->x0;
     if (y0 < s->y0) y0 = s->y0;
@@ -192,7 +178,7 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragmen
         bool in_span = false;
         for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2) {
             if ((e0 | e1 | e2) >= 0) {
-                fragment_at(s, x, y, e0 - s->bias[0], e1 - s->bias[1], &out[n++]);
+                out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e0 - s->bias[0], e1 - s->bias[1]};
                 in_span = true;
             } else if (in_span) {
                 break;                    /* a row meets a triangle in one span */
@@ -200,12 +186,4 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragmen
         }
     }
     return n;
-}
-
-void rs_interpolate(const rs_triangle *t, const rs_setup *s, const rs_fragment *f,
-                    float attr[RS_ATTRS])
-{
-    const float *a0 = t->v[s->order[0]].attr, *a1 = t->v[s->order[1]].attr, *a2 = t->v[s->order[2]].attr;
-    float b0 = 1.0f - f->b1 - f->b2;
-    for (int i = 0; i < RS_ATTRS; i++) attr[i] = b0 * a0[i] + f->b1 * a1[i] + f->b2 * a2[i];
 }

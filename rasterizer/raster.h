@@ -2,9 +2,10 @@
  *
  * Data flow: post-vertex-shader triangles (clip-space positions + attributes, in draw
  * order) -> rs_clip() (homogeneous clipping against near/far and a guard band) ->
- * rs_setup() (snapped fixed-point screen coordinates, edge functions, bounding box) ->
- * rs_raster_tile() per framebuffer tile the bounding box touches -> fragments (pixel,
- * depth, perspective-correct barycentrics) that never cross a tile.
+ * rs_setup_triangle() (snapped fixed-point screen coordinates, edge functions, bounding
+ * box) -> rs_raster_rect() per framebuffer tile the bounding box touches -> covered
+ * pixels (never crossing a tile) -> rs_weights() -> depth and perspective-correct
+ * barycentrics.
  *
  * Conventions: OpenGL-style clip space (visible: -w <= x,y,z <= w), image row 0 at the
  * top, samples at pixel centres, top-left fill rule, both windings drawn (no culling).
@@ -46,11 +47,41 @@ typedef struct rs_setup {
     uint8_t order[3];                    /* setup vertex k is input vertex order[k] */
 } rs_setup;
 
-typedef struct rs_fragment {
-    uint16_t x, y;                       /* pixel */
-    float z;                             /* window depth, 0 near .. 1 far */
-    float b1, b2;                        /* perspective-correct weights of vertices 1, 2 */
-} rs_fragment;
+/* A covered pixel centre and the exact (unbiased) values of edges 0 and 1 there. */
+typedef struct rs_cover {
+    uint16_t x, y;
+    int64_t e0, e1;
+} rs_cover;
+
+/* What turns a covered pixel's edge values into its depth and weights. */
+typedef struct rs_interp {
+    double area;                         /* rs_setup.area */
+    float z[3], inv_w[3];
+} rs_interp;
+
+static inline void rs_interp_of(const rs_setup *s, rs_interp *out)
+{
+    out->area = (double)s->area;
+    for (int k = 0; k < 3; k++) {
+        out->z[k] = s->z[k];
+        out->inv_w[k] = s->inv_w[k];
+    }
+}
+
+/* Window depth (0 near .. 1 far) and the perspective-correct weights of vertices 1 and
+ * 2 at a covered pixel: barycentrics from the exact edge values, in double. Inline and
+ * branch-free so a loop over a packet's fragments vectorizes. */
+static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float *z, float *b1,
+                              float *b2)
+{
+    double l0 = (double)e0 / ip->area, l1 = (double)e1 / ip->area;
+    double l2 = 1.0 - l0 - l1;
+    *z = (float)(l0 * ip->z[0] + l1 * ip->z[1] + l2 * ip->z[2]);
+    double p0 = l0 * ip->inv_w[0], p1 = l1 * ip->inv_w[1], p2 = l2 * ip->inv_w[2];
+    double sum = p0 + p1 + p2;
+    *b1 = (float)(p1 / sum);
+    *b2 = (float)(p2 / sum);
+}
 
 /* What clipping would do to a triangle: nothing, drop it, or cut it into pieces. */
 typedef enum rs_clip_kind { RS_CLIP_INSIDE, RS_CLIP_CULLED, RS_CLIP_CUT } rs_clip_kind;
@@ -64,12 +95,9 @@ int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
  * (zero area, or outside the image). */
 bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s);
 
-/* Writes the fragments of s inside the pixel rectangle [x0,x1) x [y0,y1) to out, in
- * row-major order; returns how many (at most (x1-x0)*(y1-y0)). */
-int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_fragment *out);
-
-/* Interpolates the triangle's attributes with a fragment's weights. */
-void rs_interpolate(const rs_triangle *t, const rs_setup *s, const rs_fragment *f,
-                    float attr[RS_ATTRS]);
+/* Writes the covered pixels of s inside the pixel rectangle [x0,x1) x [y0,y1) to out,
+ * in row-major order; returns how many (at most (x1-x0)*(y1-y0)). Coverage only: depth
+ * and weights come from rs_weights, so a pipeline can compute them in parallel. */
+int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
 
 #endif

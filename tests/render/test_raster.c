@@ -217,7 +217,7 @@ static rs_triangle screen_tri(float x0, float y0, float x1, float y1, float x2, 
 static void cover(const rs_triangle *t, int *count, int *outside)
 {
     rs_triangle c[RS_MAX_CLIPPED];
-    static rs_fragment f[W * H];
+    static rs_cover f[W * H];
     int n = rs_clip(t, c);
     for (int k = 0; k < n; k++) {
         rs_setup s;
