@@ -201,7 +201,10 @@ PS_INLINE void ps_light(const sc_light *l, const ps_material *pm, float a[RS_ATT
         h.z[i] = L.z[i] + view->z[i];
     }
     ps_normalize(&h, n);
-    PS_LOOP(i, n) ndoth[i] = fmaxf(ps_dot(nrm, &h, i), 0.0f);
+    PS_LOOP(i, n) {                               /* fmaxf(d, 0), as a select: it vectorizes */
+        float d = ps_dot(nrm, &h, i);
+        ndoth[i] = d > 0.0f ? d : 0.0f;
+    }
     for (int i = 0; i < n; i++)                   /* powf: scalar, lit fragments only */
         spec[i] = ndotl[i] > 0 ? pm->specular[i] * powf(ndoth[i], pm->exponent[i]) : 0.0f;
     PS_LOOP(i, n) {
