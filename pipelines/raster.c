@@ -7,6 +7,7 @@
  * on to the Output Merger. */
 #include "pipelines/raster.h"
 
+#include "pipelines/hiz.h"
 #include "pipelines/tile_stager.h"
 #include "rasterizer/raster.h"
 #include "shaders/raster_shading.h"
@@ -79,7 +80,8 @@ typedef struct rsp_state {
     uint32_t batches;
     uint32_t *color;                      /* width*height, written by OM instances */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
-    _Atomic(uint64_t) rasterized, fragments;
+    rsp_hiz hiz;                          /* OM writes, Rast reads (coarse depth test) */
+    _Atomic(uint64_t) rasterized, fragments, hidden;
 } rsp_state;
 
 typedef struct group_info { rsp_state *s; uint32_t first_batch, last_batch; } group_info;
@@ -92,6 +94,13 @@ void rsp_config_default(rsp_config *c)
     c->batch = 64;
     c->frag_capacity = 64;
     c->tile_capacity = 8;
+    c->coarse_z = true;
+}
+
+/* The coarse test needs blocks that do not straddle tiles (see hiz.h). */
+static bool coarse_z_on(const rsp_config *c)
+{
+    return c->coarse_z && c->tile % RSP_HIZ_BLOCK == 0;
 }
 
 /* ---- IA and VS ----------------------------------------------------------------------- */
@@ -232,21 +241,44 @@ static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const rsp_
     }
 }
 
-/* Rasterizes a set-up triangle inside one tile into the tile's staged packets. */
-static void rast_in_tile(rsp_stager *st, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                         const rsp_prim *t, uint32_t uid, rs_cover *buf)
-{
-    int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
-    int m = rs_raster_rect(&t->su, tx * rc->tile, ty * rc->tile, (tx + 1) * rc->tile,
-                           (ty + 1) * rc->tile, buf);
-    if (m) stage_fragments(st, c, tile, t, uid, buf, m);
-}
-
 typedef struct rast_local {
     rsp_stager stager;
     rs_cover *buf;                        /* one tile's covered pixels of one triangle */
     uint32_t next_uid;
+    const rsp_hiz *hiz;                   /* NULL: no coarse depth test */
+    uint64_t hidden;                      /* triangle-tile pairs the coarse test skipped */
 } rast_local;
+
+#define HIZ_TEST_MAX_PIXELS (32 * 32)
+
+static float nearest_depth(const rs_setup *su)
+{
+    float z = su->z[0] < su->z[1] ? su->z[0] : su->z[1];
+    return z < su->z[2] ? z : su->z[2];
+}
+
+/* Rasterizes a set-up triangle inside one tile into the tile's staged packets, unless
+ * the coarse depth test shows the OM already holds nearer depths under all of it. */
+static void rast_in_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                         const rsp_prim *t, uint32_t uid)
+{
+    int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
+    int x0 = tx * rc->tile, y0 = ty * rc->tile, x1 = x0 + rc->tile, y1 = y0 + rc->tile;
+    if (l->hiz) {
+        int bx0 = x0 > t->su.x0 ? x0 : t->su.x0, by0 = y0 > t->su.y0 ? y0 : t->su.y0;
+        int bx1 = x1 < t->su.x1 + 1 ? x1 : t->su.x1 + 1, by1 = y1 < t->su.y1 + 1 ? y1 : t->su.y1 + 1;
+        if (bx0 >= bx1 || by0 >= by1) return;
+        /* small footprints only: a big triangle is rarely hidden whole, and per-fragment
+         * early-Z still spares its hidden part the shading */
+        bool small = (bx1 - bx0) * (by1 - by0) <= HIZ_TEST_MAX_PIXELS;
+        if (small && rsp_hiz_hidden(l->hiz, bx0, by0, bx1, by1, nearest_depth(&t->su))) {
+            l->hidden++;
+            return;
+        }
+    }
+    int m = rs_raster_rect(&t->su, x0, y0, x1, y1, l->buf);
+    if (m) stage_fragments(&l->stager, c, tile, t, uid, l->buf, m);
+}
 
 /* Copies the fragments and triangles in use only: most packets are far from full. */
 static void copy_frag_pkt(void *dst, const void *src, size_t bytes)
@@ -272,18 +304,22 @@ static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
     memcpy(dst, p, offsetof(binned_pkt, t) + p->count * sizeof p->t[0]);
 }
 
-static bool rast_local_init(rast_local *l, const rast_cfg *rc, uint32_t ntiles, int open_tiles,
-                            size_t packet_bytes, rsp_packet_copy copy)
+static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *rc,
+                            int open_tiles, size_t packet_bytes, rsp_packet_copy copy)
 {
+    uint32_t ntiles = (uint32_t)(s->tiles_x * s->tiles_y);
     l->next_uid = 0;
+    l->hiz = coarse_z_on(&s->cfg) ? &s->hiz : NULL;
+    l->hidden = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
     if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
     free(l->buf);
     return false;
 }
 
-static void rast_local_free(rast_local *l)
+static void rast_local_free(rast_local *l, rsp_state *s)
 {
+    atomic_fetch_add_explicit(&s->hidden, l->hidden, memory_order_relaxed);
     rsp_stager_free(&l->stager);
     free(l->buf);
 }
@@ -322,7 +358,7 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
 static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
                       const rsp_prim *p, uint32_t uid)
 {
-    rast_in_tile(&l->stager, c, rc, tile, p, uid, l->buf);
+    rast_in_tile(l, c, rc, tile, p, uid);
 }
 
 /* Each batch's fragments are staged per tile and sent when the batch is done. */
@@ -331,7 +367,7 @@ static void rast_main(gr_ctx *c)
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
     rast_local l;
-    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
+    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
                                  sizeof(frag_pkt), copy_frag_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -340,7 +376,7 @@ static void rast_main(gr_ctx *c)
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
-    rast_local_free(&l);
+    rast_local_free(&l, s);
 }
 
 /* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
@@ -364,7 +400,7 @@ static void setup_bin_main(gr_ctx *c)
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
     rast_local l;
-    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), OPEN_TILES,
+    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
                                  sizeof(binned_pkt), copy_binned_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -373,7 +409,7 @@ static void setup_bin_main(gr_ctx *c)
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
-    rast_local_free(&l);
+    rast_local_free(&l, s);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
@@ -383,17 +419,17 @@ static void tile_rast_main(gr_ctx *c)
     const rast_cfg *rc = gr_config(c, NULL);
     uint32_t tile = (uint32_t)gr_key(c);
     rast_local l;
-    gr_assert(c, rast_local_init(&l, rc, (uint32_t)(s->tiles_x * s->tiles_y), 1, sizeof(frag_pkt),
+    gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),
                                  copy_frag_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
         for (uint32_t i = 0; i < b->count; i++)
-            rast_in_tile(&l.stager, c, rc, tile, &b->t[i].prim, b->t[i].uid, l.buf);
+            rast_in_tile(&l, c, rc, tile, &b->t[i].prim, b->t[i].uid);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
-    rast_local_free(&l);
+    rast_local_free(&l, s);
 }
 
 /* ---- PS and OM ------------------------------------------------------------------------------ */
@@ -440,10 +476,59 @@ static void ps_main(gr_ctx *c)
     atomic_fetch_add_explicit(&s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
-/* One instance per tile: depth test (less) and write, in primitive order. */
+/* The blocks of one tile whose depths changed since their bounds were last recomputed.
+ * Bounds are recomputed every HIZ_UPDATE_PACKETS packets rather than every packet:
+ * consecutive packets mostly touch the same blocks (a big triangle's rows), and a late
+ * bound is only a looser one. */
+#define HIZ_UPDATE_PACKETS 8
+#define HIZ_MAX_BLOCKS ((256 / RSP_HIZ_BLOCK + 1) * (256 / RSP_HIZ_BLOCK + 1))
+
+typedef struct touched_blocks {
+    int bx0, by0, nbx;                    /* the tile's first block and blocks per row */
+    int packets, last;
+    uint64_t bits[(HIZ_MAX_BLOCKS + 63) / 64];
+} touched_blocks;
+
+static void touched_init(touched_blocks *t, const rsp_state *s, uint64_t tile)
+{
+    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
+    int x0 = tx * s->cfg.tile, y0 = ty * s->cfg.tile;
+    memset(t, 0, sizeof *t);
+    t->last = -1;
+    t->bx0 = x0 / RSP_HIZ_BLOCK;
+    t->by0 = y0 / RSP_HIZ_BLOCK;
+    t->nbx = (x0 + s->cfg.tile - 1) / RSP_HIZ_BLOCK - t->bx0 + 1;
+}
+
+static inline void touch_block(touched_blocks *t, uint16_t x, uint16_t y)
+{
+    int i = (y / RSP_HIZ_BLOCK - t->by0) * t->nbx + (x / RSP_HIZ_BLOCK - t->bx0);
+    if (i == t->last) return;
+    t->last = i;
+    t->bits[i / 64] |= 1ull << (i % 64);
+}
+
+static void update_touched(rsp_state *s, touched_blocks *t)
+{
+    for (size_t w = 0; w < sizeof t->bits / sizeof t->bits[0]; w++)
+        for (uint64_t m = t->bits[w]; m; m &= m - 1) {
+            int i = (int)(w * 64) + __builtin_ctzll(m);
+            int bx = t->bx0 + i % t->nbx, by = t->by0 + i / t->nbx;
+            rsp_hiz_update(&s->hiz, s->depth, bx * RSP_HIZ_BLOCK, by * RSP_HIZ_BLOCK);
+        }
+    memset(t->bits, 0, sizeof t->bits);
+    t->last = -1;
+    t->packets = 0;
+}
+
+/* One instance per tile: depth test (less) and write, in primitive order; then the
+ * coarse bounds of the blocks it changed. */
 static void om_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
+    const bool coarse_z = coarse_z_on(&s->cfg);
+    touched_blocks touched;
+    touched_init(&touched, s, gr_key(c));
     gr_window w;
     size_t width = (size_t)s->cfg.width;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -451,13 +536,19 @@ static void om_main(gr_ctx *c)
         for (uint32_t i = 0; i < p->count; i++) {
             size_t at = p->y[i] * width + p->x[i];
             float z = p->out.z[i];
-            if (z < load_depth(s, at)) {
+            float old = load_depth(s, at);
+            if (z < old) {
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
                 s->color[at] = p->out.rgba[i];
+                if (coarse_z) {
+                    if (old == FLT_MAX) rsp_hiz_first_write(&s->hiz, p->x[i], p->y[i]);
+                    touch_block(&touched, p->x[i], p->y[i]);
+                }
             }
         }
+        if (coarse_z && ++touched.packets == HIZ_UPDATE_PACKETS) update_touched(s, &touched);
         gr_commit(c, 0, 1);
     }
 }
@@ -570,7 +661,7 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
     group_info *gi = calloc((size_t)ngroups, sizeof *gi);
     rast_cfg rc = {cfg->width, cfg->height, cfg->tile, s->tiles_x};
     gr_graph *g = NULL;
-    if (gi) {
+    if (gi && rsp_hiz_init(&s->hiz, cfg->width, cfg->height, far_bits)) {
         split_groups(s, gi, ngroups);
         g = build_graph(s, gi, ngroups, &rc);
     }
@@ -581,8 +672,9 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
         g = NULL;
     } else {
         memcpy(rgba, s->color, npix * 4);
-        if (counts) *counts = (rsp_counts){geo->ntriangles, s->rasterized, s->fragments};
+        if (counts) *counts = (rsp_counts){geo->ntriangles, s->rasterized, s->fragments, s->hidden};
     }
+    rsp_hiz_free(&s->hiz);
     free(gi);
     free(s->color);
     free(s->depth);

@@ -28,12 +28,14 @@ typedef struct rsp_config {
     uint32_t frag_capacity;        /* Rast -> PS queue, packets (default 64) */
     uint32_t tile_capacity;        /* per-tile OM subqueue, packets (default 8) */
     bool parallel_rast;            /* Setup/Bin singleton -> Rast instanced per tile */
+    bool coarse_z;                 /* skip triangles hidden per 8x8 block (default on) */
     pl_aov aov;
     unsigned workers;              /* 0: all hardware threads */
 } rsp_config;
 
 typedef struct rsp_counts {
     uint64_t triangles_in, triangles_rasterized, fragments;
+    uint64_t coarse_z_culled;      /* triangle-tile pairs skipped by the coarse depth test */
 } rsp_counts;
 
 void rsp_config_default(rsp_config *c);

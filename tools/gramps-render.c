@@ -28,14 +28,15 @@ typedef struct options {
     int width, height, frames, spp, bounces;
     unsigned threads;
     pl_aov aov;
-    bool info, quiet, have_camera, have_light, parallel_rast;
+    bool info, quiet, have_camera, have_light, parallel_rast, no_coarse_z;
     float camera[10], light[3];
 } options;
 
 typedef struct frame_result {
     double ms;
-    uint64_t work[3];              /* raytrace: primary, shadow, secondary rays;
-                                      raster: triangles, rasterized, fragments shaded */
+    uint64_t work[4];              /* raytrace: primary, shadow, secondary rays;
+                                      raster: triangles, rasterized, fragments shaded,
+                                      coarse-z culled triangle-tile pairs */
     gr_graph *graph;
 } frame_result;
 
@@ -57,6 +58,7 @@ static void usage(FILE *out)
         "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
         "      --bounces N       reflection depth (raytrace, default 1)\n"
         "      --parallel-rast   raster: Setup/Bin singleton + a Rast instance per tile\n"
+        "      --no-coarse-z     raster: no per-block depth culling before rasterizing\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
         "      --info            print the scene report and exit\n"
@@ -108,7 +110,7 @@ static bool parse_aov(const char *s, pl_aov *out)
 }
 
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
-       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST };
+       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -155,6 +157,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
     case OPT_PARALLEL_RAST: o->parallel_rast = true; return 0;
+    case OPT_NO_COARSE_Z: o->no_coarse_z = true; return 0;
     }
     return 0;
 }
@@ -170,7 +173,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
         {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
         {"bounces", required_argument, 0, OPT_BOUNCES},
-        {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST}, {0, 0, 0, 0}};
+        {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST},
+        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
@@ -227,11 +231,13 @@ static int render_raster(const options *o, const sc_scene *s, const sc_geometry 
     cfg.aov = o->aov;
     cfg.workers = o->threads;
     cfg.parallel_rast = o->parallel_rast;
+    cfg.coarse_z = !o->no_coarse_z;
     rsp_counts counts = {0};
     r->graph = rsp_render(s, g, &cfg, rgba, &counts, err);
     r->work[0] = counts.triangles_in;
     r->work[1] = counts.triangles_rasterized;
     r->work[2] = counts.fragments;
+    r->work[3] = counts.coarse_z_culled;
     return r->graph ? 0 : 1;
 }
 
@@ -284,9 +290,10 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
             "\"threads\": %u,\n\"size\": [%d, %d],\n\"triangles\": %zu,\n", s->name,
             o->pipeline, st ? st->workers : 0, o->width, o->height, g->ntriangles);
     if (is_raster(o->pipeline))
-        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n\"ps_isa\": \"%s\",\n",
+        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n"
+                "\"coarse_z_culled\": %llu,\n\"ps_isa\": \"%s\",\n",
                 (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-                sh_isa_name(sh_isa_best()));
+                (unsigned long long)last->work[3], sh_isa_name(sh_isa_best()));
     else
         fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
                 "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],
