@@ -1,0 +1,130 @@
+/* raster_pixels.c — the Pixel Shader (depth and weights, early-Z, the shading kernel)
+ * and the Output Merger per tile, which also keeps the coarse depth bounds (see
+ * raster_internal.h). */
+#include "pipelines/raster_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- PS and OM ------------------------------------------------------------------------------ */
+
+static inline float load_depth(rsp_state *s, size_t at)
+{
+    uint32_t bits = atomic_load_explicit(&s->depth[at], memory_order_relaxed);
+    float z;
+    memcpy(&z, &bits, sizeof z);
+    return z;
+}
+
+/* Depth and weights of every covered pixel (rs_weights; a loop over the packet), then
+ * early-Z, then one kernel call shades the survivors. Within a tile the OM applies
+ * primitives in order, so the depth it holds comes only from primitives before this
+ * fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping it
+ * cannot change the image, only the work. */
+void rsp_ps_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    frag_pkt *p = gr_input(c, NULL);
+    const uint32_t count = p->count;
+    size_t width = (size_t)s->cfg.width;
+    float z[FRAGS_PER_PACKET], b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
+    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
+    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
+    uint32_t rgba[FRAGS_PER_PACKET];
+    for (uint32_t i = 0; i < count; i++)
+        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &b1[i], &b2[i]);
+    int n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
+            z[i] = INFINITY;                      /* dead: the OM skips it */
+            continue;
+        }
+        lb1[n] = b1[i];
+        lb2[n] = b2[i];
+        ltri[n] = p->tri[i];
+        live[n++] = (uint8_t)i;
+    }
+    if (n) sh_ps_packet(&s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
+    memcpy(p->out.z, z, count * sizeof *z);       /* the edge values are no longer needed */
+    for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
+    atomic_fetch_add_explicit(&s->fragments, (uint64_t)n, memory_order_relaxed);
+}
+
+/* The blocks of one tile whose depths changed since their bounds were last recomputed.
+ * Bounds are recomputed every HIZ_UPDATE_PACKETS packets rather than every packet:
+ * consecutive packets mostly touch the same blocks (a big triangle's rows), and a late
+ * bound is only a looser one. */
+#define HIZ_UPDATE_PACKETS 8
+#define HIZ_MAX_BLOCKS ((256 / RSP_HIZ_BLOCK + 1) * (256 / RSP_HIZ_BLOCK + 1))
+
+typedef struct touched_blocks {
+    int bx0, by0, nbx;                    /* the tile's first block and blocks per row */
+    int packets, last;
+    uint64_t bits[(HIZ_MAX_BLOCKS + 63) / 64];
+} touched_blocks;
+
+static void touched_init(touched_blocks *t, const rsp_state *s, uint64_t tile)
+{
+    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
+    int x0 = tx * s->cfg.tile, y0 = ty * s->cfg.tile;
+    memset(t, 0, sizeof *t);
+    t->last = -1;
+    t->bx0 = x0 / RSP_HIZ_BLOCK;
+    t->by0 = y0 / RSP_HIZ_BLOCK;
+    t->nbx = (x0 + s->cfg.tile - 1) / RSP_HIZ_BLOCK - t->bx0 + 1;
+}
+
+static inline void touch_block(touched_blocks *t, uint16_t x, uint16_t y)
+{
+    int i = (y / RSP_HIZ_BLOCK - t->by0) * t->nbx + (x / RSP_HIZ_BLOCK - t->bx0);
+    if (i == t->last) return;
+    t->last = i;
+    t->bits[i / 64] |= 1ull << (i % 64);
+}
+
+static void update_touched(rsp_state *s, touched_blocks *t)
+{
+    for (size_t w = 0; w < sizeof t->bits / sizeof t->bits[0]; w++)
+        for (uint64_t m = t->bits[w]; m; m &= m - 1) {
+            int i = (int)(w * 64) + __builtin_ctzll(m);
+            int bx = t->bx0 + i % t->nbx, by = t->by0 + i / t->nbx;
+            rsp_hiz_update(&s->hiz, s->depth, bx * RSP_HIZ_BLOCK, by * RSP_HIZ_BLOCK);
+        }
+    memset(t->bits, 0, sizeof t->bits);
+    t->last = -1;
+    t->packets = 0;
+}
+
+/* One instance per tile: depth test (less) and write, in primitive order; then the
+ * coarse bounds of the blocks it changed. */
+void rsp_om_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const bool coarse_z = rsp_coarse_z_on(&s->cfg);
+    touched_blocks touched;
+    touched_init(&touched, s, gr_key(c));
+    gr_window w;
+    size_t width = (size_t)s->cfg.width;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const frag_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) {
+            size_t at = p->y[i] * width + p->x[i];
+            float z = p->out.z[i];
+            float old = load_depth(s, at);
+            if (z < old) {
+                uint32_t bits;
+                memcpy(&bits, &z, sizeof bits);
+                atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
+                s->color[at] = p->out.rgba[i];
+                if (coarse_z) {
+                    if (old == FLT_MAX) rsp_hiz_first_write(&s->hiz, p->x[i], p->y[i]);
+                    touch_block(&touched, p->x[i], p->y[i]);
+                }
+            }
+        }
+        if (coarse_z && ++touched.packets == HIZ_UPDATE_PACKETS) update_touched(s, &touched);
+        gr_commit(c, 0, 1);
+    }
+}
+

@@ -1,0 +1,233 @@
+/* raster_rast.c — Rast, the fixed-function stage: walks the tiles each set-up triangle
+ * touches, skips what the coarse depth test hides, and stages the covered pixels per
+ * tile; plus the parallel variant's Setup/Bin and per-tile Rast (see raster_internal.h). */
+#include "pipelines/raster_internal.h"
+
+#include "pipelines/tile_stager.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Rast (Fixed-function) ---------------------------------------------------------------- */
+
+/* Appends one triangle's covered pixels in a tile to the tile's staged packet (uid: the
+ * triangle's number in this Rast, so its data is stored once per packet). */
+static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const rsp_prim *t,
+                            uint32_t uid, const rs_cover *f, int n)
+{
+    for (int at = 0; at < n;) {
+        frag_pkt *p = rsp_stager_packet(st, c, tile);
+        if (p->count == 0) p->ntris = 0;          /* fresh packet */
+        bool new_tri = p->ntris == 0 || p->last_uid != uid;
+        if (p->count == FRAGS_PER_PACKET || (new_tri && p->ntris == TRIS_PER_PACKET)) {
+            rsp_stager_send(st, c, tile);
+            continue;
+        }
+        if (new_tri) {
+            p->tris[p->ntris] = t->tri;
+            rs_interp_of(&t->su, &p->interp[p->ntris]);
+            p->ntris++;
+            p->last_uid = uid;
+        }
+        for (; at < n && p->count < FRAGS_PER_PACKET; at++) {
+            uint32_t i = p->count++;
+            p->x[i] = f[at].x;
+            p->y[i] = f[at].y;
+            p->in.e0[i] = f[at].e0;
+            p->in.e1[i] = f[at].e1;
+            p->tri[i] = (uint8_t)(p->ntris - 1);
+        }
+    }
+}
+
+typedef struct rast_local {
+    rsp_stager stager;
+    rs_cover *buf;                        /* one tile's covered pixels of one triangle */
+    uint32_t next_uid;
+    const rsp_hiz *hiz;                   /* NULL: no coarse depth test */
+    uint64_t hidden;                      /* triangle-tile pairs the coarse test skipped */
+} rast_local;
+
+#define HIZ_TEST_MAX_PIXELS (32 * 32)
+
+static float nearest_depth(const rs_setup *su)
+{
+    float z = su->z[0] < su->z[1] ? su->z[0] : su->z[1];
+    return z < su->z[2] ? z : su->z[2];
+}
+
+/* Rasterizes a set-up triangle inside one tile into the tile's staged packets, unless
+ * the coarse depth test shows the OM already holds nearer depths under all of it. */
+static void rast_in_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                         const rsp_prim *t, uint32_t uid)
+{
+    int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
+    int x0 = tx * rc->tile, y0 = ty * rc->tile, x1 = x0 + rc->tile, y1 = y0 + rc->tile;
+    if (l->hiz) {
+        int bx0 = x0 > t->su.x0 ? x0 : t->su.x0, by0 = y0 > t->su.y0 ? y0 : t->su.y0;
+        int bx1 = x1 < t->su.x1 + 1 ? x1 : t->su.x1 + 1, by1 = y1 < t->su.y1 + 1 ? y1 : t->su.y1 + 1;
+        if (bx0 >= bx1 || by0 >= by1) return;
+        /* small footprints only: a big triangle is rarely hidden whole, and per-fragment
+         * early-Z still spares its hidden part the shading */
+        bool small = (bx1 - bx0) * (by1 - by0) <= HIZ_TEST_MAX_PIXELS;
+        if (small && rsp_hiz_hidden(l->hiz, bx0, by0, bx1, by1, nearest_depth(&t->su))) {
+            l->hidden++;
+            return;
+        }
+    }
+    int m = rs_raster_rect(&t->su, x0, y0, x1, y1, l->buf);
+    if (m) stage_fragments(&l->stager, c, tile, t, uid, l->buf, m);
+}
+
+/* Copies the fragments and triangles in use only: most packets are far from full. */
+static void copy_frag_pkt(void *dst, const void *src, size_t bytes)
+{
+    (void)bytes;
+    frag_pkt *d = dst;
+    const frag_pkt *p = src;
+    size_t n = p->count;
+    memcpy(d, p, offsetof(frag_pkt, x));
+    memcpy(d->x, p->x, n * sizeof *p->x);
+    memcpy(d->y, p->y, n * sizeof *p->y);
+    memcpy(d->in.e0, p->in.e0, n * sizeof *p->in.e0);
+    memcpy(d->in.e1, p->in.e1, n * sizeof *p->in.e1);
+    memcpy(d->tri, p->tri, n * sizeof *p->tri);
+    memcpy(d->tris, p->tris, p->ntris * sizeof *p->tris);
+    memcpy(d->interp, p->interp, p->ntris * sizeof *p->interp);
+}
+
+static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
+{
+    (void)bytes;
+    const binned_pkt *p = src;
+    memcpy(dst, p, offsetof(binned_pkt, t) + p->count * sizeof p->t[0]);
+}
+
+static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *rc,
+                            int open_tiles, size_t packet_bytes, rsp_packet_copy copy)
+{
+    uint32_t ntiles = (uint32_t)(s->tiles_x * s->tiles_y);
+    l->next_uid = 0;
+    l->hiz = rsp_coarse_z_on(&s->cfg) ? &s->hiz : NULL;
+    l->hidden = 0;
+    l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
+    if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
+    free(l->buf);
+    return false;
+}
+
+static void rast_local_free(rast_local *l, rsp_state *s)
+{
+    atomic_fetch_add_explicit(&s->hidden, l->hidden, memory_order_relaxed);
+    rsp_stager_free(&l->stager);
+    free(l->buf);
+}
+
+/* Calls per_tile for every tile the primitive's bounds touch. */
+typedef void (*tile_fn)(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                        const rsp_prim *p, uint32_t uid);
+
+static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const rsp_prim *p,
+                          tile_fn per_tile)
+{
+    uint32_t uid = l->next_uid++;
+    for (int ty = p->su.y0 / rc->tile; ty <= p->su.y1 / rc->tile; ty++)
+        for (int tx = p->su.x0 / rc->tile; tx <= p->su.x1 / rc->tile; tx++)
+            per_tile(l, c, rc, (uint32_t)(ty * rc->tiles_x + tx), p, uid);
+}
+
+/* One record of a primitive packet: set up by the VS, or clipped and set up here. */
+static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const rast_cfg *rc,
+                                 const prim_rec *r, tile_fn per_tile)
+{
+    if (!r->cut) {
+        for_each_tile(l, c, rc, &r->set, per_tile);
+        return;
+    }
+    rs_triangle clipped[RS_MAX_CLIPPED];
+    int n = rs_clip(&r->raw, clipped);
+    for (int k = 0; k < n; k++) {
+        rsp_prim p;
+        if (!rsp_setup_prim(s, &clipped[k], &p)) continue;
+        atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
+        for_each_tile(l, c, rc, &p, per_tile);
+    }
+}
+
+static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                      const rsp_prim *p, uint32_t uid)
+{
+    rast_in_tile(l, c, rc, tile, p, uid);
+}
+
+/* Each batch's fragments are staged per tile and sent when the batch is done. */
+void rsp_rast_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const rast_cfg *rc = gr_config(c, NULL);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
+                                 sizeof(frag_pkt), copy_frag_pkt));
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const prim_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], rast_tile);
+        gr_commit(c, 0, 1);
+        rsp_stager_flush(&l.stager, c);
+    }
+    rast_local_free(&l, s);
+}
+
+/* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
+
+static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                     const rsp_prim *prim, uint32_t uid)
+{
+    (void)rc;
+    binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
+    if (p->count == BINNED_PER_PACKET) {
+        rsp_stager_send(&l->stager, c, tile);
+        p = rsp_stager_packet(&l->stager, c, tile);
+    }
+    uint32_t i = p->count++;
+    p->t[i].prim = *prim;
+    p->t[i].uid = uid;
+}
+
+void rsp_setup_bin_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const rast_cfg *rc = gr_config(c, NULL);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
+                                 sizeof(binned_pkt), copy_binned_pkt));
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const prim_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], bin_tile);
+        gr_commit(c, 0, 1);
+        rsp_stager_flush(&l.stager, c);
+    }
+    rast_local_free(&l, s);
+}
+
+/* One instance per tile: its triangles arrive in draw order through its subqueue. */
+void rsp_tile_rast_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    const rast_cfg *rc = gr_config(c, NULL);
+    uint32_t tile = (uint32_t)gr_key(c);
+    rast_local l;
+    gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),
+                                 copy_frag_pkt));
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const binned_pkt *b = w.mem;
+        for (uint32_t i = 0; i < b->count; i++)
+            rast_in_tile(&l, c, rc, tile, &b->t[i].prim, b->t[i].uid);
+        gr_commit(c, 0, 1);
+        rsp_stager_flush(&l.stager, c);
+    }
+    rast_local_free(&l, s);
+}
+
