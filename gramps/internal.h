@@ -36,6 +36,9 @@
 #include <string.h>
 
 #define GR_NAME_MAX 64
+/* One Thread-stage intrinsic call in this many reads the clock: a read costs 10-30 ns in
+ * VMs, more than a non-blocking reserve or commit itself. */
+#define GR_QUEUE_SAMPLE 16
 #define GR_ERROR_MAX 8192
 #define GR_PKT_HDR 64                 /* runtime header in front of every packet's data */
 #define GR_MAX_BINDINGS 16
@@ -185,6 +188,8 @@ struct gr_ctx {
     uint64_t out_key[GR_MAX_BINDINGS];
     bool out_keyed[GR_MAX_BINDINGS];
     bool discarded[GR_MAX_BINDINGS];
+    /* Thread stages: start of the intrinsic call being timed, 0 when this one is not */
+    uint64_t q_t0;
 };
 
 /* A Thread-stage window bookkeeping per binding (multi-packet windows are staged). */
@@ -292,6 +297,9 @@ struct gr_worker {
     uint64_t *stage_ticks;
     uint64_t *stage_tasks;
     uint64_t tasks, steals, flushes;
+    /* Thread-stage intrinsics: all calls, and the 1 in GR_QUEUE_SAMPLE that is timed
+     * (their time is split out of the application time at the end, see stats.c) */
+    uint64_t q_calls, q_timed, q_timed_ticks;
     _Atomic(uint64_t) progress;       /* read by the watchdog */
     _Atomic(bool) idle;
     gr_journal_ev *journal;

@@ -137,6 +137,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
 
 static void yield_to_worker(gr_ctx *c, gr_yield_action a)
 {
+    c->q_t0 = 0;                          /* a call that yields spans other work: untimed */
     c->inst->action = a;
     gr_fiber_switch(&c->inst->fiber, &c->w->sched_fiber);
     /* Resumed, perhaps by another worker: c->w was updated by gr_inst_run. */
@@ -152,9 +153,7 @@ static void wait_input(gr_ctx *c, gr_subq *s, uint32_t need)
 {
     c->inst->block_sub = s;
     c->inst->block_need = need;
-    gr_account(c->w, GR_T_APP);
     yield_to_worker(c, GR_YIELD_BLOCK_IN);
-    gr_account(c->w, GR_T_QUEUE);
 }
 
 static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
@@ -162,9 +161,7 @@ static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
     c->inst->block_sub = s;
     c->inst->block_queue = q;
     c->inst->block_need = need;
-    gr_account(c->w, GR_T_APP);
     yield_to_worker(c, GR_YIELD_BLOCK_OUT);
-    gr_account(c->w, GR_T_QUEUE);
 }
 
 /* Preemption point (reserve/commit): past the low watermark of local work, let the
@@ -182,9 +179,7 @@ static void maybe_preempt(gr_ctx *c)
         for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_owner_size(&w->dq[r]);
         if (local < mark) return;
     }
-    gr_account(w, GR_T_APP);
     yield_to_worker(c, GR_YIELD_PREEMPT);
-    gr_account(c->w, GR_T_QUEUE);
 }
 
 static gr_status enter(gr_ctx *c, const char *what)
@@ -195,13 +190,21 @@ static gr_status enter(gr_ctx *c, const char *what)
                 "stages", c->stage->name, what);
         return GR_ERR_INVALID;
     }
-    gr_account(c->w, GR_T_QUEUE);
+    gr_worker *w = c->w;
+    if (w->q_calls++ % GR_QUEUE_SAMPLE == 0) c->q_t0 = gr_ticks();
     return GR_OK;
 }
 
+/* The fiber's time counts as application time (gr_inst_run); a timed call adds its
+ * duration to the sample the statistics split queue time out with. */
 static gr_status leave(gr_ctx *c, gr_status st)
 {
-    gr_account(c->w, GR_T_APP);
+    if (c->q_t0) {
+        gr_worker *w = c->w;
+        w->q_timed_ticks += gr_ticks() - c->q_t0;
+        w->q_timed++;
+        c->q_t0 = 0;
+    }
     return st;
 }
 
