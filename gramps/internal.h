@@ -300,6 +300,8 @@ struct gr_worker {
     /* Thread-stage intrinsics: all calls, and the 1 in GR_QUEUE_SAMPLE that is timed
      * (their time is split out of the application time at the end, see stats.c) */
     uint64_t q_calls, q_timed, q_timed_ticks;
+    /* Shader tasks' output commits, likewise (they run in scheduling time) */
+    uint64_t f_calls, f_timed, f_timed_ticks;
     _Atomic(uint64_t) progress;       /* read by the watchdog */
     _Atomic(bool) idle;
     gr_journal_ev *journal;
