@@ -163,12 +163,6 @@ int64_t gr_dq_size(const gr_dq *dq)
     return b > t ? b - t : 0;
 }
 
-int64_t gr_dq_owner_bound(const gr_dq *dq)
-{
-    int64_t b = atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
-    return b > dq->top_seen ? b - dq->top_seen : 0;
-}
-
 int64_t gr_dq_owner_size(gr_dq *dq)
 {
     int64_t b = atomic_load_explicit(&dq->bottom, memory_order_relaxed);

@@ -38,7 +38,11 @@ void *gr_dq_steal(gr_dq *dq);
 int64_t gr_dq_size(const gr_dq *dq);
 /* Owner only: an upper bound of the item count that does not read `top` (thieves write
  * that cache line on every steal, so reading it costs a cache miss while they work). */
-int64_t gr_dq_owner_bound(const gr_dq *dq);
+static inline int64_t gr_dq_owner_bound(const gr_dq *dq)
+{
+    int64_t b = atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
+    return b > dq->top_seen ? b - dq->top_seen : 0;
+}
 /* Owner only: the item count, reading `top` (and remembering it for the bound). */
 int64_t gr_dq_owner_size(gr_dq *dq);
 
