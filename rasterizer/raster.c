@@ -92,19 +92,20 @@ static int64_t snap(float v) { return llrintf(v * (float)(1 << RS_SUBPIXEL_BITS)
 /* Edge i goes from vertex (i+1)%3 to (i+2)%3, so it is zero at both and equals the
  * doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y down);
  * left edge: interior to the right (dy < 0). */
-static void make_edge(rs_setup *s, int i)
+static void make_edge(rs_setup *s, const int64_t x[3], const int64_t y[3], int i)
 {
     int j = (i + 1) % 3, k = (i + 2) % 3;
-    int64_t dx = s->x[k] - s->x[j], dy = s->y[k] - s->y[j];
-    s->a[i] = -dy;
-    s->b[i] = dx;
-    s->c[i] = dy * s->x[j] - dx * s->y[j];
+    int64_t dx = x[k] - x[j], dy = y[k] - y[j];
+    s->a[i] = (int32_t)-dy;
+    s->b[i] = (int32_t)dx;
+    s->c[i] = dy * x[j] - dx * y[j];
     s->bias[i] = ((dy == 0 && dx > 0) || dy < 0) ? 0 : -1;
 }
 
 bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
 {
     float sx[3], sy[3];
+    int64_t x[3], y[3];                        /* snapped screen coordinates (fixed point) */
     uint8_t ord[3] = {0, 1, 2};
     for (int k = 0; k < 3; k++) {
         const float *c = t->v[k].clip;
@@ -114,14 +115,14 @@ bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
         sy[k] = (0.5f - c[1] * iw * 0.5f) * (float)height;
         s->inv_w[k] = iw;
         s->z[k] = c[2] * iw * 0.5f + 0.5f;
-        s->x[k] = snap(sx[k]);
-        s->y[k] = snap(sy[k]);
+        x[k] = snap(sx[k]);
+        y[k] = snap(sy[k]);
     }
-    int64_t area = (s->x[1] - s->x[0]) * (s->y[2] - s->y[0]) - (s->x[2] - s->x[0]) * (s->y[1] - s->y[0]);
+    int64_t area = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
     if (area == 0) return false;
     if (area < 0) {                            /* both windings: swap to positive area */
-        int64_t tx = s->x[1], ty = s->y[1];
-        s->x[1] = s->x[2]; s->y[1] = s->y[2]; s->x[2] = tx; s->y[2] = ty;
+        int64_t tx = x[1], ty = y[1];
+        x[1] = x[2]; y[1] = y[2]; x[2] = tx; y[2] = ty;
         float tz = s->z[1], tw = s->inv_w[1];
         s->z[1] = s->z[2]; s->inv_w[1] = s->inv_w[2]; s->z[2] = tz; s->inv_w[2] = tw;
         ord[1] = 2; ord[2] = 1;
@@ -129,14 +130,14 @@ bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
     }
     memcpy(s->order, ord, sizeof ord);
     s->area = area;
-    for (int i = 0; i < 3; i++) make_edge(s, i);
+    for (int i = 0; i < 3; i++) make_edge(s, x, y, i);
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    int64_t minx = s->x[0], maxx = s->x[0], miny = s->y[0], maxy = s->y[0];
+    int64_t minx = x[0], maxx = x[0], miny = y[0], maxy = y[0];
     for (int k = 1; k < 3; k++) {
-        if (s->x[k] < minx) minx = s->x[k];
-        if (s->x[k] > maxx) maxx = s->x[k];
-        if (s->y[k] < miny) miny = s->y[k];
-        if (s->y[k] > maxy) maxy = s->y[k];
+        if (x[k] < minx) minx = x[k];
+        if (x[k] > maxx) maxx = x[k];
+        if (y[k] < miny) miny = y[k];
+        if (y[k] > maxy) maxy = y[k];
     }
     /* pixels whose centre (p + 1/2) can lie inside: ceil((min - half) / one) .. */
     int64_t x0 = (minx - half + one - 1) >> RS_SUBPIXEL_BITS, x1 = (maxx - half) >> RS_SUBPIXEL_BITS;
@@ -168,7 +169,8 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *
     if (y1 > s->y1 + 1) y1 = s->y1 + 1;
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
     const int64_t X0 = (int64_t)x0 * one + half;
-    const int64_t step0 = s->a[0] * one, step1 = s->a[1] * one, step2 = s->a[2] * one;
+    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
+                  step2 = (int64_t)s->a[2] * one;
     int n = 0;
     for (int y = y0; y < y1; y++) {
         int64_t Y = (int64_t)y * one + half;

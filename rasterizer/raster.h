@@ -37,13 +37,12 @@ typedef struct rs_triangle {
 
 /* A triangle ready to rasterize: fixed-point vertices, edges and its pixel bounds. */
 typedef struct rs_setup {
-    int64_t x[3], y[3];                  /* snapped screen coordinates (fixed point) */
-    int64_t a[3], b[3];                  /* edge i: a*X + b*Y + c, opposite vertex i */
-    int64_t c[3];
+    int64_t c[3];                        /* edge i: a*X + b*Y + c, opposite vertex i */
     int64_t area;                        /* twice the area, > 0 after orientation */
-    int32_t bias[3];                     /* 0 on top-left edges, -1 elsewhere */
+    int32_t a[3], b[3];                  /* coordinate differences: below 2^29 (see above) */
     int x0, y0, x1, y1;                  /* inclusive pixel bounds, clamped to the image */
     float z[3], inv_w[3];                /* window depth 0..1 and 1/w per vertex */
+    int8_t bias[3];                      /* 0 on top-left edges, -1 elsewhere */
     uint8_t order[3];                    /* setup vertex k is input vertex order[k] */
 } rs_setup;
 
