@@ -2,28 +2,37 @@
  *
  * Packets are Collections with a 16-byte header (element count first) so elements stay
  * 16-byte aligned. Rays carry their pixel, depth and weight; a contribution is
- * (pixel, rgb) and is summed by Blend. */
+ * (pixel, rgb in Blend's fixed point) and is summed by Blend. */
 #include "pipelines/raytrace.h"
 
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 #include "shaders/ray_shading.h"
 
+#include <emmintrin.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HDR 16
-#define CONTRIBS_PER_PACKET 256
+#define BLOCK 8                           /* Sampler's packets cover 8x8-pixel blocks */
 #define FIXED_ONE 16777216.0              /* Blend's fixed point: 24 fraction bits */
 
 typedef struct rtp_tile { int x0, y0, x1, y1; } rtp_tile;
 typedef struct rtp_sample { uint32_t pixel; float px, py; uint32_t pad; } rtp_sample;
-typedef struct rtp_ray { rt_ray ray; float weight[3]; uint32_t pixel, depth, pad[3]; } rtp_ray;
-typedef struct rtp_hitray { rtp_ray r; rt_hit hit; } rtp_hitray;
+/* A ray and, once Intersect has filled it in place, its hit. */
+typedef struct rtp_ray {
+    rt_ray ray;
+    float weight[3];
+    uint32_t pixel, depth;
+    rt_hit hit;
+    uint32_t pad[3];                      /* 80 bytes: elements stay 16-byte aligned */
+} rtp_ray;
 typedef struct rtp_shadow { rt_ray ray; float color[3]; uint32_t pixel; } rtp_shadow;
-typedef struct rtp_contrib { uint32_t pixel; float rgb[3]; } rtp_contrib;
+/* Converted to fixed point by the Shader stage that makes it, so the Blend singleton
+ * only adds integers. */
+typedef struct rtp_contrib { uint32_t pixel, pad; int64_t v[3]; } rtp_contrib;
 
 typedef struct rtp_state {
     const sc_scene *scene;
@@ -76,38 +85,54 @@ static uint32_t hash32(uint32_t x)
 }
 
 /* Sample position: the pixel centre for one sample, else jittered from a fixed hash. */
-static void sample_pos(const rtp_state *s, uint32_t pixel, int k, float *px, float *py)
+static void sample_pos(const rtp_state *s, int x, int y, int k, float *px, float *py)
 {
-    int x = (int)(pixel % (uint32_t)s->cfg.width), y = (int)(pixel / (uint32_t)s->cfg.width);
     if (s->cfg.spp == 1) { *px = x + 0.5f; *py = y + 0.5f; return; }
-    uint32_t h = hash32(pixel * 9781u + (uint32_t)k * 6271u + 1);
+    uint32_t h = hash32((uint32_t)(y * s->cfg.width + x) * 9781u + (uint32_t)k * 6271u + 1);
     *px = x + (float)(h & 0xffff) / 65536.0f;
     *py = y + (float)(h >> 16) / 65536.0f;
 }
 
+/* The Sampler's open output packet. */
+typedef struct sample_out { gr_window w; uint32_t n; } sample_out;
+
+static void emit_sample(gr_ctx *c, const rtp_state *s, sample_out *o, int x, int y, int k)
+{
+    if (o->n == 0) gr_reserve_out(c, 0, 1, &o->w);
+    rtp_sample *smp = (rtp_sample *)elems(o->w.mem) + o->n;
+    smp->pixel = (uint32_t)(y * s->cfg.width + x);
+    sample_pos(s, x, y, k, &smp->px, &smp->py);
+    if (++o->n == (uint32_t)s->cfg.packet_rays) {
+        gr_set_count(o->w.mem, o->n);
+        gr_commit_out(c, 0, 1);
+        o->n = 0;
+    }
+}
+
+/* One BLOCK x BLOCK block (clipped to the tile), every sample of each pixel. */
+static void sample_block(gr_ctx *c, const rtp_state *s, sample_out *o, const rtp_tile *t,
+                         int bx, int by)
+{
+    int x1 = bx + BLOCK < t->x1 ? bx + BLOCK : t->x1, y1 = by + BLOCK < t->y1 ? by + BLOCK : t->y1;
+    for (int y = by; y < y1; y++)
+        for (int x = bx; x < x1; x++)
+            for (int k = 0; k < s->cfg.spp; k++)
+                emit_sample(c, s, o, x, y, k);
+}
+
+/* Packets follow 8x8 blocks, not tile rows: a square packet's rays diverge less than a
+ * 32x2 strip's, so the packet traversal culls more of the tree for the whole packet. */
 static void sampler_main(gr_ctx *c)
 {
     rtp_state *s = gr_user(c);
     gr_window in;
+    sample_out o = {.n = 0};
     while (gr_reserve(c, 0, 1, &in) == GR_OK) {
         rtp_tile tile = *(rtp_tile *)in.mem;
         gr_commit(c, 0, 1);
-        gr_window out;
-        uint32_t n = 0;
-        for (int y = tile.y0; y < tile.y1; y++)
-            for (int x = tile.x0; x < tile.x1; x++)
-                for (int k = 0; k < s->cfg.spp; k++) {
-                    if (n == 0) gr_reserve_out(c, 0, 1, &out);
-                    rtp_sample *smp = (rtp_sample *)elems(out.mem) + n;
-                    smp->pixel = (uint32_t)(y * s->cfg.width + x);
-                    sample_pos(s, smp->pixel, k, &smp->px, &smp->py);
-                    if (++n == (uint32_t)s->cfg.packet_rays) {
-                        gr_set_count(out.mem, n);
-                        gr_commit_out(c, 0, 1);
-                        n = 0;
-                    }
-                }
-        if (n) { gr_set_count(out.mem, n); gr_commit_out(c, 0, 1); }
+        for (int by = tile.y0; by < tile.y1; by += BLOCK)
+            for (int bx = tile.x0; bx < tile.x1; bx += BLOCK) sample_block(c, s, &o, &tile, bx, by);
+        if (o.n) { gr_set_count(o.w.mem, o.n); gr_commit_out(c, 0, 1); o.n = 0; }
     }
 }
 
@@ -134,97 +159,112 @@ static void camera_main(gr_ctx *c)
     gr_set_count(out, n);
 }
 
-/* Primary packets are coherent: packet traversal; reflections go ray by ray. */
+/* Primary packets are coherent: packet traversal; reflections go ray by ray. The hits
+ * are written into the input packet, which goes on to Shade (in place: no copy). */
 static void intersect_main(gr_ctx *c)
 {
     rtp_state *s = gr_user(c);
-    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
+    void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
-    const rtp_ray *r = elems(in);
-    rtp_hitray *h = elems(out);
+    rtp_ray *r = elems(in);
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = r[i].ray;
     bool primary = n && r[0].depth == 0;
     if (primary) rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     else for (uint32_t i = 0; i < n; i++) rt_intersect1(s->bvh, &rays[i], &hits[i]);
-    for (uint32_t i = 0; i < n; i++) { h[i].r = r[i]; h[i].hit = hits[i]; }
-    gr_set_count(out, n);
+    for (uint32_t i = 0; i < n; i++) r[i].hit = hits[i];
     atomic_fetch_add_explicit(primary ? &s->primary : &s->secondary, n, memory_order_relaxed);
 }
 
-static void push_contrib(gr_ctx *c, uint32_t pixel, const float rgb[3])
+/* Blend's fixed point of a float, rounded to nearest even: what llrint gives (glibc's
+ * x86-64 llrint is this instruction), without the library call. */
+static inline int64_t to_fixed(float x)
 {
-    rtp_contrib k = {pixel, {rgb[0], rgb[1], rgb[2]}};
-    gr_push(c, 2, &k);
+    return _mm_cvtsd_si64(_mm_set_sd((double)x * FIXED_ONE));
 }
 
-static void shade_aov(gr_ctx *c, rtp_state *s, const rtp_hitray *h)
+static inline void set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])
 {
-    float v[3] = {0, 0, 0};
-    if (h->hit.prim == RT_NO_HIT) return;
-    sh_ray_aov(&s->env, s->cfg.aov, &h->r.ray, &h->hit, v);
-    push_contrib(c, h->r.pixel, v);
+    k->pixel = pixel;
+    k->pad = 0;
+    for (int ch = 0; ch < 3; ch++) k->v[ch] = to_fixed(rgb[ch]);
 }
 
-/* One hit: direct contributions, a shadow ray per lit light, a reflection ray. */
-static void shade_hit(gr_ctx *c, rtp_state *s, const rtp_hitray *h)
+/* One hit: its direct contribution (written to *k), a shadow ray per lit light, a
+ * reflection ray. */
+static void shade_hit(gr_ctx *c, const rtp_state *s, const rtp_ray *h, rtp_contrib *k)
 {
     sh_ray_result res;
-    sh_ray_shade(&s->env, &h->r.ray, &h->hit, h->r.weight, (int)h->r.depth, &res);
-    push_contrib(c, h->r.pixel, res.direct);
+    sh_ray_shade(&s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
+    set_contrib(k, h->pixel, res.direct);
     for (int l = 0; l < res.nshadow; l++) {
         rtp_shadow sh = {res.shadow[l], {res.shadow_color[l][0], res.shadow_color[l][1],
-                         res.shadow_color[l][2]}, h->r.pixel};
+                         res.shadow_color[l][2]}, h->pixel};
         gr_push(c, 1, &sh);
     }
-    if (res.reflect && (int)h->r.depth < s->cfg.bounces) {
+    if (res.reflect && (int)h->depth < s->cfg.bounces) {
         rtp_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
-                      res.reflect_weight[2]}, h->r.pixel, h->r.depth + 1, {0, 0, 0}};
+                      res.reflect_weight[2]}, h->pixel, h->depth + 1, {0, 0, 0, 0}, {0, 0, 0}};
         float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
         if (wmax >= s->cfg.min_weight) gr_push(c, 0, &rr);
     }
 }
 
+/* Writes ray h's contribution to *k; false when it has none (AOVs of a miss). */
+static bool shade_one(gr_ctx *c, const rtp_state *s, const rtp_ray *h, rtp_contrib *k)
+{
+    if (s->cfg.aov != PL_AOV_COLOR) {
+        float v[3];
+        if (h->hit.prim == RT_NO_HIT) return false;
+        sh_ray_aov(&s->env, s->cfg.aov, &h->ray, &h->hit, v);
+        set_contrib(k, h->pixel, v);
+    } else if (h->hit.prim == RT_NO_HIT) {
+        float bg[3];
+        for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env.background[ch];
+        set_contrib(k, h->pixel, bg);
+    } else {
+        shade_hit(c, s, h, k);
+    }
+    return true;
+}
+
+/* Each ray has at most one direct contribution, so they go to one output packet as
+ * large as the input: cheaper than pushing them one at a time (most rays of a frame
+ * are primary, one contribution each). Shadow and reflection rays are pushed. */
 static void shade_main(gr_ctx *c)
 {
     rtp_state *s = gr_user(c);
-    void *in = gr_input(c, NULL);
-    uint32_t n = gr_count(in);
-    const rtp_hitray *h = elems(in);
-    for (uint32_t i = 0; i < n; i++) {
-        if (s->cfg.aov != PL_AOV_COLOR) shade_aov(c, s, &h[i]);
-        else if (h[i].hit.prim == RT_NO_HIT) {
-            float bg[3];
-            for (int k = 0; k < 3; k++) bg[k] = h[i].r.weight[k] * s->env.background[k];
-            push_contrib(c, h[i].r.pixel, bg);
-        } else {
-            shade_hit(c, s, &h[i]);
-        }
-    }
+    void *in = gr_input(c, NULL), *out = gr_output(c, 2);
+    uint32_t n = gr_count(in), m = 0;
+    const rtp_ray *h = elems(in);
+    rtp_contrib *k = elems(out);
+    for (uint32_t i = 0; i < n; i++) m += shade_one(c, s, &h[i], &k[m]);
+    gr_set_count(out, m);
 }
 
+/* Unoccluded shadow rays add their light's term: at most one contribution per ray, so
+ * they too fill one output packet. */
 static void shadow_main(gr_ctx *c)
 {
     rtp_state *s = gr_user(c);
-    void *in = gr_input(c, NULL);
-    uint32_t n = gr_count(in);
+    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
+    uint32_t n = gr_count(in), m = 0;
     const rtp_shadow *sh = elems(in);
+    rtp_contrib *k = elems(out);
     rt_ray rays[RT_PACKET_MAX];
     uint8_t occluded[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
     rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
-    for (uint32_t i = 0; i < n; i++) {
-        if (occluded[i]) continue;
-        rtp_contrib k = {sh[i].pixel, {sh[i].color[0], sh[i].color[1], sh[i].color[2]}};
-        gr_push(c, 0, &k);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!occluded[i]) set_contrib(&k[m++], sh[i].pixel, sh[i].color);
+    gr_set_count(out, m);
     atomic_fetch_add_explicit(&s->shadow, n, memory_order_relaxed);
 }
 
 /* ---- Blend (Thread) ------------------------------------------------------------------- */
 
-/* Fixed-point sums are associative, so the result is independent of arrival order. */
+/* Integer sums are associative, so the result is independent of arrival order. */
 static void blend_main(gr_ctx *c)
 {
     rtp_state *s = gr_user(c);
@@ -232,9 +272,12 @@ static void blend_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         uint32_t n = gr_count(w.mem);
         const rtp_contrib *k = elems(w.mem);
-        for (uint32_t i = 0; i < n; i++)
-            for (int ch = 0; ch < 3; ch++)
-                s->accum[(size_t)k[i].pixel * 3 + ch] += llrint((double)k[i].rgb[ch] * FIXED_ONE);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t *a = s->accum + (size_t)k[i].pixel * 3;
+            a[0] += k[i].v[0];
+            a[1] += k[i].v[1];
+            a[2] += k[i].v[2];
+        }
         gr_commit(c, 0, 1);
     }
 }
@@ -262,9 +305,9 @@ static gr_graph *build_graph(rtp_state *s)
                                               .capacity = 4});
     q[Q_SAMPLES] = collection(g, "samples", sizeof(rtp_sample), pr, s->cfg.camera_capacity);
     q[Q_RAYS] = collection(g, "rays", sizeof(rtp_ray), pr, 32);
-    q[Q_HITS] = collection(g, "hits", sizeof(rtp_hitray), pr, 32);
+    q[Q_HITS] = collection(g, "hits", sizeof(rtp_ray), pr, 32);
     q[Q_SHADOW] = collection(g, "shadow-rays", sizeof(rtp_shadow), pr, 32);
-    q[Q_CONTRIB] = collection(g, "contributions", sizeof(rtp_contrib), CONTRIBS_PER_PACKET, 32);
+    q[Q_CONTRIB] = collection(g, "contributions", sizeof(rtp_contrib), pr, 32);
     int tiler = stage(g, "tiler", GR_THREAD, tiler_main, s);
     int sampler = stage(g, "sampler", GR_THREAD, sampler_main, s);
     int camera = stage(g, "camera", GR_SHADER, camera_main, s);
@@ -278,13 +321,13 @@ static gr_graph *build_graph(rtp_state *s)
     gr_bind(g, camera, GR_BIND_INPUT, q[Q_SAMPLES]);
     gr_bind(g, camera, GR_BIND_OUTPUT, q[Q_RAYS]);
     gr_bind(g, isect, GR_BIND_INPUT, q[Q_RAYS]);
-    gr_bind(g, isect, GR_BIND_OUTPUT, q[Q_HITS]);
+    gr_bind(g, isect, GR_BIND_INPLACE, q[Q_HITS]);
     gr_bind(g, shade, GR_BIND_INPUT, q[Q_HITS]);
     gr_bind(g, shade, GR_BIND_PUSH, q[Q_RAYS]);          /* output 0: reflections (cycle) */
     gr_bind(g, shade, GR_BIND_PUSH, q[Q_SHADOW]);        /* output 1 */
-    gr_bind(g, shade, GR_BIND_PUSH, q[Q_CONTRIB]);       /* output 2 */
+    gr_bind(g, shade, GR_BIND_OUTPUT, q[Q_CONTRIB]);     /* output 2 */
     gr_bind(g, shadow, GR_BIND_INPUT, q[Q_SHADOW]);
-    gr_bind(g, shadow, GR_BIND_PUSH, q[Q_CONTRIB]);
+    gr_bind(g, shadow, GR_BIND_OUTPUT, q[Q_CONTRIB]);
     gr_bind(g, blend, GR_BIND_INPUT, q[Q_CONTRIB]);
     return g;
 }
@@ -301,15 +344,28 @@ static bool check_config(const rtp_config *c, char err[SC_ERR_MAX])
     return bad == NULL;
 }
 
+/* One channel's output byte from its fixed-point sum. */
+static uint8_t encode(pl_aov aov, int64_t sum)
+{
+    double v = (double)sum / FIXED_ONE;
+    if (aov == PL_AOV_PRIMID) return (uint8_t)v;
+    if (aov == PL_AOV_COLOR) return pl_srgb8_lookup((float)v);
+    return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
+}
+
+/* Runs after the graph, on one thread: runs of equal sums (background, flat areas) reuse
+ * the last byte instead of encoding again. */
 static void resolve(const rtp_state *s, uint8_t *rgba)
 {
     size_t n = (size_t)s->cfg.width * s->cfg.height;
+    pl_srgb_init();                       /* then the inline lookup, without a call per value */
+    int64_t last = 0;
+    uint8_t byte = encode(s->cfg.aov, 0);
     for (size_t i = 0; i < n; i++) {
         for (int ch = 0; ch < 3; ch++) {
-            double v = (double)s->accum[i * 3 + ch] / FIXED_ONE;
-            if (s->cfg.aov == PL_AOV_PRIMID) rgba[i * 4 + ch] = (uint8_t)v;
-            else if (s->cfg.aov == PL_AOV_COLOR) rgba[i * 4 + ch] = pl_to_srgb8((float)v);
-            else rgba[i * 4 + ch] = (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
+            int64_t sum = s->accum[i * 3 + ch];
+            if (sum != last) { last = sum; byte = encode(s->cfg.aov, sum); }
+            rgba[i * 4 + ch] = byte;
         }
         rgba[i * 4 + 3] = 255;
     }

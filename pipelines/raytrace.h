@@ -4,9 +4,12 @@
  *                                     ^-----------'  (reflection rays: the cycle)
  *
  * Tiler and Sampler are Thread singletons, Camera / Intersect / Shade / Shadow are
- * Shader stages, Blend is a Thread stage. Shade pushes shadow rays, reflection rays and
- * direct contributions; the runtime coalesces them into full packets. Blend sums
- * contributions in 64-bit fixed point, so the image is bit-identical whatever order they
+ * Shader stages, Blend is a Thread stage. The Sampler's packets cover 8x8-pixel blocks;
+ * Intersect writes hits into its input packet (in place). Shade pushes shadow rays and
+ * reflection rays, which the runtime coalesces into full packets, and writes each ray's
+ * direct contribution to one output packet; Shadow Intersect writes the unoccluded
+ * lights' terms likewise. Contributions are converted to 64-bit fixed point where they
+ * are made, and Blend adds integers, so the image is bit-identical whatever order they
  * arrive in (any worker count, any run). */
 #ifndef PIPELINES_RAYTRACE_H
 #define PIPELINES_RAYTRACE_H

@@ -99,8 +99,8 @@ void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
     for (int l = 0; l < e->nlights; l++) light_term(e, m, p, n, view, &e->lights[l], scale, out);
     out->reflect = m->reflectivity > 0;
     if (!out->reflect) return;
-    float d[3] = {ray->dir[0], ray->dir[1], ray->dir[2]};
-    sh_normalize3(d);
+    /* The unit direction is -view, bit for bit (negation commutes with the rounding). */
+    float d[3] = {-view[0], -view[1], -view[2]};
     float dn = sh_dot3(d, n);
     for (int i = 0; i < 3; i++) {
         out->reflected.org[i] = p[i] + n[i] * e->eps;
