@@ -4,16 +4,19 @@
  *   IA[g] -> VS[g]  (g = 0..groups-1, disjoint index ranges, batches carry sequence numbers)
  *        \-> Reorder -> Rast -> PS -> OM[tile]
  *
- * IA groups are Thread stages, VS and PS Shader stages, Reorder a Thread singleton that
- * restores draw order, Rast a Fixed-function stage (rasterizer/), OM a Thread stage
- * instanced once per framebuffer tile through a queue set. Rast -> PS -> OM is an
- * ordered chain: the OM subqueue of a tile is a reorder buffer, so fragments are
- * depth-tested and written in strict primitive order within each tile and the image
- * is bit-identical for any number of workers.
+ * IA groups are Thread stages; the VS (Shader) transforms, clip-tests and sets up its
+ * triangles (rasterizer/); Reorder, a Thread singleton, restores draw order; Rast, a
+ * Fixed-function stage, walks the tiles each triangle touches, skips what the coarse
+ * depth test hides and finds covered pixels; the PS (Shader) computes depth and weights,
+ * tests early-Z and shades; the OM, a Thread stage instanced once per framebuffer tile
+ * through a queue set, depth-tests and writes. Rast -> PS -> OM is an ordered chain: the
+ * OM subqueue of a tile is a reorder buffer, so fragments are depth-tested and written
+ * in strict primitive order within each tile and the image is bit-identical for any
+ * number of workers.
  *
- * With parallel_rast, Rast is split: a Setup/Bin singleton clips and sets up each
- * triangle and sends it to every tile it touches through a queue set; a Rast stage
- * instanced per tile rasterizes its tile and leads the ordered chain for that tile. */
+ * With parallel_rast, Rast is split: a Setup/Bin singleton sends each set-up triangle to
+ * every tile it touches through a queue set; a Rast stage instanced per tile rasterizes
+ * its tile and leads the ordered chain for that tile. */
 #ifndef PIPELINES_RASTER_H
 #define PIPELINES_RASTER_H
 
