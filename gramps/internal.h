@@ -290,6 +290,9 @@ struct gr_worker {
     gr_partial **partials;            /* [queue] -> array indexed by subqueue */
     uint32_t *partials_len;
     gr_partial *active_partials;
+    /* Component pending decrements not yet applied (see gr_pending_sub_later) */
+    int64_t *pending_later;
+    unsigned pending_later_ops;
     /* accounting (owned by this worker; summed after the run) */
     gr_time_cat cat;
     uint64_t t_last;
@@ -363,6 +366,8 @@ void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
 gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
 void gr_pkt_free(gr_worker *w, gr_pkt *p);
 void gr_release(gr_worker *w, gr_pkt *p);
+void gr_uncharge_later(gr_worker *w, gr_queue_rt *q, int64_t n);
+void gr_release_later(gr_worker *w, gr_pkt *p);
 void gr_enqueue(gr_worker *w, gr_pkt *p);
 void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: skip */
 uint64_t gr_subq_avail(const gr_subq *s);
@@ -395,6 +400,12 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
 /* term.c */
 void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n);
 void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n);
+/* A decrement this worker applies later (after at most GR_PENDING_BATCH of them, and
+ * always before it looks for work elsewhere, runs a Thread stage or sleeps): each packet
+ * otherwise costs two contended atomics on its component's counter. Deferring only
+ * decrements keeps the counter >= the true count, so termination is never early. */
+void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n);
+void gr_pending_flush(gr_worker *w);
 void gr_term_start(gr_graph *g);   /* before instances start: outside producers */
 void gr_term_kick(gr_graph *g);    /* after: finishes components with nothing to do */
 

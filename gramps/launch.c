@@ -119,8 +119,9 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->stage_ticks = calloc((size_t)g->nstages, sizeof *w->stage_ticks);
     w->stage_tasks = calloc((size_t)g->nstages, sizeof *w->stage_tasks);
     w->scratch = calloc(1, max_packet_bytes(g));
+    w->pending_later = calloc((size_t)g->ncomps, sizeof *w->pending_later);
     if (!w->dq || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
-        !w->stage_tasks || !w->scratch)
+        !w->stage_tasks || !w->scratch || !w->pending_later)
         return false;
     for (int r = 0; r < g->nstages; r++)
         if (gr_dq_init(&w->dq[r], 6) != 0) return false;
@@ -143,6 +144,7 @@ static void free_worker(gr_graph *g, gr_worker *w)
         for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
     free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
     free(w->stage_ticks); free(w->stage_tasks); free(w->scratch); free(w->journal);
+    free(w->pending_later);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'

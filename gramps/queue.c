@@ -71,6 +71,22 @@ void gr_release(gr_worker *w, gr_pkt *p)
     gr_uncharge(w, q, 1);
 }
 
+/* As gr_uncharge / gr_release, for a finished Shader task on its worker's scheduler:
+ * the component's pending count drops later (gr_pending_sub_later). */
+void gr_uncharge_later(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    atomic_fetch_sub(&q->held, n);
+    if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
+    if (!q->physical) gr_pending_sub_later(w, gr_comp_of_queue(w->g, q), n);
+}
+
+void gr_release_later(gr_worker *w, gr_pkt *p)
+{
+    gr_queue_rt *q = p->queue;
+    gr_pkt_free(w, p);
+    gr_uncharge_later(w, q, 1);
+}
+
 /* Backpressure test for Shader producers. Ordered outputs never count: inside an
  * ordered chain the space was reserved at the chain's end when its first packet was
  * committed. Per-subqueue capacity of queue sets is enforced at reserve time. */

@@ -103,6 +103,7 @@ static void run_task(gr_worker *w, void *task, gr_stage_rt *s)
     atomic_store_explicit(&w->progress, w->tasks, memory_order_relaxed);
     if (is_inst(task)) {
         gr_flush_partials(w);             /* a Thread activation may run for long */
+        gr_pending_flush(w);
         gr_inst_run(w, as_inst(task));
         return;
     }
@@ -158,6 +159,7 @@ static bool schedule_once(gr_worker *w)
     }
     if (!t) {
         int rank;
+        gr_pending_flush(w);              /* out of local work: let termination see it */
         t = steal(w, &rank);
         if (t) w->steals++;
     }

@@ -103,8 +103,8 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     bool forwarded = false;
     for (int i = 0; i < s->nout; i++)
         if (commit_output(w, c, i)) forwarded = true;
-    if (forwarded) gr_uncharge(w, in_q, 1);   /* left the input queue, packet lives on */
-    else gr_release(w, in);
+    if (forwarded) gr_uncharge_later(w, in_q, 1);   /* left the input queue, packet lives on */
+    else gr_release_later(w, in);
 }
 
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)

@@ -56,6 +56,26 @@ void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n)
         comp_quiescent(w, c);
 }
 
+#define GR_PENDING_BATCH 64
+
+void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n)
+{
+    w->pending_later[c->id] += n;
+    if (++w->pending_later_ops >= GR_PENDING_BATCH) gr_pending_flush(w);
+}
+
+void gr_pending_flush(gr_worker *w)
+{
+    if (!w->pending_later_ops) return;
+    w->pending_later_ops = 0;
+    for (int i = 0; i < w->g->ncomps; i++) {
+        int64_t n = w->pending_later[i];
+        if (!n) continue;
+        w->pending_later[i] = 0;
+        gr_pending_sub(w, &w->g->comps[i], n);
+    }
+}
+
 /* At launch: each component waits for its outside producer components. Components
  * with nothing to wait for and no instance started are finished at once. */
 void gr_term_start(gr_graph *g)
