@@ -277,6 +277,25 @@ typedef struct gr_journal_ev {
     uint32_t worker;
 } gr_journal_ev;
 
+/* Calls of some operation, the 1 in GR_QUEUE_SAMPLE that was timed, and their ticks. */
+typedef struct gr_sampled { uint64_t calls, timed, ticks; } gr_sampled;
+
+/* Counts a call; true when this one is to be timed. */
+static inline bool gr_sampled_start(gr_sampled *s) { return s->calls++ % GR_QUEUE_SAMPLE == 0; }
+
+static inline void gr_sampled_add(gr_sampled *s, uint64_t ticks)
+{
+    s->ticks += ticks;
+    s->timed++;
+}
+
+/* Estimated ticks of all calls, at most `cap` (the time they were part of). */
+static inline double gr_sampled_total(const gr_sampled *s, uint64_t cap)
+{
+    double t = s->timed ? (double)s->ticks * (double)s->calls / (double)s->timed : 0;
+    return t < (double)cap ? t : (double)cap;
+}
+
 struct gr_worker {
     unsigned id;
     gr_graph *g;
@@ -300,11 +319,10 @@ struct gr_worker {
     uint64_t *stage_ticks;
     uint64_t *stage_tasks;
     uint64_t tasks, steals, flushes;
-    /* Thread-stage intrinsics: all calls, and the 1 in GR_QUEUE_SAMPLE that is timed
-     * (their time is split out of the application time at the end, see stats.c) */
-    uint64_t q_calls, q_timed, q_timed_ticks;
-    /* Shader tasks' output commits, likewise (they run in scheduling time) */
-    uint64_t f_calls, f_timed, f_timed_ticks;
+    /* Queue work timed 1 call in GR_QUEUE_SAMPLE (see gr_sampled): Thread-stage
+     * intrinsics (inside application time) and Shader output commits (inside
+     * scheduling time); stats.c moves the estimates to queue time. */
+    gr_sampled intrinsics, commits;
     _Atomic(uint64_t) progress;       /* read by the watchdog */
     _Atomic(bool) idle;
     gr_journal_ev *journal;

@@ -56,35 +56,37 @@ bool gr_try_charge(gr_queue_rt *q, int64_t n)
     return true;
 }
 
-void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n)
+/* n packets leave q: frees their space (waking blocked producers) and lowers the
+ * consumer component's pending count, now or (later) in the worker's next batch. */
+static void uncharge(gr_worker *w, gr_queue_rt *q, int64_t n, bool later)
 {
     atomic_fetch_sub(&q->held, n);
     if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
-    if (!q->physical) gr_pending_sub(w, gr_comp_of_queue(w->g, q), n);
+    if (q->physical) return;
+    gr_comp *c = gr_comp_of_queue(w->g, q);
+    if (later) gr_pending_sub_later(w, c, n);
+    else gr_pending_sub(w, c, n);
 }
+
+void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n) { uncharge(w, q, n, false); }
 
 /* The consumer is done with p: it leaves the queue and returns to the pool. */
 void gr_release(gr_worker *w, gr_pkt *p)
 {
     gr_queue_rt *q = p->queue;
     gr_pkt_free(w, p);
-    gr_uncharge(w, q, 1);
+    uncharge(w, q, 1, false);
 }
 
 /* As gr_uncharge / gr_release, for a finished Shader task on its worker's scheduler:
  * the component's pending count drops later (gr_pending_sub_later). */
-void gr_uncharge_later(gr_worker *w, gr_queue_rt *q, int64_t n)
-{
-    atomic_fetch_sub(&q->held, n);
-    if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
-    if (!q->physical) gr_pending_sub_later(w, gr_comp_of_queue(w->g, q), n);
-}
+void gr_uncharge_later(gr_worker *w, gr_queue_rt *q, int64_t n) { uncharge(w, q, n, true); }
 
 void gr_release_later(gr_worker *w, gr_pkt *p)
 {
     gr_queue_rt *q = p->queue;
     gr_pkt_free(w, p);
-    gr_uncharge_later(w, q, 1);
+    uncharge(w, q, 1, true);
 }
 
 /* Backpressure test for Shader producers. Ordered outputs never count: inside an

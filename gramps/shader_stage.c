@@ -124,12 +124,9 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     if (w->journal) gr_journal_add(w, s->id, 0, t0, t1);
     /* Committing the outputs is queue time; 1 task in GR_QUEUE_SAMPLE times it (a clock
      * read costs about as much), and the statistics move the estimate out of scheduling. */
-    bool timed = w->f_calls++ % GR_QUEUE_SAMPLE == 0;
+    bool timed = gr_sampled_start(&w->commits);
     finish_task(w, c);
-    if (timed) {
-        w->f_timed_ticks += gr_ticks() - t1;
-        w->f_timed++;
-    }
+    if (timed) gr_sampled_add(&w->commits, gr_ticks() - t1);
     return true;
 }
 

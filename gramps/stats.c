@@ -156,10 +156,8 @@ static void collect_workers(gr_graph *g, gr_stats *st)
         /* Thread-stage intrinsics run inside the fiber's application time, Shader output
          * commits inside scheduling time; their shares are estimated from the timed 1 in
          * GR_QUEUE_SAMPLE calls and moved to queue time. */
-        double q_est = w->q_timed ? (double)w->q_timed_ticks * (double)w->q_calls / (double)w->q_timed : 0;
-        if (q_est > (double)w->t[GR_T_APP]) q_est = (double)w->t[GR_T_APP];
-        double f_est = w->f_timed ? (double)w->f_timed_ticks * (double)w->f_calls / (double)w->f_timed : 0;
-        if (f_est > (double)w->t[GR_T_SCHED]) f_est = (double)w->t[GR_T_SCHED];
+        double q_est = gr_sampled_total(&w->intrinsics, w->t[GR_T_APP]);
+        double f_est = gr_sampled_total(&w->commits, w->t[GR_T_SCHED]);
         ws->app_ms = gr_ticks_to_ms((uint64_t)((double)w->t[GR_T_APP] - q_est));
         ws->queue_ms = gr_ticks_to_ms(w->t[GR_T_QUEUE] + (uint64_t)q_est + (uint64_t)f_est);
         ws->sched_ms = gr_ticks_to_ms((uint64_t)((double)w->t[GR_T_SCHED] - f_est));

@@ -191,7 +191,7 @@ static gr_status enter(gr_ctx *c, const char *what)
         return GR_ERR_INVALID;
     }
     gr_worker *w = c->w;
-    if (w->q_calls++ % GR_QUEUE_SAMPLE == 0) c->q_t0 = gr_ticks();
+    if (gr_sampled_start(&w->intrinsics)) c->q_t0 = gr_ticks();
     return GR_OK;
 }
 
@@ -200,9 +200,7 @@ static gr_status enter(gr_ctx *c, const char *what)
 static gr_status leave(gr_ctx *c, gr_status st)
 {
     if (c->q_t0) {
-        gr_worker *w = c->w;
-        w->q_timed_ticks += gr_ticks() - c->q_t0;
-        w->q_timed++;
+        gr_sampled_add(&c->w->intrinsics, gr_ticks() - c->q_t0);
         c->q_t0 = 0;
     }
     return st;

@@ -154,29 +154,25 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
     }
 }
 
-static void rast_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
-                      const rsp_prim *p, uint32_t uid)
-{
-    rast_in_tile(l, c, rc, tile, p, uid);
-}
-
-/* Each batch's fragments are staged per tile and sent when the batch is done. */
-void rsp_rast_main(gr_ctx *c)
+/* Rast and Setup/Bin: every record of each primitive batch goes to per_tile for the
+ * tiles it touches; the staged packets leave when the batch is done. */
+static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, tile_fn per_tile)
 {
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = gr_config(c, NULL);
     rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
-                                 sizeof(frag_pkt), copy_frag_pkt));
+    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], rast_tile);
+        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], per_tile);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
     rast_local_free(&l, s);
 }
+
+void rsp_rast_main(gr_ctx *c) { walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile); }
 
 /* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
 
@@ -196,19 +192,7 @@ static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile
 
 void rsp_setup_bin_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
-    const rast_cfg *rc = gr_config(c, NULL);
-    rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES,
-                                 sizeof(binned_pkt), copy_binned_pkt));
-    gr_window w;
-    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], bin_tile);
-        gr_commit(c, 0, 1);
-        rsp_stager_flush(&l.stager, c);
-    }
-    rast_local_free(&l, s);
+    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
