@@ -6,15 +6,24 @@
  *    worker (a queue set seeds one instance per subqueue), so producing is parallel
  *    too and the figure is the runtime's cost per packet on each worker, not the single
  *    producer's rate.
+ *  - shader_packet_overhead_independent_ns_Nw: the machine's floor for the figure above:
+ *    N separate 1-worker graphs (producer -> empty Shader) run at once, sharing nothing
+ *    but the machine. What _parallel_ adds over it is the cost of workers sharing one
+ *    graph; what it adds over _ns_1w is the machine's (memory bandwidth, turbo, a VM's
+ *    other tenants), which no runtime can remove.
  *  - thread_pingpong_round_trip_ns: two Thread stages bounce one packet through two
  *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
  *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
  *    per Shader: time, parallel efficiency against 1 worker, and peak footprint.
- * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads). */
+ * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
+ * Arguments, if any, pick groups by name: overhead, parallel, pingpong, synthetic
+ * (e.g. `bench_runtime parallel` to re-measure one figure under perf). */
 #include "gramps/gramps.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,17 +80,45 @@ static double run_graph(gr_graph *g, unsigned workers)
     return now_s() - t0;
 }
 
+static gr_graph *producer_to_empty_shader(params *p)
+{
+    gr_graph *g = gr_graph_create();
+    int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 16, .capacity = 256});
+    int s = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = produce, .user = p});
+    int h = gr_stage(g, &(gr_stage_desc){.name = "nop", .kind = GR_SHADER, .main = empty_shader});
+    gr_bind(g, s, GR_BIND_OUTPUT, q);
+    gr_bind(g, h, GR_BIND_INPUT, q);
+    return g;
+}
+
+static void bench_shader_overhead_independent(unsigned graphs)
+{
+    params p = {.packets = 2000000};
+    gr_graph *g[64];
+    if (graphs > 64) graphs = 64;
+    double best = 1e9;
+    for (int rep = 0; rep < 3; rep++) {
+        for (unsigned i = 0; i < graphs; i++) g[i] = producer_to_empty_shader(&p);
+        double t0 = now_s();
+        for (unsigned i = 0; i < graphs; i++)
+            if (gr_launch(g[i], &(gr_launch_opts){.workers = 1}, NULL, 0) != GR_OK) {
+                fprintf(stderr, "bench graph failed: %s\n", gr_error(g[i]));
+                exit(1);
+            }
+        for (unsigned i = 0; i < graphs; i++) gr_wait(g[i]);
+        double t = now_s() - t0;
+        if (t < best) best = t;
+        for (unsigned i = 0; i < graphs; i++) gr_graph_destroy(g[i]);
+    }
+    printf("shader_packet_overhead_independent_ns_%uw %.1f ns\n", graphs, best * 1e9 / p.packets);
+}
+
 static void bench_shader_overhead(unsigned workers)
 {
     params p = {.packets = 2000000};
     double best = 1e9;
     for (int rep = 0; rep < 3; rep++) {
-        gr_graph *g = gr_graph_create();
-        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 16, .capacity = 256});
-        int s = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = produce, .user = &p});
-        int h = gr_stage(g, &(gr_stage_desc){.name = "nop", .kind = GR_SHADER, .main = empty_shader});
-        gr_bind(g, s, GR_BIND_OUTPUT, q);
-        gr_bind(g, h, GR_BIND_INPUT, q);
+        gr_graph *g = producer_to_empty_shader(&p);
         double t = run_graph(g, workers);
         if (t < best) best = t;
         gr_graph_destroy(g);
@@ -227,15 +264,43 @@ static double synthetic(unsigned workers, params *p, unsigned long long *footpri
     return t;
 }
 
-int main(void)
+static int nselected;
+static char **selected;
+
+static bool wanted(const char *group)
 {
+    if (!nselected) return true;
+    for (int i = 0; i < nselected; i++)
+        if (!strcmp(selected[i], group)) return true;
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *groups[] = {"overhead", "parallel", "pingpong", "synthetic"};
+    for (int i = 1; i < argc; i++) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof groups / sizeof *groups; k++) known |= !strcmp(argv[i], groups[k]);
+        if (!known) {
+            fprintf(stderr, "bench_runtime: unknown group '%s' (overhead, parallel, pingpong, synthetic)\n", argv[i]);
+            return 2;
+        }
+    }
+    nselected = argc - 1;
+    selected = argv + 1;
     long hw = sysconf(_SC_NPROCESSORS_ONLN);
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : hw);
-    bench_shader_overhead(1);
-    if (maxw >= 2) bench_shader_overhead(2);
-    for (unsigned w = 1; w <= maxw; w *= 2) bench_shader_overhead_parallel(w);
-    bench_pingpong();
+    if (wanted("overhead")) {
+        bench_shader_overhead(1);
+        if (maxw >= 2) bench_shader_overhead(2);
+    }
+    if (wanted("parallel")) {
+        for (unsigned w = 1; w <= maxw; w *= 2) bench_shader_overhead_parallel(w);
+        for (unsigned w = 2; w <= maxw; w *= 2) bench_shader_overhead_independent(w);
+    }
+    if (wanted("pingpong")) bench_pingpong();
+    if (!wanted("synthetic")) return 0;
     params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
     unsigned long long fp;
     double t1 = synthetic(1, &p, &fp);

@@ -25,7 +25,7 @@ const char *gr_error(const gr_graph *g) { return g ? g->error : "no graph"; }
 
 gr_graph *gr_graph_create(void)
 {
-    gr_graph *g = calloc(1, sizeof *g);
+    gr_graph *g = gr_calloc_lines(1, sizeof *g);
     if (!g) return NULL;
     pthread_mutex_init(&g->error_lock, NULL);
     pthread_mutex_init(&g->sleep_lock, NULL);

@@ -133,7 +133,6 @@ struct gr_queue_rt {
      * of their own, so those writes do not evict the fields above, which every packet
      * reads (false sharing cost ~2x the per-packet overhead at 2 workers). */
     _Alignas(64) _Atomic(int64_t) held;   /* packets charged (all subqueues) */
-    _Atomic(uint64_t) total;          /* packets enqueued */
     /* Read on every packet, written rarely. */
     _Alignas(64) _Atomic(int) nwaiters;
     _Atomic(int64_t) peak;
@@ -296,8 +295,11 @@ static inline double gr_sampled_total(const gr_sampled *s, uint64_t cap)
     return t < (double)cap ? t : (double)cap;
 }
 
+/* Each worker's struct and the arrays it writes per task start on cache lines of their
+ * own (gr_calloc_lines): workers sharing a line would invalidate each other's copy on
+ * every packet. */
 struct gr_worker {
-    unsigned id;
+    _Alignas(64) unsigned id;
     gr_graph *g;
     pthread_t thread;
     bool started;
@@ -309,15 +311,17 @@ struct gr_worker {
     gr_partial **partials;            /* [queue] -> array indexed by subqueue */
     uint32_t *partials_len;
     gr_partial *active_partials;
-    /* Component pending decrements not yet applied (see gr_pending_sub_later) */
-    int64_t *pending_later;
-    unsigned pending_later_ops;
+    /* Units this worker added to each component's pending count beyond the true
+     * count, and updates since they were last returned (term.c) */
+    int64_t *pending_surplus;
+    unsigned pending_ops;
     /* accounting (owned by this worker; summed after the run) */
     gr_time_cat cat;
     uint64_t t_last;
     uint64_t t[GR_T_NCAT];
     uint64_t *stage_ticks;
     uint64_t *stage_tasks;
+    uint64_t *queue_packets;          /* packets this worker enqueued, per queue */
     uint64_t tasks, steals, flushes;
     /* Queue work timed 1 call in GR_QUEUE_SAMPLE (see gr_sampled): Thread-stage
      * intrinsics (inside application time) and Shader output commits (inside
@@ -328,6 +332,7 @@ struct gr_worker {
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;
+    char pad_end[64];                 /* keeps the next worker's hot fields off this line */
 };
 
 struct gr_graph {
@@ -353,7 +358,9 @@ struct gr_graph {
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
     pthread_mutex_t error_lock;
-    pthread_t sampler;
+    /* Written by the sampler thread: off the line of abort/comps_left, which workers
+     * read on every intrinsic and scheduling step. */
+    _Alignas(64) pthread_t sampler;
     _Atomic(bool) sampler_stop;
     uint64_t samples;
     double footprint_sum;
@@ -378,8 +385,8 @@ gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
 void gr_subq_free(gr_subq *s);
-void gr_charge(gr_queue_rt *q, int64_t n);
-bool gr_try_charge(gr_queue_rt *q, int64_t n);
+void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
 void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
 gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
 void gr_pkt_free(gr_worker *w, gr_pkt *p);
@@ -416,12 +423,13 @@ void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
 
 /* term.c */
+/* w must be the calling pthread's worker (or, before the workers start, any worker):
+ * increments and later-decrements go through w's surplus (see term.c), which only w
+ * touches. */
 void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n);
 void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n);
-/* A decrement this worker applies later (after at most GR_PENDING_BATCH of them, and
- * always before it looks for work elsewhere, runs a Thread stage or sleeps): each packet
- * otherwise costs two contended atomics on its component's counter. Deferring only
- * decrements keeps the counter >= the true count, so termination is never early. */
+/* A decrement applied later: in w's next flush, after at most GR_PENDING_BATCH updates
+ * and always before w looks for work elsewhere, runs a Thread stage or sleeps. */
 void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n);
 void gr_pending_flush(gr_worker *w);
 void gr_term_start(gr_graph *g);   /* before instances start: outside producers */

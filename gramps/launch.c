@@ -116,12 +116,13 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->victims = calloc(g->nworkers, sizeof *w->victims);
     w->partials = calloc((size_t)g->nqueues, sizeof *w->partials);
     w->partials_len = calloc((size_t)g->nqueues, sizeof *w->partials_len);
-    w->stage_ticks = calloc((size_t)g->nstages, sizeof *w->stage_ticks);
-    w->stage_tasks = calloc((size_t)g->nstages, sizeof *w->stage_tasks);
-    w->scratch = calloc(1, max_packet_bytes(g));
-    w->pending_later = calloc((size_t)g->ncomps, sizeof *w->pending_later);
+    w->stage_ticks = gr_calloc_lines((size_t)g->nstages, sizeof *w->stage_ticks);
+    w->stage_tasks = gr_calloc_lines((size_t)g->nstages, sizeof *w->stage_tasks);
+    w->queue_packets = gr_calloc_lines((size_t)g->nqueues, sizeof *w->queue_packets);
+    w->scratch = gr_calloc_lines(1, max_packet_bytes(g));
+    w->pending_surplus = gr_calloc_lines((size_t)g->ncomps, sizeof *w->pending_surplus);
     if (!w->dq || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
-        !w->stage_tasks || !w->scratch || !w->pending_later)
+        !w->stage_tasks || !w->queue_packets || !w->scratch || !w->pending_surplus)
         return false;
     for (int r = 0; r < g->nstages; r++)
         if (gr_dq_init(&w->dq[r], 6) != 0) return false;
@@ -143,8 +144,8 @@ static void free_worker(gr_graph *g, gr_worker *w)
     if (w->partials)
         for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
     free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
-    free(w->stage_ticks); free(w->stage_tasks); free(w->scratch); free(w->journal);
-    free(w->pending_later);
+    free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch); free(w->journal);
+    free(w->pending_surplus);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'
@@ -197,7 +198,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;
     g->launched = true;
     gr_stack_pool_init(&g->stacks, g->opts.stack_bytes);
-    g->workers = calloc(g->nworkers, sizeof *g->workers);
+    g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
     bool ok = g->workers && create_pools(g) && create_subqueues(g);
     for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
     if (ok) {

@@ -31,20 +31,20 @@ static void update_peak(_Atomic(int64_t) *peak, int64_t v)
                           memory_order_relaxed, memory_order_relaxed)) {}
 }
 
-void gr_charge(gr_queue_rt *q, int64_t n)
+void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     /* seq_cst pairs with the waiter registration in block_out(): a producer that sees
      * the queue full after registering cannot miss this consumer's release. */
     int64_t held = atomic_fetch_add(&q->held, n) + n;
     update_peak(&q->peak, held);
-    if (!q->physical) atomic_fetch_add(&q->cons_comp->pending, n);
+    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
 }
 
 /* Charges n packets unless that would overfill the queue (backward edges are never
  * full; an empty queue always takes a reservation, so one larger than the capacity
  * cannot wait forever). The add-then-undo may make a concurrent check fail spuriously;
  * such a producer rechecks after registering as a waiter, so it is not lost. */
-bool gr_try_charge(gr_queue_rt *q, int64_t n)
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     int64_t old = atomic_fetch_add(&q->held, n);
     if (!q->backward && old > 0 && old + n > (int64_t)q->d.capacity) {
@@ -52,7 +52,7 @@ bool gr_try_charge(gr_queue_rt *q, int64_t n)
         return false;
     }
     update_peak(&q->peak, old + n);
-    if (!q->physical) atomic_fetch_add(&q->cons_comp->pending, n);
+    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
     return true;
 }
 
@@ -232,7 +232,7 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
         gr_wake_sleepers(w->g);
         return;
     }
-    atomic_fetch_add_explicit(&q->total, 1, memory_order_relaxed);
+    w->queue_packets[q->id]++;        /* per worker: a shared counter costs a miss */
     if (!q->physical) {
         gr_push_task(w, w->g->stages[q->consumer], p);
         return;

@@ -36,8 +36,8 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
     if (chain_end) {
         /* its space was reserved when the chain's first packet was */
     } else if (chained || q->is_set) {
-        gr_charge(q, 1);                  /* bounded by the chain end / soft for sets */
-    } else if (!gr_try_charge(q, 1)) {
+        gr_charge(w, q, 1);               /* bounded by the chain end / soft for sets */
+    } else if (!gr_try_charge(w, q, 1)) {
         return false;
     }
     gr_pkt *p = gr_pkt_alloc(w, q);
@@ -85,7 +85,7 @@ static bool commit_output(gr_worker *w, gr_ctx *c, int i)
     }
     if (inplace) {
         /* The packet moves from the input queue to this one: charge here first. */
-        if (!chain_end) gr_charge(q, 1);
+        if (!chain_end) gr_charge(w, q, 1);
         p->queue = q;
         p->sub = NULL;
     }
@@ -245,7 +245,7 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
     gr_partial *pa = partial_for(w, q, sub);
     if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return; }
     if (!pa->pkt) {
-        gr_charge(q, 1);
+        gr_charge(w, q, 1);
         pa->producer = &w->g->comps[c->stage->comp];
         gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);

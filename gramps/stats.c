@@ -133,7 +133,8 @@ static void collect_queues(gr_graph *g, gr_stats *st)
         qs->name = q->name;
         qs->capacity = q->d.capacity;
         qs->packet_bytes = q->packet_bytes;
-        qs->packets = atomic_load(&q->total);
+        qs->packets = 0;
+        for (unsigned k = 0; k < g->nworkers; k++) qs->packets += g->workers[k].queue_packets[i];
         qs->peak_packets = (uint64_t)atomic_load(&q->peak);
         qs->avg_packets = g->samples ? q->depth_sum / (double)g->samples : 0;
         qs->peak_bytes = qs->peak_packets * q->packet_bytes;

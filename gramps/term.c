@@ -44,10 +44,32 @@ static void comp_quiescent(gr_worker *w, gr_comp *c)
     gr_pending_sub(w, c, 1);
 }
 
+/* Per-worker surplus: each worker keeps, per component, a count of units it has added to
+ * `pending` beyond the true count (pending = true count + every worker's surplus, all
+ * surpluses >= 0, so pending never reaches zero early). A finished Shader task adds one
+ * unit of surplus instead of decrementing; a new task spends one instead of
+ * incrementing, and when there is none the worker adds a batch at once. In a steady
+ * pipeline a worker's finished tasks pay for its new ones: no contended atomic per
+ * packet on the counter. The surplus goes back (gr_pending_flush) after GR_PENDING_BATCH
+ * operations, and always before the worker looks for work elsewhere, runs a Thread stage
+ * or sleeps, so a finished component is seen within a bounded delay. */
+#define GR_PENDING_BATCH 64
+
+static void count_op(gr_worker *w)
+{
+    if (++w->pending_ops >= GR_PENDING_BATCH) gr_pending_flush(w);
+}
+
 void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n)
 {
-    (void)w;
-    atomic_fetch_add(&c->pending, n);
+    int64_t *surplus = &w->pending_surplus[c->id];
+    if (*surplus >= n) {
+        *surplus -= n;
+    } else {
+        atomic_fetch_add(&c->pending, n + GR_PENDING_BATCH);
+        *surplus += GR_PENDING_BATCH;
+    }
+    count_op(w);
 }
 
 void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n)
@@ -56,22 +78,20 @@ void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n)
         comp_quiescent(w, c);
 }
 
-#define GR_PENDING_BATCH 64
-
 void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n)
 {
-    w->pending_later[c->id] += n;
-    if (++w->pending_later_ops >= GR_PENDING_BATCH) gr_pending_flush(w);
+    w->pending_surplus[c->id] += n;
+    count_op(w);
 }
 
 void gr_pending_flush(gr_worker *w)
 {
-    if (!w->pending_later_ops) return;
-    w->pending_later_ops = 0;
+    if (!w->pending_ops) return;
+    w->pending_ops = 0;
     for (int i = 0; i < w->g->ncomps; i++) {
-        int64_t n = w->pending_later[i];
+        int64_t n = w->pending_surplus[i];
         if (!n) continue;
-        w->pending_later[i] = 0;
+        w->pending_surplus[i] = 0;
         gr_pending_sub(w, &w->g->comps[i], n);
     }
 }

@@ -353,9 +353,9 @@ static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n)
 {
     if (q->is_set) {
         while (!try_charge_sub(s, n)) wait_output(c, s, NULL, n);
-        gr_charge(q, n);
+        gr_charge(c->w, q, n);
     } else {
-        while (!gr_try_charge(q, n)) wait_output(c, NULL, q, n);
+        while (!gr_try_charge(c->w, q, n)) wait_output(c, NULL, q, n);
         if (q->physical) {
             gr_spin_lock(&q->subs[0]->lock);
             q->subs[0]->charged += n;
@@ -378,7 +378,7 @@ static uint64_t reserve_chain_slots(gr_ctx *c, gr_queue_rt *end, gr_subq *s, uin
                 if (i == 0) first = pos;
             }
             gr_spin_unlock(&s->lock);
-            gr_charge(end, n);
+            gr_charge(c->w, end, n);
             return first;
         }
         gr_spin_unlock(&s->lock);
