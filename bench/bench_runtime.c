@@ -14,6 +14,8 @@
  *  - thread_pingpong_round_trip_ns: two Thread stages bounce one packet through two
  *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
  *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
+ *    synthetic_machine_efficiency_Nw is the control: the same work split over N plain
+ *    pthreads with no runtime at all, so efficiency lost there is the machine's.
  *    per Shader: time, parallel efficiency against 1 worker, and peak footprint.
  * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
  * Arguments, if any, pick groups by name: overhead, parallel, pingpong, synthetic
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,6 +229,30 @@ static double calibrate_spin(void)
     return 2e7 / ((now_s() - t0) * 1e6);
 }
 
+typedef struct plain_share { const params *p; uint32_t packets; } plain_share;
+
+static void *plain_work(void *arg)
+{
+    const plain_share *sh = arg;
+    for (uint32_t i = 0; i < 2 * sh->packets; i++) spin_work(sh->p->work_us * sh->p->spin_per_us);
+    return NULL;
+}
+
+/* The synthetic graph's work (two Shader calls per packet) on plain pthreads, no runtime. */
+static double plain_threads(unsigned n, const params *p)
+{
+    pthread_t t[64];
+    plain_share sh[64];
+    if (n > 64) n = 64;
+    double t0 = now_s();
+    for (unsigned i = 0; i < n; i++) {
+        sh[i] = (plain_share){p, p->packets / n + (i < p->packets % n)};
+        if (pthread_create(&t[i], NULL, plain_work, &sh[i]) != 0) exit(1);
+    }
+    for (unsigned i = 0; i < n; i++) pthread_join(t[i], NULL);
+    return now_s() - t0;
+}
+
 static double synthetic(unsigned workers, params *p, unsigned long long *footprint)
 {
     gr_graph *g = gr_graph_create();
@@ -313,5 +340,9 @@ int main(int argc, char **argv)
         printf("synthetic_efficiency_%uw %.1f %%\n", w, 100.0 * t1 / (t * w));
         printf("synthetic_peak_footprint_bytes_%uw %llu bytes\n", w, fp);
     }
+    double plain1 = plain_threads(1, &p);
+    for (unsigned w = 2; w <= maxw; w *= 2)
+        printf("synthetic_machine_efficiency_%uw %.1f %%\n", w,
+               100.0 * plain1 / (plain_threads(w, &p) * w));
     return 0;
 }
