@@ -3,6 +3,7 @@
  * footprint at 1024x1024 for teapot, courtyard, fairy and ../shared/scenes/bunny.obj,
  * per worker count (1, 2, 4, ... up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads).
  * Prints "name value unit". */
+#include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
 
 #include <stdbool.h>
@@ -60,6 +61,7 @@ static void bench_scene(const char *label, const char *path, unsigned maxw, bool
 
 int main(void)
 {
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
     for (int parallel = 0; parallel < 2; parallel++) {

@@ -13,6 +13,7 @@
 #include <GL/glext.h>
 #include <GL/osmesa.h>
 
+#include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
 #include "shaders/raster_shading.h"
 
@@ -176,6 +177,7 @@ static void ours_ms(const sc_scene *s, const sc_geometry *g, int threads, double
 
 int main(int argc, char **argv)
 {
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX];

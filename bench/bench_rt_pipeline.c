@@ -4,6 +4,7 @@
  * (median of 3 after a warm-up), rays per second and peak queue footprint per worker
  * count, and the footprint with and without the Sampler->Camera capacity limit.
  * GRAMPS_BENCH_MAX_WORKERS caps the sweep (default: hardware threads). */
+#include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
 
 #include <stdio.h>
@@ -97,6 +98,7 @@ static void bench_capacity(unsigned workers)
 
 int main(void)
 {
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
     bench_scene("teapot", "teapot", maxw);
