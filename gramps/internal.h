@@ -127,8 +127,8 @@ struct gr_queue_rt {
     gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
     gr_keymap keys;
     bool internal_producer;           /* a producer sits in the consumer's component */
-    double depth_sum;                 /* sampler: sum of held over samples */
-    double last_sampled;              /* sampler: previous sample (journal on changes) */
+    double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
+    double last_sampled;              /* previous sample (journal on changes) */
     /* Written on every packet by producers and consumers on different workers: a line
      * of their own, so those writes do not evict the fields above, which every packet
      * reads (false sharing cost ~2x the per-packet overhead at 2 workers). */
@@ -351,26 +351,29 @@ struct gr_graph {
     gr_stack_pool stacks;
     bool launched, waited;
     bool synchronous;                 /* GRAMPS_NUM_THREADS=0: worker 0 runs in gr_wait */
-    bool sampler_started;
+    bool watchdog_started;
     _Atomic(bool) abort;
     _Atomic(int) comps_left;
     _Atomic(int) sleepers;
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
     pthread_mutex_t error_lock;
-    /* Written by the sampler thread: off the line of abort/comps_left, which workers
-     * read on every intrinsic and scheduling step. */
-    _Alignas(64) pthread_t sampler;
-    _Atomic(bool) sampler_stop;
+    /* Footprint samples (stats.c), taken by whichever thread finds one due: off the
+     * line of abort/comps_left, which workers read on every intrinsic and step. */
+    _Alignas(64) _Atomic(uint64_t) next_sample;   /* tick when the next one is due */
+    _Atomic(bool) sampling;           /* a thread is taking one */
+    uint64_t sample_period, last_sample;
     uint64_t samples;
-    double footprint_sum;
+    double sampled_ticks;             /* time the samples cover (the averages' divisor) */
     uint64_t footprint_peak;
+    pthread_t watchdog;
+    _Atomic(bool) watchdog_stop;
     uint64_t t_start, t_end;
     gr_stats stats;
     bool stats_ready;
     gr_journal_ev *journal_events;    /* all workers' journals, after gr_wait */
     size_t njournal;
-    struct gr_depth_ev *depths;       /* sampler's queue-depth journal */
+    struct gr_depth_ev *depths;       /* queue-depth journal (samples) */
     size_t ndepths, cap_depths;
 };
 
@@ -436,7 +439,16 @@ void gr_term_start(gr_graph *g);   /* before instances start: outside producers 
 void gr_term_kick(gr_graph *g);    /* after: finishes components with nothing to do */
 
 /* stats.c */
-void *gr_sampler_main(void *arg);
+void *gr_watchdog_main(void *arg);
+void gr_sample_start(gr_graph *g, uint64_t now);
+void gr_sample_final(gr_graph *g);      /* after the workers stopped */
+void gr_sample_due(gr_graph *g, uint64_t now);
+/* Called with a fresh timestamp at every scheduling step: one relaxed load, and a
+ * footprint sample when one is due (see stats.c). */
+static inline void gr_maybe_sample(gr_graph *g, uint64_t now)
+{
+    if (now >= atomic_load_explicit(&g->next_sample, memory_order_relaxed)) gr_sample_due(g, now);
+}
 void gr_stats_collect(gr_graph *g);
 void gr_stats_free(gr_graph *g);
 void gr_journal_add(gr_worker *w, int stage, uint32_t instance, uint64_t t0, uint64_t t1);

@@ -1,5 +1,5 @@
 /* launch.c — starting and joining a run: options, buffer pools, subqueues, workers,
- * initial Thread instances, the sampler/watchdog thread, and gr_wait.
+ * initial Thread instances, the watchdog thread, and gr_wait.
  *
  * Knobs from the environment (llvmpipe style): GRAMPS_NUM_THREADS (0 = run on the
  * caller inside gr_wait, the easiest mode to debug), GRAMPS_TORTURE=1 (preempt Thread
@@ -175,8 +175,8 @@ static void pin_worker(gr_graph *g, gr_worker *w)
 
 static bool start_threads(gr_graph *g)
 {
-    if (pthread_create(&g->sampler, NULL, gr_sampler_main, g) != 0) return false;
-    g->sampler_started = true;
+    if (pthread_create(&g->watchdog, NULL, gr_watchdog_main, g) != 0) return false;
+    g->watchdog_started = true;
     if (g->synchronous) return true;
     for (unsigned i = 0; i < g->nworkers; i++) {
         if (pthread_create(&g->workers[i].thread, NULL, gr_worker_main, &g->workers[i]) != 0)
@@ -208,6 +208,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     if (ok) {
         gr_term_kick(g);
         g->t_start = gr_ticks();
+        gr_sample_start(g, g->t_start);
         ok = start_threads(g);
     }
     if (!ok) {
@@ -225,12 +226,13 @@ gr_status gr_wait(gr_graph *g)
     if (!g || !g->launched) return GR_ERR_INVALID;
     if (g->waited) return g->status;
     g->waited = true;
-    if (g->synchronous && g->sampler_started) gr_worker_main(&g->workers[0]);
+    if (g->synchronous && g->watchdog_started) gr_worker_main(&g->workers[0]);
     for (unsigned i = 0; i < g->nworkers; i++)
         if (g->workers[i].started) pthread_join(g->workers[i].thread, NULL);
     g->t_end = gr_ticks();
-    atomic_store(&g->sampler_stop, true);
-    if (g->sampler_started) pthread_join(g->sampler, NULL);
+    atomic_store(&g->watchdog_stop, true);
+    if (g->watchdog_started) pthread_join(g->watchdog, NULL);
+    gr_sample_final(g);
     gr_stats_collect(g);
     for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
     free(g->workers);

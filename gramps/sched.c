@@ -23,6 +23,7 @@ uint64_t gr_account(gr_worker *w, gr_time_cat cat)
     w->t[w->cat] += now - w->t_last;
     w->t_last = now;
     w->cat = cat;
+    gr_maybe_sample(w->g, now);
     return now;
 }
 

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 static gr_launch_opts opts_for(unsigned workers)
 {
@@ -623,9 +624,60 @@ static void test_statistics_outputs(void)
     gr_graph_destroy(g);
 }
 
+/* A producer fills a capacity-8 queue at once; the consumer then sleeps before
+ * draining it. The queue is full for at least the sleep, so its time-averaged depth is
+ * at least 8 x sleep / run time (less one watchdog period of sampling granularity), and
+ * the sampled footprint sees all 8 packets, whether the samples come from an idle
+ * worker (2 workers) or, while the only worker sleeps inside the consumer, from the
+ * watchdog (1 worker). */
+#define FULL_SLEEP_MS 100
+static void fill_eight(gr_ctx *c)
+{
+    gr_window w;
+    for (int i = 0; i < 8; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void sleep_then_drain(gr_ctx *c)
+{
+    gr_window w;
+    struct timespec ts = {0, FULL_SLEEP_MS * 1000 * 1000};
+    if (gr_reserve(c, 0, 8, &w) != GR_OK) return;
+    nanosleep(&ts, NULL);
+    gr_commit(c, 0, 8);
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) gr_commit(c, 0, 1);
+}
+
+static void test_time_averaged_depth(void)
+{
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        gr_graph *g = gr_graph_create();
+        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 100, .capacity = 8});
+        int gen = gr_stage(g, &(gr_stage_desc){.name = "fill", .kind = GR_THREAD, .main = fill_eight});
+        int sink = gr_stage(g, &(gr_stage_desc){.name = "drain", .kind = GR_THREAD, .main = sleep_then_drain});
+        gr_bind(g, gen, GR_BIND_OUTPUT, q);
+        gr_bind(g, sink, GR_BIND_INPUT, q);
+        CHECK(run(g, workers) == GR_OK);
+        const gr_stats *st = gr_get_stats(g);
+        CHECK(st != NULL);
+        if (st) {
+            CHECK(st->queues[q].peak_packets == 8);
+            double least = 8.0 * (FULL_SLEEP_MS - 10) / st->wall_ms;
+            CHECK_MSG(st->queues[q].avg_packets >= least && st->queues[q].avg_packets <= 8.0,
+                      "%u workers: average depth %.2f, expected %.2f..8 (run %.1f ms)", workers,
+                      st->queues[q].avg_packets, least, st->wall_ms);
+            CHECK(st->peak_footprint_bytes == 8 * st->queues[q].packet_bytes);
+        }
+        gr_graph_destroy(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_statistics_outputs);
+    RUN(test_time_averaged_depth);
     RUN(test_set_reduce_keyed);
     RUN(test_set_reduce_static);
     RUN(test_shader_push);
