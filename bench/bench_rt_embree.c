@@ -1,5 +1,7 @@
-/* Comparison of our ray-tracing kernels with Intel Embree 3 on the bunny, 1 and 2 threads.
- * Prints "name value unit"; ratios are ours / Embree.
+/* Comparison of our ray-tracing kernels with Intel Embree 3 on the bunny (or the scene
+ * named as the argument: a built-in, .scene or mesh file, with its camera and first
+ * light), 1 and 2 threads. Prints "name value unit"; ratios are ours / Embree; a
+ * '# rt_isa' line names our kernels' instruction set (GRAMPS_ISA=baseline: SSE).
  *
  * Both sides trace the same pre-made rays (bench_rt_kernels.c, included below without its
  * main) in the same plain pthread loop: batches (8x8 tiles, 64 random rays) are handed to
@@ -20,6 +22,7 @@
 
 #include <embree3/rtcore.h>
 
+#include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
 
 /* Embree 3's C headers declare these as plain structs. */
@@ -186,25 +189,28 @@ static void check_agreement(const tracer *ours, const tracer *emb, rayset *s)
     free(mine);
 }
 
+static const char *scene_name = "bunny";   /* suffix of every figure's name */
+
 static void report(const char *what, int threads, double ours, double e1, double e16)
 {
     const double emb = e1 > e16 ? e1 : e16;
-    printf("rt_%s_%dt_bunny %.2f Mrays/s\n", what, threads, ours);
-    printf("embree1_%s_%dt_bunny %.2f Mrays/s\n", what, threads, e1);
-    printf("embree16_%s_%dt_bunny %.2f Mrays/s\n", what, threads, e16);
-    printf("ratio_%s_%dt_bunny %.3f ratio\n", what, threads, ours / emb);
+    const char *sn = scene_name;
+    printf("rt_%s_%dt_%s %.2f Mrays/s\n", what, threads, sn, ours);
+    printf("embree1_%s_%dt_%s %.2f Mrays/s\n", what, threads, sn, e1);
+    printf("embree16_%s_%dt_%s %.2f Mrays/s\n", what, threads, sn, e16);
+    printf("ratio_%s_%dt_%s %.3f ratio\n", what, threads, sn, ours / emb);
 }
 
 static double best2(double a, double b) { return a > b ? a : b; }
 
 /* The whole GRAMPS ray-tracing graph (sampling, shading, push coalescing, blending
  * included) on the same workload, against Embree's plain loop. */
-static void graph_vs_embree(int threads, double embree_rate)
+static void graph_vs_embree(const char *source, int threads, double embree_rate)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX];
-    if (sc_load(SCENES "bunny.obj", &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return; }
+    if (sc_load(source, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return; }
     rt_bvh *bvh = rt_bvh_build(g.positions, g.indices, g.ntriangles, NULL);
     rtp_config c;
     rtp_config_default(&c);
@@ -220,15 +226,15 @@ static void graph_vs_embree(int threads, double embree_rate)
         double rate = (double)(n.primary + n.shadow + n.secondary) / t / 1e6;
         if (gg && rate > best) best = rate;
     }
-    printf("rt_graph_thesis_%dt_bunny %.2f Mrays/s\n", threads, best);
-    printf("ratio_graph_thesis_%dt_bunny %.3f ratio\n", threads, best / embree_rate);
+    printf("rt_graph_thesis_%dt_%s %.2f Mrays/s\n", threads, scene_name, best);
+    printf("ratio_graph_thesis_%dt_%s %.3f ratio\n", threads, scene_name, best / embree_rate);
     free(img);
     rt_bvh_free(bvh);
     sc_geometry_free(&g);
     sc_free(s);
 }
 
-static void compare(bunny_rays *b, const tracer *pk, const tracer *sg, const tracer *e1,
+static void compare(bench_scene *b, const tracer *pk, const tracer *sg, const tracer *e1,
                     const tracer *e16, int threads)
 {
     report("primary", threads, rate_job(pk, &b->prim64, 0, threads),
@@ -237,41 +243,44 @@ static void compare(bunny_rays *b, const tracer *pk, const tracer *sg, const tra
            rate_job(e1, &b->shadow, 1, threads), rate_job(e16, &b->shadow, 1, threads));
     report("random", threads, best2(rate_job(sg, &b->random, 0, threads), rate_job(pk, &b->random, 0, threads)),
            rate_job(e1, &b->random, 0, threads), rate_job(e16, &b->random, 0, threads));
-    thesis w = {pk, &b->mesh, &b->cam, {bunny_light[0], bunny_light[1], bunny_light[2]}, b->eps};
+    thesis w = {pk, &b->mesh, &b->cam, {b->light[0], b->light[1], b->light[2]}, b->eps};
     const double ours = rate_thesis(&w, threads);
     w.tr = e1;
     const double r1 = rate_thesis(&w, threads);
     w.tr = e16;
     const double r16 = rate_thesis(&w, threads);
     report("thesis", threads, ours, r1, r16);
-    graph_vs_embree(threads, r1 > r16 ? r1 : r16);
+    graph_vs_embree(b->source, threads, r1 > r16 ? r1 : r16);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    bunny_rays b;
-    bmesh m;
-    if (bench_load_obj(SCENES "bunny.obj", &m) != 0) {
-        printf("# cannot read bunny.obj\n");
-        return 0;
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    if (argc > 2 || (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))) {
+        printf("usage: bench_rt_embree [SCENE]   (default bunny: " SCENES "bunny.obj with its "
+               "README camera; or a built-in, .scene or mesh file)\n");
+        return argc > 2 ? 2 : 0;
     }
-    rt_bvh *bvh = rt_bvh_build(m.pos, m.idx, m.nt, NULL);
+    bench_scene b;
+    if (scene_load(&b, argc == 2 ? argv[1] : NULL) != 0) return 0;
+    scene_name = b.name;
+    rt_bvh *bvh = rt_bvh_build(b.mesh.pos, b.mesh.idx, b.mesh.nt, NULL);
     embree e;
-    if (embree_init(&e, &m) != 0) {
+    if (embree_init(&e, &b.mesh) != 0) {
         printf("# embree device failed\n");
         return 0;
     }
-    printf("rt_build_bunny %.2f ms\n", rt_bvh_get_stats(bvh)->build_ms);
-    printf("embree_build_1t_bunny %.2f ms\n", e.build_ms);
-    bmesh_free(&m);
+    print_isa(bvh);
+    printf("rt_build_%s %.2f ms\n", b.name, rt_bvh_get_stats(bvh)->build_ms);
+    printf("embree_build_1t_%s %.2f ms\n", b.name, e.build_ms);
     const tracer pk = {"packet", our_closest_packet, our_occluded_packet, bvh};
     const tracer sg = {"single", our_closest_single, our_occluded_single, bvh};
     const tracer e1 = {"embree1", emb_closest1, emb_occluded1, e.scene};
     const tracer e16 = {"embree16", emb_closest16, emb_occluded16, e.scene};
-    if (bunny_setup(&b, &pk) != 0) return 0;
+    scene_rays(&b, &pk);
     check_agreement(&pk, &e1, &b.prim64);
     for (int threads = 1; threads <= 2; threads++) compare(&b, &pk, &sg, &e1, &e16, threads);
-    bunny_free(&b);
+    scene_free(&b);
     embree_free(&e);
     rt_bvh_free(bvh);
     return 0;

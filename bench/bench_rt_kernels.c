@@ -1,4 +1,5 @@
-/* Ray-tracing kernel benchmarks (raytracer/), single-threaded. Prints "name value unit".
+/* Ray-tracing kernel benchmarks (raytracer/), single-threaded unless --threads. Prints
+ * "name value unit".
  *
  *  - rt_build_<mesh> ms: BVH build time per mesh in ../shared/scenes (best of 5), with the
  *    tree statistics as '#' comment lines.
@@ -10,6 +11,11 @@
  *  - rt_thesis_bunny: the thesis workload in a plain loop, rays made on the fly per 8x8
  *    tile: primary ray per pixel, shadow ray per hit, one mirror reflection ray per hit,
  *    shadow ray per reflection hit; Mrays/s over all of those rays.
+ *
+ * Flags (--help): --scene (a built-in or another mesh instead of the bunny, with the
+ * scene's camera and first light; names end in _<scene>), --threads, --repeats, --only
+ * (some workloads, e.g. for a callgrind run), --no-builds. A '# rt_isa' line names the
+ * kernels' instruction set (GRAMPS_ISA=baseline forces the SSE ones).
  *
  * bench_rt_embree.c includes this file (with BENCH_RT_NO_MAIN) so that the Embree
  * comparison traces exactly the same rays with the same loops. */
@@ -25,6 +31,7 @@
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 #include "raytracer/ray.h"
+#include "scenes/scene.h"
 
 /* ---- meshes ------------------------------------------------------------------------ */
 
@@ -412,15 +419,15 @@ static double run_pool(pool *p, int nthreads)
     return now_s() - t0;
 }
 
-#define REPEATS 5
+static int repeats = 5;     /* --repeats */
 
-/* Best-of-REPEATS rate of a batch job, Mrays/s. */
+/* Best-of-repeats rate of a batch job, Mrays/s. */
 static double rate_job(const tracer *tr, rayset *s, int occluded, int nthreads)
 {
     const job j = {tr, s, occluded};
     pool p = {&j, NULL, s->nbatches, 0, 0};
     double best = 1e30;
-    for (int r = 0; r < REPEATS; r++) best = fmin(best, run_pool(&p, nthreads));
+    for (int r = 0; r < repeats; r++) best = fmin(best, run_pool(&p, nthreads));
     return (double)s->nrays / best * 1e-6;
 }
 
@@ -429,14 +436,14 @@ static double rate_thesis(const thesis *w, int nthreads)
     pool p = {NULL, w, (size_t)(RES / TILE) * (RES / TILE), 0, 0};
     double best = 1e30;
     size_t rays = 0;
-    for (int r = 0; r < REPEATS; r++) {
+    for (int r = 0; r < repeats; r++) {
         best = fmin(best, run_pool(&p, nthreads));
         rays = p.rays;
     }
     return (double)rays / best * 1e-6;
 }
 
-/* ---- the bunny setup shared with the Embree comparison ------------------------------ */
+/* ---- the scene setup shared with the Embree comparison ------------------------------ */
 
 #define SCENES "../shared/scenes/"
 
@@ -445,35 +452,88 @@ static const float bunny_target[3] = {-0.01684f, 0.1102f, -0.001537f};
 static const float bunny_up[3] = {0.0f, 1.0f, 0.0f};
 static const float bunny_light[3] = {0.1576f, 0.3603f, 0.1661f};
 
-typedef struct bunny_rays {
+typedef struct bench_scene {
+    char name[64];          /* suffix of the output names: bunny, teapot, ... */
+    char source[256];       /* what sc_load takes for the same scene (the graph bench) */
     bmesh mesh;
     bcam cam;
+    float light[3];
     float eps;
     rayset prim64, prim16, shadow, random;
-} bunny_rays;
+} bench_scene;
 
-/* Loads the bunny and makes every ray set; the shadow rays come from hits found by tr. */
-static int bunny_setup(bunny_rays *b, const tracer *tr)
+/* Loads SCENE's triangles, camera and first light: NULL or "bunny" is
+ * ../shared/scenes/bunny.obj with the camera and light of ../shared/scenes/README.md;
+ * anything else goes through sc_load (a built-in name, a .scene or a mesh file) and uses
+ * the scene's camera and its first light (the eye when it has none). */
+static int scene_load(bench_scene *b, const char *scene)
 {
-    if (bench_load_obj(SCENES "bunny.obj", &b->mesh) != 0) return -1;
-    b->cam = make_cam(bunny_eye, bunny_target, bunny_up, 40.0f);
+    memset(b, 0, sizeof *b);
+    if (!scene || !strcmp(scene, "bunny")) {
+        snprintf(b->name, sizeof b->name, "bunny");
+        snprintf(b->source, sizeof b->source, SCENES "bunny.obj");
+        if (bench_load_obj(SCENES "bunny.obj", &b->mesh) != 0) {
+            printf("# cannot read " SCENES "bunny.obj\n");
+            return -1;
+        }
+        b->cam = make_cam(bunny_eye, bunny_target, bunny_up, 40.0f);
+        memcpy(b->light, bunny_light, sizeof b->light);
+    } else {
+        sc_scene *sc;
+        sc_geometry g;
+        char err[SC_ERR_MAX];
+        if (sc_load(scene, &sc, err) != 0) {
+            printf("# %s\n", err);
+            return -1;
+        }
+        if (sc_flatten(sc, &g, err) != 0) {
+            printf("# %s\n", err);
+            sc_free(sc);
+            return -1;
+        }
+        const char *base = strrchr(scene, '/') ? strrchr(scene, '/') + 1 : scene;
+        snprintf(b->name, sizeof b->name, "%.*s", (int)strcspn(base, "."), base);
+        snprintf(b->source, sizeof b->source, "%s", scene);
+        b->mesh.nv = g.nvertices;
+        b->mesh.nt = g.ntriangles;
+        b->mesh.pos = malloc(3 * g.nvertices * sizeof *b->mesh.pos + 16);
+        b->mesh.idx = malloc(3 * g.ntriangles * sizeof *b->mesh.idx);
+        memcpy(b->mesh.pos, g.positions, 3 * g.nvertices * sizeof *b->mesh.pos);
+        memcpy(b->mesh.idx, g.indices, 3 * g.ntriangles * sizeof *b->mesh.idx);
+        const sc_camera *c = &sc->camera;
+        b->cam = make_cam(c->eye, c->target, c->up, c->fovy_deg);
+        memcpy(b->light, sc->nlights ? sc->lights[0].position : c->eye, sizeof b->light);
+        sc_geometry_free(&g);
+        sc_free(sc);
+    }
     b->eps = scene_eps(&b->mesh);
+    return 0;
+}
+
+/* Makes every ray set of a loaded scene; the shadow rays come from hits found by tr. */
+static void scene_rays(bench_scene *b, const tracer *tr)
+{
     primary_set(&b->cam, 8, &b->prim64);
     primary_set(&b->cam, 4, &b->prim16);
     const job j = {tr, &b->prim64, 0};
     run_batches(&j, 0, b->prim64.nbatches);
-    shadow_set(&b->prim64, bunny_light, b->eps, &b->shadow);
+    shadow_set(&b->prim64, b->light, b->eps, &b->shadow);
     random_set(&b->mesh, (size_t)RES * RES, &b->random);
-    return 0;
 }
 
-static void bunny_free(bunny_rays *b)
+static void scene_free(bench_scene *b)
 {
     rayset_free(&b->prim64);
     rayset_free(&b->prim16);
     rayset_free(&b->shadow);
     rayset_free(&b->random);
     bmesh_free(&b->mesh);
+}
+
+/* The kernels' instruction set, so every report says which one it measured. */
+static void print_isa(const rt_bvh *bvh)
+{
+    printf("# rt_isa %s (GRAMPS_ISA=baseline forces the SSE kernels)\n", rt_isa_name(bvh->isa));
 }
 
 #ifndef BENCH_RT_NO_MAIN
@@ -492,10 +552,10 @@ static void bench_builds(void)
             continue;
         }
         double best = 1e30;
-        for (int r = 0; r < REPEATS; r++) {
+        for (int r = 0; r < repeats; r++) {
             rt_bvh *bvh = rt_bvh_build(m.pos, m.idx, m.nt, NULL);
             best = fmin(best, rt_bvh_get_stats(bvh)->build_ms);
-            if (r == REPEATS - 1) {
+            if (r == repeats - 1) {
                 printf("# ");
                 rt_bvh_print_stats(rt_bvh_get_stats(bvh), files[f][1], stdout);
             }
@@ -506,51 +566,111 @@ static void bench_builds(void)
     }
 }
 
-static void bench_bunny(void)
+/* Whether workload what runs: every one unless --only named others. */
+static const char *only;
+
+static int wanted(const char *what)
 {
-    bunny_rays b;
-    rt_bvh *bvh = NULL;
-    bmesh tmp;
-    if (bench_load_obj(SCENES "bunny.obj", &tmp) != 0) {
-        printf("# cannot read bunny.obj\n");
-        return;
-    }
-    bvh = rt_bvh_build(tmp.pos, tmp.idx, tmp.nt, NULL);
-    bmesh_free(&tmp);
+    if (!only) return 1;
+    const size_t n = strlen(what);
+    for (const char *p = strstr(only, what); p; p = strstr(p + 1, what))
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+static void bench_scene_kernels(const char *scene, int threads)
+{
+    bench_scene b;
+    if (scene_load(&b, scene) != 0) return;
+    rt_bvh *bvh = rt_bvh_build(b.mesh.pos, b.mesh.idx, b.mesh.nt, NULL);
+    print_isa(bvh);
     const tracer packet = {"packet", our_closest_packet, our_occluded_packet, bvh};
     const tracer single = {"single", our_closest_single, our_occluded_single, bvh};
-    if (bunny_setup(&b, &packet) != 0) return;
-    printf("rt_primary_packet64_bunny %.2f Mrays/s\n", rate_job(&packet, &b.prim64, 0, 1));
-    printf("rt_primary_packet16_bunny %.2f Mrays/s\n", rate_job(&packet, &b.prim16, 0, 1));
-    printf("rt_primary_single_bunny %.2f Mrays/s\n", rate_job(&single, &b.prim64, 0, 1));
-    printf("rt_shadow_packet_bunny %.2f Mrays/s\n", rate_job(&packet, &b.shadow, 1, 1));
-    printf("rt_shadow_single_bunny %.2f Mrays/s\n", rate_job(&single, &b.shadow, 1, 1));
-    printf("rt_random_single_bunny %.2f Mrays/s\n", rate_job(&single, &b.random, 0, 1));
-    printf("rt_random_any_single_bunny %.2f Mrays/s\n", rate_job(&single, &b.random, 1, 1));
-    const thesis w = {&packet, &b.mesh, &b.cam, {bunny_light[0], bunny_light[1], bunny_light[2]},
-                      b.eps};
-    printf("rt_thesis_bunny %.2f Mrays/s\n", rate_thesis(&w, 1));
-    rt_packet_stats st = {0};
-    for (size_t i = 0; i < b.prim64.nbatches; i++)
-        rt_intersect_packet(bvh, b.prim64.rays + 64 * i, 64, b.prim64.hits + 64 * i, &st);
-    printf("# ");
-    rt_packet_stats_print(&st, "primary 8x8", stdout);
-    memset(&st, 0, sizeof st);
-    for (size_t i = 0; i < b.shadow.nbatches; i++) {
-        const size_t s0 = b.shadow.start[i];
-        rt_occluded_packet(bvh, b.shadow.rays + s0, (int)(b.shadow.start[i + 1] - s0),
-                           b.shadow.occ + s0, &st);
+    scene_rays(&b, &packet);
+    /* 1 thread keeps the historical names; more threads get a _<n>t suffix. */
+    char sfx[80];
+    if (threads == 1) snprintf(sfx, sizeof sfx, "%s", b.name);
+    else snprintf(sfx, sizeof sfx, "%dt_%s", threads, b.name);
+    if (wanted("primary_packet64"))
+        printf("rt_primary_packet64_%s %.2f Mrays/s\n", sfx, rate_job(&packet, &b.prim64, 0, threads));
+    if (wanted("primary_packet16"))
+        printf("rt_primary_packet16_%s %.2f Mrays/s\n", sfx, rate_job(&packet, &b.prim16, 0, threads));
+    if (wanted("primary_single"))
+        printf("rt_primary_single_%s %.2f Mrays/s\n", sfx, rate_job(&single, &b.prim64, 0, threads));
+    if (wanted("shadow_packet"))
+        printf("rt_shadow_packet_%s %.2f Mrays/s\n", sfx, rate_job(&packet, &b.shadow, 1, threads));
+    if (wanted("shadow_single"))
+        printf("rt_shadow_single_%s %.2f Mrays/s\n", sfx, rate_job(&single, &b.shadow, 1, threads));
+    if (wanted("random_single"))
+        printf("rt_random_single_%s %.2f Mrays/s\n", sfx, rate_job(&single, &b.random, 0, threads));
+    if (wanted("random_any_single"))
+        printf("rt_random_any_single_%s %.2f Mrays/s\n", sfx, rate_job(&single, &b.random, 1, threads));
+    if (wanted("thesis")) {
+        const thesis w = {&packet, &b.mesh, &b.cam, {b.light[0], b.light[1], b.light[2]}, b.eps};
+        printf("rt_thesis_%s %.2f Mrays/s\n", sfx, rate_thesis(&w, threads));
     }
-    printf("# ");
-    rt_packet_stats_print(&st, "shadow", stdout);
-    bunny_free(&b);
+    if (!only) {
+        rt_packet_stats st = {0};
+        for (size_t i = 0; i < b.prim64.nbatches; i++)
+            rt_intersect_packet(bvh, b.prim64.rays + 64 * i, 64, b.prim64.hits + 64 * i, &st);
+        printf("# ");
+        rt_packet_stats_print(&st, "primary 8x8", stdout);
+        memset(&st, 0, sizeof st);
+        for (size_t i = 0; i < b.shadow.nbatches; i++) {
+            const size_t s0 = b.shadow.start[i];
+            rt_occluded_packet(bvh, b.shadow.rays + s0, (int)(b.shadow.start[i + 1] - s0),
+                               b.shadow.occ + s0, &st);
+        }
+        printf("# ");
+        rt_packet_stats_print(&st, "shadow", stdout);
+    }
+    scene_free(&b);
     rt_bvh_free(bvh);
 }
 
-int main(void)
+static void usage(FILE *out)
 {
-    bench_builds();
-    bench_bunny();
+    fprintf(out,
+            "usage: bench_rt_kernels [--scene S] [--threads N] [--repeats N] [--only LIST] "
+            "[--no-builds]\n"
+            "  --scene S    bunny (default: ../shared/scenes/bunny.obj, README camera and light),\n"
+            "               a built-in (teapot, courtyard, fairy, cornell), a .scene or mesh file\n"
+            "  --threads N  threads tracing (default 1; N > 1 adds _<N>t to the names)\n"
+            "  --repeats N  best of N runs per figure (default 5)\n"
+            "  --only LIST  comma-separated workloads: primary_packet64, primary_packet16,\n"
+            "               primary_single, shadow_packet, shadow_single, random_single,\n"
+            "               random_any_single, thesis (implies --no-builds)\n"
+            "  --no-builds  skip the build timings of the ../shared/scenes meshes\n"
+            "GRAMPS_ISA=baseline forces the SSE kernels; the '# rt_isa' line names the ones used.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *scene = NULL;
+    int threads = 1, builds = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--no-builds")) {
+            builds = 0;
+        } else if (v && !strcmp(a, "--scene")) {
+            scene = v, i++;
+        } else if (v && !strcmp(a, "--threads") && atoi(v) >= 1 && atoi(v) <= 64) {
+            threads = atoi(v), i++;
+        } else if (v && !strcmp(a, "--repeats") && atoi(v) >= 1) {
+            repeats = atoi(v), i++;
+        } else if (v && !strcmp(a, "--only")) {
+            only = v, builds = 0, i++;
+        } else {
+            fprintf(stderr, "bench_rt_kernels: bad argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (builds) bench_builds();
+    bench_scene_kernels(scene, threads);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* BVH build entry point: options, timing, the build pipeline and freeing.
  *
  * Data flow: positions/indices -> rt_btree_build (bvh_build.c, binned SAH) ->
- * rt_btree_collapse (bvh_collapse.c, 4-wide nodes + triangle blocks) -> statistics
- * (bvh_stats.c) -> rt_bvh for bvh_traverse.c and packet.c. */
+ * rt_btree_collapse (bvh_collapse.c, 4-wide nodes + triangle blocks) -> with AVX2,
+ * rt_btree_collapse8 (bvh8_collapse.c, 8-wide nodes over the same blocks) -> statistics
+ * (bvh_stats.c) -> rt_bvh for bvh_traverse.c, bvh8_traverse.c and packet.c. */
 #include "raytracer/bvh.h"
 
 #include <math.h>
@@ -62,15 +63,29 @@ rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntr
     rt_bvh *bvh = calloc(1, sizeof *bvh);
     if (!bvh) return NULL;
     bvh->root = RT_EMPTY_REF;
+    bvh->root8 = RT_EMPTY_REF;
+    bvh->isa = rt_isa_best();
     bvh->ntriangles = ntriangles;
     scene_bounds(bvh, positions, indices, ntriangles);
+    double ms8 = 0.0;
     if (ntriangles > 0) {
         rt_btree bt;
         if (rt_btree_build(&bt, positions, indices, ntriangles, &o) != 0) {
             rt_bvh_free(bvh);
             return NULL;
         }
-        const int rc = rt_btree_collapse(&bt, positions, indices, bvh);
+        /* The 8-wide nodes only for the AVX2 kernels; they share the 4-wide leaves. */
+        const int wide8 = bvh->isa == RT_ISA_AVX2;
+        uint32_t *leaf_refs = wide8 ? malloc(bt.nnodes * sizeof *leaf_refs) : NULL;
+        int rc = wide8 && !leaf_refs
+                     ? -1
+                     : rt_btree_collapse(&bt, positions, indices, bvh, leaf_refs);
+        if (rc == 0 && wide8) {
+            const double t8 = now_ms();
+            rc = rt_btree_collapse8(&bt, leaf_refs, bvh);
+            ms8 = now_ms() - t8;
+        }
+        free(leaf_refs);
         rt_btree_free(&bt);
         if (rc != 0) {
             rt_bvh_free(bvh);
@@ -78,6 +93,7 @@ rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntr
         }
     }
     rt_bvh_compute_stats(bvh, &o);
+    bvh->stats.build8_ms = ms8;
     bvh->stats.build_ms = now_ms() - t0;
     return bvh;
 }
@@ -86,8 +102,19 @@ void rt_bvh_free(rt_bvh *bvh)
 {
     if (!bvh) return;
     free(bvh->nodes);
+    free(bvh->nodes8);
     free(bvh->tris);
     free(bvh);
+}
+
+int rt_bvh_set_isa(rt_bvh *bvh, rt_isa isa)
+{
+    if (!rt_isa_available(isa)) return -1;
+    /* An empty scene needs no nodes of either width. */
+    if (isa == RT_ISA_AVX2 && bvh->root8 == RT_EMPTY_REF && bvh->root != RT_EMPTY_REF)
+        return -1;
+    bvh->isa = isa;
+    return 0;
 }
 
 const rt_bvh_stats *rt_bvh_get_stats(const rt_bvh *bvh) { return &bvh->stats; }

@@ -11,7 +11,13 @@
  * rt_tri4 blocks (4 triangles each, tri_intersect.h). Child boxes are widened by a tiny
  * margin (2^-16 of the scene's coordinate range) so float error in slab tests can never
  * cull a box whose triangle the watertight test would hit: that keeps traversal exact
- * against brute force and keeps watertightness through the hierarchy. */
+ * against brute force and keeps watertightness through the hierarchy.
+ *
+ * On CPUs with AVX2 (isa.h) the build also collapses the same binary tree into 8-wide
+ * nodes (rt_node8, bvh8_collapse.c: one __m256 per plane, 256 bytes) whose leaf references
+ * point at the same rt_tri4 blocks, for the AVX2 single-ray kernels (bvh8_traverse.c):
+ * one 8-box test per step does twice the work of a 4-box one for about the same cost, and
+ * the tree has half the levels. The packet path keeps reading the 4-wide nodes. */
 #ifndef RAYTRACER_BVH_H
 #define RAYTRACER_BVH_H
 
@@ -19,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "raytracer/isa.h"
 #include "raytracer/tri_intersect.h"
 
 /* Child reference: an inner node index, or RT_LEAF_BIT | block << 3 | (nblocks - 1). */
@@ -35,7 +42,7 @@ static inline uint32_t rt_leaf_ref(uint32_t first, uint32_t nblocks)
     return RT_LEAF_BIT | first << 3 | (nblocks - 1);
 }
 
-/* Indices into rt_node4.b: the six bounding planes of the four children. */
+/* Indices into rt_node4.b and rt_node8.b: the six bounding planes of the children. */
 enum { RT_LO_X, RT_HI_X, RT_LO_Y, RT_HI_Y, RT_LO_Z, RT_HI_Z };
 
 typedef struct rt_node4 {
@@ -43,6 +50,14 @@ typedef struct rt_node4 {
     uint32_t child[4];
     uint32_t pad[4];        /* pads the node to 128 bytes */
 } __attribute__((aligned(64))) rt_node4;
+
+/* The 8-wide node of the AVX2 kernels: children are rt_node8 indices or the same leaf
+ * references (into rt_bvh.tris) as rt_node4's, with the same box margin. */
+typedef struct rt_node8 {
+    float b[6][8];          /* b[plane][child] */
+    uint32_t child[8];
+    uint32_t pad[8];        /* pads the node to 256 bytes (four cache lines) */
+} __attribute__((aligned(64))) rt_node8;
 
 typedef struct rt_build_opts {
     int bins;               /* SAH bins per axis, 4..RT_MAX_BINS (default 32) */
@@ -60,8 +75,14 @@ typedef struct rt_bvh_stats {
     double avg_leaf_size;   /* triangles per leaf */
     double block_fill;      /* used lanes / lanes in the triangle blocks */
     double sah_cost;        /* with the build's trav_cost and isect_cost */
-    size_t memory_bytes;    /* nodes + triangle blocks + the rt_bvh itself */
+    size_t memory_bytes;    /* nodes (both widths) + triangle blocks + the rt_bvh itself */
     double build_ms;        /* wall time of rt_bvh_build */
+    /* The 8-wide nodes (all 0 when they were not built; see rt_bvh.nodes8). */
+    size_t inner_nodes8;
+    int depth8;             /* 8-wide inner nodes on the longest root-to-leaf path */
+    double sah_cost8;       /* same leaves, 8-wide nodes */
+    size_t memory8_bytes;   /* the 8-wide nodes alone (included in memory_bytes) */
+    double build8_ms;       /* wall time of their collapse (included in build_ms) */
 } rt_bvh_stats;
 
 typedef struct rt_bvh {
@@ -70,6 +91,10 @@ typedef struct rt_bvh {
     rt_tri4 *tris;          /* triangle blocks in leaf order */
     size_t nblocks;
     uint32_t root;          /* an inner node index, or RT_EMPTY_REF for an empty scene */
+    rt_node8 *nodes8;       /* 8-wide nodes, or NULL when not built (no AVX2) */
+    size_t nnodes8;
+    uint32_t root8;         /* the 8-wide root, or RT_EMPTY_REF */
+    rt_isa isa;             /* kernels rt_intersect1 / rt_occluded1 run (rt_isa_best()) */
     size_t ntriangles;
     float lo[3], hi[3];     /* bounds of every triangle (lo > hi when empty) */
     rt_bvh_stats stats;
@@ -81,10 +106,17 @@ rt_build_opts rt_build_opts_default(void);
 /* Builds the BVH of ntriangles triangles (indices[3i..3i+2] into positions, 3 floats a
  * vertex); triangle i gets primitive id i. Single-threaded and deterministic: identical
  * input gives an identical tree. opts may be NULL for the defaults. Returns NULL when out
- * of memory. Degenerate triangles are kept (they never hit). */
+ * of memory. Degenerate triangles are kept (they never hit). The 8-wide nodes are built
+ * when rt_isa_best() is RT_ISA_AVX2 (so GRAMPS_ISA=baseline gives the baseline's memory
+ * and build time too), and rt_bvh.isa is set to that choice. */
 rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntriangles,
                      const rt_build_opts *opts);
 void rt_bvh_free(rt_bvh *bvh);
+
+/* Selects the kernels rt_intersect1 / rt_occluded1 use on this BVH (tests, benchmarks).
+ * Returns 0, or -1 (and changes nothing) when the CPU lacks isa or the BVH was built
+ * without its nodes. Not while other threads trace against bvh. */
+int rt_bvh_set_isa(rt_bvh *bvh, rt_isa isa);
 
 /* Tree statistics (computed at build time). */
 const rt_bvh_stats *rt_bvh_get_stats(const rt_bvh *bvh);

@@ -1,9 +1,10 @@
 /* Binary BVH, the intermediate product of the build.
  *
  * Data flow: positions/indices -> rt_btree_build() (binned SAH, bvh_build.c) -> rt_btree
- * -> rt_btree_collapse() (bvh_collapse.c) -> the 4-wide rt_bvh that traversal reads.
+ * -> rt_btree_collapse() (bvh_collapse.c) -> the 4-wide rt_bvh that traversal reads, and
+ * on AVX2 machines also rt_btree_collapse8() (bvh8_collapse.c) -> its 8-wide nodes.
  * Building binary first and collapsing keeps the SAH sweep simple and lets the collapse
- * pick, per 4-wide node, which grandchildren to pull up (largest surface area first). */
+ * pick, per wide node, which grandchildren to pull up (largest surface area first). */
 #ifndef RAYTRACER_BVH_BINARY_H
 #define RAYTRACER_BVH_BINARY_H
 
@@ -31,9 +32,24 @@ int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices
                    const rt_build_opts *o);
 void rt_btree_free(rt_btree *bt);
 
-/* Fills bvh->nodes, bvh->tris and bvh->root from the binary tree. Returns 0 or -1. */
+/* Fills bvh->nodes, bvh->tris and bvh->root from the binary tree. Returns 0 or -1.
+ * leaf_refs may be NULL, or bt->nnodes entries: each binary leaf's slot gets its leaf
+ * reference (its run of blocks in bvh->tris), for rt_btree_collapse8. */
 int rt_btree_collapse(const rt_btree *bt, const float *positions, const uint32_t *indices,
-                      rt_bvh *bvh);
+                      rt_bvh *bvh, uint32_t *leaf_refs);
+
+/* Fills bvh->nodes8, bvh->nnodes8 and bvh->root8 from the binary tree, with the leaf
+ * references rt_btree_collapse recorded (same blocks). Returns 0 or -1. */
+int rt_btree_collapse8(const rt_btree *bt, const uint32_t *leaf_refs, rt_bvh *bvh);
+
+/* The shared rules of both collapses (bvh_collapse.c). rt_btree_gather picks up to max
+ * binary nodes to become the children of one wide node: it starts from bn's two children
+ * and opens the inner child with the largest surface area until max are reached or only
+ * leaves remain; returns the count. rt_box_margin is the box widening (see bvh.h) for a
+ * scene with bounds lo, hi. */
+int rt_btree_gather(const rt_btree *bt, const rt_bnode *bn, uint32_t *kids, int max);
+float rt_box_margin(const float lo[3], const float hi[3]);
+void *rt_alloc_tree_array(size_t bytes);
 
 /* Surface area (half of it: the constant factor cancels in every SAH ratio). */
 static inline float rt_half_area(const float lo[3], const float hi[3])

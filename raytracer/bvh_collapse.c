@@ -7,7 +7,9 @@
  *
  * Each 4-wide node starts from a binary node's two children and repeatedly replaces the
  * inner child with the largest surface area by its two children: the big boxes are the
- * ones most rays enter, so those are the levels worth testing together. */
+ * ones most rays enter, so those are the levels worth testing together. That rule
+ * (rt_btree_gather), the box margin and the leaf references recorded here are shared
+ * with the 8-wide collapse (bvh8_collapse.c), so both trees end in the same blocks. */
 #include "raytracer/bvh_binary.h"
 #include "raytracer/ray.h"
 
@@ -21,6 +23,7 @@ typedef struct collapser {
     const uint32_t *idx;
     rt_bvh *bvh;
     float margin;           /* box widening, see bvh.h */
+    uint32_t *leaf_refs;    /* per binary node, or NULL */
 } collapser;
 
 static void fill_block(const collapser *c, rt_tri4 *blk, const uint32_t *prims, uint32_t n)
@@ -35,7 +38,7 @@ static void fill_block(const collapser *c, rt_tri4 *blk, const uint32_t *prims, 
     }
 }
 
-static uint32_t emit_leaf(collapser *c, const rt_bnode *leaf)
+static uint32_t emit_leaf(collapser *c, const rt_bnode *leaf, uint32_t bnode)
 {
     const uint32_t nb = (leaf->count + 3) / 4;
     const uint32_t first = (uint32_t)c->bvh->nblocks;
@@ -46,16 +49,17 @@ static uint32_t emit_leaf(collapser *c, const rt_bnode *leaf)
                    left < 4 ? left : 4);
     }
     c->bvh->nblocks += nb;
+    if (c->leaf_refs) c->leaf_refs[bnode] = rt_leaf_ref(first, nb);
     return rt_leaf_ref(first, nb);
 }
 
-/* Picks up to 4 binary nodes to become the children of one 4-wide node. */
-static int gather_children(const rt_btree *bt, const rt_bnode *bn, uint32_t kids[4])
+/* Picks up to max binary nodes to become the children of one wide node. */
+int rt_btree_gather(const rt_btree *bt, const rt_bnode *bn, uint32_t *kids, int max)
 {
     int n = 2;
     kids[0] = bn->left;
     kids[1] = bn->right;
-    while (n < 4) {
+    while (n < max) {
         int best = -1;
         float best_area = -1.0f;
         for (int i = 0; i < n; i++) {
@@ -97,8 +101,8 @@ static void clear_node(rt_node4 *nd)
     }
 }
 
-/* 64-byte aligned, so a node is two whole cache lines and a block starts on one. */
-static void *alloc_tree_array(size_t bytes)
+/* 64-byte aligned, so a node is whole cache lines and a block starts on one. */
+void *rt_alloc_tree_array(size_t bytes)
 {
     return aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
@@ -111,10 +115,10 @@ static uint32_t collapse_rec(collapser *c, const uint32_t *kids, int nkids)
         const rt_bnode *k = &c->bt->nodes[kids[i]];
         uint32_t ref;
         if (k->count) {
-            ref = emit_leaf(c, k);
+            ref = emit_leaf(c, k, kids[i]);
         } else {
             uint32_t grand[4];
-            const int ng = gather_children(c->bt, k, grand);
+            const int ng = rt_btree_gather(c->bt, k, grand, 4);
             ref = collapse_rec(c, grand, ng);
         }
         rt_node4 *nd = &c->bvh->nodes[node];
@@ -126,7 +130,7 @@ static uint32_t collapse_rec(collapser *c, const uint32_t *kids, int nkids)
 
 /* 2^-16 of the largest coordinate magnitude: far above the few-ulp error of slab and
  * triangle distances for rays that start within the scene's neighbourhood. */
-static float box_margin(const float lo[3], const float hi[3])
+float rt_box_margin(const float lo[3], const float hi[3])
 {
     float m = 0.0f;
     for (int a = 0; a < 3; a++) m = fmaxf(m, fmaxf(fabsf(lo[a]), fabsf(hi[a])));
@@ -145,20 +149,20 @@ static size_t count_blocks(const rt_btree *bt, size_t *inner)
 }
 
 int rt_btree_collapse(const rt_btree *bt, const float *positions, const uint32_t *indices,
-                      rt_bvh *bvh)
+                      rt_bvh *bvh, uint32_t *leaf_refs)
 {
     size_t inner;
     const size_t blocks = count_blocks(bt, &inner);
     const size_t max_nodes = inner ? inner : 1;   /* a lone leaf still gets a root node */
-    bvh->nodes = alloc_tree_array(max_nodes * sizeof *bvh->nodes);
-    bvh->tris = alloc_tree_array(blocks * sizeof *bvh->tris);
+    bvh->nodes = rt_alloc_tree_array(max_nodes * sizeof *bvh->nodes);
+    bvh->tris = rt_alloc_tree_array(blocks * sizeof *bvh->tris);
     if (!bvh->nodes || !bvh->tris) return -1;
     const rt_bnode *root = &bt->nodes[bt->root];
-    collapser c = {bt, positions, indices, bvh, box_margin(root->lo, root->hi)};
+    collapser c = {bt, positions, indices, bvh, rt_box_margin(root->lo, root->hi), leaf_refs};
     uint32_t kids[4];
     int nkids = 1;
     kids[0] = bt->root;
-    if (!root->count) nkids = gather_children(bt, root, kids);
+    if (!root->count) nkids = rt_btree_gather(bt, root, kids, 4);
     bvh->root = collapse_rec(&c, kids, nkids);
     return 0;
 }

@@ -38,11 +38,6 @@ RT_INLINE const tri_ray *tri_ray_get(tri_ray *tr, const rt_ray *ray)
     return tr;
 }
 
-typedef struct stack_entry {
-    uint32_t ref;
-    float dist;             /* entry distance of the box when it was pushed */
-} stack_entry;
-
 static void node_ray_init(node_ray *r, const rt_ray *ray)
 {
     const float ix = rt_safe_inverse(ray->dir[0]), iy = rt_safe_inverse(ray->dir[1]),
@@ -75,10 +70,10 @@ RT_INLINE int node_test(const rt_node4 *n, const node_ray *r, __m128 tmin, __m12
 }
 
 /* Sorts the top k stack entries so the nearest is on top (k = 3 or 4). */
-RT_INLINE void sort_top(stack_entry *top, int k)
+RT_INLINE void sort_top(rt_stack_entry *top, int k)
 {
     for (int i = 1; i < k; i++) {
-        const stack_entry e = top[i];
+        const rt_stack_entry e = top[i];
         int j = i;
         for (; j > 0 && top[j - 1].dist < e.dist; j--) top[j] = top[j - 1];
         top[j] = e;
@@ -98,7 +93,7 @@ RT_INLINE void prefetch_ref(const rt_bvh *bvh, uint32_t ref)
 /* Picks the next node among the hit children: returns the nearest and pushes the rest
  * so that they pop nearest first. */
 RT_INLINE uint32_t order_children(const rt_bvh *bvh, const rt_node4 *n, int mask,
-                                 __m128 tnear, stack_entry *stack, int *sp)
+                                 __m128 tnear, rt_stack_entry *stack, int *sp)
 {
     float d[4];
     _mm_storeu_ps(d, tnear);
@@ -110,17 +105,17 @@ RT_INLINE uint32_t order_children(const rt_bvh *bvh, const rt_node4 *n, int mask
     if (!mask) {
         const int near = d[c0] <= d[c1] ? c0 : c1, far = c0 + c1 - near;
         prefetch_ref(bvh, n->child[far]);
-        stack[*sp] = (stack_entry){n->child[far], d[far]};
+        stack[*sp] = (rt_stack_entry){n->child[far], d[far]};
         ++*sp;
         return n->child[near];
     }
     const int base = *sp;
-    stack[base] = (stack_entry){n->child[c0], d[c0]};
-    stack[base + 1] = (stack_entry){n->child[c1], d[c1]};
+    stack[base] = (rt_stack_entry){n->child[c0], d[c0]};
+    stack[base + 1] = (rt_stack_entry){n->child[c1], d[c1]};
     int k = 2;
     for (; mask; mask &= mask - 1, k++) {
         const int c = __builtin_ctz(mask);
-        stack[base + k] = (stack_entry){n->child[c], d[c]};
+        stack[base + k] = (rt_stack_entry){n->child[c], d[c]};
     }
     for (int i = 0; i < k; i++) prefetch_ref(bvh, stack[base + i].ref);
     sort_top(stack + base, k);
@@ -136,7 +131,7 @@ static void closest(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray 
     node_ray_init(&nr, ray);
     const __m128 tmin = _mm_set1_ps(ray->tmin);
     __m128 tmax = _mm_set1_ps(best->t);
-    stack_entry stack[RT_STACK_SIZE];
+    rt_stack_entry stack[RT_STACK_SIZE];
     int sp = 0;
     for (;;) {
         if (!rt_ref_is_leaf(ref)) {
@@ -164,7 +159,7 @@ static int occluded(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray 
     node_ray nr;
     node_ray_init(&nr, ray);
     const __m128 tmin = _mm_set1_ps(ray->tmin), tmax = _mm_set1_ps(ray->tmax);
-    stack_entry stack[RT_STACK_SIZE];
+    rt_stack_entry stack[RT_STACK_SIZE];
     int sp = 0;
     for (;;) {
         if (!rt_ref_is_leaf(ref)) {
@@ -186,6 +181,7 @@ static int occluded(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray 
 
 int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit)
 {
+    if (bvh->isa == RT_ISA_AVX2) return rt_intersect1_avx2(bvh, ray, hit);
     tri_ray tr;
     tr.ready = 0;
     *hit = (rt_hit){ray->tmax, 0.0f, 0.0f, RT_NO_HIT};
@@ -196,6 +192,7 @@ int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit)
 
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray)
 {
+    if (bvh->isa == RT_ISA_AVX2) return rt_occluded1_avx2(bvh, ray);
     if (bvh->root == RT_EMPTY_REF || !(ray->tmin <= ray->tmax)) return 0;
     tri_ray tr;
     tr.ready = 0;

@@ -15,13 +15,19 @@
 
 /* Closest hit in [ray->tmin, ray->tmax]; ties in t go to the smaller primitive id.
  * Returns 1 and fills *hit on a hit; on a miss returns 0 and sets hit->prim = RT_NO_HIT,
- * hit->t = ray->tmax. */
+ * hit->t = ray->tmax. Runs the kernels of bvh->isa (SSE over the 4-wide nodes, or AVX2
+ * over the 8-wide ones, bvh8_traverse.c); both give the same bits. */
 int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit);
 
 /* 1 when any triangle is hit in [ray->tmin, ray->tmax]. */
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray);
 
-/* Below: building blocks shared with packet.c. */
+/* The AVX2 kernels over rt_bvh.nodes8 (bvh8_traverse.c), for the dispatch in
+ * rt_intersect1 / rt_occluded1: callers must have checked bvh->isa == RT_ISA_AVX2. */
+int rt_intersect1_avx2(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit);
+int rt_occluded1_avx2(const rt_bvh *bvh, const rt_ray *ray);
+
+/* Below: building blocks shared with packet.c and bvh8_traverse.c. */
 
 /* A zero direction component would give 0 * inf = NaN on a slab through the origin;
  * 1e-18 keeps the products finite, and the box margin (bvh.h) keeps the test exact. */
@@ -29,6 +35,13 @@ RT_INLINE float rt_safe_inverse(float d)
 {
     return 1.0f / (__builtin_fabsf(d) < 1e-18f ? __builtin_copysignf(1e-18f, d) : d);
 }
+
+/* Single-ray stack entry: a box's reference and its entry distance when pushed, so popped
+ * boxes beyond the current hit are skipped without touching memory. */
+typedef struct rt_stack_entry {
+    uint32_t ref;
+    float dist;
+} rt_stack_entry;
 
 /* Tests one leaf against the best hit so far (best->t is the current tmax); returns 1
  * when best improved. Ties in t go to the smaller primitive id. */
@@ -65,7 +78,9 @@ RT_INLINE int rt_leaf_any(const rt_bvh *bvh, uint32_t ref, const rt_wtray *w,
 }
 
 /* Traversal stack depth: the build bounds the binary depth by 48 + log2(n), and an
- * ordered 4-wide traversal pushes at most 3 entries per level. */
+ * ordered 4-wide traversal pushes at most 3 entries per level. An 8-wide level spans at
+ * least one binary level and pushes at most 7 entries: 7 x 81 < 576. */
 #define RT_STACK_SIZE 256
+#define RT_STACK8_SIZE 576
 
 #endif

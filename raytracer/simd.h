@@ -14,4 +14,11 @@
 
 #define RT_INLINE static inline __attribute__((always_inline))
 
+/* The AVX2 kernels (bvh8_traverse.c, tri_intersect8.h): compiled for AVX2 per function,
+ * not per file, so the library still runs on any x86-64; callers check rt_bvh.isa (isa.h)
+ * first. "avx2" alone, without "fma": a fused multiply-add would round differently from
+ * the SSE kernels. RT_INLINE helpers inline into these (the baseline is a subset). */
+#define RT_AVX2 __attribute__((target("avx2")))
+#define RT_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
 #endif

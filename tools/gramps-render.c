@@ -8,6 +8,7 @@
  * be loaded or a failed render exits with 1. The output image is written to a temporary
  * file and renamed over the target only after a successful render. */
 #include "gramps/gramps.h"
+#include "pipelines/frame_memory.h"
 #include "pipelines/common.h"
 #include "pipelines/raster.h"
 #include "pipelines/raytrace.h"
@@ -296,9 +297,10 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
                 (unsigned long long)last->work[3], sh_isa_name(sh_isa_best()));
     else
         fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
-                "\"per_second\": %.0f},\n", (unsigned long long)last->work[0],
-                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-                rays / (ms[n - 1] / 1e3));
+                "\"per_second\": %.0f},\n\"rt_isa\": \"%s\",\n",
+                (unsigned long long)last->work[0], (unsigned long long)last->work[1],
+                (unsigned long long)last->work[2],
+                rays / (ms[n - 1] / 1e3), rt_isa_name(rt_isa_best()));
     fprintf(f, "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"frames\": [", sorted[n / 2], sorted[0]);
     for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", ms[i]);
     fprintf(f, "]},\n\"peak_footprint_bytes\": %llu,\n\"runtime\": ",
@@ -365,6 +367,7 @@ static int run(const options *o, sc_scene *s, const sc_geometry *g)
 
 int main(int argc, char **argv)
 {
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;

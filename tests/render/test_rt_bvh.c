@@ -4,8 +4,10 @@
  * Meshes: every OBJ in ../shared/scenes (read by a small parser here: v and f lines,
  * fan triangulation in file order, negative indices, a/b/c forms), random triangle soups
  * with duplicates and degenerate triangles, icospheres and an axis-aligned grid box for
- * watertightness. Ray counts are modest so the program also fits under ThreadSanitizer;
- * RT_TEST_SCALE=n multiplies them. */
+ * watertightness. Every comparison runs the baseline (SSE, 4-wide) kernels and, when the
+ * CPU has AVX2, the AVX2 (8-wide) ones too, and checks that the two agree bit for bit.
+ * Ray counts are modest so the program also fits under ThreadSanitizer; RT_TEST_SCALE=n
+ * multiplies them. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "raytracer/bvh.h"
 #include "raytracer/bvh_traverse.h"
+#include "raytracer/isa.h"
 #include "raytracer/packet.h"
 #include "raytracer/ray.h"
 #include "raytracer/tri_intersect.h"
@@ -330,37 +333,77 @@ static void note(tally *tl, const rt_ray *r, const rt_hit *got, const rt_hit *wa
                 want->u, want->v);
 }
 
-/* Checks single-ray and packet closest hit and any hit for n rays against brute force.
- * want may be NULL (computed here) or precomputed. */
-static void compare_rays(const mesh *m, const rt_bvh *bvh, const rt_ray *rays, int n,
+/* The kernels a test can run on bvh: the baseline always, AVX2 when the CPU has it and
+ * the build made its nodes (not under GRAMPS_ISA=baseline). Says once when AVX2 is not
+ * tested. Returns the count. */
+static int test_isas(const rt_bvh *bvh, rt_isa isas[2])
+{
+    static int noted;
+    int n = 0;
+    isas[n++] = RT_ISA_BASELINE;
+    if (rt_isa_available(RT_ISA_AVX2) && (bvh->nodes8 || bvh->root == RT_EMPTY_REF))
+        isas[n++] = RT_ISA_AVX2;
+    else if (!noted++)
+        printf("note: AVX2 kernels not tested (%s)\n",
+               rt_isa_available(RT_ISA_AVX2) ? "GRAMPS_ISA=baseline" : "this CPU lacks AVX2");
+    return n;
+}
+
+/* Checks single-ray and packet closest hit and any hit for n rays against brute force,
+ * with every ISA test_isas gives, and the AVX2 answers against the baseline's bit for bit
+ * (t, u, v, primitive, occlusion). want may be NULL (computed here) or precomputed. */
+static void compare_rays(const mesh *m, rt_bvh *bvh, const rt_ray *rays, int n,
                          int packet, const char *what, rt_hit *want_out)
 {
     rt_hit *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
-    uint8_t *occ = malloc((size_t)n);
-    tally single = {what, 0, 0, 0}, pk = {what, 0, 0, 0}, any1 = {what, 0, 0, 0},
-          anyp = {what, 0, 0, 0};
+    rt_hit *hit1[2] = {malloc((size_t)n * sizeof(rt_hit)), malloc((size_t)n * sizeof(rt_hit))};
+    uint8_t *occ = malloc((size_t)n), *occ1[2] = {malloc((size_t)n), malloc((size_t)n)};
     for (int i = 0; i < n; i++) brute_closest(m, &rays[i], &want[i]);
-    for (int i = 0; i < n; i++) {
-        rt_hit h;
-        const int hit = rt_intersect1(bvh, &rays[i], &h);
-        note(&single, &rays[i], &h, &want[i], same_hit(&h, &want[i]) && hit == (h.prim != RT_NO_HIT));
-        const int o = rt_occluded1(bvh, &rays[i]);
-        note(&any1, &rays[i], &h, &want[i], o == (want[i].prim != RT_NO_HIT));
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int k = 0; k < nisa; k++) {
+        CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0 && bvh->isa == isas[k]);
+        char label[300];
+        snprintf(label, sizeof label, "%s [%s]", what, rt_isa_name(isas[k]));
+        tally single = {label, 0, 0, 0}, pk = {label, 0, 0, 0}, any1 = {label, 0, 0, 0},
+              anyp = {label, 0, 0, 0};
+        for (int i = 0; i < n; i++) {
+            rt_hit *h = &hit1[k][i];
+            const int hit = rt_intersect1(bvh, &rays[i], h);
+            note(&single, &rays[i], h, &want[i], same_hit(h, &want[i]) && hit == (h->prim != RT_NO_HIT));
+            occ1[k][i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
+            note(&any1, &rays[i], h, &want[i], occ1[k][i] == (want[i].prim != RT_NO_HIT));
+        }
+        rt_intersect_packet(bvh, rays, n, got, NULL);
+        for (int i = 0; packet && i < n; i++)
+            note(&pk, &rays[i], &got[i], &want[i], same_hit(&got[i], &want[i]));
+        rt_occluded_packet(bvh, rays, n, occ, NULL);
+        for (int i = 0; packet && i < n; i++)
+            note(&anyp, &rays[i], &got[i], &want[i], occ[i] == (want[i].prim != RT_NO_HIT));
+        CHECK_MSG(single.bad == 0, "%s: %d/%d single-ray closest hits differ", label, single.bad, n);
+        CHECK_MSG(any1.bad == 0, "%s: %d/%d single-ray any hits differ", label, any1.bad, n);
+        CHECK_MSG(pk.bad == 0, "%s: %d/%d packet closest hits differ", label, pk.bad, n);
+        CHECK_MSG(anyp.bad == 0, "%s: %d/%d packet any hits differ", label, anyp.bad, n);
     }
-    rt_intersect_packet(bvh, rays, n, got, NULL);
-    for (int i = 0; packet && i < n; i++)
-        note(&pk, &rays[i], &got[i], &want[i], same_hit(&got[i], &want[i]));
-    rt_occluded_packet(bvh, rays, n, occ, NULL);
-    for (int i = 0; packet && i < n; i++)
-        note(&anyp, &rays[i], &got[i], &want[i], occ[i] == (want[i].prim != RT_NO_HIT));
-    CHECK_MSG(single.bad == 0, "%s: %d/%d single-ray closest hits differ", what, single.bad, n);
-    CHECK_MSG(any1.bad == 0, "%s: %d/%d single-ray any hits differ", what, any1.bad, n);
-    CHECK_MSG(pk.bad == 0, "%s: %d/%d packet closest hits differ", what, pk.bad, n);
-    CHECK_MSG(anyp.bad == 0, "%s: %d/%d packet any hits differ", what, anyp.bad, n);
+    if (nisa == 2) {            /* misses included: t = tmax, u = v = 0 on both */
+        int bits = 0, occs = 0;
+        for (int i = 0; i < n; i++) {
+            bits += memcmp(&hit1[0][i], &hit1[1][i], sizeof(rt_hit)) != 0;
+            occs += occ1[0][i] != occ1[1][i];
+        }
+        CHECK_MSG(bits == 0 && occs == 0, "%s: %d closest hits and %d any hits of %d differ "
+                  "between the baseline and AVX2 kernels", what, bits, occs, n);
+    }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
     if (want_out) memcpy(want_out, want, (size_t)n * sizeof *want);
     free(want);
     free(got);
     free(occ);
+    for (int k = 0; k < 2; k++) {
+        free(hit1[k]);
+        free(occ1[k]);
+    }
 }
 
 static rt_bvh *build(const mesh *m)
@@ -380,27 +423,33 @@ static void test_single_triangle(void)
     mesh_vertex(&m, 0, 1, 0);
     mesh_tri(&m, 0, 1, 2);
     rt_bvh *bvh = build(&m);
-    rt_hit h;
-    rt_ray r = {{0.25f, 0.5f, 2.0f}, 0.0f, {0.0f, 0.0f, -1.0f}, INFINITY};
-    CHECK(rt_intersect1(bvh, &r, &h) == 1);
-    CHECK(h.prim == 0 && h.t == 2.0f && h.u == 0.25f && h.v == 0.5f);
-    r.dir[2] = 1.0f;                       /* pointing away */
-    CHECK(rt_intersect1(bvh, &r, &h) == 0 && h.prim == RT_NO_HIT);
-    r.org[2] = -2.0f;                      /* from behind: both faces count */
-    CHECK(rt_intersect1(bvh, &r, &h) == 1 && h.t == 2.0f);
-    r.tmax = 2.0f;                         /* inclusive ends */
-    CHECK(rt_occluded1(bvh, &r) == 1);
-    r.tmax = nextafterf(2.0f, 0.0f);
-    CHECK(rt_occluded1(bvh, &r) == 0);
-    r.tmax = INFINITY;
-    r.tmin = 2.0f;
-    CHECK(rt_occluded1(bvh, &r) == 1);
-    r.tmin = nextafterf(2.0f, 3.0f);
-    CHECK(rt_occluded1(bvh, &r) == 0);
-    r = (rt_ray){{0.9f, 0.9f, -1.0f}, 0.0f, {0.0f, 0.0f, 1.0f}, INFINITY};  /* outside */
-    CHECK(rt_intersect1(bvh, &r, &h) == 0);
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int k = 0; k < nisa; k++) {
+        CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+        rt_hit h;
+        rt_ray r = {{0.25f, 0.5f, 2.0f}, 0.0f, {0.0f, 0.0f, -1.0f}, INFINITY};
+        CHECK(rt_intersect1(bvh, &r, &h) == 1);
+        CHECK(h.prim == 0 && h.t == 2.0f && h.u == 0.25f && h.v == 0.5f);
+        r.dir[2] = 1.0f;                       /* pointing away */
+        CHECK(rt_intersect1(bvh, &r, &h) == 0 && h.prim == RT_NO_HIT);
+        r.org[2] = -2.0f;                      /* from behind: both faces count */
+        CHECK(rt_intersect1(bvh, &r, &h) == 1 && h.t == 2.0f);
+        r.tmax = 2.0f;                         /* inclusive ends */
+        CHECK(rt_occluded1(bvh, &r) == 1);
+        r.tmax = nextafterf(2.0f, 0.0f);
+        CHECK(rt_occluded1(bvh, &r) == 0);
+        r.tmax = INFINITY;
+        r.tmin = 2.0f;
+        CHECK(rt_occluded1(bvh, &r) == 1);
+        r.tmin = nextafterf(2.0f, 3.0f);
+        CHECK(rt_occluded1(bvh, &r) == 0);
+        r = (rt_ray){{0.9f, 0.9f, -1.0f}, 0.0f, {0.0f, 0.0f, 1.0f}, INFINITY};  /* outside */
+        CHECK(rt_intersect1(bvh, &r, &h) == 0);
+    }
     const rt_bvh_stats *s = rt_bvh_get_stats(bvh);
     CHECK(s->triangles == 1 && s->leaves == 1 && s->inner_nodes == 1 && s->depth == 1);
+    CHECK(bvh->nodes8 ? s->inner_nodes8 == 1 && s->depth8 == 1 : s->inner_nodes8 == 0);
     rt_bvh_free(bvh);
     mesh_free(&m);
 }
@@ -412,15 +461,20 @@ static void test_empty_scene(void)
     rt_ray r[3] = {{{0, 0, 0}, 0.0f, {1, 0, 0}, INFINITY},
                    {{0, 0, 0}, 0.0f, {0, 1, 0}, INFINITY},
                    {{0, 0, 0}, 0.0f, {0, 0, -1}, 5.0f}};
-    rt_hit h[3];
-    uint8_t occ[3] = {1, 1, 1};
-    CHECK(rt_intersect1(bvh, &r[0], &h[0]) == 0 && h[0].prim == RT_NO_HIT);
-    CHECK(rt_occluded1(bvh, &r[0]) == 0);
-    rt_intersect_packet(bvh, r, 3, h, NULL);
-    rt_occluded_packet(bvh, r, 3, occ, NULL);
-    for (int i = 0; i < 3; i++) CHECK(h[i].prim == RT_NO_HIT && occ[i] == 0);
-    CHECK(h[2].t == 5.0f);
-    CHECK(rt_bvh_get_stats(bvh)->inner_nodes == 0);
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int k = 0; k < nisa; k++) {
+        CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+        rt_hit h[3];
+        uint8_t occ[3] = {1, 1, 1};
+        CHECK(rt_intersect1(bvh, &r[0], &h[0]) == 0 && h[0].prim == RT_NO_HIT);
+        CHECK(rt_occluded1(bvh, &r[0]) == 0);
+        rt_intersect_packet(bvh, r, 3, h, NULL);
+        rt_occluded_packet(bvh, r, 3, occ, NULL);
+        for (int i = 0; i < 3; i++) CHECK(h[i].prim == RT_NO_HIT && occ[i] == 0);
+        CHECK(h[2].t == 5.0f);
+    }
+    CHECK(rt_bvh_get_stats(bvh)->inner_nodes == 0 && rt_bvh_get_stats(bvh)->inner_nodes8 == 0);
     rt_bvh_free(bvh);
 }
 
@@ -642,6 +696,8 @@ static void test_deterministic_build(void)
     CHECK(a->nnodes == b->nnodes && a->nblocks == b->nblocks && a->root == b->root);
     CHECK(memcmp(a->nodes, b->nodes, a->nnodes * sizeof *a->nodes) == 0);
     CHECK(memcmp(a->tris, b->tris, a->nblocks * sizeof *a->tris) == 0);
+    CHECK(a->nnodes8 == b->nnodes8 && a->root8 == b->root8);
+    CHECK(a->nnodes8 == 0 || memcmp(a->nodes8, b->nodes8, a->nnodes8 * sizeof *a->nodes8) == 0);
     const rt_bvh_stats *s = rt_bvh_get_stats(a);
     CHECK(s->triangles == m.nt);
     CHECK(fabs(s->avg_leaf_size * (double)s->leaves - (double)m.nt) < 0.5);
@@ -649,6 +705,137 @@ static void test_deterministic_build(void)
     CHECK(s->block_fill > 0.25 && s->block_fill <= 1.0);
     rt_bvh_free(a);
     rt_bvh_free(b);
+    mesh_free(&m);
+}
+
+/* GRAMPS_ISA=baseline gives the baseline's BVH (no 8-wide nodes) and kernels; otherwise
+ * an AVX2 CPU gets the 8-wide nodes and the AVX2 kernels. rt_bvh_set_isa refuses what the
+ * BVH or the CPU cannot run. */
+static void test_isa_selection(void)
+{
+    rng_seed(13);
+    mesh m = {0};
+    random_soup(&m, 300);
+    const char *env = getenv("GRAMPS_ISA");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("GRAMPS_ISA", "baseline", 1);
+    CHECK(rt_isa_best() == RT_ISA_BASELINE);
+    rt_bvh *base = build(&m);
+    CHECK(base->isa == RT_ISA_BASELINE && base->nodes8 == NULL && base->root8 == RT_EMPTY_REF);
+    CHECK(rt_bvh_get_stats(base)->inner_nodes8 == 0 && rt_bvh_get_stats(base)->memory8_bytes == 0);
+    CHECK(rt_bvh_set_isa(base, RT_ISA_AVX2) == -1 && base->isa == RT_ISA_BASELINE);
+    unsetenv("GRAMPS_ISA");
+    rt_bvh *best = build(&m);
+    if (rt_isa_available(RT_ISA_AVX2)) {
+        CHECK(rt_isa_best() == RT_ISA_AVX2);
+        CHECK(best->isa == RT_ISA_AVX2 && best->nodes8 != NULL && best->root8 == 0);
+        const rt_bvh_stats *s = rt_bvh_get_stats(best);
+        CHECK(s->inner_nodes8 == best->nnodes8 && s->depth8 >= 1 && s->depth8 <= s->depth);
+        CHECK(s->memory8_bytes == best->nnodes8 * sizeof(rt_node8) && s->sah_cost8 > 0.0);
+        CHECK(rt_bvh_set_isa(best, RT_ISA_BASELINE) == 0 && best->isa == RT_ISA_BASELINE);
+        CHECK(rt_bvh_set_isa(best, RT_ISA_AVX2) == 0 && best->isa == RT_ISA_AVX2);
+    } else {
+        printf("note: this CPU lacks AVX2; only the baseline is selectable\n");
+        CHECK(best->isa == RT_ISA_BASELINE && best->nodes8 == NULL);
+        CHECK(rt_bvh_set_isa(best, RT_ISA_AVX2) == -1);
+    }
+    CHECK(!strcmp(rt_isa_name(RT_ISA_BASELINE), "baseline") && !strcmp(rt_isa_name(RT_ISA_AVX2), "avx2"));
+    /* Same triangle blocks either way: the 8-wide nodes only add a way down to them. */
+    CHECK(base->nblocks == best->nblocks &&
+          memcmp(base->tris, best->tris, base->nblocks * sizeof *base->tris) == 0);
+    CHECK(base->nnodes == best->nnodes &&
+          memcmp(base->nodes, best->nodes, base->nnodes * sizeof *base->nodes) == 0);
+    if (saved) setenv("GRAMPS_ISA", saved, 1);
+    free(saved);
+    rt_bvh_free(base);
+    rt_bvh_free(best);
+    mesh_free(&m);
+}
+
+/* Leaf references of a wide tree with their boxes, by a walk from the root; also checks
+ * that every inner child comes after its parent (depth-first layout). */
+typedef struct leaf_box {
+    uint32_t ref;
+    float box[6];
+} leaf_box;
+
+static int cmp_leaf_box(const void *a, const void *b)
+{
+    const uint32_t x = ((const leaf_box *)a)->ref, y = ((const leaf_box *)b)->ref;
+    return (x > y) - (x < y);
+}
+
+static void collect4(const rt_bvh *bvh, uint32_t node, leaf_box *out, size_t *n, int *bad)
+{
+    const rt_node4 *nd = &bvh->nodes[node];
+    for (int i = 0; i < 4; i++) {
+        const uint32_t ref = nd->child[i];
+        if (ref == RT_EMPTY_REF) continue;
+        if (!rt_ref_is_leaf(ref)) {
+            *bad += ref <= node;
+            collect4(bvh, ref, out, n, bad);
+            continue;
+        }
+        out[*n].ref = ref;
+        for (int p = 0; p < 6; p++) out[*n].box[p] = nd->b[p][i];
+        ++*n;
+    }
+}
+
+static void collect8(const rt_bvh *bvh, uint32_t node, leaf_box *out, size_t *n, int *bad)
+{
+    const rt_node8 *nd = &bvh->nodes8[node];
+    for (int i = 0; i < 8; i++) {
+        const uint32_t ref = nd->child[i];
+        if (ref == RT_EMPTY_REF) {          /* empty slots fail every slab test */
+            for (int a = 0; a < 3; a++) *bad += !(nd->b[2 * a][i] > nd->b[2 * a + 1][i]);
+            continue;
+        }
+        if (!rt_ref_is_leaf(ref)) {
+            *bad += ref <= node || ref >= bvh->nnodes8;
+            if (ref > node && ref < bvh->nnodes8) collect8(bvh, ref, out, n, bad);
+            continue;
+        }
+        out[*n].ref = ref;
+        for (int p = 0; p < 6; p++) out[*n].box[p] = nd->b[p][i];
+        ++*n;
+    }
+}
+
+/* The 8-wide tree reaches exactly the 4-wide tree's leaves, each with the same (widened)
+ * box, so both kernels test the same blocks under the same margin. */
+static void test_bvh8_structure(void)
+{
+    rng_seed(17);
+    mesh m = {0};
+    random_soup(&m, 4000);
+    const rt_build_opts base = rt_build_opts_default();
+    rt_build_opts opts[3] = {base, base, base};
+    opts[1].max_leaf = 1;
+    opts[2].max_leaf = 32;
+    for (int k = 0; k < 3; k++) {
+        rt_bvh *bvh = rt_bvh_build(m.pos, m.idx, m.nt, &opts[k]);
+        CHECK(bvh != NULL);
+        if (!bvh->nodes8) {
+            test_isas(bvh, (rt_isa[2]){0});   /* prints the note */
+            rt_bvh_free(bvh);
+            break;
+        }
+        const rt_bvh_stats *s = rt_bvh_get_stats(bvh);
+        leaf_box *l4 = malloc(s->leaves * sizeof *l4), *l8 = malloc(s->leaves * sizeof *l8);
+        size_t n4 = 0, n8 = 0;
+        int bad = 0;
+        collect4(bvh, bvh->root, l4, &n4, &bad);
+        collect8(bvh, bvh->root8, l8, &n8, &bad);
+        CHECK(bad == 0 && n4 == s->leaves && n8 == s->leaves);
+        qsort(l4, n4, sizeof *l4, cmp_leaf_box);
+        qsort(l8, n8, sizeof *l8, cmp_leaf_box);
+        CHECK(memcmp(l4, l8, n4 * sizeof *l4) == 0);
+        CHECK(s->inner_nodes8 < s->inner_nodes && s->depth8 <= s->depth);
+        free(l4);
+        free(l8);
+        rt_bvh_free(bvh);
+    }
     mesh_free(&m);
 }
 
@@ -886,6 +1073,8 @@ int main(void)
     RUN(test_random_soups);
     RUN(test_build_options);
     RUN(test_deterministic_build);
+    RUN(test_isa_selection);
+    RUN(test_bvh8_structure);
     RUN(test_packet_sizes);
     RUN(test_coincident_and_deep);
     RUN(test_packet_fallback_stats);

@@ -1,0 +1,28 @@
+/* Instruction-set choice of the ray-tracing kernels: SSE2 baseline or AVX2.
+ *
+ * Data flow: the CPU (cpuid, once per query) and the environment variable GRAMPS_ISA ->
+ * rt_isa_best() -> rt_bvh_build (bvh.c) builds the 8-wide nodes the AVX2 kernels read
+ * and records the choice in rt_bvh.isa -> rt_intersect1 / rt_occluded1 (and through them
+ * the packet path's single-ray fallback) dispatch on it, one predictable branch per ray.
+ *
+ * Same convention as the pixel shader's sh_isa_best() (shaders/raster_shading.c):
+ * GRAMPS_ISA=baseline forces the baseline, the choice is made at run time with
+ * __builtin_cpu_supports, never with an ifunc or target_clones (their resolvers run
+ * before sanitizers are initialised). It is a separate enum because raytracer/ is a
+ * kernel module below shaders/ and must not include its headers. Both ISAs give the same
+ * bits: the AVX2 kernels run the same watertight leaf arithmetic (no FMA). */
+#ifndef RAYTRACER_ISA_H
+#define RAYTRACER_ISA_H
+
+#include <stdbool.h>
+
+typedef enum rt_isa { RT_ISA_BASELINE, RT_ISA_AVX2 } rt_isa;
+
+/* Whether the CPU (and the OS, for the YMM state) can run isa. */
+bool rt_isa_available(rt_isa isa);
+/* The best the CPU has, unless GRAMPS_ISA=baseline asks for the baseline. */
+rt_isa rt_isa_best(void);
+/* "baseline" or "avx2", the names sh_isa_name uses. */
+const char *rt_isa_name(rt_isa isa);
+
+#endif
