@@ -215,13 +215,13 @@ int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue)
     if (mode == GR_BIND_INPUT) {
         if (s->nin == GR_MAX_BINDINGS) goto too_many;
         if (!bind_consumer(g, s, q, mode)) return GR_INVALID;
-        s->in[s->nin] = (gr_binding){mode, queue};
+        s->in[s->nin] = (gr_binding){.mode = mode, .queue = queue};
         return s->nin++;
     }
     if (s->nout == GR_MAX_BINDINGS || q->nproducers == GR_MAX_BINDINGS) goto too_many;
     q->producers[q->nproducers++] = stage;
     if (mode == GR_BIND_PUSH) q->push_fed = true;
-    s->out[s->nout] = (gr_binding){mode, queue};
+    s->out[s->nout] = (gr_binding){.mode = mode, .queue = queue};
     return s->nout++;
 too_many:
     gr_set_error(g, GR_ERR_INVALID, "stage '%s': more than %d bindings", s->name,

@@ -120,7 +120,7 @@ struct gr_queue_rt {
     int nproducers;
     bool physical;                    /* consumer is a Thread/Fixed stage */
     bool is_set;
-    bool backward;                    /* feeds a stage of lower/equal priority: no backpressure */
+    bool backward;                    /* some producer's binding is backward (may exceed capacity) */
     bool push_fed;                    /* some producer pushes into it */
     int chain_end;                    /* ordered Shader chain: the final physical queue id */
     uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
@@ -224,6 +224,10 @@ struct gr_inst {
 typedef struct gr_binding {
     gr_bind_mode mode;
     int queue;
+    /* Output into a stage of lower or equal priority (a cycle's way back): exempt from
+     * backpressure, so a cycle cannot deadlock on its own full queues. Per binding: the
+     * queue's other producers (e.g. the cycle's entry) stay bounded by its capacity. */
+    bool backward;
 } gr_binding;
 
 struct gr_stage_rt {
@@ -389,7 +393,7 @@ gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
 void gr_subq_free(gr_subq *s);
 void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
-bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward);
 void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
 gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
 void gr_pkt_free(gr_worker *w, gr_pkt *p);

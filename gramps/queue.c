@@ -40,14 +40,14 @@ void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
     if (!q->physical) gr_pending_add(w, q->cons_comp, n);
 }
 
-/* Charges n packets unless that would overfill the queue (backward edges are never
- * full; an empty queue always takes a reservation, so one larger than the capacity
- * cannot wait forever). The add-then-undo may make a concurrent check fail spuriously;
+/* Charges n packets unless that would overfill the queue (for a backward binding it is
+ * never full; an empty queue always takes a reservation, so one larger than the
+ * capacity cannot wait forever). The add-then-undo may make a concurrent check fail spuriously;
  * such a producer rechecks after registering as a waiter, so it is not lost. */
-bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
 {
     int64_t old = atomic_fetch_add(&q->held, n);
-    if (!q->backward && old > 0 && old + n > (int64_t)q->d.capacity) {
+    if (!backward && old > 0 && old + n > (int64_t)q->d.capacity) {
         atomic_fetch_sub(&q->held, n);
         return false;
     }
@@ -89,12 +89,13 @@ void gr_release_later(gr_worker *w, gr_pkt *p)
     uncharge(w, q, 1, true);
 }
 
-/* Backpressure test for Shader producers. Ordered outputs never count: inside an
- * ordered chain the space was reserved at the chain's end when its first packet was
- * committed. Per-subqueue capacity of queue sets is enforced at reserve time. */
+/* Backpressure test for Shader producers with a forward binding to q (backward ones
+ * are never held back). Ordered outputs never count: inside an ordered chain the space
+ * was reserved at the chain's end when its first packet was committed. Per-subqueue
+ * capacity of queue sets is enforced at reserve time. */
 bool gr_queue_full(const gr_queue_rt *q)
 {
-    if (q->backward || q->d.ordered || q->is_set) return false;
+    if (q->d.ordered || q->is_set) return false;
     return atomic_load_explicit(&q->held, memory_order_relaxed) >= (int64_t)q->d.capacity;
 }
 
@@ -279,14 +280,15 @@ uint64_t gr_subq_avail(const gr_subq *s)
 
 /* Whether a consumer asking for `need` packets can go on (lock held): enough packets,
  * or the producers are done, or (for a finite request larger than the capacity) the
- * subqueue is as full as it can get, which would otherwise be a certain deadlock. */
+ * subqueue is full: its forward producers wait, so waiting for more could deadlock
+ * (backward producers may still add some, but nothing says they will). */
 bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short)
 {
     if (s->closed) return true;
     if (grant_short && gr_subq_avail(s) > 0) return true;
     if (need == GR_ALL) return false;
     uint64_t have = gr_subq_avail(s);
-    return have >= need || (!s->queue->backward && have >= s->queue->d.capacity);
+    return have >= need || have >= s->queue->d.capacity;
 }
 
 static gr_inst *take_in_waiter(gr_subq *s)

@@ -60,7 +60,7 @@ static bool stage_blocked(gr_graph *g, const gr_stage_rt *s)
 {
     if (s->d.kind != GR_SHADER) return false;
     for (int i = 0; i < s->nout; i++)
-        if (gr_queue_full(g->queues[s->out[i].queue])) return true;
+        if (!s->out[i].backward && gr_queue_full(g->queues[s->out[i].queue])) return true;
     return false;
 }
 

@@ -37,7 +37,7 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
         /* its space was reserved when the chain's first packet was */
     } else if (chained || q->is_set) {
         gr_charge(w, q, 1);               /* bounded by the chain end / soft for sets */
-    } else if (!gr_try_charge(w, q, 1)) {
+    } else if (!gr_try_charge(w, q, 1, s->out[i].backward)) {
         return false;
     }
     gr_pkt *p = gr_pkt_alloc(w, q);

@@ -336,10 +336,10 @@ static gr_queue_rt *output_queue(gr_ctx *c, int slot)
     return c->g->queues[c->stage->out[slot].queue];
 }
 
-static bool try_charge_sub(gr_subq *s, uint32_t n)
+static bool try_charge_sub(gr_subq *s, uint32_t n, bool backward)
 {
     gr_spin_lock(&s->lock);
-    bool ok = s->queue->backward || s->charged == 0 || s->charged + n <= s->queue->d.capacity;
+    bool ok = backward || s->charged == 0 || s->charged + n <= s->queue->d.capacity;
     if (ok) {
         s->charged += n;
         if (s->charged > s->peak) s->peak = s->charged;
@@ -348,14 +348,15 @@ static bool try_charge_sub(gr_subq *s, uint32_t n)
     return ok;
 }
 
-/* Charges n packets to q (subqueue s for sets), blocking while it is full. */
-static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n)
+/* Charges n packets to q (subqueue s for sets), blocking while it is full unless the
+ * binding is backward. */
+static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n, bool backward)
 {
     if (q->is_set) {
-        while (!try_charge_sub(s, n)) wait_output(c, s, NULL, n);
+        while (!try_charge_sub(s, n, backward)) wait_output(c, s, NULL, n);
         gr_charge(c->w, q, n);
     } else {
-        while (!gr_try_charge(c->w, q, n)) wait_output(c, NULL, q, n);
+        while (!gr_try_charge(c->w, q, n, backward)) wait_output(c, NULL, q, n);
         if (q->physical) {
             gr_spin_lock(&q->subs[0]->lock);
             q->subs[0]->charged += n;
@@ -410,7 +411,7 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
         if (!end_sub) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
         first_slot = reserve_chain_slots(c, end, end_sub, n);
     }
-    charge_output(c, q, s, n);
+    charge_output(c, q, s, n, c->stage->out[slot].backward);
     if (!window_pkts(t, n)) return GR_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         gr_pkt *p = gr_pkt_alloc(c->w, q);

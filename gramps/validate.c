@@ -129,11 +129,13 @@ static bool assign_priorities(gr_graph *g)
         s->priority = s->d.priority ? s->d.priority : k + 1;
         s->rank = k;                          /* topological index until re-ranked */
     }
-    for (int i = 0; i < g->nqueues; i++) {
-        gr_queue_rt *q = g->queues[i];
-        for (int p = 0; p < q->nproducers; p++)
-            if (g->stages[q->producers[p]]->rank >= g->stages[q->consumer]->rank)
-                q->backward = true;
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        for (int k = 0; k < s->nout; k++) {
+            gr_queue_rt *q = g->queues[s->out[k].queue];
+            s->out[k].backward = s->rank >= g->stages[q->consumer]->rank;
+            if (s->out[k].backward) q->backward = true;
+        }
     }
     for (int i = 0; i < g->nstages; i++) g->by_rank[i] = i;
     qsort_r(g->by_rank, (size_t)g->nstages, sizeof(int), cmp_rank, g);

@@ -518,6 +518,71 @@ static void test_backpressure(void)
     }
 }
 
+/* A cycle's entry stays bounded: gen -> loop (cap 4) -> Shader "again" -> back into loop
+ * (its backward binding) or on to "out". Only the backward binding is exempt from
+ * backpressure; gen's forward binding to the same queue waits while it is full, so the
+ * queue holds at most its capacity plus one pre-reserved output per running task. With
+ * the exemption per queue instead of per binding, gen filled it with all its packets. */
+typedef struct { uint32_t round, value; } loop_pkt;
+
+static void gen_loop(gr_ctx *c)
+{
+    barrier_params *p = gr_user(c);
+    for (uint32_t i = 0; i < p->n; i++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        *(loop_pkt *)w.mem = (loop_pkt){0, i};
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void go_round(gr_ctx *c)
+{
+    loop_pkt in = *(const loop_pkt *)gr_input(c, NULL);
+    int go = in.round < 2 ? 0 : 1;
+    in.round++;
+    *(loop_pkt *)gr_output(c, go) = in;
+    gr_discard(c, 1 - go);
+}
+
+static void collect_loop(gr_ctx *c)
+{
+    barrier_params *p = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const loop_pkt *k = w.mem;
+        if (k->round == 3) p->got++;
+        gr_commit(c, 0, 1);
+    }
+}
+
+static void test_cycle_entry_backpressure(void)
+{
+    for (unsigned w = 1; w <= 4; w++) {
+        barrier_params p = {.n = 2000};
+        gr_graph *g = gr_graph_create();
+        int loop = gr_queue(g, &(gr_queue_desc){.name = "loop", .packet_bytes = 8, .capacity = 4});
+        int out = gr_queue(g, &(gr_queue_desc){.name = "out", .packet_bytes = 8, .capacity = 8});
+        int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_loop, .user = &p});
+        int again = gr_stage(g, &(gr_stage_desc){.name = "again", .kind = GR_SHADER, .main = go_round});
+        int col = gr_stage(g, &(gr_stage_desc){.name = "collect", .kind = GR_THREAD, .main = collect_loop,
+                                               .user = &p});
+        gr_bind(g, gen, GR_BIND_OUTPUT, loop);
+        gr_bind(g, again, GR_BIND_INPUT, loop);
+        gr_bind(g, again, GR_BIND_OUTPUT, loop);      /* backward: the way round */
+        gr_bind(g, again, GR_BIND_OUTPUT, out);
+        gr_bind(g, col, GR_BIND_INPUT, out);
+        CHECK(run(g, w) == GR_OK);
+        CHECK(p.got == p.n);
+        const gr_stats *st = gr_get_stats(g);
+        CHECK(st != NULL);
+        if (st)
+            CHECK_MSG(st->queues[loop].peak_packets <= 4 + w, "%u workers: cycle queue peak %llu, "
+                      "capacity 4", w, (unsigned long long)st->queues[loop].peak_packets);
+        gr_graph_destroy(g);
+    }
+}
+
 /* ---- 10,000 dynamic keys --------------------------------------------------------------- */
 
 static void gen_many_keys(gr_ctx *c)
@@ -686,6 +751,7 @@ int main(void)
     RUN(test_mergesort_cycle);
     RUN(test_barrier_reserve);
     RUN(test_backpressure);
+    RUN(test_cycle_entry_backpressure);
     RUN(test_ten_thousand_keys);
     return check_finish();
 }
