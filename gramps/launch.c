@@ -231,6 +231,7 @@ gr_status gr_wait(gr_graph *g)
         if (g->workers[i].started) pthread_join(g->workers[i].thread, NULL);
     g->t_end = gr_ticks();
     atomic_store(&g->watchdog_stop, true);
+    gr_wake_sleepers(g);
     if (g->watchdog_started) pthread_join(g->watchdog, NULL);
     gr_sample_final(g);
     gr_stats_collect(g);

@@ -97,6 +97,23 @@ static void report_deadlock(gr_graph *g)
     gr_wake_sleepers(g);
 }
 
+/* Sleeps for period_ns, or less: the end of the run (the last component finishing,
+ * an abort, gr_wait) broadcasts sleep_cond, so gr_wait does not wait out a period to
+ * join this thread. The checks under sleep_lock cannot miss that broadcast. */
+static void wait_period(gr_graph *g, double period_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)period_ns;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_mutex_lock(&g->sleep_lock);
+    if (!atomic_load(&g->watchdog_stop) && atomic_load(&g->comps_left) > 0 &&
+        !atomic_load(&g->abort))
+        pthread_cond_timedwait(&g->sleep_cond, &g->sleep_lock, &ts);
+    pthread_mutex_unlock(&g->sleep_lock);
+}
+
 /* Deadlock detection: no stage made progress for deadlock_seconds while every worker
  * was idle. Also samples the footprint when every worker is inside a long task. */
 void *gr_watchdog_main(void *arg)
@@ -106,7 +123,6 @@ void *gr_watchdog_main(void *arg)
     double period_ns = g->opts.deadlock_seconds * 1e9 / 20;
     if (period_ns > GR_WATCHDOG_NS) period_ns = GR_WATCHDOG_NS;
     if (period_ns < GR_SAMPLE_NS) period_ns = GR_SAMPLE_NS;
-    struct timespec ts = {0, (long)period_ns};
     while (!atomic_load(&g->watchdog_stop) && atomic_load(&g->comps_left) > 0 &&
            !atomic_load(&g->abort)) {
         gr_maybe_sample(g, gr_ticks());
@@ -118,7 +134,7 @@ void *gr_watchdog_main(void *arg)
         } else if (now - stalled_since > (uint64_t)(g->opts.deadlock_seconds * 1e9)) {
             report_deadlock(g);
         }
-        nanosleep(&ts, NULL);
+        wait_period(g, period_ns);
     }
     return NULL;
 }
