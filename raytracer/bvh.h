@@ -17,7 +17,7 @@
  * nodes (rt_node8, bvh8_collapse.c: one __m256 per plane, 256 bytes) whose leaf references
  * point at the same rt_tri4 blocks, for the AVX2 single-ray kernels (bvh8_traverse.c):
  * one 8-box test per step does twice the work of a 4-box one for about the same cost, and
- * the tree has half the levels. The packet path keeps reading the 4-wide nodes. */
+ * the tree has half the levels. The AVX2 packet traversal (packet8.c) reads them too. */
 #ifndef RAYTRACER_BVH_H
 #define RAYTRACER_BVH_H
 
@@ -94,7 +94,8 @@ typedef struct rt_bvh {
     rt_node8 *nodes8;       /* 8-wide nodes, or NULL when not built (no AVX2) */
     size_t nnodes8;
     uint32_t root8;         /* the 8-wide root, or RT_EMPTY_REF */
-    rt_isa isa;             /* kernels rt_intersect1 / rt_occluded1 run (rt_isa_best()) */
+    rt_isa isa;             /* kernels rt_intersect1 / rt_occluded1 and the packet
+                               functions run (rt_isa_best()) */
     size_t ntriangles;
     float lo[3], hi[3];     /* bounds of every triangle (lo > hi when empty) */
     rt_bvh_stats stats;
@@ -113,7 +114,8 @@ rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntr
                      const rt_build_opts *opts);
 void rt_bvh_free(rt_bvh *bvh);
 
-/* Selects the kernels rt_intersect1 / rt_occluded1 use on this BVH (tests, benchmarks).
+/* Selects the kernels rt_intersect1 / rt_occluded1 and the packet functions (packet.h)
+ * use on this BVH (tests, benchmarks).
  * Returns 0, or -1 (and changes nothing) when the CPU lacks isa or the BVH was built
  * without its nodes. Not while other threads trace against bvh. */
 int rt_bvh_set_isa(rt_bvh *bvh, rt_isa isa);

@@ -29,7 +29,7 @@
 
 #include <immintrin.h>
 
-#include "raytracer/tri_intersect8.h"
+#include "raytracer/bvh8_leaf.h"
 
 typedef struct node_ray8 {
     __m256 ix, iy, iz;      /* 1/dir, zero components replaced by tiny ones */
@@ -151,52 +151,17 @@ RT_AVX2_INLINE const tri_ray8 *tri_ray8_get(tri_ray8 *tr, const rt_ray *ray)
     return tr;
 }
 
-/* rt_leaf_closest (bvh_traverse.h) with blocks tested two at a time. Testing a pair
- * against the same tmax instead of the first block's improved one changes nothing: the
- * tie rule keeps the smallest (t, primitive) either way. */
+/* The leaf tests of bvh8_leaf.h (blocks two at a time) with the ray's constants. */
 RT_AVX2_INLINE int leaf_closest8(const rt_bvh *bvh, uint32_t ref, const tri_ray8 *tr,
                                  float tmin, rt_hit *best)
 {
-    const rt_tri4 *blk = bvh->tris + rt_leaf_first(ref);
-    uint32_t nb = rt_leaf_blocks(ref);
-    int improved = 0;
-    for (; nb >= 2; nb -= 2, blk += 2) {
-        float t[8], u[8], v[8];
-        int m = rt_tri8_intersect(&tr->w, &tr->w8, blk, tmin, best->t, t, u, v);
-        for (; m; m &= m - 1) {
-            const int k = __builtin_ctz(m);
-            const uint32_t prim = blk[k >> 2].prim[k & 3];
-            if (t[k] < best->t || (t[k] == best->t && prim < best->prim)) {
-                *best = (rt_hit){t[k], u[k], v[k], prim};
-                improved = 1;
-            }
-        }
-    }
-    for (; nb; nb--, blk++) {
-        float t[4], u[4], v[4];
-        int m = rt_tri4_intersect(&tr->w, &tr->w4, blk, tmin, best->t, t, u, v);
-        for (; m; m &= m - 1) {
-            const int k = __builtin_ctz(m);
-            if (t[k] < best->t || (t[k] == best->t && blk->prim[k] < best->prim)) {
-                *best = (rt_hit){t[k], u[k], v[k], blk->prim[k]};
-                improved = 1;
-            }
-        }
-    }
-    return improved;
+    return rt_leaf_closest8(bvh, ref, &tr->w, &tr->w4, &tr->w8, tmin, best);
 }
 
 RT_AVX2_INLINE int leaf_any8(const rt_bvh *bvh, uint32_t ref, const tri_ray8 *tr, float tmin,
                              float tmax)
 {
-    const rt_tri4 *blk = bvh->tris + rt_leaf_first(ref);
-    uint32_t nb = rt_leaf_blocks(ref);
-    float t[8];
-    for (; nb >= 2; nb -= 2, blk += 2)
-        if (rt_tri8_intersect(&tr->w, &tr->w8, blk, tmin, tmax, t, NULL, NULL)) return 1;
-    for (; nb; nb--, blk++)
-        if (rt_tri4_intersect(&tr->w, &tr->w4, blk, tmin, tmax, t, NULL, NULL)) return 1;
-    return 0;
+    return rt_leaf_any8(bvh, ref, &tr->w, &tr->w4, &tr->w8, tmin, tmax);
 }
 
 /* Closest-hit search; best->t acts as the ray's current tmax and only ever drops. */

@@ -3,7 +3,8 @@
  * Data flow: the CPU (cpuid, once per query) and the environment variable GRAMPS_ISA ->
  * rt_isa_best() -> rt_bvh_build (bvh.c) builds the 8-wide nodes the AVX2 kernels read
  * and records the choice in rt_bvh.isa -> rt_intersect1 / rt_occluded1 (and through them
- * the packet path's single-ray fallback) dispatch on it, one predictable branch per ray.
+ * the packet path's single-ray fallback) dispatch on it, one predictable branch per ray,
+ * and so does the packet path (packet.c: SSE, or packet8.c over the 8-wide nodes).
  *
  * Same convention as the pixel shader's sh_isa_best() (shaders/raster_shading.c):
  * GRAMPS_ISA=baseline forces the baseline, the choice is made at run time with

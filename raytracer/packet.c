@@ -13,39 +13,16 @@
  * first ray tested, so an inner node costs about one 4-ray slab test per child instead
  * of one per ray, and children the packet misses are rejected by a single interval test.
  * It needs all rays to share direction signs (one near/far plane choice per axis), so
- * packets without that fall back to single-ray traversal. */
+ * packets without that fall back to single-ray traversal.
+ *
+ * On AVX2 (rt_bvh.isa, isa.h) chunk runs packet8.c's fill and traversal instead: the same
+ * scheme 8 lanes and 8 children at a time over the 8-wide nodes, with the same results. */
 #include "raytracer/packet.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "raytracer/bvh_traverse.h"
-
-typedef struct pkt {
-    float ix[RT_PACKET_MAX], iy[RT_PACKET_MAX], iz[RT_PACKET_MAX];
-    float oix[RT_PACKET_MAX], oiy[RT_PACKET_MAX], oiz[RT_PACKET_MAX];
-    float tmin[RT_PACKET_MAX];  /* +inf on padding and invalid lanes: never enter a box */
-    float tmax[RT_PACKET_MAX];  /* current limit: the best hit so far, -inf once done */
-    rt_wtray w[RT_PACKET_MAX];      /* watertight constants, made at the first leaf */
-    rt_hit best[RT_PACKET_MAX];     /* closest hit so far, from the first leaf on */
-    uint64_t wready;                /* lanes whose w and best are set */
-    const rt_ray *rays;
-    uint8_t *occluded;          /* any-hit output, NULL for closest hit */
-    int n, ngroups;
-    int near[3];                /* near plane per axis, shared by all rays */
-    __m128 ilo[3], ihi[3];      /* inverse direction interval per axis */
-    __m128 onear[3], ofar[3];   /* origin bound that minimises entry / maximises exit */
-    __m128 tmin_min;
-    float tmax_max;
-    uint64_t live;              /* rays still searching (any hit) */
-} __attribute__((aligned(64))) pkt;
-
-typedef struct pentry {
-    uint32_t ref;
-    uint32_t parent;            /* node holding ref's box: leaves need it for their mask */
-    float dist;                 /* packet-wide lower bound of the entry distance */
-    uint8_t first, slot;
-} pentry;
+#include "raytracer/packet_internal.h"
 
 typedef struct cbox {           /* one child's near and far planes, broadcast */
     __m128 n[3], f[3];
@@ -329,7 +306,9 @@ static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
             hits[i] = (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
         return;
     }
-    if (!pkt_init(&p, rays, n, occluded)) {
+    /* The kernels of bvh->isa (isa.h): SSE here, or AVX2 over the 8-wide nodes (packet8.c). */
+    const int wide = bvh->isa == RT_ISA_AVX2;
+    if (!(wide ? rt_packet_init8(&p, rays, n, occluded) : pkt_init(&p, rays, n, occluded))) {
         st->fallback_packets++;
         for (int i = 0; i < n; i++) {
             if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
@@ -337,7 +316,10 @@ static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
         }
         return;
     }
-    if (p.live) traverse(bvh, &p, st);
+    if (p.live) {
+        if (wide) rt_packet_traverse8(bvh, &p, st);
+        else traverse(bvh, &p, st);
+    }
     for (int i = 0; !occluded && i < n; i++)
         hits[i] = p.wready >> i & 1 ? p.best[i] : (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
 }

@@ -37,6 +37,20 @@ RT_AVX2_INLINE void rt_wtray8_init(rt_wtray8 *w8, const rt_wtray *w)
     w8->kz = w->kz;
 }
 
+/* The 4-lane constants from the 8-lane ones: their low halves (no instructions). */
+RT_AVX2_INLINE void rt_wtray4_from8(rt_wtray4 *w4, const rt_wtray8 *w8)
+{
+    w4->okx = _mm256_castps256_ps128(w8->okx);
+    w4->oky = _mm256_castps256_ps128(w8->oky);
+    w4->okz = _mm256_castps256_ps128(w8->okz);
+    w4->sx = _mm256_castps256_ps128(w8->sx);
+    w4->sy = _mm256_castps256_ps128(w8->sy);
+    w4->sz = _mm256_castps256_ps128(w8->sz);
+    w4->kx = w8->kx;
+    w4->ky = w8->ky;
+    w4->kz = w8->kz;
+}
+
 /* Blocks lo and hi's vertex coordinate v[vertex][axis] as one 8-lane vector. */
 RT_AVX2_INLINE __m256 rt_tri8_load(const rt_tri4 *lo, int vertex, int axis)
 {

@@ -355,9 +355,11 @@ static int test_isas(const rt_bvh *bvh, rt_isa isas[2])
 static void compare_rays(const mesh *m, rt_bvh *bvh, const rt_ray *rays, int n,
                          int packet, const char *what, rt_hit *want_out)
 {
-    rt_hit *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
+    rt_hit *want = malloc((size_t)n * sizeof *want);
     rt_hit *hit1[2] = {malloc((size_t)n * sizeof(rt_hit)), malloc((size_t)n * sizeof(rt_hit))};
-    uint8_t *occ = malloc((size_t)n), *occ1[2] = {malloc((size_t)n), malloc((size_t)n)};
+    rt_hit *hitp[2] = {malloc((size_t)n * sizeof(rt_hit)), malloc((size_t)n * sizeof(rt_hit))};
+    uint8_t *occ1[2] = {malloc((size_t)n), malloc((size_t)n)};
+    uint8_t *occp[2] = {malloc((size_t)n), malloc((size_t)n)};
     for (int i = 0; i < n; i++) brute_closest(m, &rays[i], &want[i]);
     const rt_isa orig = bvh->isa;
     rt_isa isas[2];
@@ -375,6 +377,8 @@ static void compare_rays(const mesh *m, rt_bvh *bvh, const rt_ray *rays, int n,
             occ1[k][i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
             note(&any1, &rays[i], h, &want[i], occ1[k][i] == (want[i].prim != RT_NO_HIT));
         }
+        rt_hit *got = hitp[k];
+        uint8_t *occ = occp[k];
         rt_intersect_packet(bvh, rays, n, got, NULL);
         for (int i = 0; packet && i < n; i++)
             note(&pk, &rays[i], &got[i], &want[i], same_hit(&got[i], &want[i]));
@@ -394,15 +398,22 @@ static void compare_rays(const mesh *m, rt_bvh *bvh, const rt_ray *rays, int n,
         }
         CHECK_MSG(bits == 0 && occs == 0, "%s: %d closest hits and %d any hits of %d differ "
                   "between the baseline and AVX2 kernels", what, bits, occs, n);
+        int pbits = 0, poccs = 0;   /* the packet kernels, misses included */
+        for (int i = 0; i < n; i++) {
+            pbits += memcmp(&hitp[0][i], &hitp[1][i], sizeof(rt_hit)) != 0;
+            poccs += occp[0][i] != occp[1][i];
+        }
+        CHECK_MSG(pbits == 0 && poccs == 0, "%s: %d closest hits and %d any hits of %d differ "
+                  "between the baseline and AVX2 packet kernels", what, pbits, poccs, n);
     }
     CHECK(rt_bvh_set_isa(bvh, orig) == 0);
     if (want_out) memcpy(want_out, want, (size_t)n * sizeof *want);
     free(want);
-    free(got);
-    free(occ);
     for (int k = 0; k < 2; k++) {
         free(hit1[k]);
         free(occ1[k]);
+        free(hitp[k]);
+        free(occp[k]);
     }
 }
 
@@ -885,16 +896,25 @@ static void test_packet_fallback_stats(void)
     mesh_bounds(&m, lo, hi);
     rt_ray rays[256];
     rt_hit h[256];
-    rt_packet_stats st = {0};
-    random_rays(lo, hi, rays, 256);
-    rt_intersect_packet(bvh, rays, 256, h, &st);
-    CHECK(st.packets == 4 && st.rays == 256 && st.fallback_packets == 4);
-    memset(&st, 0, sizeof st);
     const camera cam = {{0.5f, 0.5f, 3.0f}, {0.5f, 0.5f, 0.5f}, {0, 1, 0}, 30.0f};
-    for (int i = 0; i < 64; i++) rays[i] = camera_ray(&cam, 1024, (float)(600 + i % 8), (float)(600 + i / 8));
-    rt_intersect_packet(bvh, rays, 64, h, &st);
-    CHECK(st.packets == 1 && st.fallback_packets == 0 && st.node_visits > 0);
-    CHECK(st.leaf_active <= st.leaf_lanes && st.node_lanes <= 64 * st.node_visits);
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int k = 0; k < nisa; k++) {
+        CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+        rt_packet_stats st = {0};
+        random_rays(lo, hi, rays, 256);
+        rt_intersect_packet(bvh, rays, 256, h, &st);
+        CHECK(st.packets == 4 && st.rays == 256 && st.fallback_packets == 4);
+        memset(&st, 0, sizeof st);
+        for (int i = 0; i < 64; i++)
+            rays[i] = camera_ray(&cam, 1024, (float)(600 + i % 8), (float)(600 + i / 8));
+        rt_intersect_packet(bvh, rays, 64, h, &st);
+        CHECK(st.packets == 1 && st.fallback_packets == 0 && st.node_visits > 0);
+        CHECK(st.leaf_visits > 0 && st.leaf_active > 0);
+        CHECK(st.leaf_active <= st.leaf_lanes && st.node_lanes <= 64 * st.node_visits);
+    }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
     rt_bvh_free(bvh);
     mesh_free(&m);
 }
@@ -912,21 +932,77 @@ static void test_packet_sizes(void)
     for (int i = 0; i < 150; i++) rays[i] = camera_ray(&cam, 64, (float)(i % 15) + 34, (float)(i / 15) + 34);
     rays[7].tmin = 5.0f;           /* an invalid range in the middle of a packet */
     rays[7].tmax = 1.0f;
-    const int sizes[] = {1, 3, 4, 8, 13, 32, 63, 64, 65, 150};
+    const int sizes[] = {1, 3, 4, 5, 8, 9, 13, 32, 63, 64, 65, 150};
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    rt_hit h[2][150];
+    uint8_t occ[2][150];
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        rt_hit h[150];
-        uint8_t occ[150];
-        rt_packet_stats st = {0};
-        rt_intersect_packet(bvh, rays, sizes[s], h, &st);
-        rt_occluded_packet(bvh, rays, sizes[s], occ, &st);
-        CHECK(st.fallback_packets == 0);
-        for (int i = 0; i < sizes[s]; i++) {
-            rt_hit h1;
-            const int hit = rt_intersect1(bvh, &rays[i], &h1);
-            CHECK_MSG(same_hit(&h[i], &h1), "size %d ray %d", sizes[s], i);
-            CHECK_MSG(occ[i] == hit, "size %d ray %d", sizes[s], i);
+        for (int k = 0; k < nisa; k++) {
+            CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+            rt_packet_stats st = {0};
+            memset(h[k], 0xa5, sizeof h[k]);
+            memset(occ[k], 0xa5, sizeof occ[k]);
+            rt_intersect_packet(bvh, rays, sizes[s], h[k], &st);
+            rt_occluded_packet(bvh, rays, sizes[s], occ[k], &st);
+            CHECK(st.fallback_packets == 0);
+            for (int i = 0; i < sizes[s]; i++) {
+                rt_hit h1;
+                const int hit = rt_intersect1(bvh, &rays[i], &h1);
+                CHECK_MSG(same_hit(&h[k][i], &h1), "[%s] size %d ray %d", rt_isa_name(isas[k]),
+                          sizes[s], i);
+                CHECK_MSG(occ[k][i] == hit, "[%s] size %d ray %d", rt_isa_name(isas[k]), sizes[s], i);
+            }
+            /* nothing past n is written */
+            CHECK(sizes[s] == 150 || (occ[k][sizes[s]] == 0xa5 && h[k][sizes[s]].prim == 0xa5a5a5a5u));
         }
+        if (nisa == 2)
+            CHECK_MSG(!memcmp(h[0], h[1], (size_t)sizes[s] * sizeof(rt_hit)) &&
+                          !memcmp(occ[0], occ[1], (size_t)sizes[s]),
+                      "size %d: baseline and AVX2 packets differ", sizes[s]);
     }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
+    rt_bvh_free(bvh);
+    mesh_free(&m);
+}
+
+/* Packets whose directions tie in magnitude between axes (the watertight test's dominant
+ * axis then goes to the lower one) or have zero components of either sign: the AVX2
+ * packet path makes those constants 8 rays at a time and must pick the same axes. */
+static void test_packet_direction_ties(void)
+{
+    mesh m = {0};
+    const float c[3] = {0, 0, 0};
+    add_icosphere(&m, c, 1.0f, 3);
+    rt_bvh *bvh = build(&m);
+    static const float dirs[][3] = {
+        {-1, -1, -1},      {-1, -1, -0.75f}, {-0.75f, -1, -1}, {-1, -0.75f, -1},
+        {-1, -1, -1.25f},  {-1.25f, -1, -1}, {-1, -1.25f, -1}, {-0.5f, -0.5f, -0.25f},
+    };
+    rt_ray rays[3 * 64];
+    for (int i = 0; i < 64; i++) {
+        const float o[3] = {1.6f + 0.01f * (float)(i % 8), 1.6f + 0.01f * (float)(i / 8), 1.65f};
+        rays[i] = make_ray(o, dirs[(i + i / 8) % 8], 0.0f, INFINITY);
+    }
+    for (int i = 0; i < 64; i++) {     /* zero components: -0 in x, +0 in y */
+        const float o[3] = {0.05f * (float)(i % 8) - 0.2f, 0.05f * (float)(i / 8) - 0.2f, 3.0f};
+        const float d[3] = {-0.0f, i % 3 ? 0.0f : 0.25f, i % 2 ? -1.0f : -2.0f};
+        rays[64 + i] = make_ray(o, d, 0.0f, INFINITY);
+    }
+    for (int i = 0; i < 64; i++) {     /* |dx| = |dz| > |dy|, and all three equal */
+        const float o[3] = {1.5f + 0.02f * (float)(i % 8), 0.02f * (float)(i / 8), 1.5f};
+        const float d[3] = {-1.0f, i % 4 ? -0.125f : -1.0f, -1.0f};
+        rays[128 + i] = make_ray(o, d, 0.0f, INFINITY);
+    }
+    rt_packet_stats st = {0};
+    rt_hit h[3 * 64];
+    rt_intersect_packet(bvh, rays, 3 * 64, h, &st);
+    CHECK(st.packets == 3 && st.fallback_packets == 0);
+    int hits = 0;
+    for (int i = 0; i < 3 * 64; i++) hits += h[i].prim != RT_NO_HIT;
+    CHECK(hits > 150);
+    compare_rays(&m, bvh, rays, 3 * 64, 1, "direction ties", NULL);
     rt_bvh_free(bvh);
     mesh_free(&m);
 }
@@ -1076,6 +1152,7 @@ int main(void)
     RUN(test_isa_selection);
     RUN(test_bvh8_structure);
     RUN(test_packet_sizes);
+    RUN(test_packet_direction_ties);
     RUN(test_coincident_and_deep);
     RUN(test_packet_fallback_stats);
     RUN(test_t_range);
