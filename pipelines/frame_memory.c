@@ -1,6 +1,8 @@
 /* frame_memory.c — see frame_memory.h. */
 #include "pipelines/frame_memory.h"
 
+#include <stdlib.h>     /* defines __GLIBC__ when the C library is glibc */
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 
