@@ -85,14 +85,14 @@ static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
     return bad == NULL;
 }
 
-/* Contiguous runs of batches per group: disjoint index ranges. */
+/* Batches dealt round-robin to the groups, so they reach Reorder nearly in sequence.
+ * Contiguous index ranges per group made every later group's batches wait there for all
+ * of the earlier ones: Reorder copied half of the primitives twice (into a holding
+ * buffer outside any queue, then out) and took 16 ms of a bunny frame at 2 workers
+ * against 0.7 ms at 1. */
 static void split_groups(rsp_state *s, group_info *gi, int n)
 {
-    for (int k = 0; k < n; k++) {
-        gi[k].s = s;
-        gi[k].first_batch = (uint32_t)((uint64_t)s->batches * k / n);
-        gi[k].last_batch = (uint32_t)((uint64_t)s->batches * (k + 1) / n);
-    }
+    for (int k = 0; k < n; k++) gi[k] = (group_info){s, (uint32_t)k, (uint32_t)n};
 }
 
 gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,

@@ -13,7 +13,7 @@ void rsp_ia_main(gr_ctx *c)
     group_info *gi = gr_user(c);
     rsp_state *s = gi->s;
     uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->cfg.batch;
-    for (uint32_t seq = gi->first_batch; seq < gi->last_batch; seq++) {
+    for (uint32_t seq = gi->first_batch; seq < s->batches; seq += gi->stride) {
         gr_window w;
         gr_reserve_out(c, 0, 1, &w);
         ia_pkt *p = w.mem;

@@ -84,8 +84,9 @@ typedef struct rsp_state {
     _Atomic(uint64_t) rasterized, fragments, hidden;
 } rsp_state;
 
-/* An IA/VS group's share of the batches (user data of its IA stage). */
-typedef struct group_info { rsp_state *s; uint32_t first_batch, last_batch; } group_info;
+/* An IA/VS group's share of the batches (user data of its IA stage): first_batch,
+ * first_batch + stride, ... */
+typedef struct group_info { rsp_state *s; uint32_t first_batch, stride; } group_info;
 
 /* Rast's configuration (stage config of Rast, Setup/Bin and per-tile Rast). */
 typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
