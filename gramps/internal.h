@@ -299,9 +299,9 @@ static inline double gr_sampled_total(const gr_sampled *s, uint64_t cap)
     return t < (double)cap ? t : (double)cap;
 }
 
-/* Each worker's struct and the arrays it writes per task start on cache lines of their
- * own (gr_calloc_lines): workers sharing a line would invalidate each other's copy on
- * every packet. */
+/* Each worker's struct (aligned, so its size is whole lines too) and the arrays it writes
+ * per task start on cache lines of their own (gr_calloc_lines): workers sharing a line
+ * would invalidate each other's copy on every packet. */
 struct gr_worker {
     _Alignas(64) unsigned id;
     gr_graph *g;
@@ -336,7 +336,6 @@ struct gr_worker {
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;
-    char pad_end[64];                 /* keeps the next worker's hot fields off this line */
 };
 
 struct gr_graph {
@@ -367,7 +366,6 @@ struct gr_graph {
     _Alignas(64) _Atomic(uint64_t) next_sample;   /* tick when the next one is due */
     _Atomic(bool) sampling;           /* a thread is taking one */
     uint64_t sample_period, last_sample;
-    uint64_t samples;
     double sampled_ticks;             /* time the samples cover (the averages' divisor) */
     uint64_t footprint_peak;
     pthread_t watchdog;

@@ -144,8 +144,8 @@ static void free_worker(gr_graph *g, gr_worker *w)
     if (w->partials)
         for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
     free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
-    free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch); free(w->journal);
-    free(w->pending_surplus);
+    free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch);
+    free(w->journal); free(w->pending_surplus);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'

@@ -42,8 +42,8 @@ void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
 
 /* Charges n packets unless that would overfill the queue (for a backward binding it is
  * never full; an empty queue always takes a reservation, so one larger than the
- * capacity cannot wait forever). The add-then-undo may make a concurrent check fail spuriously;
- * such a producer rechecks after registering as a waiter, so it is not lost. */
+ * capacity cannot wait forever). The add-then-undo may make a concurrent check fail
+ * spuriously; such a producer rechecks after registering as a waiter, so it is not lost. */
 bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
 {
     int64_t old = atomic_fetch_add(&q->held, n);

@@ -52,7 +52,6 @@ static void take_sample(gr_graph *g, uint64_t now)
     if (bytes > g->footprint_peak) g->footprint_peak = bytes;
     g->sampled_ticks += dt;
     if (now > g->last_sample) g->last_sample = now;
-    g->samples++;
 }
 
 void gr_sample_start(gr_graph *g, uint64_t now)
@@ -97,9 +96,15 @@ static void report_deadlock(gr_graph *g)
     gr_wake_sleepers(g);
 }
 
+static bool watching(gr_graph *g)
+{
+    return !atomic_load(&g->watchdog_stop) && atomic_load(&g->comps_left) > 0 &&
+           !atomic_load(&g->abort);
+}
+
 /* Sleeps for period_ns, or less: the end of the run (the last component finishing,
  * an abort, gr_wait) broadcasts sleep_cond, so gr_wait does not wait out a period to
- * join this thread. The checks under sleep_lock cannot miss that broadcast. */
+ * join this thread. The check under sleep_lock cannot miss that broadcast. */
 static void wait_period(gr_graph *g, double period_ns)
 {
     struct timespec ts;
@@ -108,9 +113,7 @@ static void wait_period(gr_graph *g, double period_ns)
     ts.tv_sec += (time_t)(ns / 1000000000u);
     ts.tv_nsec = (long)(ns % 1000000000u);
     pthread_mutex_lock(&g->sleep_lock);
-    if (!atomic_load(&g->watchdog_stop) && atomic_load(&g->comps_left) > 0 &&
-        !atomic_load(&g->abort))
-        pthread_cond_timedwait(&g->sleep_cond, &g->sleep_lock, &ts);
+    if (watching(g)) pthread_cond_timedwait(&g->sleep_cond, &g->sleep_lock, &ts);
     pthread_mutex_unlock(&g->sleep_lock);
 }
 
@@ -123,8 +126,7 @@ void *gr_watchdog_main(void *arg)
     double period_ns = g->opts.deadlock_seconds * 1e9 / 20;
     if (period_ns > GR_WATCHDOG_NS) period_ns = GR_WATCHDOG_NS;
     if (period_ns < GR_SAMPLE_NS) period_ns = GR_SAMPLE_NS;
-    while (!atomic_load(&g->watchdog_stop) && atomic_load(&g->comps_left) > 0 &&
-           !atomic_load(&g->abort)) {
+    while (watching(g)) {
         gr_maybe_sample(g, gr_ticks());
         uint64_t progress, now = gr_now_ns();
         bool idle = all_idle(g, &progress);

@@ -1,7 +1,7 @@
 /* raster.h — the Direct3D-like sort-last rasterization pipeline as a GRAMPS graph
  * (thesis Fig. 4.1):
  *
- *   IA[g] -> VS[g]  (g = 0..groups-1, batches dealt round-robin, each carrying its sequence number)
+ *   IA[g] -> VS[g]  (g = 0..groups-1, batches dealt round-robin, carrying sequence numbers)
  *        \-> Reorder -> Rast -> PS -> OM[tile]
  *
  * IA groups are Thread stages; the VS (Shader) transforms, clip-tests and sets up its

@@ -28,24 +28,10 @@ RT_AVX2_INLINE int rt_leaf_closest8(const rt_bvh *bvh, uint32_t ref, const rt_wt
         int m = rt_tri8_intersect(w, w8, blk, tmin, best->t, t, u, v);
         for (; m; m &= m - 1) {
             const int k = __builtin_ctz(m);
-            const uint32_t prim = blk[k >> 2].prim[k & 3];
-            if (t[k] < best->t || (t[k] == best->t && prim < best->prim)) {
-                *best = (rt_hit){t[k], u[k], v[k], prim};
-                improved = 1;
-            }
+            improved |= rt_hit_keep_closer(best, t[k], u[k], v[k], blk[k >> 2].prim[k & 3]);
         }
     }
-    for (; nb; nb--, blk++) {
-        float t[4], u[4], v[4];
-        int m = rt_tri4_intersect(w, w4, blk, tmin, best->t, t, u, v);
-        for (; m; m &= m - 1) {
-            const int k = __builtin_ctz(m);
-            if (t[k] < best->t || (t[k] == best->t && blk->prim[k] < best->prim)) {
-                *best = (rt_hit){t[k], u[k], v[k], blk->prim[k]};
-                improved = 1;
-            }
-        }
-    }
+    if (nb) improved |= rt_block_closest(blk, w, w4, tmin, best);
     return improved;
 }
 

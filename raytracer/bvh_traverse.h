@@ -43,25 +43,38 @@ typedef struct rt_stack_entry {
     float dist;
 } rt_stack_entry;
 
+/* Replaces *best by the hit (t, u, v, prim) when it is closer; ties in t go to the
+ * smaller primitive id, so the answer does not depend on the order hits are found in.
+ * Returns 1 when best changed. */
+RT_INLINE int rt_hit_keep_closer(rt_hit *best, float t, float u, float v, uint32_t prim)
+{
+    if (!(t < best->t || (t == best->t && prim < best->prim))) return 0;
+    *best = (rt_hit){t, u, v, prim};
+    return 1;
+}
+
+/* Tests one rt_tri4 block against the best hit so far; returns 1 when best improved. */
+RT_INLINE int rt_block_closest(const rt_tri4 *blk, const rt_wtray *w, const rt_wtray4 *w4,
+                               float tmin, rt_hit *best)
+{
+    float t[4], u[4], v[4];
+    int improved = 0;
+    for (int m = rt_tri4_intersect(w, w4, blk, tmin, best->t, t, u, v); m; m &= m - 1) {
+        const int k = __builtin_ctz(m);
+        improved |= rt_hit_keep_closer(best, t[k], u[k], v[k], blk->prim[k]);
+    }
+    return improved;
+}
+
 /* Tests one leaf against the best hit so far (best->t is the current tmax); returns 1
- * when best improved. Ties in t go to the smaller primitive id. */
+ * when best improved. */
 RT_INLINE int rt_leaf_closest(const rt_bvh *bvh, uint32_t ref, const rt_wtray *w,
                               const rt_wtray4 *w4, float tmin, rt_hit *best)
 {
     const rt_tri4 *blk = bvh->tris + rt_leaf_first(ref);
     const uint32_t nb = rt_leaf_blocks(ref);
     int improved = 0;
-    for (uint32_t b = 0; b < nb; b++, blk++) {
-        float t[4], u[4], v[4];
-        int m = rt_tri4_intersect(w, w4, blk, tmin, best->t, t, u, v);
-        for (; m; m &= m - 1) {
-            const int k = __builtin_ctz(m);
-            if (t[k] < best->t || (t[k] == best->t && blk->prim[k] < best->prim)) {
-                *best = (rt_hit){t[k], u[k], v[k], blk->prim[k]};
-                improved = 1;
-            }
-        }
-    }
+    for (uint32_t b = 0; b < nb; b++, blk++) improved |= rt_block_closest(blk, w, w4, tmin, best);
     return improved;
 }
 
