@@ -262,7 +262,7 @@ int main(int argc, char **argv)
         return argc > 2 ? 2 : 0;
     }
     bench_scene b;
-    if (scene_load(&b, argc == 2 ? argv[1] : NULL) != 0) return 0;
+    if (scene_load(&b, argc == 2 ? argv[1] : NULL) != 0) return 1;
     scene_name = b.name;
     rt_bvh *bvh = rt_bvh_build(b.mesh.pos, b.mesh.idx, b.mesh.nt, NULL);
     embree e;

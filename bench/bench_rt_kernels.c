@@ -568,6 +568,26 @@ static void bench_builds(void)
 
 /* Whether workload what runs: every one unless --only named others. */
 static const char *only;
+static const char *const workloads[] = {"primary_packet64", "primary_packet16", "primary_single",
+                                        "shadow_packet", "shadow_single", "random_single",
+                                        "random_any_single", "thesis"};
+
+/* The first name in an --only list that is no workload, or NULL. */
+static const char *unknown_workload(const char *list, char *buf, size_t len)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        int known = 0;
+        for (size_t k = 0; k < sizeof workloads / sizeof *workloads; k++)
+            known |= strlen(workloads[k]) == n && !strncmp(workloads[k], p, n);
+        if (!known) {
+            snprintf(buf, len, "%.*s", (int)n, p);
+            return buf;
+        }
+        p += n + (p[n] == ',');
+    }
+    return NULL;
+}
 
 static int wanted(const char *what)
 {
@@ -578,10 +598,11 @@ static int wanted(const char *what)
     return 0;
 }
 
-static void bench_scene_kernels(const char *scene, int threads)
+/* Returns 0, or -1 when the scene cannot be loaded (scene_load printed why). */
+static int bench_scene_kernels(const char *scene, int threads)
 {
     bench_scene b;
-    if (scene_load(&b, scene) != 0) return;
+    if (scene_load(&b, scene) != 0) return -1;
     rt_bvh *bvh = rt_bvh_build(b.mesh.pos, b.mesh.idx, b.mesh.nt, NULL);
     print_isa(bvh);
     const tracer packet = {"packet", our_closest_packet, our_occluded_packet, bvh};
@@ -626,6 +647,7 @@ static void bench_scene_kernels(const char *scene, int threads)
     }
     scene_free(&b);
     rt_bvh_free(bvh);
+    return 0;
 }
 
 static void usage(FILE *out)
@@ -669,9 +691,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    char bad[64];
+    if (only && unknown_workload(only, bad, sizeof bad)) {
+        fprintf(stderr, "bench_rt_kernels: --only: unknown workload '%s'\n", bad);
+        usage(stderr);
+        return 2;
+    }
     if (builds) bench_builds();
-    bench_scene_kernels(scene, threads);
-    return 0;
+    return bench_scene_kernels(scene, threads) == 0 ? 0 : 1;
 }
 
 #endif
