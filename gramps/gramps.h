@@ -173,7 +173,10 @@ typedef struct gr_queue_stats {
     uint32_t subqueues;            /* subqueues that existed */
     size_t packet_bytes;
     uint64_t packets;              /* packets that went through */
-    uint64_t peak_packets;         /* most packets held at once (all subqueues, incl. partial pushes) */
+    uint64_t peak_packets;         /* most packets held at once in a footprint sample (all
+                                      subqueues, incl. partial pushes; sampled every 100 us) */
+    uint64_t reserved_peak_packets;/* most queue space reserved at once: exact, never below the
+                                      true peak, above it by at most the space workers cached */
     double avg_packets;            /* time-averaged (sampled) */
     uint64_t peak_bytes;
     double avg_bytes;

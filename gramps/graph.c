@@ -315,7 +315,7 @@ void gr_graph_dot(const gr_graph *g, FILE *out)
             fprintf(out, "  s%d -> s%d [label=\"%s\\ncap %u%s", q->producers[p], q->consumer,
                     q->name, q->d.capacity, q->d.ordered ? " ordered" : "");
             if (g->stats_ready)
-                fprintf(out, "\\npeak %lld", (long long)atomic_load(&q->peak));
+                fprintf(out, "\\npeak %lld", (long long)q->peak);
             fprintf(out, "\"%s];\n", q->backward ? ", style=dashed" : "");
         }
     }

@@ -129,13 +129,16 @@ struct gr_queue_rt {
     bool internal_producer;           /* a producer sits in the consumer's component */
     double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
     double last_sampled;              /* previous sample (journal on changes) */
-    /* Written on every packet by producers and consumers on different workers: a line
-     * of their own, so those writes do not evict the fields above, which every packet
-     * reads (false sharing cost ~2x the per-packet overhead at 2 workers). */
-    _Alignas(64) _Atomic(int64_t) held;   /* packets charged (all subqueues) */
+    int64_t space;                    /* capacity of all its subqueues (capacity.c) */
+    int64_t credit_keep;              /* credits a worker keeps for this queue (capacity.c) */
+    int64_t peak;                     /* most packets held in a footprint sample */
+    /* Space not held nor in any worker's credits (capacity.c): written when a worker's
+     * credits run out or overflow, so on a line of its own, away from the fields every
+     * packet reads. */
+    _Alignas(64) _Atomic(int64_t) free;
+    _Atomic(int64_t) reserved_peak;   /* most space taken from `free` at once */
     /* Read on every packet, written rarely. */
     _Alignas(64) _Atomic(int) nwaiters;
-    _Atomic(int64_t) peak;
     _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
     _Atomic(bool) closed;
     gr_spin wait_lock;                /* Shader-fed queues: out_waiters below */
@@ -319,6 +322,7 @@ struct gr_worker {
      * count, and updates since they were last returned (term.c) */
     int64_t *pending_surplus;
     unsigned pending_ops;
+    _Atomic(int64_t) *credit;         /* queue space this worker holds, per queue (capacity.c) */
     /* accounting (owned by this worker; summed after the run) */
     gr_time_cat cat;
     uint64_t t_last;
@@ -386,12 +390,19 @@ void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
 /* validate.c: checks the graph, derives priorities, components and chains. */
 gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
 
+/* capacity.c: packets held per queue, backpressure's bound (credits per worker) */
+void gr_capacity_init(gr_graph *g);
+void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward);
+bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n);  /* true: producers wait */
+void gr_credits_return(gr_worker *w);
+int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q);
+bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
+
 /* queue.c */
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
 void gr_subq_free(gr_subq *s);
-void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
-bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward);
 void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
 gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
 void gr_pkt_free(gr_worker *w, gr_pkt *p);
@@ -405,7 +416,6 @@ bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
 void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
-bool gr_queue_full(const gr_queue_rt *q);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
 void gr_close_queue(gr_worker *w, gr_queue_rt *q);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);

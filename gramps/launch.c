@@ -121,8 +121,10 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->queue_packets = gr_calloc_lines((size_t)g->nqueues, sizeof *w->queue_packets);
     w->scratch = gr_calloc_lines(1, max_packet_bytes(g));
     w->pending_surplus = gr_calloc_lines((size_t)g->ncomps, sizeof *w->pending_surplus);
+    w->credit = gr_calloc_lines((size_t)g->nqueues, sizeof *w->credit);
     if (!w->dq || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
-        !w->stage_tasks || !w->queue_packets || !w->scratch || !w->pending_surplus)
+        !w->stage_tasks || !w->queue_packets || !w->scratch || !w->pending_surplus ||
+        !w->credit)
         return false;
     for (int r = 0; r < g->nstages; r++)
         if (gr_dq_init(&w->dq[r], 6) != 0) return false;
@@ -145,7 +147,7 @@ static void free_worker(gr_graph *g, gr_worker *w)
         for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
     free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
     free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch);
-    free(w->journal); free(w->pending_surplus);
+    free(w->journal); free(w->pending_surplus); free(w->credit);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'
@@ -202,6 +204,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     bool ok = g->workers && create_pools(g) && create_subqueues(g);
     for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
     if (ok) {
+        gr_capacity_init(g);
         gr_term_start(g);
         ok = start_instances(g);
     }

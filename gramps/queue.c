@@ -2,8 +2,8 @@
  *
  * A packet is charged to its queue from the moment it is reserved (pre-reserved Shader
  * output, Thread output reserve, ordered-chain slot, partial push packet) until its
- * consumer releases it; charging counts it in the queue's depth and in the consumer
- * component's pending work (term.c). Queues feeding Shaders hold no packets: a charged
+ * consumer releases it; charging counts it in the queue's depth (capacity.c) and in the
+ * consumer component's pending work (term.c). Queues feeding Shaders hold no packets: a charged
  * packet becomes a task. Queues feeding Thread stages are rings per subqueue. */
 #include "gramps/internal.h"
 
@@ -24,44 +24,11 @@ gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q)
 
 void gr_pkt_free(gr_worker *w, gr_pkt *p) { gr_buf_free(p->pool, w->id, p); }
 
-static void update_peak(_Atomic(int64_t) *peak, int64_t v)
-{
-    int64_t cur = atomic_load_explicit(peak, memory_order_relaxed);
-    while (v > cur && !atomic_compare_exchange_weak_explicit(peak, &cur, v,
-                          memory_order_relaxed, memory_order_relaxed)) {}
-}
-
-void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
-{
-    /* seq_cst pairs with the waiter registration in block_out(): a producer that sees
-     * the queue full after registering cannot miss this consumer's release. */
-    int64_t held = atomic_fetch_add(&q->held, n) + n;
-    update_peak(&q->peak, held);
-    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
-}
-
-/* Charges n packets unless that would overfill the queue (for a backward binding it is
- * never full; an empty queue always takes a reservation, so one larger than the
- * capacity cannot wait forever). The add-then-undo may make a concurrent check fail
- * spuriously; such a producer rechecks after registering as a waiter, so it is not lost. */
-bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
-{
-    int64_t old = atomic_fetch_add(&q->held, n);
-    if (!backward && old > 0 && old + n > (int64_t)q->d.capacity) {
-        atomic_fetch_sub(&q->held, n);
-        return false;
-    }
-    update_peak(&q->peak, old + n);
-    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
-    return true;
-}
-
 /* n packets leave q: frees their space (waking blocked producers) and lowers the
  * consumer component's pending count, now or (later) in the worker's next batch. */
 static void uncharge(gr_worker *w, gr_queue_rt *q, int64_t n, bool later)
 {
-    atomic_fetch_sub(&q->held, n);
-    if (atomic_load(&q->nwaiters) > 0) gr_wake_out_waiters(w, q, NULL);
+    if (gr_capacity_release(w, q, n)) gr_wake_out_waiters(w, q, NULL);
     if (q->physical) return;
     gr_comp *c = gr_comp_of_queue(w->g, q);
     if (later) gr_pending_sub_later(w, c, n);
@@ -87,16 +54,6 @@ void gr_release_later(gr_worker *w, gr_pkt *p)
     gr_queue_rt *q = p->queue;
     gr_pkt_free(w, p);
     uncharge(w, q, 1, true);
-}
-
-/* Backpressure test for Shader producers with a forward binding to q (backward ones
- * are never held back). Ordered outputs never count: inside an ordered chain the space
- * was reserved at the chain's end when its first packet was committed. Per-subqueue
- * capacity of queue sets is enforced at reserve time. */
-bool gr_queue_full(const gr_queue_rt *q)
-{
-    if (q->d.ordered || q->is_set) return false;
-    return atomic_load_explicit(&q->held, memory_order_relaxed) >= (int64_t)q->d.capacity;
 }
 
 /* ---- subqueues ---------------------------------------------------------------------- */

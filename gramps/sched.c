@@ -56,11 +56,11 @@ void gr_make_runnable(gr_worker *w, gr_inst *inst)
 }
 
 /* Backpressure: a Shader stage whose forward output queue is full does not run. */
-static bool stage_blocked(gr_graph *g, const gr_stage_rt *s)
+static bool stage_blocked(gr_worker *w, const gr_stage_rt *s)
 {
     if (s->d.kind != GR_SHADER) return false;
     for (int i = 0; i < s->nout; i++)
-        if (!s->out[i].backward && gr_queue_full(g->queues[s->out[i].queue])) return true;
+        if (!s->out[i].backward && gr_queue_full(w, w->g->queues[s->out[i].queue])) return true;
     return false;
 }
 
@@ -71,7 +71,7 @@ static void *pop_local(gr_worker *w)
         gr_dq *dq = &w->dq[r];
         if (gr_dq_owner_bound(dq) <= 0) continue;       /* no read of thieves' line */
         gr_stage_rt *s = g->stages[g->by_rank[r]];
-        if (stage_blocked(g, s)) continue;
+        if (stage_blocked(w, s)) continue;
         /* Ordered chains keep FIFO task order so the reorder buffer drains in order. */
         void *t = s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq);
         if (t) return t;
@@ -85,7 +85,7 @@ static void *steal(gr_worker *w, int *rank_out)
     gr_graph *g = w->g;
     for (int r = 0; r < g->nstages; r++) {
         gr_stage_rt *s = g->stages[g->by_rank[r]];
-        if (stage_blocked(g, s)) continue;
+        if (stage_blocked(w, s)) continue;
         for (unsigned v = 0; v + 1 < g->nworkers; v++) {
             gr_worker *victim = &g->workers[w->victims[v]];
             if (gr_dq_size(&victim->dq[r]) <= 0) continue;
@@ -127,6 +127,7 @@ static void idle_wait(gr_worker *w, unsigned *fails)
     gr_graph *g = w->g;
     gr_account(w, GR_T_IDLE);
     atomic_store_explicit(&w->idle, true, memory_order_relaxed);
+    if (*fails == 0) gr_credits_return(w);   /* queue space a busy worker may need */
     if (++*fails < GR_IDLE_SPINS) {
         if (*fails & 7) gr_cpu_relax(); else sched_yield();
     } else {

@@ -2,9 +2,9 @@
  * (deadlock detection), the gr_stats summary, its JSON writer, the journal's Chrome
  * trace writer, and the queue-state dump used in deadlock reports.
  *
- * Peaks per queue are exact (updated on every charge). Averages and the whole-graph
- * footprint are sampled every 100 us, plus once at the end, by whichever thread finds a
- * sample due: workers check at every scheduling step (they read the clock there
+ * Per-queue depths are sums over workers (capacity.c), so peaks, averages and the
+ * whole-graph footprint are all sampled: every 100 us, plus once at the end, by
+ * whichever thread finds a sample due: workers check at every scheduling step (they read the clock there
  * anyway), the watchdog every 10 ms in case every worker is inside a long task. A
  * sampler thread of its own woke 10,000 times a second and, with every core busy,
  * preempted a worker each time: 20% of the per-packet cost of empty Shader tasks at 2
@@ -42,8 +42,8 @@ static void take_sample(gr_graph *g, uint64_t now)
     uint64_t bytes = 0;
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
-        int64_t held = atomic_load_explicit(&q->held, memory_order_relaxed);
-        if (held < 0) held = 0;
+        int64_t held = gr_queue_held(g, q);
+        if (held > q->peak) q->peak = held;
         if ((double)held != q->last_sampled) journal_depth(g, i, held, now);
         q->last_sampled = (double)held;
         q->depth_sum += (double)held * dt;
@@ -157,7 +157,7 @@ void gr_describe_state(gr_graph *g, char *buf, size_t len)
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
         OUT("  queue '%s' -> '%s': %lld/%u packets%s%s\n", q->name, g->stages[q->consumer]->name,
-            (long long)atomic_load(&q->held), q->d.capacity,
+            (long long)gr_queue_held(g, q), q->d.capacity,
             atomic_load(&q->closed) ? ", closed" : "", q->backward ? ", backward edge" : "");
     }
     for (int i = 0; i < g->nstages; i++) {
@@ -188,7 +188,8 @@ static void collect_queues(gr_graph *g, gr_stats *st)
         qs->packet_bytes = q->packet_bytes;
         qs->packets = 0;
         for (unsigned k = 0; k < g->nworkers; k++) qs->packets += g->workers[k].queue_packets[i];
-        qs->peak_packets = (uint64_t)atomic_load(&q->peak);
+        qs->peak_packets = (uint64_t)q->peak;
+        qs->reserved_peak_packets = (uint64_t)atomic_load(&q->reserved_peak);
         qs->avg_packets = g->sampled_ticks > 0 ? q->depth_sum / g->sampled_ticks : 0;
         qs->peak_bytes = qs->peak_packets * q->packet_bytes;
         qs->avg_bytes = qs->avg_packets * (double)q->packet_bytes;
@@ -304,10 +305,12 @@ static void json_queues(const gr_stats *st, FILE *out)
         fprintf(out, "    {\"name\": ");
         json_string(out, q->name);
         fprintf(out, ", \"capacity\": %u, \"subqueues\": %u, \"packet_bytes\": %zu, "
-                "\"packets\": %llu, \"peak_packets\": %llu, \"avg_packets\": %.3f, "
+                "\"packets\": %llu, \"peak_packets\": %llu, \"reserved_peak_packets\": %llu, "
+                "\"avg_packets\": %.3f, "
                 "\"peak_bytes\": %llu, \"avg_bytes\": %.1f, \"peak_subqueue_packets\": %u}%s\n",
                 q->capacity, q->subqueues, q->packet_bytes, (unsigned long long)q->packets,
-                (unsigned long long)q->peak_packets, q->avg_packets,
+                (unsigned long long)q->peak_packets, (unsigned long long)q->reserved_peak_packets,
+                q->avg_packets,
                 (unsigned long long)q->peak_bytes, q->avg_bytes, q->peak_subqueue_packets,
                 i + 1 < st->nqueues ? "," : "");
     }

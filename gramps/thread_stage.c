@@ -98,9 +98,9 @@ static void park_out(gr_worker *w, gr_inst *inst)
     gr_spin_lock(&q->wait_lock);
     inst->next_waiter = q->out_waiters;
     q->out_waiters = inst;
-    atomic_fetch_add(&q->nwaiters, 1);    /* seq_cst: pairs with gr_uncharge's check */
+    atomic_fetch_add(&q->nwaiters, 1);    /* seq_cst: pairs with gr_capacity_release's check */
     gr_spin_unlock(&q->wait_lock);
-    if (fits(atomic_load(&q->held), need, q->d.capacity)) gr_wake_out_waiters(w, q, NULL);
+    if (fits(gr_queue_held(w->g, q), need, q->d.capacity)) gr_wake_out_waiters(w, q, NULL);
 }
 
 void gr_inst_run(gr_worker *w, gr_inst *inst)

@@ -280,11 +280,15 @@ static void run_one(uint64_t seed, unsigned workers)
         for (int s = 0; s < rg.nstages; s++)
             for (int o = 0; o < rg.st[s].nout; o++)
                 if (rg.st[s].out_back[o] && rg.st[s].out_queue[o] == i + 1) backward = true;
+        const gr_queue_stats *q = &stats->queues[i];
+        CHECK_MSG(q->peak_packets <= q->reserved_peak_packets, "seed %llu queue %s: sampled "
+                  "peak %llu above the reserved peak %llu", (unsigned long long)seed, q->name,
+                  (unsigned long long)q->peak_packets, (unsigned long long)q->reserved_peak_packets);
         if (!pushed && !backward)
-            CHECK_MSG(stats->queues[i].peak_packets <= stats->queues[i].capacity,
-                      "seed %llu queue %s peak %llu > capacity %u", (unsigned long long)seed,
-                      stats->queues[i].name, (unsigned long long)stats->queues[i].peak_packets,
-                      stats->queues[i].capacity);
+            CHECK_MSG(q->reserved_peak_packets <= (uint64_t)q->capacity * q->subqueues,
+                      "seed %llu queue %s reserved peak %llu > capacity %u x %u",
+                      (unsigned long long)seed, q->name,
+                      (unsigned long long)q->reserved_peak_packets, q->capacity, q->subqueues);
     }
     gr_graph_destroy(g);
 }

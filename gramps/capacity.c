@@ -1,0 +1,204 @@
+/* capacity.c — how many packets each queue holds, and backpressure's hard bound, kept
+ * without a counter that every worker writes on every packet.
+ *
+ * A queue's capacity is split between a shared pool (`q->free`) and per-worker credits
+ * (`w->credit[q]`): space a worker took from the pool or freed itself and has not
+ * given back. Charging a packet spends a credit, taking more from the pool (up to
+ * `credit_keep` extra) when there is none; releasing one adds a credit, and a worker
+ * holding more than twice `credit_keep` gives the excess back. So
+ *
+ *     held = capacity - free - sum of the workers' credits
+ *
+ * and, since nothing takes space from the pool that is not there (except the
+ * backpressure exemptions: backward bindings, and a reservation larger than an empty
+ * queue), held never exceeds the capacity. In the steady state a worker touches only
+ * its own credit, on its own cache line.
+ *
+ * The single shared counter this replaces cost 60% of the per-packet time of empty
+ * Shader tasks at 2 workers (every charge and release moved its line between cores):
+ * Sanchez et al. 2011 §III-A track queue utilization "in a scalable fashion" for this
+ * reason. What it costs: `held` is a sum over workers, so it is read by the footprint
+ * sampler (stats.c) rather than updated on every packet; per-queue peaks come from the
+ * samples, with `reserved_peak` (most space ever taken from the pool, exact) as the
+ * upper bound.
+ *
+ * Space stranded in another worker's credits is never lost: a charge that finds the
+ * pool short takes every worker's credits back first, a producer that parks on a full
+ * queue recounts after registering (pairing with the release side's waiter check),
+ * and a worker returns all its credits before it sleeps. */
+#include "gramps/internal.h"
+
+#define CREDIT_KEEP_MAX 16
+
+/* The whole queue's capacity. Queue sets bound each subqueue under its lock
+ * (thread_stage.c); for them the pool only counts (the most keys a dynamic set may
+ * create, for its size). */
+static int64_t space_of(const gr_queue_rt *q)
+{
+    uint32_t subqueues = q->d.dynamic_keys ? q->d.max_keys : q->d.subqueues;
+    return (int64_t)q->d.capacity * (subqueues ? subqueues : 1);
+}
+
+/* Credits a worker keeps per queue: small against the capacity, so credits stranded
+ * on other workers can hold at most an eighth of it; none for small queues, whose
+ * accounting is then exactly the shared pool. */
+void gr_capacity_init(gr_graph *g)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        q->space = space_of(q);
+        int64_t keep = q->space / (8 * (int64_t)g->nworkers);
+        q->credit_keep = keep < CREDIT_KEEP_MAX ? keep : CREDIT_KEEP_MAX;
+        atomic_store(&q->free, q->space);
+        atomic_store(&q->reserved_peak, 0);
+    }
+}
+
+static _Atomic(int64_t) *credit_of(gr_worker *w, const gr_queue_rt *q)
+{
+    return &w->credit[q->id];
+}
+
+/* Spends n of w's credits if it has them. */
+static bool spend_credit(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    _Atomic(int64_t) *c = credit_of(w, q);
+    int64_t have = atomic_load_explicit(c, memory_order_relaxed);
+    while (have >= n)    /* CAS: a charge elsewhere may be taking this worker's credits back */
+        if (atomic_compare_exchange_weak(c, &have, have - n)) return true;
+    return false;
+}
+
+static void note_reserved(gr_queue_rt *q, int64_t free_now)
+{
+    int64_t reserved = q->space - free_now;
+    int64_t cur = atomic_load_explicit(&q->reserved_peak, memory_order_relaxed);
+    while (reserved > cur && !atomic_compare_exchange_weak_explicit(&q->reserved_peak, &cur,
+                                 reserved, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+/* Takes n from the pool whether or not it is there (the pool may go negative). */
+static void take_unconditionally(gr_queue_rt *q, int64_t n)
+{
+    note_reserved(q, atomic_fetch_sub(&q->free, n) - n);
+}
+
+/* Gives n back to the pool. */
+static void give_back(gr_queue_rt *q, int64_t n)
+{
+    if (n) atomic_fetch_add(&q->free, n);
+}
+
+/* Moves every worker's credits for q back to the pool. */
+static void reclaim_all(gr_graph *g, gr_queue_rt *q)
+{
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        _Atomic(int64_t) *c = credit_of(&g->workers[i], q);
+        if (atomic_load_explicit(c, memory_order_relaxed)) give_back(q, atomic_exchange(c, 0));
+    }
+}
+
+/* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n;
+ * with `if_empty`, also when the whole capacity is in the pool (an empty queue takes
+ * any reservation). */
+static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n, bool if_empty)
+{
+    int64_t f = atomic_load(&q->free);
+    for (;;) {
+        int64_t take;
+        if (f >= n) {
+            take = f - n < q->credit_keep ? f : n + q->credit_keep;
+        } else if (if_empty && f == q->space) {
+            take = n;
+        } else {
+            return false;
+        }
+        if (atomic_compare_exchange_weak(&q->free, &f, f - take)) {
+            note_reserved(q, f - take);
+            if (take > n) atomic_fetch_add(credit_of(w, q), take - n);
+            return true;
+        }
+    }
+}
+
+void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    if (!spend_credit(w, q, n)) take_unconditionally(q, n);
+    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
+}
+
+/* Charges n packets unless that would overfill the queue (for a backward binding it is
+ * never full; an empty queue always takes a reservation, so one larger than the
+ * capacity cannot wait forever). */
+bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
+{
+    if (backward) {
+        gr_charge(w, q, n);
+        return true;
+    }
+    if (!spend_credit(w, q, n) && !take_from_pool(w, q, n, false)) {
+        reclaim_all(w->g, q);             /* space may sit in other workers' credits */
+        if (!take_from_pool(w, q, n, true)) return false;
+    }
+    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
+    return true;
+}
+
+/* n packets of q were released on w: their space becomes w's credit, the excess over
+ * twice credit_keep goes back to the pool, and all of it when a producer waits. The
+ * credit update and the waiter check are seq_cst: a producer registering as a waiter
+ * then recounting (thread_stage.c) cannot miss this release, nor this release miss it. */
+bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    if (q->credit_keep == 0) {
+        give_back(q, n);
+    } else {
+        _Atomic(int64_t) *c = credit_of(w, q);
+        int64_t have = atomic_fetch_add(c, n) + n;
+        while (have > 2 * q->credit_keep &&
+               !atomic_compare_exchange_weak(c, &have, q->credit_keep)) {}
+        if (have > 2 * q->credit_keep) give_back(q, have - q->credit_keep);
+    }
+    if (atomic_load(&q->nwaiters) == 0) return false;
+    if (q->credit_keep) give_back(q, atomic_exchange(credit_of(w, q), 0));
+    return true;
+}
+
+/* Returns all of w's credits to their pools (before it sleeps: nobody else would know
+ * to take them back). */
+void gr_credits_return(gr_worker *w)
+{
+    for (int i = 0; i < w->g->nqueues; i++) {
+        gr_queue_rt *q = w->g->queues[i];
+        _Atomic(int64_t) *c = credit_of(w, q);
+        if (atomic_load_explicit(c, memory_order_relaxed)) give_back(q, atomic_exchange(c, 0));
+    }
+}
+
+/* Credits held by all workers (a snapshot; each read is atomic, the sum is not). */
+static int64_t all_credits(const gr_graph *g, const gr_queue_rt *q)
+{
+    int64_t sum = 0;
+    for (unsigned i = 0; i < g->nworkers; i++)
+        sum += atomic_load(credit_of(&g->workers[i], q));
+    return sum;
+}
+
+int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q)
+{
+    int64_t held = q->space - atomic_load(&q->free) - all_credits(g, q);
+    return held > 0 ? held : 0;
+}
+
+/* Backpressure test for Shader producers with a forward binding to q (backward ones
+ * are never held back). Ordered outputs never count: inside an ordered chain the space
+ * was reserved at the chain's end when its first packet was committed. Per-subqueue
+ * capacity of queue sets is enforced at reserve time. Other workers' credits are read
+ * only when the pool and w's credits are empty. */
+bool gr_queue_full(gr_worker *w, const gr_queue_rt *q)
+{
+    if (q->d.ordered || q->is_set) return false;
+    if (atomic_load_explicit(&q->free, memory_order_relaxed) > 0) return false;
+    if (atomic_load_explicit(credit_of(w, q), memory_order_relaxed) > 0) return false;
+    return all_credits(w->g, q) <= 0;
+}
