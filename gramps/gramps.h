@@ -181,6 +181,8 @@ typedef struct gr_queue_stats {
     uint64_t peak_bytes;
     double avg_bytes;
     uint32_t peak_subqueue_packets;/* most held by one subqueue */
+    bool backward;                 /* a producer's binding closes a cycle: exempt from
+                                      backpressure, so the queue may exceed its capacity */
 } gr_queue_stats;
 
 typedef struct gr_stage_stats {

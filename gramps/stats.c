@@ -190,6 +190,7 @@ static void collect_queues(gr_graph *g, gr_stats *st)
         for (unsigned k = 0; k < g->nworkers; k++) qs->packets += g->workers[k].queue_packets[i];
         qs->peak_packets = (uint64_t)q->peak;
         qs->reserved_peak_packets = (uint64_t)atomic_load(&q->reserved_peak);
+        qs->backward = q->backward;
         qs->avg_packets = g->sampled_ticks > 0 ? q->depth_sum / g->sampled_ticks : 0;
         qs->peak_bytes = qs->peak_packets * q->packet_bytes;
         qs->avg_bytes = qs->avg_packets * (double)q->packet_bytes;
@@ -307,11 +308,13 @@ static void json_queues(const gr_stats *st, FILE *out)
         fprintf(out, ", \"capacity\": %u, \"subqueues\": %u, \"packet_bytes\": %zu, "
                 "\"packets\": %llu, \"peak_packets\": %llu, \"reserved_peak_packets\": %llu, "
                 "\"avg_packets\": %.3f, "
-                "\"peak_bytes\": %llu, \"avg_bytes\": %.1f, \"peak_subqueue_packets\": %u}%s\n",
+                "\"peak_bytes\": %llu, \"avg_bytes\": %.1f, \"peak_subqueue_packets\": %u, "
+                "\"backward\": %s}%s\n",
                 q->capacity, q->subqueues, q->packet_bytes, (unsigned long long)q->packets,
                 (unsigned long long)q->peak_packets, (unsigned long long)q->reserved_peak_packets,
                 q->avg_packets,
                 (unsigned long long)q->peak_bytes, q->avg_bytes, q->peak_subqueue_packets,
+                q->backward ? "true" : "false",
                 i + 1 < st->nqueues ? "," : "");
     }
     fprintf(out, "  ],\n");
