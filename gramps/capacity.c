@@ -39,9 +39,10 @@ static int64_t space_of(const gr_queue_rt *q)
     return (int64_t)q->d.capacity * (subqueues ? subqueues : 1);
 }
 
-/* Credits a worker keeps per queue: small against the capacity, so credits stranded
- * on other workers can hold at most an eighth of it; none for small queues, whose
- * accounting is then exactly the shared pool. */
+/* Credits a worker keeps per queue (it may hold up to twice that before giving the
+ * excess back): small against the capacity, so all workers' cached credits stay under
+ * a quarter of it; none for queues under 8 packets per worker, whose accounting is
+ * then the shared pool alone. */
 void gr_capacity_init(gr_graph *g)
 {
     for (int i = 0; i < g->nqueues; i++) {
