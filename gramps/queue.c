@@ -3,8 +3,8 @@
  * A packet is charged to its queue from the moment it is reserved (pre-reserved Shader
  * output, Thread output reserve, ordered-chain slot, partial push packet) until its
  * consumer releases it; charging counts it in the queue's depth (capacity.c) and in the
- * consumer component's pending work (term.c). Queues feeding Shaders hold no packets: a charged
- * packet becomes a task. Queues feeding Thread stages are rings per subqueue. */
+ * consumer component's pending work (term.c). Queues feeding Shaders hold no packets: a
+ * charged packet becomes a task. Queues feeding Thread stages are rings per subqueue. */
 #include "gramps/internal.h"
 
 #include <stdlib.h>
