@@ -4,12 +4,12 @@
  *
  * Per-queue depths are sums over workers (capacity.c), so peaks, averages and the
  * whole-graph footprint are all sampled: every 100 us, plus once at the end, by
- * whichever thread finds a sample due: workers check at every scheduling step (they read the clock there
- * anyway), the watchdog every 10 ms in case every worker is inside a long task. A
- * sampler thread of its own woke 10,000 times a second and, with every core busy,
- * preempted a worker each time: 20% of the per-packet cost of empty Shader tasks at 2
- * workers on the development VM. Samples are weighted by the time since the previous
- * one, so uneven spacing does not bias the averages. */
+ * whichever thread finds a sample due: workers check at every scheduling step (they
+ * read the clock there anyway), the watchdog every 10 ms in case every worker is
+ * inside a long task. A sampler thread of its own woke 10,000 times a second and,
+ * with every core busy, preempted a worker each time: 20% of the per-packet cost of
+ * empty Shader tasks at 2 workers on the development VM. Samples are weighted by the
+ * time since the previous one, so uneven spacing does not bias the averages. */
 #include "gramps/internal.h"
 
 #include <stdlib.h>
