@@ -9,10 +9,13 @@
  *
  *     held = capacity - free - sum of the workers' credits
  *
- * and, since nothing takes space from the pool that is not there (except the
- * backpressure exemptions: backward bindings, and a reservation larger than an empty
- * queue), held never exceeds the capacity. In the steady state a worker touches only
- * its own credit, on its own cache line.
+ * and, since nothing takes space from the pool that is not there, held never exceeds
+ * the capacity. Three charges may overdraw the pool, each with its own bound (README,
+ * "Capacity"): a backward binding's (the cycle's way back may not wait), a push
+ * coalescer's packets beyond the one reserved before its task ran (a running Shader
+ * cannot wait), and a reservation larger than the capacity on an empty queue. Queues
+ * that can be overdrawn keep no credits, so a credit is always real space. In the
+ * steady state a worker touches only its own credit, on its own cache line.
  *
  * The single shared counter this replaces cost 60% of the per-packet time of empty
  * Shader tasks at 2 workers (every charge and release moved its line between cores):
@@ -41,18 +44,28 @@ static int64_t space_of(const gr_queue_rt *q)
 
 /* Credits a worker keeps per queue (it may hold up to twice that before giving the
  * excess back): small against the capacity, so all workers' cached credits stay under
- * a quarter of it; none for queues under 8 packets per worker, whose accounting is
- * then the shared pool alone. */
+ * a quarter of it. None (the shared pool alone, exact) for queues under 8 packets per
+ * worker, and for queues that may be overdrawn: those with a backward binding and
+ * those fed by pushes. Overdrawing drives the pool negative, and a credit is spendable
+ * space only while the pool is not negative; checking the pool on every charge would
+ * bring back the shared line the credits exist to avoid. */
 void gr_capacity_init(gr_graph *g)
 {
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
         q->space = space_of(q);
         int64_t keep = q->space / (8 * (int64_t)g->nworkers);
-        q->credit_keep = keep < CREDIT_KEEP_MAX ? keep : CREDIT_KEEP_MAX;
+        if (keep > CREDIT_KEEP_MAX) keep = CREDIT_KEEP_MAX;
+        if (q->backward || q->push_fed) keep = 0;
+        atomic_store(&q->credit_keep, keep);
         atomic_store(&q->free, q->space);
         atomic_store(&q->reserved_peak, 0);
     }
+}
+
+static int64_t keep_of(const gr_queue_rt *q)
+{
+    return atomic_load_explicit(&q->credit_keep, memory_order_relaxed);
 }
 
 static _Atomic(int64_t) *credit_of(gr_worker *w, const gr_queue_rt *q)
@@ -99,27 +112,35 @@ static void reclaim_all(gr_graph *g, gr_queue_rt *q)
     }
 }
 
-/* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n;
- * with `if_empty`, also when the whole capacity is in the pool (an empty queue takes
- * any reservation). */
-static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n, bool if_empty)
+/* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n. */
+static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     int64_t f = atomic_load(&q->free);
-    for (;;) {
-        int64_t take;
-        if (f >= n) {
-            take = f - n < q->credit_keep ? f : n + q->credit_keep;
-        } else if (if_empty && f == q->space) {
-            take = n;
-        } else {
-            return false;
-        }
+    while (f >= n) {
+        int64_t keep = keep_of(q);
+        int64_t take = f - n < keep ? f : n + keep;
         if (atomic_compare_exchange_weak(&q->free, &f, f - take)) {
             note_reserved(q, f - take);
             if (take > n) atomic_fetch_add(credit_of(w, q), take - n);
             return true;
         }
     }
+    return false;
+}
+
+/* A reservation larger than the capacity, granted when the queue is empty (the whole
+ * capacity is in the pool) so that it cannot wait forever. It overdraws the pool, so
+ * from then on the queue keeps no credits (see gr_capacity_init): nothing is held and
+ * every credit is in the pool when this succeeds, so none can be spent while the pool
+ * is negative. The granted packets reach their consumer only through a subqueue lock
+ * taken after the store, so their releases see no credits either. */
+static bool take_oversized(gr_queue_rt *q, int64_t n)
+{
+    int64_t f = q->space;
+    if (n <= q->space || !atomic_compare_exchange_strong(&q->free, &f, f - n)) return false;
+    atomic_store(&q->credit_keep, 0);
+    note_reserved(q, f - n);
+    return true;
 }
 
 void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
@@ -137,9 +158,9 @@ bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
         gr_charge(w, q, n);
         return true;
     }
-    if (!spend_credit(w, q, n) && !take_from_pool(w, q, n, false)) {
+    if (!spend_credit(w, q, n) && !take_from_pool(w, q, n)) {
         reclaim_all(w->g, q);             /* space may sit in other workers' credits */
-        if (!take_from_pool(w, q, n, true)) return false;
+        if (!take_from_pool(w, q, n) && !take_oversized(q, n)) return false;
     }
     if (!q->physical) gr_pending_add(w, q->cons_comp, n);
     return true;
@@ -151,17 +172,17 @@ bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
  * then recounting (thread_stage.c) cannot miss this release, nor this release miss it. */
 bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
-    if (q->credit_keep == 0) {
+    int64_t keep = keep_of(q);
+    if (keep == 0) {
         give_back(q, n);
     } else {
         _Atomic(int64_t) *c = credit_of(w, q);
         int64_t have = atomic_fetch_add(c, n) + n;
-        while (have > 2 * q->credit_keep &&
-               !atomic_compare_exchange_weak(c, &have, q->credit_keep)) {}
-        if (have > 2 * q->credit_keep) give_back(q, have - q->credit_keep);
+        while (have > 2 * keep && !atomic_compare_exchange_weak(c, &have, keep)) {}
+        if (have > 2 * keep) give_back(q, have - keep);
     }
     if (atomic_load(&q->nwaiters) == 0) return false;
-    if (q->credit_keep) give_back(q, atomic_exchange(credit_of(w, q), 0));
+    if (keep) give_back(q, atomic_exchange(credit_of(w, q), 0));
     return true;
 }
 
@@ -193,12 +214,14 @@ int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q)
 
 /* Backpressure test for Shader producers with a forward binding to q (backward ones
  * are never held back). Ordered outputs never count: inside an ordered chain the space
- * was reserved at the chain's end when its first packet was committed. Per-subqueue
- * capacity of queue sets is enforced at reserve time. Other workers' credits are read
- * only when the pool and w's credits are empty. */
+ * was reserved at the chain's end when its first packet was committed. A queue set is
+ * full while any of its subqueues is: a Shader picks the subqueue while it runs, so it
+ * may start only while every subqueue has room. Other workers' credits are read only
+ * when the pool and w's credits are empty. */
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q)
 {
-    if (q->d.ordered || q->is_set) return false;
+    if (q->d.ordered) return false;
+    if (q->is_set) return atomic_load_explicit(&q->full_subqueues, memory_order_relaxed) > 0;
     if (atomic_load_explicit(&q->free, memory_order_relaxed) > 0) return false;
     if (atomic_load_explicit(credit_of(w, q), memory_order_relaxed) > 0) return false;
     return all_credits(w->g, q) <= 0;

@@ -130,7 +130,7 @@ struct gr_queue_rt {
     double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
     double last_sampled;              /* previous sample (journal on changes) */
     int64_t space;                    /* capacity of all its subqueues (capacity.c) */
-    int64_t credit_keep;              /* credits a worker keeps for this queue (capacity.c) */
+    _Atomic(int64_t) credit_keep;     /* credits a worker keeps for this queue (capacity.c) */
     int64_t peak;                     /* most packets held in a footprint sample */
     /* Space not held nor in any worker's credits (capacity.c): written when a worker's
      * credits run out or overflow, so on a line of its own, away from the fields every
@@ -141,6 +141,7 @@ struct gr_queue_rt {
     _Alignas(64) _Atomic(int) nwaiters;
     _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
     _Atomic(bool) closed;
+    _Atomic(int) full_subqueues;      /* subqueues holding capacity or more (gr_subq_charge) */
     gr_spin wait_lock;                /* Shader-fed queues: out_waiters below */
     gr_inst *out_waiters;
     char pad_end[64];                 /* keeps the next allocation off these lines */
@@ -190,6 +191,7 @@ struct gr_ctx {
     uint64_t out_key[GR_MAX_BINDINGS];
     bool out_keyed[GR_MAX_BINDINGS];
     bool discarded[GR_MAX_BINDINGS];
+    bool push_unit[GR_MAX_BINDINGS];  /* space for the first packet a push starts is reserved */
     /* Thread stages: start of the intrinsic call being timed, 0 when this one is not */
     uint64_t q_t0;
 };
@@ -414,6 +416,7 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: s
 uint64_t gr_subq_avail(const gr_subq *s);
 bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
+void gr_subq_charge(gr_subq *s, int64_t n);
 void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);

@@ -158,6 +158,18 @@ gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key)
     return s;
 }
 
+/* Changes what s holds by n packets (lock held): its peak, and the queue's count of
+ * full subqueues, which holds Shader producers of a queue set back (gr_queue_full). */
+void gr_subq_charge(gr_subq *s, int64_t n)
+{
+    uint32_t cap = s->queue->d.capacity;
+    bool was_full = s->charged >= cap;
+    s->charged = (uint32_t)((int64_t)s->charged + n);
+    if (s->charged > s->peak) s->peak = s->charged;
+    bool full = s->charged >= cap;
+    if (full != was_full) atomic_fetch_add(&s->queue->full_subqueues, full ? 1 : -1);
+}
+
 /* ---- delivery ------------------------------------------------------------------------ */
 
 static void advance_ready(gr_subq *s);
@@ -169,8 +181,7 @@ static gr_inst *take_in_waiter(gr_subq *s);
 static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
 {
     gr_spin_lock(&s->lock);
-    if (!precharged) s->charged++;
-    if (s->charged > s->peak) s->peak = s->charged;
+    if (!precharged) gr_subq_charge(s, 1);
     subq_append(s, p, GR_SLOT_READY);
     advance_ready(s);
     gr_inst *waiter = take_in_waiter(s);
@@ -259,8 +270,7 @@ static gr_inst *take_in_waiter(gr_subq *s)
 /* Reserves a slot for an ordered chain's final packet (lock held by caller). */
 uint64_t gr_subq_reserve_slot(gr_subq *s)
 {
-    s->charged++;
-    if (s->charged > s->peak) s->peak = s->charged;
+    gr_subq_charge(s, 1);
     return subq_append(s, NULL, GR_SLOT_PENDING);
 }
 
@@ -274,7 +284,7 @@ static uint32_t drop_head_skips(gr_subq *s)
     while (s->taken == 0 && s->head < s->ready_end && s->state[s->head & mask] == GR_SLOT_SKIP) {
         s->head++;
         s->nskip--;
-        s->charged--;
+        gr_subq_charge(s, -1);
         n++;
     }
     return n;
@@ -308,7 +318,7 @@ uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out)
         s->head++;
         slots++;
     }
-    s->charged -= slots;
+    gr_subq_charge(s, -(int64_t)slots);
     return slots;
 }
 

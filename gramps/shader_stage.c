@@ -14,36 +14,69 @@
 
 /* ---- one task ----------------------------------------------------------------------- */
 
-static void undo_outputs(gr_worker *w, gr_ctx *c, int upto)
+/* The task's packet is the last Shader's of an ordered chain into q: its space is the
+ * slot reserved at the chain's end when the chain's first packet was committed. */
+static bool fills_chain_end(const gr_ctx *c, const gr_queue_rt *q)
 {
-    for (int i = 0; i < upto; i++)
-        if (c->out[i] && c->out[i] != c->in) {
-            gr_release(w, c->out[i]);
-            c->out[i] = NULL;
-        }
+    return c->in->order.sub && q->d.ordered && q->physical;
 }
 
-/* Reserves output i; false when the queue is full. */
+/* Gives back what reserve_output took for output i and the task did not use: a
+ * pre-reserved packet, an in-place forward's space, a push binding's first packet. */
+static void unreserve_output(gr_worker *w, gr_ctx *c, int i)
+{
+    gr_queue_rt *q = w->g->queues[c->stage->out[i].queue];
+    if (c->push_unit[i]) {
+        c->push_unit[i] = false;
+        gr_uncharge_later(w, q, 1);
+    } else if (c->out[i] == c->in) {
+        if (!fills_chain_end(c, q)) gr_uncharge_later(w, q, 1);
+    } else if (c->out[i]) {
+        if (fills_chain_end(c, q)) gr_pkt_free(w, c->out[i]);
+        else gr_release_later(w, c->out[i]);
+    }
+    c->out[i] = NULL;
+}
+
+/* Takes space for one packet in output i's queue; false when it is full. Space in an
+ * ordered chain is bounded by its end, and a queue set's per subqueue (the subqueue is
+ * chosen while the task runs: gr_queue_full held the stage back while any was full). */
+static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
+{
+    bool chained = c->in->order.sub && q->d.ordered;
+    if (fills_chain_end(c, q)) return true;
+    if (chained || q->is_set) {
+        gr_charge(w, q, 1);
+        return true;
+    }
+    return gr_try_charge(w, q, 1, c->stage->out[i].backward);
+}
+
+/* Reserves output i before the task runs, so that it runs to completion without
+ * waiting; false when the queue is full. A forward push binding into a plain queue
+ * reserves its first coalesced packet (see push_element). */
 static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
 {
     gr_stage_rt *s = c->stage;
     gr_queue_rt *q = w->g->queues[s->out[i].queue];
     c->out[i] = NULL;
-    if (s->out[i].mode == GR_BIND_PUSH) return true;
-    if (s->out[i].mode == GR_BIND_INPLACE) { c->out[i] = c->in; return true; }
-    bool chained = c->in->order.sub && q->d.ordered;
-    bool chain_end = chained && q->physical;
-    if (chain_end) {
-        /* its space was reserved when the chain's first packet was */
-    } else if (chained || q->is_set) {
-        gr_charge(w, q, 1);               /* bounded by the chain end / soft for sets */
-    } else if (!gr_try_charge(w, q, 1, s->out[i].backward)) {
-        return false;
+    c->push_unit[i] = false;
+    if (s->out[i].mode == GR_BIND_PUSH) {
+        if (s->out[i].backward || q->is_set) return true;
+        c->push_unit[i] = gr_try_charge(w, q, 1, false);
+        return c->push_unit[i];
+    }
+    if (!charge_output(w, c, i, q)) return false;
+    if (s->out[i].mode == GR_BIND_INPLACE) {
+        c->out[i] = c->in;
+        return true;
     }
     gr_pkt *p = gr_pkt_alloc(w, q);
-    if (!p) return false;
-    if (chained) p->order = c->in->order;
-    if (chain_end) p->queue = q;
+    if (!p) {
+        if (!fills_chain_end(c, q)) gr_uncharge_later(w, q, 1);
+        return false;
+    }
+    if (c->in->order.sub && q->d.ordered) p->order = c->in->order;
     p->key = c->in->key;
     c->out[i] = p;
     return true;
@@ -72,25 +105,24 @@ static bool commit_output(gr_worker *w, gr_ctx *c, int i)
     gr_stage_rt *s = c->stage;
     gr_queue_rt *q = w->g->queues[s->out[i].queue];
     gr_pkt *p = c->out[i];
-    if (s->out[i].mode == GR_BIND_PUSH) return false;
+    if (s->out[i].mode == GR_BIND_PUSH) {
+        if (c->push_unit[i]) unreserve_output(w, c, i);
+        return false;
+    }
     bool inplace = s->out[i].mode == GR_BIND_INPLACE;
-    bool empty = output_empty(c, i, q);
     gr_order_ref ref = p->order;
-    bool chain_end = ref.sub && q->d.ordered && q->physical;
-    if (empty) {
+    if (output_empty(c, i, q)) {
         if (ref.sub && q->d.ordered) gr_deliver_ordered(w, NULL, ref);
-        if (!inplace && !chain_end) gr_release(w, p);
-        else if (chain_end && !inplace) gr_pkt_free(w, p);
+        unreserve_output(w, c, i);
         return false;
     }
     if (inplace) {
-        /* The packet moves from the input queue to this one: charge here first. */
-        if (!chain_end) gr_charge(w, q, 1);
+        /* The packet moves from the input queue to this one, whose space it holds. */
         p->queue = q;
         p->sub = NULL;
     }
     if (c->out_keyed[i]) p->key = c->out_key[i];
-    if (chain_end) { p->queue = q; gr_deliver_ordered(w, p, ref); }
+    if (fills_chain_end(c, q)) { p->queue = q; gr_deliver_ordered(w, p, ref); }
     else gr_enqueue(w, p);
     return inplace;
 }
@@ -113,7 +145,7 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     reset_ctx(c, s, in);
     for (int i = 0; i < s->nout; i++)
         if (!reserve_output(w, c, i)) {
-            undo_outputs(w, c, i);
+            while (i-- > 0) unreserve_output(w, c, i);
             return false;
         }
     uint64_t t0 = gr_account(w, GR_T_APP);
@@ -245,7 +277,8 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
     gr_partial *pa = partial_for(w, q, sub);
     if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return; }
     if (!pa->pkt) {
-        gr_charge(w, q, 1);
+        if (c->push_unit[slot]) c->push_unit[slot] = false;   /* reserved before the task */
+        else gr_charge(w, q, 1);
         pa->producer = &w->g->comps[c->stage->comp];
         gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);

@@ -340,10 +340,7 @@ static bool try_charge_sub(gr_subq *s, uint32_t n, bool backward)
 {
     gr_spin_lock(&s->lock);
     bool ok = backward || s->charged == 0 || s->charged + n <= s->queue->d.capacity;
-    if (ok) {
-        s->charged += n;
-        if (s->charged > s->peak) s->peak = s->charged;
-    }
+    if (ok) gr_subq_charge(s, n);
     gr_spin_unlock(&s->lock);
     return ok;
 }
@@ -359,8 +356,7 @@ static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n, boo
         while (!gr_try_charge(c->w, q, n, backward)) wait_output(c, NULL, q, n);
         if (q->physical) {
             gr_spin_lock(&q->subs[0]->lock);
-            q->subs[0]->charged += n;
-            if (q->subs[0]->charged > q->subs[0]->peak) q->subs[0]->peak = q->subs[0]->charged;
+            gr_subq_charge(q->subs[0], n);
             gr_spin_unlock(&q->subs[0]->lock);
         }
     }
@@ -449,7 +445,7 @@ static void cancel_packet(gr_worker *w, gr_queue_rt *q, gr_pkt *p)
     if (p->order.sub) gr_deliver_ordered(w, NULL, p->order);
     if (p->sub) {
         gr_spin_lock(&p->sub->lock);
-        p->sub->charged--;
+        gr_subq_charge(p->sub, -1);
         bool waiters = p->sub->out_waiters != NULL;
         gr_spin_unlock(&p->sub->lock);
         if (waiters) gr_wake_out_waiters(w, q, p->sub);
