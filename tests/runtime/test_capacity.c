@@ -242,7 +242,9 @@ static void stage_b(gr_ctx *c)
     atomic_fetch_add(&f->sum, v);
 }
 
-static void run_flow(unsigned workers, uint32_t cap_a, uint32_t cap_b)
+/* gen (Thread, one instance per worker) -> a (Shader, its output bound as `a_out`) ->
+ * b (Shader): what the application holds in each queue never exceeds its capacity. */
+static void run_flow(unsigned workers, uint32_t cap_a, uint32_t cap_b, gr_bind_mode a_out)
 {
     flow f = {.packets = 60000};
     gr_graph *g = gr_graph_create();
@@ -261,17 +263,18 @@ static void run_flow(unsigned workers, uint32_t cap_a, uint32_t cap_b)
     gr_bind(g, gen, GR_BIND_INPUT, seeds);
     gr_bind(g, gen, GR_BIND_OUTPUT, qa);
     gr_bind(g, a, GR_BIND_INPUT, qa);
-    gr_bind(g, a, GR_BIND_OUTPUT, qb);
+    gr_bind(g, a, a_out, qb);
     gr_bind(g, b, GR_BIND_INPUT, qb);
     gr_launch_opts o = {.workers = workers, .deadlock_seconds = 20};
     gr_status st = gr_launch(g, &o, NULL, 0);
     if (st == GR_OK) st = gr_wait(g);
-    CHECK_MSG(st == GR_OK, "%u workers, capacities %u/%u: %s", workers, cap_a, cap_b, gr_error(g));
+    CHECK_MSG(st == GR_OK, "%u workers, capacities %u/%u, mode %d: %s", workers, cap_a, cap_b,
+              a_out, gr_error(g));
     uint64_t n = f.packets;
     CHECK(atomic_load(&f.sum) == n * (n - 1) / 2);
     CHECK_MSG(atomic_load(&f.worst_a) <= (int)cap_a && atomic_load(&f.worst_b) <= (int)cap_b,
-              "%u workers: %d/%d in flight, capacities %u/%u", workers, atomic_load(&f.worst_a),
-              atomic_load(&f.worst_b), cap_a, cap_b);
+              "%u workers, mode %d: %d/%d in flight, capacities %u/%u", workers, a_out,
+              atomic_load(&f.worst_a), atomic_load(&f.worst_b), cap_a, cap_b);
     const gr_stats *s = gr_get_stats(g);
     CHECK(s != NULL);
     for (int i = 0; s && i < s->nqueues; i++) {
@@ -288,9 +291,112 @@ static void run_flow(unsigned workers, uint32_t cap_a, uint32_t cap_b)
 static void test_graph_bound(void)
 {
     for (unsigned w = 1; w <= 4; w++) {
-        run_flow(w, 4, 3);        /* no credits kept: the pool alone */
-        run_flow(w, 256, 64);     /* credits kept by every worker */
+        run_flow(w, 4, 3, GR_BIND_OUTPUT);      /* no credits kept: the pool alone */
+        run_flow(w, 256, 64, GR_BIND_OUTPUT);   /* credits kept by every worker */
     }
+}
+
+/* An in-place forward holds its space in the output queue from before its task runs
+ * (it was charged only at commit: a capacity-32 queue reached 18,817 packets). */
+static void test_inplace_bound(void)
+{
+    for (unsigned w = 1; w <= 4; w++) {
+        run_flow(w, 32, 32, GR_BIND_INPLACE);
+        run_flow(w, 256, 3, GR_BIND_INPLACE);
+    }
+}
+
+/* ---- keyed pushes into a dynamic queue set ----------------------------------------- */
+
+#define KEYS 64
+#define KEY_CAP 8
+#define ELEMS 4                        /* elements per pushed packet */
+#define PUSHES 3                       /* elements a task pushes, all to one key */
+
+typedef struct keyed {
+    uint32_t packets;
+    _Atomic(int) held[KEYS];           /* elements pushed and not yet consumed, per key */
+    _Atomic(int) worst;
+    _Atomic(uint64_t) consumed;
+} keyed;
+
+static void keyed_source(gr_ctx *c)
+{
+    keyed *k = gr_user(c);
+    gr_window w;
+    for (uint32_t i = 0; i < k->packets; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void keyed_pusher(gr_ctx *c)
+{
+    keyed *k = gr_user(c);
+    uint32_t v = *(const uint32_t *)gr_input(c, NULL);
+    uint32_t key = (v * 2654435761u) >> 26;          /* 0..63 */
+    for (int e = 0; e < PUSHES; e++) {
+        gr_push_key(c, 0, key, &v);
+        raise_to(&k->worst, atomic_fetch_add(&k->held[key], 1) + 1);
+    }
+}
+
+static void keyed_sink(gr_ctx *c)
+{
+    keyed *k = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        uint32_t n = gr_count(w.mem);
+        atomic_fetch_sub(&k->held[gr_key(c)], (int)n);
+        atomic_fetch_add(&k->consumed, n);
+        spin(n * 977u);
+        gr_commit(c, 0, 1);
+    }
+}
+
+/* Shaders push to keys they pick while running, so a subqueue may exceed its capacity
+ * by what the tasks already running when it filled add: with W workers at most
+ * capacity - 1 + W x (M + 1) packets, M = packets one task adds (README "Capacity").
+ * Before the fix one subqueue of capacity 8 held 173-193 packets at 2 workers. */
+static void run_keyed(unsigned workers)
+{
+    keyed k = {.packets = 40000};
+    gr_graph *g = gr_graph_create();
+    int src_q = gr_queue(g, &(gr_queue_desc){.name = "values", .packet_bytes = 4, .capacity = 32});
+    int set = gr_queue(g, &(gr_queue_desc){.name = "keyed", .kind = GR_COLLECTION,
+                                           .header_bytes = 4, .element_bytes = 4,
+                                           .elements = ELEMS, .capacity = KEY_CAP,
+                                           .dynamic_keys = true, .max_keys = KEYS});
+    int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD,
+                                           .main = keyed_source, .user = &k});
+    int push = gr_stage(g, &(gr_stage_desc){.name = "pusher", .kind = GR_SHADER,
+                                            .main = keyed_pusher, .user = &k});
+    int sink = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD,
+                                            .main = keyed_sink, .user = &k, .instanced = true});
+    gr_bind(g, src, GR_BIND_OUTPUT, src_q);
+    gr_bind(g, push, GR_BIND_INPUT, src_q);
+    gr_bind(g, push, GR_BIND_PUSH, set);
+    gr_bind(g, sink, GR_BIND_INPUT, set);
+    gr_launch_opts o = {.workers = workers, .deadlock_seconds = 20};
+    gr_status st = gr_launch(g, &o, &src, 1);
+    if (st == GR_OK) st = gr_wait(g);
+    CHECK_MSG(st == GR_OK, "%u workers: %s", workers, gr_error(g));
+    CHECK(atomic_load(&k.consumed) == (uint64_t)k.packets * PUSHES);
+    int per_task = (PUSHES + ELEMS - 1) / ELEMS + 1;
+    int bound = KEY_CAP - 1 + (int)workers * (per_task + 1);
+    CHECK_MSG(atomic_load(&k.worst) <= bound * ELEMS, "%u workers: %d elements held in one "
+              "subqueue, bound %d packets of %d", workers, atomic_load(&k.worst), bound, ELEMS);
+    const gr_stats *s = gr_get_stats(g);
+    CHECK_MSG(s && s->queues[set].peak_subqueue_packets <= (uint32_t)bound,
+              "%u workers: subqueue peak %u, bound %d", workers,
+              s ? s->queues[set].peak_subqueue_packets : 0, bound);
+    gr_graph_destroy(g);
+}
+
+static void test_keyed_push_bound(void)
+{
+    for (unsigned w = 1; w <= 4; w++) run_keyed(w);
 }
 
 int main(void)
@@ -300,5 +406,7 @@ int main(void)
     RUN(test_credit_return);
     RUN(test_concurrent_bound);
     RUN(test_graph_bound);
+    RUN(test_inplace_bound);
+    RUN(test_keyed_push_bound);
     return check_finish();
 }
