@@ -213,19 +213,21 @@ int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue)
         return GR_INVALID;
     }
     if (mode == GR_BIND_INPUT) {
-        if (s->nin == GR_MAX_BINDINGS) goto too_many;
+        if (!grow((void **)&s->in, &s->cap_in, s->nin, sizeof *s->in)) goto nomem;
         if (!bind_consumer(g, s, q, mode)) return GR_INVALID;
         s->in[s->nin] = (gr_binding){.mode = mode, .queue = queue};
         return s->nin++;
     }
-    if (s->nout == GR_MAX_BINDINGS || q->nproducers == GR_MAX_BINDINGS) goto too_many;
+    if (!grow((void **)&s->out, &s->cap_out, s->nout, sizeof *s->out) ||
+        !grow((void **)&q->producers, &q->cap_producers, q->nproducers, sizeof *q->producers))
+        goto nomem;
     q->producers[q->nproducers++] = stage;
     if (mode == GR_BIND_PUSH) q->push_fed = true;
     s->out[s->nout] = (gr_binding){.mode = mode, .queue = queue};
     return s->nout++;
-too_many:
-    gr_set_error(g, GR_ERR_INVALID, "stage '%s': more than %d bindings", s->name,
-                 GR_MAX_BINDINGS);
+nomem:
+    gr_set_error(g, GR_ERR_NOMEM, "stage '%s': out of memory binding queue '%s'", s->name,
+                 q->name);
     return GR_INVALID;
 }
 
@@ -238,8 +240,9 @@ int gr_bind_buffer(gr_graph *g, int stage, int buffer)
         return GR_INVALID;
     }
     gr_stage_rt *s = g->stages[stage];
-    if (s->nbuffers == GR_MAX_BINDINGS) {
-        gr_set_error(g, GR_ERR_INVALID, "stage '%s': too many buffers", s->name);
+    if (!grow((void **)&s->buffers, &s->cap_buffers, s->nbuffers, sizeof *s->buffers)) {
+        gr_set_error(g, GR_ERR_NOMEM, "stage '%s': out of memory binding buffer '%s'",
+                     s->name, g->buffers[buffer].name);
         return GR_INVALID;
     }
     s->buffers[s->nbuffers] = buffer;
@@ -261,6 +264,7 @@ static void free_queue(gr_queue_rt *q)
         free(q->subs);
     }
     if (q->d.dynamic_keys && q->keys.slots) gr_keymap_destroy(&q->keys);
+    free(q->producers);
     free(q);
 }
 
@@ -275,6 +279,9 @@ void gr_graph_destroy(gr_graph *g)
             gr_inst_destroy(g, in);
         }
         free(s->config);
+        free(s->in);
+        free(s->out);
+        free(s->buffers);
         free(s);
     }
     for (int i = 0; i < g->nqueues; i++) free_queue(g->queues[i]);

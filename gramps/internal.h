@@ -41,7 +41,6 @@
 #define GR_QUEUE_SAMPLE 16
 #define GR_ERROR_MAX 8192
 #define GR_PKT_HDR 64                 /* runtime header in front of every packet's data */
-#define GR_MAX_BINDINGS 16
 
 typedef struct gr_worker gr_worker;
 typedef struct gr_stage_rt gr_stage_rt;
@@ -116,8 +115,10 @@ struct gr_queue_rt {
     int consumer;                     /* stage id, -1 until bound */
     gr_comp *cons_comp;               /* the consumer's component (set at launch) */
     gr_bind_mode consumer_mode;
-    int producers[GR_MAX_BINDINGS];
-    int nproducers;
+    /* Producer stage ids, one per output binding (a stage binding it twice is here
+     * twice): grown at bind time, no fixed limit (the raster graph has one per group). */
+    int *producers;
+    int nproducers, cap_producers;
     bool physical;                    /* consumer is a Thread/Fixed stage */
     bool is_set;
     bool backward;                    /* some producer's binding is backward (may exceed capacity) */
@@ -185,13 +186,15 @@ struct gr_ctx {
     gr_stage_rt *stage;
     gr_inst *inst;                    /* Thread stages */
     uint64_t key;
-    /* Shader task state */
+    /* Shader task state, one entry per output binding: a worker's arrays hold as many
+     * as the Shader stage with the most outputs has (one block, allocated at launch,
+     * freed through `out`); a Thread instance has none (it uses its windows). */
     gr_pkt *in;
-    gr_pkt *out[GR_MAX_BINDINGS];
-    uint64_t out_key[GR_MAX_BINDINGS];
-    bool out_keyed[GR_MAX_BINDINGS];
-    bool discarded[GR_MAX_BINDINGS];
-    bool push_unit[GR_MAX_BINDINGS];  /* space for the first packet a push starts is reserved */
+    gr_pkt **out;
+    uint64_t *out_key;
+    bool *out_keyed;
+    bool *discarded;
+    bool *push_unit;                  /* space for the first packet a push starts is reserved */
     /* Thread stages: start of the intrinsic call being timed, 0 when this one is not */
     uint64_t q_t0;
 };
@@ -222,8 +225,9 @@ struct gr_inst {
     gr_inst *next_waiter;
     gr_inst *next_all;                /* stage's instance list */
     uint32_t produced;                /* output packets since last dispatch */
-    gr_twin in_win[GR_MAX_BINDINGS];
-    gr_twin out_win[GR_MAX_BINDINGS];
+    gr_twin *in_win;                  /* stage->nin windows, in `win` */
+    gr_twin *out_win;                 /* stage->nout windows, in `win` after in_win */
+    gr_twin win[];                    /* allocated with the instance */
 };
 
 typedef struct gr_binding {
@@ -240,9 +244,11 @@ struct gr_stage_rt {
     char name[GR_NAME_MAX];
     gr_stage_desc d;
     void *config;
-    gr_binding in[GR_MAX_BINDINGS];   int nin;
-    gr_binding out[GR_MAX_BINDINGS];  int nout;
-    int buffers[GR_MAX_BINDINGS];     int nbuffers;
+    /* Bindings in gr_bind order (the slot numbers stage code uses): grown at bind
+     * time, no fixed limit. */
+    gr_binding *in;   int nin, cap_in;
+    gr_binding *out;  int nout, cap_out;
+    int *buffers;     int nbuffers, cap_buffers;
     int priority;                     /* higher runs first */
     int rank;                         /* deque index: 0 = lowest priority */
     int comp;

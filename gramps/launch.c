@@ -93,6 +93,30 @@ static size_t max_packet_bytes(gr_graph *g)
     return m;
 }
 
+/* The most output bindings of any Shader stage: the size of a worker's task arrays. */
+static int max_shader_outputs(const gr_graph *g)
+{
+    int m = 0;
+    for (int i = 0; i < g->nstages; i++)
+        if (g->stages[i]->d.kind == GR_SHADER && g->stages[i]->nout > m) m = g->stages[i]->nout;
+    return m;
+}
+
+/* A worker's Shader task arrays (see gr_ctx), in one block on lines of their own: every
+ * task writes them. */
+static bool alloc_shader_outputs(gr_ctx *c, int n)
+{
+    size_t ptrs = (size_t)n * sizeof *c->out, keys = (size_t)n * sizeof *c->out_key;
+    char *block = gr_calloc_lines(1, ptrs + keys + 3 * (size_t)n * sizeof(bool));
+    if (!block) return false;
+    c->out = (gr_pkt **)block;
+    c->out_key = (uint64_t *)(block + ptrs);
+    c->out_keyed = (bool *)(block + ptrs + keys);
+    c->discarded = c->out_keyed + n;
+    c->push_unit = c->discarded + n;
+    return true;
+}
+
 /* Victims nearest first: w+1, w-1, w+2, w-2, ... */
 static void order_victims(gr_worker *w, unsigned n)
 {
@@ -122,6 +146,7 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->scratch = gr_calloc_lines(1, max_packet_bytes(g));
     w->pending_surplus = gr_calloc_lines((size_t)g->ncomps, sizeof *w->pending_surplus);
     w->credit = gr_calloc_lines((size_t)g->nqueues, sizeof *w->credit);
+    if (!alloc_shader_outputs(&w->shader_ctx, max_shader_outputs(g))) return false;
     if (!w->dq || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
         !w->stage_tasks || !w->queue_packets || !w->scratch || !w->pending_surplus ||
         !w->credit)
@@ -148,6 +173,7 @@ static void free_worker(gr_graph *g, gr_worker *w)
     free(w->dq); free(w->victims); free(w->partials); free(w->partials_len);
     free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch);
     free(w->journal); free(w->pending_surplus); free(w->credit);
+    free(w->shader_ctx.out);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'

@@ -22,7 +22,8 @@ static void inst_entry(void *arg)
 
 gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
 {
-    gr_inst *inst = calloc(1, sizeof *inst);
+    size_t nwin = (size_t)s->nin + (size_t)s->nout;
+    gr_inst *inst = calloc(1, sizeof *inst + nwin * sizeof *inst->win);
     if (!inst || gr_fiber_create(&inst->fiber, &w->g->stacks, inst_entry, inst) != 0) {
         free(inst);
         gr_set_error(w->g, GR_ERR_NOMEM, "stage '%s': cannot create an instance (out of "
@@ -32,6 +33,8 @@ gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
     }
     inst->stage = s;
     inst->bound = bound;
+    inst->in_win = inst->win;
+    inst->out_win = inst->win + s->nin;
     inst->ctx.g = w->g;
     inst->ctx.stage = s;
     inst->ctx.inst = inst;
@@ -47,11 +50,9 @@ gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
 void gr_inst_destroy(gr_graph *g, gr_inst *inst)
 {
     if (inst->fiber.stack_base) gr_fiber_destroy(&inst->fiber, &g->stacks);
-    for (int i = 0; i < GR_MAX_BINDINGS; i++) {
-        free(inst->in_win[i].pkts);
-        free(inst->in_win[i].staging);
-        free(inst->out_win[i].pkts);
-        free(inst->out_win[i].staging);
+    for (int i = 0; i < inst->stage->nin + inst->stage->nout; i++) {
+        free(inst->win[i].pkts);
+        free(inst->win[i].staging);
     }
     free(inst);
 }

@@ -85,6 +85,13 @@ static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
     return bad == NULL;
 }
 
+/* One group per worker, at most RSP_DEFAULT_GROUPS_MAX (see raster.h). */
+static int default_groups(unsigned workers)
+{
+    long n = workers ? (long)workers : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > RSP_DEFAULT_GROUPS_MAX ? RSP_DEFAULT_GROUPS_MAX : (int)n;
+}
+
 /* Batches dealt round-robin to the groups, so they reach Reorder nearly in sequence.
  * Contiguous index ranges per group made every later group's batches wait there for all
  * of the earlier ones: Reorder copied half of the primitives twice (into a holding
@@ -121,8 +128,7 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
     float far = FLT_MAX;
     memcpy(&far_bits, &far, sizeof far_bits);
     for (size_t i = 0; i < npix; i++) { s->color[i] = bg; atomic_init(&s->depth[i], far_bits); }
-    int ngroups = cfg->groups ? cfg->groups
-                              : (int)(cfg->workers ? cfg->workers : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+    int ngroups = cfg->groups ? cfg->groups : default_groups(cfg->workers);
     if ((uint32_t)ngroups > s->batches) ngroups = s->batches ? (int)s->batches : 1;
     group_info *gi = calloc((size_t)ngroups, sizeof *gi);
     rast_cfg rc = {cfg->width, cfg->height, cfg->tile, s->tiles_x};

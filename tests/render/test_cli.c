@@ -1,9 +1,11 @@
 /* gramps-render as a user runs it: bad flags exit 2 naming the flag, a bad scene exits 1
  * naming the file, a render writes a PNG and a statistics file, and a failed render
- * leaves an existing output file untouched. Finds the tool beside this test's build dir. */
+ * leaves an existing output file untouched, and both pipelines give the same image at 1,
+ * 24 and 256 workers. Finds the tool beside this test's build dir. */
 #include "tests/check.h"
 
 #include <libgen.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 
 static char tool[512];
@@ -75,6 +77,52 @@ static void test_render_and_keep_output(void)
     CHECK(system(rm) == 0);
 }
 
+/* Whole file, or NULL; *n is its size. */
+static unsigned char *slurp(const char *path, long *n)
+{
+    *n = file_size(path);
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = f && *n > 0 ? malloc((size_t)*n) : NULL;
+    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) { free(b); b = NULL; }
+    if (f) fclose(f);
+    return b;
+}
+
+/* Renders at `threads` workers into dir/<pipeline>-<threads>.png; true when the image
+ * (PNG bytes) equals `ref`'s. */
+static bool same_image(const char *dir, const char *pipeline, int threads, const char *ref)
+{
+    char png[300], args[1024];
+    snprintf(png, sizeof png, "%s/%s-%d.png", dir, pipeline, threads);
+    snprintf(args, sizeof args, "-q -p %s --size 64x64 -t %d -o %s teapot", pipeline, threads, png);
+    int rc = run(args);
+    CHECK_MSG(rc == 0, "%s at -t %d: exit %d: %s", pipeline, threads, rc, out);
+    if (!ref) return rc == 0;
+    long na, nb;
+    unsigned char *a = slurp(ref, &na), *b = slurp(png, &nb);
+    bool same = a && b && na == nb && memcmp(a, b, (size_t)na) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+/* The default worker count is all hardware threads, so a 24- or 256-thread machine must
+ * work out of the box; the images are bit-identical by design (see raster.h). */
+static void test_any_worker_count(void)
+{
+    char dir[] = "/tmp/gramps-cli-XXXXXX", ref[300], rm[300];
+    if (!mkdtemp(dir)) { CHECK(0); return; }
+    const char *pipelines[] = {"raster", "raytrace"};
+    for (int p = 0; p < 2; p++) {
+        snprintf(ref, sizeof ref, "%s/%s-1.png", dir, pipelines[p]);
+        CHECK(same_image(dir, pipelines[p], 1, NULL));
+        CHECK_MSG(same_image(dir, pipelines[p], 24, ref), "%s -t 24", pipelines[p]);
+        CHECK_MSG(same_image(dir, pipelines[p], 256, ref), "%s -t 256", pipelines[p]);
+    }
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    CHECK(system(rm) == 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -84,5 +132,6 @@ int main(int argc, char **argv)
     RUN(test_bad_flags);
     RUN(test_bad_scene);
     RUN(test_render_and_keep_output);
+    RUN(test_any_worker_count);
     return check_finish();
 }
