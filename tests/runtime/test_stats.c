@@ -116,7 +116,7 @@ static void test_packets_through_chain_end(void)
 }
 
 /* The application never holds more than its n packets, so the footprint can never be
- * more than n packets' bytes, and while the producer holds them (for 60 ms, 6 watchdog
+ * more than n packets' bytes (but for the transient below), and while the producer holds them (for 60 ms, 6 watchdog
  * periods) it is exactly that. The reorder slots reserved for them at the chain's end
  * hold no packet. */
 static void test_inplace_chain_footprint_once(void)
@@ -128,9 +128,12 @@ static void test_inplace_chain_footprint_once(void)
     CHECK(st != NULL);
     if (st) {
         uint64_t held = (uint64_t)p.n * st->queues[FRAGMENTS].packet_bytes;
-        CHECK_MSG(st->peak_footprint_bytes == held, "peak footprint %llu bytes, the "
-                  "application held %llu", (unsigned long long)st->peak_footprint_bytes,
-                  (unsigned long long)held);
+        /* one packet of slack: between the Shader filling a packet's slot and releasing
+         * its input, a sample by the watchdog may see it in both queues */
+        CHECK_MSG(st->peak_footprint_bytes >= held &&
+                  st->peak_footprint_bytes <= held + st->queues[FRAGMENTS].packet_bytes,
+                  "peak footprint %llu bytes, the application held %llu",
+                  (unsigned long long)st->peak_footprint_bytes, (unsigned long long)held);
         CHECK(st->queues[FRAGMENTS].peak_packets == p.n);
         CHECK(st->queues[TILES].peak_packets <= p.n);
         CHECK(st->queues[TILES].reserved_peak_packets == p.n);   /* the slots still bound it */
