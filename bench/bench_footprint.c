@@ -4,8 +4,7 @@
  * graph (single Rast and --parallel-rast) and the ray tracer (0 and 1 bounces), at 1, 2,
  * 4, ... workers (up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads). Each
  * configuration renders FRAMES frames after a warm-up and prints the median and the
- * largest per-frame peak footprint and the median time-averaged footprint (the sum of
- * the queues' averages), in KB, and the largest reserved peak of any queue without a
+ * largest per-frame peak footprint and the median time-averaged footprint, in KB, and the largest reserved peak of any queue without a
  * backward binding as a share of its capacity (at most 1 while capacity holds).
  *
  * Then the references, printed as `ref_...` lines: thesis Table 4.2 (peak queue size,
@@ -55,10 +54,10 @@ static double median(double *v, int n)
 static frame_fp footprint_of(const gr_graph *g)
 {
     const gr_stats *st = gr_get_stats(g);
-    frame_fp f = {.peak_kb = st->peak_footprint_bytes / 1024.0};
+    frame_fp f = {.peak_kb = st->peak_footprint_bytes / 1024.0,
+                  .avg_kb = st->avg_footprint_bytes / 1024.0};
     for (int i = 0; i < st->nqueues; i++) {
         const gr_queue_stats *q = &st->queues[i];
-        f.avg_kb += q->avg_bytes / 1024.0;
         double space = (double)q->capacity * (q->subqueues ? q->subqueues : 1);
         double share = q->reserved_peak_packets / space;
         if (!q->backward && share > f.worst_share) f.worst_share = share;

@@ -174,7 +174,8 @@ typedef struct gr_queue_stats {
     size_t packet_bytes;
     uint64_t packets;              /* packets that went through */
     uint64_t peak_packets;         /* most packets held at once in a footprint sample (all
-                                      subqueues, incl. partial pushes; sampled every 100 us) */
+                                      subqueues, incl. partial pushes, not reorder slots
+                                      holding no packet; sampled every 100 us) */
     uint64_t reserved_peak_packets;/* most queue space reserved at once: exact, never below the
                                       true peak, above it by at most the space workers cached */
     double avg_packets;            /* time-averaged (sampled) */
@@ -204,7 +205,8 @@ typedef struct gr_stats {
     unsigned workers;
     double wall_ms;
     double occupancy;              /* application time / (workers x wall) */
-    uint64_t peak_footprint_bytes; /* peak of the sum of all queues (sampled) */
+    uint64_t peak_footprint_bytes; /* peak of the sum of all queues' held bytes (sampled) */
+    double avg_footprint_bytes;    /* the same sum, time-averaged over the samples */
     uint64_t buffer_mallocs;       /* buffer manager's cycle safeguard */
     int nqueues, nstages;
     gr_queue_stats *queues;

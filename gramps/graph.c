@@ -307,24 +307,40 @@ void gr_graph_destroy(gr_graph *g)
     free(g);
 }
 
+/* A name inside a DOT quoted string: quotes and backslashes escaped, control
+ * characters (a raw newline would end the line inside the string) as spaces. */
+static void dot_name(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
+        else fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+    }
+}
+
+/* One edge per output binding, dashed only if that binding is backward: a queue's
+ * other producers (a cycle's entry) are forward and bounded by its capacity. */
+static void dot_edge(const gr_graph *g, const gr_stage_rt *s, const gr_binding *b, FILE *out)
+{
+    const gr_queue_rt *q = g->queues[b->queue];
+    fprintf(out, "  s%d -> s%d [label=\"", s->id, q->consumer);
+    dot_name(out, q->name);
+    fprintf(out, "\\ncap %u%s", q->d.capacity, q->d.ordered ? " ordered" : "");
+    if (g->stats_ready) fprintf(out, "\\npeak %lld", (long long)q->peak);
+    fprintf(out, "\"%s];\n", b->backward ? ", style=dashed" : "");
+}
+
 void gr_graph_dot(const gr_graph *g, FILE *out)
 {
     static const char *shape[] = {"box", "ellipse", "box3d"};
     fprintf(out, "digraph gramps {\n  rankdir=LR;\n");
     for (int i = 0; i < g->nstages; i++) {
         const gr_stage_rt *s = g->stages[i];
-        fprintf(out, "  s%d [label=\"%s\\nprio %d\", shape=%s];\n", i, s->name, s->priority,
-                shape[s->d.kind]);
+        fprintf(out, "  s%d [label=\"", i);
+        dot_name(out, s->name);
+        fprintf(out, "\\nprio %d\", shape=%s];\n", s->priority, shape[s->d.kind]);
     }
-    for (int i = 0; i < g->nqueues; i++) {
-        const gr_queue_rt *q = g->queues[i];
-        for (int p = 0; p < q->nproducers; p++) {
-            fprintf(out, "  s%d -> s%d [label=\"%s\\ncap %u%s", q->producers[p], q->consumer,
-                    q->name, q->d.capacity, q->d.ordered ? " ordered" : "");
-            if (g->stats_ready)
-                fprintf(out, "\\npeak %lld", (long long)q->peak);
-            fprintf(out, "\"%s];\n", q->backward ? ", style=dashed" : "");
-        }
-    }
+    for (int i = 0; i < g->nstages; i++)
+        for (int k = 0; k < g->stages[i]->nout; k++)
+            dot_edge(g, g->stages[i], &g->stages[i]->out[k], out);
     fprintf(out, "}\n");
 }

@@ -138,6 +138,12 @@ struct gr_queue_rt {
      * packet reads. */
     _Alignas(64) _Atomic(int64_t) free;
     _Atomic(int64_t) reserved_peak;   /* most space taken from `free` at once */
+    /* Ordered chain end: reserved slots holding no packet yet (PENDING) or ever (SKIP,
+     * until removed). Charged, so they bound the chain, but the packet they stand for
+     * is counted in the chain's earlier queue (or does not exist): the footprint leaves
+     * them out (stats.c). Changed under the subqueue's lock; its own line, as every
+     * chain packet changes it twice. */
+    _Alignas(64) _Atomic(int64_t) empty_slots;
     /* Read on every packet, written rarely. */
     _Alignas(64) _Atomic(int) nwaiters;
     _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
@@ -380,6 +386,7 @@ struct gr_graph {
     uint64_t sample_period, last_sample;
     double sampled_ticks;             /* time the samples cover (the averages' divisor) */
     uint64_t footprint_peak;
+    double footprint_sum;             /* sum of footprint bytes x ticks over samples */
     pthread_t watchdog;
     _Atomic(bool) watchdog_stop;
     uint64_t t_start, t_end;

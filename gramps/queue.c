@@ -212,11 +212,20 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
     push_physical(w, p->sub, p, precharged);
 }
 
-/* The last Shader of an ordered chain fills its reserved slot (or marks it empty). */
+/* Removes n from the count of q's slots without a packet (subqueue lock held). */
+static void fewer_empty_slots(gr_queue_rt *q, int64_t n)
+{
+    if (n) atomic_fetch_sub_explicit(&q->empty_slots, n, memory_order_relaxed);
+}
+
+/* The last Shader of an ordered chain fills its reserved slot (or marks it empty). A
+ * filled slot counts as a packet through the queue, as gr_enqueue counts the others. */
 void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
 {
     gr_subq *s = ref.sub;
+    if (p) w->queue_packets[s->queue->id]++;
     gr_spin_lock(&s->lock);
+    if (p) fewer_empty_slots(s->queue, 1);
     s->ring[ref.slot & (s->ring_size - 1)] = p;
     s->state[ref.slot & (s->ring_size - 1)] = p ? GR_SLOT_READY : GR_SLOT_SKIP;
     advance_ready(s);
@@ -271,6 +280,7 @@ static gr_inst *take_in_waiter(gr_subq *s)
 uint64_t gr_subq_reserve_slot(gr_subq *s)
 {
     gr_subq_charge(s, 1);
+    atomic_fetch_add_explicit(&s->queue->empty_slots, 1, memory_order_relaxed);
     return subq_append(s, NULL, GR_SLOT_PENDING);
 }
 
@@ -287,6 +297,7 @@ static uint32_t drop_head_skips(gr_subq *s)
         gr_subq_charge(s, -1);
         n++;
     }
+    fewer_empty_slots(s->queue, n);
     return n;
 }
 
@@ -319,6 +330,7 @@ uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out)
         slots++;
     }
     gr_subq_charge(s, -(int64_t)slots);
+    fewer_empty_slots(s->queue, slots - k);          /* the SKIP slots */
     return slots;
 }
 

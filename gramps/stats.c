@@ -34,6 +34,15 @@ static void journal_depth(gr_graph *g, int q, int64_t held, uint64_t now)
     g->depths[g->ndepths++] = (gr_depth_ev){now, q, (int32_t)held};
 }
 
+/* Packets of q that exist and are held: what it is charged, less the reorder slots at
+ * an ordered chain's end that hold no packet (the chain's packet is charged to its
+ * earlier queue meanwhile, and counts there). */
+static int64_t packets_held(const gr_graph *g, gr_queue_rt *q)
+{
+    int64_t held = gr_queue_held(g, q) - atomic_load_explicit(&q->empty_slots, memory_order_relaxed);
+    return held > 0 ? held : 0;
+}
+
 /* One sample, standing for the time since the previous one. Callers hold g->sampling
  * (or are alone: before launch's workers start, after they stopped). */
 static void take_sample(gr_graph *g, uint64_t now)
@@ -42,7 +51,7 @@ static void take_sample(gr_graph *g, uint64_t now)
     uint64_t bytes = 0;
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
-        int64_t held = gr_queue_held(g, q);
+        int64_t held = packets_held(g, q);
         if (held > q->peak) q->peak = held;
         if ((double)held != q->last_sampled) journal_depth(g, i, held, now);
         q->last_sampled = (double)held;
@@ -50,6 +59,7 @@ static void take_sample(gr_graph *g, uint64_t now)
         bytes += (uint64_t)held * q->packet_bytes;
     }
     if (bytes > g->footprint_peak) g->footprint_peak = bytes;
+    g->footprint_sum += (double)bytes * dt;
     g->sampled_ticks += dt;
     if (now > g->last_sample) g->last_sample = now;
 }
@@ -256,6 +266,7 @@ void gr_stats_collect(gr_graph *g)
     if (!st->queues || !st->stages || !st->per_worker) return;
     st->wall_ms = gr_ticks_to_ms(g->t_end - g->t_start);
     st->peak_footprint_bytes = g->footprint_peak;
+    st->avg_footprint_bytes = g->sampled_ticks > 0 ? g->footprint_sum / g->sampled_ticks : 0;
     for (int i = 0; i < g->npools; i++) st->buffer_mallocs += atomic_load(&g->pools[i].mallocs);
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *s = g->stages[i];
@@ -355,8 +366,9 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
     const gr_stats *st = gr_get_stats(g);
     if (!st) { fprintf(out, "null\n"); return; }
     fprintf(out, "{\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
-            "  \"peak_footprint_bytes\": %llu,\n  \"buffer_mallocs\": %llu,\n", st->workers,
-            st->wall_ms, st->occupancy, (unsigned long long)st->peak_footprint_bytes,
+            "  \"peak_footprint_bytes\": %llu,\n  \"avg_footprint_bytes\": %.1f,\n"
+            "  \"buffer_mallocs\": %llu,\n", st->workers, st->wall_ms, st->occupancy,
+            (unsigned long long)st->peak_footprint_bytes, st->avg_footprint_bytes,
             (unsigned long long)st->buffer_mallocs);
     json_queues(st, out);
     json_stages(st, out);

@@ -16,6 +16,8 @@
 #include "shaders/raster_shading.h"
 #include "scenes/scene.h"
 #include "tools/common/image_out.h"
+#include "tools/common/json_out.h"
+#include "tools/common/median.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +42,15 @@ typedef struct frame_result {
                                       coarse-z culled triangle-tile pairs */
     gr_graph *graph;
 } frame_result;
+
+/* What the statistics report per frame (the runtime's are the last frame's only). */
+typedef struct frame_stats {
+    double ms, avg_footprint;
+    uint64_t peak_footprint;
+} frame_stats;
+
+/* One per-frame figure over all frames. */
+typedef struct spread { double median, min, max; } spread;
 
 static bool is_raster(const char *pipeline) { return !strcmp(pipeline, "raster"); }
 
@@ -279,73 +290,124 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void write_stats(const options *o, const sc_scene *s, const sc_geometry *g,
-                        const double *ms, int n, const frame_result *last, FILE *f)
+static double frame_ms(const frame_stats *f) { return f->ms; }
+static double frame_peak(const frame_stats *f) { return (double)f->peak_footprint; }
+static double frame_avg(const frame_stats *f) { return f->avg_footprint; }
+
+static spread spread_of(const frame_stats *fs, int n, double (*figure)(const frame_stats *))
 {
-    double sorted[n];
-    memcpy(sorted, ms, sizeof sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    const gr_stats *st = gr_get_stats(last->graph);
+    double v[n];
+    for (int i = 0; i < n; i++) v[i] = figure(&fs[i]);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return (spread){io_median_sorted(v, (size_t)n), v[0], v[n - 1]};
+}
+
+/* The frames' average footprints, each weighted by its frame's time. */
+static double avg_footprint(const frame_stats *fs, int n)
+{
+    double bytes_ms = 0, ms = 0;
+    for (int i = 0; i < n; i++) {
+        bytes_ms += fs[i].avg_footprint * fs[i].ms;
+        ms += fs[i].ms;
+    }
+    return ms > 0 ? bytes_ms / ms : 0;
+}
+
+static void write_work(const options *o, const frame_stats *fs, int n, const frame_result *last,
+                       FILE *f)
+{
     uint64_t rays = last->work[0] + last->work[1] + last->work[2];
-    fprintf(f, "{\n\"scene\": \"%s\",\n\"pipeline\": \"%s\",\n\"scheduler\": \"gramps\",\n"
-            "\"threads\": %u,\n\"size\": [%d, %d],\n\"triangles\": %zu,\n", s->name,
-            o->pipeline, st ? st->workers : 0, o->width, o->height, g->ntriangles);
-    if (is_raster(o->pipeline))
+    if (is_raster(o->pipeline)) {
         fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n"
-                "\"coarse_z_culled\": %llu,\n\"ps_isa\": \"%s\",\n",
-                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-                (unsigned long long)last->work[3], sh_isa_name(sh_isa_best()));
-    else
+                "\"coarse_z_culled\": %llu,\n\"ps_isa\": ", (unsigned long long)last->work[1],
+                (unsigned long long)last->work[2], (unsigned long long)last->work[3]);
+        io_json_string(f, sh_isa_name(sh_isa_best()));
+    } else {
         fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
-                "\"per_second\": %.0f},\n\"rt_isa\": \"%s\",\n",
-                (unsigned long long)last->work[0], (unsigned long long)last->work[1],
-                (unsigned long long)last->work[2],
-                rays / (ms[n - 1] / 1e3), rt_isa_name(rt_isa_best()));
-    fprintf(f, "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"frames\": [", sorted[n / 2], sorted[0]);
-    for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", ms[i]);
-    fprintf(f, "]},\n\"peak_footprint_bytes\": %llu,\n\"runtime\": ",
-            (unsigned long long)(st ? st->peak_footprint_bytes : 0));
+                "\"per_second\": %.0f},\n\"rt_isa\": ", (unsigned long long)last->work[0],
+                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
+                rays / (fs[n - 1].ms / 1e3));
+        io_json_string(f, rt_isa_name(rt_isa_best()));
+    }
+    fprintf(f, ",\n");
+}
+
+static void write_frames(const frame_stats *fs, int n, FILE *f)
+{
+    spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak),
+           avg = spread_of(fs, n, frame_avg);
+    fprintf(f, "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, \"frames\": [",
+            ms.median, ms.min, ms.max);
+    for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", fs[i].ms);
+    fprintf(f, "]},\n\"frames\": [");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s\n  {\"frame_ms\": %.3f, \"peak_footprint_bytes\": %llu, "
+                "\"avg_footprint_bytes\": %.1f}", i ? "," : "", fs[i].ms,
+                (unsigned long long)fs[i].peak_footprint, fs[i].avg_footprint);
+    fprintf(f, "\n],\n\"peak_footprint_bytes\": %.0f,\n\"avg_footprint_bytes\": %.1f,\n"
+            "\"footprint_over_frames\": {\"peak_bytes\": {\"median\": %.1f, \"max\": %.0f}, "
+            "\"avg_bytes\": {\"median\": %.1f, \"max\": %.1f}},\n", peak.max,
+            avg_footprint(fs, n), peak.median, peak.max, avg.median, avg.max);
+}
+
+static void write_stats(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const frame_stats *fs, int n, const frame_result *last, FILE *f)
+{
+    const gr_stats *st = gr_get_stats(last->graph);
+    fprintf(f, "{\n\"scene\": ");
+    io_json_string(f, s->name);
+    fprintf(f, ",\n\"pipeline\": ");
+    io_json_string(f, o->pipeline);
+    fprintf(f, ",\n\"scheduler\": \"gramps\",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
+            "\"triangles\": %zu,\n", st ? st->workers : 0, o->width, o->height, g->ntriangles);
+    write_work(o, fs, n, last, f);
+    write_frames(fs, n, f);
+    fprintf(f, "\"runtime\": ");
     gr_stats_write_json(last->graph, f);
     fprintf(f, "}\n");
 }
 
 static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
-                    const double *ms, int n, const frame_result *last)
+                    const frame_stats *fs, int n, const frame_result *last)
 {
-    double sorted[n];
-    memcpy(sorted, ms, sizeof sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak);
     const gr_stats *st = gr_get_stats(last->graph);
     uint64_t rays = last->work[0] + last->work[1] + last->work[2];
     printf("%s: %s %dx%d, %zu triangles, %u threads\n", s->name, o->pipeline, o->width,
            o->height, g->ntriangles, st ? st->workers : 0);
     if (is_raster(o->pipeline))
         printf("frame %.2f ms (median of %d, min %.2f), %llu triangles rasterized, %llu fragments "
-               "shaded\n", sorted[n / 2], n, sorted[0], (unsigned long long)last->work[1],
+               "shaded\n", ms.median, n, ms.min, (unsigned long long)last->work[1],
                (unsigned long long)last->work[2]);
     else
         printf("frame %.2f ms (median of %d, min %.2f), %llu rays (%llu primary, %llu shadow, "
-               "%llu secondary), %.2f Mrays/s\n", sorted[n / 2], n, sorted[0],
+               "%llu secondary), %.2f Mrays/s\n", ms.median, n, ms.min,
                (unsigned long long)rays, (unsigned long long)last->work[0],
                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-               rays / (sorted[n / 2] * 1e3));
-    printf("peak queue footprint %.1f KiB, occupancy %.0f%%\n",
-           st ? st->peak_footprint_bytes / 1024.0 : 0, st ? st->occupancy * 100 : 0);
+               rays / (ms.median * 1e3));
+    printf("peak queue footprint %.1f KiB (largest frame), average %.1f KiB, occupancy %.0f%%\n",
+           peak.max / 1024, avg_footprint(fs, n) / 1024, st ? st->occupancy * 100 : 0);
+}
+
+static frame_stats frame_stats_of(const frame_result *r)
+{
+    const gr_stats *st = gr_get_stats(r->graph);
+    return (frame_stats){r->ms, st ? st->avg_footprint_bytes : 0, st ? st->peak_footprint_bytes : 0};
 }
 
 static int run(const options *o, sc_scene *s, const sc_geometry *g)
 {
     rt_bvh *bvh = is_raster(o->pipeline) ? NULL : rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
-    double *ms = calloc((size_t)o->frames, sizeof *ms);
+    frame_stats *fs = calloc((size_t)o->frames, sizeof *fs);
     frame_result r = {0};
-    int rc = ((!bvh && !is_raster(o->pipeline)) || !rgba || !ms) ? 1 : 0;
+    int rc = ((!bvh && !is_raster(o->pipeline)) || !rgba || !fs) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
         if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
         gr_graph_destroy(r.graph);
         rc = render_frame(o, s, g, bvh, rgba, &r);
-        if (!rc && f >= 0) ms[f] = r.ms;
+        if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
     char err[512];
     if (!rc && o->output && io_write_png(o->output, o->width, o->height, rgba, err, sizeof err)) {
@@ -355,13 +417,13 @@ static int run(const options *o, sc_scene *s, const sc_geometry *g)
     if (!rc && o->stats) {
         FILE *f = fopen(o->stats, "w");
         if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
-        else { write_stats(o, s, g, ms, o->frames, &r, f); fclose(f); }
+        else { write_stats(o, s, g, fs, o->frames, &r, f); fclose(f); }
     }
-    if (!rc && !o->quiet) summary(o, s, g, ms, o->frames, &r);
+    if (!rc && !o->quiet) summary(o, s, g, fs, o->frames, &r);
     gr_graph_destroy(r.graph);
     rt_bvh_free(bvh);
     free(rgba);
-    free(ms);
+    free(fs);
     return rc;
 }
 

@@ -1,12 +1,15 @@
 /* gramps-render as a user runs it: bad flags exit 2 naming the flag, a bad scene exits 1
  * naming the file, a render writes a PNG and a statistics file, and a failed render
- * leaves an existing output file untouched, and both pipelines give the same image at 1,
- * 24 and 256 workers. Finds the tool beside this test's build dir. */
+ * leaves an existing output file untouched; both pipelines give the same image at 1, 24
+ * and 256 workers; the statistics file parses whatever the scene file is called and
+ * reports every frame. Finds the tool beside this test's build dir. */
 #include "tests/check.h"
+#include "tests/json_check.h"
 
 #include <libgen.h>
 #include <stdbool.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char tool[512];
 static char out[4096];
@@ -78,7 +81,7 @@ static void test_render_and_keep_output(void)
 }
 
 /* Whole file, or NULL; *n is its size. */
-static unsigned char *slurp(const char *path, long *n)
+static unsigned char *slurp_bytes(const char *path, long *n)
 {
     *n = file_size(path);
     FILE *f = fopen(path, "rb");
@@ -99,7 +102,7 @@ static bool same_image(const char *dir, const char *pipeline, int threads, const
     CHECK_MSG(rc == 0, "%s at -t %d: exit %d: %s", pipeline, threads, rc, out);
     if (!ref) return rc == 0;
     long na, nb;
-    unsigned char *a = slurp(ref, &na), *b = slurp(png, &nb);
+    unsigned char *a = slurp_bytes(ref, &na), *b = slurp_bytes(png, &nb);
     bool same = a && b && na == nb && memcmp(a, b, (size_t)na) == 0;
     free(a);
     free(b);
@@ -123,6 +126,81 @@ static void test_any_worker_count(void)
     CHECK(system(rm) == 0);
 }
 
+/* The whole file, NUL-terminated (NULL if unreadable). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* A scene file whose name holds a double quote: the scene name in the statistics was
+ * written unescaped, and the file did not parse. */
+static void test_stats_quoted_scene_name(void)
+{
+    char dir[] = "/tmp/gramps-cli-XXXXXX", obj[300], json[300], args[1024];
+    if (!mkdtemp(dir)) { CHECK(0); return; }
+    snprintf(obj, sizeof obj, "%s/tea\"pot.obj", dir);
+    snprintf(json, sizeof json, "%s/stats.json", dir);
+    FILE *f = fopen(obj, "w");
+    if (f) { fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", f); fclose(f); }
+    snprintf(args, sizeof args, "-q --size 32x32 --stats %s '%s'", json, obj);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    char *text = slurp(json);
+    CHECK_MSG(text && json_valid(text), "stats do not parse:\n%.400s", text ? text : "");
+    CHECK(text && strstr(text, "\"scene\": \"tea\\\"pot"));
+    free(text);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    CHECK(system(args) == 0);
+}
+
+/* --frames 2: a frames array of two with their footprints, medians the mean of the two
+ * (the upper one was reported), the peak the larger frame's. */
+static void test_stats_per_frame(void)
+{
+    char json[] = "/tmp/gramps-cli-stats-XXXXXX", args[1024];
+    int fd = mkstemp(json);
+    if (fd < 0) { CHECK(0); return; }
+    close(fd);
+    snprintf(args, sizeof args, "-q --size 64x48 --frames 2 --stats %s teapot", json);
+    CHECK(run(args) == 0);
+    char *text = slurp(json);
+    CHECK(text && json_valid(text));
+    double ms[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1, peak_top = -1;
+    unsigned long long peak[2] = {0};
+    const char *fr = text ? strstr(text, "\n\"frames\": [") : NULL;
+    CHECK(fr && sscanf(fr, "\n\"frames\": [ {\"frame_ms\": %lf, \"peak_footprint_bytes\": %llu, "
+                       "\"avg_footprint_bytes\": %lf}, {\"frame_ms\": %lf, "
+                       "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %lf} ]",
+                       &ms[0], &peak[0], &avg[0], &ms[1], &peak[1], &avg[1]) == 6);
+    for (int i = 0; i < 2; i++)
+        CHECK_MSG(ms[i] > 0 && peak[i] > 0 && avg[i] > 0 && avg[i] <= (double)peak[i],
+                  "frame %d: %.3f ms, peak %llu, average %.1f", i, ms[i], peak[i], avg[i]);
+    double listed[2] = {0};               /* frame_ms's own list, also in the old format */
+    const char *m = text ? strstr(text, "\"frame_ms\": {\"median\": ") : NULL;
+    CHECK(m && sscanf(m, "\"frame_ms\": {\"median\": %lf", &median_ms) == 1);
+    m = m ? strstr(m, "\"frames\": [") : NULL;
+    CHECK(m && sscanf(m, "\"frames\": [%lf, %lf]", &listed[0], &listed[1]) == 2);
+    double mean = (listed[0] + listed[1]) / 2;
+    CHECK_MSG(median_ms > mean - 0.002 && median_ms < mean + 0.002, "median %.3f of %.3f and "
+              "%.3f", median_ms, listed[0], listed[1]);
+    m = text ? strstr(text, "\"peak_bytes\": {\"median\": ") : NULL;
+    CHECK(m && sscanf(m, "\"peak_bytes\": {\"median\": %lf", &peak_median) == 1);
+    CHECK(peak_median == (peak[0] + peak[1]) / 2.0);
+    m = text ? strstr(text, "\n\"peak_footprint_bytes\": ") : NULL;
+    CHECK(m && sscanf(m, "\n\"peak_footprint_bytes\": %lf", &peak_top) == 1);
+    CHECK(peak_top == (double)(peak[0] > peak[1] ? peak[0] : peak[1]));
+    CHECK(text && strstr(text, "\n\"avg_footprint_bytes\": "));
+    free(text);
+    unlink(json);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -133,5 +211,7 @@ int main(int argc, char **argv)
     RUN(test_bad_scene);
     RUN(test_render_and_keep_output);
     RUN(test_any_worker_count);
+    RUN(test_stats_quoted_scene_name);
+    RUN(test_stats_per_frame);
     return check_finish();
 }

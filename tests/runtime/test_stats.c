@@ -1,0 +1,293 @@
+/* Statistics that tell the truth (issue 11 item 5), checked against what the
+ * application itself knows: packets delivered through an ordered chain's end are
+ * counted; a packet in an in-place ordered chain counts once in the footprint, not once
+ * in its Shader's input queue and again as its reorder slot at the chain's end; the
+ * time-averaged footprint; JSON that parses whatever the stage and queue names hold;
+ * DOT that draws only backward bindings as backward. */
+#include "gramps/gramps.h"
+#include "tests/check.h"
+#include "tests/json_check.h"
+
+#include <stdint.h>
+#include <time.h>
+
+typedef struct seq_pkt { uint32_t seq, value; } seq_pkt;
+#define PKT_BYTES 1024
+typedef struct chain_params { uint32_t n, got, spin_ms; } chain_params;
+
+static gr_status run(gr_graph *g, unsigned workers, bool journal)
+{
+    gr_launch_opts o = {.workers = workers, .deadlock_seconds = 20, .journal = journal};
+    gr_status st = gr_launch(g, &o, NULL, 0);
+    if (st == GR_OK) st = gr_wait(g);
+    if (st != GR_OK) fprintf(stderr, "  run failed: %s\n", gr_error(g));
+    return st;
+}
+
+static void spin_ms(uint32_t ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000.0 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
+}
+
+/* Reserves all n packets at once and holds them for spin_ms before committing: the
+ * only worker is busy here, so the watchdog's footprint samples see exactly the n
+ * reserved packets (and, in the chain's end queue, n reorder slots with no packet). */
+static void produce(gr_ctx *c)
+{
+    chain_params *p = gr_user(c);
+    gr_window w;
+    if (gr_reserve_out(c, 0, p->n, &w) != GR_OK) return;
+    for (uint32_t i = 0; i < p->n; i++) *(seq_pkt *)((char *)w.mem + i * PKT_BYTES) = (seq_pkt){i, 0};
+    spin_ms(p->spin_ms);
+    gr_commit_out(c, 0, p->n);
+}
+
+static void shade_inplace(gr_ctx *c)
+{
+    seq_pkt *s = gr_input(c, NULL);
+    s->value = s->seq * 3;
+}
+
+/* Copies to a fresh output packet, dropping every 4th (a SKIP slot at the chain end). */
+static void shade_copy(gr_ctx *c)
+{
+    const seq_pkt *in = gr_input(c, NULL);
+    *(seq_pkt *)gr_output(c, 0) = *in;
+    if (in->seq % 4 == 3) gr_discard(c, 0);
+}
+
+static void consume(gr_ctx *c)
+{
+    chain_params *p = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        p->got++;
+        gr_commit(c, 0, 1);
+    }
+}
+
+enum { FRAGMENTS, TILES };
+
+/* produce -> fragments (ordered, Shader-fed) -> shade -> tiles (ordered) -> consume,
+ * the raster graph's Rast -> PS -> OM chain. */
+static gr_graph *chain_graph(chain_params *p, bool inplace)
+{
+    gr_graph *g = gr_graph_create();
+    gr_queue(g, &(gr_queue_desc){.name = "fragments", .packet_bytes = PKT_BYTES, .capacity = 64,
+                                 .ordered = true});
+    gr_queue(g, &(gr_queue_desc){.name = "tiles", .packet_bytes = PKT_BYTES, .capacity = 64,
+                                 .ordered = true});
+    int pr = gr_stage(g, &(gr_stage_desc){.name = "rast", .kind = GR_THREAD, .main = produce, .user = p});
+    int sh = gr_stage(g, &(gr_stage_desc){.name = "ps", .kind = GR_SHADER,
+                                          .main = inplace ? shade_inplace : shade_copy});
+    int co = gr_stage(g, &(gr_stage_desc){.name = "om", .kind = GR_THREAD, .main = consume, .user = p});
+    gr_bind(g, pr, GR_BIND_OUTPUT, FRAGMENTS);
+    gr_bind(g, sh, GR_BIND_INPUT, FRAGMENTS);
+    gr_bind(g, sh, inplace ? GR_BIND_INPLACE : GR_BIND_OUTPUT, TILES);
+    gr_bind(g, co, GR_BIND_INPUT, TILES);
+    return g;
+}
+
+/* Every packet the chain's last Shader delivers passes through the end queue; the
+ * ordered delivery path bypasses gr_enqueue and used to count none. */
+static void test_packets_through_chain_end(void)
+{
+    for (unsigned w = 1; w <= 2; w++) {
+        for (int inplace = 0; inplace <= 1; inplace++) {
+            chain_params p = {.n = 40};
+            gr_graph *g = chain_graph(&p, inplace);
+            CHECK(run(g, w, false) == GR_OK);
+            uint32_t delivered = inplace ? p.n : p.n - p.n / 4;
+            CHECK_MSG(p.got == delivered, "got %u of %u", p.got, delivered);
+            const gr_stats *st = gr_get_stats(g);
+            CHECK(st != NULL);
+            if (st) {
+                CHECK(st->queues[FRAGMENTS].packets == p.n);
+                CHECK_MSG(st->queues[TILES].packets == delivered, "%u workers, %s: tiles "
+                          "packets %llu, delivered %u", w, inplace ? "in place" : "copy",
+                          (unsigned long long)st->queues[TILES].packets, delivered);
+            }
+            gr_graph_destroy(g);
+        }
+    }
+}
+
+/* The application never holds more than its n packets, so the footprint can never be
+ * more than n packets' bytes (but for the transient below), and while the producer holds them (for 60 ms, 6 watchdog
+ * periods) it is exactly that. The reorder slots reserved for them at the chain's end
+ * hold no packet. */
+static void test_inplace_chain_footprint_once(void)
+{
+    chain_params p = {.n = 16, .spin_ms = 60};
+    gr_graph *g = chain_graph(&p, true);
+    CHECK(run(g, 1, false) == GR_OK && p.got == p.n);
+    const gr_stats *st = gr_get_stats(g);
+    CHECK(st != NULL);
+    if (st) {
+        uint64_t held = (uint64_t)p.n * st->queues[FRAGMENTS].packet_bytes;
+        /* one packet of slack: between the Shader filling a packet's slot and releasing
+         * its input, a sample by the watchdog may see it in both queues */
+        CHECK_MSG(st->peak_footprint_bytes >= held &&
+                  st->peak_footprint_bytes <= held + st->queues[FRAGMENTS].packet_bytes,
+                  "peak footprint %llu bytes, the application held %llu",
+                  (unsigned long long)st->peak_footprint_bytes, (unsigned long long)held);
+        CHECK(st->queues[FRAGMENTS].peak_packets == p.n);
+        CHECK(st->queues[TILES].peak_packets <= p.n);
+        CHECK(st->queues[TILES].reserved_peak_packets == p.n);   /* the slots still bound it */
+        /* held for 60 ms of the run: the average is at least that share of the bytes */
+        double least = (double)held * (p.spin_ms - 10) / st->wall_ms;
+        CHECK_MSG(st->avg_footprint_bytes >= least && st->avg_footprint_bytes <= (double)held,
+                  "average footprint %.0f bytes, expected %.0f..%llu", st->avg_footprint_bytes,
+                  least, (unsigned long long)held);
+    }
+    gr_graph_destroy(g);
+}
+
+/* ---- names in JSON and DOT ------------------------------------------------------------- */
+
+#define ODD_QUEUE "q\"uote\\back\x01" "ctl\ttab \xc3\xa9\xe2\x86\x92"
+#define ODD_STAGE "st\"age\\\n\x1f\xf0\x9f\x98\x80"
+
+static void gen_two(gr_ctx *c)
+{
+    gr_window w;
+    for (int i = 0; i < 2; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void drain(gr_ctx *c)
+{
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) gr_commit(c, 0, 1);
+}
+
+static gr_graph *odd_names_graph(void)
+{
+    gr_graph *g = gr_graph_create();
+    int q = gr_queue(g, &(gr_queue_desc){.name = ODD_QUEUE, .packet_bytes = 8, .capacity = 4});
+    int a = gr_stage(g, &(gr_stage_desc){.name = ODD_STAGE, .kind = GR_THREAD, .main = gen_two});
+    int b = gr_stage(g, &(gr_stage_desc){.name = "drain", .kind = GR_THREAD, .main = drain});
+    gr_bind(g, a, GR_BIND_OUTPUT, q);
+    gr_bind(g, b, GR_BIND_INPUT, q);
+    return g;
+}
+
+static char *written(void (*write)(const gr_graph *, FILE *), const gr_graph *g)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    write(g, f);
+    fclose(f);
+    return buf;
+}
+
+static void write_journal(const gr_graph *g, FILE *f) { gr_journal_write(g, f); }
+
+static void test_json_escapes_names(void)
+{
+    gr_graph *g = odd_names_graph();
+    CHECK(run(g, 1, true) == GR_OK);
+    char *stats = written(gr_stats_write_json, g), *journal = written(write_journal, g);
+    CHECK_MSG(stats && json_valid(stats), "stats JSON does not parse:\n%s", stats);
+    CHECK_MSG(journal && json_valid(journal), "journal JSON does not parse");
+    CHECK(stats && strstr(stats, "\"q\\\"uote\\\\back\\u0001ctl\\u0009tab \xc3\xa9\xe2\x86\x92\""));
+    CHECK(stats && strstr(stats, "\"st\\\"age\\\\\\u000a\\u001f\xf0\x9f\x98\x80\""));
+    CHECK(journal && strstr(journal, "\"st\\\"age\\\\\\u000a\\u001f\xf0\x9f\x98\x80\""));
+    free(stats);
+    free(journal);
+    gr_graph_destroy(g);
+}
+
+/* Whether every line's double quotes pair up once backslash escapes are taken out. */
+static bool dot_quotes_balanced(const char *dot)
+{
+    bool open = false;
+    for (const char *s = dot; *s; s++) {
+        if (*s == '\\' && s[1]) s++;
+        else if (*s == '"') open = !open;
+        else if (*s == '\n' && open) return false;
+    }
+    return !open;
+}
+
+static void test_dot_escapes_names(void)
+{
+    gr_graph *g = odd_names_graph();
+    CHECK(run(g, 1, false) == GR_OK);
+    char *dot = written(gr_graph_dot, g);
+    CHECK_MSG(dot && dot_quotes_balanced(dot), "DOT strings not closed:\n%s", dot);
+    free(dot);
+    gr_graph_destroy(g);
+}
+
+/* ---- DOT: backward per binding ------------------------------------------------------- */
+
+static void gen_rays(gr_ctx *c)
+{
+    gr_window w;
+    for (uint32_t i = 0; i < 8; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        *(seq_pkt *)w.mem = (seq_pkt){i, 0};
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+/* A packet goes round twice (the backward binding), then out. */
+static void bounce(gr_ctx *c)
+{
+    seq_pkt in = *(const seq_pkt *)gr_input(c, NULL);
+    int go = in.value < 2 ? 0 : 1;
+    in.value++;
+    *(seq_pkt *)gr_output(c, go) = in;
+    gr_discard(c, 1 - go);
+}
+
+/* Whether the line starting at s contains word. */
+static bool line_has(const char *s, const char *word)
+{
+    const char *hit = strstr(s, word), *eol = strchr(s, '\n');
+    return hit && (!eol || hit < eol);
+}
+
+/* The ray tracer's shape: camera (forward) and shade (backward) both produce `rays`. */
+static void test_dot_backward_per_binding(void)
+{
+    gr_graph *g = gr_graph_create();
+    int rays = gr_queue(g, &(gr_queue_desc){.name = "rays", .packet_bytes = 8, .capacity = 4});
+    int out = gr_queue(g, &(gr_queue_desc){.name = "out", .packet_bytes = 8, .capacity = 4});
+    int cam = gr_stage(g, &(gr_stage_desc){.name = "camera", .kind = GR_THREAD, .main = gen_rays});
+    int sh = gr_stage(g, &(gr_stage_desc){.name = "shade", .kind = GR_SHADER, .main = bounce});
+    int bl = gr_stage(g, &(gr_stage_desc){.name = "blend", .kind = GR_THREAD, .main = drain});
+    gr_bind(g, cam, GR_BIND_OUTPUT, rays);
+    gr_bind(g, sh, GR_BIND_INPUT, rays);
+    gr_bind(g, sh, GR_BIND_OUTPUT, rays);
+    gr_bind(g, sh, GR_BIND_OUTPUT, out);
+    gr_bind(g, bl, GR_BIND_INPUT, out);
+    CHECK(run(g, 1, false) == GR_OK);
+    char *dot = written(gr_graph_dot, g);
+    char cam_edge[32], back_edge[32];
+    snprintf(cam_edge, sizeof cam_edge, "s%d -> s%d ", cam, sh);
+    snprintf(back_edge, sizeof back_edge, "s%d -> s%d ", sh, sh);
+    const char *c = dot ? strstr(dot, cam_edge) : NULL, *b = dot ? strstr(dot, back_edge) : NULL;
+    CHECK_MSG(c && !line_has(c, "dashed"), "camera's forward binding drawn backward:\n%s", dot);
+    CHECK(b && line_has(b, "dashed"));
+    free(dot);
+    gr_graph_destroy(g);
+}
+
+int main(void)
+{
+    RUN(test_packets_through_chain_end);
+    RUN(test_inplace_chain_footprint_once);
+    RUN(test_json_escapes_names);
+    RUN(test_dot_escapes_names);
+    RUN(test_dot_backward_per_binding);
+    return check_finish();
+}
