@@ -59,3 +59,15 @@ void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int li
     gr_fail(c, GR_ERR_ASSERT, "stage '%s': assertion failed: %s (%s:%d)", c->stage->name,
             what, file, line);
 }
+
+/* Consumers index elements by the count: one beyond the packet would read (or write)
+ * past it. Only d.elements are guaranteed to fit, so that is the bound. */
+bool gr_check_count(gr_ctx *c, const gr_queue_rt *q, const void *packet)
+{
+    uint32_t n = gr_count(packet);
+    if (n <= q->d.elements) return true;
+    gr_fail(c, GR_ERR_INVALID, "stage '%s' committed a Collection packet with count %u to "
+            "queue '%s', whose packets hold at most %u elements", c->stage->name, n,
+            q->name, q->d.elements);
+    return false;
+}

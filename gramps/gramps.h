@@ -9,7 +9,11 @@
  * Errors: every graph-building call records the first error in the graph (naming the
  * stage or queue at fault) and returns GR_INVALID; gr_launch and gr_wait return a
  * status; gr_error() returns the message. Stage-side misuse (push from a Thread stage,
- * reserve on an unbound slot, a failed gr_assert...) aborts the run with a message. */
+ * reserve on an unbound slot, a failed gr_assert...) aborts the run with a message.
+ * Nothing is dropped silently: packets a consumer leaves behind, an output into a queue
+ * set with no key, a Collection count beyond its packet and a Thread stage returning
+ * with a window open each fail the run with GR_ERR_INVALID naming the stage and queue
+ * (see gr_reserve, gr_output, gr_count). */
 #ifndef GRAMPS_H
 #define GRAMPS_H
 
@@ -43,7 +47,8 @@ typedef enum gr_status {
 
 typedef enum gr_packet_kind {
     GR_OPAQUE,                     /* bytes the runtime never looks into */
-    GR_COLLECTION,                 /* header (first uint32 = element count) + elements */
+    GR_COLLECTION,                 /* header (first uint32 = element count) + elements;
+                                      a committed count above `elements` fails the run */
 } gr_packet_kind;
 
 typedef struct gr_queue_desc {
@@ -92,7 +97,9 @@ const char *gr_error(const gr_graph *g);       /* "" when no error */
 
 int gr_queue(gr_graph *g, const gr_queue_desc *d);        /* queue id or GR_INVALID */
 int gr_stage(gr_graph *g, const gr_stage_desc *d);        /* stage id or GR_INVALID */
-/* A buffer visible to the stages it is bound to; data (may be NULL) is copied in. */
+/* A buffer visible to the stages it is bound to; data (may be NULL) is copied in. A
+ * read-only one (writable = false) gets pages of its own, mprotected PROT_READ from
+ * gr_launch until gr_wait returns: a write to it during the run faults (SIGSEGV). */
 int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable);
 /* Binds queue to stage; returns the slot index among the stage's bindings of that
  * direction (inputs: GR_BIND_INPUT; outputs: OUTPUT, PUSH and INPLACE share numbering). */
@@ -130,11 +137,17 @@ typedef struct gr_window {
 
 /* Thread stages. n may be GR_ALL. Input reserves block until n packets are there or the
  * producers are done (GR_SHORT with fewer, GR_NOMORE with none). Output reserves block
- * while the queue is full (backpressure). Instanced stages read their own subqueue. */
+ * while the queue is full (backpressure). Instanced stages read their own subqueue.
+ * When a Thread stage's program returns, every window must be committed, and its
+ * inputs (an instance: its subqueue) must be empty, and stay so: packets there, or
+ * committed there later, fail the run ("stage 'S' finished with N packets left in its
+ * input queue 'Q'"). Read each input until GR_NOMORE. */
 gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w);
 gr_status gr_commit(gr_ctx *c, int input, uint32_t n);
 gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w);
-/* Output to a queue set: subqueue by key (dynamic sets) or index (static sets). */
+/* Output to a queue set: subqueue by key (dynamic sets) or index (static sets). On a
+ * plain queue the key tags the packets for Shaders downstream to inherit; an ordered
+ * chain that ends in a queue set needs it (gr_reserve_out fails there). */
 gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
 /* Input from a queue set by key/index, for non-instanced consumers. */
 gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
@@ -142,7 +155,13 @@ gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
 /* The key of the subqueue an instanced Thread stage (or a Shader task) is bound to. */
 uint64_t gr_key(const gr_ctx *c);
 
-/* Shader stages. */
+/* Shader stages. An output, in-place forward or push into a queue set goes to the
+ * subqueue of the key given (gr_output_key, gr_push_key); without one it inherits the
+ * key of the task's input packet if that packet carries one: it was committed with a
+ * key (gr_reserve_out_key, gr_output_key) or inherited one this way (as in the raster
+ * graph, Rast -> in-place PS -> per-tile set). Otherwise the run fails naming the stage
+ * and the queue set. A push into a plain queue gives its packet no key (elements of
+ * many tasks share it). */
 void *gr_input(gr_ctx *c, size_t *bytes);       /* this task's input packet */
 void *gr_output(gr_ctx *c, int output);         /* pre-reserved output packet */
 void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-set outputs) */

@@ -4,9 +4,12 @@
  * its own arguments and records the first error in the graph, naming what was wrong. */
 #include "gramps/internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
 {
@@ -152,6 +155,45 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     return g->nstages++;
 }
 
+/* Read-only buffers get whole pages of their own (mmap, zeroed) so that a run can
+ * mprotect them: a stage that writes one faults at the write instead of corrupting
+ * data other stages share. Writable ones come from calloc. */
+static bool buffer_alloc(gr_buffer_rt *b, size_t bytes)
+{
+    if (b->writable) {
+        b->data = calloc(1, bytes ? bytes : 1);
+        return b->data != NULL;
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t len = bytes ? (bytes + page - 1) / page * page : page;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    b->data = p;
+    b->map_bytes = len;
+    return true;
+}
+
+static void buffer_free(gr_buffer_rt *b)
+{
+    if (b->map_bytes) munmap(b->data, b->map_bytes);
+    else free(b->data);
+}
+
+/* Protection changes only between runs (gr_launch, gr_wait): munmap works on either. */
+bool gr_buffers_protect(gr_graph *g, bool ro)
+{
+    for (int i = 0; i < g->nbuffers; i++) {
+        gr_buffer_rt *b = &g->buffers[i];
+        if (!b->map_bytes) continue;
+        if (mprotect(b->data, b->map_bytes, ro ? PROT_READ : PROT_READ | PROT_WRITE) != 0) {
+            gr_set_error(g, GR_ERR_NOMEM, "buffer '%s': mprotect to %s failed: %s", b->name,
+                         ro ? "read-only" : "read-write", strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
 int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable)
 {
     if (!check_building(g, "gr_buffer")) return GR_INVALID;
@@ -160,11 +202,10 @@ int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, boo
     gr_buffer_rt *b = &g->buffers[g->nbuffers];
     memset(b, 0, sizeof *b);
     copy_name(b->name, name, "buffer", g->nbuffers);
-    b->data = calloc(1, bytes ? bytes : 1);
-    if (!b->data) return GR_INVALID;
+    b->writable = writable;
+    if (!buffer_alloc(b, bytes)) return GR_INVALID;
     if (data && bytes) memcpy(b->data, data, bytes);
     b->bytes = bytes;
-    b->writable = writable;
     return g->nbuffers++;
 }
 
@@ -285,7 +326,7 @@ void gr_graph_destroy(gr_graph *g)
         free(s);
     }
     for (int i = 0; i < g->nqueues; i++) free_queue(g->queues[i]);
-    for (int i = 0; i < g->nbuffers; i++) free(g->buffers[i].data);
+    for (int i = 0; i < g->nbuffers; i++) buffer_free(&g->buffers[i]);
     for (int i = 0; i < g->npools; i++) gr_buf_destroy(&g->pools[i]);
     for (int i = 0; i < g->ncomps; i++) {
         free(g->comps[i].stages);

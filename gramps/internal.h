@@ -63,6 +63,10 @@ typedef struct gr_pkt {
     uint64_t key;
     gr_order_ref order;               /* ordered chains: final slot (order.sub != NULL) */
     gr_bufpool *pool;
+    /* `key` was given (gr_reserve_out_key, gr_output_key, a push into a queue set) or
+     * inherited from a packet that had one: a Shader task may then output into a queue
+     * set without naming a key (see gr_output in gramps.h). */
+    bool keyed;
 } gr_pkt;
 _Static_assert(sizeof(gr_pkt) <= GR_PKT_HDR, "packet header too large");
 
@@ -100,6 +104,7 @@ struct gr_subq {
     uint32_t charged;                 /* held in this subqueue (incl. pending slots) */
     uint32_t peak;
     bool closed;                      /* no producer will ever add more */
+    bool consumer_done;               /* its consumer returned: nothing reads it (queue.c) */
     gr_inst *in_waiter;               /* consumer blocked on input */
     uint32_t in_need;
     gr_inst *out_waiters;             /* producers blocked on a full subqueue (list) */
@@ -149,6 +154,8 @@ struct gr_queue_rt {
     _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
     _Atomic(bool) closed;
     _Atomic(int) full_subqueues;      /* subqueues holding capacity or more (gr_subq_charge) */
+    /* Its (not instanced) consumer returned: a packet arriving now is lost (queue.c). */
+    _Atomic(bool) consumer_done;
     gr_spin wait_lock;                /* Shader-fed queues: out_waiters below */
     gr_inst *out_waiters;
     char pad_end[64];                 /* keeps the next allocation off these lines */
@@ -271,6 +278,7 @@ typedef struct gr_buffer_rt {
     void *data;
     size_t bytes;
     bool writable;
+    size_t map_bytes;                 /* read-only buffers: whole pages, mmap'd (graph.c) */
 } gr_buffer_rt;
 
 /* A sampled queue depth for the timeline (journal on). */
@@ -401,6 +409,9 @@ struct gr_graph {
 /* graph.c */
 void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* mprotects the read-only buffers PROT_READ (ro) or back to read-write; false, with
+ * the graph's error set, when the system refuses. */
+bool gr_buffers_protect(gr_graph *g, bool ro);
 
 /* validate.c: checks the graph, derives priorities, components and chains. */
 gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
@@ -418,6 +429,8 @@ bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
 void gr_subq_free(gr_subq *s);
+uint64_t gr_subq_consumer_done(gr_subq *s);   /* marks it; returns the packets left */
+void gr_report_left(gr_graph *g, const gr_subq *s, uint64_t n, bool late);
 void gr_uncharge(gr_worker *w, gr_queue_rt *q, int64_t n);
 gr_pkt *gr_pkt_alloc(gr_worker *w, gr_queue_rt *q);
 void gr_pkt_free(gr_worker *w, gr_pkt *p);
@@ -485,6 +498,9 @@ void gr_describe_state(gr_graph *g, char *buf, size_t len);
 /* Fails the run from stage code: records the message and aborts every worker. For a
  * Thread stage this does not return (the instance is abandoned). */
 void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A committed Collection packet's count must fit it: fails the run (see gr_fail) and
+ * returns false when it does not. */
+bool gr_check_count(gr_ctx *c, const gr_queue_rt *q, const void *packet);
 
 static inline gr_comp *gr_comp_of_queue(gr_graph *g, gr_queue_rt *q)
 {

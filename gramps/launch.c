@@ -224,6 +224,10 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     }
     resolve_options(g, o);
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;
+    if (!gr_buffers_protect(g, true)) {
+        gr_buffers_protect(g, false);     /* those already protected, for host access */
+        return g->status;
+    }
     g->launched = true;
     gr_stack_pool_init(&g->stacks, g->opts.stack_bytes);
     g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
@@ -263,6 +267,7 @@ gr_status gr_wait(gr_graph *g)
     gr_wake_sleepers(g);
     if (g->watchdog_started) pthread_join(g->watchdog, NULL);
     gr_sample_final(g);
+    gr_buffers_protect(g, false);         /* host access again; a failure sets the error */
     gr_stats_collect(g);
     for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
     free(g->workers);

@@ -178,6 +178,16 @@ static uint32_t drop_head_skips(gr_subq *s);
 /* Wakes the consumer blocked on s if its need is now met (lock held); returns it. */
 static gr_inst *take_in_waiter(gr_subq *s);
 
+/* Packets that nothing will read (lock held): all that are there once the consumer
+ * returned, else none. The queue's flag is read seq_cst after the append: a consumer
+ * sets it before it counts the subqueues (thread_stage.c), so either it counts this
+ * packet or this thread sees the flag. */
+static uint64_t lost_packets(const gr_subq *s)
+{
+    if (!s->consumer_done && !atomic_load(&s->queue->consumer_done)) return 0;
+    return gr_subq_avail(s);
+}
+
 static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
 {
     gr_spin_lock(&s->lock);
@@ -185,8 +195,35 @@ static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
     subq_append(s, p, GR_SLOT_READY);
     advance_ready(s);
     gr_inst *waiter = take_in_waiter(s);
+    uint64_t lost = lost_packets(s);
     gr_spin_unlock(&s->lock);
     if (waiter) gr_make_runnable(w, waiter);
+    if (lost) gr_report_left(w->g, s, lost, true);
+}
+
+/* The consumer of s returned (lock taken here). Its reservations are all committed
+ * (thread_stage.c checks first), so the READY packets left are lost. */
+uint64_t gr_subq_consumer_done(gr_subq *s)
+{
+    gr_spin_lock(&s->lock);
+    s->consumer_done = true;
+    uint64_t left = gr_subq_avail(s);
+    gr_spin_unlock(&s->lock);
+    return left;
+}
+
+/* Fails the run: n packets sit in s and its consumer will never read them. `late`:
+ * the last of them arrived after it returned. */
+void gr_report_left(gr_graph *g, const gr_subq *s, uint64_t n, bool late)
+{
+    const gr_queue_rt *q = s->queue;
+    char sub[48] = "";
+    if (q->is_set) snprintf(sub, sizeof sub, " (subqueue %llu)", (unsigned long long)s->key);
+    gr_set_error(g, GR_ERR_INVALID, "stage '%s' finished with %llu packets left in its input "
+                 "queue '%s'%s%s", g->stages[q->consumer]->name, (unsigned long long)n,
+                 q->name, sub, late ? " (committed after it returned)" : "");
+    atomic_store(&g->abort, true);
+    gr_wake_sleepers(g);
 }
 
 /* Makes a charged packet available to its consumer. */
@@ -231,8 +268,10 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
     advance_ready(s);
     uint32_t dropped = drop_head_skips(s);
     gr_inst *waiter = take_in_waiter(s);
+    uint64_t lost = lost_packets(s);      /* a skip may make earlier packets ready */
     gr_spin_unlock(&s->lock);
     if (waiter) gr_make_runnable(w, waiter);
+    if (lost) gr_report_left(w->g, s, lost, true);
     if (dropped) {
         gr_wake_out_waiters(w, s->queue, s);
         gr_uncharge(w, s->queue, dropped);

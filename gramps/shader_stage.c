@@ -78,6 +78,7 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
     }
     if (c->in->order.sub && q->d.ordered) p->order = c->in->order;
     p->key = c->in->key;
+    p->keyed = c->in->keyed;
     c->out[i] = p;
     return true;
 }
@@ -98,6 +99,25 @@ static bool output_empty(gr_ctx *c, int i, gr_queue_rt *q)
     return c->discarded[i] || (q->d.kind == GR_COLLECTION && gr_count(gr_pkt_data(c->out[i])) == 0);
 }
 
+/* A queue set needs the key of a subqueue: given, or carried by the input packet. */
+static bool key_known(gr_ctx *c, bool given, const gr_queue_rt *q, const char *how)
+{
+    if (!q->is_set || given || c->in->keyed) return true;
+    gr_fail(c, GR_ERR_INVALID, "stage '%s': %s into queue set '%s' without a key, and the "
+            "task's input packet carries none to inherit (use %s_key)", c->stage->name, how,
+            q->name, how);
+    return false;
+}
+
+/* What the program left in output i must be deliverable; if not, the run fails and
+ * the output is dropped as if discarded. */
+static bool output_valid(gr_ctx *c, int i, const gr_queue_rt *q)
+{
+    if (c->discarded[i]) return true;
+    if (!key_known(c, c->out_keyed[i], q, "gr_output")) return false;
+    return q->d.kind != GR_COLLECTION || gr_check_count(c, q, gr_pkt_data(c->out[i]));
+}
+
 /* Commits output i after the program ran. Returns true if the input packet was
  * forwarded (in-place) and must not be released. */
 static bool commit_output(gr_worker *w, gr_ctx *c, int i)
@@ -110,6 +130,7 @@ static bool commit_output(gr_worker *w, gr_ctx *c, int i)
         return false;
     }
     bool inplace = s->out[i].mode == GR_BIND_INPLACE;
+    if (!output_valid(c, i, q)) c->discarded[i] = true;
     gr_order_ref ref = p->order;
     if (output_empty(c, i, q)) {
         if (ref.sub && q->d.ordered) gr_deliver_ordered(w, NULL, ref);
@@ -121,7 +142,7 @@ static bool commit_output(gr_worker *w, gr_ctx *c, int i)
         p->queue = q;
         p->sub = NULL;
     }
-    if (c->out_keyed[i]) p->key = c->out_key[i];
+    if (c->out_keyed[i]) { p->key = c->out_key[i]; p->keyed = true; }
     if (fills_chain_end(c, q)) { p->queue = q; gr_deliver_ordered(w, p, ref); }
     else gr_enqueue(w, p);
     return inplace;
@@ -269,6 +290,7 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
     gr_worker *w = c->w;
     gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
     uint32_t sub = 0;
+    if (!key_known(c, keyed, q, "gr_push")) return;
     if (q->is_set) {
         gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
         if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
@@ -283,6 +305,7 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
         gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);
         pa->pkt->key = keyed ? key : c->key;
+        pa->pkt->keyed = q->is_set;       /* elements of other keys share a plain queue's */
         memset(gr_pkt_data(pa->pkt), 0, q->d.header_bytes);
         if (!pa->active) { pa->active = true; pa->next_active = w->active_partials; w->active_partials = pa; }
     }

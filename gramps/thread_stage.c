@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void check_exit(gr_ctx *c);
+
 static void inst_entry(void *arg)
 {
     gr_inst *inst = arg;
     inst->stage->d.main(&inst->ctx);
+    check_exit(&inst->ctx);               /* fails the run (and never returns) if broken */
     inst->action = GR_YIELD_EXIT;
     gr_fiber_switch(&inst->fiber, &inst->ctx.w->sched_fiber);
     abort();                              /* an exited instance is never resumed */
@@ -404,6 +407,10 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
     uint64_t first_slot = 0;
     if (q->chain_end >= 0) {
         gr_queue_rt *end = c->g->queues[q->chain_end];
+        if (end->is_set && !keyed)
+            gr_fail(c, GR_ERR_INVALID, "stage '%s': output '%s' is an ordered chain ending in "
+                    "queue set '%s'; use gr_reserve_out_key", c->stage->name, q->name,
+                    end->name);
         end_sub = gr_subq_get(c->w, end, key, true);
         if (!end_sub) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
         first_slot = reserve_chain_slots(c, end, end_sub, n);
@@ -414,6 +421,7 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
         gr_pkt *p = gr_pkt_alloc(c->w, q);
         if (!p) return GR_ERR_NOMEM;
         p->key = key;
+        p->keyed = keyed;
         p->sub = s;
         if (end_sub) p->order = (gr_order_ref){end_sub, first_slot + i};
         t->pkts[i] = p;
@@ -454,6 +462,16 @@ static void cancel_packet(gr_worker *w, gr_queue_rt *q, gr_pkt *p)
     gr_release(w, p);
 }
 
+/* The first n packets of output window t, about to be committed, must have counts
+ * that fit (Collection queues); a window of several is still in its staging copy. */
+static void check_counts(gr_ctx *c, gr_queue_rt *q, const gr_twin *t, uint32_t n)
+{
+    if (q->d.kind != GR_COLLECTION) return;
+    for (uint32_t i = 0; i < n; i++)
+        gr_check_count(c, q, t->packets > 1 ? (char *)t->staging + i * q->packet_bytes
+                                            : gr_pkt_data(t->pkts[i]));
+}
+
 gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
 {
     if (enter(c, "gr_commit_out") != GR_OK) return GR_ERR_INVALID;
@@ -462,6 +480,7 @@ gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
     if (n > t->packets)
         gr_fail(c, GR_ERR_INVALID, "stage '%s': commit of %u packets on output '%s' but %u are "
                 "reserved", c->stage->name, n, q->name, t->packets);
+    check_counts(c, q, t, n);
     uint32_t reserved = t->packets;
     t->packets = 0;
     for (uint32_t i = 0; i < reserved; i++) {
@@ -477,3 +496,48 @@ gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
 }
 
 uint64_t gr_key(const gr_ctx *c) { return c->key; }
+
+/* ---- returning ---------------------------------------------------------------------- */
+
+/* An open window at return would hold its packets (input) or queue space (output)
+ * forever; the run would end in a deadlock that names neither. */
+static void check_windows(gr_ctx *c, const gr_twin *win, const gr_binding *b, int n,
+                          const char *dir)
+{
+    for (int i = 0; i < n; i++)
+        if (win[i].packets)
+            gr_fail(c, GR_ERR_INVALID, "stage '%s' returned holding a reservation of %u "
+                    "packets on its %s queue '%s' (commit before returning)", c->stage->name,
+                    win[i].packets, dir, c->g->queues[b[i].queue]->name);
+}
+
+static void check_drained(gr_ctx *c, gr_subq *s)
+{
+    uint64_t left = gr_subq_consumer_done(s);
+    if (!left) return;
+    gr_report_left(c->g, s, left, false);
+    gr_inst_abandon(c);
+}
+
+/* A returning instance gives up what it consumes: its subqueue (instanced), else every
+ * subqueue of every input (one instance per such stage). Packets there now, or arriving
+ * later (queue.c), are lost: the run fails instead of finishing without them. The
+ * queue flag comes first so that subqueues a producer creates meanwhile are covered. */
+static void check_inputs(gr_ctx *c)
+{
+    if (c->inst->bound) { check_drained(c, c->inst->bound); return; }
+    for (int i = 0; i < c->stage->nin; i++) {
+        gr_queue_rt *q = c->g->queues[c->stage->in[i].queue];
+        atomic_store(&q->consumer_done, true);
+        uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
+        for (uint32_t k = 0; k < n; k++)
+            if (q->subs[k]) check_drained(c, q->subs[k]);
+    }
+}
+
+static void check_exit(gr_ctx *c)
+{
+    check_windows(c, c->inst->in_win, c->stage->in, c->stage->nin, "input");
+    check_windows(c, c->inst->out_win, c->stage->out, c->stage->nout, "output");
+    check_inputs(c);
+}
