@@ -45,10 +45,12 @@ static int64_t space_of(const gr_queue_rt *q)
 /* Credits a worker keeps per queue (it may hold up to twice that before giving the
  * excess back): small against the capacity, so all workers' cached credits stay under
  * a quarter of it. None (the shared pool alone, exact) for queues under 8 packets per
- * worker, and for queues that may be overdrawn: those with a backward binding and
- * those fed by pushes. Overdrawing drives the pool negative, and a credit is spendable
- * space only while the pool is not negative; checking the pool on every charge would
- * bring back the shared line the credits exist to avoid. */
+ * worker; for queues that may be overdrawn: those with a backward binding and those
+ * fed by pushes (overdrawing drives the pool negative, and a credit is spendable space
+ * only while the pool is not negative; checking the pool on every charge would bring
+ * back the shared line the credits exist to avoid); and for queue sets and ordered
+ * queues, whose packets take a subqueue lock anyway and whose pool must stay exact for
+ * reserved_peak to bound them (cached credits would count as reserved space). */
 void gr_capacity_init(gr_graph *g)
 {
     for (int i = 0; i < g->nqueues; i++) {
@@ -56,7 +58,7 @@ void gr_capacity_init(gr_graph *g)
         q->space = space_of(q);
         int64_t keep = q->space / (8 * (int64_t)g->nworkers);
         if (keep > CREDIT_KEEP_MAX) keep = CREDIT_KEEP_MAX;
-        if (q->backward || q->push_fed) keep = 0;
+        if (q->backward || q->push_fed || q->is_set || q->d.ordered) keep = 0;
         atomic_store(&q->credit_keep, keep);
         atomic_store(&q->free, q->space);
         atomic_store(&q->reserved_peak, 0);

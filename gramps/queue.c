@@ -159,7 +159,10 @@ gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key)
 }
 
 /* Changes what s holds by n packets (lock held): its peak, and the queue's count of
- * full subqueues, which holds Shader producers of a queue set back (gr_queue_full). */
+ * full subqueues, which holds Shader producers of a queue set back (gr_queue_full).
+ * Where a subqueue's count bounds the queue (Thread outputs, reorder slots), callers
+ * change the capacity pool inside the same critical section, so the pool never counts
+ * more than the subqueues hold and reserved_peak_packets stays exact. */
 void gr_subq_charge(gr_subq *s, int64_t n)
 {
     uint32_t cap = s->queue->d.capacity;
@@ -267,15 +270,14 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
     s->state[ref.slot & (s->ring_size - 1)] = p ? GR_SLOT_READY : GR_SLOT_SKIP;
     advance_ready(s);
     uint32_t dropped = drop_head_skips(s);
+    bool pool_waiters = dropped && gr_capacity_release(w, s->queue, dropped);
     gr_inst *waiter = take_in_waiter(s);
     uint64_t lost = lost_packets(s);      /* a skip may make earlier packets ready */
     gr_spin_unlock(&s->lock);
     if (waiter) gr_make_runnable(w, waiter);
     if (lost) gr_report_left(w->g, s, lost, true);
-    if (dropped) {
-        gr_wake_out_waiters(w, s->queue, s);
-        gr_uncharge(w, s->queue, dropped);
-    }
+    if (dropped) gr_wake_out_waiters(w, s->queue, s);
+    if (pool_waiters) gr_wake_out_waiters(w, s->queue, NULL);
 }
 
 /* Advances the ready frontier over delivered slots (lock held). */

@@ -320,12 +320,14 @@ gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
     gr_spin_lock(&s->lock);
     s->taken = 0;
     uint32_t slots = gr_subq_pop(s, n, t->pkts);
+    /* the pool gives the space back in the same critical section (see gr_subq_charge) */
+    bool pool_waiters = slots && gr_capacity_release(c->w, q, slots);
     bool waiters = s->out_waiters != NULL;
     gr_spin_unlock(&s->lock);
     t->packets = 0;
     for (uint32_t i = 0; i < n; i++) gr_pkt_free(c->w, t->pkts[i]);
     if (waiters) gr_wake_out_waiters(c->w, q, s);
-    if (slots) gr_uncharge(c->w, q, slots);
+    if (pool_waiters) gr_wake_out_waiters(c->w, q, NULL);
     maybe_preempt(c);
     return leave(c, GR_OK);
 }
@@ -340,11 +342,14 @@ static gr_queue_rt *output_queue(gr_ctx *c, int slot)
     return c->g->queues[c->stage->out[slot].queue];
 }
 
-static bool try_charge_sub(gr_subq *s, uint32_t n, bool backward)
+static bool try_charge_sub(gr_worker *w, gr_subq *s, uint32_t n, bool backward)
 {
     gr_spin_lock(&s->lock);
     bool ok = backward || s->charged == 0 || s->charged + n <= s->queue->d.capacity;
-    if (ok) gr_subq_charge(s, n);
+    if (ok) {
+        gr_subq_charge(s, n);
+        gr_charge(w, s->queue, n);
+    }
     gr_spin_unlock(&s->lock);
     return ok;
 }
@@ -354,8 +359,7 @@ static bool try_charge_sub(gr_subq *s, uint32_t n, bool backward)
 static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n, bool backward)
 {
     if (q->is_set) {
-        while (!try_charge_sub(s, n, backward)) wait_output(c, s, NULL, n);
-        gr_charge(c->w, q, n);
+        while (!try_charge_sub(c->w, s, n, backward)) wait_output(c, s, NULL, n);
     } else {
         while (!gr_try_charge(c->w, q, n, backward)) wait_output(c, NULL, q, n);
         if (q->physical) {
@@ -378,8 +382,8 @@ static uint64_t reserve_chain_slots(gr_ctx *c, gr_queue_rt *end, gr_subq *s, uin
                 uint64_t pos = gr_subq_reserve_slot(s);
                 if (i == 0) first = pos;
             }
+            gr_charge(c->w, end, n);  /* with the slots, so the pool matches them */
             gr_spin_unlock(&s->lock);
-            gr_charge(c->w, end, n);
             return first;
         }
         gr_spin_unlock(&s->lock);
@@ -452,14 +456,18 @@ gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr
 static void cancel_packet(gr_worker *w, gr_queue_rt *q, gr_pkt *p)
 {
     if (p->order.sub) gr_deliver_ordered(w, NULL, p->order);
-    if (p->sub) {
-        gr_spin_lock(&p->sub->lock);
-        gr_subq_charge(p->sub, -1);
-        bool waiters = p->sub->out_waiters != NULL;
-        gr_spin_unlock(&p->sub->lock);
-        if (waiters) gr_wake_out_waiters(w, q, p->sub);
+    if (!p->sub) {
+        gr_release(w, p);
+        return;
     }
-    gr_release(w, p);
+    gr_spin_lock(&p->sub->lock);
+    gr_subq_charge(p->sub, -1);
+    bool pool_waiters = gr_capacity_release(w, q, 1);   /* with the subqueue's count */
+    bool waiters = p->sub->out_waiters != NULL;
+    gr_spin_unlock(&p->sub->lock);
+    gr_pkt_free(w, p);
+    if (waiters) gr_wake_out_waiters(w, q, p->sub);
+    if (pool_waiters) gr_wake_out_waiters(w, q, NULL);
 }
 
 /* The first n packets of output window t, about to be committed, must have counts

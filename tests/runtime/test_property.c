@@ -481,7 +481,9 @@ static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
  * the brief / README): exact for Thread reserves and plain Shader outputs and in-place
  * forwards; push coalescing may start M packets per task per worker, M counting the
  * worker's partial packet it fills first; set outputs are bounded by backpressure on the
- * producing stage (key chosen while the task runs); a chain's queues by its end. */
+ * producing stage (key chosen while the task runs); a chain's queues by its end, plus
+ * one packet per worker: a finished task releases its input just after it delivered its
+ * output, so for a moment the packet counts in both queues. */
 static uint64_t bound_of(const pqueue *q, unsigned w)
 {
     uint32_t m_push = ceil_div(q->push_max, q->elems) + 1;
@@ -491,7 +493,7 @@ static uint64_t bound_of(const pqueue *q, unsigned w)
     case F_SH_PUSH: return q->cap + (uint64_t)w * (m_push - 1);
     case F_SET_SH_OUT: case F_SET_SH_INPLACE: return q->cap - 1 + (uint64_t)w * 2;
     case F_SET_SH_PUSH: return q->cap - 1 + (uint64_t)w * (m_push + 1);
-    case F_CHAIN_MID: return q->end_cap;
+    case F_CHAIN_MID: return q->end_cap + w;
     }
     return 0;
 }
