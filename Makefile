@@ -40,10 +40,10 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LDLIBS   := -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -lm
+RENDER_LDLIBS := -lassimp -linih -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
-RENDER_SRC := $(wildcard scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c tools/common/*.c)
+RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c tools/common/*.c)
 GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))
 RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
 
@@ -92,13 +92,17 @@ $(BUILD)/tests/runtime/%: tests/runtime/%.c tests/check.h $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBGRAMPS) $(LDLIBS)
 
+# Programs that load plugin stages export the whole runtime and renderer libraries, so
+# that a plugin finds every gr_/cp_/pl_ function it calls in the program.
+PLUGIN_HOST_LIBS = -rdynamic -Wl,--whole-archive $(LIBRENDER) $(LIBGRAMPS) -Wl,--no-whole-archive
+
 $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
 $(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,211 @@
+/* compose.h — stages as a library, graphs as data (the thesis' grampsh, GStreamer's
+ * registry and gst-launch): registered stage types with named ports and parameters,
+ * registered packet formats, and graphs described as sections of settings that a graph
+ * file, the command line (`--set`) or C code fill in, then instantiated as a GRAMPS
+ * graph and run, as many times as wanted.
+ *
+ * Knows nothing of rendering: a stage type receives the program's frame object as a
+ * `void *` (the renderers' is pl_frame, pipelines/frame.h). Sits on gramps/.
+ *
+ * Life of a graph:
+ *   cp_registry_new + cp_register_* (built-ins, plugins: cp_plugin_load)
+ *   cp_graph_new, cp_graph_load[_text] / cp_put (C), cp_put again (overrides)
+ *   cp_instance_new (checks everything, builds the gr_graph) -> gr_launch/gr_wait
+ *   (or cp_instance_run) -> cp_instance_finish (stages fold results into the frame)
+ *   -> statistics from cp_instance_graph -> cp_instance_free; repeat per frame.
+ *
+ * Errors name the file and line (or "command line"), the section, and what was wrong;
+ * every call returns a status, nothing aborts. */
+#ifndef COMPOSE_H
+#define COMPOSE_H
+
+#include "gramps/gramps.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct below changes layout; plugins built against another
+ * version are refused. */
+#define CP_API_VERSION 1
+#define CP_ERR_MAX 1024
+
+typedef struct cp_registry cp_registry;
+typedef struct cp_graph cp_graph;
+typedef struct cp_instance cp_instance;
+typedef struct cp_stage_init cp_stage_init;
+
+/* ---- packet formats ---------------------------------------------------------------- */
+
+/* A packet layout that ports declare and queues carry. Collections: header (first
+ * uint32 = element count) + `elements` elements, where `elements` is the queue's
+ * setting (default default_elements). */
+typedef struct cp_format {
+    const char *name;
+    const char *help;
+    gr_packet_kind kind;
+    size_t packet_bytes;               /* Opaque */
+    size_t header_bytes, element_bytes;/* Collection */
+    uint32_t default_elements, max_elements;
+} cp_format;
+
+/* ---- stage types ------------------------------------------------------------------- */
+
+typedef struct cp_port {
+    const char *name;
+    gr_bind_mode mode;                 /* INPUT, OUTPUT, PUSH or INPLACE */
+    const char *format;                /* a registered cp_format's name */
+    const char *help;
+} cp_port;
+
+typedef enum cp_param_type { CP_INT, CP_FLOAT, CP_BOOL, CP_STRING } cp_param_type;
+
+typedef struct cp_param {
+    const char *name;
+    cp_param_type type;
+    const char *def;                   /* default value as written in a graph file */
+    double min, max;                   /* numbers; min == max == 0: any */
+    const char *help;
+} cp_param;
+
+/* A stage's program sees its ports as gramps slots: inputs numbered in the order they
+ * appear in `ports`, outputs (OUTPUT, PUSH, INPLACE) likewise. The composer binds every
+ * port in that order, so an enum next to the port table is always the right slot. */
+typedef struct cp_stage_type {
+    const char *name;                  /* e.g. "raster.ps" */
+    const char *help;
+    gr_stage_kind kind;
+    bool instanced;                    /* Thread: one instance per subqueue of its input set */
+    const cp_port *ports;
+    int nports;
+    const cp_param *params;
+    int nparams;
+    gr_stage_fn main;
+    /* The instance's state (handed to main by gr_user), made before the run from its
+     * parameters and the frame; NULL with a message in err fails the instantiation.
+     * NULL create: the state is the frame itself. */
+    void *(*create)(const cp_stage_init *init, char err[CP_ERR_MAX]);
+    /* After a successful run, in graph order: fold results into the frame. */
+    void (*finish)(void *state, void *frame);
+    void (*destroy)(void *state);
+} cp_stage_type;
+
+/* What create gets. */
+struct cp_stage_init {
+    const char *name;                  /* the stage's name in the graph ("vs-3") */
+    const cp_stage_type *type;
+    void *frame;
+    uint32_t replica, replicas;        /* position among a replicated stage's copies */
+    const cp_instance *instance;
+};
+
+/* The stage's parameter values (checked against the type's declaration). */
+int64_t cp_int(const cp_stage_init *i, const char *param);
+double cp_float(const cp_stage_init *i, const char *param);
+bool cp_bool(const cp_stage_init *i, const char *param);
+const char *cp_string(const cp_stage_init *i, const char *param);
+/* A queue bound to one of the stage's ports: its packet size and elements per packet. */
+size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port);
+uint32_t cp_port_elements(const cp_stage_init *i, const char *port);
+/* The number of subqueues of the queue set bound to a port (0: not a set). */
+uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port);
+
+/* ---- the registry ------------------------------------------------------------------ */
+
+cp_registry *cp_registry_new(void);
+void cp_registry_free(cp_registry *r);
+/* Types and formats are referenced, not copied: they must outlive the registry (static
+ * tables, or a plugin kept loaded by the registry). A name registered twice is an
+ * error. 0 on success, -1 with a message in err. */
+int cp_register_format(cp_registry *r, const cp_format *f, char err[CP_ERR_MAX]);
+int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX]);
+const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name);
+const cp_format *cp_find_format(const cp_registry *r, const char *name);
+/* Every stage type with its kind, ports (mode, format) and parameters, then every format. */
+void cp_registry_print(const cp_registry *r, FILE *out);
+
+/* ---- plugins ----------------------------------------------------------------------- */
+
+/* A plugin is a shared object exporting `gramps_plugin`, a cp_plugin whose api_version
+ * is the CP_API_VERSION it was built with, and whose register_stages adds its formats
+ * and stage types (see examples/plugins/). */
+typedef struct cp_plugin {
+    unsigned api_version;
+    const char *name;
+    int (*register_stages)(cp_registry *r, char err[CP_ERR_MAX]);
+} cp_plugin;
+
+#define CP_PLUGIN_SYMBOL "gramps_plugin"
+
+/* dlopens path (kept open until the registry is freed) and registers it. */
+int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX]);
+
+/* ---- graph descriptions ------------------------------------------------------------ */
+
+/* A graph is sections of `key = value` settings:
+ *   [graph]          name, plugins (paths, comma-separated), low_watermark, and any
+ *                    variable that values elsewhere use as $name
+ *   [queue NAME]     format, capacity, elements, ordered, subqueues, dynamic_keys,
+ *                    max_keys, replicate
+ *   [stage NAME]     type, replicate, priority, PORT = QUEUE for every port, and the
+ *                    type's parameters
+ * A value `$name` is the [graph] setting `name`, or else a variable the program
+ * supplies (cp_vars). A replicated stage or queue NAME becomes NAME-0 .. NAME-(n-1); a
+ * replicated stage's port bound to a queue replicated as often binds copy k to copy k,
+ * to a plain queue binds every copy to it. */
+cp_graph *cp_graph_new(const cp_registry *r);
+void cp_graph_free(cp_graph *g);
+
+/* Reads a graph file (INI syntax; `#` and `;` start comments). Relative plugin paths
+ * are relative to the file. */
+int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX]);
+/* The same from text; `origin` names it in messages. */
+int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
+                       char err[CP_ERR_MAX]);
+
+/* Sets one value, as a graph file line would (a later value replaces an earlier one).
+ * section: "graph", "queue NAME" or "stage NAME"; creates the section if new. `where`
+ * names the source in later messages ("command line"). */
+int cp_put(cp_graph *g, const char *section, const char *key, const char *value,
+           const char *where, char err[CP_ERR_MAX]);
+/* `--set SECTION.KEY=VALUE`: SECTION is "graph" or the name of an existing stage or
+ * queue. */
+int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX]);
+/* Removes a stage or queue section (to replace a stage: put a new "type"). */
+int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
+
+/* Loads the plugins the [graph] section names (`plugins = a.so, b.so`, relative to the
+ * graph file) into r, each path once. */
+int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
+
+/* A [graph] setting after overrides, or NULL. */
+const char *cp_graph_value(const cp_graph *g, const char *key);
+
+/* Variables the program supplies (frame size, worker count, ...), asked for `$name`
+ * values that the [graph] section does not set. Returns the value's text or NULL. */
+typedef const char *(*cp_var_fn)(void *ctx, const char *name, char buf[64]);
+typedef struct cp_vars { cp_var_fn get; void *ctx; } cp_vars;
+
+/* ---- instances: one run of a graph ------------------------------------------------- */
+
+/* Checks the description (types, parameters, formats of every binding) and builds the
+ * GRAMPS graph with the stages' states made for `frame`. NULL with a message. */
+cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars,
+                             char err[CP_ERR_MAX]);
+gr_graph *cp_instance_graph(const cp_instance *in);
+/* The [graph] launch settings (low_watermark) over `base` (workers etc.). */
+gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
+/* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err). */
+gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX]);
+/* The state create made for stage NAME (replicas: NAME-k), or NULL. */
+void *cp_instance_state(const cp_instance *in, const char *stage);
+void cp_instance_free(cp_instance *in);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,496 @@
+/* instance.c — one run of a graph description: checks every section against the
+ * registry (types, parameters, formats of both ends of every binding), expands
+ * replicated stages and queues, makes the stages' states and builds the GRAMPS graph.
+ *
+ * Ports are bound in the order their type declares them, so a stage's slot numbers are
+ * its port table's order (see cp_stage_type). */
+#include "compose/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct inst_queue {
+    char name[GR_NAME_MAX_CP];
+    const cp_section *sec;
+    const cp_format *format;
+    gr_queue_desc desc;
+    int id;                            /* gramps queue id */
+    const char *base;                  /* the section's name (replicas share it) */
+    uint32_t replica, replicas;
+} inst_queue;
+
+typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
+
+typedef struct inst_stage {
+    cp_stage_init init;                /* first: cp_int & co. get the stage from it */
+    char name[GR_NAME_MAX_CP];
+    const cp_section *sec;
+    param_value *params;               /* per type param */
+    int *port_queue;                   /* per type port: index into queues */
+    void *state;
+    bool created;
+    int64_t priority;
+} inst_stage;
+
+struct cp_instance {
+    cp_graph *desc;
+    const cp_vars *vars;
+    void *frame;
+    gr_graph *g;
+    inst_queue *queues;
+    int nqueues;
+    inst_stage *stages;
+    int nstages;
+    uint32_t low_watermark;
+};
+
+/* ---- values of a section --------------------------------------------------------------- */
+
+static const char *value_of(cp_instance *in, const cp_section *sec, const char *key,
+                            char buf[256], char err[CP_ERR_MAX], bool *missing)
+{
+    const cp_setting *s = cp_setting_find(sec, key);
+    *missing = s == NULL;
+    return s ? cp_resolve(in->desc, in->vars, s, buf, err) : NULL;
+}
+
+static int int_of(cp_instance *in, const cp_section *sec, const char *key, int64_t def,
+                  int64_t lo, int64_t hi, int64_t *out, char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    bool missing;
+    const char *v = value_of(in, sec, key, buf, err, &missing);
+    if (missing) { *out = def; return 0; }
+    const cp_setting *s = cp_setting_find(sec, key);
+    if (!v || cp_parse_int(s, v, out, err)) return -1;
+    if (*out < lo || *out > hi)
+        return cp_fail(err, "%s: %s: %s = %lld is out of range (%lld..%lld)", s->where,
+                       cp_section_label(sec, label), key, (long long)*out, (long long)lo,
+                       (long long)hi);
+    return 0;
+}
+
+static int bool_of(cp_instance *in, const cp_section *sec, const char *key, bool *out,
+                   char err[CP_ERR_MAX])
+{
+    char buf[256];
+    bool missing;
+    const char *v = value_of(in, sec, key, buf, err, &missing);
+    if (missing) { *out = false; return 0; }
+    return v ? cp_parse_bool(cp_setting_find(sec, key), v, out, err) : -1;
+}
+
+/* ---- queues ------------------------------------------------------------------------------ */
+
+static const char *const queue_keys[] = {"format", "capacity", "elements", "ordered", "subqueues",
+                                         "dynamic_keys", "max_keys", "replicate", NULL};
+
+static bool in_list(const char *const *list, const char *key)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, key)) return true;
+    return false;
+}
+
+static int check_keys(const cp_section *sec, const char *const *known, const char *what,
+                      char err[CP_ERR_MAX])
+{
+    char label[160];
+    for (int i = 0; i < sec->n; i++)
+        if (!in_list(known, sec->settings[i].key))
+            return cp_fail(err, "%s: %s: unknown setting '%s' (%s)", sec->settings[i].where,
+                           cp_section_label(sec, label), sec->settings[i].key, what);
+    return 0;
+}
+
+static int queue_format(cp_instance *in, const cp_section *sec, const cp_format **out,
+                        char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    bool missing;
+    const char *v = value_of(in, sec, "format", buf, err, &missing);
+    if (missing)
+        return cp_fail(err, "%s: %s has no format", sec->where, cp_section_label(sec, label));
+    if (!v) return -1;
+    *out = cp_find_format(in->desc->r, v);
+    if (!*out)
+        return cp_fail(err, "%s: %s: unknown packet format '%s' (--list-stages lists them)",
+                       cp_setting_find(sec, "format")->where, cp_section_label(sec, label), v);
+    return 0;
+}
+
+/* The gramps description of one queue section (its format's packet layout). */
+static int queue_desc(cp_instance *in, const cp_section *sec, const cp_format *f,
+                      gr_queue_desc *d, char err[CP_ERR_MAX])
+{
+    int64_t cap, elems, subs, max_keys;
+    bool ordered, dynamic;
+    uint32_t max_elems = f->max_elements ? f->max_elements : f->default_elements;
+    if (int_of(in, sec, "capacity", 64, 1, 1 << 24, &cap, err) ||
+        int_of(in, sec, "subqueues", 0, 0, 1 << 20, &subs, err) ||
+        int_of(in, sec, "max_keys", 0, 0, 1 << 24, &max_keys, err) ||
+        bool_of(in, sec, "ordered", &ordered, err) || bool_of(in, sec, "dynamic_keys", &dynamic, err))
+        return -1;
+    if (f->kind == GR_COLLECTION &&
+        int_of(in, sec, "elements", f->default_elements, 1, max_elems, &elems, err))
+        return -1;
+    *d = (gr_queue_desc){.kind = f->kind, .capacity = (uint32_t)cap, .ordered = ordered,
+                         .subqueues = (uint32_t)subs, .dynamic_keys = dynamic,
+                         .max_keys = (uint32_t)max_keys};
+    if (f->kind == GR_OPAQUE) {
+        d->packet_bytes = f->packet_bytes;
+    } else {
+        d->header_bytes = f->header_bytes;
+        d->element_bytes = f->element_bytes;
+        d->elements = (uint32_t)elems;
+    }
+    return 0;
+}
+
+static int add_queue_section(cp_instance *in, const cp_section *sec, char err[CP_ERR_MAX])
+{
+    const cp_format *f;
+    gr_queue_desc d;
+    int64_t reps;
+    if (check_keys(sec, queue_keys, "queues take format, capacity, elements, ordered, "
+                   "subqueues, dynamic_keys, max_keys, replicate", err) ||
+        queue_format(in, sec, &f, err) || queue_desc(in, sec, f, &d, err) ||
+        int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
+        return -1;
+    for (int64_t k = 0; k < (reps ? reps : 1); k++) {
+        inst_queue *q = &in->queues[in->nqueues++];
+        *q = (inst_queue){.sec = sec, .format = f, .desc = d, .base = sec->name,
+                          .replica = (uint32_t)k, .replicas = (uint32_t)reps};
+        if (reps) snprintf(q->name, sizeof q->name, "%s-%lld", sec->name, (long long)k);
+        else snprintf(q->name, sizeof q->name, "%s", sec->name);
+        q->desc.name = q->name;
+    }
+    return 0;
+}
+
+/* ---- stages ------------------------------------------------------------------------------ */
+
+static const cp_port *find_port(const cp_stage_type *t, const char *name)
+{
+    for (int i = 0; i < t->nports; i++)
+        if (!strcmp(t->ports[i].name, name)) return &t->ports[i];
+    return NULL;
+}
+
+static const cp_param *find_param(const cp_stage_type *t, const char *name, int *index)
+{
+    for (int i = 0; i < t->nparams; i++)
+        if (!strcmp(t->params[i].name, name)) { *index = i; return &t->params[i]; }
+    return NULL;
+}
+
+static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    char label[160];
+    int idx;
+    for (int i = 0; i < sec->n; i++) {
+        const char *k = sec->settings[i].key;
+        if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority")) continue;
+        if (find_port(t, k) || find_param(t, k, &idx)) continue;
+        return cp_fail(err, "%s: %s: type '%s' has no port or parameter '%s' (--list-stages "
+                       "shows its ports and parameters)", sec->settings[i].where,
+                       cp_section_label(sec, label), t->name, k);
+    }
+    return 0;
+}
+
+static int stage_type(cp_instance *in, const cp_section *sec, const cp_stage_type **out,
+                      char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    bool missing;
+    const char *v = value_of(in, sec, "type", buf, err, &missing);
+    if (missing) return cp_fail(err, "%s: %s has no type", sec->where, cp_section_label(sec, label));
+    if (!v) return -1;
+    *out = cp_find_stage(in->desc->r, v);
+    if (!*out)
+        return cp_fail(err, "%s: %s: unknown stage type '%s' (--list-stages lists them; "
+                       "plugins add more)", cp_setting_find(sec, "type")->where,
+                       cp_section_label(sec, label), v);
+    return check_stage_keys(sec, *out, err);
+}
+
+static int parse_param(cp_instance *in, const cp_section *sec, const cp_param *p,
+                       param_value *out, char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    const cp_setting *s = cp_setting_find(sec, p->name);
+    cp_setting def = {(char *)p->name, (char *)p->def, sec->where};
+    if (!s && !p->def)
+        return cp_fail(err, "%s: %s: parameter '%s' has no default and is not set",
+                       sec->where, cp_section_label(sec, label), p->name);
+    if (!s) s = &def;
+    const char *v = cp_resolve(in->desc, in->vars, s, buf, err);
+    if (!v) return -1;
+    int rc = 0;
+    switch (p->type) {
+    case CP_INT: rc = cp_parse_int(s, v, &out->i, err); break;
+    case CP_FLOAT: rc = cp_parse_float(s, v, &out->f, err); break;
+    case CP_BOOL: rc = cp_parse_bool(s, v, &out->b, err); break;
+    case CP_STRING: out->s = cp_strdup(v); rc = out->s ? 0 : cp_fail(err, "out of memory"); break;
+    }
+    if (rc) return -1;
+    double x = p->type == CP_INT ? (double)out->i : p->type == CP_FLOAT ? out->f : 0;
+    if ((p->min != 0 || p->max != 0) && (x < p->min || x > p->max))
+        return cp_fail(err, "%s: %s: %s = %s is out of range (%g..%g)", s->where,
+                       cp_section_label(sec, label), p->name, v, p->min, p->max);
+    return 0;
+}
+
+/* The queue a port binds to for replica k of a stage with `reps` copies. */
+static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_type *t,
+                      const cp_port *p, uint32_t k, uint32_t reps, char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    bool missing;
+    const char *v = value_of(in, sec, p->name, buf, err, &missing);
+    if (missing)
+        return cp_fail(err, "%s: %s: port '%s' (%s) is not bound to a queue", sec->where,
+                       cp_section_label(sec, label), p->name, p->format);
+    if (!v) return -1;
+    const cp_setting *s = cp_setting_find(sec, p->name);
+    for (int i = 0; i < in->nqueues; i++) {
+        inst_queue *q = &in->queues[i];
+        if (strcmp(q->base, v)) continue;
+        if (q->replicas && q->replicas != reps)
+            return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
+                           "but the stage is replicated %u times", s->where,
+                           cp_section_label(sec, label), p->name, v, q->replicas, reps);
+        if (q->replicas && q->replica != k) continue;
+        if (strcmp(q->format->name, p->format))
+            return cp_fail(err, "%s: %s (type %s): port '%s' takes format '%s' but queue "
+                           "'%s' carries '%s'", s->where, cp_section_label(sec, label),
+                           t->name, p->name, p->format, v, q->format->name);
+        return i;
+    }
+    return cp_fail(err, "%s: %s: port '%s' names queue '%s', which the graph does not "
+                   "declare", s->where, cp_section_label(sec, label), p->name, v);
+}
+
+static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
+                      const cp_stage_type *t, uint32_t k, uint32_t reps, char err[CP_ERR_MAX])
+{
+    st->sec = sec;
+    st->init = (cp_stage_init){.name = st->name, .type = t, .frame = in->frame, .replica = k,
+                               .replicas = reps ? reps : 1, .instance = in};
+    if (reps) snprintf(st->name, sizeof st->name, "%s-%u", sec->name, k);
+    else snprintf(st->name, sizeof st->name, "%s", sec->name);
+    st->params = calloc((size_t)t->nparams + 1, sizeof *st->params);
+    st->port_queue = calloc((size_t)t->nports + 1, sizeof *st->port_queue);
+    if (!st->params || !st->port_queue) return cp_fail(err, "out of memory");
+    if (int_of(in, sec, "priority", 0, -1000000, 1000000, &st->priority, err)) return -1;
+    for (int i = 0; i < t->nparams; i++)
+        if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
+    for (int i = 0; i < t->nports; i++) {
+        st->port_queue[i] = port_queue(in, sec, t, &t->ports[i], k, reps, err);
+        if (st->port_queue[i] < 0) return -1;
+    }
+    return 0;
+}
+
+static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP_ERR_MAX])
+{
+    const cp_stage_type *t;
+    int64_t reps;
+    if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
+        return -1;
+    for (int64_t k = 0; k < (reps ? reps : 1); k++) {
+        inst_stage *st = &in->stages[in->nstages++];
+        if (fill_stage(in, st, sec, t, (uint32_t)k, (uint32_t)reps, err)) return -1;
+    }
+    return 0;
+}
+
+/* ---- counting and expanding ------------------------------------------------------------ */
+
+static int copies(cp_instance *in, const cp_section *sec, int *out, char err[CP_ERR_MAX])
+{
+    int64_t reps;
+    if (int_of(in, sec, "replicate", 0, 0, 4096, &reps, err)) return -1;
+    *out = reps ? (int)reps : 1;
+    return 0;
+}
+
+static int expand(cp_instance *in, char err[CP_ERR_MAX])
+{
+    int nq = 0, ns = 0;
+    for (int i = 0; i < in->desc->n; i++) {
+        const cp_section *sec = &in->desc->sections[i];
+        int n = 0;
+        if (sec->kind != CP_SEC_GRAPH && copies(in, sec, &n, err)) return -1;
+        if (sec->kind == CP_SEC_QUEUE) nq += n;
+        if (sec->kind == CP_SEC_STAGE) ns += n;
+    }
+    in->queues = calloc((size_t)nq + 1, sizeof *in->queues);
+    in->stages = calloc((size_t)ns + 1, sizeof *in->stages);
+    if (!in->queues || !in->stages) return cp_fail(err, "out of memory");
+    for (int i = 0; i < in->desc->n; i++)
+        if (in->desc->sections[i].kind == CP_SEC_QUEUE &&
+            add_queue_section(in, &in->desc->sections[i], err)) return -1;
+    for (int i = 0; i < in->desc->n; i++)
+        if (in->desc->sections[i].kind == CP_SEC_STAGE &&
+            add_stage_section(in, &in->desc->sections[i], err)) return -1;
+    if (ns == 0) return cp_fail(err, "the graph declares no stages");
+    return 0;
+}
+
+static const char *const graph_launch_keys[] = {"low_watermark", NULL};
+
+static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
+{
+    const cp_section *sec = cp_section_find(in->desc, CP_SEC_GRAPH, NULL);
+    if (!sec) return 0;
+    int64_t wm;
+    if (int_of(in, sec, graph_launch_keys[0], 0, 0, 1 << 24, &wm, err)) return -1;
+    in->low_watermark = (uint32_t)wm;
+    return 0;
+}
+
+/* ---- building the gramps graph ----------------------------------------------------------- */
+
+static int make_states(cp_instance *in, char err[CP_ERR_MAX])
+{
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        const cp_stage_type *t = st->init.type;
+        if (!t->create) { st->state = in->frame; continue; }
+        char why[CP_ERR_MAX] = "";
+        st->state = t->create(&st->init, why);
+        if (!st->state)
+            return cp_fail(err, "%s: stage '%s' (type %s): %s", st->sec->where, st->name,
+                           t->name, *why ? why : "could not be created");
+        st->created = true;
+    }
+    return 0;
+}
+
+static int build(cp_instance *in, char err[CP_ERR_MAX])
+{
+    gr_graph *g = in->g = gr_graph_create();
+    if (!g) return cp_fail(err, "out of memory");
+    for (int i = 0; i < in->nqueues; i++)
+        if ((in->queues[i].id = gr_queue(g, &in->queues[i].desc)) < 0)
+            return cp_fail(err, "%s: %s", in->queues[i].sec->where, gr_error(g));
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        const cp_stage_type *t = st->init.type;
+        int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
+                                               .user = st->state, .instanced = t->instanced,
+                                               .priority = (int)st->priority});
+        if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
+        for (int p = 0; p < t->nports; p++)
+            if (gr_bind(g, id, t->ports[p].mode, in->queues[st->port_queue[p]].id) < 0)
+                return cp_fail(err, "%s: stage '%s' port '%s': %s", st->sec->where, st->name,
+                               t->ports[p].name, gr_error(g));
+    }
+    return 0;
+}
+
+cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char err[CP_ERR_MAX])
+{
+    cp_instance *in = calloc(1, sizeof *in);
+    if (!in) { cp_fail(err, "out of memory"); return NULL; }
+    in->desc = g;
+    in->vars = vars;
+    in->frame = frame;
+    if (read_graph_section(in, err) || expand(in, err) || make_states(in, err) || build(in, err)) {
+        cp_instance_free(in);
+        return NULL;
+    }
+    return in;
+}
+
+void cp_instance_free(cp_instance *in)
+{
+    if (!in) return;
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        const cp_stage_type *t = st->init.type;
+        if (st->created && t->destroy) t->destroy(st->state);
+        for (int p = 0; st->params && p < t->nparams; p++)
+            if (t->params[p].type == CP_STRING) free(st->params[p].s);
+        free(st->params);
+        free(st->port_queue);
+    }
+    gr_graph_destroy(in->g);
+    free(in->stages);
+    free(in->queues);
+    free(in);
+}
+
+gr_graph *cp_instance_graph(const cp_instance *in) { return in->g; }
+
+gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base)
+{
+    gr_launch_opts o = base ? *base : (gr_launch_opts){0};
+    if (in->low_watermark) o.low_watermark = in->low_watermark;
+    return o;
+}
+
+gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX])
+{
+    gr_launch_opts o = cp_instance_launch_opts(in, base);
+    gr_status st = gr_launch(in->g, &o, NULL, 0);
+    if (st == GR_OK) st = gr_wait(in->g);
+    if (st != GR_OK) {
+        cp_fail(err, "%s", gr_error(in->g));
+        return st;
+    }
+    for (int i = 0; i < in->nstages; i++) {
+        const cp_stage_type *t = in->stages[i].init.type;
+        if (t->finish) t->finish(in->stages[i].state, in->frame);
+    }
+    return GR_OK;
+}
+
+void *cp_instance_state(const cp_instance *in, const char *stage)
+{
+    for (int i = 0; i < in->nstages; i++)
+        if (!strcmp(in->stages[i].name, stage)) return in->stages[i].state;
+    return NULL;
+}
+
+/* ---- what create reads ------------------------------------------------------------------- */
+
+static const inst_stage *stage_of(const cp_stage_init *i) { return (const inst_stage *)i; }
+
+static const param_value *param(const cp_stage_init *i, const char *name, cp_param_type want)
+{
+    int idx;
+    const cp_param *p = find_param(i->type, name, &idx);
+    if (!p || p->type != want) {
+        fprintf(stderr, "stage type '%s' reads parameter '%s' it does not declare as that "
+                "type\n", i->type->name, name);
+        abort();                       /* a programming error in the stage type */
+    }
+    return &stage_of(i)->params[idx];
+}
+
+int64_t cp_int(const cp_stage_init *i, const char *name) { return param(i, name, CP_INT)->i; }
+double cp_float(const cp_stage_init *i, const char *name) { return param(i, name, CP_FLOAT)->f; }
+bool cp_bool(const cp_stage_init *i, const char *name) { return param(i, name, CP_BOOL)->b; }
+const char *cp_string(const cp_stage_init *i, const char *name) { return param(i, name, CP_STRING)->s; }
+
+static const inst_queue *port_q(const cp_stage_init *i, const char *port)
+{
+    const cp_stage_type *t = i->type;
+    for (int p = 0; p < t->nports; p++)
+        if (!strcmp(t->ports[p].name, port))
+            return &i->instance->queues[stage_of(i)->port_queue[p]];
+    fprintf(stderr, "stage type '%s' asks for port '%s' it does not declare\n", t->name, port);
+    abort();
+}
+
+size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port)
+{
+    const gr_queue_desc *d = &port_q(i, port)->desc;
+    return d->kind == GR_OPAQUE ? d->packet_bytes : d->header_bytes + d->elements * d->element_bytes;
+}
+
+uint32_t cp_port_elements(const cp_stage_init *i, const char *port) { return port_q(i, port)->desc.elements; }
+uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port) { return port_q(i, port)->desc.subqueues; }

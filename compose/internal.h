@@ -1,0 +1,72 @@
+/* internal.h — what the compose/ sources share: the registry's tables, a graph
+ * description's sections, and the text helpers.
+ *
+ * A description is a list of sections ("graph", "queue NAME", "stage NAME"), each a
+ * list of settings that remember where they came from (file:line or "command line"),
+ * so that any later check can name the line at fault. */
+#ifndef COMPOSE_INTERNAL_H
+#define COMPOSE_INTERNAL_H
+
+#include "compose/compose.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define GR_NAME_MAX_CP 64              /* longest stage or queue name, as gramps keeps them */
+
+typedef struct cp_list { void **items; int n, cap; } cp_list;
+
+struct cp_registry {
+    cp_list formats, stages;           /* const cp_format *, const cp_stage_type * */
+    cp_list plugins;                   /* dlopen handles */
+};
+
+typedef struct cp_setting {
+    char *key, *value;
+    char *where;                       /* "file:line" or "command line" */
+} cp_setting;
+
+typedef enum cp_section_kind { CP_SEC_GRAPH, CP_SEC_QUEUE, CP_SEC_STAGE } cp_section_kind;
+
+typedef struct cp_section {
+    cp_section_kind kind;
+    char *name;                        /* NULL for [graph] */
+    char *where;                       /* where it was opened */
+    cp_setting *settings;
+    int n, cap;
+} cp_section;
+
+struct cp_graph {
+    const cp_registry *r;
+    cp_section *sections;
+    int n, cap;
+    char *base_dir;                    /* of the last graph file read (plugin paths) */
+};
+
+/* list.c */
+int cp_list_add(cp_list *l, void *item);
+void cp_list_free(cp_list *l);
+
+/* Formats a message into err (always NUL-terminated); returns -1. */
+int cp_fail(char err[CP_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *cp_strdup(const char *s);
+
+/* description.c */
+cp_section *cp_section_find(const cp_graph *g, cp_section_kind kind, const char *name);
+const cp_setting *cp_setting_find(const cp_section *s, const char *key);
+const char *cp_section_label(const cp_section *s, char buf[160]);   /* "stage 'ps'" */
+
+/* Parses "graph", "queue NAME" or "stage NAME"; false if malformed. */
+bool cp_parse_section(const char *text, cp_section_kind *kind, char *name, size_t name_max);
+
+/* The value of a setting with $variables resolved; NULL with a message naming the
+ * setting's line when a variable is unknown or refers to itself. */
+const char *cp_resolve(const cp_graph *g, const cp_vars *vars, const cp_setting *s,
+                       char buf[256], char err[CP_ERR_MAX]);
+
+/* Text to values, with a message naming the setting on failure. */
+int cp_parse_int(const cp_setting *s, const char *text, int64_t *out, char err[CP_ERR_MAX]);
+int cp_parse_float(const cp_setting *s, const char *text, double *out, char err[CP_ERR_MAX]);
+int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_ERR_MAX]);
+
+#endif

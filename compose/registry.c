@@ -1,0 +1,192 @@
+/* registry.c — the named packet formats and stage types a graph can use. */
+#include "compose/internal.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+cp_registry *cp_registry_new(void) { return calloc(1, sizeof(cp_registry)); }
+
+void cp_registry_free(cp_registry *r)
+{
+    if (!r) return;
+    cp_list_free(&r->formats);
+    cp_list_free(&r->stages);
+    for (int i = 0; i < r->plugins.n; i++) dlclose(r->plugins.items[i]);
+    cp_list_free(&r->plugins);
+    free(r);
+}
+
+const cp_format *cp_find_format(const cp_registry *r, const char *name)
+{
+    for (int i = 0; i < r->formats.n; i++) {
+        const cp_format *f = r->formats.items[i];
+        if (!strcmp(f->name, name)) return f;
+    }
+    return NULL;
+}
+
+const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name)
+{
+    for (int i = 0; i < r->stages.n; i++) {
+        const cp_stage_type *t = r->stages.items[i];
+        if (!strcmp(t->name, name)) return t;
+    }
+    return NULL;
+}
+
+static int check_format(const cp_format *f, char err[CP_ERR_MAX])
+{
+    if (!f->name || !*f->name) return cp_fail(err, "a packet format has no name");
+    if (f->kind == GR_OPAQUE && f->packet_bytes == 0)
+        return cp_fail(err, "format '%s': packet_bytes is 0", f->name);
+    if (f->kind == GR_COLLECTION && (f->header_bytes < 4 || f->element_bytes == 0 ||
+                                     f->default_elements == 0))
+        return cp_fail(err, "format '%s': a collection needs header_bytes >= 4, "
+                       "element_bytes and default_elements", f->name);
+    return 0;
+}
+
+int cp_register_format(cp_registry *r, const cp_format *f, char err[CP_ERR_MAX])
+{
+    if (check_format(f, err)) return -1;
+    if (cp_find_format(r, f->name)) return cp_fail(err, "format '%s' is registered twice", f->name);
+    return cp_list_add(&r->formats, (void *)f) ? cp_fail(err, "out of memory") : 0;
+}
+
+static int check_ports(const cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    for (int i = 0; i < t->nports; i++) {
+        const cp_port *p = &t->ports[i];
+        if (!p->name || !p->format)
+            return cp_fail(err, "stage type '%s': port %d has no name or format", t->name, i);
+        if (!cp_find_format(r, p->format))
+            return cp_fail(err, "stage type '%s': port '%s' uses format '%s', which is not "
+                           "registered (register formats first)", t->name, p->name, p->format);
+        if ((p->mode == GR_BIND_PUSH || p->mode == GR_BIND_INPLACE) && t->kind != GR_SHADER)
+            return cp_fail(err, "stage type '%s': port '%s' pushes or forwards in place, "
+                           "which only Shader stages do", t->name, p->name);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(t->ports[k].name, p->name))
+                return cp_fail(err, "stage type '%s': two ports named '%s'", t->name, p->name);
+    }
+    return 0;
+}
+
+int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    if (!t->name || !*t->name || !t->main)
+        return cp_fail(err, "a stage type has no name or no main function");
+    if (check_ports(r, t, err)) return -1;
+    if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
+    return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
+}
+
+static const char *kind_name(gr_stage_kind k)
+{
+    return k == GR_SHADER ? "Shader" : k == GR_FIXED ? "Fixed-function" : "Thread";
+}
+
+static const char *mode_name(gr_bind_mode m)
+{
+    switch (m) {
+    case GR_BIND_INPUT: return "in";
+    case GR_BIND_OUTPUT: return "out";
+    case GR_BIND_PUSH: return "push";
+    case GR_BIND_INPLACE: return "in-place";
+    }
+    return "?";
+}
+
+static const char *param_type_name(cp_param_type t)
+{
+    return t == CP_INT ? "int" : t == CP_FLOAT ? "float" : t == CP_BOOL ? "bool" : "string";
+}
+
+static void print_stage(const cp_stage_type *t, FILE *out)
+{
+    fprintf(out, "%s (%s%s)%s%s\n", t->name, kind_name(t->kind),
+            t->instanced ? ", instanced per subqueue" : "", t->help ? ": " : "",
+            t->help ? t->help : "");
+    for (int i = 0; i < t->nports; i++)
+        fprintf(out, "    port  %-14s %-8s %s%s%s\n", t->ports[i].name, mode_name(t->ports[i].mode),
+                t->ports[i].format, t->ports[i].help ? "  " : "",
+                t->ports[i].help ? t->ports[i].help : "");
+    for (int i = 0; i < t->nparams; i++) {
+        const cp_param *p = &t->params[i];
+        fprintf(out, "    param %-14s %-6s default %s", p->name, param_type_name(p->type),
+                p->def ? p->def : "(required)");
+        if (p->min != 0 || p->max != 0) fprintf(out, ", %g..%g", p->min, p->max);
+        fprintf(out, "%s%s\n", p->help ? "  " : "", p->help ? p->help : "");
+    }
+}
+
+static void print_format(const cp_format *f, FILE *out)
+{
+    if (f->kind == GR_OPAQUE)
+        fprintf(out, "%s: opaque, %zu bytes", f->name, f->packet_bytes);
+    else
+        fprintf(out, "%s: collection, %zu-byte header + %u x %zu-byte elements (at most %u)",
+                f->name, f->header_bytes, f->default_elements, f->element_bytes,
+                f->max_elements ? f->max_elements : f->default_elements);
+    fprintf(out, "%s%s\n", f->help ? ". " : "", f->help ? f->help : "");
+}
+
+void cp_registry_print(const cp_registry *r, FILE *out)
+{
+    fprintf(out, "Stage types:\n");
+    for (int i = 0; i < r->stages.n; i++) print_stage(r->stages.items[i], out);
+    fprintf(out, "\nPacket formats:\n");
+    for (int i = 0; i < r->formats.n; i++) print_format(r->formats.items[i], out);
+}
+
+/* A plugin whose registration failed half-way stays loaded: the registry may already
+ * point into it. */
+int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX])
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return cp_fail(err, "plugin '%s': %s", path, dlerror());
+    for (int i = 0; i < r->plugins.n; i++)
+        if (r->plugins.items[i] == h) {    /* loaded before: its stages are registered */
+            dlclose(h);
+            return 0;
+        }
+    const cp_plugin *p = dlsym(h, CP_PLUGIN_SYMBOL);
+    if (!p || p->api_version != CP_API_VERSION || !p->register_stages) {
+        if (!p)
+            cp_fail(err, "plugin '%s': no '%s' symbol (see compose/compose.h)", path,
+                    CP_PLUGIN_SYMBOL);
+        else if (p->api_version != CP_API_VERSION)
+            cp_fail(err, "plugin '%s' (%s) was built for stage API version %u; this program "
+                    "has version %u: rebuild the plugin", path, p->name ? p->name : "?",
+                    p->api_version, CP_API_VERSION);
+        else
+            cp_fail(err, "plugin '%s': register_stages is NULL", path);
+        dlclose(h);
+        return -1;
+    }
+    if (cp_list_add(&r->plugins, h)) {
+        dlclose(h);
+        return cp_fail(err, "out of memory");
+    }
+    char why[CP_ERR_MAX];
+    if (p->register_stages(r, why)) return cp_fail(err, "plugin '%s': %s", path, why);
+    return 0;
+}
+
+int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX])
+{
+    const char *list = cp_graph_value(g, "plugins");
+    if (!list) return 0;
+    char *copy = cp_strdup(list), *save = NULL;
+    if (!copy) return cp_fail(err, "out of memory");
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc; tok = strtok_r(NULL, ", \t", &save)) {
+        char path[4096];
+        if (tok[0] == '/' || !g->base_dir) snprintf(path, sizeof path, "%s", tok);
+        else snprintf(path, sizeof path, "%s/%s", g->base_dir, tok);
+        rc = cp_plugin_load(r, path, err);
+    }
+    free(copy);
+    return rc;
+}
