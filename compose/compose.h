@@ -43,13 +43,14 @@ typedef struct cp_stage_init cp_stage_init;
 
 /* A packet layout that ports declare and queues carry. Collections: header (first
  * uint32 = element count) + `elements` elements, where `elements` is the queue's
- * setting (default default_elements). */
+ * setting (default default_elements). Opaque: packet_bytes, or (packet_bytes 0) a
+ * header + `elements` records the runtime never looks into. */
 typedef struct cp_format {
     const char *name;
     const char *help;
     gr_packet_kind kind;
-    size_t packet_bytes;               /* Opaque */
-    size_t header_bytes, element_bytes;/* Collection */
+    size_t packet_bytes;               /* Opaque of fixed size */
+    size_t header_bytes, element_bytes;/* Collection, or Opaque sized by `elements` */
     uint32_t default_elements, max_elements;
 } cp_format;
 
@@ -197,6 +198,9 @@ typedef struct cp_vars { cp_var_fn get; void *ctx; } cp_vars;
 cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars,
                              char err[CP_ERR_MAX]);
 gr_graph *cp_instance_graph(const cp_instance *in);
+/* Hands the GRAMPS graph (and its statistics) to the caller, who destroys it; the
+ * instance no longer owns it. */
+gr_graph *cp_instance_take_graph(cp_instance *in);
 /* The [graph] launch settings (low_watermark) over `base` (workers etc.). */
 gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
 /* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err). */

@@ -14,6 +14,7 @@ typedef struct inst_queue {
     const cp_section *sec;
     const cp_format *format;
     gr_queue_desc desc;
+    uint32_t elements;                 /* per packet (sized formats), else 0 */
     int id;                            /* gramps queue id */
     const char *base;                  /* the section's name (replicas share it) */
     uint32_t replica, replicas;
@@ -121,7 +122,7 @@ static int queue_format(cp_instance *in, const cp_section *sec, const cp_format 
 
 /* The gramps description of one queue section (its format's packet layout). */
 static int queue_desc(cp_instance *in, const cp_section *sec, const cp_format *f,
-                      gr_queue_desc *d, char err[CP_ERR_MAX])
+                      gr_queue_desc *d, uint32_t *elements, char err[CP_ERR_MAX])
 {
     int64_t cap, elems, subs, max_keys;
     bool ordered, dynamic;
@@ -131,14 +132,16 @@ static int queue_desc(cp_instance *in, const cp_section *sec, const cp_format *f
         int_of(in, sec, "max_keys", 0, 0, 1 << 24, &max_keys, err) ||
         bool_of(in, sec, "ordered", &ordered, err) || bool_of(in, sec, "dynamic_keys", &dynamic, err))
         return -1;
-    if (f->kind == GR_COLLECTION &&
-        int_of(in, sec, "elements", f->default_elements, 1, max_elems, &elems, err))
+    bool sized = f->kind == GR_COLLECTION || f->packet_bytes == 0;
+    elems = 0;
+    if (sized && int_of(in, sec, "elements", f->default_elements, 1, max_elems, &elems, err))
         return -1;
+    *elements = (uint32_t)elems;
     *d = (gr_queue_desc){.kind = f->kind, .capacity = (uint32_t)cap, .ordered = ordered,
                          .subqueues = (uint32_t)subs, .dynamic_keys = dynamic,
                          .max_keys = (uint32_t)max_keys};
     if (f->kind == GR_OPAQUE) {
-        d->packet_bytes = f->packet_bytes;
+        d->packet_bytes = f->packet_bytes ? f->packet_bytes : f->header_bytes + elems * f->element_bytes;
     } else {
         d->header_bytes = f->header_bytes;
         d->element_bytes = f->element_bytes;
@@ -151,16 +154,17 @@ static int add_queue_section(cp_instance *in, const cp_section *sec, char err[CP
 {
     const cp_format *f;
     gr_queue_desc d;
+    uint32_t elements;
     int64_t reps;
     if (check_keys(sec, queue_keys, "queues take format, capacity, elements, ordered, "
                    "subqueues, dynamic_keys, max_keys, replicate", err) ||
-        queue_format(in, sec, &f, err) || queue_desc(in, sec, f, &d, err) ||
+        queue_format(in, sec, &f, err) || queue_desc(in, sec, f, &d, &elements, err) ||
         int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
         return -1;
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
         inst_queue *q = &in->queues[in->nqueues++];
-        *q = (inst_queue){.sec = sec, .format = f, .desc = d, .base = sec->name,
-                          .replica = (uint32_t)k, .replicas = (uint32_t)reps};
+        *q = (inst_queue){.sec = sec, .format = f, .desc = d, .elements = elements,
+                          .base = sec->name, .replica = (uint32_t)k, .replicas = (uint32_t)reps};
         if (reps) snprintf(q->name, sizeof q->name, "%s-%lld", sec->name, (long long)k);
         else snprintf(q->name, sizeof q->name, "%s", sec->name);
         q->desc.name = q->name;
@@ -425,6 +429,13 @@ void cp_instance_free(cp_instance *in)
 
 gr_graph *cp_instance_graph(const cp_instance *in) { return in->g; }
 
+gr_graph *cp_instance_take_graph(cp_instance *in)
+{
+    gr_graph *g = in->g;
+    in->g = NULL;
+    return g;
+}
+
 gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base)
 {
     gr_launch_opts o = base ? *base : (gr_launch_opts){0};
@@ -492,5 +503,5 @@ size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port)
     return d->kind == GR_OPAQUE ? d->packet_bytes : d->header_bytes + d->elements * d->element_bytes;
 }
 
-uint32_t cp_port_elements(const cp_stage_init *i, const char *port) { return port_q(i, port)->desc.elements; }
+uint32_t cp_port_elements(const cp_stage_init *i, const char *port) { return port_q(i, port)->elements; }
 uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port) { return port_q(i, port)->desc.subqueues; }

@@ -38,8 +38,9 @@ const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name)
 static int check_format(const cp_format *f, char err[CP_ERR_MAX])
 {
     if (!f->name || !*f->name) return cp_fail(err, "a packet format has no name");
-    if (f->kind == GR_OPAQUE && f->packet_bytes == 0)
-        return cp_fail(err, "format '%s': packet_bytes is 0", f->name);
+    if (f->kind == GR_OPAQUE && f->packet_bytes == 0 && (f->element_bytes == 0 || f->default_elements == 0))
+        return cp_fail(err, "format '%s': an opaque format needs packet_bytes, or "
+                       "element_bytes and default_elements", f->name);
     if (f->kind == GR_COLLECTION && (f->header_bytes < 4 || f->element_bytes == 0 ||
                                      f->default_elements == 0))
         return cp_fail(err, "format '%s': a collection needs header_bytes >= 4, "
@@ -123,8 +124,12 @@ static void print_stage(const cp_stage_type *t, FILE *out)
 
 static void print_format(const cp_format *f, FILE *out)
 {
-    if (f->kind == GR_OPAQUE)
+    if (f->kind == GR_OPAQUE && f->packet_bytes)
         fprintf(out, "%s: opaque, %zu bytes", f->name, f->packet_bytes);
+    else if (f->kind == GR_OPAQUE)
+        fprintf(out, "%s: opaque, %zu-byte header + %u x %zu-byte records (at most %u)", f->name,
+                f->header_bytes, f->default_elements, f->element_bytes,
+                f->max_elements ? f->max_elements : f->default_elements);
     else
         fprintf(out, "%s: collection, %zu-byte header + %u x %zu-byte elements (at most %u)",
                 f->name, f->header_bytes, f->default_elements, f->element_bytes,

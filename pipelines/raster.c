@@ -1,12 +1,14 @@
-/* raster.c — configures, builds and runs the rasterization graph described in raster.h;
- * its stages live in raster_geometry.c, raster_rast.c and raster_pixels.c. */
-#include "pipelines/raster_internal.h"
+/* raster.c — rsp_render: the rasterization graph (pipelines/graphs/raster.graph, or
+ * raster-parallel.graph) run for one frame with an rsp_config's settings applied as
+ * graph overrides, exactly as `gramps-render --set` would. The stages are in
+ * raster_stages.c. */
+#include "pipelines/raster.h"
 
-#include <float.h>
+#include "pipelines/stages.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void rsp_config_default(rsp_config *c)
 {
@@ -19,137 +21,68 @@ void rsp_config_default(rsp_config *c)
     c->coarse_z = true;
 }
 
-/* ---- graph ------------------------------------------------------------------------------------ */
-
-static int opaque(gr_graph *g, const char *name, size_t bytes, uint32_t cap, uint32_t subqueues, bool ordered)
-{
-    return gr_queue(g, &(gr_queue_desc){.name = name, .packet_bytes = bytes, .capacity = cap,
-                                        .subqueues = subqueues, .ordered = ordered});
-}
-
-static gr_graph *build_graph(rsp_state *s, group_info *groups, int ngroups, const rast_cfg *rc)
-{
-    gr_graph *g = gr_graph_create();
-    size_t prim_bytes = prim_pkt_bytes((uint32_t)s->cfg.batch);
-    int prims = opaque(g, "primitives", prim_bytes, 8, 0, false);
-    int ordered = opaque(g, "ordered-primitives", prim_bytes, 8, 0, false);
-    int frags = opaque(g, "fragments", sizeof(frag_pkt), s->cfg.frag_capacity, 0, true);
-    int tiles = opaque(g, "tiles", sizeof(frag_pkt), s->cfg.tile_capacity,
-                       (uint32_t)(s->tiles_x * s->tiles_y), true);
-    int reorder = gr_stage(g, &(gr_stage_desc){.name = "reorder", .kind = GR_THREAD, .main = rsp_reorder_main, .user = s});
-    int rast = gr_stage(g, &(gr_stage_desc){.name = s->cfg.parallel_rast ? "setup-bin" : "rast",
-                                            .kind = GR_FIXED, .main = s->cfg.parallel_rast ? rsp_setup_bin_main : rsp_rast_main,
-                                            .user = s, .config = rc, .config_bytes = sizeof *rc});
-    int ps = gr_stage(g, &(gr_stage_desc){.name = "ps", .kind = GR_SHADER, .main = rsp_ps_main, .user = s});
-    int om = gr_stage(g, &(gr_stage_desc){.name = "om", .kind = GR_THREAD, .main = rsp_om_main, .user = s, .instanced = true});
-    for (int k = 0; k < ngroups; k++) {
-        char qn[32], ian[32], vsn[32];
-        snprintf(qn, sizeof qn, "ia-%d", k);
-        snprintf(ian, sizeof ian, "ia-%d", k);
-        snprintf(vsn, sizeof vsn, "vs-%d", k);
-        int q = opaque(g, qn, sizeof(ia_pkt), 8, 0, false);
-        int ia = gr_stage(g, &(gr_stage_desc){.name = ian, .kind = GR_THREAD, .main = rsp_ia_main, .user = &groups[k]});
-        int vs = gr_stage(g, &(gr_stage_desc){.name = vsn, .kind = GR_SHADER, .main = rsp_vs_main, .user = s});
-        gr_bind(g, ia, GR_BIND_OUTPUT, q);
-        gr_bind(g, vs, GR_BIND_INPUT, q);
-        gr_bind(g, vs, GR_BIND_OUTPUT, prims);
-    }
-    gr_bind(g, reorder, GR_BIND_INPUT, prims);
-    gr_bind(g, reorder, GR_BIND_OUTPUT, ordered);
-    gr_bind(g, rast, GR_BIND_INPUT, ordered);
-    if (s->cfg.parallel_rast) {
-        int binned = opaque(g, "binned", sizeof(binned_pkt), 16, (uint32_t)(s->tiles_x * s->tiles_y), false);
-        int trast = gr_stage(g, &(gr_stage_desc){.name = "rast", .kind = GR_THREAD, .main = rsp_tile_rast_main,
-                                                 .user = s, .config = rc, .config_bytes = sizeof *rc,
-                                                 .instanced = true});
-        gr_bind(g, rast, GR_BIND_OUTPUT, binned);
-        gr_bind(g, trast, GR_BIND_INPUT, binned);
-        gr_bind(g, trast, GR_BIND_OUTPUT, frags);
-    } else {
-        gr_bind(g, rast, GR_BIND_OUTPUT, frags);
-    }
-    gr_bind(g, ps, GR_BIND_INPUT, frags);
-    gr_bind(g, ps, GR_BIND_INPLACE, tiles);
-    gr_bind(g, om, GR_BIND_INPUT, tiles);
-    return g;
-}
-
 static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
 {
     const char *bad = NULL;
     if (c->width <= 0 || c->height <= 0 || c->width > 16384 || c->height > 16384) bad = "image size (1..16384)";
     else if (c->tile < 8 || c->tile > 256) bad = "tile size (8..256)";
-    else if (c->batch < 1 || c->batch > MAX_BATCH) bad = "batch (1..128 triangles)";
+    else if (c->batch < 1 || c->batch > 128) bad = "batch (1..128 triangles)";
     else if (c->groups < 0 || c->groups > 256) bad = "groups (0..256)";
     if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
     return bad == NULL;
 }
 
-/* One group per worker, at most RSP_DEFAULT_GROUPS_MAX (see raster.h). */
-static int default_groups(unsigned workers)
+/* The config's settings as overrides of the built-in graph. */
+static int apply_config(cp_graph *g, const rsp_config *c, char err[CP_ERR_MAX])
 {
-    long n = workers ? (long)workers : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > RSP_DEFAULT_GROUPS_MAX ? RSP_DEFAULT_GROUPS_MAX : (int)n;
+    char v[6][32];
+    snprintf(v[0], 32, "%d", c->tile);
+    snprintf(v[1], 32, "%d", c->batch);
+    snprintf(v[2], 32, "%d", c->groups);
+    snprintf(v[3], 32, "%u", c->frag_capacity);
+    snprintf(v[4], 32, "%u", c->tile_capacity);
+    snprintf(v[5], 32, "%s", c->coarse_z ? "true" : "false");
+    const char *w = "rsp_config";
+    return cp_put(g, "graph", "tile", v[0], w, err) || cp_put(g, "graph", "batch", v[1], w, err) ||
+           (c->groups && cp_put(g, "graph", "groups", v[2], w, err)) ||
+           cp_put(g, "queue fragments", "capacity", v[3], w, err) ||
+           cp_put(g, "queue tiles", "capacity", v[4], w, err) ||
+           cp_put(g, "graph", "coarse_z", v[5], w, err);
 }
 
-/* Batches dealt round-robin to the groups, so they reach Reorder nearly in sequence.
- * Contiguous index ranges per group made every later group's batches wait there for all
- * of the earlier ones: Reorder copied half of the primitives twice (into a holding
- * buffer outside any queue, then out) and took 16 ms of a bunny frame at 2 workers
- * against 0.7 ms at 1. */
-static void split_groups(rsp_state *s, group_info *gi, int n)
+static gr_graph *render(cp_graph *g, pl_frame *f, const rsp_config *cfg, uint8_t *rgba,
+                        rsp_counts *counts, char err[CP_ERR_MAX])
 {
-    for (int k = 0; k < n; k++) gi[k] = (group_info){s, (uint32_t)k, (uint32_t)n};
+    gr_launch_opts o = {.workers = cfg->workers};
+    gr_graph *result = pl_render_frame(g, f, &o, err);
+    if (!result) return NULL;
+    memcpy(rgba, pl_frame_image(f), (size_t)f->width * f->height * 4);
+    if (counts)
+        *counts = (rsp_counts){f->data->geo->ntriangles, pl_frame_count(f, "triangles_rasterized"),
+                               pl_frame_count(f, "fragments_shaded"), pl_frame_count(f, "coarse_z_culled")};
+    return result;
 }
 
 gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
                      uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX])
 {
     if (!check_config(cfg, err)) return NULL;
-    rsp_state *s = calloc(1, sizeof *s);
-    size_t npix = (size_t)cfg->width * cfg->height;
-    if (s) {
-        s->color = malloc(npix * sizeof *s->color);
-        s->depth = malloc(npix * sizeof *s->depth);
+    char why[CP_ERR_MAX];
+    pl_scene_data data;
+    pl_scene_data_init(&data, scene, geo);
+    pl_frame f;
+    cp_registry *r = pl_registry_new(why);
+    cp_graph *g = r ? cp_graph_new(r) : NULL;
+    const char *name = cfg->parallel_rast ? "raster-parallel" : "raster";
+    gr_graph *result = NULL;
+    if (g && !cp_graph_load_text(g, pl_builtin_graph(name), name, why) &&
+        !apply_config(g, cfg, why) && pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
+        result = render(g, &f, cfg, rgba, counts, why);
+        pl_frame_free(&f);
     }
-    if (!s || !s->color || !s->depth) {
-        if (s) { free(s->color); free(s->depth); free(s); }
-        snprintf(err, SC_ERR_MAX, "raster: out of memory");
-        return NULL;
-    }
-    s->cfg = *cfg;
-    s->geo = geo;
-    sh_raster_env_init(&s->env, scene, geo, cfg->width, cfg->height, cfg->aov);
-    s->tiles_x = (cfg->width + cfg->tile - 1) / cfg->tile;
-    s->tiles_y = (cfg->height + cfg->tile - 1) / cfg->tile;
-    s->batches = (uint32_t)((geo->ntriangles + (size_t)cfg->batch - 1) / (size_t)cfg->batch);
-    uint32_t bg = sh_background(&s->env);
-    uint32_t far_bits;
-    float far = FLT_MAX;
-    memcpy(&far_bits, &far, sizeof far_bits);
-    for (size_t i = 0; i < npix; i++) { s->color[i] = bg; atomic_init(&s->depth[i], far_bits); }
-    int ngroups = cfg->groups ? cfg->groups : default_groups(cfg->workers);
-    if ((uint32_t)ngroups > s->batches) ngroups = s->batches ? (int)s->batches : 1;
-    group_info *gi = calloc((size_t)ngroups, sizeof *gi);
-    rast_cfg rc = {cfg->width, cfg->height, cfg->tile, s->tiles_x};
-    gr_graph *g = NULL;
-    if (gi && rsp_hiz_init(&s->hiz, cfg->width, cfg->height, far_bits)) {
-        split_groups(s, gi, ngroups);
-        g = build_graph(s, gi, ngroups, &rc);
-    }
-    gr_launch_opts o = {.workers = cfg->workers};
-    if (!g || gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
-        snprintf(err, SC_ERR_MAX, "raster: %s", g ? gr_error(g) : "out of memory");
-        gr_graph_destroy(g);
-        g = NULL;
-    } else {
-        memcpy(rgba, s->color, npix * 4);
-        if (counts) *counts = (rsp_counts){geo->ntriangles, s->rasterized, s->fragments, s->hidden};
-    }
-    rsp_hiz_free(&s->hiz);
-    free(gi);
-    free(s->color);
-    free(s->depth);
-    free(s);
-    return g;
+    if (!result) snprintf(err, SC_ERR_MAX, "raster: %.490s", r ? why : "out of memory");
+    cp_graph_free(g);
+    cp_registry_free(r);
+    pl_scene_data_free(&data);
+    return result;
 }

@@ -10,10 +10,9 @@
 
 void rsp_ia_main(gr_ctx *c)
 {
-    group_info *gi = gr_user(c);
-    rsp_state *s = gi->s;
-    uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->cfg.batch;
-    for (uint32_t seq = gi->first_batch; seq < s->batches; seq += gi->stride) {
+    rsp_state *s = gr_user(c);
+    uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->batch;
+    for (uint32_t seq = s->replica; seq < s->batches; seq += s->replicas) {
         gr_window w;
         gr_reserve_out(c, 0, 1, &w);
         ia_pkt *p = w.mem;
@@ -35,7 +34,7 @@ static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
 bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out)
 {
-    if (!rs_setup_triangle(t, s->cfg.width, s->cfg.height, &out->su)) return false;
+    if (!rs_setup_triangle(t, s->width, s->height, &out->su)) return false;
     ps_tri_of(t, &out->su, &out->tri);
     return true;
 }
@@ -46,7 +45,7 @@ void rsp_vs_main(gr_ctx *c)
     const ia_pkt *in = gr_input(c, NULL);
     prim_pkt *out = gr_output(c, 0);
     rs_triangle tris[MAX_BATCH];
-    sh_vs_triangles(&s->env, in->first, in->count, tris);
+    sh_vs_triangles(s->env, in->first, in->count, tris);
     uint32_t n = 0, set_up = 0;
     for (uint32_t i = 0; i < in->count; i++) {
         prim_rec *r = &out->rec[n];
@@ -68,7 +67,7 @@ void rsp_vs_main(gr_ctx *c)
     }
     out->seq = in->seq;
     out->count = n;
-    atomic_fetch_add_explicit(&s->rasterized, set_up, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->rasterized, set_up, memory_order_relaxed);
 }
 
 /* ---- Reorder --------------------------------------------------------------------------- */

@@ -72,30 +72,26 @@ typedef struct binned_pkt {
     struct { rsp_prim prim; uint32_t uid; } t[BINNED_PER_PACKET];
 } binned_pkt;
 
-typedef struct rsp_state {
-    rsp_config cfg;
-    sh_raster_env env;
-    const sc_geometry *geo;
-    int tiles_x, tiles_y;
-    uint32_t batches;
-    uint32_t *color;                      /* width*height, written by OM instances */
-    _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
-    rsp_hiz hiz;                          /* OM writes, Rast reads (coarse depth test) */
-    _Atomic(uint64_t) rasterized, fragments, hidden;
-} rsp_state;
-
-/* An IA/VS group's share of the batches (user data of its IA stage): first_batch,
- * first_batch + stride, ... */
-typedef struct group_info { rsp_state *s; uint32_t first_batch, stride; } group_info;
-
-/* Rast's configuration (stage config of Rast, Setup/Bin and per-tile Rast). */
+/* Rast's view of the framebuffer tiling. */
 typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
 
-/* The coarse test needs blocks that do not straddle tiles (see hiz.h). */
-static inline bool rsp_coarse_z_on(const rsp_config *c)
-{
-    return c->coarse_z && c->tile % RSP_HIZ_BLOCK == 0;
-}
+/* A raster stage's state: its parameters and pointers to what it uses of the frame
+ * (pipelines/frame.h). Each stage instance has its own, made by its create hook. */
+typedef struct rsp_state {
+    int width, height;
+    int tile, tiles_x, tiles_y;           /* framebuffer tiles (the `tile` parameter) */
+    int batch;                            /* triangles per IA/VS packet */
+    uint32_t batches;
+    uint32_t replica, replicas;           /* IA: deals batches replica, replica + replicas, ... */
+    bool coarse_z;                        /* coarse depth test on (and possible) */
+    rast_cfg rc;
+    const sh_raster_env *env;
+    const sc_geometry *geo;
+    uint32_t *color;                      /* width*height, written by OM instances */
+    _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
+    rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
+    _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
+} rsp_state;
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
 bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out);

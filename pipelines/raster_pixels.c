@@ -27,7 +27,7 @@ void rsp_ps_main(gr_ctx *c)
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
     const uint32_t count = p->count;
-    size_t width = (size_t)s->cfg.width;
+    size_t width = (size_t)s->width;
     float z[FRAGS_PER_PACKET], b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
     float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
     uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
@@ -45,10 +45,10 @@ void rsp_ps_main(gr_ctx *c)
         ltri[n] = p->tri[i];
         live[n++] = (uint8_t)i;
     }
-    if (n) sh_ps_packet(&s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
+    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
     memcpy(p->out.z, z, count * sizeof *z);       /* the edge values are no longer needed */
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
-    atomic_fetch_add_explicit(&s->fragments, (uint64_t)n, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
 /* The blocks of one tile whose depths changed since their bounds were last recomputed.
@@ -67,12 +67,12 @@ typedef struct touched_blocks {
 static void touched_init(touched_blocks *t, const rsp_state *s, uint64_t tile)
 {
     int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
-    int x0 = tx * s->cfg.tile, y0 = ty * s->cfg.tile;
+    int x0 = tx * s->tile, y0 = ty * s->tile;
     memset(t, 0, sizeof *t);
     t->last = -1;
     t->bx0 = x0 / RSP_HIZ_BLOCK;
     t->by0 = y0 / RSP_HIZ_BLOCK;
-    t->nbx = (x0 + s->cfg.tile - 1) / RSP_HIZ_BLOCK - t->bx0 + 1;
+    t->nbx = (x0 + s->tile - 1) / RSP_HIZ_BLOCK - t->bx0 + 1;
 }
 
 static inline void touch_block(touched_blocks *t, uint16_t x, uint16_t y)
@@ -89,7 +89,7 @@ static void update_touched(rsp_state *s, touched_blocks *t)
         for (uint64_t m = t->bits[w]; m; m &= m - 1) {
             int i = (int)(w * 64) + __builtin_ctzll(m);
             int bx = t->bx0 + i % t->nbx, by = t->by0 + i / t->nbx;
-            rsp_hiz_update(&s->hiz, s->depth, bx * RSP_HIZ_BLOCK, by * RSP_HIZ_BLOCK);
+            rsp_hiz_update(s->hiz, s->depth, bx * RSP_HIZ_BLOCK, by * RSP_HIZ_BLOCK);
         }
     memset(t->bits, 0, sizeof t->bits);
     t->last = -1;
@@ -101,11 +101,11 @@ static void update_touched(rsp_state *s, touched_blocks *t)
 void rsp_om_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
-    const bool coarse_z = rsp_coarse_z_on(&s->cfg);
+    const bool coarse_z = s->coarse_z;
     touched_blocks touched;
     touched_init(&touched, s, gr_key(c));
     gr_window w;
-    size_t width = (size_t)s->cfg.width;
+    size_t width = (size_t)s->width;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) {
@@ -118,7 +118,7 @@ void rsp_om_main(gr_ctx *c)
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
                 s->color[at] = p->out.rgba[i];
                 if (coarse_z) {
-                    if (old == FLT_MAX) rsp_hiz_first_write(&s->hiz, p->x[i], p->y[i]);
+                    if (old == FLT_MAX) rsp_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);
                 }
             }

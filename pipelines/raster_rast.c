@@ -108,7 +108,7 @@ static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *r
 {
     uint32_t ntiles = (uint32_t)(s->tiles_x * s->tiles_y);
     l->next_uid = 0;
-    l->hiz = rsp_coarse_z_on(&s->cfg) ? &s->hiz : NULL;
+    l->hiz = s->coarse_z ? s->hiz : NULL;
     l->hidden = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
     if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
@@ -118,7 +118,7 @@ static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *r
 
 static void rast_local_free(rast_local *l, rsp_state *s)
 {
-    atomic_fetch_add_explicit(&s->hidden, l->hidden, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->hidden, l->hidden, memory_order_relaxed);
     rsp_stager_free(&l->stager);
     free(l->buf);
 }
@@ -149,7 +149,7 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
     for (int k = 0; k < n; k++) {
         rsp_prim p;
         if (!rsp_setup_prim(s, &clipped[k], &p)) continue;
-        atomic_fetch_add_explicit(&s->rasterized, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(s->rasterized, 1, memory_order_relaxed);
         for_each_tile(l, c, rc, &p, per_tile);
     }
 }
@@ -159,7 +159,7 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
 static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, tile_fn per_tile)
 {
     rsp_state *s = gr_user(c);
-    const rast_cfg *rc = gr_config(c, NULL);
+    const rast_cfg *rc = &s->rc;
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
     gr_window w;
@@ -199,7 +199,7 @@ void rsp_setup_bin_main(gr_ctx *c)
 void rsp_tile_rast_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
-    const rast_cfg *rc = gr_config(c, NULL);
+    const rast_cfg *rc = &s->rc;
     uint32_t tile = (uint32_t)gr_key(c);
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),

@@ -41,8 +41,7 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
     e->depth_far = hi > e->depth_near ? hi : e->depth_near + 1;
 }
 
-/* Interpolated shading normal, facing the incoming ray (two-sided). */
-static void hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3])
+void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3])
 {
     const uint32_t *idx = e->geo->indices + 3 * (size_t)hit->prim;
     float w0 = 1.0f - hit->u - hit->v;
@@ -53,7 +52,7 @@ static void hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     if (sh_dot3(n, ray->dir) > 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
 }
 
-static const sc_material *hit_material(const sh_ray_env *e, const rt_hit *hit)
+const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit)
 {
     uint32_t m = e->geo->materials ? e->geo->materials[hit->prim] : UINT32_MAX;
     return m < e->scene->nmaterials ? &e->scene->materials[m] : &sh_default_material;
@@ -82,9 +81,9 @@ void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out)
 {
     (void)depth;
-    const sc_material *m = hit_material(e, hit);
+    const sc_material *m = sh_ray_hit_material(e, hit);
     float n[3], p[3], view[3];
-    hit_normal(e, ray, hit, n);
+    sh_ray_hit_normal(e, ray, hit, n);
     for (int i = 0; i < 3; i++) {
         p[i] = ray->org[i] + hit->t * ray->dir[i];
         view[i] = -ray->dir[i];
@@ -124,7 +123,7 @@ void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit
         rgb[0] = rgb[1] = rgb[2] = 1.0f - fminf(fmaxf(v, 0.0f), 1.0f);
     } else {
         float n[3];
-        hit_normal(e, ray, hit, n);
+        sh_ray_hit_normal(e, ray, hit, n);
         for (int i = 0; i < 3; i++) rgb[i] = n[i] * 0.5f + 0.5f;
     }
 }

@@ -44,6 +44,12 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
 void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out);
 
+/* The interpolated shading normal at a hit, facing the incoming ray (two-sided), and
+ * the hit's material (a default one for an out-of-range index): for stages that add
+ * their own terms (ambient occlusion, ...). */
+void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3]);
+const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit);
+
 /* Arbitrary output values for a primary hit (primid, depth, normal), as RGB floats. */
 void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit *hit,
                 float rgb[3]);

@@ -1,0 +1,146 @@
+/* frame.c — the frame object: buffers made on first request, named counters. */
+#include "pipelines/frame.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g)
+{
+    *d = (pl_scene_data){.scene = s, .geo = g};
+}
+
+void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh)
+{
+    if (d->own_bvh) rt_bvh_free(d->bvh);
+    d->bvh = (rt_bvh *)bvh;
+    d->own_bvh = false;
+}
+
+void pl_scene_data_free(pl_scene_data *d)
+{
+    if (d->own_bvh) rt_bvh_free(d->bvh);
+    *d = (pl_scene_data){0};
+}
+
+bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, pl_aov aov,
+                   char err[SC_ERR_MAX])
+{
+    memset(f, 0, sizeof *f);
+    if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
+        snprintf(err, SC_ERR_MAX, "image size %dx%d: each side must be 1..16384", width, height);
+        return false;
+    }
+    f->data = d;
+    f->width = width;
+    f->height = height;
+    f->aov = aov;
+    pl_camera_frame_init(&f->camera, &d->scene->camera, width, height);
+    return true;
+}
+
+void pl_frame_free(pl_frame *f)
+{
+    free(f->color);
+    free(f->depth);
+    free(f->accum);
+    if (f->has_hiz) rsp_hiz_free(&f->hiz);
+    memset(f, 0, sizeof *f);
+}
+
+static size_t pixels(const pl_frame *f) { return (size_t)f->width * (size_t)f->height; }
+
+const sh_raster_env *pl_frame_raster_env(pl_frame *f)
+{
+    if (!f->has_raster_env) {
+        sh_raster_env_init(&f->raster_env, f->data->scene, f->data->geo, f->width, f->height, f->aov);
+        f->has_raster_env = true;
+    }
+    return &f->raster_env;
+}
+
+const sh_ray_env *pl_frame_ray_env(pl_frame *f)
+{
+    if (!f->has_ray_env) {
+        sh_ray_env_init(&f->ray_env, f->data->scene, f->data->geo, &f->camera);
+        f->has_ray_env = true;
+    }
+    return &f->ray_env;
+}
+
+uint32_t *pl_frame_color(pl_frame *f)
+{
+    if (f->color) return f->color;
+    f->color = malloc(pixels(f) * sizeof *f->color);
+    if (!f->color) return NULL;
+    uint32_t bg = sh_background(pl_frame_raster_env(f));
+    for (size_t i = 0; i < pixels(f); i++) f->color[i] = bg;
+    return f->color;
+}
+
+static uint32_t far_bits(void)
+{
+    float far = FLT_MAX;
+    uint32_t bits;
+    memcpy(&bits, &far, sizeof bits);
+    return bits;
+}
+
+_Atomic(uint32_t) *pl_frame_depth(pl_frame *f)
+{
+    if (f->depth) return f->depth;
+    f->depth = malloc(pixels(f) * sizeof *f->depth);
+    if (!f->depth) return NULL;
+    uint32_t far = far_bits();
+    for (size_t i = 0; i < pixels(f); i++) atomic_init(&f->depth[i], far);
+    return f->depth;
+}
+
+rsp_hiz *pl_frame_hiz(pl_frame *f)
+{
+    if (!f->has_hiz) {
+        if (!rsp_hiz_init(&f->hiz, f->width, f->height, far_bits())) return NULL;
+        f->has_hiz = true;
+    }
+    return &f->hiz;
+}
+
+int64_t *pl_frame_accum(pl_frame *f)
+{
+    if (!f->accum) f->accum = calloc(pixels(f) * 3, sizeof *f->accum);
+    return f->accum;
+}
+
+const rt_bvh *pl_frame_bvh(pl_frame *f)
+{
+    pl_scene_data *d = f->data;
+    if (!d->bvh) {
+        d->bvh = rt_bvh_build(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL);
+        d->own_bvh = d->bvh != NULL;
+    }
+    return d->bvh;
+}
+
+_Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name)
+{
+    for (int i = 0; i < f->ncounters; i++)
+        if (!strcmp(f->counters[i].name, name)) return &f->counters[i].value;
+    if (f->ncounters == PL_MAX_COUNTERS) return NULL;
+    pl_counter *c = &f->counters[f->ncounters++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    atomic_init(&c->value, 0);
+    return &c->value;
+}
+
+uint64_t pl_frame_count(const pl_frame *f, const char *name)
+{
+    for (int i = 0; i < f->ncounters; i++)
+        if (!strcmp(f->counters[i].name, name)) return atomic_load(&f->counters[i].value);
+    return 0;
+}
+
+const uint8_t *pl_frame_image(pl_frame *f)
+{
+    return (const uint8_t *)pl_frame_color(f);
+}

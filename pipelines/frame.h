@@ -1,0 +1,89 @@
+/* frame.h — the frame object every renderer stage reads and writes: the scene and its
+ * acceleration structures, the image being made and its side buffers, and named
+ * counters. Stages get it from cp_stage_init.frame (compose/compose.h) and keep only
+ * their own small state.
+ *
+ * Buffers are made on first request, by the stages' create hooks (before the run, on
+ * one thread), so a graph pays only for what its stages use: the raster OM asks for
+ * the depth buffer, the ray tracer's Blend for the fixed-point accumulator.
+ *
+ * Data flow: program -> pl_scene_data (scene, geometry, BVH; kept across frames) ->
+ * pl_frame per frame -> graph instance -> pl_frame_image. */
+#ifndef PIPELINES_FRAME_H
+#define PIPELINES_FRAME_H
+
+#include "pipelines/common.h"
+#include "pipelines/hiz.h"
+#include "raytracer/bvh.h"
+#include "shaders/ray_shading.h"
+#include "shaders/raster_shading.h"
+
+#include <stdatomic.h>
+
+/* What a scene needs for any number of frames; the BVH is built on first use. */
+typedef struct pl_scene_data {
+    const sc_scene *scene;
+    const sc_geometry *geo;
+    rt_bvh *bvh;
+    bool own_bvh;
+} pl_scene_data;
+
+void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);
+/* Uses a BVH the caller built (not freed by pl_scene_data_free). */
+void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh);
+void pl_scene_data_free(pl_scene_data *d);
+
+#define PL_MAX_COUNTERS 32
+#define PL_COUNTER_NAME 48
+
+typedef struct pl_counter {
+    char name[PL_COUNTER_NAME];
+    _Atomic(uint64_t) value;
+} pl_counter;
+
+/* The fixed point the ray tracer's stages sum contributions in: 24 fraction bits. */
+#define PL_FIXED_ONE 16777216.0
+
+typedef struct pl_frame {
+    pl_scene_data *data;
+    int width, height;
+    pl_aov aov;
+    pl_camera_frame camera;
+    uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
+    _Atomic(uint32_t) *depth;         /* raster depth, float bits, cleared to FLT_MAX */
+    rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
+    bool has_hiz;
+    int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
+    sh_raster_env raster_env;
+    sh_ray_env ray_env;
+    bool has_raster_env, has_ray_env;
+    pl_counter counters[PL_MAX_COUNTERS];
+    int ncounters;
+} pl_frame;
+
+/* A frame of width x height. false (message in err) for a bad size or no memory. */
+bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, pl_aov aov,
+                   char err[SC_ERR_MAX]);
+void pl_frame_free(pl_frame *f);
+
+/* Buffers and environments, made on first request (create hooks only: not thread-safe).
+ * NULL when out of memory. */
+uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster background */
+_Atomic(uint32_t) *pl_frame_depth(pl_frame *f);
+rsp_hiz *pl_frame_hiz(pl_frame *f);
+int64_t *pl_frame_accum(pl_frame *f);              /* cleared to 0 */
+const sh_raster_env *pl_frame_raster_env(pl_frame *f);
+const sh_ray_env *pl_frame_ray_env(pl_frame *f);
+const rt_bvh *pl_frame_bvh(pl_frame *f);
+
+/* The counter named `name`, made at 0 on first request (create hooks only); stages add
+ * to it with relaxed atomics. NULL when PL_MAX_COUNTERS are in use. */
+_Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name);
+/* Its value after the run (0 if no stage made it). */
+uint64_t pl_frame_count(const pl_frame *f, const char *name);
+
+/* The finished image: RGBA8, width * height * 4 bytes (the background where no stage
+ * wrote). */
+const uint8_t *pl_frame_image(pl_frame *f);
+
+#endif

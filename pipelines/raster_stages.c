@@ -1,0 +1,122 @@
+/* raster_stages.c — the rasterization graph's stages (thesis Fig. 4.1) as registered
+ * stage types: raster.ia (Thread), raster.vs (Shader), raster.reorder (Thread),
+ * raster.rast (Fixed-function), raster.setup-bin and raster.tile-rast (the parallel
+ * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile). Their code is
+ * in raster_geometry.c, raster_rast.c and raster_pixels.c; pipelines/graphs/
+ * raster.graph and raster-parallel.graph wire them. */
+#include "pipelines/raster_internal.h"
+
+#include "pipelines/stages.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The parameter `name` if the stage's type declares it, else `def`. */
+static int64_t param_or(const cp_stage_init *i, const char *name, int64_t def)
+{
+    for (int k = 0; k < i->type->nparams; k++)
+        if (!strcmp(i->type->params[k].name, name))
+            return i->type->params[k].type == CP_BOOL ? cp_bool(i, name) : cp_int(i, name);
+    return def;
+}
+
+static bool fetch_buffers(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
+{
+    s->env = pl_frame_raster_env(f);
+    s->color = pl_frame_color(f);
+    s->depth = pl_frame_depth(f);
+    s->hiz = pl_frame_hiz(f);
+    s->rasterized = pl_frame_counter(f, "triangles_rasterized");
+    s->fragments = pl_frame_counter(f, "fragments_shaded");
+    s->hidden = pl_frame_counter(f, "coarse_z_culled");
+    if (s->color && s->depth && s->hiz && s->rasterized && s->fragments && s->hidden) return true;
+    snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
+    return false;
+}
+
+/* Every raster stage's state: the frame's buffers and the parameters its type has. */
+static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    rsp_state *s = calloc(1, sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    s->width = f->width;
+    s->height = f->height;
+    s->geo = f->data->geo;
+    s->tile = (int)param_or(i, "tile", 64);
+    s->tiles_x = (s->width + s->tile - 1) / s->tile;
+    s->tiles_y = (s->height + s->tile - 1) / s->tile;
+    s->batch = (int)param_or(i, "batch", 64);
+    s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
+    s->replica = i->replica;
+    s->replicas = i->replicas;
+    /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
+    s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
+    s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x};
+    if (!fetch_buffers(s, f, err)) { free(s); return NULL; }
+    return s;
+}
+
+static const cp_format formats[] = {
+    {"raster.batch", "a batch of triangles for IA -> VS: sequence number, first, count",
+     GR_OPAQUE, sizeof(ia_pkt), 0, 0, 0, 0},
+    {"raster.primitives", "a batch of set-up (or to-be-clipped) triangles with its sequence "
+     "number; elements = triangles per batch", GR_OPAQUE, 0, offsetof(prim_pkt, rec),
+     sizeof(prim_rec), 64, MAX_BATCH},
+    {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
+     sizeof(binned_pkt), 0, 0, 0, 0},
+    {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
+     "after the PS (pipelines/raster_internal.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
+};
+
+static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
+static const cp_param tile_params[] = {
+    {"tile", CP_INT, "64", 8, 256, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
+    {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"}};
+
+static const cp_port ia_ports[] = {{"out", GR_BIND_OUTPUT, "raster.batch", NULL}};
+static const cp_port vs_ports[] = {{"in", GR_BIND_INPUT, "raster.batch", NULL},
+                                   {"out", GR_BIND_OUTPUT, "raster.primitives", NULL}};
+static const cp_port reorder_ports[] = {{"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
+                                        {"out", GR_BIND_OUTPUT, "raster.primitives", "in draw order"}};
+static const cp_port rast_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
+    {"out", GR_BIND_OUTPUT, "raster.fragments", "keyed by tile; heads the ordered chain to the OM"}};
+static const cp_port setup_bin_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
+    {"out", GR_BIND_OUTPUT, "raster.binned", "a queue set with a subqueue per tile"}};
+static const cp_port tile_rast_ports[] = {{"in", GR_BIND_INPUT, "raster.binned", NULL},
+                                          {"out", GR_BIND_OUTPUT, "raster.fragments", NULL}};
+static const cp_port ps_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments", NULL},
+                                   {"out", GR_BIND_INPLACE, "raster.fragments", "shaded, same packet"}};
+static const cp_port om_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
+                                    "a queue set with a subqueue per tile, ordered"}};
+
+static const cp_stage_type stages[] = {
+    {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
+     GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, raster_create, NULL, free},
+    {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
+     vs_ports, 2, NULL, 0, rsp_vs_main, raster_create, NULL, free},
+    {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
+     reorder_ports, 2, batch_param, 1, rsp_reorder_main, raster_create, NULL, free},
+    {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
+     GR_FIXED, false, rast_ports, 2, tile_params, 2, rsp_rast_main, raster_create, NULL, free},
+    {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
+     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, rsp_setup_bin_main, raster_create,
+     NULL, free},
+    {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
+     tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, raster_create, NULL, free},
+    {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
+     ps_ports, 2, NULL, 0, rsp_ps_main, raster_create, NULL, free},
+    {"raster.om", "output merger of one tile: depth test and write in primitive order",
+     GR_THREAD, true, om_ports, 1, tile_params, 2, rsp_om_main, raster_create, NULL, free},
+};
+
+int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])
+{
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (cp_register_format(r, &formats[i], err)) return -1;
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
+        if (cp_register_stage(r, &stages[i], err)) return -1;
+    return 0;
+}

@@ -1,0 +1,405 @@
+/* raytrace_stages.c — the ray tracer's stages (thesis Fig. 4.2) as registered stage
+ * types: rt.tiler and rt.sampler (Thread), rt.camera, rt.intersect, rt.shade and
+ * rt.shadow (Shader), rt.blend (Thread). Each keeps its own parameters and reads the
+ * scene, BVH and buffers from the frame (pipelines/frame.h); pipelines/graphs/
+ * raytrace.graph wires them. Packet formats: pipelines/raytrace_packets.h. */
+#include "pipelines/stages.h"
+
+#include "pipelines/raytrace_packets.h"
+#include "raytracer/bvh_traverse.h"
+#include "raytracer/packet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 8                           /* Sampler's packets cover 8x8-pixel blocks */
+
+/* ---- Tiler -------------------------------------------------------------------------------- */
+
+typedef struct tiler_state { int tile, width, height; } tiler_state;
+
+static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    tiler_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    *s = (tiler_state){(int)cp_int(i, "tile"), f->width, f->height};
+    return s;
+}
+
+static void tiler_main(gr_ctx *c)
+{
+    tiler_state *s = gr_user(c);
+    int t = s->tile;
+    for (int y = 0; y < s->height; y += t)
+        for (int x = 0; x < s->width; x += t) {
+            gr_window w;
+            gr_reserve_out(c, 0, 1, &w);
+            *(rtp_tile *)w.mem = (rtp_tile){x, y, x + t < s->width ? x + t : s->width,
+                                            y + t < s->height ? y + t : s->height};
+            gr_commit_out(c, 0, 1);
+        }
+}
+
+/* ---- Sampler ------------------------------------------------------------------------------- */
+
+typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
+
+/* Other outputs than colour take one sample at the pixel centre. */
+static int samples_per_pixel(const cp_stage_init *i)
+{
+    const pl_frame *f = i->frame;
+    return f->aov == PL_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+}
+
+static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    sampler_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    *s = (sampler_state){f->width, samples_per_pixel(i), cp_port_elements(i, "out")};
+    return s;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;
+    return x;
+}
+
+/* Sample position: the pixel centre for one sample, else jittered from a fixed hash. */
+static void sample_pos(const sampler_state *s, int x, int y, int k, float *px, float *py)
+{
+    if (s->spp == 1) { *px = x + 0.5f; *py = y + 0.5f; return; }
+    uint32_t h = hash32((uint32_t)(y * s->width + x) * 9781u + (uint32_t)k * 6271u + 1);
+    *px = x + (float)(h & 0xffff) / 65536.0f;
+    *py = y + (float)(h >> 16) / 65536.0f;
+}
+
+/* The Sampler's open output packet. */
+typedef struct sample_out { gr_window w; uint32_t n; } sample_out;
+
+static void emit_sample(gr_ctx *c, const sampler_state *s, sample_out *o, int x, int y, int k)
+{
+    if (o->n == 0) gr_reserve_out(c, 0, 1, &o->w);
+    rtp_sample *smp = (rtp_sample *)rtp_elems(o->w.mem) + o->n;
+    smp->pixel = (uint32_t)(y * s->width + x);
+    sample_pos(s, x, y, k, &smp->px, &smp->py);
+    if (++o->n == s->packet) {
+        gr_set_count(o->w.mem, o->n);
+        gr_commit_out(c, 0, 1);
+        o->n = 0;
+    }
+}
+
+/* One BLOCK x BLOCK block (clipped to the tile), every sample of each pixel. */
+static void sample_block(gr_ctx *c, const sampler_state *s, sample_out *o, const rtp_tile *t,
+                         int bx, int by)
+{
+    int x1 = bx + BLOCK < t->x1 ? bx + BLOCK : t->x1, y1 = by + BLOCK < t->y1 ? by + BLOCK : t->y1;
+    for (int y = by; y < y1; y++)
+        for (int x = bx; x < x1; x++)
+            for (int k = 0; k < s->spp; k++) emit_sample(c, s, o, x, y, k);
+}
+
+/* Packets follow 8x8 blocks, not tile rows: a square packet's rays diverge less than a
+ * 32x2 strip's, so the packet traversal culls more of the tree for the whole packet. */
+static void sampler_main(gr_ctx *c)
+{
+    sampler_state *s = gr_user(c);
+    gr_window in;
+    sample_out o = {.n = 0};
+    while (gr_reserve(c, 0, 1, &in) == GR_OK) {
+        rtp_tile tile = *(rtp_tile *)in.mem;
+        gr_commit(c, 0, 1);
+        for (int by = tile.y0; by < tile.y1; by += BLOCK)
+            for (int bx = tile.x0; bx < tile.x1; bx += BLOCK) sample_block(c, s, &o, &tile, bx, by);
+        if (o.n) { gr_set_count(o.w.mem, o.n); gr_commit_out(c, 0, 1); o.n = 0; }
+    }
+}
+
+/* ---- Camera -------------------------------------------------------------------------------- */
+
+typedef struct camera_state { const pl_frame *frame; float weight; } camera_state;
+
+static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    camera_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    *s = (camera_state){i->frame, 1.0f / (float)samples_per_pixel(i)};
+    return s;
+}
+
+static void camera_main(gr_ctx *c)
+{
+    camera_state *s = gr_user(c);
+    const pl_frame *f = s->frame;
+    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
+    uint32_t n = gr_count(in);
+    const rtp_sample *smp = rtp_elems(in);
+    rtp_ray *rays = rtp_elems(out);
+    for (uint32_t i = 0; i < n; i++) {
+        rtp_ray *r = &rays[i];
+        memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
+        pl_camera_ray(&f->camera, f->width, f->height, smp[i].px, smp[i].py, r->ray.dir);
+        r->ray.tmin = 0.0f;
+        r->ray.tmax = INFINITY;
+        r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
+        r->pixel = smp[i].pixel;
+        r->depth = 0;
+    }
+    gr_set_count(out, n);
+}
+
+/* ---- Intersect and Shadow ------------------------------------------------------------------ */
+
+typedef struct trace_state {
+    const rt_bvh *bvh;
+    _Atomic(uint64_t) *primary, *secondary, *shadow;
+} trace_state;
+
+static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    trace_state *s = malloc(sizeof *s);
+    if (s) *s = (trace_state){pl_frame_bvh(f), pl_frame_counter(f, "rays.primary"),
+                              pl_frame_counter(f, "rays.secondary"),
+                              pl_frame_counter(f, "rays.shadow")};
+    if (!s || !s->bvh || !s->primary || !s->secondary || !s->shadow) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
+        return NULL;
+    }
+    return s;
+}
+
+/* Primary packets are coherent: packet traversal; reflections go ray by ray. The hits
+ * are written into the input packet, which goes on (in place: no copy). */
+static void intersect_main(gr_ctx *c)
+{
+    trace_state *s = gr_user(c);
+    void *in = gr_input(c, NULL);
+    uint32_t n = gr_count(in);
+    rtp_ray *r = rtp_elems(in);
+    rt_ray rays[RT_PACKET_MAX];
+    rt_hit hits[RT_PACKET_MAX];
+    for (uint32_t i = 0; i < n; i++) rays[i] = r[i].ray;
+    bool primary = n && r[0].depth == 0;
+    if (primary) rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
+    else for (uint32_t i = 0; i < n; i++) rt_intersect1(s->bvh, &rays[i], &hits[i]);
+    for (uint32_t i = 0; i < n; i++) r[i].hit = hits[i];
+    atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
+}
+
+/* Unoccluded shadow rays add their light's term: at most one contribution per ray, so
+ * they fill one output packet. */
+static void shadow_main(gr_ctx *c)
+{
+    trace_state *s = gr_user(c);
+    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
+    uint32_t n = gr_count(in), m = 0;
+    const rtp_shadow *sh = rtp_elems(in);
+    rtp_contrib *k = rtp_elems(out);
+    rt_ray rays[RT_PACKET_MAX];
+    uint8_t occluded[RT_PACKET_MAX];
+    for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
+    rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
+    for (uint32_t i = 0; i < n; i++)
+        if (!occluded[i]) rtp_set_contrib(&k[m++], sh[i].pixel, sh[i].color);
+    gr_set_count(out, m);
+    atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
+}
+
+/* ---- Shade --------------------------------------------------------------------------------- */
+
+enum { SHADE_REFLECT, SHADE_SHADOW, SHADE_CONTRIB };   /* output slots, as in shade_ports */
+
+typedef struct shade_state {
+    const sh_ray_env *env;
+    pl_aov aov;
+    int bounces;
+    float min_weight;
+} shade_state;
+
+static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    shade_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    *s = (shade_state){pl_frame_ray_env(f), f->aov, (int)cp_int(i, "bounces"),
+                       (float)cp_float(i, "min_weight")};
+    return s;
+}
+
+/* One hit: its direct contribution (written to *k), a shadow ray per lit light, a
+ * reflection ray. */
+static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contrib *k)
+{
+    sh_ray_result res;
+    sh_ray_shade(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
+    rtp_set_contrib(k, h->pixel, res.direct);
+    for (int l = 0; l < res.nshadow; l++) {
+        rtp_shadow sh = {res.shadow[l], {res.shadow_color[l][0], res.shadow_color[l][1],
+                         res.shadow_color[l][2]}, h->pixel};
+        gr_push(c, SHADE_SHADOW, &sh);
+    }
+    if (res.reflect && (int)h->depth < s->bounces) {
+        rtp_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
+                      res.reflect_weight[2]}, h->pixel, h->depth + 1, {0, 0, 0, 0}, {0, 0, 0}};
+        float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
+        if (wmax >= s->min_weight) gr_push(c, SHADE_REFLECT, &rr);
+    }
+}
+
+/* Writes ray h's contribution to *k; false when it has none (AOVs of a miss). */
+static bool shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contrib *k)
+{
+    if (s->aov != PL_AOV_COLOR) {
+        float v[3];
+        if (h->hit.prim == RT_NO_HIT) return false;
+        sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
+        rtp_set_contrib(k, h->pixel, v);
+    } else if (h->hit.prim == RT_NO_HIT) {
+        float bg[3];
+        for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
+        rtp_set_contrib(k, h->pixel, bg);
+    } else {
+        shade_hit(c, s, h, k);
+    }
+    return true;
+}
+
+/* Each ray has at most one direct contribution, so they go to one output packet as
+ * large as the input: cheaper than pushing them one at a time (most rays of a frame
+ * are primary, one contribution each). Shadow and reflection rays are pushed. */
+static void shade_main(gr_ctx *c)
+{
+    shade_state *s = gr_user(c);
+    void *in = gr_input(c, NULL), *out = gr_output(c, SHADE_CONTRIB);
+    uint32_t n = gr_count(in), m = 0;
+    const rtp_ray *h = rtp_elems(in);
+    rtp_contrib *k = rtp_elems(out);
+    for (uint32_t i = 0; i < n; i++) m += shade_one(c, s, &h[i], &k[m]);
+    gr_set_count(out, m);
+}
+
+/* ---- Blend --------------------------------------------------------------------------------- */
+
+static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    if (!pl_frame_accum(f) || !pl_frame_color(f)) {
+        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
+        return NULL;
+    }
+    return f;
+}
+
+/* Integer sums are associative, so the result is independent of arrival order. */
+static void blend_main(gr_ctx *c)
+{
+    pl_frame *f = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        uint32_t n = gr_count(w.mem);
+        const rtp_contrib *k = rtp_elems(w.mem);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t *a = f->accum + (size_t)k[i].pixel * 3;
+            a[0] += k[i].v[0];
+            a[1] += k[i].v[1];
+            a[2] += k[i].v[2];
+        }
+        gr_commit(c, 0, 1);
+    }
+}
+
+/* One channel's output byte from its fixed-point sum. */
+static uint8_t encode(pl_aov aov, int64_t sum)
+{
+    double v = (double)sum / PL_FIXED_ONE;
+    if (aov == PL_AOV_PRIMID) return (uint8_t)v;
+    if (aov == PL_AOV_COLOR) return pl_srgb8_lookup((float)v);
+    return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
+}
+
+/* After the run, on one thread: the sums become the image. Runs of equal sums
+ * (background, flat areas) reuse the last byte instead of encoding again. */
+static void blend_finish(void *state, void *frame)
+{
+    (void)state;
+    pl_frame *f = frame;
+    size_t n = (size_t)f->width * f->height;
+    uint8_t *rgba = (uint8_t *)f->color;
+    pl_srgb_init();                       /* then the inline lookup, without a call per value */
+    int64_t last = 0;
+    uint8_t byte = encode(f->aov, 0);
+    for (size_t i = 0; i < n; i++) {
+        for (int ch = 0; ch < 3; ch++) {
+            int64_t sum = f->accum[i * 3 + ch];
+            if (sum != last) { last = sum; byte = encode(f->aov, sum); }
+            rgba[i * 4 + ch] = byte;
+        }
+        rgba[i * 4 + 3] = 255;
+    }
+}
+
+/* ---- the registry -------------------------------------------------------------------------- */
+
+static const cp_format formats[] = {
+    {"rt.tile", "a tile of the image: x0, y0, x1, y1", GR_OPAQUE, sizeof(rtp_tile), 0, 0, 0, 0},
+    {"rt.samples", "sample positions", GR_COLLECTION, 0, RTP_HDR, sizeof(rtp_sample), 64, RT_PACKET_MAX},
+    {"rt.rays", "rays with pixel, depth, weight and (after intersection) hit", GR_COLLECTION, 0,
+     RTP_HDR, sizeof(rtp_ray), 64, RT_PACKET_MAX},
+    {"rt.shadow-rays", "rays toward lights with the light's term", GR_COLLECTION, 0, RTP_HDR,
+     sizeof(rtp_shadow), 64, RT_PACKET_MAX},
+    {"rt.contributions", "(pixel, RGB in fixed point) to add to the image", GR_COLLECTION, 0,
+     RTP_HDR, sizeof(rtp_contrib), 64, RT_PACKET_MAX},
+};
+
+static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
+static const cp_param tiler_params[] = {{"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"}};
+static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.tile", NULL},
+                                        {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
+static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"}};
+static const cp_port camera_ports[] = {{"in", GR_BIND_INPUT, "rt.samples", NULL},
+                                       {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
+static const cp_port intersect_ports[] = {{"in", GR_BIND_INPUT, "rt.rays", NULL},
+                                          {"out", GR_BIND_INPLACE, "rt.rays", "the input with its hits"}};
+static const cp_port shade_ports[] = {
+    {"in", GR_BIND_INPUT, "rt.rays", "rays with hits"},
+    {"reflections", GR_BIND_PUSH, "rt.rays", "mirror rays (the cycle back to intersection)"},
+    {"shadow", GR_BIND_PUSH, "rt.shadow-rays", "one per light facing the surface"},
+    {"out", GR_BIND_OUTPUT, "rt.contributions", "ambient term or background"}};
+static const cp_param shade_params[] = {
+    {"bounces", CP_INT, "1", 0, 64, "reflection depth"},
+    {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"}};
+static const cp_port shadow_ports[] = {{"in", GR_BIND_INPUT, "rt.shadow-rays", NULL},
+                                       {"out", GR_BIND_OUTPUT, "rt.contributions", NULL}};
+static const cp_port blend_ports[] = {{"in", GR_BIND_INPUT, "rt.contributions", NULL}};
+
+static const cp_stage_type stages[] = {
+    {"rt.tiler", "cuts the image into tiles", GR_THREAD, false, tiler_ports, 1, tiler_params, 1,
+     tiler_main, tiler_create, NULL, free},
+    {"rt.sampler", "sample positions per tile, 8x8-pixel blocks per packet", GR_THREAD, false,
+     sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
+    {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
+     spp_params, 1, camera_main, camera_create, NULL, free},
+    {"rt.intersect", "closest hits (packet traversal for primary rays)", GR_SHADER, false,
+     intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
+    {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
+     GR_SHADER, false, shade_ports, 4, shade_params, 2, shade_main, shade_create, NULL, free},
+    {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
+     shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
+    {"rt.blend", "sums contributions per pixel (fixed point), then makes the image", GR_THREAD,
+     false, blend_ports, 1, NULL, 0, blend_main, blend_create, blend_finish, NULL},
+};
+
+int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])
+{
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (cp_register_format(r, &formats[i], err)) return -1;
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
+        if (cp_register_stage(r, &stages[i], err)) return -1;
+    return 0;
+}

@@ -1,0 +1,92 @@
+/* stages.c — the built-in stage library, graphs and variables (see stages.h). */
+#include "pipelines/stages.h"
+
+#include "pipelines/raster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cp_registry *pl_registry_new(char err[CP_ERR_MAX])
+{
+    cp_registry *r = cp_registry_new();
+    if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    if (pl_register_raster_stages(r, err) || pl_register_raytrace_stages(r, err)) {
+        cp_registry_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The graph files, compiled in by mk/graphs.mk. */
+static const char raster_graph[] =
+#include "graphs/raster.graph.inc"
+    ;
+static const char raster_parallel_graph[] =
+#include "graphs/raster-parallel.graph.inc"
+    ;
+static const char raytrace_graph[] =
+#include "graphs/raytrace.graph.inc"
+    ;
+
+const char *const pl_builtin_graph_names[] = {"raster", "raster-parallel", "raytrace", NULL};
+
+const char *pl_builtin_graph(const char *name)
+{
+    if (!strcmp(name, "raster")) return raster_graph;
+    if (!strcmp(name, "raster-parallel")) return raster_parallel_graph;
+    if (!strcmp(name, "raytrace")) return raytrace_graph;
+    return NULL;
+}
+
+static unsigned hardware_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (unsigned)n;
+}
+
+/* Framebuffer tiles for the graph's `tile` setting (a number, or $variable of one). */
+static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
+{
+    const char *t = cp_graph_value(c->graph, "tile");
+    long tile = t ? strtol(t, NULL, 10) : 0;
+    if (tile <= 0) return NULL;
+    long tx = (c->frame->width + tile - 1) / tile, ty = (c->frame->height + tile - 1) / tile;
+    snprintf(buf, 64, "%ld", tx * ty);
+    return buf;
+}
+
+static const char *get_var(void *ctx, const char *name, char buf[64])
+{
+    pl_vars_ctx *c = ctx;
+    unsigned workers = c->workers ? c->workers : hardware_threads();
+    if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->frame->width);
+    else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->frame->height);
+    else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);
+    else if (!strcmp(name, "default_groups"))
+        snprintf(buf, 64, "%u", workers < RSP_DEFAULT_GROUPS_MAX ? workers : RSP_DEFAULT_GROUPS_MAX);
+    else if (!strcmp(name, "tiles")) return tiles_var(c, buf);
+    else return NULL;
+    return buf;
+}
+
+cp_vars pl_vars(pl_vars_ctx *ctx) { return (cp_vars){get_var, ctx}; }
+
+gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
+                          char err[CP_ERR_MAX])
+{
+    pl_vars_ctx vc = {g, frame, launch ? launch->workers : 0};
+    cp_vars vars = pl_vars(&vc);
+    cp_instance *in = cp_instance_new(g, frame, &vars, err);
+    if (!in) return NULL;
+    if (!pl_frame_color(frame)) {
+        cp_instance_free(in);
+        snprintf(err, CP_ERR_MAX, "out of memory (image)");
+        return NULL;
+    }
+    gr_graph *result = NULL;
+    if (cp_instance_run(in, launch, err) == GR_OK) result = cp_instance_take_graph(in);
+    cp_instance_free(in);
+    return result;
+}

@@ -1,0 +1,44 @@
+/* stages.h — the renderers' stage library: registering the built-in stage types and
+ * formats, the built-in graphs (the .graph files of pipelines/graphs, compiled in), and the
+ * variables graph files may use ($width, $height, $workers, $tiles...).
+ *
+ * Data flow: program -> pl_registry_new -> cp_graph (pl_builtin_graph or a file) ->
+ * pl_render_frame per frame -> image and statistics. */
+#ifndef PIPELINES_STAGES_H
+#define PIPELINES_STAGES_H
+
+#include "compose/compose.h"
+#include "pipelines/frame.h"
+
+int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
+int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
+
+/* A registry holding every built-in stage type and format. NULL (message in err) only
+ * when out of memory. */
+cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
+
+/* The text of a built-in graph ("raster", "raster-parallel", "raytrace"), or NULL; and
+ * the names, NULL-terminated. */
+const char *pl_builtin_graph(const char *name);
+extern const char *const pl_builtin_graph_names[];
+
+/* Variables for $name values, from the frame and launch settings:
+ *   width, height   the image size
+ *   workers         the worker count (hardware threads when 0)
+ *   default_groups  raster IA/VS groups by default: workers, at most RSP_DEFAULT_GROUPS_MAX
+ *   tiles           framebuffer tiles for the graph's `tile` setting (raster queue sets) */
+typedef struct pl_vars_ctx {
+    const cp_graph *graph;
+    const pl_frame *frame;
+    unsigned workers;
+} pl_vars_ctx;
+
+cp_vars pl_vars(pl_vars_ctx *ctx);
+
+/* One frame through a graph: instantiates it for the frame, runs it on `launch`'s
+ * workers and returns the finished GRAMPS graph (statistics; the caller destroys it),
+ * or NULL with a message. The image is pl_frame_image(frame). */
+gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
+                          char err[CP_ERR_MAX]);
+
+#endif
