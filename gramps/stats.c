@@ -257,6 +257,7 @@ static void collect_journal(gr_graph *g)
 void gr_stats_collect(gr_graph *g)
 {
     gr_stats *st = &g->stats;
+    st->scheduler = g->sched->name;
     st->workers = g->nworkers;
     st->nqueues = g->nqueues;
     st->nstages = g->nstages;
@@ -365,7 +366,9 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
 {
     const gr_stats *st = gr_get_stats(g);
     if (!st) { fprintf(out, "null\n"); return; }
-    fprintf(out, "{\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
+    fprintf(out, "{\n  \"scheduler\": ");
+    json_string(out, st->scheduler);
+    fprintf(out, ",\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
             "  \"peak_footprint_bytes\": %llu,\n  \"avg_footprint_bytes\": %.1f,\n"
             "  \"buffer_mallocs\": %llu,\n", st->workers, st->wall_ms, st->occupancy,
             (unsigned long long)st->peak_footprint_bytes, st->avg_footprint_bytes,
