@@ -137,7 +137,8 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
         split_groups(s, gi, ngroups);
         g = build_graph(s, gi, ngroups, &rc);
     }
-    gr_launch_opts o = {.workers = cfg->workers};
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
     if (!g || gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
         snprintf(err, SC_ERR_MAX, "raster: %s", g ? gr_error(g) : "out of memory");
         gr_graph_destroy(g);

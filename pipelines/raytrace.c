@@ -387,7 +387,8 @@ gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh
     sh_ray_env_init(&s->env, scene, geo, &s->frame);
     s->accum = calloc((size_t)cfg->width * cfg->height * 3, sizeof *s->accum);
     gr_graph *g = s->accum ? build_graph(s) : NULL;
-    gr_launch_opts o = {.workers = cfg->workers};
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
     if (!g || gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
         snprintf(err, SC_ERR_MAX, "raytrace: %s", g ? gr_error(g) : "out of memory");
         gr_graph_destroy(g);
