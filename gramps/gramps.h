@@ -140,7 +140,9 @@ void gr_profile_free(gr_profile *p);
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
 /* Waits for every stage to finish. GR_OK, or the run's error (see gr_error). */
 gr_status gr_wait(gr_graph *g);
-/* Graphviz DOT of the graph with capacities (and peaks once run). */
+/* Graphviz DOT of the graph: stages with priorities, one edge per output binding with the
+ * queue's capacity and packet size (dashed: backward), and after a run the peak and
+ * average held, in packets and bytes. `dot -Tsvg graph.dot > graph.svg` draws it. */
 void gr_graph_dot(const gr_graph *g, FILE *out);
 
 /* ---- Stage-side intrinsics ---------------------------------------------------------- */
@@ -244,7 +246,11 @@ typedef struct gr_stats {
 /* Valid after gr_wait until gr_graph_destroy. */
 const gr_stats *gr_get_stats(const gr_graph *g);
 void gr_stats_write_json(const gr_graph *g, FILE *out);
-/* Chrome/Perfetto trace JSON of the journal (launch with journal = true). */
+/* Chrome/Perfetto trace JSON of the journal (launch with journal = true; -1 without):
+ * a track per worker named "worker N" with a slice per task (stage name, instance), a
+ * counter track per queue in bytes held and a "total footprint" track, whose peaks are
+ * the statistics' peak_bytes and peak_footprint_bytes. Open it at ui.perfetto.dev or
+ * chrome://tracing. */
 int gr_journal_write(const gr_graph *g, FILE *out);
 
 #ifdef __cplusplus
