@@ -689,8 +689,9 @@ static void test_statistics_outputs(void)
     f = tmpfile();
     CHECK(gr_journal_write(g, f) == 0);
     json = slurp(f);
-    CHECK(strncmp(json, "{\"traceEvents\": [", 17) == 0 && strstr(json, "\"name\": \"pass\"") &&
-          strstr(json, "\"ph\": \"X\""));
+    CHECK(strstr(json, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [") == json &&
+          strstr(json, "\"name\": \"pass\"") && strstr(json, "\"ph\": \"X\"") &&
+          strstr(json, "\"args\": {\"name\": \"worker 0\"}"));
     free(json);
     fclose(f);
     f = tmpfile();
