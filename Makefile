@@ -37,10 +37,11 @@ endif
 CPPFLAGS += -I. -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -pthread $(ARCHFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS  += -pthread $(SANFLAGS)
-LDLIBS   := -lm
+# libgramps needs METIS for the Static scheduler's partition (README "Dependencies").
+LDLIBS   := -lmetis -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -ldl -lm
+RENDER_LDLIBS := -lassimp -linih -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
 RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c tools/common/*.c)

@@ -28,7 +28,12 @@
  * Space stranded in another worker's credits is never lost: a charge that finds the
  * pool short takes every worker's credits back first, a producer that parks on a full
  * queue recounts after registering (pairing with the release side's waiter check),
- * and a worker returns all its credits before it sleeps. */
+ * and a worker returns all its credits before it sleeps.
+ *
+ * Under a policy without backpressure (scheduler.h) every binding is exempt
+ * (gr_exempt): charges take from the pool unconditionally, so they never fail nor wait,
+ * the pool goes as negative as the queue is deep, and held, the samples and
+ * `reserved_peak` count exactly as before. No queue keeps credits then. */
 #include "gramps/internal.h"
 
 #define CREDIT_KEEP_MAX 16
@@ -50,7 +55,8 @@ static int64_t space_of(const gr_queue_rt *q)
  * only while the pool is not negative; checking the pool on every charge would bring
  * back the shared line the credits exist to avoid); and for queue sets and ordered
  * queues, whose packets take a subqueue lock anyway and whose pool must stay exact for
- * reserved_peak to bound them (cached credits would count as reserved space). */
+ * reserved_peak to bound them (cached credits would count as reserved space); and all
+ * queues when capacities are not enforced (schedulers without backpressure). */
 void gr_capacity_init(gr_graph *g)
 {
     for (int i = 0; i < g->nqueues; i++) {
@@ -58,7 +64,7 @@ void gr_capacity_init(gr_graph *g)
         q->space = space_of(q);
         int64_t keep = q->space / (8 * (int64_t)g->nworkers);
         if (keep > CREDIT_KEEP_MAX) keep = CREDIT_KEEP_MAX;
-        if (q->backward || q->push_fed || q->is_set || q->d.ordered) keep = 0;
+        if (q->backward || q->push_fed || q->is_set || q->d.ordered || !g->backpressure) keep = 0;
         atomic_store(&q->credit_keep, keep);
         atomic_store(&q->free, q->space);
         atomic_store(&q->reserved_peak, 0);

@@ -114,14 +114,42 @@ typedef struct gr_launch_opts {
     size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
     double deadlock_seconds;       /* no progress for this long = deadlock (0: 10 s) */
     bool journal;                  /* record a timeline (gr_journal_write) */
+    /* Scheduling policy (Sanchez et al. 2011): "gramps", "task-stealing" (Cilk-5 style, no
+     * backpressure), "breadth-first" (one stage at a time, no backpressure) or "static"
+     * (METIS partitions of the stage graph, one per worker, no stealing). NULL: the
+     * GRAMPS_SCHEDULER environment variable, else "gramps". Unknown: gr_launch fails. */
+    const char *scheduler;
+    /* Static: a profiled run of the same graph (gr_profile_take) whose stage times and
+     * queue traffic weigh the partition; NULL: every stage and queue weighs the same. */
+    const struct gr_profile *profile;
+    bool verbose;                  /* Static: print the partitions on stderr */
 } gr_launch_opts;
+
+/* Whether a scheduler of that name exists, and the list of names (for messages). */
+bool gr_scheduler_known(const char *name);
+const char *gr_scheduler_names(void);
+/* Whether the named scheduler (NULL: GRAMPS_SCHEDULER, else "gramps", as gr_launch
+ * resolves it) enforces queue capacities (backpressure): gramps and static do;
+ * task-stealing and breadth-first do not, by design. */
+bool gr_scheduler_bounded(const char *name);
+const char *gr_scheduler_default(void);        /* GRAMPS_SCHEDULER, else "gramps" */
+/* The policy a launched graph runs under (NULL before gr_launch chose one). */
+const char *gr_scheduler_of(const gr_graph *g);
+
+/* A run's per-stage time and per-queue traffic, kept past gr_graph_destroy to weigh the
+ * Static scheduler's partition of a later run of the same graph. */
+typedef struct gr_profile gr_profile;
+gr_profile *gr_profile_take(const gr_graph *g);  /* after gr_wait; NULL when out of memory */
+void gr_profile_free(gr_profile *p);
 
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
 /* Waits for every stage to finish. GR_OK, or the run's error (see gr_error). */
 gr_status gr_wait(gr_graph *g);
-/* Graphviz DOT of the graph with capacities (and peaks once run). */
+/* Graphviz DOT of the graph: stages with priorities, one edge per output binding with the
+ * queue's capacity and packet size (dashed: backward), and after a run the peak and
+ * average held, in packets and bytes. `dot -Tsvg graph.dot > graph.svg` draws it. */
 void gr_graph_dot(const gr_graph *g, FILE *out);
 
 /* ---- Stage-side intrinsics ---------------------------------------------------------- */
@@ -221,6 +249,7 @@ typedef struct gr_worker_stats {
 } gr_worker_stats;
 
 typedef struct gr_stats {
+    const char *scheduler;         /* the policy the run used */
     unsigned workers;
     double wall_ms;
     double occupancy;              /* application time / (workers x wall) */
@@ -236,7 +265,11 @@ typedef struct gr_stats {
 /* Valid after gr_wait until gr_graph_destroy. */
 const gr_stats *gr_get_stats(const gr_graph *g);
 void gr_stats_write_json(const gr_graph *g, FILE *out);
-/* Chrome/Perfetto trace JSON of the journal (launch with journal = true). */
+/* Chrome/Perfetto trace JSON of the journal (launch with journal = true; -1 without):
+ * a track per worker named "worker N" with a slice per task (stage name, instance), a
+ * counter track per queue in bytes held and a "total footprint" track, whose peaks are
+ * the statistics' peak_bytes and peak_footprint_bytes. Open it at ui.perfetto.dev or
+ * chrome://tracing. */
 int gr_journal_write(const gr_graph *g, FILE *out);
 
 #ifdef __cplusplus

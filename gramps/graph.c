@@ -365,8 +365,12 @@ static void dot_edge(const gr_graph *g, const gr_stage_rt *s, const gr_binding *
     const gr_queue_rt *q = g->queues[b->queue];
     fprintf(out, "  s%d -> s%d [label=\"", s->id, q->consumer);
     dot_name(out, q->name);
-    fprintf(out, "\\ncap %u%s", q->d.capacity, q->d.ordered ? " ordered" : "");
-    if (g->stats_ready) fprintf(out, "\\npeak %lld", (long long)q->peak);
+    fprintf(out, "\\ncap %u x %zu B%s", q->d.capacity, q->packet_bytes, q->d.ordered ? " ordered" : "");
+    if (g->stats_ready && g->stats.queues) {
+        const gr_queue_stats *st = &g->stats.queues[q->id];
+        fprintf(out, "\\npeak %llu (%llu B) avg %.1f (%.0f B)", (unsigned long long)st->peak_packets,
+                (unsigned long long)st->peak_bytes, st->avg_packets, st->avg_bytes);
+    }
     fprintf(out, "\"%s];\n", b->backward ? ", style=dashed" : "");
 }
 
@@ -374,6 +378,7 @@ void gr_graph_dot(const gr_graph *g, FILE *out)
 {
     static const char *shape[] = {"box", "ellipse", "box3d"};
     fprintf(out, "digraph gramps {\n  rankdir=LR;\n");
+    if (g->sched) fprintf(out, "  label=\"%s scheduler\";\n", g->sched->name);
     for (int i = 0; i < g->nstages; i++) {
         const gr_stage_rt *s = g->stages[i];
         fprintf(out, "  s%d [label=\"", i);

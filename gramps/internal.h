@@ -28,6 +28,7 @@
 #include "gramps/fiber.h"
 #include "gramps/gramps.h"
 #include "gramps/keymap.h"
+#include "gramps/scheduler.h"
 #include "gramps/spin.h"
 
 #include <pthread.h>
@@ -263,7 +264,8 @@ struct gr_stage_rt {
     gr_binding *out;  int nout, cap_out;
     int *buffers;     int nbuffers, cap_buffers;
     int priority;                     /* higher runs first */
-    int rank;                         /* deque index: 0 = lowest priority */
+    int rank;                         /* priority order: 0 = lowest priority */
+    int deque;                        /* index of its tasks' deque in each worker (policy's) */
     int comp;
     bool fifo;                        /* intermediate stage of an ordered chain */
     bool runnable_at_launch;
@@ -333,7 +335,7 @@ struct gr_worker {
     pthread_t thread;
     bool started;
     gr_fiber sched_fiber;             /* the pthread's own context */
-    gr_dq *dq;                        /* one per stage, indexed by rank */
+    gr_dq *dq;                        /* one per stage (policies use a subset: scheduler.h) */
     int *victims;                     /* other workers, nearest first */
     gr_ctx shader_ctx;
     void *scratch;                    /* sink for outputs of a failed Shader call */
@@ -359,6 +361,7 @@ struct gr_worker {
     gr_sampled intrinsics, commits;
     _Atomic(uint64_t) progress;       /* read by the watchdog */
     _Atomic(bool) idle;
+    gr_inst *continuation;            /* Task-Stealing: a preempted parent (see its file) */
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;
@@ -373,6 +376,10 @@ struct gr_graph {
     gr_comp *comps; int ncomps;
     int *by_rank;                     /* stage id by rank */
     gr_launch_opts opts;
+    const gr_scheduler *sched;        /* the policy (scheduler.h), chosen at launch */
+    void *sched_state;                /* the policy's own, freed by its teardown */
+    bool backpressure;                /* sched->backpressure, read per charge */
+    gr_preempt_policy preempt;        /* sched->preempt, read per Thread intrinsic */
     bool torture;
     unsigned nworkers;
     gr_worker *workers;
@@ -405,6 +412,13 @@ struct gr_graph {
     struct gr_depth_ev *depths;       /* queue-depth journal (samples) */
     size_t ndepths, cap_depths;
 };
+
+/* A binding that never waits for space: backward (a cycle's way back), or any binding
+ * under a policy without backpressure (scheduler.h). */
+static inline bool gr_exempt(const gr_graph *g, const gr_binding *b)
+{
+    return b->backward || !g->backpressure;
+}
 
 /* graph.c */
 void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
@@ -449,12 +463,30 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
 void gr_close_queue(gr_worker *w, gr_queue_rt *q);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
-/* sched.c */
+/* tasks.c: what every scheduling policy shares (scheduler.h) */
+static inline bool gr_task_is_inst(void *task) { return ((uintptr_t)task & 1) != 0; }
+static inline gr_inst *gr_task_inst(void *task) { return (gr_inst *)((uintptr_t)task & ~(uintptr_t)1); }
+static inline void *gr_inst_task(gr_inst *inst) { return (void *)((uintptr_t)inst | 1); }
 void *gr_worker_main(void *arg);
 void gr_push_task(gr_worker *w, gr_stage_rt *s, void *task);
+void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task);
 void gr_make_runnable(gr_worker *w, gr_inst *inst);
+void gr_requeue(gr_worker *w, gr_inst *inst);       /* a preempted instance goes back */
 void gr_wake_sleepers(gr_graph *g);
 uint64_t gr_account(gr_worker *w, gr_time_cat cat);
+bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s);
+gr_stage_rt *gr_task_stage(const gr_graph *g, void *task);
+void gr_run_task(gr_worker *w, void *task);
+void gr_idle_wait(gr_worker *w, unsigned *fails);
+bool gr_running(gr_graph *g);
+
+/* sched.c: the GRAMPS policy's local pop, shared with the Static policy */
+void *gr_pop_by_priority(gr_worker *w);
+
+/* scheduler.c: the policy named by the options or GRAMPS_SCHEDULER */
+gr_status gr_scheduler_choose(gr_graph *g);
+
+/* shader_stage.c (push coalescers) */
 void gr_flush_partials(gr_worker *w);
 
 /* thread_stage.c */

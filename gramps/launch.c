@@ -3,7 +3,7 @@
  *
  * Knobs from the environment (llvmpipe style): GRAMPS_NUM_THREADS (0 = run on the
  * caller inside gr_wait, the easiest mode to debug), GRAMPS_TORTURE=1 (preempt Thread
- * stages at every reserve/commit), GRAMPS_PIN=1. */
+ * stages at every reserve/commit), GRAMPS_PIN=1, GRAMPS_SCHEDULER (scheduler.c). */
 #include "gramps/internal.h"
 
 #include <sched.h>
@@ -223,6 +223,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
         return GR_ERR_INVALID;
     }
     resolve_options(g, o);
+    if (gr_scheduler_choose(g) != GR_OK) return g->status;
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;
     if (!gr_buffers_protect(g, true)) {
         gr_buffers_protect(g, false);     /* those already protected, for host access */
@@ -233,6 +234,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
     bool ok = g->workers && create_pools(g) && create_subqueues(g);
     for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
+    if (ok) ok = g->sched->init(g) == GR_OK;
     if (ok) {
         gr_capacity_init(g);
         gr_term_start(g);
@@ -245,10 +247,11 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
         ok = start_threads(g);
     }
     if (!ok) {
-        /* Anything already started is stopped and joined by gr_wait. */
+        /* Anything already started is stopped and joined by gr_wait. A policy's init
+         * records its own error (gr_set_error keeps the first). */
         gr_set_error(g, GR_ERR_NOMEM, "gr_launch: out of memory or threads");
         atomic_store(&g->abort, true);
-        return GR_ERR_NOMEM;
+        return g->status;
     }
     /* Workers may already be recording run-time errors: those are gr_wait's to report. */
     return GR_OK;
@@ -269,6 +272,7 @@ gr_status gr_wait(gr_graph *g)
     gr_sample_final(g);
     gr_buffers_protect(g, false);         /* host access again; a failure sets the error */
     gr_stats_collect(g);
+    if (g->sched->teardown) g->sched->teardown(g);
     for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
     free(g->workers);
     g->workers = NULL;

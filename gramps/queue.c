@@ -397,7 +397,7 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
         gr_inst *next = list->next_waiter;
         list->next_waiter = NULL;
         atomic_store(&list->state, GR_INST_RUNNABLE);
-        gr_push_task(w, list->stage, (void *)((uintptr_t)list | 1));
+        gr_push_task(w, list->stage, gr_inst_task(list));
         list = next;
     }
 }

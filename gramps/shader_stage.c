@@ -49,7 +49,7 @@ static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
         gr_charge(w, q, 1);
         return true;
     }
-    return gr_try_charge(w, q, 1, c->stage->out[i].backward);
+    return gr_try_charge(w, q, 1, gr_exempt(w->g, &c->stage->out[i]));
 }
 
 /* Reserves output i before the task runs, so that it runs to completion without
@@ -62,7 +62,7 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
     c->out[i] = NULL;
     c->push_unit[i] = false;
     if (s->out[i].mode == GR_BIND_PUSH) {
-        if (s->out[i].backward || q->is_set) return true;
+        if (gr_exempt(w->g, &s->out[i]) || q->is_set) return true;
         c->push_unit[i] = gr_try_charge(w, q, 1, false);
         return c->push_unit[i];
     }

@@ -257,6 +257,7 @@ static void collect_journal(gr_graph *g)
 void gr_stats_collect(gr_graph *g)
 {
     gr_stats *st = &g->stats;
+    st->scheduler = g->sched->name;
     st->workers = g->nworkers;
     st->nqueues = g->nqueues;
     st->nstages = g->nstages;
@@ -365,7 +366,9 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
 {
     const gr_stats *st = gr_get_stats(g);
     if (!st) { fprintf(out, "null\n"); return; }
-    fprintf(out, "{\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
+    fprintf(out, "{\n  \"scheduler\": ");
+    json_string(out, st->scheduler);
+    fprintf(out, ",\n  \"workers\": %u,\n  \"wall_ms\": %.3f,\n  \"occupancy\": %.4f,\n"
             "  \"peak_footprint_bytes\": %llu,\n  \"avg_footprint_bytes\": %.1f,\n"
             "  \"buffer_mallocs\": %llu,\n", st->workers, st->wall_ms, st->occupancy,
             (unsigned long long)st->peak_footprint_bytes, st->avg_footprint_bytes,
@@ -384,28 +387,71 @@ void gr_journal_add(gr_worker *w, int stage, uint32_t instance, uint64_t t0, uin
     w->journal[w->journal_len++] = (gr_journal_ev){t0, t1, stage, instance, w->id};
 }
 
+/* Microseconds since the launch, the trace's time unit. */
+static double trace_us(const gr_graph *g, uint64_t t)
+{
+    return t > g->t_start ? (double)(t - g->t_start) / gr_ticks_per_ns() / 1e3 : 0;
+}
+
+/* Perfetto names the process and each worker's thread track from metadata events. */
+static void trace_names(const gr_graph *g, FILE *out)
+{
+    fprintf(out, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": "
+            "{\"name\": \"gramps (%s scheduler)\"}}", g->sched->name);
+    for (unsigned w = 0; w < g->nworkers; w++)
+        fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, "
+                "\"args\": {\"name\": \"worker %u\"}}", w, w);
+}
+
+/* One slice per task: a Shader task or a Thread activation, on its worker's track. */
+static void trace_slices(const gr_graph *g, FILE *out)
+{
+    for (size_t i = 0; i < g->njournal; i++) {
+        const gr_journal_ev *e = &g->journal_events[i];
+        fprintf(out, ",\n{\"name\": ");
+        json_string(out, g->stages[e->stage]->name);
+        fprintf(out, ", \"ph\": \"X\", \"pid\": 1, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, "
+                "\"args\": {\"instance\": %u}}", e->worker, trace_us(g, e->t0),
+                (double)(e->t1 - e->t0) / gr_ticks_per_ns() / 1e3, e->instance);
+    }
+}
+
+static void trace_counter(FILE *out, const char *name, double ts, uint64_t bytes)
+{
+    fprintf(out, ",\n{\"name\": ");
+    json_string(out, name);
+    fprintf(out, ", \"ph\": \"C\", \"pid\": 1, \"ts\": %.3f, \"args\": {\"bytes\": %llu}}",
+            ts, (unsigned long long)bytes);
+}
+
+/* One counter track per queue in bytes, and the total footprint: the samples journal
+ * only the queues that changed, all at the sample's time, so the total is the running
+ * sum of the latest values, written once per sample. Its peak is the stats' peak
+ * footprint, each queue's the stats' peak_bytes (the same samples). */
+static int trace_counters(const gr_graph *g, FILE *out)
+{
+    uint64_t *cur = calloc((size_t)g->nqueues + 1, sizeof *cur), total = 0;
+    if (!cur) return -1;
+    for (size_t i = 0; i < g->ndepths; i++) {
+        const gr_depth_ev *d = &g->depths[i];
+        uint64_t bytes = (uint64_t)d->packets * g->queues[d->queue]->packet_bytes;
+        total = total - cur[d->queue] + bytes;
+        cur[d->queue] = bytes;
+        trace_counter(out, g->queues[d->queue]->name, trace_us(g, d->t), bytes);
+        if (i + 1 == g->ndepths || g->depths[i + 1].t != d->t)
+            trace_counter(out, "total footprint", trace_us(g, d->t), total);
+    }
+    free(cur);
+    return 0;
+}
+
 int gr_journal_write(const gr_graph *g, FILE *out)
 {
     if (!g->journal_events) return -1;
-    double tpn = gr_ticks_per_ns();
-    fprintf(out, "{\"traceEvents\": [\n");
-    for (size_t i = 0; i < g->njournal; i++) {
-        const gr_journal_ev *e = &g->journal_events[i];
-        fprintf(out, "%s{\"name\": ", i ? ",\n" : "");
-        json_string(out, g->stages[e->stage]->name);
-        fprintf(out, ", \"ph\": \"X\", \"pid\": 1, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, "
-                "\"args\": {\"instance\": %u}}", e->worker,
-                (double)(e->t0 - g->t_start) / tpn / 1e3, (double)(e->t1 - e->t0) / tpn / 1e3,
-                e->instance);
-    }
-    for (size_t i = 0; i < g->ndepths; i++) {       /* queue depths as counter tracks */
-        const gr_depth_ev *d = &g->depths[i];
-        double ts = d->t > g->t_start ? (double)(d->t - g->t_start) / tpn / 1e3 : 0;
-        fprintf(out, "%s{\"name\": ", g->njournal || i ? ",\n" : "");
-        json_string(out, g->queues[d->queue]->name);
-        fprintf(out, ", \"ph\": \"C\", \"pid\": 1, \"ts\": %.3f, \"args\": {\"packets\": %d}}",
-                ts, d->packets);
-    }
+    fprintf(out, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+    trace_names(g, out);
+    trace_slices(g, out);
+    int rc = trace_counters(g, out);
     fprintf(out, "\n]}\n");
-    return 0;
+    return rc;
 }

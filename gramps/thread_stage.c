@@ -73,7 +73,7 @@ static void park_in(gr_worker *w, gr_inst *inst)
         atomic_store(&inst->state, GR_INST_BLOCKED_IN);
     }
     gr_spin_unlock(&s->lock);
-    if (ready) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
+    if (ready) gr_push_task(w, inst->stage, gr_inst_task(inst));
     else gr_pending_sub(w, &w->g->comps[inst->stage->comp], 1);
 }
 
@@ -96,7 +96,7 @@ static void park_out(gr_worker *w, gr_inst *inst)
         bool ok = fits(s->charged, need, s->queue->d.capacity);
         if (!ok) { inst->next_waiter = s->out_waiters; s->out_waiters = inst; }
         gr_spin_unlock(&s->lock);
-        if (ok) gr_push_task(w, inst->stage, (void *)((uintptr_t)inst | 1));
+        if (ok) gr_push_task(w, inst->stage, gr_inst_task(inst));
         return;
     }
     gr_spin_lock(&q->wait_lock);
@@ -123,7 +123,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     case GR_YIELD_PREEMPT:
         atomic_store(&inst->state, GR_INST_RUNNABLE);
         atomic_fetch_add_explicit(&s->preemptions, 1, memory_order_relaxed);
-        gr_push_task(w, s, (void *)((uintptr_t)inst | 1));
+        gr_requeue(w, inst);
         break;
     case GR_YIELD_BLOCK_IN: park_in(w, inst); break;
     case GR_YIELD_BLOCK_OUT: park_out(w, inst); break;
@@ -169,11 +169,18 @@ static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
 }
 
 /* Preemption point (reserve/commit): past the low watermark of local work, let the
- * worker run higher-priority tasks. Torture builds preempt at every point. */
-static void maybe_preempt(gr_ctx *c)
+ * worker run higher-priority tasks; under the work-first policy, after every committed
+ * output packet (`committed`: packets gr_commit_out just committed); never under the
+ * one-stage-at-a-time policy. Torture builds preempt at every point. */
+static void maybe_preempt(gr_ctx *c, uint32_t committed)
 {
     gr_worker *w = c->w;
     if (!c->g->torture) {
+        if (c->g->preempt != GR_PREEMPT_WATERMARK) {
+            if (c->g->preempt == GR_PREEMPT_EACH_OUTPUT && committed)
+                yield_to_worker(c, GR_YIELD_PREEMPT);
+            return;
+        }
         /* the bound first: it does not touch the lines thieves write */
         const int64_t mark = (int64_t)c->g->opts.low_watermark;
         int64_t local = 0;
@@ -295,7 +302,7 @@ gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w)
     if (!s) s = q->subs[0];
     if (n == 0) gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve of 0 packets", c->stage->name);
     gr_status st = reserve_in(c, input, s, n, w);
-    maybe_preempt(c);
+    maybe_preempt(c, 0);
     return leave(c, st);
 }
 
@@ -328,7 +335,7 @@ gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
     for (uint32_t i = 0; i < n; i++) gr_pkt_free(c->w, t->pkts[i]);
     if (waiters) gr_wake_out_waiters(c->w, q, s);
     if (pool_waiters) gr_wake_out_waiters(c->w, q, NULL);
-    maybe_preempt(c);
+    maybe_preempt(c, 0);
     return leave(c, GR_OK);
 }
 
@@ -375,7 +382,7 @@ static uint64_t reserve_chain_slots(gr_ctx *c, gr_queue_rt *end, gr_subq *s, uin
 {
     for (;;) {
         gr_spin_lock(&s->lock);
-        bool fits = end->backward || s->charged == 0 || s->charged + n <= end->d.capacity;
+        bool fits = end->backward || !c->g->backpressure || s->charged == 0 || s->charged + n <= end->d.capacity;
         if (fits) {
             uint64_t first = 0;
             for (uint32_t i = 0; i < n; i++) {
@@ -419,7 +426,7 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
         if (!end_sub) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
         first_slot = reserve_chain_slots(c, end, end_sub, n);
     }
-    charge_output(c, q, s, n, c->stage->out[slot].backward);
+    charge_output(c, q, s, n, gr_exempt(c->g, &c->stage->out[slot]));
     if (!window_pkts(t, n)) return GR_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         gr_pkt *p = gr_pkt_alloc(c->w, q);
@@ -440,7 +447,7 @@ gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w)
 {
     if (enter(c, "gr_reserve_out") != GR_OK) return GR_ERR_INVALID;
     gr_status st = reserve_out(c, output, n, 0, false, w);
-    maybe_preempt(c);
+    maybe_preempt(c, 0);
     return leave(c, st);
 }
 
@@ -448,7 +455,7 @@ gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr
 {
     if (enter(c, "gr_reserve_out_key") != GR_OK) return GR_ERR_INVALID;
     gr_status st = reserve_out(c, output, n, key, true, w);
-    maybe_preempt(c);
+    maybe_preempt(c, 0);
     return leave(c, st);
 }
 
@@ -499,7 +506,7 @@ gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
         else cancel_packet(c->w, q, p);
     }
     c->inst->produced += n;
-    maybe_preempt(c);
+    maybe_preempt(c, n);
     return leave(c, GR_OK);
 }
 

@@ -53,7 +53,8 @@ static int apply_config(cp_graph *g, const rsp_config *c, char err[CP_ERR_MAX])
 static gr_graph *render(cp_graph *g, pl_frame *f, const rsp_config *cfg, uint8_t *rgba,
                         rsp_counts *counts, char err[CP_ERR_MAX])
 {
-    gr_launch_opts o = {.workers = cfg->workers};
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
     gr_graph *result = pl_render_frame(g, f, &o, err);
     if (!result) return NULL;
     memcpy(rgba, pl_frame_image(f), (size_t)f->width * f->height * 4);

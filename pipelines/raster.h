@@ -42,6 +42,9 @@ typedef struct rsp_config {
     bool coarse_z;                 /* skip triangles hidden per 8x8 block (default on) */
     pl_aov aov;
     unsigned workers;              /* 0: all hardware threads */
+    /* Runtime options besides the worker count (scheduler, journal, profile...): copied
+     * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */
+    gr_launch_opts launch;
 } rsp_config;
 
 typedef struct rsp_counts {

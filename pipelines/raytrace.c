@@ -66,7 +66,8 @@ gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh
     gr_graph *result = NULL;
     if (g && !cp_graph_load_text(g, pl_builtin_graph("raytrace"), "raytrace", why) &&
         !apply_config(g, cfg, why) && pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
-        gr_launch_opts o = {.workers = cfg->workers};
+        gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
         result = pl_render_frame(g, &f, &o, why);
         if (result) {
             memcpy(rgba, pl_frame_image(&f), (size_t)cfg->width * cfg->height * 4);

@@ -28,6 +28,9 @@ typedef struct rtp_config {
     float min_weight;              /* drop rays whose weight falls below (default 0.01) */
     pl_aov aov;
     unsigned workers;              /* 0: all hardware threads */
+    /* Runtime options besides the worker count (scheduler, journal, profile...): copied
+     * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */
+    gr_launch_opts launch;
 } rtp_config;
 
 typedef struct rtp_counts {

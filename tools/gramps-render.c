@@ -28,6 +28,10 @@
 
 typedef struct options {
     const char *scene, *pipeline, *output, *stats;
+    const char *scheduler;         /* NULL: GRAMPS_SCHEDULER, else gramps */
+    const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
+    bool verbose;
+    const gr_profile *profile;     /* static: the profiling frame's (run) */
     int width, height, frames, spp, bounces;
     unsigned threads;
     pl_aov aov;
@@ -73,6 +77,11 @@ static void usage(FILE *out)
         "      --no-coarse-z     raster: no per-block depth culling before rasterizing\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
+        "      --scheduler NAME  gramps (default), task-stealing, breadth-first or static\n"
+        "                        (static: profiles one frame under gramps first)\n"
+        "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
+        "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
+        "  -v, --verbose         static: print the partition of stages over workers\n"
         "      --info            print the scene report and exit\n"
         "  -q, --quiet           no summary\n"
         "  -h, --help            this help\n"
@@ -122,7 +131,27 @@ static bool parse_aov(const char *s, pl_aov *out)
 }
 
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
-       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z };
+       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z, OPT_SCHEDULER,
+       OPT_TRACE, OPT_DOT };
+
+/* Flags for the runtime rather than the renderer: scheduler, timeline, graph. */
+static int parse_runtime_flag(options *o, int c, const char *arg, const char *flag)
+{
+    switch (c) {
+    case OPT_SCHEDULER:
+        if (!gr_scheduler_known(arg)) {
+            char why[160];
+            snprintf(why, sizeof why, "unknown scheduler (%s)", gr_scheduler_names());
+            return bad_flag(flag, arg, why);
+        }
+        o->scheduler = arg;
+        return 0;
+    case OPT_TRACE: o->trace = arg; return 0;
+    case OPT_DOT: o->dot = arg; return 0;
+    case 'v': o->verbose = true; return 0;
+    }
+    return 0;
+}
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -171,7 +200,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     case OPT_PARALLEL_RAST: o->parallel_rast = true; return 0;
     case OPT_NO_COARSE_Z: o->no_coarse_z = true; return 0;
     }
-    return 0;
+    return parse_runtime_flag(o, c, arg, flag);
 }
 
 static int parse_args(int argc, char **argv, options *o)
@@ -186,12 +215,15 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
         {"bounces", required_argument, 0, OPT_BOUNCES},
         {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST},
-        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z}, {0, 0, 0, 0}};
+        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z},
+        {"scheduler", required_argument, 0, OPT_SCHEDULER},
+        {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
+        {"verbose", no_argument, 0, 'v'}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
     int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":p:o:t:qh", longs, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:o:t:qhv", longs, &idx)) != -1) {
         char flag[40];
         if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
         else snprintf(flag, sizeof flag, "-%c", c);
@@ -233,6 +265,13 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* The runtime options every frame launches with (the pipelines set the worker count). */
+static gr_launch_opts launch_opts(const options *o)
+{
+    return (gr_launch_opts){.scheduler = o->scheduler, .journal = o->trace != NULL,
+                            .profile = o->profile, .verbose = o->verbose};
+}
+
 static int render_raster(const options *o, const sc_scene *s, const sc_geometry *g,
                          uint8_t *rgba, frame_result *r, char err[SC_ERR_MAX])
 {
@@ -242,6 +281,7 @@ static int render_raster(const options *o, const sc_scene *s, const sc_geometry 
     cfg.height = o->height;
     cfg.aov = o->aov;
     cfg.workers = o->threads;
+    cfg.launch = launch_opts(o);
     cfg.parallel_rast = o->parallel_rast;
     cfg.coarse_z = !o->no_coarse_z;
     rsp_counts counts = {0};
@@ -264,6 +304,7 @@ static int render_raytrace(const options *o, const sc_scene *s, const sc_geometr
     cfg.bounces = o->bounces;
     cfg.aov = o->aov;
     cfg.workers = o->threads;
+    cfg.launch = launch_opts(o);
     rtp_counts counts = {0};
     r->graph = rtp_render(s, g, bvh, &cfg, rgba, &counts, err);
     r->work[0] = counts.primary;
@@ -358,7 +399,9 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     io_json_string(f, s->name);
     fprintf(f, ",\n\"pipeline\": ");
     io_json_string(f, o->pipeline);
-    fprintf(f, ",\n\"scheduler\": \"gramps\",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
+    fprintf(f, ",\n\"scheduler\": ");
+    io_json_string(f, gr_scheduler_of(last->graph));
+    fprintf(f, ",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
             "\"triangles\": %zu,\n", st ? st->workers : 0, o->width, o->height, g->ntriangles);
     write_work(o, fs, n, last, f);
     write_frames(fs, n, f);
@@ -373,8 +416,8 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
     spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak);
     const gr_stats *st = gr_get_stats(last->graph);
     uint64_t rays = last->work[0] + last->work[1] + last->work[2];
-    printf("%s: %s %dx%d, %zu triangles, %u threads\n", s->name, o->pipeline, o->width,
-           o->height, g->ntriangles, st ? st->workers : 0);
+    printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->pipeline,
+           o->width, o->height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
     if (is_raster(o->pipeline))
         printf("frame %.2f ms (median of %d, min %.2f), %llu triangles rasterized, %llu fragments "
                "shaded\n", ms.median, n, ms.min, (unsigned long long)last->work[1],
@@ -395,14 +438,56 @@ static frame_stats frame_stats_of(const frame_result *r)
     return (frame_stats){r->ms, st ? st->avg_footprint_bytes : 0, st ? st->peak_footprint_bytes : 0};
 }
 
-static int run(const options *o, sc_scene *s, const sc_geometry *g)
+/* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
+ * traffic weigh the partition (Sanchez et al. 2011 §IV-C). NULL when it failed. */
+static gr_profile *profile_frame(const options *o, const sc_scene *s, const sc_geometry *g,
+                                 const rt_bvh *bvh, uint8_t *rgba)
 {
+    options p = *o;
+    p.scheduler = "gramps";
+    p.trace = NULL;
+    frame_result r = {0};
+    gr_profile *prof = render_frame(&p, s, g, bvh, rgba, &r) ? NULL : gr_profile_take(r.graph);
+    gr_graph_destroy(r.graph);
+    if (!prof) fprintf(stderr, "gramps-render: the static scheduler's profiling frame failed\n");
+    return prof;
+}
+
+static int dot_writer(const gr_graph *graph, FILE *f)
+{
+    gr_graph_dot(graph, f);
+    return 0;
+}
+
+/* --trace / --dot: the last frame's timeline or graph, to a file. */
+static int write_graph_file(const char *path, const char *flag, const gr_graph *graph,
+                            int (*writer)(const gr_graph *, FILE *))
+{
+    if (!path) return 0;
+    FILE *f = fopen(path, "w");
+    if (!f) { fprintf(stderr, "gramps-render: %s %s: %s\n", flag, path, strerror(errno)); return 1; }
+    int rc = writer(graph, f);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "gramps-render: %s %s: could not write it\n", flag, path);
+        return 1;
+    }
+    return 0;
+}
+
+static int run(const options *o_in, sc_scene *s, const sc_geometry *g)
+{
+    options ro = *o_in;
+    const options *o = &ro;
     rt_bvh *bvh = is_raster(o->pipeline) ? NULL : rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
     frame_stats *fs = calloc((size_t)o->frames, sizeof *fs);
     frame_result r = {0};
     int rc = ((!bvh && !is_raster(o->pipeline)) || !rgba || !fs) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
+    gr_profile *prof = NULL;
+    bool is_static = ro.scheduler ? !strcmp(ro.scheduler, "static")
+                                  : !strcmp(gr_scheduler_default(), "static");
+    if (!rc && is_static && !(ro.profile = prof = profile_frame(o, s, g, bvh, rgba))) rc = 1;
     for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
         if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
         gr_graph_destroy(r.graph);
@@ -419,8 +504,11 @@ static int run(const options *o, sc_scene *s, const sc_geometry *g)
         if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
         else { write_stats(o, s, g, fs, o->frames, &r, f); fclose(f); }
     }
+    if (!rc) rc = write_graph_file(o->trace, "--trace", r.graph, gr_journal_write);
+    if (!rc) rc = write_graph_file(o->dot, "--dot", r.graph, dot_writer);
     if (!rc && !o->quiet) summary(o, s, g, fs, o->frames, &r);
     gr_graph_destroy(r.graph);
+    gr_profile_free(prof);
     rt_bvh_free(bvh);
     free(rgba);
     free(fs);

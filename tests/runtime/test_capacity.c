@@ -18,9 +18,10 @@ typedef struct rig {
     gr_queue_rt *queues[1];
 } rig;
 
-static rig *rig_new(unsigned workers, uint32_t capacity)
+static rig *rig_with(unsigned workers, uint32_t capacity, bool backpressure)
 {
     rig *r = gr_calloc_lines(1, sizeof *r);
+    r->g.backpressure = backpressure;
     r->q = gr_calloc_lines(1, sizeof *r->q);
     r->q->d.capacity = capacity;
     r->q->physical = true;               /* no termination counts to keep */
@@ -37,6 +38,9 @@ static rig *rig_new(unsigned workers, uint32_t capacity)
     gr_capacity_init(&r->g);
     return r;
 }
+
+/* Capacities enforced, as under the GRAMPS policy. */
+static rig *rig_new(unsigned workers, uint32_t capacity) { return rig_with(workers, capacity, true); }
 
 static void rig_free(rig *r)
 {
@@ -98,6 +102,29 @@ static void test_exemptions(void)
     CHECK(gr_try_charge(worker(r, 0), r->q, 4, false));
     CHECK(!gr_try_charge(worker(r, 0), r->q, 1, false));
     rig_free(r);
+}
+
+/* Without backpressure (Task-Stealing, Breadth-First) every binding is exempt: charges
+ * go past the capacity and never fail, yet held and the reserved peak count them
+ * exactly, and no worker caches credits (they would stand for space that is not there). */
+static void test_unbounded_mode(void)
+{
+    rig *r = rig_with(2, 8, false);
+    CHECK(r->q->credit_keep == 0);
+    gr_binding b = {.mode = GR_BIND_OUTPUT, .queue = 0, .backward = false};
+    CHECK(gr_exempt(&r->g, &b));
+    for (int i = 0; i < 100; i++) CHECK(gr_try_charge(worker(r, i % 2), r->q, 1, gr_exempt(&r->g, &b)));
+    CHECK(gr_queue_held(&r->g, r->q) == 100);
+    CHECK(atomic_load(&r->q->reserved_peak) == 100);
+    for (int i = 0; i < 60; i++) gr_capacity_release(worker(r, 1), r->q, 1);
+    CHECK(gr_queue_held(&r->g, r->q) == 40);
+    CHECK(atomic_load(&worker(r, 1)->credit[0]) == 0);
+    gr_capacity_release(worker(r, 0), r->q, 40);
+    CHECK(gr_queue_held(&r->g, r->q) == 0 && unheld(r) == 8);
+    rig_free(r);
+    rig *bounded = rig_new(1, 8);
+    CHECK(!gr_exempt(&bounded->g, &b));
+    rig_free(bounded);
 }
 
 /* Credits a worker caches are bounded, returned when it idles, and all of them when a
@@ -290,6 +317,9 @@ static void run_flow(unsigned workers, uint32_t cap_a, uint32_t cap_b, gr_bind_m
 
 static void test_graph_bound(void)
 {
+    if (!gr_scheduler_bounded(NULL))
+        SKIP("the %s scheduler has no backpressure: capacities are not bounds by design",
+             gr_scheduler_default());
     for (unsigned w = 1; w <= 4; w++) {
         run_flow(w, 4, 3, GR_BIND_OUTPUT);      /* no credits kept: the pool alone */
         run_flow(w, 256, 64, GR_BIND_OUTPUT);   /* credits kept by every worker */
@@ -300,6 +330,9 @@ static void test_graph_bound(void)
  * (it was charged only at commit: a capacity-32 queue reached 18,817 packets). */
 static void test_inplace_bound(void)
 {
+    if (!gr_scheduler_bounded(NULL))
+        SKIP("the %s scheduler has no backpressure: capacities are not bounds by design",
+             gr_scheduler_default());
     for (unsigned w = 1; w <= 4; w++) {
         run_flow(w, 32, 32, GR_BIND_INPLACE);
         run_flow(w, 256, 3, GR_BIND_INPLACE);
@@ -396,6 +429,9 @@ static void run_keyed(unsigned workers)
 
 static void test_keyed_push_bound(void)
 {
+    if (!gr_scheduler_bounded(NULL))
+        SKIP("the %s scheduler has no backpressure: capacities are not bounds by design",
+             gr_scheduler_default());
     for (unsigned w = 1; w <= 4; w++) run_keyed(w);
 }
 
@@ -404,6 +440,7 @@ int main(void)
     RUN(test_bound_and_reuse);
     RUN(test_exemptions);
     RUN(test_credit_return);
+    RUN(test_unbounded_mode);
     RUN(test_concurrent_bound);
     RUN(test_graph_bound);
     RUN(test_inplace_bound);

@@ -1,0 +1,195 @@
+/* sched_static.c — the Static policy (Sanchez et al. 2011 §IV-C), as stream runtimes
+ * schedule: the stage graph is partitioned once, before the run, with METIS (stage
+ * loads balanced, communication cut least: partition.c), weighted by a profiled run
+ * under the GRAMPS policy (gr_launch_opts.profile; without one every stage and queue
+ * weighs the same), and each partition runs on one worker. No stealing and no load
+ * balancing: a task goes to its stage's worker through that worker's inbox (a
+ * producer-consumer queue), and a worker out of work waits for more. Within its
+ * partition a worker runs the highest-priority ready stage first with backpressure, as
+ * GRAMPS does locally: the paper's minimum-latency schedule over bounded buffers,
+ * decided at run time only among the stages the partition gave it.
+ *
+ * Invariant: a stage's tasks sit only in its owner's deques or inbox, and only the
+ * owner pushes into its deques (Chase-Lev: one pusher), so the inbox is what other
+ * workers write. */
+#include "gramps/internal.h"
+#include "gramps/partition.h"
+#include "gramps/profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct st_inbox {
+    _Alignas(64) gr_spin lock;
+    void **tasks;
+    size_t len, cap;
+    _Atomic(size_t) waiting;          /* len, read without the lock to skip empty inboxes */
+} st_inbox;
+
+typedef struct st_state {
+    int *owner;                       /* worker per stage id */
+    st_inbox *inbox;                  /* per worker */
+} st_state;
+
+static bool inbox_put(st_inbox *b, void *task)
+{
+    gr_spin_lock(&b->lock);
+    if (b->len == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        void **t = realloc(b->tasks, cap * sizeof *t);
+        if (!t) { gr_spin_unlock(&b->lock); return false; }
+        b->tasks = t;
+        b->cap = cap;
+    }
+    b->tasks[b->len++] = task;
+    atomic_store_explicit(&b->waiting, b->len, memory_order_relaxed);
+    gr_spin_unlock(&b->lock);
+    return true;
+}
+
+static void st_push(gr_worker *w, gr_stage_rt *s, void *task)
+{
+    st_state *st = w->g->sched_state;
+    int owner = st->owner[s->id];
+    if ((unsigned)owner == w->id) { gr_push_own(w, s, s->deque, task); return; }
+    if (!inbox_put(&st->inbox[owner], task)) {
+        gr_set_error(w->g, GR_ERR_NOMEM, "static scheduler: out of memory queueing a task of "
+                     "stage '%s'", s->name);
+        atomic_store(&w->g->abort, true);
+    }
+    if (atomic_load_explicit(&w->g->sleepers, memory_order_relaxed) > 0) gr_wake_sleepers(w->g);
+}
+
+/* Moves what other workers sent into w's own deques, in the order it came. */
+static void drain_inbox(gr_worker *w, st_inbox *b)
+{
+    if (atomic_load_explicit(&b->waiting, memory_order_relaxed) == 0) return;
+    gr_spin_lock(&b->lock);
+    for (size_t i = 0; i < b->len; i++) {
+        gr_stage_rt *s = gr_task_stage(w->g, b->tasks[i]);
+        gr_push_own(w, s, s->deque, b->tasks[i]);
+    }
+    b->len = 0;
+    atomic_store_explicit(&b->waiting, 0, memory_order_relaxed);
+    gr_spin_unlock(&b->lock);
+}
+
+static void *st_find(gr_worker *w, st_inbox *b)
+{
+    drain_inbox(w, b);
+    void *t = gr_pop_by_priority(w);
+    if (!t) {
+        gr_flush_partials(w);
+        drain_inbox(w, b);
+        t = gr_pop_by_priority(w);
+    }
+    if (!t) gr_pending_flush(w);          /* out of work: let termination see it */
+    return t;
+}
+
+static void st_loop(gr_worker *w)
+{
+    st_state *st = w->g->sched_state;
+    unsigned fails = 0;
+    while (gr_running(w->g)) {
+        void *t = st_find(w, &st->inbox[w->id]);
+        if (!t) { gr_idle_wait(w, &fails); continue; }
+        fails = 0;
+        gr_run_task(w, t);
+    }
+}
+
+/* Stage loads and queue traffic: the profile's when it is of this graph, else 1 each. */
+static int weigh(gr_graph *g, int64_t *load, gr_part_edge *edges)
+{
+    const gr_profile *p = g->opts.profile;
+    bool prof = gr_profile_matches(p, g);
+    for (int i = 0; i < g->nstages; i++) load[i] = prof ? (int64_t)p->stage_us[i] + 1 : 1;
+    int n = 0;
+    for (int qi = 0; qi < g->nqueues; qi++) {
+        gr_queue_rt *q = g->queues[qi];
+        int64_t bytes = prof ? (int64_t)(p->queue_bytes[qi] / 64) + 1 : 1;   /* cache lines */
+        for (int k = 0; k < q->nproducers; k++)
+            edges[n++] = (gr_part_edge){q->producers[k], q->consumer, bytes};
+    }
+    return n;
+}
+
+static void print_partition(gr_graph *g, const int64_t *load, const int *owner, bool prof)
+{
+    int n = g->nstages, w = (int)g->nworkers;
+    int *rr = malloc((size_t)n * sizeof *rr);
+    if (!rr) return;
+    for (int i = 0; i < n; i++) rr[i] = i % w;
+    fprintf(stderr, "static: %d stages over %d workers, weighted by %s; heaviest worker %lld "
+            "(round-robin: %lld)\n", n, w, prof ? "the profile (us, cache lines)" :
+            "1 per stage and queue (no profile)", (long long)gr_partition_max_load(n, load, owner, w),
+            (long long)gr_partition_max_load(n, load, rr, w));
+    for (int k = 0; k < w; k++) {
+        fprintf(stderr, "static:   worker %d:", k);
+        for (int i = 0; i < n; i++)
+            if (owner[i] == k) fprintf(stderr, " %s(%lld)", g->stages[i]->name, (long long)load[i]);
+        fputc('\n', stderr);
+    }
+    free(rr);
+}
+
+static gr_status partition(gr_graph *g, st_state *st)
+{
+    int nedges = 0;
+    for (int qi = 0; qi < g->nqueues; qi++) nedges += g->queues[qi]->nproducers;
+    int64_t *load = malloc((size_t)g->nstages * sizeof *load);
+    gr_part_edge *edges = malloc(((size_t)nedges + 1) * sizeof *edges);
+    int rc = -1;
+    if (load && edges) {
+        nedges = weigh(g, load, edges);
+        rc = gr_partition(g->nstages, load, edges, nedges, (int)g->nworkers, st->owner);
+        if (rc == 0 && g->opts.verbose)
+            print_partition(g, load, st->owner, gr_profile_matches(g->opts.profile, g));
+    }
+    free(load);
+    free(edges);
+    if (rc == 0) return GR_OK;
+    gr_set_error(g, GR_ERR_NOMEM, "static scheduler: METIS could not partition the %d stages "
+                 "over %u workers", g->nstages, g->nworkers);
+    return GR_ERR_NOMEM;
+}
+
+static void st_teardown(gr_graph *g)
+{
+    st_state *st = g->sched_state;
+    if (!st) return;
+    for (unsigned i = 0; st->inbox && i < g->nworkers; i++) free(st->inbox[i].tasks);
+    free(st->inbox);
+    free(st->owner);
+    free(st);
+    g->sched_state = NULL;
+}
+
+static gr_status st_init(gr_graph *g)
+{
+    st_state *st = calloc(1, sizeof *st);
+    g->sched_state = st;
+    if (st) {
+        st->owner = calloc((size_t)g->nstages, sizeof *st->owner);
+        st->inbox = gr_calloc_lines(g->nworkers, sizeof *st->inbox);
+    }
+    if (!st || !st->owner || !st->inbox) {
+        st_teardown(g);
+        gr_set_error(g, GR_ERR_NOMEM, "static scheduler: out of memory");
+        return GR_ERR_NOMEM;
+    }
+    for (unsigned i = 0; i < g->nworkers; i++) gr_spin_init(&st->inbox[i].lock);
+    for (int i = 0; i < g->nstages; i++) g->stages[i]->deque = g->stages[i]->rank;
+    return partition(g, st);
+}
+
+const gr_scheduler gr_sched_static = {
+    .name = "static",
+    .backpressure = true,
+    .preempt = GR_PREEMPT_WATERMARK,
+    .init = st_init,
+    .push = st_push,
+    .loop = st_loop,
+    .teardown = st_teardown,
+};

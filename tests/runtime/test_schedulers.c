@@ -1,0 +1,211 @@
+/* Tests of the scheduling policies (gramps/scheduler.h): selection by name and its
+ * errors, the same results under every policy, and what makes each one itself:
+ * Task-Stealing preempts a Thread stage at every committed packet, Breadth-First runs a
+ * whole stage before the next (so a queue holds everything its producer made), Static
+ * runs each stage on one worker only and its METIS partition beats round-robin on an
+ * unbalanced graph (compared on the heaviest worker's load, never on wall time). */
+#include "gramps/gramps.h"
+#include "gramps/partition.h"
+#include "tests/check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 2000
+
+typedef struct app { uint64_t sum; uint32_t n; } app;
+
+/* Thread: N packets 1..N, one reserve/commit each. */
+static void src(gr_ctx *c)
+{
+    app *a = gr_user(c);
+    for (uint32_t i = 1; i <= a->n; i++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+/* Shader: squares its packet. */
+static void square(gr_ctx *c)
+{
+    uint32_t x = *(uint32_t *)gr_input(c, NULL);
+    *(uint64_t *)gr_output(c, 0) = (uint64_t)x * x;
+}
+
+/* Thread: adds everything up. */
+static void sink(gr_ctx *c)
+{
+    app *a = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) != GR_NOMORE) {
+        a->sum += *(uint64_t *)w.mem;
+        gr_commit(c, 0, 1);
+    }
+}
+
+static gr_graph *build(app *a)
+{
+    gr_graph *g = gr_graph_create();
+    int q0 = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4, .capacity = 4});
+    int q1 = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8, .capacity = 4});
+    int s0 = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD, .main = src, .user = a});
+    int s1 = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square});
+    int s2 = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = sink, .user = a});
+    gr_bind(g, s0, GR_BIND_OUTPUT, q0);
+    gr_bind(g, s1, GR_BIND_INPUT, q0);
+    gr_bind(g, s1, GR_BIND_OUTPUT, q1);
+    gr_bind(g, s2, GR_BIND_INPUT, q1);
+    return g;
+}
+
+static gr_graph *run(const char *sched, unsigned workers, app *a, bool journal,
+                     const gr_profile *prof)
+{
+    *a = (app){.n = N};
+    gr_graph *g = build(a);
+    int start[] = {0, 2};
+    gr_launch_opts o = {.workers = workers, .scheduler = sched, .journal = journal,
+                        .profile = prof};
+    gr_status st = gr_launch(g, &o, start, 2);
+    if (st == GR_OK) st = gr_wait(g);
+    CHECK_MSG(st == GR_OK, "%s, %u workers: %s", sched, workers, gr_error(g));
+    return g;
+}
+
+static const uint64_t expected = (uint64_t)N * (N + 1) * (2 * N + 1) / 6;
+static const char *const all[] = {"gramps", "task-stealing", "breadth-first", "static"};
+
+static void test_unknown_name(void)
+{
+    CHECK(gr_scheduler_known("static") && !gr_scheduler_known("fifo") && !gr_scheduler_known(""));
+    app a;
+    gr_graph *g = build(&a);
+    int start[] = {0, 2};
+    gr_launch_opts o = {.workers = 1, .scheduler = "round-robin"};
+    CHECK(gr_launch(g, &o, start, 2) == GR_ERR_INVALID);
+    CHECK_MSG(strstr(gr_error(g), "round-robin") && strstr(gr_error(g), "task-stealing"),
+              "message: %s", gr_error(g));
+    gr_graph_destroy(g);
+}
+
+/* Every policy computes the same sum at 1, 2 and 3 workers, and says it ran. */
+static void test_same_results(void)
+{
+    for (int k = 0; k < 4; k++)
+        for (unsigned w = 1; w <= 3; w++) {
+            app a;
+            gr_graph *g = run(all[k], w, &a, false, NULL);
+            CHECK_MSG(a.sum == expected, "%s, %u workers: sum %llu", all[k], w,
+                      (unsigned long long)a.sum);
+            const gr_stats *st = gr_get_stats(g);
+            CHECK(st && !strcmp(st->scheduler, all[k]) && !strcmp(gr_scheduler_of(g), all[k]));
+            gr_graph_destroy(g);
+        }
+}
+
+/* Work-first: the producer gives its worker back after every packet it commits. Under
+ * GRAMPS it runs on past the low watermark instead. */
+static void test_task_stealing_work_first(void)
+{
+    app a;
+    gr_graph *g = run("task-stealing", 1, &a, false, NULL);
+    const gr_stats *st = gr_get_stats(g);
+    CHECK_MSG(st && st->stages[0].preemptions >= N, "src preempted %llu times for %d packets",
+              st ? (unsigned long long)st->stages[0].preemptions : 0ull, N);
+    gr_graph_destroy(g);
+    g = run("gramps", 1, &a, false, NULL);
+    st = gr_get_stats(g);
+    CHECK(st && st->stages[0].preemptions < N / 4);
+    gr_graph_destroy(g);
+}
+
+/* One stage at a time: the producer finishes before its consumer starts, so its queue
+ * once held every packet (capacity 4 notwithstanding), at any worker count. */
+static void test_breadth_first_whole_stages(void)
+{
+    for (unsigned w = 1; w <= 2; w++) {
+        app a;
+        gr_graph *g = run("breadth-first", w, &a, false, NULL);
+        const gr_stats *st = gr_get_stats(g);
+        CHECK_MSG(st && st->queues[0].reserved_peak_packets == N && st->queues[1].reserved_peak_packets == N,
+                  "%u workers: reserved peaks %llu, %llu of %d", w,
+                  st ? (unsigned long long)st->queues[0].reserved_peak_packets : 0ull,
+                  st ? (unsigned long long)st->queues[1].reserved_peak_packets : 0ull, N);
+        gr_graph_destroy(g);
+    }
+}
+
+/* Parses the journal's stage slices: the worker each stage ran on, -2 for several. */
+static void workers_per_stage(gr_graph *g, int owner[3])
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    gr_journal_write(g, f);
+    fclose(f);
+    static const char *names[3] = {"\"src\"", "\"square\"", "\"sink\""};
+    for (int s = 0; s < 3; s++) {
+        owner[s] = -1;
+        for (char *p = strstr(buf, names[s]); p; p = strstr(p + 1, names[s])) {
+            char *tid = strstr(p, "\"tid\": ");
+            char *end = strchr(p, '}');
+            if (!tid || !end || tid > end || !strstr(p, "\"ph\": \"X\"")) continue;
+            int w = atoi(tid + 7);
+            owner[s] = owner[s] == -1 || owner[s] == w ? w : -2;
+        }
+    }
+    free(buf);
+}
+
+/* No stealing: each stage's tasks all ran on one worker, with or without a profile. */
+static void test_static_stays_put(void)
+{
+    app a;
+    gr_graph *prof_run = run("gramps", 2, &a, false, NULL);
+    gr_profile *p = gr_profile_take(prof_run);
+    CHECK(p != NULL);
+    gr_graph_destroy(prof_run);
+    for (int with = 0; with < 2; with++) {
+        gr_graph *g = run("static", 2, &a, true, with ? p : NULL);
+        CHECK(a.sum == expected);
+        int owner[3];
+        workers_per_stage(g, owner);
+        for (int s = 0; s < 3; s++)
+            CHECK_MSG(owner[s] >= 0, "stage %d ran on %s", s, owner[s] == -2 ? "several workers" : "none");
+        gr_graph_destroy(g);
+    }
+    gr_profile_free(p);
+}
+
+/* An unbalanced chain: two heavy stages that round-robin puts on the same worker. METIS
+ * balances the load; the heaviest worker's load bounds a run without stealing. */
+static void test_partition_beats_round_robin(void)
+{
+    enum { n = 8, parts = 2 };
+    int64_t load[n] = {100, 1, 1, 1, 100, 1, 1, 1};
+    gr_part_edge e[n - 1];
+    for (int i = 0; i + 1 < n; i++) e[i] = (gr_part_edge){i, i + 1, 10};
+    int part[n], rr[n];
+    CHECK(gr_partition(n, load, e, n - 1, parts, part) == 0);
+    for (int i = 0; i < n; i++) rr[i] = i % parts;
+    int64_t metis = gr_partition_max_load(n, load, part, parts);
+    int64_t robin = gr_partition_max_load(n, load, rr, parts);
+    CHECK_MSG(robin == 202 && metis <= 110, "heaviest worker: METIS %lld, round-robin %lld",
+              (long long)metis, (long long)robin);
+    /* fewer stages than workers: one each */
+    CHECK(gr_partition(2, load, e, 1, 4, part) == 0 && part[0] != part[1]);
+}
+
+int main(void)
+{
+    RUN(test_unknown_name);
+    RUN(test_same_results);
+    RUN(test_task_stealing_work_first);
+    RUN(test_breadth_first_whole_stages);
+    RUN(test_static_stays_put);
+    RUN(test_partition_beats_round_robin);
+    return check_finish();
+}
