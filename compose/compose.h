@@ -183,6 +183,9 @@ int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
  * graph file) into r, each path once. */
 int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
 
+/* true when a stage section's type (as written, before $variables) starts with prefix. */
+bool cp_graph_uses_stage_type(const cp_graph *g, const char *prefix);
+
 /* A [graph] setting after overrides, or NULL. */
 const char *cp_graph_value(const cp_graph *g, const char *key);
 

@@ -112,9 +112,10 @@ int64_t *pl_frame_accum(pl_frame *f)
     return f->accum;
 }
 
-const rt_bvh *pl_frame_bvh(pl_frame *f)
+const rt_bvh *pl_frame_bvh(pl_frame *f) { return pl_scene_data_bvh(f->data); }
+
+const rt_bvh *pl_scene_data_bvh(pl_scene_data *d)
 {
-    pl_scene_data *d = f->data;
     if (!d->bvh) {
         d->bvh = rt_bvh_build(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL);
         d->own_bvh = d->bvh != NULL;

@@ -32,6 +32,8 @@ void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *
 /* Uses a BVH the caller built (not freed by pl_scene_data_free). */
 void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh);
 void pl_scene_data_free(pl_scene_data *d);
+/* The BVH, built now if it was not (NULL when out of memory). */
+const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
 
 #define PL_MAX_COUNTERS 32
 #define PL_COUNTER_NAME 48

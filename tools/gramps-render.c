@@ -10,14 +10,14 @@
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/common.h"
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/stages.h"
 #include "raytracer/bvh.h"
 #include "shaders/raster_shading.h"
 #include "scenes/scene.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
+#include "tools/common/render_graph.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -32,20 +32,26 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     bool verbose;
     const gr_profile *profile;     /* static: the profiling frame's (run) */
-    int width, height, frames, spp, bounces;
+    rg_options graph;              /* -p, --graph, --set, --plugin and the graph's flags */
+    int width, height, frames;
     unsigned threads;
     pl_aov aov;
-    bool info, quiet, have_camera, have_light, parallel_rast, no_coarse_z;
+    bool info, quiet, have_camera, have_light, list_stages;
     float camera[10], light[3];
 } options;
 
 typedef struct frame_result {
     double ms;
-    uint64_t work[4];              /* raytrace: primary, shadow, secondary rays;
-                                      raster: triangles, rasterized, fragments shaded,
-                                      coarse-z culled triangle-tile pairs */
+    pl_counter counters[PL_MAX_COUNTERS];   /* the frame's work counts, by name */
+    int ncounters;
     gr_graph *graph;
 } frame_result;
+
+/* What every frame renders with: the graph and the scene's data. */
+typedef struct render_ctx {
+    rg_setup setup;
+    pl_scene_data data;
+} render_ctx;
 
 /* What the statistics report per frame (the runtime's are the last frame's only). */
 typedef struct frame_stats {
@@ -56,15 +62,17 @@ typedef struct frame_stats {
 /* One per-frame figure over all frames. */
 typedef struct spread { double median, min, max; } spread;
 
-static bool is_raster(const char *pipeline) { return !strcmp(pipeline, "raster"); }
-
 static void usage(FILE *out)
 {
     fprintf(out,
         "usage: gramps-render [options] [SCENE]\n"
         "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
         "teapot (default), courtyard, fairy, cornell.\n\n"
-        "  -p, --pipeline NAME   raster (default) or raytrace\n"
+        "  -p, --pipeline NAME   raster (default) or raytrace: a built-in graph\n"
+        "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
+        "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
+        "      --plugin FILE.so  load plugin stages\n"
+        "      --list-stages     list the stage types and packet formats, then exit\n"
         "  -o, --output FILE     PNG to write (default: none)\n"
         "      --size WxH        image size (default 1024x1024)\n"
         "  -t, --threads N       worker threads (default: all hardware threads)\n"
@@ -132,7 +140,32 @@ static bool parse_aov(const char *s, pl_aov *out)
 
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
        OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z, OPT_SCHEDULER,
-       OPT_TRACE, OPT_DOT };
+       OPT_TRACE, OPT_DOT, OPT_GRAPH, OPT_SET, OPT_PLUGIN, OPT_LIST_STAGES };
+
+/* Flags that choose or change the graph (tools/common/render_graph.h). */
+static int parse_graph_flag(options *o, int c, const char *arg, const char *flag)
+{
+    rg_options *g = &o->graph;
+    switch (c) {
+    case OPT_GRAPH: g->graph_file = arg; return 0;
+    case OPT_SET:
+        if (!strchr(arg, '=') || !strchr(arg, '.')) return bad_flag(flag, arg, "expected SECTION.KEY=VALUE");
+        g->sets[g->nsets++] = arg;
+        return 0;
+    case OPT_PLUGIN: g->plugins[g->nplugins++] = arg; return 0;
+    case OPT_LIST_STAGES: o->list_stages = true; return 0;
+    case OPT_SPP:
+        if (!parse_int(arg, 1, 4096, &g->spp)) return bad_flag(flag, arg, "expected 1..4096");
+        return 0;
+    case OPT_BOUNCES:
+        if (!parse_int(arg, 0, 64, &g->bounces)) return bad_flag(flag, arg, "expected 0..64");
+        g->have_bounces = true;
+        return 0;
+    case OPT_PARALLEL_RAST: g->parallel_rast = true; return 0;
+    case OPT_NO_COARSE_Z: g->no_coarse_z = true; return 0;
+    }
+    return 0;
+}
 
 /* Flags for the runtime rather than the renderer: scheduler, timeline, graph. */
 static int parse_runtime_flag(options *o, int c, const char *arg, const char *flag)
@@ -161,7 +194,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         if (strcmp(arg, "raytrace") && strcmp(arg, "raster"))
             return bad_flag(flag, arg, strcmp(arg, "hybrid") ? "unknown pipeline (raster, raytrace)"
                                                              : "the hybrid pipeline is not built yet");
-        o->pipeline = arg;
+        o->pipeline = o->graph.pipeline = arg;
         return 0;
     case 'o': o->output = arg; return 0;
     case 't':
@@ -189,18 +222,11 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     case OPT_FRAMES:
         if (!parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
         return 0;
-    case OPT_SPP:
-        if (!parse_int(arg, 1, 4096, &o->spp)) return bad_flag(flag, arg, "expected 1..4096");
-        return 0;
-    case OPT_BOUNCES:
-        if (!parse_int(arg, 0, 64, &o->bounces)) return bad_flag(flag, arg, "expected 0..64");
-        return 0;
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
-    case OPT_PARALLEL_RAST: o->parallel_rast = true; return 0;
-    case OPT_NO_COARSE_Z: o->no_coarse_z = true; return 0;
     }
-    return parse_runtime_flag(o, c, arg, flag);
+    int rc = parse_graph_flag(o, c, arg, flag);
+    return rc ? rc : parse_runtime_flag(o, c, arg, flag);
 }
 
 static int parse_args(int argc, char **argv, options *o)
@@ -218,9 +244,14 @@ static int parse_args(int argc, char **argv, options *o)
         {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z},
         {"scheduler", required_argument, 0, OPT_SCHEDULER},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
-        {"verbose", no_argument, 0, 'v'}, {0, 0, 0, 0}};
+        {"verbose", no_argument, 0, 'v'}, {"graph", required_argument, 0, OPT_GRAPH},
+        {"set", required_argument, 0, OPT_SET}, {"plugin", required_argument, 0, OPT_PLUGIN},
+        {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
-                   .frames = 1, .spp = 1, .bounces = 1};
+                   .frames = 1};
+    o->graph = (rg_options){.pipeline = "raster", .sets = calloc((size_t)argc, sizeof(char *)),
+                            .plugins = calloc((size_t)argc, sizeof(char *))};
+    if (!o->graph.sets || !o->graph.plugins) return bad_flag("memory", "", "out of memory");
     opterr = 0;
     int c, idx = -1;
     while ((c = getopt_long(argc, argv, ":p:o:t:qhv", longs, &idx)) != -1) {
@@ -272,57 +303,54 @@ static gr_launch_opts launch_opts(const options *o)
                             .profile = o->profile, .verbose = o->verbose};
 }
 
-static int render_raster(const options *o, const sc_scene *s, const sc_geometry *g,
-                         uint8_t *rgba, frame_result *r, char err[SC_ERR_MAX])
+/* One frame through the graph into rgba; the frame's counters and graph into r. */
+static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_result *r,
+                        char err[CP_ERR_MAX])
 {
-    rsp_config cfg;
-    rsp_config_default(&cfg);
-    cfg.width = o->width;
-    cfg.height = o->height;
-    cfg.aov = o->aov;
-    cfg.workers = o->threads;
-    cfg.launch = launch_opts(o);
-    cfg.parallel_rast = o->parallel_rast;
-    cfg.coarse_z = !o->no_coarse_z;
-    rsp_counts counts = {0};
-    r->graph = rsp_render(s, g, &cfg, rgba, &counts, err);
-    r->work[0] = counts.triangles_in;
-    r->work[1] = counts.triangles_rasterized;
-    r->work[2] = counts.fragments;
-    r->work[3] = counts.coarse_z_culled;
+    pl_frame f;
+    if (!pl_frame_init(&f, &ctx->data, o->width, o->height, o->aov, err)) return 1;
+    gr_launch_opts launch = launch_opts(o);
+    launch.workers = o->threads;
+    r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
+    if (r->graph) {
+        memcpy(rgba, pl_frame_image(&f), (size_t)o->width * o->height * 4);
+        r->ncounters = f.ncounters;
+        for (int i = 0; i < f.ncounters; i++) {
+            snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f.counters[i].name);
+            atomic_init(&r->counters[i].value, atomic_load(&f.counters[i].value));
+        }
+    }
+    pl_frame_free(&f);
     return r->graph ? 0 : 1;
 }
 
-static int render_raytrace(const options *o, const sc_scene *s, const sc_geometry *g,
-                           const rt_bvh *bvh, uint8_t *rgba, frame_result *r, char err[SC_ERR_MAX])
+static int render_frame(const options *o, render_ctx *ctx, uint8_t *rgba, frame_result *r)
 {
-    rtp_config cfg;
-    rtp_config_default(&cfg);
-    cfg.width = o->width;
-    cfg.height = o->height;
-    cfg.spp = o->spp;
-    cfg.bounces = o->bounces;
-    cfg.aov = o->aov;
-    cfg.workers = o->threads;
-    cfg.launch = launch_opts(o);
-    rtp_counts counts = {0};
-    r->graph = rtp_render(s, g, bvh, &cfg, rgba, &counts, err);
-    r->work[0] = counts.primary;
-    r->work[1] = counts.shadow;
-    r->work[2] = counts.secondary;
-    return r->graph ? 0 : 1;
-}
-
-static int render_frame(const options *o, const sc_scene *s, const sc_geometry *g,
-                        const rt_bvh *bvh, uint8_t *rgba, frame_result *r)
-{
-    char err[SC_ERR_MAX];
+    char err[CP_ERR_MAX];
     double t0 = now_ms();
-    int rc = is_raster(o->pipeline) ? render_raster(o, s, g, rgba, r, err)
-                                    : render_raytrace(o, s, g, bvh, rgba, r, err);
+    int rc = render_graph(o, ctx, rgba, r, err);
     r->ms = now_ms() - t0;
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;
+}
+
+static uint64_t counter(const frame_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        if (!strcmp(r->counters[i].name, name)) return atomic_load(&r->counters[i].value);
+    return 0;
+}
+
+static bool has_counter(const frame_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        if (!strcmp(r->counters[i].name, name)) return true;
+    return false;
+}
+
+static uint64_t rays_of(const frame_result *r)
+{
+    return counter(r, "rays.primary") + counter(r, "rays.shadow") + counter(r, "rays.secondary");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -354,22 +382,24 @@ static double avg_footprint(const frame_stats *fs, int n)
     return ms > 0 ? bytes_ms / ms : 0;
 }
 
-static void write_work(const options *o, const frame_stats *fs, int n, const frame_result *last,
-                       FILE *f)
+/* The frame's counters: rays.* as one "rays" object (with rays per second), the rest by
+ * name; then the kernels' instruction sets. */
+static void write_work(const frame_stats *fs, int n, const frame_result *last, FILE *f)
 {
-    uint64_t rays = last->work[0] + last->work[1] + last->work[2];
-    if (is_raster(o->pipeline)) {
-        fprintf(f, "\"triangles_rasterized\": %llu,\n\"fragments_shaded\": %llu,\n"
-                "\"coarse_z_culled\": %llu,\n\"ps_isa\": ", (unsigned long long)last->work[1],
-                (unsigned long long)last->work[2], (unsigned long long)last->work[3]);
-        io_json_string(f, sh_isa_name(sh_isa_best()));
-    } else {
-        fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
-                "\"per_second\": %.0f},\n\"rt_isa\": ", (unsigned long long)last->work[0],
-                (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-                rays / (fs[n - 1].ms / 1e3));
-        io_json_string(f, rt_isa_name(rt_isa_best()));
+    for (int i = 0; i < last->ncounters; i++) {
+        if (!strncmp(last->counters[i].name, "rays.", 5)) continue;
+        io_json_string(f, last->counters[i].name);
+        fprintf(f, ": %llu,\n", (unsigned long long)atomic_load(&last->counters[i].value));
     }
+    if (has_counter(last, "rays.primary"))
+        fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
+                "\"per_second\": %.0f},\n", (unsigned long long)counter(last, "rays.primary"),
+                (unsigned long long)counter(last, "rays.shadow"),
+                (unsigned long long)counter(last, "rays.secondary"), rays_of(last) / (fs[n - 1].ms / 1e3));
+    fprintf(f, "\"ps_isa\": ");
+    io_json_string(f, sh_isa_name(sh_isa_best()));
+    fprintf(f, ",\n\"rt_isa\": ");
+    io_json_string(f, rt_isa_name(rt_isa_best()));
     fprintf(f, ",\n");
 }
 
@@ -403,7 +433,7 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     io_json_string(f, gr_scheduler_of(last->graph));
     fprintf(f, ",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
             "\"triangles\": %zu,\n", st ? st->workers : 0, o->width, o->height, g->ntriangles);
-    write_work(o, fs, n, last, f);
+    write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");
     gr_stats_write_json(last->graph, f);
@@ -415,19 +445,19 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
 {
     spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak);
     const gr_stats *st = gr_get_stats(last->graph);
-    uint64_t rays = last->work[0] + last->work[1] + last->work[2];
     printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->pipeline,
            o->width, o->height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
-    if (is_raster(o->pipeline))
-        printf("frame %.2f ms (median of %d, min %.2f), %llu triangles rasterized, %llu fragments "
-               "shaded\n", ms.median, n, ms.min, (unsigned long long)last->work[1],
-               (unsigned long long)last->work[2]);
-    else
-        printf("frame %.2f ms (median of %d, min %.2f), %llu rays (%llu primary, %llu shadow, "
-               "%llu secondary), %.2f Mrays/s\n", ms.median, n, ms.min,
-               (unsigned long long)rays, (unsigned long long)last->work[0],
-               (unsigned long long)last->work[1], (unsigned long long)last->work[2],
-               rays / (ms.median * 1e3));
+    printf("frame %.2f ms (median of %d, min %.2f)", ms.median, n, ms.min);
+    if (has_counter(last, "rays.primary"))
+        printf(", %llu rays (%llu primary, %llu shadow, %llu secondary), %.2f Mrays/s",
+               (unsigned long long)rays_of(last), (unsigned long long)counter(last, "rays.primary"),
+               (unsigned long long)counter(last, "rays.shadow"),
+               (unsigned long long)counter(last, "rays.secondary"), rays_of(last) / (ms.median * 1e3));
+    for (int i = 0; i < last->ncounters; i++)
+        if (strncmp(last->counters[i].name, "rays.", 5))
+            printf(", %llu %s", (unsigned long long)atomic_load(&last->counters[i].value),
+                   last->counters[i].name);
+    printf("\n");
     printf("peak queue footprint %.1f KiB (largest frame), average %.1f KiB, occupancy %.0f%%\n",
            peak.max / 1024, avg_footprint(fs, n) / 1024, st ? st->occupancy * 100 : 0);
 }
@@ -440,14 +470,13 @@ static frame_stats frame_stats_of(const frame_result *r)
 
 /* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
  * traffic weigh the partition (Sanchez et al. 2011 §IV-C). NULL when it failed. */
-static gr_profile *profile_frame(const options *o, const sc_scene *s, const sc_geometry *g,
-                                 const rt_bvh *bvh, uint8_t *rgba)
+static gr_profile *profile_frame(const options *o, render_ctx *ctx, uint8_t *rgba)
 {
     options p = *o;
     p.scheduler = "gramps";
     p.trace = NULL;
     frame_result r = {0};
-    gr_profile *prof = render_frame(&p, s, g, bvh, rgba, &r) ? NULL : gr_profile_take(r.graph);
+    gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
     gr_graph_destroy(r.graph);
     if (!prof) fprintf(stderr, "gramps-render: the static scheduler's profiling frame failed\n");
     return prof;
@@ -474,24 +503,33 @@ static int write_graph_file(const char *path, const char *flag, const gr_graph *
     return 0;
 }
 
-static int run(const options *o_in, sc_scene *s, const sc_geometry *g)
+/* The graph's name for reports: its [graph] name, else the built-in's or file's. */
+static const char *graph_name(const render_ctx *ctx)
+{
+    const char *name = cp_graph_value(ctx->setup.graph, "name");
+    return name ? name : ctx->setup.name;
+}
+
+static int run(const options *o_in, render_ctx *ctx)
 {
     options ro = *o_in;
     const options *o = &ro;
-    rt_bvh *bvh = is_raster(o->pipeline) ? NULL : rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
+    ro.pipeline = graph_name(ctx);
+    /* the BVH is the scene's, not a frame's: built before the frames are timed */
+    bool needs_bvh = rg_uses_stage_type(&ctx->setup, "rt.");
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
     frame_stats *fs = calloc((size_t)o->frames, sizeof *fs);
     frame_result r = {0};
-    int rc = ((!bvh && !is_raster(o->pipeline)) || !rgba || !fs) ? 1 : 0;
+    int rc = ((needs_bvh && !pl_scene_data_bvh(&ctx->data)) || !rgba || !fs) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     gr_profile *prof = NULL;
     bool is_static = ro.scheduler ? !strcmp(ro.scheduler, "static")
                                   : !strcmp(gr_scheduler_default(), "static");
-    if (!rc && is_static && !(ro.profile = prof = profile_frame(o, s, g, bvh, rgba))) rc = 1;
+    if (!rc && is_static && !(ro.profile = prof = profile_frame(o, ctx, rgba))) rc = 1;
     for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
         if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
         gr_graph_destroy(r.graph);
-        rc = render_frame(o, s, g, bvh, rgba, &r);
+        rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
     char err[512];
@@ -502,16 +540,60 @@ static int run(const options *o_in, sc_scene *s, const sc_geometry *g)
     if (!rc && o->stats) {
         FILE *f = fopen(o->stats, "w");
         if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
-        else { write_stats(o, s, g, fs, o->frames, &r, f); fclose(f); }
+        else { write_stats(o, ctx->data.scene, ctx->data.geo, fs, o->frames, &r, f); fclose(f); }
     }
     if (!rc) rc = write_graph_file(o->trace, "--trace", r.graph, gr_journal_write);
     if (!rc) rc = write_graph_file(o->dot, "--dot", r.graph, dot_writer);
-    if (!rc && !o->quiet) summary(o, s, g, fs, o->frames, &r);
+    if (!rc && !o->quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->frames, &r);
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
-    rt_bvh_free(bvh);
     free(rgba);
     free(fs);
+    return rc;
+}
+
+/* Loads, overrides and flattens the scene; 0 or exit status 1 with the message printed. */
+static int load_scene(options *o, sc_scene **s, sc_geometry *g)
+{
+    char err[SC_ERR_MAX];
+    if (sc_load(o->scene, s, err) != 0) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        return 1;
+    }
+    apply_overrides(o, *s);
+    if (!o->info && sc_flatten(*s, g, err) != 0) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        sc_free(*s);
+        return 1;
+    }
+    return 0;
+}
+
+/* The graph first (a bad graph is reported before a large scene loads), then the scene,
+ * then the frames. */
+static int render_main(options *o)
+{
+    render_ctx ctx;
+    char err[CP_ERR_MAX];
+    int rc = rg_setup_init(&ctx.setup, &o->graph, err);
+    if (rc) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+    } else if (o->list_stages) {
+        cp_registry_print(ctx.setup.registry, stdout);
+    } else {
+        sc_scene *s;
+        sc_geometry g;
+        rc = load_scene(o, &s, &g);
+        if (!rc && o->info) sc_report(s, o->width, o->height, stdout);
+        if (!rc && !o->info) {
+            pl_scene_data_init(&ctx.data, s, &g);
+            rc = run(o, &ctx);
+            pl_scene_data_free(&ctx.data);
+            sc_geometry_free(&g);
+        }
+        if (!rc || o->info) sc_free(s);
+    }
+    rg_setup_free(&ctx.setup);
     return rc;
 }
 
@@ -520,27 +602,8 @@ int main(int argc, char **argv)
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc) return rc < 0 ? 0 : rc;
-    char err[SC_ERR_MAX];
-    sc_scene *s = NULL;
-    if (sc_load(o.scene, &s, err) != 0) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        return 1;
-    }
-    apply_overrides(&o, s);
-    if (o.info) {
-        sc_report(s, o.width, o.height, stdout);
-        sc_free(s);
-        return 0;
-    }
-    sc_geometry g;
-    if (sc_flatten(s, &g, err) != 0) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        sc_free(s);
-        return 1;
-    }
-    rc = run(&o, s, &g);
-    sc_geometry_free(&g);
-    sc_free(s);
-    return rc;
+    if (!rc) rc = render_main(&o);
+    free(o.graph.sets);
+    free(o.graph.plugins);
+    return rc < 0 ? 0 : rc;
 }

@@ -1,0 +1,75 @@
+/* render_graph.c — a renderer program's graph from its command line (see the header). */
+#include "tools/common/render_graph.h"
+
+#include "pipelines/stages.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+{
+    for (int i = 0; i < o->nplugins; i++)
+        if (cp_plugin_load(s->registry, o->plugins[i], err)) return 1;
+    return 0;
+}
+
+static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+{
+    if (o->graph_file) {
+        snprintf(s->name, sizeof s->name, "%s", o->graph_file);
+        return cp_graph_load(s->graph, o->graph_file, err) ? 1 : 0;
+    }
+    bool raster = !strcmp(o->pipeline, "raster");
+    snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : o->pipeline);
+    const char *text = pl_builtin_graph(s->name);
+    if (!text) {
+        snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
+        return 2;
+    }
+    return cp_graph_load_text(s->graph, text, s->name, err) ? 1 : 0;
+}
+
+/* The renderer flags that are [graph] settings. */
+static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+{
+    char v[32];
+    if (o->spp) {
+        snprintf(v, sizeof v, "%d", o->spp);
+        if (cp_put(s->graph, "graph", "spp", v, "command line (--spp)", err)) return 2;
+    }
+    if (o->have_bounces) {
+        snprintf(v, sizeof v, "%d", o->bounces);
+        if (cp_put(s->graph, "graph", "bounces", v, "command line (--bounces)", err)) return 2;
+    }
+    if (o->no_coarse_z && cp_put(s->graph, "graph", "coarse_z", "false", "command line (--no-coarse-z)", err))
+        return 2;
+    for (int i = 0; i < o->nsets; i++)
+        if (cp_set(s->graph, o->sets[i], err)) return 2;
+    return 0;
+}
+
+int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+{
+    memset(s, 0, sizeof *s);
+    s->registry = pl_registry_new(err);
+    if (!s->registry) return 1;
+    s->graph = cp_graph_new(s->registry);
+    if (!s->graph) { snprintf(err, CP_ERR_MAX, "out of memory"); return 1; }
+    int rc = load_plugins(s, o, err);
+    if (!rc) rc = load_graph(s, o, err);
+    if (!rc) rc = put_flags(s, o, err);
+    if (!rc && cp_graph_load_plugins(s->graph, s->registry, err)) rc = 1;
+    return rc;
+}
+
+void rg_setup_free(rg_setup *s)
+{
+    cp_graph_free(s->graph);
+    cp_registry_free(s->registry);
+    memset(s, 0, sizeof *s);
+}
+
+bool rg_uses_stage_type(const rg_setup *s, const char *prefix)
+{
+    return cp_graph_uses_stage_type(s->graph, prefix);
+}

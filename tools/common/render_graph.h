@@ -1,0 +1,40 @@
+/* render_graph.h — the graph a renderer program runs, chosen and changed from its
+ * command line: a built-in pipeline (-p) or a graph file (--graph), plugins (--plugin
+ * and the graph's own), the renderer flags that are graph settings (--spp, --bounces,
+ * --no-coarse-z) and any --set SECTION.KEY=VALUE. Shared by gramps-render and the
+ * programs that take its options. */
+#ifndef TOOLS_COMMON_RENDER_GRAPH_H
+#define TOOLS_COMMON_RENDER_GRAPH_H
+
+#include "compose/compose.h"
+
+#include <stdbool.h>
+
+typedef struct rg_options {
+    const char *pipeline;             /* raster | raytrace (built-in graphs) */
+    const char *graph_file;           /* a graph file instead */
+    bool parallel_rast, no_coarse_z;  /* raster: raster-parallel.graph; graph.coarse_z */
+    int spp, bounces;                 /* graph.spp / graph.bounces; 0 spp: the graph's */
+    bool have_bounces;
+    const char **sets;                /* SECTION.KEY=VALUE, in command-line order */
+    int nsets;
+    const char **plugins;
+    int nplugins;
+} rg_options;
+
+typedef struct rg_setup {
+    cp_registry *registry;
+    cp_graph *graph;
+    char name[256];                   /* the built-in's name or the file's path */
+} rg_setup;
+
+/* Builds the registry (built-ins and plugins) and the graph with every override.
+ * Returns 0, or the exit status with a message in err: 2 for a bad --set (a flag), 1
+ * for a graph or plugin that cannot be loaded. */
+int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX]);
+void rg_setup_free(rg_setup *s);
+
+/* true when some stage of the graph has a type whose name starts with prefix. */
+bool rg_uses_stage_type(const rg_setup *s, const char *prefix);
+
+#endif
