@@ -216,6 +216,7 @@ static void shadow_main(gr_ctx *c)
 enum { SHADE_REFLECT, SHADE_SHADOW, SHADE_CONTRIB };   /* output slots, as in shade_ports */
 
 typedef struct shade_state {
+    sh_ray_env own_env;                   /* the frame's, without ambient if asked */
     const sh_ray_env *env;
     pl_aov aov;
     int bounces;
@@ -227,8 +228,10 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (shade_state){pl_frame_ray_env(f), f->aov, (int)cp_int(i, "bounces"),
+    *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
                        (float)cp_float(i, "min_weight")};
+    if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
+    s->env = &s->own_env;
     return s;
 }
 
@@ -373,7 +376,8 @@ static const cp_port shade_ports[] = {
     {"out", GR_BIND_OUTPUT, "rt.contributions", "ambient term or background"}};
 static const cp_param shade_params[] = {
     {"bounces", CP_INT, "1", 0, 64, "reflection depth"},
-    {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"}};
+    {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"},
+    {"ambient", CP_BOOL, "true", 0, 0, "add the ambient term (false: a stage such as AO adds it)"}};
 static const cp_port shadow_ports[] = {{"in", GR_BIND_INPUT, "rt.shadow-rays", NULL},
                                        {"out", GR_BIND_OUTPUT, "rt.contributions", NULL}};
 static const cp_port blend_ports[] = {{"in", GR_BIND_INPUT, "rt.contributions", NULL}};
@@ -388,7 +392,7 @@ static const cp_stage_type stages[] = {
     {"rt.intersect", "closest hits (packet traversal for primary rays)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
-     GR_SHADER, false, shade_ports, 4, shade_params, 2, shade_main, shade_create, NULL, free},
+     GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free},
     {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
     {"rt.blend", "sums contributions per pixel (fixed point), then makes the image", GR_THREAD,
