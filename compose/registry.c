@@ -181,16 +181,17 @@ int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX])
 
 int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX])
 {
-    const char *list = cp_graph_value(g, "plugins");
+    const cp_section *sec = cp_section_find(g, CP_SEC_GRAPH, NULL);
+    const cp_setting *list = sec ? cp_setting_find(sec, "plugins") : NULL;
     if (!list) return 0;
-    char *copy = cp_strdup(list), *save = NULL;
+    char *copy = cp_strdup(list->value), *save = NULL, why[CP_ERR_MAX];
     if (!copy) return cp_fail(err, "out of memory");
     int rc = 0;
     for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc; tok = strtok_r(NULL, ", \t", &save)) {
         char path[4096];
         if (tok[0] == '/' || !g->base_dir) snprintf(path, sizeof path, "%s", tok);
         else snprintf(path, sizeof path, "%s/%s", g->base_dir, tok);
-        rc = cp_plugin_load(r, path, err);
+        if ((rc = cp_plugin_load(r, path, why)) != 0) cp_fail(err, "%s: %s", list->where, why);
     }
     free(copy);
     return rc;

@@ -1,0 +1,165 @@
+/* gramps-render's graph options as a user meets them: -p and --graph of the same graph
+ * give the same bits, --set changes a capacity the statistics then report, --list-stages
+ * shows every built-in stage with its ports, and a bad graph file, stage type,
+ * parameter, format or plugin stops with exit 1 naming the file and line. Finds the
+ * tool beside this test's build dir. */
+#include "tests/check.h"
+
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tool[512];
+static char out[16384];
+static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
+
+static int run(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", tool, args);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = 0;
+    int st = p ? pclose(p) : -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)*n + 1);
+    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) { free(b); b = NULL; }
+    fclose(f);
+    if (b) b[*n] = 0;
+    return b;
+}
+
+static bool same_files(const char *a, const char *b)
+{
+    long na = 0, nb = 0;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, (size_t)na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers. */
+static void test_builtin_equals_graph_file(void)
+{
+    static const char *const cases[][3] = {
+        {"-p raster", "pipelines/graphs/raster.graph", "courtyard"},
+        {"-p raster --parallel-rast", "pipelines/graphs/raster-parallel.graph", "teapot"},
+        {"-p raytrace", "pipelines/graphs/raytrace.graph", "cornell"},
+    };
+    for (int c = 0; c < 3; c++) {
+        char a[300], b[300], args[1024];
+        snprintf(a, sizeof a, "%s/builtin-%d.png", dir, c);
+        snprintf(args, sizeof args, "-q --size 96x64 -t 1 %s -o %s %s", cases[c][0], a, cases[c][2]);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        for (int t = 1; t <= 3; t++) {
+            snprintf(b, sizeof b, "%s/file-%d-%d.png", dir, c, t);
+            snprintf(args, sizeof args, "-q --size 96x64 -t %d --graph %s -o %s %s", t,
+                     cases[c][1], b, cases[c][2]);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            CHECK_MSG(same_files(a, b), "%s vs --graph %s at %d workers", cases[c][0], cases[c][1], t);
+        }
+    }
+}
+
+/* --set reaches the queue: the statistics report the new capacity. */
+static void test_set_changes_capacity(void)
+{
+    char json[300], args[1024];
+    snprintf(json, sizeof json, "%s/set.json", dir);
+    snprintf(args, sizeof args, "-q --size 64x64 --set fragments.capacity=17 --set graph.tile=32 "
+             "--stats %s teapot", json);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    long n = 0;
+    char *text = slurp(json, &n);
+    CHECK(text && strstr(text, "\"name\": \"fragments\", \"capacity\": 17"));
+    CHECK(text && strstr(text, "\"name\": \"tiles\", \"capacity\": 8, \"subqueues\": 4"));
+    free(text);
+    CHECK(run("-q --set fragments.capacity=0 teapot") == 1 && strstr(out, "command line") &&
+          strstr(out, "capacity"));
+    CHECK(run("-q --set nosuch.capacity=3 teapot") == 2 && strstr(out, "nosuch"));
+    CHECK(run("-q --set capacity teapot") == 2 && strstr(out, "--set"));
+}
+
+static void test_list_stages(void)
+{
+    static const char *const stages[] = {"raster.ia", "raster.vs", "raster.reorder", "raster.rast",
+                                         "raster.setup-bin", "raster.tile-rast", "raster.ps",
+                                         "raster.om", "rt.tiler", "rt.sampler", "rt.camera",
+                                         "rt.intersect", "rt.shade", "rt.shadow", "rt.blend"};
+    CHECK(run("--list-stages") == 0);
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n%s (", stages[i]);
+        CHECK_MSG(strstr(out, want), "--list-stages lacks %s", stages[i]);
+    }
+    CHECK(strstr(out, "port  reflections    push     rt.rays"));
+    CHECK(strstr(out, "rt.contributions: collection"));
+}
+
+/* A graph file with `line` appended to raytrace.graph must fail naming file:line. */
+static void expect_graph_error(const char *line, const char *const *want)
+{
+    char path[300], args[600], src_text[8192];
+    long n = 0;
+    char *src = slurp("pipelines/graphs/raytrace.graph", &n);
+    if (!src) { CHECK(0); return; }
+    int lines = 0;
+    for (long i = 0; i < n; i++) lines += src[i] == '\n';
+    snprintf(src_text, sizeof src_text, "%s%s\n", src, line);
+    free(src);
+    snprintf(path, sizeof path, "%s/bad.graph", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) { CHECK(0); return; }
+    fputs(src_text, f);
+    fclose(f);
+    snprintf(args, sizeof args, "-q --size 32x32 --graph %s cornell", path);
+    char where[400];
+    int count = 0;
+    for (const char *p = line; *p; p++) count += *p == '\n';
+    snprintf(where, sizeof where, "bad.graph:%d", lines + 1 + count);
+    CHECK_MSG(run(args) == 1, "%s: exit not 1: %s", line, out);
+    CHECK_MSG(strstr(out, where), "%s: no '%s' in: %s", line, where, out);
+    for (; *want; want++) CHECK_MSG(strstr(out, *want), "%s: no '%s' in: %s", line, *want, out);
+}
+
+static void test_graph_errors(void)
+{
+    expect_graph_error("[stage extra]\ntype = rt.nothing",
+                       (const char *[]){"unknown stage type 'rt.nothing'", NULL});
+    expect_graph_error("[stage shade]\nglossiness = 3",
+                       (const char *[]){"no port or parameter 'glossiness'", NULL});
+    expect_graph_error("[stage blend]\nin = hits",
+                       (const char *[]){"port 'in'", "rt.contributions", "rt.rays", NULL});
+    expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
+                       (const char *[]){"/nonexistent/ao.so", NULL});
+    CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    char self[512];
+    snprintf(self, sizeof self, "%s", argv[0]);
+    snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
+    if (!mkdtemp(dir)) return 1;
+    RUN(test_builtin_equals_graph_file);
+    RUN(test_set_changes_capacity);
+    RUN(test_list_stages);
+    RUN(test_graph_errors);
+    char rm[300];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish();
+}
