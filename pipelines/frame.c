@@ -45,6 +45,7 @@ void pl_frame_free(pl_frame *f)
     free(f->color);
     free(f->depth);
     free(f->accum);
+    free(f->vis);
     if (f->has_hiz) rsp_hiz_free(&f->hiz);
     memset(f, 0, sizeof *f);
 }
@@ -110,6 +111,12 @@ int64_t *pl_frame_accum(pl_frame *f)
 {
     if (!f->accum) f->accum = calloc(pixels(f) * 3, sizeof *f->accum);
     return f->accum;
+}
+
+uint32_t *pl_frame_vis(pl_frame *f)
+{
+    if (!f->vis) f->vis = calloc(pixels(f), sizeof *f->vis);
+    return f->vis;
 }
 
 const rt_bvh *pl_frame_bvh(pl_frame *f) { return pl_scene_data_bvh(f->data); }

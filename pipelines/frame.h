@@ -56,6 +56,7 @@ typedef struct pl_frame {
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
     bool has_hiz;
     int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
+    uint32_t *vis;                    /* visibility buffer: visible primitive + 1, 0 = none */
     sh_raster_env raster_env;
     sh_ray_env ray_env;
     bool has_raster_env, has_ray_env;
@@ -74,6 +75,7 @@ uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster back
 _Atomic(uint32_t) *pl_frame_depth(pl_frame *f);
 rsp_hiz *pl_frame_hiz(pl_frame *f);
 int64_t *pl_frame_accum(pl_frame *f);              /* cleared to 0 */
+uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
 const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 const sh_ray_env *pl_frame_ray_env(pl_frame *f);
 const rt_bvh *pl_frame_bvh(pl_frame *f);

@@ -31,6 +31,7 @@ typedef struct rsp_state {
     const sh_raster_env *env;
     const sc_geometry *geo;
     uint32_t *color;                      /* width*height, written by OM instances */
+    uint32_t *vis;                        /* depth-only pass: visible primitive + 1 (or NULL) */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
@@ -47,6 +48,7 @@ void rsp_rast_main(gr_ctx *c);
 void rsp_setup_bin_main(gr_ctx *c);
 void rsp_tile_rast_main(gr_ctx *c);
 void rsp_ps_main(gr_ctx *c);
+void rsp_zps_main(gr_ctx *c);
 void rsp_om_main(gr_ctx *c);
 
 #endif

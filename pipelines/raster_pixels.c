@@ -9,7 +9,7 @@
 
 /* ---- PS and OM ------------------------------------------------------------------------------ */
 
-static inline float load_depth(rsp_state *s, size_t at)
+static inline float load_depth(const rsp_state *s, size_t at)
 {
     uint32_t bits = atomic_load_explicit(&s->depth[at], memory_order_relaxed);
     float z;
@@ -18,37 +18,56 @@ static inline float load_depth(rsp_state *s, size_t at)
 }
 
 /* Depth and weights of every covered pixel (rs_weights; a loop over the packet), then
- * early-Z, then one kernel call shades the survivors. Within a tile the OM applies
- * primitives in order, so the depth it holds comes only from primitives before this
- * fragment's; a fragment at or behind it would fail the OM's test anyway. Skipping it
- * cannot change the image, only the work. */
-void rsp_ps_main(gr_ctx *c)
+ * early-Z: a fragment at or behind the depth the OM holds gets z = +inf (the OM skips
+ * it). Within a tile the OM applies primitives in order, so the depth it holds comes only
+ * from primitives before this fragment's; a fragment at or behind it would fail the OM's
+ * test anyway. Skipping it cannot change the image, only the work. Returns how many
+ * fragments live, their indices in live[] and their weights in b1/b2 (packed). */
+static int depth_and_early_z(const rsp_state *s, frag_pkt *p, float *b1, float *b2,
+                             uint8_t *ltri, uint8_t *live)
 {
-    rsp_state *s = gr_user(c);
-    frag_pkt *p = gr_input(c, NULL);
     const uint32_t count = p->count;
     size_t width = (size_t)s->width;
-    float z[FRAGS_PER_PACKET], b1[FRAGS_PER_PACKET], b2[FRAGS_PER_PACKET];
-    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
-    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
-    uint32_t rgba[FRAGS_PER_PACKET];
+    float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
     for (uint32_t i = 0; i < count; i++)
-        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &b1[i], &b2[i]);
+        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
     int n = 0;
     for (uint32_t i = 0; i < count; i++) {
         if (z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
             z[i] = INFINITY;                      /* dead: the OM skips it */
             continue;
         }
-        lb1[n] = b1[i];
-        lb2[n] = b2[i];
+        b1[n] = w1[i];
+        b2[n] = w2[i];
         ltri[n] = p->tri[i];
         live[n++] = (uint8_t)i;
     }
-    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
     memcpy(p->out.z, z, count * sizeof *z);       /* the edge values are no longer needed */
+    return n;
+}
+
+/* Early-Z, then one kernel call shades the survivors. */
+void rsp_ps_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    frag_pkt *p = gr_input(c, NULL);
+    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
+    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
+    uint32_t rgba[FRAGS_PER_PACKET];
+    int n = depth_and_early_z(s, p, lb1, lb2, ltri, live);
+    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
+}
+
+/* A depth-only pass's PS: depth and early-Z, no shading. */
+void rsp_zps_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    frag_pkt *p = gr_input(c, NULL);
+    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
+    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
+    depth_and_early_z(s, p, lb1, lb2, ltri, live);
 }
 
 /* The blocks of one tile whose depths changed since their bounds were last recomputed.
@@ -96,8 +115,9 @@ static void update_touched(rsp_state *s, touched_blocks *t)
     t->packets = 0;
 }
 
-/* One instance per tile: depth test (less) and write, in primitive order; then the
- * coarse bounds of the blocks it changed. */
+/* One instance per tile: depth test (less) and write, in primitive order, of the colour
+ * (or, in a depth-only pass, of the visible primitive id + 1); then the coarse bounds of
+ * the blocks it changed. */
 void rsp_om_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
@@ -116,7 +136,8 @@ void rsp_om_main(gr_ctx *c)
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
-                s->color[at] = p->out.rgba[i];
+                if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;   /* depth-only pass */
+                else s->color[at] = p->out.rgba[i];
                 if (coarse_z) {
                     if (old == FLT_MAX) rsp_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);

@@ -57,6 +57,18 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
+/* The depth-only pass's OM: writes the visible primitive instead of a colour. */
+static void *zom_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = raster_create(i, err);
+    if (s && !(s->vis = pl_frame_vis(i->frame))) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer)");
+        return NULL;
+    }
+    return s;
+}
+
 static const cp_format formats[] = {
     {"raster.batch", "a batch of triangles for IA -> VS: sequence number, first, count",
      GR_OPAQUE, sizeof(ia_pkt), 0, 0, 0, 0},
@@ -91,6 +103,9 @@ static const cp_port ps_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments", NUL
                                    {"out", GR_BIND_INPLACE, "raster.fragments", "shaded, same packet"}};
 static const cp_port om_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
                                     "a queue set with a subqueue per tile, ordered"}};
+static const cp_port zom_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.fragments", "a queue set with a subqueue per tile, ordered"},
+    {"done", GR_BIND_OUTPUT, "pl.signal", "never written: closes when the pass is finished"}};
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
@@ -110,6 +125,11 @@ static const cp_stage_type stages[] = {
      ps_ports, 2, NULL, 0, rsp_ps_main, raster_create, NULL, free},
     {"raster.om", "output merger of one tile: depth test and write in primitive order",
      GR_THREAD, true, om_ports, 1, tile_params, 2, rsp_om_main, raster_create, NULL, free},
+    {"raster.zps", "depth-only pass: depth and early-Z, no shading", GR_SHADER, false, ps_ports,
+     2, NULL, 0, rsp_zps_main, raster_create, NULL, free},
+    {"raster.zom", "depth-only pass: depth test and write, visible primitive per pixel "
+     "(visibility buffer)", GR_THREAD, true, zom_ports, 2, tile_params, 2, rsp_om_main,
+     zom_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

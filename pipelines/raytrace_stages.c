@@ -28,18 +28,30 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-static void tiler_main(gr_ctx *c)
+static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
-    tiler_state *s = gr_user(c);
     int t = s->tile;
     for (int y = 0; y < s->height; y += t)
         for (int x = 0; x < s->width; x += t) {
             gr_window w;
-            gr_reserve_out(c, 0, 1, &w);
+            gr_reserve_out(c, output, 1, &w);
             *(rtp_tile *)w.mem = (rtp_tile){x, y, x + t < s->width ? x + t : s->width,
                                             y + t < s->height ? y + t : s->height};
-            gr_commit_out(c, 0, 1);
+            gr_commit_out(c, output, 1);
         }
+}
+
+static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
+
+/* The same, once everything feeding its `after` queue has finished (that queue carries
+ * no packets: a reserve of everything returns when its producers are done). The hybrid
+ * graph starts its pixel work after the depth-only pass this way. */
+static void tiler_after_main(gr_ctx *c)
+{
+    gr_window w;
+    gr_status st = gr_reserve(c, 0, GR_ALL, &w);
+    if (st == GR_SHORT) gr_commit(c, 0, w.packets);
+    emit_tiles(c, 0, gr_user(c));
 }
 
 /* ---- Sampler ------------------------------------------------------------------------------- */
@@ -361,6 +373,9 @@ static const cp_format formats[] = {
 };
 
 static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
+static const cp_port tiler_after_ports[] = {
+    {"after", GR_BIND_INPUT, "pl.signal", "starts once this queue's producers finished"},
+    {"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
 static const cp_param tiler_params[] = {{"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"}};
 static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.tile", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
@@ -385,6 +400,8 @@ static const cp_port blend_ports[] = {{"in", GR_BIND_INPUT, "rt.contributions", 
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles", GR_THREAD, false, tiler_ports, 1, tiler_params, 1,
      tiler_main, tiler_create, NULL, free},
+    {"rt.tiler-after", "cuts the image into tiles once the stages before it finished",
+     GR_THREAD, false, tiler_after_ports, 2, tiler_params, 1, tiler_after_main, tiler_create, NULL, free},
     {"rt.sampler", "sample positions per tile, 8x8-pixel blocks per packet", GR_THREAD, false,
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,

@@ -8,11 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A queue between parts of a graph that run one after the other: it carries no packets,
+ * and its consumer waits for everything before it by reserving all of it. */
+static const cp_format signal_format = {
+    "pl.signal", "carries no packets: a reserve of everything returns when its producers "
+    "finished (ordering parts of a graph)", GR_OPAQUE, 4, 0, 0, 0, 0};
+
 cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 {
     cp_registry *r = cp_registry_new();
     if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    if (pl_register_raster_stages(r, err) || pl_register_raytrace_stages(r, err)) {
+    if (cp_register_format(r, &signal_format, err) || pl_register_raster_stages(r, err) ||
+        pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err)) {
         cp_registry_free(r);
         return NULL;
     }
@@ -29,14 +36,19 @@ static const char raster_parallel_graph[] =
 static const char raytrace_graph[] =
 #include "graphs/raytrace.graph.inc"
     ;
+static const char hybrid_graph[] =
+#include "graphs/hybrid.graph.inc"
+    ;
 
-const char *const pl_builtin_graph_names[] = {"raster", "raster-parallel", "raytrace", NULL};
+const char *const pl_builtin_graph_names[] = {"raster", "raster-parallel", "raytrace", "hybrid",
+                                              NULL};
 
 const char *pl_builtin_graph(const char *name)
 {
     if (!strcmp(name, "raster")) return raster_graph;
     if (!strcmp(name, "raster-parallel")) return raster_parallel_graph;
     if (!strcmp(name, "raytrace")) return raytrace_graph;
+    if (!strcmp(name, "hybrid")) return hybrid_graph;
     return NULL;
 }
 

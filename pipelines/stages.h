@@ -12,12 +12,13 @@
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
+int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
 
 /* A registry holding every built-in stage type and format. NULL (message in err) only
  * when out of memory. */
 cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
 
-/* The text of a built-in graph ("raster", "raster-parallel", "raytrace"), or NULL; and
+/* The text of a built-in graph ("raster", "raster-parallel", "raytrace", "hybrid"), or NULL; and
  * the names, NULL-terminated. */
 const char *pl_builtin_graph(const char *name);
 extern const char *const pl_builtin_graph_names[];

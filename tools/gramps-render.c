@@ -68,7 +68,7 @@ static void usage(FILE *out)
         "usage: gramps-render [options] [SCENE]\n"
         "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
         "teapot (default), courtyard, fairy, cornell.\n\n"
-        "  -p, --pipeline NAME   raster (default) or raytrace: a built-in graph\n"
+        "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
         "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin FILE.so  load plugin stages\n"
@@ -191,9 +191,8 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     int n;
     switch (c) {
     case 'p':
-        if (strcmp(arg, "raytrace") && strcmp(arg, "raster"))
-            return bad_flag(flag, arg, strcmp(arg, "hybrid") ? "unknown pipeline (raster, raytrace)"
-                                                             : "the hybrid pipeline is not built yet");
+        if (strcmp(arg, "raytrace") && strcmp(arg, "raster") && strcmp(arg, "hybrid"))
+            return bad_flag(flag, arg, "unknown pipeline (raster, raytrace, hybrid)");
         o->pipeline = o->graph.pipeline = arg;
         return 0;
     case 'o': o->output = arg; return 0;
