@@ -206,12 +206,19 @@ static gr_status enter(gr_ctx *c, const char *what)
     return GR_OK;
 }
 
+/* A timed call longer than this did not spend it in the runtime: its thread was
+ * descheduled by the OS (a call that waits for other work yields and is not timed).
+ * Counting it would multiply one stall by GR_QUEUE_SAMPLE: a loaded machine once
+ * reported a whole 1-worker frame as queue time. */
+#define GR_INTRINSIC_OUTLIER_NS 200000.0
+
 /* The fiber's time counts as application time (gr_inst_run); a timed call adds its
  * duration to the sample the statistics split queue time out with. */
 static gr_status leave(gr_ctx *c, gr_status st)
 {
     if (c->q_t0) {
-        gr_sampled_add(&c->w->intrinsics, gr_ticks() - c->q_t0);
+        uint64_t d = gr_ticks() - c->q_t0;
+        if ((double)d < GR_INTRINSIC_OUTLIER_NS * gr_ticks_per_ns()) gr_sampled_add(&c->w->intrinsics, d);
         c->q_t0 = 0;
     }
     return st;
