@@ -59,15 +59,22 @@ static bool hit_on(const visible_state *s, const rt_ray *r, uint32_t prim, rt_hi
     return true;
 }
 
-/* The primary hit of one sample: from the visibility buffer, else traced. Returns true
- * when it came from the raster pass. */
-static bool primary_hit(const visible_state *s, rtp_ray *r)
+/* The primary hit of sample smp: from the visibility buffer, else traced. Returns true
+ * when it came from the raster pass. Where nothing was rasterized the ray is not made
+ * at all: Shade reads only the weight of a miss. */
+static bool primary_hit(const visible_state *s, const rtp_sample *smp, rtp_ray *r)
 {
-    uint32_t seen = s->vis[r->pixel];
-    if (seen == 0) {                      /* nothing rasterized there: background */
+    const pl_frame *f = s->frame;
+    uint32_t seen = s->vis[smp->pixel];
+    if (seen == 0) {
+        memset(&r->ray, 0, sizeof r->ray);
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
         return true;
     }
+    memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
+    pl_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
+    r->ray.tmin = 0.0f;
+    r->ray.tmax = INFINITY;
     if (hit_on(s, &r->ray, seen - 1, &r->hit)) return true;
     rt_intersect1(s->bvh, &r->ray, &r->hit);
     return false;
@@ -76,21 +83,16 @@ static bool primary_hit(const visible_state *s, rtp_ray *r)
 static void visible_main(gr_ctx *c)
 {
     visible_state *s = gr_user(c);
-    const pl_frame *f = s->frame;
     void *in = gr_input(c, NULL), *out = gr_output(c, 0);
     uint32_t n = gr_count(in), raster = 0;
     const rtp_sample *smp = rtp_elems(in);
     rtp_ray *rays = rtp_elems(out);
     for (uint32_t i = 0; i < n; i++) {
         rtp_ray *r = &rays[i];
-        memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
-        pl_camera_ray(&f->camera, f->width, f->height, smp[i].px, smp[i].py, r->ray.dir);
-        r->ray.tmin = 0.0f;
-        r->ray.tmax = INFINITY;
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
-        raster += primary_hit(s, r);
+        raster += primary_hit(s, &smp[i], r);
     }
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
