@@ -102,6 +102,10 @@ $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
+# test_install builds the installed example with this build's compiler and sanitizer.
+$(BUILD)/tests/render/test_install: CPPFLAGS += -DTEST_CC='"$(CC)"' \
+    -DTEST_SANFLAGS='"$(strip $(SANFLAGS))"'
+
 $(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
