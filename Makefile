@@ -102,8 +102,9 @@ $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
-# test_install builds the installed example with this build's compiler and sanitizer.
-$(BUILD)/tests/render/test_install: CPPFLAGS += -DTEST_CC='"$(CC)"' \
+# test_install builds the installed example with this build's compiler and sanitizer
+# (private: the libraries it depends on are not compiled with these defines).
+$(BUILD)/tests/render/test_install: private CPPFLAGS += -DTEST_CC='"$(CC)"' \
     -DTEST_SANFLAGS='"$(strip $(SANFLAGS))"'
 
 $(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
