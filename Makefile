@@ -4,7 +4,8 @@
 #   make test            run every test; last line is "N passed, N failed"
 #   make bench           run the benchmark programs (prints "name value unit")
 #   make run             render the default scene (or run the demo graph)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=...]   runtime and renderer libraries, headers,
+#                        pkg-config files (gramps, gramps-render), graph files
 #   make SAN=thread|address|undefined test     sanitizer builds (own build dir)
 #
 # Sources are found by wildcard: a new .c file in a module folder joins its library;
@@ -64,7 +65,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: all deps test test-runtime bench run install clean check-all fuzz
+.PHONY: all deps test test-runtime bench run install install-files clean check-all fuzz
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -101,6 +102,11 @@ $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
+# test_install builds the installed example with this build's compiler and sanitizer
+# (private: the libraries it depends on are not compiled with these defines).
+$(BUILD)/tests/render/test_install: private CPPFLAGS += -DTEST_CC='"$(CC)"' \
+    -DTEST_SANFLAGS='"$(strip $(SANFLAGS))"'
+
 $(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
@@ -129,11 +135,29 @@ check-all:
 	GRAMPS_TORTURE=1 $(MAKE) SAN=thread test
 	$(MAKE) SAN=address test
 
-install: $(LIBGRAMPS)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gramps $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(LIBGRAMPS) $(DESTDIR)$(PREFIX)/lib/
+# The headers a program needs to build and run renderer graphs: these, and every header
+# they include from the project (found by the compiler, so the set follows the sources),
+# installed under include/gramps/ in the source layout, so that one -I (gramps-render.pc
+# gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
+RENDER_API_HEADERS := compose/compose.h tools/common/image_out.h \
+    $(patsubst %,pipelines/%.h,stages frame common hiz raster raytrace raster_packets raytrace_packets)
+
+# install builds what it installs; install-files only copies from $(BUILD), so a test can
+# install an already built tree without starting a rebuild.
+install: $(LIBGRAMPS) $(LIBRENDER)
+	@$(MAKE) --no-print-directory install-files
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/gramps \
+	    $(DESTDIR)$(PREFIX)/share/gramps/graphs
+	install -m 644 $(LIBGRAMPS) $(LIBRENDER) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 gramps/gramps.h $(DESTDIR)$(PREFIX)/include/gramps/
+	for h in $$($(CC) $(CPPFLAGS) -MM $(RENDER_API_HEADERS) | tr ' \\' '\n\n' | \
+	            grep '\.h$$' | grep -v '^gramps/' | sort -u); do \
+	    install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/gramps/$$h || exit 1; done
+	install -m 644 pipelines/graphs/*.graph $(DESTDIR)$(PREFIX)/share/gramps/graphs/
 	sed -e 's|@PREFIX@|$(PREFIX)|' mk/gramps.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gramps.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' mk/gramps-render.pc.in > \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/gramps-render.pc
 
 clean:
 	rm -rf build

@@ -78,7 +78,7 @@ static const cp_format formats[] = {
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
     {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
-     "after the PS (pipelines/raster_internal.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
+     "after the PS (pipelines/raster_packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
 };
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
