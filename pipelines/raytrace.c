@@ -178,10 +178,15 @@ static void intersect_main(gr_ctx *c)
 }
 
 /* Blend's fixed point of a float, rounded to nearest even: what llrint gives (glibc's
- * x86-64 llrint is this instruction), without the library call. */
+ * x86-64 llrint is this instruction), without the library call. A contribution is
+ * clamped to +-CONTRIB_MAX (NaN counts as 0) so Blend's int64 sums cannot overflow:
+ * 2^16 * 2^24 per contribution leaves room for 2^23 contributions to one pixel, more
+ * than --spp 4096 x (--bounces 64 + 1) x (lights + 1) can make. A pixel is white at 1. */
+#define CONTRIB_MAX 65536.0
 static inline int64_t to_fixed(float x)
 {
-    return _mm_cvtsd_si64(_mm_set_sd((double)x * FIXED_ONE));
+    const double d = x == x ? fmin(fmax((double)x, -CONTRIB_MAX), CONTRIB_MAX) : 0.0;
+    return _mm_cvtsd_si64(_mm_set_sd(d * FIXED_ONE));
 }
 
 static inline void set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])

@@ -179,7 +179,7 @@ void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t 
     }
 }
 
-static void transform_point(const float m[16], const float p[3], float out[3])
+void sc_transform_point(const float m[16], const float p[3], float out[3])
 {
     for (int i = 0; i < 3; i++)
         out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
@@ -192,7 +192,7 @@ void sc_scene_bounds(const sc_scene *s, float lo[3], float hi[3])
         const sc_mesh *m = &s->meshes[s->instances[k].mesh];
         for (size_t v = 0; v < m->nvertices; v++) {
             float p[3];
-            transform_point(s->instances[k].transform, m->positions + 3 * v, p);
+            sc_transform_point(s->instances[k].transform, m->positions + 3 * v, p);
             for (int i = 0; i < 3; i++) {
                 if (p[i] < lo[i]) lo[i] = p[i];
                 if (p[i] > hi[i]) hi[i] = p[i];

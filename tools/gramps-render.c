@@ -14,11 +14,14 @@
 #include "pipelines/raytrace.h"
 #include "raytracer/bvh.h"
 #include "shaders/raster_shading.h"
+#include "shaders/ray_shading.h"
 #include "scenes/scene.h"
+#include "scenes/validate.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -95,6 +98,22 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
     return true;
 }
 
+/* "WxH", each 1..16384: digits only, nothing after H (strtol's range check keeps
+ * 4294967297 from wrapping to 1). */
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s)) return false;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (errno || *end != 'x' || !isdigit((unsigned char)end[1])) return false;
+    long b = strtol(end + 1, &end, 10);
+    if (errno || *end || a < 1 || b < 1 || a > 16384 || b > 16384) return false;
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
 static bool parse_floats(const char *s, int n, float *out)
 {
     for (int i = 0; i < n; i++) {
@@ -121,6 +140,21 @@ static bool parse_aov(const char *s, pl_aov *out)
     return false;
 }
 
+static int parse_camera(options *o, const char *arg, const char *flag)
+{
+    if (!parse_floats(arg, 10, o->camera))
+        return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy");
+    sc_camera c;
+    memcpy(c.eye, o->camera, sizeof c.eye);
+    memcpy(c.target, o->camera + 3, sizeof c.target);
+    memcpy(c.up, o->camera + 6, sizeof c.up);
+    c.fovy_deg = o->camera[9];
+    const char *why = sc_camera_problem(&c);
+    if (why) return bad_flag(flag, arg, why);
+    o->have_camera = true;
+    return 0;
+}
+
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
        OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z };
 
@@ -141,17 +175,14 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case 'q': o->quiet = true; return 0;
     case OPT_SIZE:
-        if (sscanf(arg, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
-            o->width > 16384 || o->height > 16384 || strspn(arg, "0123456789x") != strlen(arg))
+        if (!parse_size(arg, &o->width, &o->height))
             return bad_flag(flag, arg, "expected WxH, each 1..16384");
         return 0;
-    case OPT_CAMERA:
-        if (!parse_floats(arg, 10, o->camera) || o->camera[9] <= 0 || o->camera[9] >= 180)
-            return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy with 0 < fovy < 180");
-        o->have_camera = true;
-        return 0;
+    case OPT_CAMERA: return parse_camera(o, arg, flag);
     case OPT_LIGHT:
-        if (!parse_floats(arg, 3, o->light)) return bad_flag(flag, arg, "expected x,y,z");
+        if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_COORD_MAX &&
+            fabsf(o->light[1]) <= SC_COORD_MAX && fabsf(o->light[2]) <= SC_COORD_MAX))
+            return bad_flag(flag, arg, "expected x,y,z within +-1e18");
         o->have_light = true;
         return 0;
     case OPT_AOV:
@@ -224,6 +255,18 @@ static void apply_overrides(const options *o, sc_scene *s)
         s->lights = l;
         s->nlights = 1;
     }
+}
+
+/* Limits the renderers have, said once on stderr rather than applied silently. */
+static void warn_limits(const options *o, const sc_scene *s)
+{
+    const size_t max_lights = is_raster(o->pipeline) ? SH_MAX_LIGHTS : SH_RAY_MAX_LIGHTS;
+    if (s->nlights > max_lights)
+        fprintf(stderr, "gramps-render: warning: %s has %zu lights; the %s pipeline uses the "
+                "first %zu\n", o->scene, s->nlights, o->pipeline, max_lights);
+    if (!is_raster(o->pipeline) && s->ntextures > 0)
+        fprintf(stderr, "gramps-render: warning: %s has textures; the raytrace pipeline "
+                "ignores them (albedo colours only)\n", o->scene);
 }
 
 static double now_ms(void)
@@ -440,6 +483,7 @@ int main(int argc, char **argv)
         return 1;
     }
     apply_overrides(&o, s);
+    warn_limits(&o, s);
     if (o.info) {
         sc_report(s, o.width, o.height, stdout);
         sc_free(s);

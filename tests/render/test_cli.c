@@ -33,6 +33,12 @@ static void test_bad_flags(void)
     CHECK(run("-p nope") == 2 && strstr(out, "-p"));
     CHECK(run("--frames") == 2 && strstr(out, "--frames"));
     CHECK(run("--camera 1,2") == 2 && strstr(out, "--camera"));
+    CHECK(run("--size 4294967297x1") == 2 && strstr(out, "--size"));      /* no wrap to 1 */
+    CHECK(run("--size 5x5x") == 2 && strstr(out, "--size"));
+    CHECK(run("--camera 0,0,1,0,0,1,0,1,0,40") == 2 && strstr(out, "--camera") &&
+          strstr(out, "same point"));
+    CHECK(run("--camera 0,0,5,0,0,0,0,0,1,40") == 2 && strstr(out, "parallel"));
+    CHECK(run("--light 1e30,0,0") == 2 && strstr(out, "--light"));
     CHECK(run("teapot cornell") == 2);
     CHECK(run("--help") == 0 && strstr(out, "usage"));
 }
