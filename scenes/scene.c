@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sc_free(sc_scene *s)
 {
@@ -39,7 +40,21 @@ static int check_scene(const char *what, sc_scene *s, char err[SC_ERR_MAX])
     return sc_validate(s, what, err);
 }
 
+sc_load_opts sc_load_opts_default(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)4 << 30;
+    return (sc_load_opts){.max_memory = phys / 2, .import_seconds = 60,
+                          .max_texture_pixels = (size_t)8192 * 8192};
+}
+
 int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
+{
+    const sc_load_opts o = sc_load_opts_default();
+    return sc_load_with(scene, &o, out, err);
+}
+
+int sc_load_with(const char *scene, const sc_load_opts *o, sc_scene **out, char err[SC_ERR_MAX])
 {
     err[0] = 0;
     *out = NULL;
@@ -47,8 +62,8 @@ int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
     sc_scene *s = sc_builtin(scene, err);
     if (!s && err[0]) return -1;
     if (!s) {
-        if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, err);
-        else s = sc_load_mesh_file(scene, err);
+        if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, o, err);
+        else s = sc_load_mesh_file(scene, o, err);
     }
     if (!s) return -1;
     if (check_scene(scene, s, err) != 0) { sc_free(s); return -1; }

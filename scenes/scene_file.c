@@ -33,6 +33,7 @@ typedef struct mesh_entry {
 
 typedef struct parse_state {
     const char *path;
+    const sc_load_opts *opts;
     FILE *file;
     int line;                     /* the line being parsed (counted by read_line) */
     int camera_line;              /* the line of the last [camera] key, 0 if none */
@@ -165,7 +166,7 @@ static int material_key(parse_state *p, const char *section, const char *key, co
     else if (!strcmp(key, "texture")) {
         char path[1100], err[SC_ERR_MAX];
         snprintf(path, sizeof path, "%s%s", v[0] == '/' ? "" : p->dir, v);
-        m->texture = sc_read_texture(p->s, path, err);
+        m->texture = sc_read_texture(p->s, path, p->opts, err);
         if (m->texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
         return 1;
     } else return fail(p, "[%s]: unknown key '%s'", section, key);
@@ -232,7 +233,7 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
         idx = sc_scene_add_mesh(p->s, m->name, &mb);
         sc_mb_free(&mb);
     } else if (m->file[0]) {
-        idx = sc_read_mesh(p->s, m->file, err);
+        idx = sc_read_mesh(p->s, m->file, p->opts, err);
         if (idx < 0) { snprintf(p->err, sizeof p->err, "[mesh.%.60s]: %.400s", m->name, err); return false; }
     } else {
         fail(p, "[mesh.%s]: needs file = ... or builtin = ...%s", m->name, "");
@@ -294,12 +295,13 @@ static int parse_file(parse_state *p)
     return rc;
 }
 
-sc_scene *sc_load_scene_file(const char *path, char err[SC_ERR_MAX])
+sc_scene *sc_load_scene_file(const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
 {
     parse_state *p = calloc(1, sizeof *p);
     sc_scene *s = sc_scene_new("scene");
     if (!p || !s) { free(p); sc_free(s); snprintf(err, SC_ERR_MAX, "%s: out of memory", path); return NULL; }
     p->path = path;
+    p->opts = o;
     p->s = s;
     const char *slash = strrchr(path, '/');
     snprintf(p->dir, sizeof p->dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
