@@ -20,10 +20,12 @@
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
+#include "tools/common/safe_file.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +434,53 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
            peak.max / 1024, avg_footprint(fs, n) / 1024, st ? st->occupancy * 100 : 0);
 }
 
+/* The statistics JSON in memory (malloc'ed), or NULL when out of memory. */
+static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const frame_stats *fs, const frame_result *last, size_t *size)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, size);
+    if (!f) return NULL;
+    write_stats(o, s, g, fs, o->frames, last, f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) { free(buf); return NULL; }
+    return buf;
+}
+
+/* Commits staged files: direct writes (special files, which can fail late: /dev/full)
+ * first, renames (which cannot, in practice, once staged) after. */
+static int commit_all(io_file *files, int n, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if (files[i].target && (files[i].fd >= 0) == (pass == 0) && !rc)
+                rc = io_commit(&files[i], err, errlen);
+    for (int i = 0; i < n; i++) io_discard(&files[i]);
+    return rc;
+}
+
+/* -o and --stats succeed or fail together: both are encoded and staged (safe_file.h)
+ * before either replaces its file, so a failure leaves both old files as they were. */
+static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
+                         const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
+{
+    char err[600] = "out of memory encoding the outputs";
+    size_t png_size = 0, stats_size = 0;
+    uint8_t *png = o->output ? io_encode_png(o->width, o->height, rgba, &png_size) : NULL;
+    char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
+    io_file files[2] = {{.fd = -1}, {.fd = -1}};
+    int rc = (o->output && !png) || (o->stats && !stats);
+    if (!rc && o->output) rc = io_stage(&files[0], o->output, png, png_size, err, sizeof err) != 0;
+    if (!rc && o->stats) rc = io_stage(&files[1], o->stats, stats, stats_size, err, sizeof err) != 0;
+    if (!rc) rc = commit_all(files, 2, err, sizeof err) != 0;
+    for (int i = 0; i < 2; i++) io_discard(&files[i]);
+    free(png);
+    free(stats);
+    if (rc) fprintf(stderr, "gramps-render: %s\n", err);
+    return rc;
+}
+
 static frame_stats frame_stats_of(const frame_result *r)
 {
     const gr_stats *st = gr_get_stats(r->graph);
@@ -452,16 +501,7 @@ static int run(const options *o, sc_scene *s, const sc_geometry *g)
         rc = render_frame(o, s, g, bvh, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
-    char err[512];
-    if (!rc && o->output && io_write_png(o->output, o->width, o->height, rgba, err, sizeof err)) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        rc = 1;
-    }
-    if (!rc && o->stats) {
-        FILE *f = fopen(o->stats, "w");
-        if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
-        else { write_stats(o, s, g, fs, o->frames, &r, f); fclose(f); }
-    }
+    if (!rc) rc = write_outputs(o, s, g, fs, &r, rgba);
     if (!rc && !o->quiet) summary(o, s, g, fs, o->frames, &r);
     gr_graph_destroy(r.graph);
     rt_bvh_free(bvh);
@@ -473,6 +513,7 @@ static int run(const options *o, sc_scene *s, const sc_geometry *g)
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    signal(SIGXFSZ, SIG_IGN);         /* a file-size limit is a write error, not a kill */
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;

@@ -7,6 +7,7 @@
 #include "scenes/scene.h"
 #include "tests/check.h"
 
+#include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -143,20 +144,24 @@ static void test_isolation(void)
     sc_free(s);
 }
 
+static char tool[512];
+
 static void test_cli_exit(void)
 {
     const char head[] = ASCII_HEAD;
     const char *path = write_file("cli.ply", head, 40);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "build/bin/gramps-render -q --size 8x8 %s 2>/dev/null", path);
-    const char *tool = getenv("GRAMPS_RENDER");
-    if (tool) snprintf(cmd, sizeof cmd, "%s -q --size 8x8 %s 2>/dev/null", tool, path);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -q --size 8x8 %s 2>/dev/null", tool, path);
     int st = system(cmd);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    char self[512];
+    snprintf(self, sizeof self, "%s", argv[0]);
+    snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gramps-import-XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     RUN(test_ascii_truncated);
