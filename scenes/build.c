@@ -2,6 +2,7 @@
  * the fitted default camera. Allocation failures are sticky in the builder and reported
  * by the caller as "out of memory". */
 #include "scenes/build.h"
+#include "scenes/name_index.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,14 +127,21 @@ int sc_scene_add_material(sc_scene *s, const char *name, float r, float g, float
     m.reflectivity = reflectivity;
     m.specular = specular;
     m.specular_exponent = exponent;
-    APPEND(s->materials, s->nmaterials, m);
+    if (!s->material_names && !(s->material_names = calloc(1, sizeof *s->material_names))) return -1;
+    sc_material *grown = realloc(s->materials, (s->nmaterials + 1) * sizeof *grown);
+    if (!grown) return -1;
+    s->materials = grown;
+    grown[s->nmaterials] = m;
+    if (!sc_name_index_add(s->material_names, grown, sizeof *grown, (uint32_t)s->nmaterials)) return -1;
+    return (int)s->nmaterials++;
 }
 
 int sc_scene_find_material(const sc_scene *s, const char *name)
 {
-    for (size_t i = 0; i < s->nmaterials; i++)
-        if (!strcmp(s->materials[i].name, name)) return (int)i;
-    return -1;
+    if (!s->material_names) return -1;
+    char key[SC_NAME_MAX];
+    snprintf(key, sizeof key, "%s", name);          /* names are stored truncated */
+    return (int)sc_name_index_find(s->material_names, s->materials, sizeof *s->materials, key);
 }
 
 int sc_scene_add_instance(sc_scene *s, uint32_t mesh, const float transform[16])

@@ -3,6 +3,7 @@
 #include "scenes/builtin.h"
 #include "scenes/build.h"
 #include "scenes/loaders.h"
+#include "scenes/name_index.h"
 #include "scenes/validate.h"
 
 #include <math.h>
@@ -18,6 +19,8 @@ void sc_free(sc_scene *s)
         free(m->positions); free(m->normals); free(m->texcoords); free(m->indices); free(m->materials);
     }
     for (size_t i = 0; i < s->ntextures; i++) free(s->textures[i].rgba);
+    if (s->material_names) sc_name_index_free(s->material_names);
+    free(s->material_names);
     free(s->meshes); free(s->materials); free(s->textures); free(s->instances); free(s->lights);
     free(s);
 }

@@ -73,6 +73,7 @@ typedef struct sc_scene {
     sc_mesh *meshes;         size_t nmeshes;
     sc_instance *instances;  size_t ninstances;
     size_t degenerate_triangles;  /* counted warning: zero-area triangles kept as is */
+    struct sc_name_index *material_names;   /* internal: sc_scene_find_material's index */
 } sc_scene;
 
 /* World-space triangle soup in primitive-id order: what kernels stream. */

@@ -3,7 +3,7 @@
  * transforms that overflow, coordinates beyond +-1e18, degenerate cameras, light colours
  * outside [0, 1e6], lines longer than libinih's buffer. Valid oddities load: denormal
  * coordinates, absolute texture paths, a scene without lights (rendered by both shading
- * environments without reading a NULL light array). */
+ * environments without reading a NULL light array), 80k material names. */
 #include "scenes/scene.h"
 #include "shaders/raster_shading.h"
 #include "shaders/ray_shading.h"
@@ -140,6 +140,39 @@ static void test_no_lights(void)
     sc_free(s);
 }
 
+/* 80k material names (the lookup is a hash now, not a scan: this took 10 s): every
+ * triangle gets the material its usemtl named. */
+static void test_many_materials(void)
+{
+    enum { N = 80000 };
+    char path[256];
+    snprintf(path, sizeof path, "%s/many.mtl", tmpdir);
+    FILE *mtl = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/many.obj", tmpdir);
+    FILE *obj = fopen(path, "w");
+    fprintf(obj, "mtllib many.mtl\n" TRI);
+    for (int i = 0; i < N; i++) {
+        fprintf(mtl, "newmtl m%d\nKd %d 0 0\n", i, i % 2);
+        fprintf(obj, "usemtl m%d\nf 1 2 3\n", N - 1 - i);
+    }
+    fclose(mtl);
+    fclose(obj);
+    char err[SC_ERR_MAX];
+    sc_scene *s = NULL;
+    CHECK_MSG(sc_load(path, &s, err) == 0, "%s", err);
+    if (!s) return;
+    const sc_mesh *m = &s->meshes[0];
+    CHECK(m->ntriangles == N);
+    int wrong = 0;
+    for (int t = 0; t < N; t++) {
+        char want[16];
+        snprintf(want, sizeof want, "m%d", N - 1 - t);
+        wrong += strcmp(s->materials[m->materials[t]].name, want) != 0;
+    }
+    CHECK(wrong == 0);
+    sc_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gramps-validate-XXXXXX");
@@ -151,6 +184,7 @@ int main(void)
     RUN(test_long_line);
     RUN(test_absolute_texture_path);
     RUN(test_no_lights);
+    RUN(test_many_materials);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", tmpdir);
     if (system(rm) != 0) return 1;
