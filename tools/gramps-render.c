@@ -20,6 +20,7 @@
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
+#include "tools/common/memory_estimate.h"
 #include "tools/common/safe_file.h"
 
 #include <ctype.h>
@@ -30,11 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct options {
     const char *scene, *pipeline, *output, *stats;
     int width, height, frames, spp, bounces;
     unsigned threads;
+    size_t max_memory;             /* 0 until parsed: sc_load_opts_default's */
     pl_aov aov;
     bool info, quiet, have_camera, have_light, parallel_rast, no_coarse_z;
     float camera[10], light[3];
@@ -78,6 +81,8 @@ static void usage(FILE *out)
         "      --no-coarse-z     raster: no per-block depth culling before rasterizing\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
+        "      --max-memory SIZE memory the render and mesh import may use, e.g. 4G\n"
+        "                        (default: half the physical memory)\n"
         "      --info            print the scene report and exit\n"
         "  -q, --quiet           no summary\n"
         "  -h, --help            this help\n"
@@ -158,7 +163,7 @@ static int parse_camera(options *o, const char *arg, const char *flag)
 }
 
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
-       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z };
+       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z, OPT_MAX_MEMORY };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -200,6 +205,9 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         if (!parse_int(arg, 0, 64, &o->bounces)) return bad_flag(flag, arg, "expected 0..64");
         return 0;
     case OPT_STATS: o->stats = arg; return 0;
+    case OPT_MAX_MEMORY:
+        if (!io_parse_bytes(arg, &o->max_memory)) return bad_flag(flag, arg, "expected bytes, e.g. 512M or 4G");
+        return 0;
     case OPT_INFO: o->info = true; return 0;
     case OPT_PARALLEL_RAST: o->parallel_rast = true; return 0;
     case OPT_NO_COARSE_Z: o->no_coarse_z = true; return 0;
@@ -219,7 +227,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
         {"bounces", required_argument, 0, OPT_BOUNCES},
         {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST},
-        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z}, {0, 0, 0, 0}};
+        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z},
+        {"max-memory", required_argument, 0, OPT_MAX_MEMORY}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1, .spp = 1, .bounces = 1};
     opterr = 0;
@@ -487,8 +496,25 @@ static frame_stats frame_stats_of(const frame_result *r)
     return (frame_stats){r->ms, st ? st->avg_footprint_bytes : 0, st ? st->peak_footprint_bytes : 0};
 }
 
+/* The render's estimated memory against --max-memory: 0, or 1 with a message. */
+static int check_memory(const options *o, const sc_scene *s, const sc_geometry *g)
+{
+    unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    io_memory_estimate e = io_estimate_memory(s, g->nvertices, g->ntriangles, o->width,
+                                              o->height, !is_raster(o->pipeline), threads);
+    if (e.total <= (double)o->max_memory) return 0;
+    const double mib = 1048576.0;
+    fprintf(stderr, "gramps-render: %s at %dx%d needs about %.0f MiB (image %.0f, frame buffers "
+            "%.0f, textures %.0f, geometry %.0f, BVH %.0f, queues %.0f), more than --max-memory "
+            "%.0f MiB\n", o->scene, o->width, o->height, e.total / mib, e.image / mib,
+            e.buffers / mib, e.textures / mib, e.geometry / mib, e.bvh / mib, e.queues / mib,
+            (double)o->max_memory / mib);
+    return 1;
+}
+
 static int run(const options *o, sc_scene *s, const sc_geometry *g)
 {
+    if (check_memory(o, s, g)) return 1;
     rt_bvh *bvh = is_raster(o->pipeline) ? NULL : rt_bvh_build(g->positions, g->indices, g->ntriangles, NULL);
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
     frame_stats *fs = calloc((size_t)o->frames, sizeof *fs);
@@ -519,7 +545,10 @@ int main(int argc, char **argv)
     if (rc) return rc < 0 ? 0 : rc;
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
-    if (sc_load(o.scene, &s, err) != 0) {
+    sc_load_opts lo = sc_load_opts_default();
+    if (o.max_memory) lo.max_memory = o.max_memory;
+    o.max_memory = lo.max_memory;
+    if (sc_load_with(o.scene, &lo, &s, err) != 0) {
         fprintf(stderr, "gramps-render: %s\n", err);
         return 1;
     }

@@ -39,12 +39,16 @@ static void test_bad_flags(void)
           strstr(out, "same point"));
     CHECK(run("--camera 0,0,5,0,0,0,0,0,1,40") == 2 && strstr(out, "parallel"));
     CHECK(run("--light 1e30,0,0") == 2 && strstr(out, "--light"));
+    CHECK(run("--max-memory 5x") == 2 && strstr(out, "--max-memory"));
     CHECK(run("teapot cornell") == 2);
     CHECK(run("--help") == 0 && strstr(out, "usage"));
 }
 
 static void test_bad_scene(void)
 {
+    /* the memory estimate is checked before rendering */
+    CHECK(run("-q --size 4096x4096 -p raytrace --max-memory 64M teapot") == 1 &&
+          strstr(out, "needs about") && strstr(out, "--max-memory 64 MiB"));
     CHECK(run("-q /nonexistent.obj") == 1 && strstr(out, "/nonexistent.obj"));
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
 }
