@@ -10,6 +10,7 @@ FUZZ_DIR := build/fuzz
 FUZZ_SRC := $(wildcard scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c gramps/*.c)
 FUZZ_ASM := $(wildcard gramps/*.S)
 FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM))
+.SECONDARY: $(FUZZ_OBJ)
 FUZZ_CFLAGS := -std=c11 -g -O1 -I. -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 

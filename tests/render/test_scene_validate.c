@@ -119,6 +119,17 @@ static void test_absolute_texture_path(void)
     sc_free(s);
 }
 
+/* A texture whose header declares more than 8192 x 8192 pixels is refused before it is
+ * decoded (a 16384^2 texture took 1.3 GB with no word). */
+static void test_texture_cap(void)
+{
+    tmpfile_with("big.ppm", "P6\n9000 9000\n255\n\x80\x40\x20");
+    expect_error(tmpfile_with("tex.scene", "[material.m]\ntexture = big.ppm\n[mesh.a]\nbuiltin = teapot\n"),
+                 "tex.scene:2: [material.m]:");
+    expect_error(tmpfile_with("tex.scene", "[material.m]\ntexture = big.ppm\n[mesh.a]\nbuiltin = teapot\n"),
+                 "9000x9000, more than the");
+}
+
 static void test_no_lights(void)
 {
     char err[SC_ERR_MAX];
@@ -183,6 +194,7 @@ int main(void)
     RUN(test_scene_camera_and_lights);
     RUN(test_long_line);
     RUN(test_absolute_texture_path);
+    RUN(test_texture_cap);
     RUN(test_no_lights);
     RUN(test_many_materials);
     char rm[128];
