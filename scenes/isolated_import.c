@@ -81,9 +81,23 @@ static bool send_mesh(int fd, const sc_scene *s, const sc_mesh *m)
            write_all(fd, m->materials, m->ntriangles * sizeof(uint32_t));
 }
 
+/* Set by sanitizer runtimes (libFuzzer registers a callback that saves the input as a
+ * crash); weak, so it is NULL in other builds. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* A crash in the child is a plain death the parent reports: the handlers it inherited
+ * (a fuzzer's, a sanitizer's) must not treat it as the parent's own crash. */
+static void plain_deaths(void)
+{
+    static const int deadly[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP};
+    for (size_t i = 0; i < sizeof deadly / sizeof deadly[0]; i++) signal(deadly[i], SIG_DFL);
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
+}
+
 /* The child: limits, import, reply, _exit (no atexit handlers of the parent's). */
 static void child_main(int fd, const char *path, const sc_load_opts *o, sc_mesh_loader load)
 {
+    plain_deaths();
     if (LIMIT_ADDRESS_SPACE) {
         struct rlimit r = {o->max_memory, o->max_memory};
         setrlimit(RLIMIT_AS, &r);
