@@ -53,6 +53,20 @@ static void test_bad_scene(void)
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
 }
 
+/* Limits are said, not applied silently: more than 8 lights, textures in the ray tracer. */
+static void test_limit_warnings(void)
+{
+    char path[] = "/tmp/gramps-cli-lights-XXXXXX.scene", args[256];
+    int fd = mkstemps(path, 6);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "[mesh.a]\nbuiltin = teapot\n");
+    for (int i = 0; i < 9; i++) fprintf(f, "[light.l%d]\nposition = %d,5,5\n", i, i);
+    fclose(f);
+    snprintf(args, sizeof args, "-q --size 8x8 %s", path);
+    CHECK(run(args) == 0 && strstr(out, "warning") && strstr(out, "9 lights") && strstr(out, "first 8"));
+    unlink(path);
+}
+
 static long file_size(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -219,6 +233,7 @@ int main(int argc, char **argv)
     snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
     RUN(test_bad_flags);
     RUN(test_bad_scene);
+    RUN(test_limit_warnings);
     RUN(test_render_and_keep_output);
     RUN(test_any_worker_count);
     RUN(test_stats_quoted_scene_name);
