@@ -107,12 +107,15 @@ int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue);
 int gr_bind_buffer(gr_graph *g, int stage, int buffer);   /* buffer slot or GR_INVALID */
 void *gr_buffer_data(gr_graph *g, int buffer);            /* host access after gr_wait */
 
+#define GR_DEADLOCK_SECONDS_MAX 1e7
+
 typedef struct gr_launch_opts {
     unsigned workers;              /* 0: GRAMPS_NUM_THREADS or all hardware threads */
     bool pin;                      /* pin worker i to CPU i */
     uint32_t low_watermark;        /* preemption watermark in packets (0: 2 x workers, min 32) */
     size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
-    double deadlock_seconds;       /* no progress for this long = deadlock (0: 10 s) */
+    double deadlock_seconds;       /* no progress for this long = deadlock (0 or less: 10 s;
+                                      NaN or above GR_DEADLOCK_SECONDS_MAX: GR_ERR_INVALID) */
     bool journal;                  /* record a timeline (gr_journal_write) */
     /* Scheduling policy (Sanchez et al. 2011): "gramps", "task-stealing" (Cilk-5 style, no
      * backpressure), "breadth-first" (one stage at a time, no backpressure) or "static"

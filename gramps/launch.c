@@ -222,6 +222,14 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
         gr_set_error(g, GR_ERR_INVALID, "gr_launch: the graph was already launched");
         return GR_ERR_INVALID;
     }
+    if (o && !(o->deadlock_seconds <= GR_DEADLOCK_SECONDS_MAX) ) {
+        /* NaN would disable the watchdog (every comparison false) and a huge value
+         * overflows its conversion to nanoseconds. */
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: deadlock_seconds %g is not a number of "
+                     "seconds up to %g (0: the default, 10 s)", o->deadlock_seconds,
+                     GR_DEADLOCK_SECONDS_MAX);
+        return GR_ERR_INVALID;
+    }
     resolve_options(g, o);
     if (gr_scheduler_choose(g) != GR_OK) return g->status;
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;

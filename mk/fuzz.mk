@@ -1,27 +1,43 @@
-# `make fuzz`: bounded libFuzzer runs of the scene loaders (.scene parser, OBJ reader)
-# with AddressSanitizer. FUZZ_SECONDS per target (default 30). Crashes are written to
-# tests/fuzz/regress/, which tests/render/test_fuzz_corpus.c replays on every `make test`.
+# `make fuzz`: bounded libFuzzer runs that load AND render (both pipelines, 16x16, one
+# worker; tests/fuzz/fuzz_load.c) OBJ, PLY, glTF and .scene inputs, in an
+# AddressSanitizer + UBSan build. FUZZ_SECONDS per target (default 30). Seeds are in
+# tests/fuzz/corpus/<kind>/; what a run finds new goes to build/fuzz/corpus-<kind>/;
+# crashes are written to tests/fuzz/regress/, which tests/render/test_fuzz_corpus.c
+# replays on every `make test` (commit them with the fix). Long runs: README "Fuzzing".
 FUZZ_SECONDS ?= 30
+FUZZ_KINDS := scene obj ply gltf
 FUZZ_DIR := build/fuzz
-FUZZ_SRC := $(wildcard scenes/*.c)
-FUZZ_FLAGS := -std=c11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address
+FUZZ_SRC := $(wildcard scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c gramps/*.c)
+FUZZ_ASM := $(wildcard gramps/*.S)
+FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM))
+.SECONDARY: $(FUZZ_OBJ)
+FUZZ_CFLAGS := -std=c11 -g -O1 -I. -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-$(FUZZ_DIR)/fuzz_scene: tests/fuzz/fuzz_load.c $(FUZZ_SRC)
+$(FUZZ_DIR)/obj/%.c.o: %.c | fuzz-deps
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -DFUZZ_SUFFIX='".scene"' $^ -o $@ -lassimp -linih -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_obj: tests/fuzz/fuzz_load.c $(FUZZ_SRC)
+$(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -DFUZZ_SUFFIX='".obj"' $^ -o $@ -lassimp -linih -lm
+	clang $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
+	    -lassimp -linih -lm
 
 fuzz-deps:
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } \
 	    || { echo "fuzz: run: sudo apt-get install -y clang libclang-rt-14-dev"; exit 1; }
 
-fuzz: fuzz-deps $(FUZZ_DIR)/fuzz_scene $(FUZZ_DIR)/fuzz_obj
-	@mkdir -p $(FUZZ_DIR)/corpus-scene $(FUZZ_DIR)/corpus-obj tests/fuzz/regress
-	$(FUZZ_DIR)/fuzz_scene -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/regress/ \
-	    $(FUZZ_DIR)/corpus-scene tests/fuzz/corpus/scene
-	$(FUZZ_DIR)/fuzz_obj -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/regress/ \
-	    $(FUZZ_DIR)/corpus-obj tests/fuzz/corpus/obj
+# -fork=1: a timeout or out-of-memory input is saved and the run goes on (libFuzzer
+# stops at the first otherwise); -rss_limit_mb bounds the in-process loaders and renders.
+fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS))
+	@mkdir -p tests/fuzz/regress
+	@for k in $(FUZZ_KINDS); do mkdir -p $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k; \
+	    echo "== fuzz $$k ($(FUZZ_SECONDS) s)"; \
+	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_$$k -max_total_time=$(FUZZ_SECONDS) \
+	        -timeout=20 -rss_limit_mb=3072 -max_len=65536 -artifact_prefix=tests/fuzz/regress/ \
+	        $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k || exit 1; done
 .PHONY: fuzz fuzz-deps

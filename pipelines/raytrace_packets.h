@@ -12,6 +12,7 @@
 #include "raytracer/ray.h"
 
 #include <emmintrin.h>
+#include <math.h>
 
 #define RTP_HDR 16
 
@@ -36,10 +37,15 @@ typedef struct rtp_contrib { uint32_t pixel, pad; int64_t v[3]; } rtp_contrib;
 static inline void *rtp_elems(void *packet) { return (char *)packet + RTP_HDR; }
 
 /* The fixed point of a float, rounded to nearest even: what llrint gives (glibc's x86-64
- * llrint is this instruction), without the library call. */
+ * llrint is this instruction), without the library call. A contribution is clamped to
+ * +-RTP_CONTRIB_MAX (NaN counts as 0) so Blend's int64 sums cannot overflow: 2^16 * 2^24
+ * per contribution leaves room for 2^23 contributions to one pixel, more than --spp 4096
+ * x (--bounces 64 + 1) x (lights + 1) can make. A pixel is white at 1. */
+#define RTP_CONTRIB_MAX 65536.0
 static inline int64_t rtp_to_fixed(float x)
 {
-    return _mm_cvtsd_si64(_mm_set_sd((double)x * PL_FIXED_ONE));
+    const double d = x == x ? fmin(fmax((double)x, -RTP_CONTRIB_MAX), RTP_CONTRIB_MAX) : 0.0;
+    return _mm_cvtsd_si64(_mm_set_sd(d * PL_FIXED_ONE));
 }
 
 static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])

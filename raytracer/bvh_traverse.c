@@ -181,19 +181,24 @@ static int occluded(const rt_bvh *bvh, uint32_t ref, const rt_ray *ray, tri_ray 
 
 int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit)
 {
+    if (!rt_ray_traceable(ray)) {
+        *hit = (rt_hit){ray->tmax, 0.0f, 0.0f, RT_NO_HIT};
+        return 0;
+    }
     if (bvh->isa == RT_ISA_AVX2) return rt_intersect1_avx2(bvh, ray, hit);
     tri_ray tr;
     tr.ready = 0;
     *hit = (rt_hit){ray->tmax, 0.0f, 0.0f, RT_NO_HIT};
-    if (bvh->root != RT_EMPTY_REF && ray->tmin <= ray->tmax)
+    if (bvh->root != RT_EMPTY_REF)
         closest(bvh, bvh->root, ray, &tr, hit);
     return hit->prim != RT_NO_HIT;
 }
 
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray)
 {
+    if (!rt_ray_traceable(ray)) return 0;
     if (bvh->isa == RT_ISA_AVX2) return rt_occluded1_avx2(bvh, ray);
-    if (bvh->root == RT_EMPTY_REF || !(ray->tmin <= ray->tmax)) return 0;
+    if (bvh->root == RT_EMPTY_REF) return 0;
     tri_ray tr;
     tr.ready = 0;
     return occluded(bvh, bvh->root, ray, &tr);

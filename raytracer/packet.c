@@ -218,13 +218,29 @@ static void load4(const rt_ray *rays, int i, int n, __m128 o[4], __m128 d[4])
     _MM_TRANSPOSE4_PS(d[0], d[1], d[2], d[3]);
 }
 
+/* rt_ray_traceable for four rays in SoA form: a lane that fails it is dead from the
+ * start (it misses), so NaN never reaches the interval or slab arithmetic. x - x == 0
+ * holds exactly for finite x; ordered compares are false for NaN. */
+RT_INLINE __m128 traceable4(const __m128 o[4], const __m128 d[4])
+{
+    const __m128 zero = _mm_setzero_ps();
+    __m128 ok = _mm_cmple_ps(o[3], d[3]);
+    __m128 nonzero = zero;
+    for (int a = 0; a < 3; a++) {
+        ok = _mm_and_ps(ok, _mm_cmpeq_ps(_mm_sub_ps(o[a], o[a]), zero));
+        ok = _mm_and_ps(ok, _mm_cmpeq_ps(_mm_sub_ps(d[a], d[a]), zero));
+        nonzero = _mm_or_ps(nonzero, _mm_cmpneq_ps(d[a], zero));
+    }
+    return _mm_and_ps(ok, nonzero);
+}
+
 /* Fills lanes 4g..4g+3 and folds them into the packet bounds. */
 static void set_group(pkt *p, const rt_ray *rays, int g, bounds4 *b)
 {
     __m128 o[4], d[4];
     const int i = 4 * g;
     load4(rays, i, p->n, o, d);
-    const __m128 valid = _mm_cmple_ps(o[3], d[3]);   /* tmin <= tmax, false for NaN */
+    const __m128 valid = traceable4(o, d);
     const int vm = _mm_movemask_ps(valid);
     float *inv_out[3] = {p->ix + i, p->iy + i, p->iz + i};
     float *oi_out[3] = {p->oix + i, p->oiy + i, p->oiz + i};

@@ -237,6 +237,22 @@ static RT_AVX2 void visit_leaf8(const rt_bvh *bvh, pkt *p, const pkt8 *k, const 
 
 /* ---- packet setup ---------------------------------------------------------------- */
 
+/* rt_ray_traceable for eight rays in SoA form (c as load8 fills it): lanes that fail it
+ * are dead from the start. x - x == 0 holds exactly for finite x; ordered compares are
+ * false for NaN. */
+RT_AVX2_INLINE __m256 traceable8(const __m256 c[8])
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 ok = _mm256_cmp_ps(c[3], c[7], _CMP_LE_OQ);
+    __m256 nonzero = zero;
+    for (int a = 0; a < 3; a++) {
+        ok = _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(c[a], c[a]), zero, _CMP_EQ_OQ));
+        ok = _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(c[4 + a], c[4 + a]), zero, _CMP_EQ_OQ));
+        nonzero = _mm256_or_ps(nonzero, _mm256_cmp_ps(c[4 + a], zero, _CMP_NEQ_OQ));
+    }
+    return _mm256_and_ps(ok, nonzero);
+}
+
 /* Eight rays as structure of arrays: c[0..2] origin, c[3] tmin, c[4..6] direction,
  * c[7] tmax (an rt_ray is those 8 floats). Lanes past n are copies of an invalid ray
  * (tmin > tmax), so reading never leaves the caller's array. */
@@ -305,7 +321,7 @@ RT_AVX2 int rt_packet_init8(pkt *p, const rt_ray *rays, int n, uint8_t *occluded
         const int i = 8 * g;
         __m256 c[8];
         load8(rays, i, n, c);
-        const __m256 valid = _mm256_cmp_ps(c[3], c[7], _CMP_LE_OQ);   /* false for NaN */
+        const __m256 valid = traceable8(c);
         const unsigned vm = (unsigned)_mm256_movemask_ps(valid);
         for (int a = 0; a < 3; a++) {
             const __m256 o = c[a], d = c[4 + a], inv = safe_inverse8(d);

@@ -11,6 +11,7 @@
 #ifndef RAYTRACER_RAY_H
 #define RAYTRACER_RAY_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* Primitive id of "no hit". */
@@ -30,5 +31,18 @@ typedef struct rt_hit {
     float u, v;
     uint32_t prim;   /* triangle index in the input, RT_NO_HIT on a miss */
 } rt_hit;
+
+/* Whether the kernels may trace the ray. A ray with a NaN or infinite origin or
+ * direction component, a zero direction, a NaN tmin or tmax, or tmin > tmax covers no
+ * point and misses: the kernels test this once on entry, because the traversal's slab
+ * and watertight arithmetic assumes finite values (a NaN distance defeats the stack's
+ * pruning and ordering and ran past its end). tmax = +inf is the usual unbounded ray. */
+static inline int rt_ray_traceable(const rt_ray *r)
+{
+    return isfinite(r->org[0]) && isfinite(r->org[1]) && isfinite(r->org[2]) &&
+           isfinite(r->dir[0]) && isfinite(r->dir[1]) && isfinite(r->dir[2]) &&
+           (r->dir[0] != 0.0f || r->dir[1] != 0.0f || r->dir[2] != 0.0f) &&
+           r->tmin <= r->tmax;
+}
 
 #endif

@@ -2,6 +2,7 @@
  * the fitted default camera. Allocation failures are sticky in the builder and reported
  * by the caller as "out of memory". */
 #include "scenes/build.h"
+#include "scenes/name_index.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,14 +127,21 @@ int sc_scene_add_material(sc_scene *s, const char *name, float r, float g, float
     m.reflectivity = reflectivity;
     m.specular = specular;
     m.specular_exponent = exponent;
-    APPEND(s->materials, s->nmaterials, m);
+    if (!s->material_names && !(s->material_names = calloc(1, sizeof *s->material_names))) return -1;
+    sc_material *grown = realloc(s->materials, (s->nmaterials + 1) * sizeof *grown);
+    if (!grown) return -1;
+    s->materials = grown;
+    grown[s->nmaterials] = m;
+    if (!sc_name_index_add(s->material_names, grown, sizeof *grown, (uint32_t)s->nmaterials)) return -1;
+    return (int)s->nmaterials++;
 }
 
 int sc_scene_find_material(const sc_scene *s, const char *name)
 {
-    for (size_t i = 0; i < s->nmaterials; i++)
-        if (!strcmp(s->materials[i].name, name)) return (int)i;
-    return -1;
+    if (!s->material_names) return -1;
+    char key[SC_NAME_MAX];
+    snprintf(key, sizeof key, "%s", name);          /* names are stored truncated */
+    return (int)sc_name_index_find(s->material_names, s->materials, sizeof *s->materials, key);
 }
 
 int sc_scene_add_instance(sc_scene *s, uint32_t mesh, const float transform[16])
@@ -179,7 +187,7 @@ void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t 
     }
 }
 
-static void transform_point(const float m[16], const float p[3], float out[3])
+void sc_transform_point(const float m[16], const float p[3], float out[3])
 {
     for (int i = 0; i < 3; i++)
         out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
@@ -192,7 +200,7 @@ void sc_scene_bounds(const sc_scene *s, float lo[3], float hi[3])
         const sc_mesh *m = &s->meshes[s->instances[k].mesh];
         for (size_t v = 0; v < m->nvertices; v++) {
             float p[3];
-            transform_point(s->instances[k].transform, m->positions + 3 * v, p);
+            sc_transform_point(s->instances[k].transform, m->positions + 3 * v, p);
             for (int i = 0; i < 3; i++) {
                 if (p[i] < lo[i]) lo[i] = p[i];
                 if (p[i] > hi[i]) hi[i] = p[i];

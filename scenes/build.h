@@ -40,6 +40,8 @@ void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t 
 void sc_fit_camera(sc_scene *s, const float up[3]);
 
 void sc_identity(float m[16]);
+/* out = m * (p, 1): a point through a column-major 4x4 transform. */
+void sc_transform_point(const float m[16], const float p[3], float out[3]);
 /* Geometry bounds over every instance (lo > hi when empty). */
 void sc_scene_bounds(const sc_scene *s, float lo[3], float hi[3]);
 

@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +37,10 @@ static bool parse_floats(char *p, int n, float *out, char **end)
 {
     for (int i = 0; i < n; i++) {
         char *e;
-        errno = 0;
         out[i] = strtof(p, &e);
-        if (e == p || errno == ERANGE) return false;
+        /* nan, inf and overflow are refused here, where the line is known; denormals
+         * (strtof's ERANGE on underflow) are valid numbers. */
+        if (e == p || !isfinite(out[i])) return false;
         p = e;
     }
     if (end) *end = p;
@@ -159,13 +161,13 @@ static bool read_line(obj_state *o, char *p)
     while (isspace((unsigned char)*p)) p++;
     float v[3];
     if (p[0] == 'v' && isspace((unsigned char)p[1])) {
-        if (!parse_floats(p + 1, 3, v, NULL)) return fail(o, "malformed vertex (expected x y z)");
+        if (!parse_floats(p + 1, 3, v, NULL)) return fail(o, "malformed vertex (expected x y z, finite numbers)");
         sc_mb_vertex(&o->b, v[0], v[1], v[2]);
     } else if (p[0] == 'v' && p[1] == 'n' && isspace((unsigned char)p[2])) {
-        if (!parse_floats(p + 2, 3, v, NULL)) return fail(o, "malformed normal");
+        if (!parse_floats(p + 2, 3, v, NULL)) return fail(o, "malformed normal (expected 3 finite numbers)");
         if (!push3(&o->vn, &o->nvn, &o->cap_vn, v, 3)) return fail(o, "out of memory");
     } else if (p[0] == 'v' && p[1] == 't' && isspace((unsigned char)p[2])) {
-        if (!parse_floats(p + 2, 2, v, NULL)) return fail(o, "malformed texture coordinate");
+        if (!parse_floats(p + 2, 2, v, NULL)) return fail(o, "malformed texture coordinate (expected 2 finite numbers)");
         if (!push3(&o->vt, &o->nvt, &o->cap_vt, v, 2)) return fail(o, "out of memory");
     } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
         return read_face(o, p + 1);

@@ -3,10 +3,13 @@
 #include "scenes/builtin.h"
 #include "scenes/build.h"
 #include "scenes/loaders.h"
+#include "scenes/name_index.h"
+#include "scenes/validate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sc_free(sc_scene *s)
 {
@@ -16,6 +19,8 @@ void sc_free(sc_scene *s)
         free(m->positions); free(m->normals); free(m->texcoords); free(m->indices); free(m->materials);
     }
     for (size_t i = 0; i < s->ntextures; i++) free(s->textures[i].rgba);
+    if (s->material_names) sc_name_index_free(s->material_names);
+    free(s->material_names);
     free(s->meshes); free(s->materials); free(s->textures); free(s->instances); free(s->lights);
     free(s);
 }
@@ -26,7 +31,7 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
-/* Scenes must be usable as loaded: at least one triangle, finite coordinates. */
+/* Scenes must be usable as loaded: at least one triangle, and what sc_validate checks. */
 static int check_scene(const char *what, sc_scene *s, char err[SC_ERR_MAX])
 {
     size_t tris = 0;
@@ -35,17 +40,24 @@ static int check_scene(const char *what, sc_scene *s, char err[SC_ERR_MAX])
         snprintf(err, SC_ERR_MAX, "%s: the scene has no triangles", what);
         return -1;
     }
-    for (size_t i = 0; i < s->nmeshes; i++)
-        for (size_t v = 0; v < 3 * s->meshes[i].nvertices; v++)
-            if (!isfinite(s->meshes[i].positions[v])) {
-                snprintf(err, SC_ERR_MAX, "%s: mesh '%s' has a NaN or infinite coordinate "
-                         "(vertex %zu)", what, s->meshes[i].name, v / 3 + 1);
-                return -1;
-            }
-    return 0;
+    return sc_validate(s, what, err);
+}
+
+sc_load_opts sc_load_opts_default(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)4 << 30;
+    return (sc_load_opts){.max_memory = phys / 2, .import_seconds = 60,
+                          .max_texture_pixels = (size_t)8192 * 8192};
 }
 
 int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
+{
+    const sc_load_opts o = sc_load_opts_default();
+    return sc_load_with(scene, &o, out, err);
+}
+
+int sc_load_with(const char *scene, const sc_load_opts *o, sc_scene **out, char err[SC_ERR_MAX])
 {
     err[0] = 0;
     *out = NULL;
@@ -53,8 +65,8 @@ int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
     sc_scene *s = sc_builtin(scene, err);
     if (!s && err[0]) return -1;
     if (!s) {
-        if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, err);
-        else s = sc_load_mesh_file(scene, err);
+        if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, o, err);
+        else s = sc_load_mesh_file(scene, o, err);
     }
     if (!s) return -1;
     if (check_scene(scene, s, err) != 0) { sc_free(s); return -1; }
@@ -62,20 +74,19 @@ int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
     return 0;
 }
 
-static void xform_point(const float m[16], const float p[3], float o[3])
-{
-    for (int i = 0; i < 3; i++) o[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
-}
-
 /* Normals go through the inverse transpose of the upper 3x3 (cofactor matrix: the
- * determinant's scale does not matter once renormalised). */
+ * determinant's scale does not matter once renormalised). Computed in double and scaled
+ * so its largest entry is 1: a scale of 1e20 or 1e-20 would otherwise overflow or flush
+ * the float cofactors and turn finite normals into NaN or zero. */
 static void normal_matrix(const float m[16], float n[9])
 {
-    float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-    float cof[9] = {e * i - f * h, -(d * i - f * g), d * h - e * g,
-                    -(b * i - c * h), a * i - c * g, -(a * h - b * g),
-                    b * f - c * e, -(a * f - c * d), a * e - b * d};
-    memcpy(n, cof, sizeof cof);          /* row r of n maps the normal's component r */
+    double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
+    double cof[9] = {e * i - f * h, -(d * i - f * g), d * h - e * g,
+                     -(b * i - c * h), a * i - c * g, -(a * h - b * g),
+                     b * f - c * e, -(a * f - c * d), a * e - b * d};
+    double big = 0;
+    for (int k = 0; k < 9; k++) big = fmax(big, fabs(cof[k]));
+    for (int k = 0; k < 9; k++) n[k] = big > 0 ? (float)(cof[k] / big) : 0.0f;   /* row r maps component r */
 }
 
 static void xform_normal(const float n9[9], const float v[3], float o[3])
@@ -93,7 +104,7 @@ static void flatten_instance(const sc_scene *s, const sc_instance *in, sc_geomet
     normal_matrix(in->transform, n9);
     for (size_t v = 0; v < m->nvertices; v++) {
         float *p = g->positions + 3 * (v0 + v);
-        xform_point(in->transform, m->positions + 3 * v, p);
+        sc_transform_point(in->transform, m->positions + 3 * v, p);
         xform_normal(n9, m->normals + 3 * v, g->normals + 3 * (v0 + v));
         if (m->texcoords) memcpy(g->texcoords + 2 * (v0 + v), m->texcoords + 2 * v, 2 * sizeof(float));
         for (int i = 0; i < 3; i++) {
@@ -129,9 +140,16 @@ int sc_flatten(const sc_scene *s, sc_geometry *g, char err[SC_ERR_MAX])
     for (int i = 0; i < 3; i++) { g->bbox_min[i] = INFINITY; g->bbox_max[i] = -INFINITY; }
     size_t v0 = 0, t0 = 0;
     for (size_t k = 0; k < s->ninstances; k++) {
+        const sc_mesh *m = &s->meshes[s->instances[k].mesh];
         flatten_instance(s, &s->instances[k], g, v0, t0);
-        v0 += s->meshes[s->instances[k].mesh].nvertices;
-        t0 += s->meshes[s->instances[k].mesh].ntriangles;
+        char what[200];
+        snprintf(what, sizeof what, "%.60s: instance %zu of mesh '%.60s'", s->name, k + 1, m->name);
+        if (sc_validate_world(g->positions + 3 * v0, g->normals + 3 * v0, m->nvertices, what, err)) {
+            sc_geometry_free(g);
+            return -1;
+        }
+        v0 += m->nvertices;
+        t0 += m->ntriangles;
     }
     return 0;
 }

@@ -18,6 +18,13 @@
 #define SC_NAME_MAX 64
 #define SC_ERR_MAX 512
 
+/* Limits of what a scene may hold (scenes/validate.c checks them at load): coordinates
+ * within +-SC_COORD_MAX (squared distances stay finite in float), light colour
+ * components in [0, SC_LIGHT_MAX], albedo and specular factors in [0, SC_FACTOR_MAX]. */
+#define SC_COORD_MAX 1e18f
+#define SC_LIGHT_MAX 1e6f
+#define SC_FACTOR_MAX 1e3f
+
 typedef struct sc_texture {
     int width, height;
     unsigned char *rgba;          /* width*height*4 bytes, row 0 at the top */
@@ -66,6 +73,7 @@ typedef struct sc_scene {
     sc_mesh *meshes;         size_t nmeshes;
     sc_instance *instances;  size_t ninstances;
     size_t degenerate_triangles;  /* counted warning: zero-area triangles kept as is */
+    struct sc_name_index *material_names;   /* internal: sc_scene_find_material's index */
 } sc_scene;
 
 /* World-space triangle soup in primitive-id order: what kernels stream. */
@@ -79,10 +87,23 @@ typedef struct sc_geometry {
     float bbox_min[3], bbox_max[3];
 } sc_geometry;
 
+/* Limits on loading. Mesh formats read through assimp are imported in a child process
+ * (scenes/isolated_import.c) that may map at most max_memory bytes and must finish
+ * within import_seconds; textures may hold at most max_texture_pixels pixels. */
+typedef struct sc_load_opts {
+    size_t max_memory;
+    double import_seconds;
+    size_t max_texture_pixels;
+} sc_load_opts;
+
+/* max_memory: half the physical memory; import_seconds: 60; textures: 8192 x 8192. */
+sc_load_opts sc_load_opts_default(void);
+
 /* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell), a .scene file or
  * a mesh file (anything assimp reads). Returns 0, or -1 with a message naming the file
- * (and line for .scene) in err. */
+ * (and line for .scene) in err. sc_load uses the default options. */
 int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
+int sc_load_with(const char *scene, const sc_load_opts *opts, sc_scene **out, char err[SC_ERR_MAX]);
 void sc_free(sc_scene *s);
 
 int sc_flatten(const sc_scene *s, sc_geometry *out, char err[SC_ERR_MAX]);

@@ -15,6 +15,7 @@
 #include "scenes/build.h"
 #include "scenes/builtin.h"
 #include "scenes/loaders.h"
+#include "scenes/validate.h"
 
 #include <ini.h>
 #include <math.h>
@@ -27,10 +28,16 @@ typedef struct mesh_entry {
     char name[SC_NAME_MAX];
     char file[512], builtin[32], material[SC_NAME_MAX];
     float transform[16];
+    int line;                     /* where the section's first key is, for later errors */
 } mesh_entry;
 
 typedef struct parse_state {
     const char *path;
+    const sc_load_opts *opts;
+    FILE *file;
+    int line;                     /* the line being parsed (counted by read_line) */
+    int camera_line;              /* the line of the last [camera] key, 0 if none */
+    bool too_long;                /* stopped at a line longer than libinih's buffer */
     char dir[512];
     sc_scene *s;
     mesh_entry meshes[MAX_MESHES];
@@ -61,6 +68,13 @@ static bool floats(const char *v, int n, float *out)
     return *v == 0;
 }
 
+static bool all_finite(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
 static void mat_mul(const float a[16], const float b[16], float out[16])
 {
     float r[16];
@@ -78,7 +92,7 @@ static bool mesh_transform_key(mesh_entry *m, const char *key, const char *v)
 {
     float t[16], x[4];
     sc_identity(t);
-    if (!strcmp(key, "transform")) return floats(v, 16, m->transform);
+    if (!strcmp(key, "transform")) return floats(v, 16, m->transform) && all_finite(m->transform, 16);
     if (!strcmp(key, "translate")) {
         if (!floats(v, 3, x)) return false;
         t[12] = x[0]; t[13] = x[1]; t[14] = x[2];
@@ -100,13 +114,14 @@ static bool mesh_transform_key(mesh_entry *m, const char *key, const char *v)
         return false;
     }
     mat_mul(t, m->transform, m->transform);
-    return true;
+    return all_finite(m->transform, 16);     /* composing can overflow: scale = 1e20, twice */
 }
 
 static int camera_key(parse_state *p, const char *key, const char *v)
 {
     sc_camera *c = &p->s->camera;
     bool ok;
+    p->camera_line = p->line;
     if (!strcmp(key, "eye")) ok = floats(v, 3, c->eye);
     else if (!strcmp(key, "target")) ok = floats(v, 3, c->target);
     else if (!strcmp(key, "up")) ok = floats(v, 3, c->up);
@@ -128,9 +143,12 @@ static int light_key(parse_state *p, const char *section, const char *key, const
 {
     sc_light *l = current_light(p, section);
     if (!l) return fail(p, "out of memory%s%s", "", "");
-    if (!strcmp(key, "position")) return floats(v, 3, l->position) ? 1 : fail(p, "[%s]: bad position '%s'", section, v);
-    if (!strcmp(key, "color")) return floats(v, 3, l->color) ? 1 : fail(p, "[%s]: bad color '%s'", section, v);
-    return fail(p, "[%s]: unknown key '%s'", section, key);
+    bool ok;
+    if (!strcmp(key, "position")) ok = floats(v, 3, l->position);
+    else if (!strcmp(key, "color")) ok = floats(v, 3, l->color);
+    else return fail(p, "[%s]: unknown key '%s'", section, key);
+    const char *why = ok ? sc_light_problem(l) : "expected three numbers";
+    return why ? fail(p, "[%s]: %s", section, why) : 1;
 }
 
 static int material_key(parse_state *p, const char *section, const char *key, const char *v)
@@ -147,8 +165,8 @@ static int material_key(parse_state *p, const char *section, const char *key, co
     else if (!strcmp(key, "exponent")) ok = floats(v, 1, &m->specular_exponent) && m->specular_exponent >= 1;
     else if (!strcmp(key, "texture")) {
         char path[1100], err[SC_ERR_MAX];
-        snprintf(path, sizeof path, "%s%s", p->dir, v);
-        m->texture = sc_read_texture(p->s, path, err);
+        snprintf(path, sizeof path, "%s%s", v[0] == '/' ? "" : p->dir, v);
+        m->texture = sc_read_texture(p->s, path, p->opts, err);
         if (m->texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
         return 1;
     } else return fail(p, "[%s]: unknown key '%s'", section, key);
@@ -165,6 +183,7 @@ static mesh_entry *current_mesh(parse_state *p, const char *section)
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
     sc_identity(m->transform);
+    m->line = p->line;
     return m;
 }
 
@@ -214,7 +233,7 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
         idx = sc_scene_add_mesh(p->s, m->name, &mb);
         sc_mb_free(&mb);
     } else if (m->file[0]) {
-        idx = sc_read_mesh(p->s, m->file, err);
+        idx = sc_read_mesh(p->s, m->file, p->opts, err);
         if (idx < 0) { snprintf(p->err, sizeof p->err, "[mesh.%.60s]: %.400s", m->name, err); return false; }
     } else {
         fail(p, "[mesh.%s]: needs file = ... or builtin = ...%s", m->name, "");
@@ -228,28 +247,76 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
         if (mat < 0 && m->builtin[0]) mat = sc_scene_add_material(p->s, "default", 0.8f, 0.8f, 0.8f, 0.3f, 0.5f, 32);
         for (size_t t = 0; mat >= 0 && t < p->s->meshes[idx].ntriangles; t++) p->s->meshes[idx].materials[t] = (uint32_t)mat;
     }
-    return sc_scene_add_instance(p->s, (uint32_t)idx, m->transform) >= 0;
+    size_t bad = sc_first_bad_vertex(&p->s->meshes[idx], m->transform);
+    if (bad < p->s->meshes[idx].nvertices) {
+        snprintf(p->err, sizeof p->err, "[mesh.%.60s]: the transform takes vertex %zu beyond "
+                 "+-1e18 (or to infinity)", m->name, bad + 1);
+        return false;
+    }
+    if (sc_scene_add_instance(p->s, (uint32_t)idx, m->transform) < 0) {
+        fail(p, "[mesh.%s]: out of memory%s", m->name, "");
+        return false;
+    }
+    return true;
 }
 
-sc_scene *sc_load_scene_file(const char *path, char err[SC_ERR_MAX])
+/* libinih's line reader, counting lines and refusing a line longer than its buffer
+ * (num - 1 characters): libinih would parse the rest as a new line, giving a bogus
+ * syntax error on the wrong line. Returning NULL ends the parse; too_long says why. */
+static char *read_line(char *str, int num, void *stream)
+{
+    parse_state *p = stream;
+    if (!fgets(str, num, p->file)) return NULL;
+    p->line++;
+    size_t n = strlen(str);
+    if (n + 1 < (size_t)num || str[n - 1] == '\n') return str;
+    int c = getc(p->file);
+    if (c == EOF) return str;
+    if (c != '\n') {
+        p->too_long = true;
+        snprintf(p->err, sizeof p->err, "line longer than %d characters (the .scene limit)", num - 2);
+        return NULL;
+    }
+    return str;                   /* exactly num - 1 characters, then the newline */
+}
+
+/* Parses the file; returns 0, or the line of the first error (-1: cannot open). */
+static int parse_file(parse_state *p)
+{
+    p->file = fopen(p->path, "r");
+    if (!p->file) return -1;
+    int rc = ini_parse_stream(read_line, p, handler, p);
+    fclose(p->file);
+    if (rc == 0 && p->too_long) rc = p->line;
+    if (rc == 0 && p->camera_line) {
+        const char *why = sc_camera_problem(&p->s->camera);
+        if (why) { fail(p, "[camera]: %s%s", why, ""); rc = p->camera_line; }
+    }
+    return rc;
+}
+
+sc_scene *sc_load_scene_file(const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
 {
     parse_state *p = calloc(1, sizeof *p);
     sc_scene *s = sc_scene_new("scene");
     if (!p || !s) { free(p); sc_free(s); snprintf(err, SC_ERR_MAX, "%s: out of memory", path); return NULL; }
     p->path = path;
+    p->opts = o;
     p->s = s;
     const char *slash = strrchr(path, '/');
     snprintf(p->dir, sizeof p->dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
     const char *base = slash ? slash + 1 : path;
     snprintf(s->name, sizeof s->name, "%.*s", (int)(strlen(base) - strlen(".scene")), base);
-    int rc = ini_parse(path, handler, p);
+    int rc = parse_file(p);
     bool ok = rc == 0;
     if (rc < 0) snprintf(err, SC_ERR_MAX, "%s: cannot open the file", path);
     else if (rc > 0) snprintf(err, SC_ERR_MAX, "%.100s:%d: %.380s", path, rc,
                              p->err[0] ? p->err : "syntax error (expected [section] or key = value)");
-    for (int i = 0; ok && i < p->nmeshes; i++) ok = load_mesh(p, &p->meshes[i]);
+    int i = 0;
+    for (; ok && i < p->nmeshes; i++) ok = load_mesh(p, &p->meshes[i]);
     if (ok && p->nmeshes == 0) { snprintf(err, SC_ERR_MAX, "%s: no [mesh.*] section", path); ok = false; }
-    else if (!ok && rc == 0) snprintf(err, SC_ERR_MAX, "%.100s: %.380s", path, p->err);
+    else if (!ok && rc == 0)
+        snprintf(err, SC_ERR_MAX, "%.100s:%d: %.380s", path, p->meshes[i - 1].line, p->err);
     free(p);
     if (!ok) { sc_free(s); return NULL; }
     return s;

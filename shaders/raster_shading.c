@@ -38,8 +38,8 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
     pl_camera_frame_init(&e->frame, &s->camera, width, height);
     depth_range(e, g);
     e->nlights = (int)(s->nlights < SH_MAX_LIGHTS ? s->nlights : SH_MAX_LIGHTS);
-    memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
-    if (e->nlights == 0) {
+    if (e->nlights > 0) memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
+    else {                                /* s->lights may be NULL: no memcpy from it */
         memcpy(e->lights[0].position, e->frame.eye, sizeof e->frame.eye);
         e->lights[0].color[0] = e->lights[0].color[1] = e->lights[0].color[2] = 1;
         e->nlights = 1;
@@ -160,11 +160,15 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* Nearest texel, wrapped. */
+/* Nearest texel, wrapped. Interpolation can produce NaN or infinite coordinates even
+ * from finite vertex data (perspective weights of a degenerate triangle); they fetch
+ * texel (0, 0) instead of converting NaN to int (undefined) and reading anywhere. */
 static void ps_texel(const sc_texture *tex, float u, float v, float rgb[3])
 {
     u -= floorf(u);
     v -= floorf(v);
+    if (!(u >= 0.0f && u < 1.0f)) u = 0.0f;
+    if (!(v >= 0.0f && v < 1.0f)) v = 0.0f;
     int x = (int)(u * tex->width), y = (int)((1.0f - v) * tex->height);
     if (x >= tex->width) x = tex->width - 1;
     if (y >= tex->height) y = tex->height - 1;

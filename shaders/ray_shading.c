@@ -14,8 +14,8 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
     e->scene = s;
     e->geo = g;
     e->nlights = (int)(s->nlights < SH_RAY_MAX_LIGHTS ? s->nlights : SH_RAY_MAX_LIGHTS);
-    memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
-    if (e->nlights == 0) {
+    if (e->nlights > 0) memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
+    else {                                /* s->lights may be NULL: no memcpy from it */
         memcpy(e->lights[0].position, f->eye, sizeof f->eye);
         e->lights[0].color[0] = e->lights[0].color[1] = e->lights[0].color[2] = 1.0f;
         e->nlights = 1;

@@ -13,18 +13,25 @@
 #include "pipelines/stages.h"
 #include "raytracer/bvh.h"
 #include "shaders/raster_shading.h"
+#include "shaders/ray_shading.h"
 #include "scenes/scene.h"
+#include "scenes/validate.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
+#include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
+#include "tools/common/safe_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct options {
     const char *scene, *pipeline, *output, *stats;
@@ -35,6 +42,7 @@ typedef struct options {
     rg_options graph;              /* -p, --graph, --set, --plugin and the graph's flags */
     int width, height, frames;
     unsigned threads;
+    size_t max_memory;             /* 0 until parsed: sc_load_opts_default's */
     pl_aov aov;
     bool info, quiet, have_camera, have_light, list_stages;
     float camera[10], light[3];
@@ -90,6 +98,8 @@ static void usage(FILE *out)
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
         "  -v, --verbose         static: print the partition of stages over workers\n"
+        "      --max-memory SIZE memory the render and mesh import may use, e.g. 4G\n"
+        "                        (default: half the physical memory)\n"
         "      --info            print the scene report and exit\n"
         "  -q, --quiet           no summary\n"
         "  -h, --help            this help\n"
@@ -109,6 +119,22 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) return false;
     *out = (int)v;
+    return true;
+}
+
+/* "WxH", each 1..16384: digits only, nothing after H (strtol's range check keeps
+ * 4294967297 from wrapping to 1). */
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s)) return false;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (errno || *end != 'x' || !isdigit((unsigned char)end[1])) return false;
+    long b = strtol(end + 1, &end, 10);
+    if (errno || *end || a < 1 || b < 1 || a > 16384 || b > 16384) return false;
+    *w = (int)a;
+    *h = (int)b;
     return true;
 }
 
@@ -138,9 +164,24 @@ static bool parse_aov(const char *s, pl_aov *out)
     return false;
 }
 
+static int parse_camera(options *o, const char *arg, const char *flag)
+{
+    if (!parse_floats(arg, 10, o->camera))
+        return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy");
+    sc_camera c;
+    memcpy(c.eye, o->camera, sizeof c.eye);
+    memcpy(c.target, o->camera + 3, sizeof c.target);
+    memcpy(c.up, o->camera + 6, sizeof c.up);
+    c.fovy_deg = o->camera[9];
+    const char *why = sc_camera_problem(&c);
+    if (why) return bad_flag(flag, arg, why);
+    o->have_camera = true;
+    return 0;
+}
+
 enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
        OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z, OPT_SCHEDULER,
-       OPT_TRACE, OPT_DOT, OPT_GRAPH, OPT_SET, OPT_PLUGIN, OPT_LIST_STAGES };
+       OPT_TRACE, OPT_DOT, OPT_GRAPH, OPT_SET, OPT_PLUGIN, OPT_LIST_STAGES, OPT_MAX_MEMORY };
 
 /* Flags that choose or change the graph (tools/common/render_graph.h). */
 static int parse_graph_flag(options *o, int c, const char *arg, const char *flag)
@@ -202,17 +243,14 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case 'q': o->quiet = true; return 0;
     case OPT_SIZE:
-        if (sscanf(arg, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1 ||
-            o->width > 16384 || o->height > 16384 || strspn(arg, "0123456789x") != strlen(arg))
+        if (!parse_size(arg, &o->width, &o->height))
             return bad_flag(flag, arg, "expected WxH, each 1..16384");
         return 0;
-    case OPT_CAMERA:
-        if (!parse_floats(arg, 10, o->camera) || o->camera[9] <= 0 || o->camera[9] >= 180)
-            return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy with 0 < fovy < 180");
-        o->have_camera = true;
-        return 0;
+    case OPT_CAMERA: return parse_camera(o, arg, flag);
     case OPT_LIGHT:
-        if (!parse_floats(arg, 3, o->light)) return bad_flag(flag, arg, "expected x,y,z");
+        if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_COORD_MAX &&
+            fabsf(o->light[1]) <= SC_COORD_MAX && fabsf(o->light[2]) <= SC_COORD_MAX))
+            return bad_flag(flag, arg, "expected x,y,z within +-1e18");
         o->have_light = true;
         return 0;
     case OPT_AOV:
@@ -222,6 +260,9 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         if (!parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
         return 0;
     case OPT_STATS: o->stats = arg; return 0;
+    case OPT_MAX_MEMORY:
+        if (!io_parse_bytes(arg, &o->max_memory)) return bad_flag(flag, arg, "expected bytes, e.g. 512M or 4G");
+        return 0;
     case OPT_INFO: o->info = true; return 0;
     }
     int rc = parse_graph_flag(o, c, arg, flag);
@@ -245,7 +286,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
         {"verbose", no_argument, 0, 'v'}, {"graph", required_argument, 0, OPT_GRAPH},
         {"set", required_argument, 0, OPT_SET}, {"plugin", required_argument, 0, OPT_PLUGIN},
-        {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {0, 0, 0, 0}};
+        {"list-stages", no_argument, 0, OPT_LIST_STAGES},
+        {"max-memory", required_argument, 0, OPT_MAX_MEMORY}, {0, 0, 0, 0}};
     *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
                    .frames = 1};
     o->graph = (rg_options){.pipeline = "raster", .sets = calloc((size_t)argc, sizeof(char *)),
@@ -286,6 +328,18 @@ static void apply_overrides(const options *o, sc_scene *s)
         s->lights = l;
         s->nlights = 1;
     }
+}
+
+/* Limits the renderers have, said once on stderr rather than applied silently. */
+static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
+{
+    const size_t max_lights = SH_MAX_LIGHTS < SH_RAY_MAX_LIGHTS ? SH_MAX_LIGHTS : SH_RAY_MAX_LIGHTS;
+    if (s->nlights > max_lights)
+        fprintf(stderr, "gramps-render: warning: %s has %zu lights; the renderers use the "
+                "first %zu\n", o->scene, s->nlights, max_lights);
+    if (rg_uses_stage_type(g, "rt.shade") && s->ntextures > 0)
+        fprintf(stderr, "gramps-render: warning: %s has textures; the ray tracer's shading "
+                "ignores them (albedo colours only)\n", o->scene);
 }
 
 static double now_ms(void)
@@ -502,6 +556,70 @@ static int write_graph_file(const char *path, const char *flag, const gr_graph *
     return 0;
 }
 
+/* The statistics JSON in memory (malloc'ed), or NULL when out of memory. */
+static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *g,
+                        const frame_stats *fs, const frame_result *last, size_t *size)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, size);
+    if (!f) return NULL;
+    write_stats(o, s, g, fs, o->frames, last, f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) { free(buf); return NULL; }
+    return buf;
+}
+
+/* Commits staged files: direct writes (special files, which can fail late: /dev/full)
+ * first, renames (which cannot, in practice, once staged) after. */
+static int commit_all(io_file *files, int n, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if (files[i].target && (files[i].fd >= 0) == (pass == 0) && !rc)
+                rc = io_commit(&files[i], err, errlen);
+    for (int i = 0; i < n; i++) io_discard(&files[i]);
+    return rc;
+}
+
+/* -o and --stats succeed or fail together: both are encoded and staged (safe_file.h)
+ * before either replaces its file, so a failure leaves both old files as they were. */
+static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
+                         const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
+{
+    char err[600] = "out of memory encoding the outputs";
+    size_t png_size = 0, stats_size = 0;
+    uint8_t *png = o->output ? io_encode_png(o->width, o->height, rgba, &png_size) : NULL;
+    char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
+    io_file files[2] = {{.fd = -1}, {.fd = -1}};
+    int rc = (o->output && !png) || (o->stats && !stats);
+    if (!rc && o->output) rc = io_stage(&files[0], o->output, png, png_size, err, sizeof err) != 0;
+    if (!rc && o->stats) rc = io_stage(&files[1], o->stats, stats, stats_size, err, sizeof err) != 0;
+    if (!rc) rc = commit_all(files, 2, err, sizeof err) != 0;
+    for (int i = 0; i < 2; i++) io_discard(&files[i]);
+    free(png);
+    free(stats);
+    if (rc) fprintf(stderr, "gramps-render: %s\n", err);
+    return rc;
+}
+
+/* The render's estimated memory against --max-memory: 0, or 1 with a message. */
+static int check_memory(const options *o, const render_ctx *ctx)
+{
+    unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    const sc_geometry *g = ctx->data.geo;
+    io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, o->width,
+                                              o->height, rg_uses_stage_type(&ctx->setup, "rt."), threads);
+    if (e.total <= (double)o->max_memory) return 0;
+    const double mib = 1048576.0;
+    fprintf(stderr, "gramps-render: %s at %dx%d needs about %.0f MiB (image %.0f, frame buffers "
+            "%.0f, textures %.0f, geometry %.0f, BVH %.0f, queues %.0f), more than --max-memory "
+            "%.0f MiB\n", o->scene, o->width, o->height, e.total / mib, e.image / mib,
+            e.buffers / mib, e.textures / mib, e.geometry / mib, e.bvh / mib, e.queues / mib,
+            (double)o->max_memory / mib);
+    return 1;
+}
+
 /* The graph's name for reports: its [graph] name, else the built-in's or file's. */
 static const char *graph_name(const render_ctx *ctx)
 {
@@ -514,6 +632,7 @@ static int run(const options *o_in, render_ctx *ctx)
     options ro = *o_in;
     const options *o = &ro;
     ro.pipeline = graph_name(ctx);
+    if (check_memory(o, ctx)) return 1;
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
     bool needs_bvh = rg_uses_stage_type(&ctx->setup, "rt.");
     uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
@@ -531,16 +650,7 @@ static int run(const options *o_in, render_ctx *ctx)
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
-    char err[512];
-    if (!rc && o->output && io_write_png(o->output, o->width, o->height, rgba, err, sizeof err)) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        rc = 1;
-    }
-    if (!rc && o->stats) {
-        FILE *f = fopen(o->stats, "w");
-        if (!f) { fprintf(stderr, "gramps-render: --stats %s: %s\n", o->stats, strerror(errno)); rc = 1; }
-        else { write_stats(o, ctx->data.scene, ctx->data.geo, fs, o->frames, &r, f); fclose(f); }
-    }
+    if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
     if (!rc) rc = write_graph_file(o->trace, "--trace", r.graph, gr_journal_write);
     if (!rc) rc = write_graph_file(o->dot, "--dot", r.graph, dot_writer);
     if (!rc && !o->quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->frames, &r);
@@ -555,7 +665,10 @@ static int run(const options *o_in, render_ctx *ctx)
 static int load_scene(options *o, sc_scene **s, sc_geometry *g)
 {
     char err[SC_ERR_MAX];
-    if (sc_load(o->scene, s, err) != 0) {
+    sc_load_opts lo = sc_load_opts_default();
+    if (o->max_memory) lo.max_memory = o->max_memory;
+    o->max_memory = lo.max_memory;
+    if (sc_load_with(o->scene, &lo, s, err) != 0) {
         fprintf(stderr, "gramps-render: %s\n", err);
         return 1;
     }
@@ -583,6 +696,7 @@ static int render_main(options *o)
         sc_scene *s;
         sc_geometry g;
         rc = load_scene(o, &s, &g);
+        if (!rc) warn_limits(o, &ctx.setup, s);
         if (!rc && o->info) sc_report(s, o->width, o->height, stdout);
         if (!rc && !o->info) {
             pl_scene_data_init(&ctx.data, s, &g);
@@ -599,6 +713,7 @@ static int render_main(options *o)
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    signal(SIGXFSZ, SIG_IGN);         /* a file-size limit is a write error, not a kill */
     options o;
     int rc = parse_args(argc, argv, &o);
     if (!rc) rc = render_main(&o);

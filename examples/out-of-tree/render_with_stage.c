@@ -1,11 +1,9 @@
-/* render_with_stage.c — a program built against an installed gramps (Makefile beside it):
- * the built-in raster graph plus a stage of its own, a Shader that inverts each shaded
- * fragment's colour between the pixel shader and the output merger; one frame of the
- * built-in teapot, written as a PNG.   usage: render_with_stage [OUT.png [SIZE]] */
+/* render_with_stage.c — built against an installed gramps (Makefile beside it): the raster
+ * graph plus its own Shader, inverting each shaded fragment's colour between the pixel
+ * shader and the output merger; one frame of the teapot as a PNG. [OUT.png [SIZE]] */
 #include "pipelines/raster_packets.h"
 #include "pipelines/stages.h"
 #include "tools/common/image_out.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +31,6 @@ static const char *const edits[][3] = {
     {"stage invert", "out", "tiles"}};
 
 static int fail(const char *msg) { fprintf(stderr, "render_with_stage: %s\n", msg); return 1; }
-
 int main(int argc, char **argv)
 {
     const char *png = argc > 1 ? argv[1] : "inverted.png";
@@ -51,8 +48,11 @@ int main(int argc, char **argv)
     pl_scene_data_init(&d, s, &geo);
     if (!pl_frame_init(&f, &d, size, size, PL_AOV_COLOR, err)) return fail(err);
     gr_graph *done = pl_render_frame(g, &f, &(gr_launch_opts){0}, err);
-    if (!done || io_write_png(png, size, size, pl_frame_image(&f), err, sizeof err)) return fail(err);
-    gr_graph_destroy(done);
+    if (!done) return fail(err);
+    size_t n; uint8_t *bytes = io_encode_png(size, size, pl_frame_image(&f), &n);
+    FILE *out = bytes ? fopen(png, "wb") : NULL;
+    if (!out || fwrite(bytes, 1, n, out) != n || fclose(out)) return fail("cannot write the PNG");
+    free(bytes), gr_graph_destroy(done);
     pl_frame_free(&f), pl_scene_data_free(&d), sc_geometry_free(&geo), sc_free(s);
     cp_graph_free(g), cp_registry_free(r);
     return 0;

@@ -1,10 +1,12 @@
-/* libFuzzer target for the scene loaders: the input is written to a temporary file whose
- * suffix (FUZZ_SUFFIX: .scene or .obj) picks the parser, then loaded and flattened. A
- * crash, leak or sanitizer report is a bug; error returns are the expected outcome. */
-#include "scenes/scene.h"
+/* libFuzzer target for the scene loaders and both renderers: the input is written to a
+ * temporary file whose suffix (FUZZ_SUFFIX: .scene, .obj, .ply or .gltf) picks the
+ * parser; a scene that loads is flattened and rendered by the raster and the ray-tracing
+ * graphs (16x16, one worker). A crash, hang, leak or sanitizer report is a bug; error
+ * returns are the expected outcome for most inputs. tests/render/test_fuzz_corpus.c
+ * replays the corpora and every saved crash the same way on each `make test`. */
+#include "tests/fuzz/fuzz_render.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #ifndef FUZZ_SUFFIX
@@ -20,12 +22,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     fwrite(data, 1, size, f);
     fclose(f);
     char err[SC_ERR_MAX];
-    sc_scene *s;
-    if (sc_load(path, &s, err) == 0) {
-        sc_geometry g;
-        if (sc_flatten(s, &g, err) == 0) sc_geometry_free(&g);
-        sc_free(s);
-    }
+    fuzz_load_and_render(path, err);
     unlink(path);
     return 0;
 }

@@ -33,14 +33,38 @@ static void test_bad_flags(void)
     CHECK(run("-p nope") == 2 && strstr(out, "-p"));
     CHECK(run("--frames") == 2 && strstr(out, "--frames"));
     CHECK(run("--camera 1,2") == 2 && strstr(out, "--camera"));
+    CHECK(run("--size 4294967297x1") == 2 && strstr(out, "--size"));      /* no wrap to 1 */
+    CHECK(run("--size 5x5x") == 2 && strstr(out, "--size"));
+    CHECK(run("--camera 0,0,1,0,0,1,0,1,0,40") == 2 && strstr(out, "--camera") &&
+          strstr(out, "same point"));
+    CHECK(run("--camera 0,0,5,0,0,0,0,0,1,40") == 2 && strstr(out, "parallel"));
+    CHECK(run("--light 1e30,0,0") == 2 && strstr(out, "--light"));
+    CHECK(run("--max-memory 5x") == 2 && strstr(out, "--max-memory"));
     CHECK(run("teapot cornell") == 2);
     CHECK(run("--help") == 0 && strstr(out, "usage"));
 }
 
 static void test_bad_scene(void)
 {
+    /* the memory estimate is checked before rendering */
+    CHECK(run("-q --size 4096x4096 -p raytrace --max-memory 64M teapot") == 1 &&
+          strstr(out, "needs about") && strstr(out, "--max-memory 64 MiB"));
     CHECK(run("-q /nonexistent.obj") == 1 && strstr(out, "/nonexistent.obj"));
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
+}
+
+/* Limits are said, not applied silently: more than 8 lights, textures in the ray tracer. */
+static void test_limit_warnings(void)
+{
+    char path[] = "/tmp/gramps-cli-lights-XXXXXX.scene", args[256];
+    int fd = mkstemps(path, 6);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "[mesh.a]\nbuiltin = teapot\n");
+    for (int i = 0; i < 9; i++) fprintf(f, "[light.l%d]\nposition = %d,5,5\n", i, i);
+    fclose(f);
+    snprintf(args, sizeof args, "-q --size 8x8 %s", path);
+    CHECK(run(args) == 0 && strstr(out, "warning") && strstr(out, "9 lights") && strstr(out, "first 8"));
+    unlink(path);
 }
 
 static long file_size(const char *path)
@@ -209,6 +233,7 @@ int main(int argc, char **argv)
     snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
     RUN(test_bad_flags);
     RUN(test_bad_scene);
+    RUN(test_limit_warnings);
     RUN(test_render_and_keep_output);
     RUN(test_any_worker_count);
     RUN(test_stats_quoted_scene_name);

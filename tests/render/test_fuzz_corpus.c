@@ -1,60 +1,74 @@
-/* Replays the fuzzing seed corpora and every saved crash (tests/fuzz/regress/) through
- * the scene loaders as .scene and as .obj input: each must load or fail cleanly. */
-#include "scenes/scene.h"
+/* Replays the fuzzing seed corpora (tests/fuzz/corpus/<kind>/, each as its kind) and
+ * every saved crash (tests/fuzz/regress/, as each kind) through what the fuzz targets do:
+ * load, flatten and render with both pipelines (tests/fuzz/fuzz_render.h). Each input
+ * must render or be refused with a message; seeds must render. */
 #include "tests/check.h"
+#include "tests/fuzz/fuzz_render.h"
 
 #include <dirent.h>
 #include <unistd.h>
 
-static int replay_dir(const char *dir)
+static const char *kinds[] = {"scene", "obj", "ply", "gltf"};
+
+/* Copies src to a temporary named with suffix, loads and renders it: 0 rendered, -1
+ * refused with a message, -2 refused silently (a bug). */
+static int replay(const char *src, const char *suffix)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in) return -2;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/gramps-replay-%d.%s", (int)getpid(), suffix);
+    FILE *out = fopen(path, "wb");
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, out);
+    fclose(out);
+    fclose(in);
+    char err[SC_ERR_MAX] = "";
+    int rc = fuzz_load_and_render(path, err);
+    unlink(path);
+    return rc == 0 ? 0 : err[0] ? -1 : -2;
+}
+
+/* Every file of dir as each of the kinds [k0, k1); must_render: the seeds. */
+static int replay_dir(const char *dir, int k0, int k1, bool must_render)
 {
     DIR *d = opendir(dir);
     int n = 0;
-    if (!d) return 0;
-    for (struct dirent *e; (e = readdir(d));) {
+    for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
         char src[512];
         snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
-        FILE *in = fopen(src, "rb");
-        if (!in) continue;
-        static const char *suffix[] = {".scene", ".obj"};
-        for (int k = 0; k < 2; k++) {
-            char path[64];
-            snprintf(path, sizeof path, "/tmp/gramps-replay-%d%s", (int)getpid(), suffix[k]);
-            FILE *out = fopen(path, "wb");
-            char buf[4096];
-            size_t got;
-            rewind(in);
-            while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, out);
-            fclose(out);
-            char err[SC_ERR_MAX];
-            sc_scene *s;
-            if (sc_load(path, &s, err) == 0) {
-                sc_geometry g;
-                CHECK(sc_flatten(s, &g, err) == 0);
-                sc_geometry_free(&g);
-                sc_free(s);
-            } else {
-                CHECK_MSG(err[0] != 0, "%s failed without a message", src);
-            }
-            unlink(path);
+        for (int k = k0; k < k1; k++) {
+            int rc = replay(src, kinds[k]);
+            CHECK_MSG(rc != -2, "%s as .%s: refused without a message", src, kinds[k]);
+            CHECK_MSG(!must_render || rc == 0, "%s: the seed does not render", src);
         }
-        fclose(in);
         n++;
     }
-    closedir(d);
+    if (d) closedir(d);
     return n;
 }
 
-static void test_replay(void)
+static void test_seeds_render(void)
 {
-    int n = replay_dir("tests/fuzz/corpus/scene") + replay_dir("tests/fuzz/corpus/obj") +
-            replay_dir("tests/fuzz/regress");
-    CHECK(n >= 4);
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        char dir[128];
+        snprintf(dir, sizeof dir, "tests/fuzz/corpus/%s", kinds[k]);
+        n += replay_dir(dir, k, k + 1, true);
+    }
+    CHECK(n >= 7);
+}
+
+static void test_regressions_refused_or_render(void)
+{
+    replay_dir("tests/fuzz/regress", 0, 4, false);
 }
 
 int main(void)
 {
-    RUN(test_replay);
+    RUN(test_seeds_render);
+    RUN(test_regressions_refused_or_render);
     return check_finish();
 }

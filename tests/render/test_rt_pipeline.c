@@ -1,6 +1,6 @@
 /* The ray-tracing graph: bit-identical images for any worker count and any packet size,
  * the primid output equal to a serial closest-hit loop for every pixel, ray counts, and
- * the Sampler->Camera capacity honoured. */
+ * the Sampler->Camera capacity honoured, light colours past the fixed point saturate. */
 #include "pipelines/raytrace.h"
 #include "raytracer/bvh_traverse.h"
 #include "tests/check.h"
@@ -165,6 +165,26 @@ static void test_bad_config(void)
     unload(&l);
 }
 
+/* A light far brighter than the loaders accept (a scene built in code skips them):
+ * Blend's fixed-point sums must saturate to white, not overflow (UBSan) or wrap black. */
+static void test_blinding_light(void)
+{
+    loaded l;
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    for (size_t i = 0; i < l.s->nlights; i++)
+        l.s->lights[i].color[0] = l.s->lights[i].color[1] = l.s->lights[i].color[2] = 1e38f;
+    rtp_config c;
+    rtp_config_default(&c);
+    c.width = c.height = 32;
+    c.workers = 2;
+    uint8_t *img = render(&l, &c, NULL, NULL);
+    const uint8_t *centre = img + (16 * 32 + 16) * 4;      /* the teapot's lit body */
+    CHECK_MSG(centre[0] == 255 && centre[1] == 255 && centre[2] == 255, "centre %u %u %u",
+              centre[0], centre[1], centre[2]);
+    free(img);
+    unload(&l);
+}
+
 int main(void)
 {
     RUN(test_bit_identical);
@@ -172,5 +192,6 @@ int main(void)
     RUN(test_primid_matches_serial);
     RUN(test_counts_and_capacity);
     RUN(test_bad_config);
+    RUN(test_blinding_light);
     return check_finish();
 }

@@ -271,7 +271,7 @@ static void test_bad_inputs(void)
     expect_error("/nonexistent/mesh.obj", "/nonexistent/mesh.obj");
     expect_error(tmpfile_with("bad1.obj", "v 0 0 0\nv 1 0\nv 0 1 0\nf 1 2 3\n"), "bad1.obj:2:");
     expect_error(tmpfile_with("bad2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), "bad2.obj:4: vertex index 7");
-    expect_error(tmpfile_with("bad3.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), "NaN");
+    expect_error(tmpfile_with("bad3.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), "bad3.obj:2: malformed vertex");      /* refused where the line is known */
     expect_error(tmpfile_with("bad4.obj", "v 0 0 0\n"), "empty");
     expect_error(tmpfile_with("bad5.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n"), "at least 3");
     expect_error(tmpfile_with("bad6.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3"

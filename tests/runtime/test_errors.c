@@ -3,6 +3,7 @@
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
+#include <math.h>
 #include <string.h>
 
 static void noop(gr_ctx *c) { (void)c; }
@@ -155,6 +156,22 @@ static void test_launch_twice(void)
     gr_graph_destroy(g);
 }
 
+/* A NaN, infinite or huge watchdog period is refused at launch (NaN used to disable it). */
+static void test_bad_deadlock_seconds(void)
+{
+    const double bad[] = {NAN, INFINITY, 1e300};
+    for (int i = 0; i < 3; i++) {
+        gr_graph *g = gr_graph_create();
+        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 8});
+        int a = gr_stage(g, &(gr_stage_desc){.name = "a", .kind = GR_THREAD, .main = noop});
+        int b = gr_stage(g, &(gr_stage_desc){.name = "b", .kind = GR_THREAD, .main = noop});
+        gr_bind(g, a, GR_BIND_OUTPUT, q);
+        gr_bind(g, b, GR_BIND_INPUT, q);
+        CHECK(launch_and_wait(g, bad[i]) == GR_ERR_INVALID && error_mentions(g, "deadlock_seconds"));
+        gr_graph_destroy(g);
+    }
+}
+
 /* ---- deadlock ----------------------------------------------------------------------- */
 
 static void produce_ten(gr_ctx *c)
@@ -198,6 +215,7 @@ int main(void)
     RUN(test_bad_bindings);
     RUN(test_bad_calls);
     RUN(test_launch_twice);
+    RUN(test_bad_deadlock_seconds);
     RUN(test_deadlock_detected);
     return check_finish();
 }

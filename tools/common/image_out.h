@@ -1,13 +1,14 @@
-/* image_out.h — writing result images without losing what was there: the PNG goes to a
- * temporary file beside the target and is renamed over it only once complete. */
+/* image_out.h — result images encoded as PNG in memory, so that writing them to disk
+ * (safe_file.h) can check every byte written: stb's file writer reports success when
+ * fwrite fails. */
 #ifndef TOOLS_IMAGE_OUT_H
 #define TOOLS_IMAGE_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Returns 0, or -1 with a message naming the file in err. */
-int io_write_png(const char *path, int width, int height, const uint8_t *rgba,
-                 char *err, size_t errlen);
+/* The PNG of a width x height RGBA image (row 0 at the top), malloc'ed, its size in
+ * *size; NULL when out of memory. */
+uint8_t *io_encode_png(int width, int height, const uint8_t *rgba, size_t *size);
 
 #endif

@@ -1,0 +1,35 @@
+/* safe_file.h — writing result files without losing what was there, in two phases so
+ * several files succeed or fail together (gramps-render's -o and --stats):
+ *
+ *   io_stage   every file: a regular file (or a new one) is written in full to a
+ *              temporary file beside it (short name, so any target name works), flushed
+ *              to disk and closed, every result checked; a special file (/dev/null, a
+ *              FIFO, a terminal) is only opened;
+ *   io_commit  every file, once all staged: temporaries renamed over their targets,
+ *              special files written directly;
+ *   io_discard on any failure: temporaries removed, targets untouched.
+ *
+ * A symlink is followed: its target is replaced and the link kept. A replaced file keeps
+ * its permission bits; a new one gets 0666 less the umask, as fopen would give it. */
+#ifndef TOOLS_SAFE_FILE_H
+#define TOOLS_SAFE_FILE_H
+
+#include <stddef.h>
+
+typedef struct io_file {
+    char *target;                 /* the path written (symlinks resolved) */
+    char *tmp;                    /* staged temporary, or NULL for a special file */
+    int fd;                       /* special file: open for writing, else -1 */
+    const void *data;             /* special file: what io_commit writes */
+    size_t size;
+} io_file;
+
+/* 0, or -1 with a message naming path in err (nothing left behind). data must stay valid
+ * until io_commit for special files. */
+int io_stage(io_file *f, const char *path, const void *data, size_t size, char *err, size_t errlen);
+/* 0, or -1 with a message. Frees f's resources either way. */
+int io_commit(io_file *f, char *err, size_t errlen);
+/* Removes the temporary and frees f's resources. Safe on a zeroed or committed io_file. */
+void io_discard(io_file *f);
+
+#endif
