@@ -140,7 +140,7 @@ check-all:
 # installed under include/gramps/ in the source layout, so that one -I (gramps-render.pc
 # gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
 RENDER_API_HEADERS := compose/compose.h tools/common/image_out.h \
-    $(patsubst %,pipelines/%.h,stages frame common hiz raster raytrace raster_packets raytrace_packets)
+    $(patsubst %,pipelines/%.h,stages frame hiz raster raytrace raster_packets raytrace_packets)
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
 # install an already built tree without starting a rebuild.

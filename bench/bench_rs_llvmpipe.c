@@ -71,7 +71,7 @@ static GLuint compile(GLenum kind, const char *src)
 /* The projection our vertex shader uses, as a column-major matrix. */
 static void projection(const sh_raster_env *e, float m[16])
 {
-    const pl_camera_frame *f = &e->frame;
+    const sc_camera_frame *f = &e->frame;
     float n = e->near, fa = e->far, a = (fa + n) / (fa - n), b = -2.0f * fa * n / (fa - n);
     float eye_r = f->eye[0] * f->right[0] + f->eye[1] * f->right[1] + f->eye[2] * f->right[2];
     float eye_u = f->eye[0] * f->up[0] + f->eye[1] * f->up[1] + f->eye[2] * f->up[2];
@@ -95,7 +95,7 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
     unsigned char *buf = malloc(SIZE * SIZE * 4);
     if (!ctx || !OSMesaMakeCurrent(ctx, buf, GL_UNSIGNED_BYTE, SIZE, SIZE)) { printf("nan\n"); return 1; }
     sh_raster_env e;
-    sh_raster_env_init(&e, s, g, SIZE, SIZE, PL_AOV_COLOR);
+    sh_raster_env_init(&e, s, g, SIZE, SIZE, SH_AOV_COLOR);
     GLuint prog = glCreateProgram();
     glAttachShader(prog, compile(GL_VERTEX_SHADER, vs_src));
     glAttachShader(prog, compile(GL_FRAGMENT_SHADER, fs_src));

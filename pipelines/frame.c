@@ -24,7 +24,7 @@ void pl_scene_data_free(pl_scene_data *d)
     *d = (pl_scene_data){0};
 }
 
-bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, pl_aov aov,
+bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,
                    char err[SC_ERR_MAX])
 {
     memset(f, 0, sizeof *f);
@@ -36,7 +36,7 @@ bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, pl_aov 
     f->width = width;
     f->height = height;
     f->aov = aov;
-    pl_camera_frame_init(&f->camera, &d->scene->camera, width, height);
+    sc_camera_frame_init(&f->camera, &d->scene->camera, width, height);
     return true;
 }
 

@@ -12,7 +12,8 @@
 #ifndef PIPELINES_FRAME_H
 #define PIPELINES_FRAME_H
 
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "pipelines/hiz.h"
 #include "raytracer/bvh.h"
 #include "shaders/ray_shading.h"
@@ -49,8 +50,8 @@ typedef struct pl_counter {
 typedef struct pl_frame {
     pl_scene_data *data;
     int width, height;
-    pl_aov aov;
-    pl_camera_frame camera;
+    sh_aov aov;
+    sc_camera_frame camera;
     uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
     _Atomic(uint32_t) *depth;         /* raster depth, float bits, cleared to FLT_MAX */
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
@@ -65,7 +66,7 @@ typedef struct pl_frame {
 } pl_frame;
 
 /* A frame of width x height. false (message in err) for a bad size or no memory. */
-bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, pl_aov aov,
+bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,
                    char err[SC_ERR_MAX]);
 void pl_frame_free(pl_frame *f);
 

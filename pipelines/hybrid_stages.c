@@ -33,7 +33,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     visible_state *s = malloc(sizeof *s);
-    int spp = f->aov == PL_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+    int spp = f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
     if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), 1.0f / (float)spp,
                                 pl_frame_counter(f, "primary_hits_from_raster"),
                                 pl_frame_counter(f, "rays.primary")};
@@ -72,7 +72,7 @@ static bool primary_hit(const visible_state *s, const rtp_sample *smp, rtp_ray *
         return true;
     }
     memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
-    pl_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
+    sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
     if (hit_on(s, &r->ray, seen - 1, &r->hit)) return true;

@@ -21,7 +21,8 @@
 #define PIPELINES_RASTER_H
 
 #include "gramps/gramps.h"
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 
 /* The default group count's cap. A group is two stages, and every worker keeps a deque
  * per stage and scans them all when stealing, so groups = workers costs workers^2
@@ -40,7 +41,7 @@ typedef struct rsp_config {
     uint32_t tile_capacity;        /* per-tile OM subqueue, packets (default 8) */
     bool parallel_rast;            /* Setup/Bin singleton -> Rast instanced per tile */
     bool coarse_z;                 /* skip triangles hidden per 8x8 block (default on) */
-    pl_aov aov;
+    sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied
      * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */

@@ -15,7 +15,8 @@
 #define PIPELINES_RAYTRACE_H
 
 #include "gramps/gramps.h"
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "raytracer/bvh.h"
 
 typedef struct rtp_config {
@@ -26,7 +27,7 @@ typedef struct rtp_config {
     int tile;                      /* Tiler's tile edge in pixels (default 32) */
     uint32_t camera_capacity;      /* Sampler -> Camera queue capacity in packets (default 16) */
     float min_weight;              /* drop rays whose weight falls below (default 0.01) */
-    pl_aov aov;
+    sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied
      * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */

@@ -62,7 +62,7 @@ typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
 static int samples_per_pixel(const cp_stage_init *i)
 {
     const pl_frame *f = i->frame;
-    return f->aov == PL_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+    return f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
 }
 
 static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -154,7 +154,7 @@ static void camera_main(gr_ctx *c)
     for (uint32_t i = 0; i < n; i++) {
         rtp_ray *r = &rays[i];
         memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
-        pl_camera_ray(&f->camera, f->width, f->height, smp[i].px, smp[i].py, r->ray.dir);
+        sc_camera_ray(&f->camera, f->width, f->height, smp[i].px, smp[i].py, r->ray.dir);
         r->ray.tmin = 0.0f;
         r->ray.tmax = INFINITY;
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
@@ -230,7 +230,7 @@ enum { SHADE_REFLECT, SHADE_SHADOW, SHADE_CONTRIB };   /* output slots, as in sh
 typedef struct shade_state {
     sh_ray_env own_env;                   /* the frame's, without ambient if asked */
     const sh_ray_env *env;
-    pl_aov aov;
+    sh_aov aov;
     int bounces;
     float min_weight;
 } shade_state;
@@ -270,7 +270,7 @@ static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_con
 /* Writes ray h's contribution to *k; false when it has none (AOVs of a miss). */
 static bool shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contrib *k)
 {
-    if (s->aov != PL_AOV_COLOR) {
+    if (s->aov != SH_AOV_COLOR) {
         float v[3];
         if (h->hit.prim == RT_NO_HIT) return false;
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
@@ -330,11 +330,11 @@ static void blend_main(gr_ctx *c)
 }
 
 /* One channel's output byte from its fixed-point sum. */
-static uint8_t encode(pl_aov aov, int64_t sum)
+static uint8_t encode(sh_aov aov, int64_t sum)
 {
     double v = (double)sum / PL_FIXED_ONE;
-    if (aov == PL_AOV_PRIMID) return (uint8_t)v;
-    if (aov == PL_AOV_COLOR) return pl_srgb8_lookup((float)v);
+    if (aov == SH_AOV_PRIMID) return (uint8_t)v;
+    if (aov == SH_AOV_COLOR) return sh_srgb8_lookup((float)v);
     return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
 }
 
@@ -346,7 +346,7 @@ static void blend_finish(void *state, void *frame)
     pl_frame *f = frame;
     size_t n = (size_t)f->width * f->height;
     uint8_t *rgba = (uint8_t *)f->color;
-    pl_srgb_init();                       /* then the inline lookup, without a call per value */
+    sh_srgb_init();                       /* then the inline lookup, without a call per value */
     int64_t last = 0;
     uint8_t byte = encode(f->aov, 0);
     for (size_t i = 0; i < n; i++) {

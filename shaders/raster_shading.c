@@ -27,15 +27,15 @@ static void depth_range(sh_raster_env *e, const sc_geometry *g)
 }
 
 void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
-                        int width, int height, pl_aov aov)
+                        int width, int height, sh_aov aov)
 {
     memset(e, 0, sizeof *e);
-    pl_srgb_init();                       /* the PS uses pl_srgb8_lookup */
+    sh_srgb_init();                       /* the PS uses sh_srgb8_lookup */
     e->isa = sh_isa_best();
     e->scene = s;
     e->geo = g;
     e->aov = aov;
-    pl_camera_frame_init(&e->frame, &s->camera, width, height);
+    sc_camera_frame_init(&e->frame, &s->camera, width, height);
     depth_range(e, g);
     e->nlights = (int)(s->nlights < SH_MAX_LIGHTS ? s->nlights : SH_MAX_LIGHTS);
     if (e->nlights > 0) memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
@@ -80,8 +80,8 @@ void sh_vs_triangles(const sh_raster_env *e, uint32_t first, uint32_t n, rs_tria
 
 static uint32_t pack_rgb(const float c[3])
 {
-    return (uint32_t)pl_to_srgb8(c[0]) | (uint32_t)pl_to_srgb8(c[1]) << 8 |
-           (uint32_t)pl_to_srgb8(c[2]) << 16 | 0xff000000u;
+    return (uint32_t)sh_to_srgb8(c[0]) | (uint32_t)sh_to_srgb8(c[1]) << 8 |
+           (uint32_t)sh_to_srgb8(c[2]) << 16 | 0xff000000u;
 }
 
 /* ---- the pixel shader packet kernel -------------------------------------------------------
@@ -247,8 +247,8 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
     }
     for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
     for (int i = 0; i < n; i++)
-        rgba[i] = (uint32_t)pl_srgb8_lookup(c.x[i]) | (uint32_t)pl_srgb8_lookup(c.y[i]) << 8 |
-                  (uint32_t)pl_srgb8_lookup(c.z[i]) << 16 | 0xff000000u;
+        rgba[i] = (uint32_t)sh_srgb8_lookup(c.x[i]) | (uint32_t)sh_srgb8_lookup(c.y[i]) << 8 |
+                  (uint32_t)sh_srgb8_lookup(c.z[i]) << 16 | 0xff000000u;
 }
 
 PS_INLINE void ps_depth(const sh_raster_env *e, float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
@@ -279,18 +279,18 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
 
 PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
-    if (e->aov == PL_AOV_PRIMID) {
+    if (e->aov == SH_AOV_PRIMID) {
         for (int i = 0; i < f->n; i++) {
             uint8_t b[4];
-            pl_encode_primid(f->tris[f->tri[i]].prim + 1, b);
+            sh_encode_primid(f->tris[f->tri[i]].prim + 1, b);
             rgba[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
         }
         return;
     }
     float a[RS_ATTRS][SH_PS_MAX];
     ps_interpolate(f, a);
-    if (e->aov == PL_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
-    else if (e->aov == PL_AOV_NORMAL) ps_normal(a, f->n, rgba);
+    if (e->aov == SH_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
+    else if (e->aov == SH_AOV_NORMAL) ps_normal(a, f->n, rgba);
     else ps_color(e, f, a, rgba);
 }
 
@@ -343,6 +343,6 @@ void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 
 uint32_t sh_background(const sh_raster_env *e)
 {
-    if (e->aov == PL_AOV_COLOR) return pack_rgb(e->background);
+    if (e->aov == SH_AOV_COLOR) return pack_rgb(e->background);
     return 0xff000000u;
 }

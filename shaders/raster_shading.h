@@ -8,7 +8,8 @@
 #ifndef SHADERS_RASTER_SHADING_H
 #define SHADERS_RASTER_SHADING_H
 
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "rasterizer/raster.h"
 #include "scenes/scene.h"
 
@@ -24,17 +25,17 @@ const char *sh_isa_name(sh_isa isa);
 typedef struct sh_raster_env {
     const sc_scene *scene;
     const sc_geometry *geo;
-    pl_camera_frame frame;
+    sc_camera_frame frame;
     float near, far;                  /* clip planes along the view axis */
     sc_light lights[SH_MAX_LIGHTS];
     int nlights;
     float ambient, background[3];
-    pl_aov aov;
+    sh_aov aov;
     sh_isa isa;                       /* the PS kernel's (sh_isa_best() at init) */
 } sh_raster_env;
 
 void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
-                        int width, int height, pl_aov aov);
+                        int width, int height, sh_aov aov);
 
 /* Vertex shader + primitive assembly for triangles [first, first + n). */
 void sh_vs_triangles(const sh_raster_env *e, uint32_t first, uint32_t n, rs_triangle *out);

@@ -8,7 +8,7 @@
 
 
 void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
-                     const pl_camera_frame *f)
+                     const sc_camera_frame *f)
 {
     memset(e, 0, sizeof *e);
     e->scene = s;
@@ -110,14 +110,14 @@ void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
     out->reflected.tmax = INFINITY;
 }
 
-void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit *hit,
+void sh_ray_aov(const sh_ray_env *e, sh_aov aov, const rt_ray *ray, const rt_hit *hit,
                 float rgb[3])
 {
-    if (aov == PL_AOV_PRIMID) {
+    if (aov == SH_AOV_PRIMID) {
         uint8_t b[4];
-        pl_encode_primid(hit->prim + 1, b);
+        sh_encode_primid(hit->prim + 1, b);
         for (int i = 0; i < 3; i++) rgb[i] = b[i];
-    } else if (aov == PL_AOV_DEPTH) {
+    } else if (aov == SH_AOV_DEPTH) {
         float z = hit->t * sh_dot3(ray->dir, e->forward);
         float v = (z - e->depth_near) / (e->depth_far - e->depth_near);
         rgb[0] = rgb[1] = rgb[2] = 1.0f - fminf(fmaxf(v, 0.0f), 1.0f);

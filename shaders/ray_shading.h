@@ -9,7 +9,8 @@
 
 #include <stdbool.h>
 
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "raytracer/ray.h"
 #include "scenes/scene.h"
 
@@ -39,7 +40,7 @@ typedef struct sh_ray_result {
 
 /* Lights: the scene's (at most SH_RAY_MAX_LIGHTS), or a light at the eye if it has none. */
 void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
-                     const pl_camera_frame *f);
+                     const sc_camera_frame *f);
 
 void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out);
@@ -51,7 +52,7 @@ void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
 const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit);
 
 /* Arbitrary output values for a primary hit (primid, depth, normal), as RGB floats. */
-void sh_ray_aov(const sh_ray_env *e, pl_aov aov, const rt_ray *ray, const rt_hit *hit,
+void sh_ray_aov(const sh_ray_env *e, sh_aov aov, const rt_ray *ray, const rt_hit *hit,
                 float rgb[3]);
 
 #endif

@@ -9,7 +9,8 @@
  * file and renamed over the target only after a successful render. */
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "pipelines/stages.h"
 #include "raytracer/bvh.h"
 #include "shaders/raster_shading.h"
@@ -43,7 +44,7 @@ typedef struct options {
     int width, height, frames;
     unsigned threads;
     size_t max_memory;             /* 0 until parsed: sc_load_opts_default's */
-    pl_aov aov;
+    sh_aov aov;
     bool info, quiet, have_camera, have_light, list_stages;
     float camera[10], light[3];
 } options;
@@ -156,11 +157,11 @@ static bool parse_floats(const char *s, int n, float *out)
     return true;
 }
 
-static bool parse_aov(const char *s, pl_aov *out)
+static bool parse_aov(const char *s, sh_aov *out)
 {
     static const char *names[] = {"color", "primid", "depth", "normal"};
     for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) { *out = (pl_aov)i; return true; }
+        if (!strcmp(s, names[i])) { *out = (sh_aov)i; return true; }
     return false;
 }
 

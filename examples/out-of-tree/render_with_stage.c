@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     sc_geometry geo; pl_scene_data d; pl_frame f;
     if (sc_load("teapot", &s, err) || sc_flatten(s, &geo, err)) return fail(err);
     pl_scene_data_init(&d, s, &geo);
-    if (!pl_frame_init(&f, &d, size, size, PL_AOV_COLOR, err)) return fail(err);
+    if (!pl_frame_init(&f, &d, size, size, SH_AOV_COLOR, err)) return fail(err);
     gr_graph *done = pl_render_frame(g, &f, &(gr_launch_opts){0}, err);
     if (!done) return fail(err);
     size_t n; uint8_t *bytes = io_encode_png(size, size, pl_frame_image(&f), &n);

@@ -43,7 +43,7 @@ static uint64_t render(loaded *l, const char *name, int bounces, unsigned worker
     CHECK(!cp_put(g, "graph", "bounces", v, "test", err));
     pl_frame f;
     uint64_t count = 0;
-    CHECK(pl_frame_init(&f, &l->data, W, H, PL_AOV_COLOR, err));
+    CHECK(pl_frame_init(&f, &l->data, W, H, SH_AOV_COLOR, err));
     gr_launch_opts o = {.workers = workers};
     gr_graph *run = pl_render_frame(g, &f, &o, err);
     CHECK_MSG(run, "%s: %s", name, err);

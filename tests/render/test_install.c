@@ -61,7 +61,7 @@ static void test_install_tree(void)
         "lib/pkgconfig/gramps-render.pc", "share/gramps/graphs/raster.graph",
         "share/gramps/graphs/raytrace.graph", "include/gramps/gramps.h",
         "include/gramps/compose/compose.h", "include/gramps/pipelines/stages.h",
-        "include/gramps/pipelines/frame.h", "include/gramps/pipelines/common.h",
+        "include/gramps/pipelines/frame.h", "include/gramps/shaders/color.h", "include/gramps/scenes/camera.h",
         "include/gramps/pipelines/hiz.h", "include/gramps/pipelines/raster.h",
         "include/gramps/pipelines/raytrace.h", "include/gramps/pipelines/raster_packets.h",
         "include/gramps/pipelines/raytrace_packets.h", "include/gramps/scenes/scene.h",

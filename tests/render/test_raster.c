@@ -33,7 +33,7 @@ static void unload(loaded *l) { sc_geometry_free(&l->g); sc_free(l->s); }
 
 static bool parallel_rast;
 
-static uint8_t *render_size(loaded *l, pl_aov aov, unsigned workers, int w, int h, gr_graph **graph)
+static uint8_t *render_size(loaded *l, sh_aov aov, unsigned workers, int w, int h, gr_graph **graph)
 {
     rsp_config c;
     rsp_config_default(&c);
@@ -52,7 +52,7 @@ static uint8_t *render_size(loaded *l, pl_aov aov, unsigned workers, int w, int 
     return img;
 }
 
-static uint8_t *render(loaded *l, pl_aov aov, unsigned workers, gr_graph **graph)
+static uint8_t *render(loaded *l, sh_aov aov, unsigned workers, gr_graph **graph)
 {
     return render_size(l, aov, workers, W, H, graph);
 }
@@ -64,7 +64,7 @@ static void test_bit_identical(void)
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
         for (int a = 0; a < 2; a++) {
-            pl_aov aov = a ? PL_AOV_PRIMID : PL_AOV_COLOR;
+            sh_aov aov = a ? SH_AOV_PRIMID : SH_AOV_COLOR;
             uint8_t *ref = render(&l, aov, 1, NULL);
             unsigned ws[] = {2, 3, 8};
             for (int i = 0; i < 3; i++) {
@@ -108,7 +108,7 @@ static void ref_fill(ref_img *r, const float sx[3], const float sy[3], const flo
 static uint32_t *reference_primid(loaded *l, int w, int h)
 {
     sh_raster_env e;
-    sh_raster_env_init(&e, l->s, &l->g, w, h, PL_AOV_PRIMID);
+    sh_raster_env_init(&e, l->s, &l->g, w, h, SH_AOV_PRIMID);
     ref_img r = {w, h, calloc((size_t)w * h, sizeof(uint32_t)), malloc((size_t)w * h * sizeof(float))};
     for (int i = 0; i < w * h; i++) r.zb[i] = FLT_MAX;
     for (size_t t = 0; t < l->g.ntriangles; t++) {
@@ -148,7 +148,7 @@ static uint32_t *reference_primid(loaded *l, int w, int h)
 static double agreement(const uint8_t *img, const uint32_t *ref, int n)
 {
     int same = 0;
-    for (int i = 0; i < n; i++) same += pl_decode_primid(img + 4 * i) == ref[i];
+    for (int i = 0; i < n; i++) same += sh_decode_primid(img + 4 * i) == ref[i];
     return (double)same / n;
 }
 
@@ -160,7 +160,7 @@ static void test_reference_agreement(void)
     for (int k = 0; k < 8; k++) {
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
-        uint8_t *img = render_size(&l, PL_AOV_PRIMID, 2, 512, 512, NULL);
+        uint8_t *img = render_size(&l, SH_AOV_PRIMID, 2, 512, 512, NULL);
         uint32_t *ref = reference_primid(&l, 512, 512);
         double a = agreement(img, ref, 512 * 512);
         CHECK_MSG(a >= 0.999, "%s: %.4f%% of pixels agree", scenes[k], a * 100);
@@ -176,20 +176,20 @@ static void test_agrees_with_raytracer(void)
     for (int k = 0; k < 3; k++) {
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
-        uint8_t *ras = render(&l, PL_AOV_PRIMID, 2, NULL);
+        uint8_t *ras = render(&l, SH_AOV_PRIMID, 2, NULL);
         rt_bvh *bvh = rt_bvh_build(l.g.positions, l.g.indices, l.g.ntriangles, NULL);
         rtp_config c;
         rtp_config_default(&c);
         c.width = W;
         c.height = H;
-        c.aov = PL_AOV_PRIMID;
+        c.aov = SH_AOV_PRIMID;
         c.workers = 2;
         char err[SC_ERR_MAX];
         uint8_t *rt = malloc(W * H * 4);
         gr_graph *g = rtp_render(l.s, &l.g, bvh, &c, rt, NULL, err);
         gr_graph_destroy(g);
         int same = 0;
-        for (int i = 0; i < W * H; i++) same += pl_decode_primid(ras + 4 * i) == pl_decode_primid(rt + 4 * i);
+        for (int i = 0; i < W * H; i++) same += sh_decode_primid(ras + 4 * i) == sh_decode_primid(rt + 4 * i);
         CHECK_MSG(same >= 0.995 * W * H, "%s: %.3f%% agree", scenes[k], 100.0 * same / (W * H));
         free(ras);
         free(rt);
@@ -307,11 +307,11 @@ static void test_parallel_rast_identical(void)
     for (int k = 0; k < 2; k++) {
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
-        uint8_t *ref = render(&l, PL_AOV_COLOR, 2, NULL);
+        uint8_t *ref = render(&l, SH_AOV_COLOR, 2, NULL);
         parallel_rast = true;
         unsigned ws[] = {1, 2, 8};
         for (int i = 0; i < 3; i++) {
-            uint8_t *img = render(&l, PL_AOV_COLOR, ws[i], NULL);
+            uint8_t *img = render(&l, SH_AOV_COLOR, ws[i], NULL);
             CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s: parallel Rast differs (%u workers)", scenes[k], ws[i]);
             free(img);
         }
@@ -326,7 +326,7 @@ static void test_queue_peaks(void)
     loaded l;
     if (!load("teapot", &l)) { CHECK(0); return; }
     gr_graph *g;
-    free(render(&l, PL_AOV_COLOR, 2, &g));
+    free(render(&l, SH_AOV_COLOR, 2, &g));
     const gr_stats *st = g ? gr_get_stats(g) : NULL;
     for (int i = 0; st && i < st->nqueues; i++)
         CHECK_MSG(st->queues[i].peak_subqueue_packets <= st->queues[i].capacity,
@@ -354,7 +354,7 @@ static void test_coarse_z_exact(void)
                     rsp_config_default(&c);
                     c.width = c.height = 256;
                     c.tile = 32;
-                    c.aov = a ? PL_AOV_PRIMID : PL_AOV_COLOR;
+                    c.aov = a ? SH_AOV_PRIMID : SH_AOV_COLOR;
                     c.workers = workers;
                     c.coarse_z = on;
                     char err[SC_ERR_MAX];

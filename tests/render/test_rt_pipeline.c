@@ -104,21 +104,21 @@ static void test_primid_matches_serial(void)
     rtp_config c;
     rtp_config_default(&c);
     c.width = c.height = 96;
-    c.aov = PL_AOV_PRIMID;
+    c.aov = SH_AOV_PRIMID;
     c.workers = 2;
     rtp_counts counts;
     uint8_t *img = render(&l, &c, &counts, NULL);
-    pl_camera_frame f;
-    pl_camera_frame_init(&f, &l.s->camera, c.width, c.height);
+    sc_camera_frame f;
+    sc_camera_frame_init(&f, &l.s->camera, c.width, c.height);
     int bad = 0, hits = 0;
     for (int y = 0; y < c.height; y++)
         for (int x = 0; x < c.width; x++) {
             rt_ray r = {{f.eye[0], f.eye[1], f.eye[2]}, 0.0f, {0, 0, 0}, INFINITY};
-            pl_camera_ray(&f, c.width, c.height, x + 0.5f, y + 0.5f, r.dir);
+            sc_camera_ray(&f, c.width, c.height, x + 0.5f, y + 0.5f, r.dir);
             rt_hit h;
             uint32_t want = rt_intersect1(l.bvh, &r, &h) ? h.prim + 1 : 0;
             hits += want != 0;
-            if (pl_decode_primid(img + 4 * (y * c.width + x)) != want) bad++;
+            if (sh_decode_primid(img + 4 * (y * c.width + x)) != want) bad++;
         }
     CHECK_MSG(bad == 0, "%d pixels differ", bad);
     CHECK(hits > c.width * c.height / 10);

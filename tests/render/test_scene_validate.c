@@ -140,10 +140,10 @@ static void test_no_lights(void)
     CHECK(s->nlights == 0 && s->lights == NULL);
     CHECK(sc_flatten(s, &g, err) == 0);
     sh_raster_env re;
-    sh_raster_env_init(&re, s, &g, 16, 16, PL_AOV_COLOR);
+    sh_raster_env_init(&re, s, &g, 16, 16, SH_AOV_COLOR);
     CHECK(re.nlights == 1);
-    pl_camera_frame fr;
-    pl_camera_frame_init(&fr, &s->camera, 16, 16);
+    sc_camera_frame fr;
+    sc_camera_frame_init(&fr, &s->camera, 16, 16);
     sh_ray_env ye;
     sh_ray_env_init(&ye, s, &g, &fr);
     CHECK(ye.nlights == 1);

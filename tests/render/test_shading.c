@@ -4,7 +4,8 @@
  * the pixel shader's packet kernel gives, bit for bit, the colour that shading each
  * fragment alone with sh_blinn_phong gives, for every AOV, packet length, two-sided
  * normals, several lights and a texture, compiled for each instruction set the CPU has. */
-#include "pipelines/common.h"
+#include "scenes/camera.h"
+#include "shaders/color.h"
 #include "shaders/blinn_phong.h"
 #include "shaders/raster_shading.h"
 #include "tests/check.h"
@@ -21,18 +22,18 @@ static void test_srgb_table_exact(void)
     const float special[] = {0.0f, -0.0f, -1.0f, 1.0f, 2.0f, INFINITY, -INFINITY, NAN,
                              1e-30f, 0.0031308f, 0.04045f, 0.5f, 0.99999994f};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-        bad += pl_to_srgb8(special[i]) != pl_to_srgb8_exact(special[i]);
+        bad += sh_to_srgb8(special[i]) != sh_to_srgb8_exact(special[i]);
     for (uint32_t b = 0x35800000u; b < 0x3f800000u; b += 7) {
         float x = f_of(b);
-        if (pl_to_srgb8(x) != pl_to_srgb8_exact(x) && bad++ < 5)
-            fprintf(stderr, "  srgb(%a): table %d, formula %d\n", x, pl_to_srgb8(x), pl_to_srgb8_exact(x));
+        if (sh_to_srgb8(x) != sh_to_srgb8_exact(x) && bad++ < 5)
+            fprintf(stderr, "  srgb(%a): table %d, formula %d\n", x, sh_to_srgb8(x), sh_to_srgb8_exact(x));
     }
     /* around every step of the output (found by scanning for changes near it) */
     uint8_t prev = 0;
     for (uint32_t b = 0x35800000u; b < 0x3f800000u; b += 4096) {
-        uint8_t now = pl_to_srgb8_exact(f_of(b));
+        uint8_t now = sh_to_srgb8_exact(f_of(b));
         if (now != prev)
-            for (uint32_t d = b - 4096; d <= b; d++) bad += pl_to_srgb8(f_of(d)) != pl_to_srgb8_exact(f_of(d));
+            for (uint32_t d = b - 4096; d <= b; d++) bad += sh_to_srgb8(f_of(d)) != sh_to_srgb8_exact(f_of(d));
         CHECK_MSG(now >= prev, "the formula decreases at %a", f_of(b));
         prev = now;
     }
@@ -50,8 +51,8 @@ static float rnd(float lo, float hi)
 
 static uint32_t pack(const float c[3])
 {
-    return (uint32_t)pl_to_srgb8_exact(c[0]) | (uint32_t)pl_to_srgb8_exact(c[1]) << 8 |
-           (uint32_t)pl_to_srgb8_exact(c[2]) << 16 | 0xff000000u;
+    return (uint32_t)sh_to_srgb8_exact(c[0]) | (uint32_t)sh_to_srgb8_exact(c[1]) << 8 |
+           (uint32_t)sh_to_srgb8_exact(c[2]) << 16 | 0xff000000u;
 }
 
 /* One fragment, the obvious way. */
@@ -59,19 +60,19 @@ static uint32_t reference(const sh_raster_env *e, const sh_ps_tri *t, float b1, 
 {
     float a[RS_ATTRS], b0 = 1.0f - b1 - b2;
     for (int i = 0; i < RS_ATTRS; i++) a[i] = b0 * t->attr[0][i] + b1 * t->attr[1][i] + b2 * t->attr[2][i];
-    if (e->aov == PL_AOV_PRIMID) {
+    if (e->aov == SH_AOV_PRIMID) {
         uint8_t b[4];
-        pl_encode_primid(t->prim + 1, b);
+        sh_encode_primid(t->prim + 1, b);
         return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | 0xff000000u;
     }
     float n[3] = {a[3], a[4], a[5]};
     sh_normalize3(n);
-    if (e->aov == PL_AOV_NORMAL) {
+    if (e->aov == SH_AOV_NORMAL) {
         uint32_t r = 0;
         for (int i = 0; i < 3; i++) r |= (uint32_t)((n[i] * 0.5f + 0.5f) * 255.0f + 0.5f) << (8 * i);
         return r | 0xff000000u;
     }
-    if (e->aov == PL_AOV_DEPTH) {
+    if (e->aov == SH_AOV_DEPTH) {
         float d[3] = {a[0] - e->frame.eye[0], a[1] - e->frame.eye[1], a[2] - e->frame.eye[2]};
         float v = 1.0f - (sh_dot3(d, e->frame.forward) - e->near) / (e->far - e->near);
         uint32_t g = (uint32_t)(fminf(fmaxf(v, 0), 1) * 255.0f + 0.5f);
@@ -134,7 +135,7 @@ static void test_ps_kernel_matches_scalar(void)
         if (!sh_isa_available(isa)) continue;
         variants++;
         sh_raster_env e;
-        sh_raster_env_init(&e, &scene, &geo, 64, 64, (pl_aov)aov);
+        sh_raster_env_init(&e, &scene, &geo, 64, 64, (sh_aov)aov);
         e.isa = isa;
         for (int trial = 0; trial < 200; trial++) {
             sh_ps_tri t[16];
