@@ -142,8 +142,15 @@ typedef struct cp_plugin {
 
 #define CP_PLUGIN_SYMBOL "gramps_plugin"
 
-/* dlopens path (kept open until the registry is freed) and registers it. */
-int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX]);
+/* dlopens a plugin (kept open until the registry is freed) and registers it. `name` is
+ * a path when it holds a '/', else a file name looked for in the registry's plugin path
+ * (the first directory that has it). */
+int cp_plugin_load(cp_registry *r, const char *name, char err[CP_ERR_MAX]);
+
+/* Appends directories (a ':'-separated list; empty entries skipped) to the plugin path.
+ * The path starts empty: programs add theirs (gramps-render and gramps-run:
+ * GRAMPS_PLUGIN_PATH, then the plugins/ directory beside their bin/). */
+int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX]);
 
 /* ---- graph descriptions ------------------------------------------------------------ */
 
@@ -161,8 +168,8 @@ int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX]);
 cp_graph *cp_graph_new(const cp_registry *r);
 void cp_graph_free(cp_graph *g);
 
-/* Reads a graph file (INI syntax; `#` and `;` start comments). Relative plugin paths
- * are relative to the file. */
+/* Reads a graph file (INI syntax; `#` and `;` start comments). Plugin paths with a
+ * '/' are relative to the file. */
 int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX]);
 /* The same from text; `origin` names it in messages. */
 int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
@@ -179,8 +186,9 @@ int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX]);
 /* Removes a stage or queue section (to replace a stage: put a new "type"). */
 int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
 
-/* Loads the plugins the [graph] section names (`plugins = a.so, b.so`, relative to the
- * graph file) into r, each path once. */
+/* Loads the plugins the [graph] section names (`plugins = a.so, b.so`) into r, each
+ * once: a name with a '/' is relative to the graph file, a bare name is looked for in
+ * the plugin path (cp_plugin_path_add). Errors name the setting's file and line. */
 int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
 
 /* true when a stage section's type (as written, before $variables) starts with prefix. */

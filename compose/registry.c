@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 cp_registry *cp_registry_new(void) { return calloc(1, sizeof(cp_registry)); }
 
@@ -14,6 +15,8 @@ void cp_registry_free(cp_registry *r)
     cp_list_free(&r->stages);
     for (int i = 0; i < r->plugins.n; i++) dlclose(r->plugins.items[i]);
     cp_list_free(&r->plugins);
+    for (int i = 0; i < r->plugin_dirs.n; i++) free(r->plugin_dirs.items[i]);
+    cp_list_free(&r->plugin_dirs);
     free(r);
 }
 
@@ -145,10 +148,54 @@ void cp_registry_print(const cp_registry *r, FILE *out)
     for (int i = 0; i < r->formats.n; i++) print_format(r->formats.items[i], out);
 }
 
+int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX])
+{
+    for (const char *p = dirs; *p;) {
+        size_t len = strcspn(p, ":");
+        char *dir = len ? strndup(p, len) : NULL;
+        if (len && (!dir || cp_list_add(&r->plugin_dirs, dir))) {
+            free(dir);
+            return cp_fail(err, "out of memory");
+        }
+        p += len + (p[len] == ':');
+    }
+    return 0;
+}
+
+/* The plugin path as "a:b" for messages. */
+static void plugin_path_text(const cp_registry *r, char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (int i = 0, used = 0; i < r->plugin_dirs.n && used < (int)size; i++)
+        used += snprintf(buf + used, size - (size_t)used, "%s%s", i ? ":" : "",
+                         (const char *)r->plugin_dirs.items[i]);
+}
+
+/* A name without '/' is looked for in the plugin path, first match wins: given to
+ * dlopen as it is, it would be searched for among the system's libraries instead. */
+static int resolve_plugin(const cp_registry *r, const char *name, char path[4096],
+                          char err[CP_ERR_MAX])
+{
+    if (strchr(name, '/')) {
+        snprintf(path, 4096, "%s", name);
+        return 0;
+    }
+    for (int i = 0; i < r->plugin_dirs.n; i++) {
+        snprintf(path, 4096, "%s/%s", (const char *)r->plugin_dirs.items[i], name);
+        if (access(path, F_OK) == 0) return 0;
+    }
+    char dirs[1024];
+    plugin_path_text(r, dirs, sizeof dirs);
+    return cp_fail(err, "plugin '%s': not found in the plugin path (%s)", name,
+                   *dirs ? dirs : "empty");
+}
+
 /* A plugin whose registration failed half-way stays loaded: the registry may already
  * point into it. */
-int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX])
+int cp_plugin_load(cp_registry *r, const char *name, char err[CP_ERR_MAX])
 {
+    char path[4096];
+    if (resolve_plugin(r, name, path, err)) return -1;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) return cp_fail(err, "plugin '%s': %s", path, dlerror());
     for (int i = 0; i < r->plugins.n; i++)
@@ -179,20 +226,21 @@ int cp_plugin_load(cp_registry *r, const char *path, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* Names with a '/' are relative to the graph file; bare names go to the plugin path. */
 int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX])
 {
     const cp_section *sec = cp_section_find(g, CP_SEC_GRAPH, NULL);
-    const cp_setting *list = sec ? cp_setting_find(sec, "plugins") : NULL;
-    if (!list) return 0;
-    char *copy = cp_strdup(list->value), *save = NULL, why[CP_ERR_MAX];
+    const cp_setting *set = sec ? cp_setting_find(sec, "plugins") : NULL;
+    if (!set) return 0;
+    char *copy = cp_strdup(set->value), *save = NULL, why[CP_ERR_MAX];
     if (!copy) return cp_fail(err, "out of memory");
     int rc = 0;
     for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc; tok = strtok_r(NULL, ", \t", &save)) {
         char path[4096];
-        if (tok[0] == '/' || !g->base_dir) snprintf(path, sizeof path, "%s", tok);
+        if (tok[0] == '/' || !strchr(tok, '/') || !g->base_dir) snprintf(path, sizeof path, "%s", tok);
         else snprintf(path, sizeof path, "%s/%s", g->base_dir, tok);
-        if ((rc = cp_plugin_load(r, path, why)) != 0) cp_fail(err, "%s: %s", list->where, why);
+        rc = cp_plugin_load(r, path, why);
     }
     free(copy);
-    return rc;
+    return rc ? cp_fail(err, "%s: %s", set->where, why) : 0;
 }

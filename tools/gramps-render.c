@@ -80,7 +80,8 @@ static void usage(FILE *out)
         "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
         "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
-        "      --plugin FILE.so  load plugin stages\n"
+        "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
+        "                        plugins/ beside bin/)\n"
         "      --list-stages     list the stage types and packet formats, then exit\n"
         "  -o, --output FILE     PNG to write (default: none)\n"
         "      --size WxH        image size (default 1024x1024)\n"
@@ -402,9 +403,39 @@ static bool has_counter(const frame_result *r, const char *name)
     return false;
 }
 
+static bool is_ray_counter(const pl_counter *c) { return !strncmp(c->name, "rays.", 5); }
+
+/* Every rays.* counter: the ray tracer's primary, shadow and secondary rays and any a
+ * plugin stage adds (rays.ao). */
 static uint64_t rays_of(const frame_result *r)
 {
-    return counter(r, "rays.primary") + counter(r, "rays.shadow") + counter(r, "rays.secondary");
+    uint64_t n = 0;
+    for (int i = 0; i < r->ncounters; i++)
+        if (is_ray_counter(&r->counters[i])) n += atomic_load(&r->counters[i].value);
+    return n;
+}
+
+static void print_ray_counter(const char *name, uint64_t v, int k, FILE *f, bool json)
+{
+    fprintf(f, "%s", k ? ", " : "");
+    if (json) { io_json_string(f, name + 5); fprintf(f, ": %llu", (unsigned long long)v); }
+    else fprintf(f, "%llu %s", (unsigned long long)v, name + 5);
+}
+
+/* The rays.* counters as "KIND": N pairs (JSON) or "N KIND" (the summary): primary,
+ * shadow and secondary first, as before plugins could add theirs, then the others in
+ * the order the stages made them. */
+static void print_ray_counters(const frame_result *r, FILE *f, bool json)
+{
+    static const char *const first[] = {"rays.primary", "rays.shadow", "rays.secondary"};
+    int k = 0;
+    for (int i = 0; i < 3; i++)
+        if (has_counter(r, first[i])) print_ray_counter(first[i], counter(r, first[i]), k++, f, json);
+    for (int i = 0; i < r->ncounters; i++) {
+        const pl_counter *c = &r->counters[i];
+        bool listed = !strcmp(c->name, first[0]) || !strcmp(c->name, first[1]) || !strcmp(c->name, first[2]);
+        if (is_ray_counter(c) && !listed) print_ray_counter(c->name, atomic_load(&c->value), k++, f, json);
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -441,15 +472,15 @@ static double avg_footprint(const frame_stats *fs, int n)
 static void write_work(const frame_stats *fs, int n, const frame_result *last, FILE *f)
 {
     for (int i = 0; i < last->ncounters; i++) {
-        if (!strncmp(last->counters[i].name, "rays.", 5)) continue;
+        if (is_ray_counter(&last->counters[i])) continue;
         io_json_string(f, last->counters[i].name);
         fprintf(f, ": %llu,\n", (unsigned long long)atomic_load(&last->counters[i].value));
     }
-    if (has_counter(last, "rays.primary"))
-        fprintf(f, "\"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu, "
-                "\"per_second\": %.0f},\n", (unsigned long long)counter(last, "rays.primary"),
-                (unsigned long long)counter(last, "rays.shadow"),
-                (unsigned long long)counter(last, "rays.secondary"), rays_of(last) / (fs[n - 1].ms / 1e3));
+    if (has_counter(last, "rays.primary")) {
+        fprintf(f, "\"rays\": {");
+        print_ray_counters(last, f, true);
+        fprintf(f, ", \"per_second\": %.0f},\n", rays_of(last) / (fs[n - 1].ms / 1e3));
+    }
     fprintf(f, "\"ps_isa\": ");
     io_json_string(f, sh_isa_name(sh_isa_best()));
     fprintf(f, ",\n\"rt_isa\": ");
@@ -502,13 +533,13 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
     printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->pipeline,
            o->width, o->height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
     printf("frame %.2f ms (median of %d, min %.2f)", ms.median, n, ms.min);
-    if (has_counter(last, "rays.primary"))
-        printf(", %llu rays (%llu primary, %llu shadow, %llu secondary), %.2f Mrays/s",
-               (unsigned long long)rays_of(last), (unsigned long long)counter(last, "rays.primary"),
-               (unsigned long long)counter(last, "rays.shadow"),
-               (unsigned long long)counter(last, "rays.secondary"), rays_of(last) / (ms.median * 1e3));
+    if (has_counter(last, "rays.primary")) {
+        printf(", %llu rays (", (unsigned long long)rays_of(last));
+        print_ray_counters(last, stdout, false);
+        printf("), %.2f Mrays/s", rays_of(last) / (ms.median * 1e3));
+    }
     for (int i = 0; i < last->ncounters; i++)
-        if (strncmp(last->counters[i].name, "rays.", 5))
+        if (!is_ray_counter(&last->counters[i]))
             printf(", %llu %s", (unsigned long long)atomic_load(&last->counters[i].value),
                    last->counters[i].name);
     printf("\n");

@@ -211,6 +211,26 @@ static void test_registry_errors(void)
     cp_registry_free(r);
 }
 
+/* A plugin name without a '/' is looked for in the plugin path only (dlopen would search
+ * the system's libraries), and the message lists the directories tried; a graph file's
+ * plugins setting adds its file and line. */
+static void test_plugin_path(void)
+{
+    char err[CP_ERR_MAX];
+    cp_registry *r = toy_registry();
+    CHECK(cp_plugin_load(r, "libm.so.6", err) != 0 && strstr(err, "plugin path (empty)"));
+    CHECK(cp_plugin_path_add(r, "/nonexistent/a::/nonexistent/b", err) == 0);
+    CHECK_MSG(cp_plugin_load(r, "p.so", err) != 0 &&
+              strstr(err, "'p.so': not found in the plugin path (/nonexistent/a:/nonexistent/b)"),
+              "%s", err);
+    cp_graph *g = cp_graph_new(r);
+    CHECK(cp_graph_load_text(g, "[graph]\nname = x\nplugins = p.so\n", "p.graph", err) == 0);
+    CHECK_MSG(cp_graph_load_plugins(g, r, err) != 0 && strstr(err, "p.graph:3: plugin 'p.so'"),
+              "%s", err);
+    cp_graph_free(g);
+    cp_registry_free(r);
+}
+
 /* A long line is an error naming it, not a silently cut value. */
 static void test_long_line(void)
 {
@@ -227,6 +247,7 @@ int main(void)
     RUN(test_replication);
     RUN(test_errors_name_file_and_line);
     RUN(test_registry_errors);
+    RUN(test_plugin_path);
     RUN(test_long_line);
     return check_finish();
 }

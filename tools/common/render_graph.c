@@ -2,6 +2,7 @@
 #include "tools/common/render_graph.h"
 
 #include "pipelines/stages.h"
+#include "tools/common/plugin_path.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +53,7 @@ int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     memset(s, 0, sizeof *s);
     s->registry = pl_registry_new(err);
-    if (!s->registry) return 1;
+    if (!s->registry || tp_plugin_path_default(s->registry, err)) return 1;
     s->graph = cp_graph_new(s->registry);
     if (!s->graph) { snprintf(err, CP_ERR_MAX, "out of memory"); return 1; }
     int rc = load_plugins(s, o, err);

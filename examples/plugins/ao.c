@@ -1,0 +1,174 @@
+/* ao.c — a plugin stage for the ray tracer: ambient occlusion between Intersect and Shade.
+ *
+ *   camera -> intersect -> hits -> ao -> ao-hits -> shade (ambient = false)
+ *                                   \-> contributions -> blend
+ *
+ * Stage type "ao" (Shader): input rt.rays with their hits; output `out`, the same packet
+ * in place (GR_BIND_INPLACE) for Shade; output `contrib`, one rt.contributions packet with
+ * at most one contribution per ray. Shade runs with `ambient = false`, so this stage adds
+ * the ambient term instead, exactly as Shade computes it
+ *   weight * (1 - reflectivity) * ambient * albedo
+ * times, for primary hits (depth 0), the unoccluded fraction of `samples` rays cast in a
+ * cosine-weighted hemisphere around the shading normal, at most `radius` long (a fraction
+ * of the scene's bounding-box diagonal). Secondary hits (reflections) keep the plain term
+ * (fraction 1), so the image differs from raytrace.graph's only by occlusion, and no pixel
+ * is brighter. examples/graphs/raytrace-ao.graph wires it.
+ *
+ * Deterministic for any worker count: ray directions come from a fixed hash of the pixel,
+ * the sample index and the primary ray's direction, each hit is computed alone, and
+ * contributions are fixed point (rtp_set_contrib) summed in integers by rt.blend. The
+ * frame counter "rays.ao" counts the occlusion rays. Other outputs than colour (--aov) get
+ * nothing from this stage (Shade writes them).
+ *
+ * Build: cc -I<repo> -shared -fPIC ao.c -o ao.so (no libraries: gramps-render provides the
+ * symbols). */
+#include "compose/compose.h"
+#include "pipelines/frame.h"
+#include "pipelines/raytrace_packets.h"
+#include "raytracer/bvh_traverse.h"
+#include "shaders/ray_shading.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { AO_OUT, AO_CONTRIB };              /* output slots, in port order */
+
+typedef struct ao_state {
+    bool active;                          /* colour output */
+    const sh_ray_env *env;
+    const rt_bvh *bvh;
+    _Atomic(uint64_t) *rays;              /* the frame's "rays.ao" */
+    uint32_t samples;
+    float radius;                         /* in scene units */
+} ao_state;
+
+/* One contribution per ray must fit the contrib packet. */
+static bool check_ports(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    uint32_t rays = cp_port_elements(i, "in"), room = cp_port_elements(i, "contrib");
+    if (room >= rays) return true;
+    snprintf(err, CP_ERR_MAX, "stage '%s': its contrib queue holds %u contributions per "
+             "packet, fewer than the %u rays of its input packets", i->name, room, rays);
+    return false;
+}
+
+static void *ao_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    if (!f) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': ao needs a renderer frame (run it with "
+                 "gramps-render)", i->name);
+        return NULL;
+    }
+    if (!check_ports(i, err)) return NULL;
+    ao_state *s = malloc(sizeof *s);
+    if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_bvh(f),
+                           pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0};
+    if (!s || !s->env || !s->bvh || !s->rays) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
+        return NULL;
+    }
+    /* sh_ray_env_init makes eps 1e-4 of the bounding-box diagonal */
+    s->radius = (float)cp_float(i, "radius") * (s->env->eps * 1e4f);
+    return s;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;
+    return x;
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Sample k's direction for a hit seen along `dir` from `pixel`: cosine-weighted around n
+ * (Malley: a uniform disc point lifted to the hemisphere), in the orthonormal basis of
+ * Duff et al. 2017 (no branch on n's largest component). */
+static void hemisphere_dir(const float n[3], uint32_t pixel, const float dir[3], uint32_t k,
+                           float d[3])
+{
+    uint32_t h = hash32(hash32(pixel * 2654435761u ^ float_bits(dir[0])) ^
+                        float_bits(dir[1]) ^ (k + 1) * 0x9e3779b9u);
+    float u1 = (float)(h & 0xffff) / 65536.0f, u2 = (float)(h >> 16) / 65536.0f;
+    float r = sqrtf(u1), phi = 6.28318531f * u2;
+    float x = r * cosf(phi), y = r * sinf(phi), z = sqrtf(1.0f - u1);
+    float sign = copysignf(1.0f, n[2]), a = -1.0f / (sign + n[2]), b = n[0] * n[1] * a;
+    float t[3] = {1.0f + sign * n[0] * n[0] * a, sign * b, -sign * n[0]};
+    float bt[3] = {b, sign + n[1] * n[1] * a, -n[1]};
+    for (int i = 0; i < 3; i++) d[i] = x * t[i] + y * bt[i] + z * n[i];
+}
+
+/* The unoccluded fraction of s->samples rays from the primary hit h. */
+static float unoccluded(const ao_state *s, const rtp_ray *h)
+{
+    float n[3];
+    sh_ray_hit_normal(s->env, &h->ray, &h->hit, n);
+    rt_ray r = {.tmin = 0.0f, .tmax = s->radius};
+    for (int i = 0; i < 3; i++) r.org[i] = h->ray.org[i] + h->hit.t * h->ray.dir[i] + n[i] * s->env->eps;
+    uint32_t open = 0;
+    for (uint32_t k = 0; k < s->samples; k++) {
+        hemisphere_dir(n, h->pixel, h->ray.dir, k, r.dir);
+        open += !rt_occluded1(s->bvh, &r);
+    }
+    return (float)open / (float)s->samples;
+}
+
+/* The ambient term Shade leaves out, in the same float operations as sh_ray_shade's
+ * direct term, scaled by the unoccluded fraction (1: the same bits as Shade's). */
+static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rtp_contrib *k)
+{
+    const sc_material *m = sh_ray_hit_material(s->env, &h->hit);
+    float local = 1.0f - m->reflectivity, rgb[3];
+    for (int ch = 0; ch < 3; ch++) {
+        float scale = h->weight[ch] * local;
+        rgb[ch] = scale * s->env->ambient * m->albedo[ch] * fraction;
+    }
+    rtp_set_contrib(k, h->pixel, rgb);
+}
+
+/* The rays go on to Shade in place; each hit adds one contribution. */
+static void ao_main(gr_ctx *c)
+{
+    const ao_state *s = gr_user(c);
+    void *in = gr_input(c, NULL), *out = gr_output(c, AO_CONTRIB);
+    uint32_t n = gr_count(in), m = 0, cast = 0;
+    const rtp_ray *h = rtp_elems(in);
+    rtp_contrib *k = rtp_elems(out);
+    for (uint32_t i = 0; i < n && s->active; i++) {
+        if (h[i].hit.prim == RT_NO_HIT) continue;
+        bool primary = h[i].depth == 0;
+        ambient_term(s, &h[i], primary ? unoccluded(s, &h[i]) : 1.0f, &k[m++]);
+        cast += primary ? s->samples : 0;
+    }
+    gr_set_count(out, m);                 /* a count of 0 produces no packet */
+    atomic_fetch_add_explicit(s->rays, cast, memory_order_relaxed);
+}
+
+static const cp_port ao_ports[] = {
+    {"in", GR_BIND_INPUT, "rt.rays", "rays with their hits (after rt.intersect)"},
+    {"out", GR_BIND_INPLACE, "rt.rays", "the same packet, on to rt.shade"},
+    {"contrib", GR_BIND_OUTPUT, "rt.contributions", "the ambient term, occluded"}};
+
+static const cp_param ao_params[] = {
+    {"samples", CP_INT, "8", 1, 1024, "occlusion rays per primary hit"},
+    {"radius", CP_FLOAT, "0.1", 1e-6, 10, "occlusion ray length, a fraction of the scene's diagonal"}};
+
+static const cp_stage_type ao_type = {
+    "ao", "ambient occlusion: adds the ambient term of each hit times its unoccluded fraction "
+    "(rt.shade with ambient = false)", GR_SHADER, false, ao_ports, 3, ao_params, 2, ao_main,
+    ao_create, NULL, free};
+
+static int register_stages(cp_registry *r, char err[CP_ERR_MAX])
+{
+    return cp_register_stage(r, &ao_type, err);
+}
+
+const cp_plugin gramps_plugin = {CP_API_VERSION, "ao", register_stages};
