@@ -17,6 +17,7 @@
 #include "shaders/ray_shading.h"
 #include "scenes/scene.h"
 #include "scenes/validate.h"
+#include "tools/common/cli_args.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
@@ -114,16 +115,6 @@ static int bad_flag(const char *flag, const char *value, const char *why)
     return 2;
 }
 
-static bool parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return false;
-    *out = (int)v;
-    return true;
-}
-
 /* "WxH", each 1..16384: digits only, nothing after H (strtol's range check keeps
  * 4294967297 from wrapping to 1). */
 static bool parse_size(const char *s, int *w, int *h)
@@ -198,10 +189,10 @@ static int parse_graph_flag(options *o, int c, const char *arg, const char *flag
     case OPT_PLUGIN: g->plugins[g->nplugins++] = arg; return 0;
     case OPT_LIST_STAGES: o->list_stages = true; return 0;
     case OPT_SPP:
-        if (!parse_int(arg, 1, 4096, &g->spp)) return bad_flag(flag, arg, "expected 1..4096");
+        if (!io_parse_int(arg, 1, 4096, &g->spp)) return bad_flag(flag, arg, "expected 1..4096");
         return 0;
     case OPT_BOUNCES:
-        if (!parse_int(arg, 0, 64, &g->bounces)) return bad_flag(flag, arg, "expected 0..64");
+        if (!io_parse_int(arg, 0, 64, &g->bounces)) return bad_flag(flag, arg, "expected 0..64");
         g->have_bounces = true;
         return 0;
     case OPT_PARALLEL_RAST: g->parallel_rast = true; return 0;
@@ -240,7 +231,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case 'o': o->output = arg; return 0;
     case 't':
-        if (!parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
+        if (!io_parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
         o->threads = (unsigned)n;
         return 0;
     case 'q': o->quiet = true; return 0;
@@ -259,7 +250,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         if (!parse_aov(arg, &o->aov)) return bad_flag(flag, arg, "expected color, primid, depth or normal");
         return 0;
     case OPT_FRAMES:
-        if (!parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
+        if (!io_parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
         return 0;
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_MAX_MEMORY:

@@ -13,6 +13,7 @@
  * Exit status: 0 after a successful run, 1 for a graph, plugin or run error (the message
  * names the file and line, or the stage and queue), 2 for a bad flag or --set. */
 #include "compose/compose.h"
+#include "tools/common/cli_args.h"
 #include "tools/common/plugin_path.h"
 
 #include <errno.h>
@@ -51,22 +52,17 @@ static int bad_flag(const char *flag, const char *value, const char *why)
     return 2;
 }
 
-static bool parse_workers(const char *s, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > 1024) return false;
-    *out = (unsigned)v;
-    return true;
-}
-
 enum { OPT_SET = 256, OPT_PLUGIN, OPT_STATS, OPT_LIST_STAGES };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
     switch (c) {
-    case 't': return parse_workers(arg, &o->workers) ? 0 : bad_flag(flag, arg, "expected 1..1024");
+    case 't': {
+        int n;
+        if (!io_parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
+        o->workers = (unsigned)n;
+        return 0;
+    }
     case OPT_SET: o->sets[o->nsets++] = arg; return 0;
     case OPT_PLUGIN: o->plugins[o->nplugins++] = arg; return 0;
     case OPT_STATS: o->stats = arg; return 0;

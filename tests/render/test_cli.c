@@ -4,26 +4,12 @@
  * and 256 workers; the statistics file parses whatever the scene file is called and
  * reports every frame. Finds the tool beside this test's build dir. */
 #include "tests/check.h"
+#include "tests/cli.h"
 #include "tests/json_check.h"
 
-#include <libgen.h>
 #include <stdbool.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char tool[512];
-static char out[4096];
-
-static int run(const char *args)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", tool, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int st = p ? pclose(p) : -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void test_bad_flags(void)
 {
@@ -104,17 +90,6 @@ static void test_render_and_keep_output(void)
     CHECK(system(rm) == 0);
 }
 
-/* Whole file, or NULL; *n is its size. */
-static unsigned char *slurp_bytes(const char *path, long *n)
-{
-    *n = file_size(path);
-    FILE *f = fopen(path, "rb");
-    unsigned char *b = f && *n > 0 ? malloc((size_t)*n) : NULL;
-    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) { free(b); b = NULL; }
-    if (f) fclose(f);
-    return b;
-}
-
 /* Renders at `threads` workers into dir/<pipeline>-<threads>.png; true when the image
  * (PNG bytes) equals `ref`'s. */
 static bool same_image(const char *dir, const char *pipeline, int threads, const char *ref)
@@ -124,13 +99,7 @@ static bool same_image(const char *dir, const char *pipeline, int threads, const
     snprintf(args, sizeof args, "-q -p %s --size 64x64 -t %d -o %s teapot", pipeline, threads, png);
     int rc = run(args);
     CHECK_MSG(rc == 0, "%s at -t %d: exit %d: %s", pipeline, threads, rc, out);
-    if (!ref) return rc == 0;
-    long na, nb;
-    unsigned char *a = slurp_bytes(ref, &na), *b = slurp_bytes(png, &nb);
-    bool same = a && b && na == nb && memcmp(a, b, (size_t)na) == 0;
-    free(a);
-    free(b);
-    return same;
+    return ref ? same_files(ref, png) : rc == 0;
 }
 
 /* The default worker count is all hardware threads, so a 24- or 256-thread machine must
@@ -150,20 +119,6 @@ static void test_any_worker_count(void)
     CHECK(system(rm) == 0);
 }
 
-/* The whole file, NUL-terminated (NULL if unreadable). */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* A scene file whose name holds a double quote: the scene name in the statistics was
  * written unescaped, and the file did not parse. */
 static void test_stats_quoted_scene_name(void)
@@ -176,7 +131,7 @@ static void test_stats_quoted_scene_name(void)
     if (f) { fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", f); fclose(f); }
     snprintf(args, sizeof args, "-q --size 32x32 --stats %s '%s'", json, obj);
     CHECK_MSG(run(args) == 0, "%s", out);
-    char *text = slurp(json);
+    char *text = slurp(json, NULL);
     CHECK_MSG(text && json_valid(text), "stats do not parse:\n%.400s", text ? text : "");
     CHECK(text && strstr(text, "\"scene\": \"tea\\\"pot"));
     free(text);
@@ -194,7 +149,7 @@ static void test_stats_per_frame(void)
     close(fd);
     snprintf(args, sizeof args, "-q --size 64x48 --frames 2 --stats %s teapot", json);
     CHECK(run(args) == 0);
-    char *text = slurp(json);
+    char *text = slurp(json, NULL);
     CHECK(text && json_valid(text));
     double ms[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1, peak_top = -1;
     unsigned long long peak[2] = {0};
@@ -228,9 +183,7 @@ static void test_stats_per_frame(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[512];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
+    find_tool(argv[0], "gramps-render");
     RUN(test_bad_flags);
     RUN(test_bad_scene);
     RUN(test_limit_warnings);

@@ -4,51 +4,13 @@
  * parameter, format or plugin stops with exit 1 naming the file and line. Finds the
  * tool beside this test's build dir. */
 #include "tests/check.h"
+#include "tests/cli.h"
 
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char tool[512];
-static char out[16384];
 static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
-
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", tool, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int st = p ? pclose(p) : -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path, long *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)*n + 1);
-    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) { free(b); b = NULL; }
-    fclose(f);
-    if (b) b[*n] = 0;
-    return b;
-}
-
-static bool same_files(const char *a, const char *b)
-{
-    long na = 0, nb = 0;
-    char *x = slurp(a, &na), *y = slurp(b, &nb);
-    bool same = x && y && na == nb && memcmp(x, y, (size_t)na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
 
 /* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers. */
 static void test_builtin_equals_graph_file(void)
@@ -150,9 +112,7 @@ static void test_graph_errors(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[512];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
+    find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_builtin_equals_graph_file);
     RUN(test_set_changes_capacity);

@@ -4,39 +4,12 @@
  * peaks are the statistics' peaks) and --dot. Finds the tool beside this test's build
  * dir. */
 #include "tests/check.h"
+#include "tests/cli.h"
 #include "tests/json_check.h"
 
-#include <libgen.h>
 #include <stdbool.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char tool[512];
-static char out[8192];
-
-static int run(const char *args)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", tool, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int st = p ? pclose(p) : -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = 0;
-    fclose(f);
-    return buf;
-}
 
 static void test_scheduler_flag(void)
 {
@@ -53,7 +26,7 @@ static void test_scheduler_flag(void)
         CHECK_MSG(run(args) == 0, "%s: %s", names[k], out);
         bool partition = strstr(out, "static:   worker 1:") != NULL;
         CHECK_MSG(partition == (k == 3), "%s -v: %s", names[k], out);
-        char *text = slurp(json);
+        char *text = slurp(json, NULL);
         snprintf(want, sizeof want, "\n\"scheduler\": \"%s\",", names[k]);
         CHECK_MSG(text && json_valid(text) && strstr(text, want), "%s: stats name %s",
                   names[k], text && strstr(text, "scheduler") ? strstr(text, "scheduler") : "nothing");
@@ -119,7 +92,7 @@ static void test_trace_and_dot(void)
         snprintf(args, sizeof args, "-q -t 2 -p %s --size 96x64 --trace %s --stats %s --dot %s "
                  "teapot", pipelines[p], tr, st, dot);
         CHECK_MSG(run(args) == 0, "%s", out);
-        char *trace = slurp(tr), *stats = slurp(st), *graph = slurp(dot);
+        char *trace = slurp(tr, NULL), *stats = slurp(st, NULL), *graph = slurp(dot, NULL);
         CHECK(trace && json_valid(trace) && stats && json_valid(stats));
         CHECK(trace && strstr(trace, "\"args\": {\"name\": \"worker 0\"}") &&
               strstr(trace, "\"args\": {\"name\": \"worker 1\"}") && strstr(trace, "\"ph\": \"X\""));
@@ -142,9 +115,7 @@ static void test_trace_and_dot(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[512];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    snprintf(tool, sizeof tool, "%s/../../bin/gramps-render", dirname(self));
+    find_tool(argv[0], "gramps-render");
     RUN(test_scheduler_flag);
     RUN(test_trace_and_dot);
     return check_finish();
