@@ -718,16 +718,19 @@ static int render_main(options *o)
     } else {
         sc_scene *s;
         sc_geometry g;
-        rc = load_scene(o, &s, &g);
-        if (!rc) warn_limits(o, &ctx.setup, s);
-        if (!rc && o->info) sc_report(s, o->width, o->height, stdout);
-        if (!rc && !o->info) {
-            pl_scene_data_init(&ctx.data, s, &g);
-            rc = run(o, &ctx);
-            pl_scene_data_free(&ctx.data);
-            sc_geometry_free(&g);
+        rc = load_scene(o, &s, &g);       /* on failure nothing is left to free */
+        if (!rc) {
+            warn_limits(o, &ctx.setup, s);
+            if (o->info) {
+                sc_report(s, o->width, o->height, stdout);
+            } else {
+                pl_scene_data_init(&ctx.data, s, &g);
+                rc = run(o, &ctx);
+                pl_scene_data_free(&ctx.data);
+                sc_geometry_free(&g);
+            }
+            sc_free(s);
         }
-        if (!rc || o->info) sc_free(s);
     }
     rg_setup_free(&ctx.setup);
     return rc;
