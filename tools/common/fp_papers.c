@@ -1,6 +1,8 @@
 /* fp_papers.c — the papers' footprint figures beside the study's (see fp_papers.h). */
 #include "tools/common/fp_papers.h"
 
+#include <string.h>
+
 /* Sanchez 2011 Table III, raytracer rows, KB as printed. */
 typedef struct sanchez_row { const char *scheduler; double ray0_avg, ray0_max, ray1_avg, ray1_max; } sanchez_row;
 static const sanchez_row sanchez[] = {
@@ -30,8 +32,8 @@ static const thesis_row thesis[] = {
 
 #define NELEMS(a) (int)(sizeof (a) / sizeof *(a))
 
-/* A figure's range over the study's scenes, printed "lo-hi" (one number when they agree
- * within 0.5%) or "-" when no scene had it. */
+/* A figure's range over the study's scenes, printed "lo-hi" (one number when both print
+ * alike) or "-" when no scene had it. */
 typedef struct range { double lo, hi; bool any; } range;
 
 static void range_add(range *r, double v)
@@ -43,9 +45,11 @@ static void range_add(range *r, double v)
 
 static void range_print(FILE *out, const range *r, const char *fmt)
 {
+    char lo[32], hi[32];
     if (!r->any) { fputs("-", out); return; }
-    fprintf(out, fmt, r->lo);
-    if (r->hi > r->lo * 1.005) { fputs("-", out); fprintf(out, fmt, r->hi); }
+    snprintf(lo, sizeof lo, fmt, r->lo);
+    snprintf(hi, sizeof hi, fmt, r->hi);
+    fprintf(out, strcmp(lo, hi) ? "%s-%s" : "%s", lo, hi);
 }
 
 /* Ours for one scheduler at w workers, over the scenes: average and peak KiB, and the
