@@ -200,8 +200,8 @@ static void step_line(FILE *out, const svg_steps *st, const scale *s, double xma
 
 int svg_write_steps(FILE *out, const svg_steps *st)
 {
-    double ymax = max_of(st->y, st->npoints, st->nseries);
-    double xmax = round_up(max_of(st->x, st->npoints, st->nseries));
+    double ymax = max_of(st->y, st->npoints, st->nseries), x = max_of(st->x, st->npoints, st->nseries);
+    double xmax = round_up(x > 0 ? x : 1);          /* a run with no samples spans 0..1 */
     scale s = {false, 0, round_up(ymax > 0 ? ymax : 1)};
     header(out, st->title, st->ylabel);
     y_axis(out, &s);
