@@ -274,6 +274,18 @@ void gr_stats_write_json(const gr_graph *g, FILE *out);
  * the statistics' peak_bytes and peak_footprint_bytes. Open it at ui.perfetto.dev or
  * chrome://tracing. */
 int gr_journal_write(const gr_graph *g, FILE *out);
+/* The journal's queue-depth samples, for programs that draw the timeline themselves
+ * (gramps-footprint): a footprint sample records a queue when its held packets changed,
+ * so a queue's depth at time t is its latest sample at or before t (0 before its first).
+ * They are the samples gr_journal_write's counter tracks come from, in the order taken.
+ * Copies up to max into out (out may be NULL when max is 0) and returns how many there
+ * are: 0 without the journal; at most 2^20 per run, like the trace. */
+typedef struct gr_depth_sample {
+    double ms;                     /* since the launch */
+    int queue;                     /* index into gr_stats.queues */
+    uint64_t packets;              /* held from then on */
+} gr_depth_sample;
+size_t gr_journal_depths(const gr_graph *g, gr_depth_sample *out, size_t max);
 
 #ifdef __cplusplus
 }

@@ -445,6 +445,14 @@ static int trace_counters(const gr_graph *g, FILE *out)
     return 0;
 }
 
+size_t gr_journal_depths(const gr_graph *g, gr_depth_sample *out, size_t max)
+{
+    for (size_t i = 0; i < g->ndepths && i < max; i++)
+        out[i] = (gr_depth_sample){trace_us(g, g->depths[i].t) / 1e3, g->depths[i].queue,
+                                   (uint64_t)g->depths[i].packets};
+    return g->ndepths;
+}
+
 int gr_journal_write(const gr_graph *g, FILE *out)
 {
     if (!g->journal_events) return -1;

@@ -25,7 +25,6 @@
 #include "tools/common/render_graph.h"
 #include "tools/common/safe_file.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -113,22 +112,6 @@ static int bad_flag(const char *flag, const char *value, const char *why)
 {
     fprintf(stderr, "gramps-render: %s '%s': %s\n", flag, value ? value : "", why);
     return 2;
-}
-
-/* "WxH", each 1..16384: digits only, nothing after H (strtol's range check keeps
- * 4294967297 from wrapping to 1). */
-static bool parse_size(const char *s, int *w, int *h)
-{
-    char *end;
-    if (!isdigit((unsigned char)*s)) return false;
-    errno = 0;
-    long a = strtol(s, &end, 10);
-    if (errno || *end != 'x' || !isdigit((unsigned char)end[1])) return false;
-    long b = strtol(end + 1, &end, 10);
-    if (errno || *end || a < 1 || b < 1 || a > 16384 || b > 16384) return false;
-    *w = (int)a;
-    *h = (int)b;
-    return true;
 }
 
 static bool parse_floats(const char *s, int n, float *out)
@@ -236,7 +219,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case 'q': o->quiet = true; return 0;
     case OPT_SIZE:
-        if (!parse_size(arg, &o->width, &o->height))
+        if (!io_parse_size(arg, &o->width, &o->height))
             return bad_flag(flag, arg, "expected WxH, each 1..16384");
         return 0;
     case OPT_CAMERA: return parse_camera(o, arg, flag);

@@ -3,7 +3,8 @@
  * counted; a packet in an in-place ordered chain counts once in the footprint, not once
  * in its Shader's input queue and again as its reorder slot at the chain's end; the
  * time-averaged footprint; JSON that parses whatever the stage and queue names hold;
- * DOT that draws only backward bindings as backward. */
+ * DOT that draws only backward bindings as backward; the journal's depth samples as
+ * gr_journal_depths hands them out. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 #include "tests/json_check.h"
@@ -143,6 +144,36 @@ static void test_inplace_chain_footprint_once(void)
                   "average footprint %.0f bytes, expected %.0f..%llu", st->avg_footprint_bytes,
                   least, (unsigned long long)held);
     }
+    gr_graph_destroy(g);
+}
+
+/* gr_journal_depths hands out the samples the statistics come from: a queue's largest
+ * journaled depth is its peak_packets; without the journal there are none. */
+static void test_journal_depths(void)
+{
+    chain_params p = {.n = 16, .spin_ms = 30};
+    gr_graph *g = chain_graph(&p, true);
+    CHECK(run(g, 1, true) == GR_OK);
+    size_t n = gr_journal_depths(g, NULL, 0);
+    gr_depth_sample *d = calloc(n ? n : 1, sizeof *d);
+    CHECK(n > 0 && d && gr_journal_depths(g, d, n) == n);
+    uint64_t peak[2] = {0, 0};
+    double last_ms = 0;
+    for (size_t i = 0; d && i < n; i++) {
+        CHECK(d[i].queue == FRAGMENTS || d[i].queue == TILES);
+        if (d[i].queue == FRAGMENTS || d[i].queue == TILES)
+            if (d[i].packets > peak[d[i].queue]) peak[d[i].queue] = d[i].packets;
+        if (d[i].ms > last_ms) last_ms = d[i].ms;
+    }
+    const gr_stats *st = gr_get_stats(g);
+    CHECK(st && peak[FRAGMENTS] == st->queues[FRAGMENTS].peak_packets && peak[FRAGMENTS] == p.n);
+    CHECK(st && peak[TILES] == st->queues[TILES].peak_packets);
+    CHECK_MSG(st && last_ms <= st->wall_ms + 1, "sample at %.3f ms of a %.3f ms run", last_ms,
+              st ? st->wall_ms : 0);
+    free(d);
+    gr_graph_destroy(g);
+    g = chain_graph(&p, true);
+    CHECK(run(g, 1, false) == GR_OK && gr_journal_depths(g, NULL, 0) == 0);
     gr_graph_destroy(g);
 }
 
@@ -286,6 +317,7 @@ int main(void)
 {
     RUN(test_packets_through_chain_end);
     RUN(test_inplace_chain_footprint_once);
+    RUN(test_journal_depths);
     RUN(test_json_escapes_names);
     RUN(test_dot_escapes_names);
     RUN(test_dot_backward_per_binding);
