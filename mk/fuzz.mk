@@ -7,13 +7,14 @@
 FUZZ_SECONDS ?= 30
 FUZZ_KINDS := scene obj ply gltf
 FUZZ_DIR := build/fuzz
-FUZZ_SRC := $(wildcard scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c gramps/*.c)
+FUZZ_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c gramps/*.c)
 FUZZ_ASM := $(wildcard gramps/*.S)
 FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM))
 .SECONDARY: $(FUZZ_OBJ)
-FUZZ_CFLAGS := -std=c11 -g -O1 -I. -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
+FUZZ_CFLAGS := -std=c11 -g -O1 -I. -I$(BUILD)/gen -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
+$(FUZZ_DIR)/obj/pipelines/stages.c.o: $(GRAPH_INCS)
 $(FUZZ_DIR)/obj/%.c.o: %.c | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
@@ -25,7 +26,7 @@ $(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
-	    -lassimp -linih -lm
+	    -lassimp -linih -lmetis -ldl -lm
 
 fuzz-deps:
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } \

@@ -12,7 +12,6 @@
 #include "raytracer/ray.h"
 
 #include <emmintrin.h>
-#include <math.h>
 
 #define RTP_HDR 16
 
@@ -44,7 +43,9 @@ static inline void *rtp_elems(void *packet) { return (char *)packet + RTP_HDR; }
 #define RTP_CONTRIB_MAX 65536.0
 static inline int64_t rtp_to_fixed(float x)
 {
-    const double d = x == x ? fmin(fmax((double)x, -RTP_CONTRIB_MAX), RTP_CONTRIB_MAX) : 0.0;
+    double d = (double)x;
+    if (!(d >= -RTP_CONTRIB_MAX && d <= RTP_CONTRIB_MAX))   /* out of range or NaN: rare */
+        d = d > 0 ? RTP_CONTRIB_MAX : d < 0 ? -RTP_CONTRIB_MAX : 0.0;
     return _mm_cvtsd_si64(_mm_set_sd(d * PL_FIXED_ONE));
 }
 
