@@ -28,15 +28,20 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
 	    -lassimp -linih -lmetis -ldl -lm
 
+# Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot.
+$(FUZZ_DIR)/fuzz_graph: tests/fuzz/fuzz_graph.c tests/fuzz/fuzz_graph.h $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lmetis -ldl -lm
+
 fuzz-deps:
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } \
 	    || { echo "fuzz: run: sudo apt-get install -y clang libclang-rt-14-dev"; exit 1; }
 
 # -fork=1: a timeout or out-of-memory input is saved and the run goes on (libFuzzer
 # stops at the first otherwise); -rss_limit_mb bounds the in-process loaders and renders.
-fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS))
+fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS) graph)
 	@mkdir -p tests/fuzz/regress
-	@for k in $(FUZZ_KINDS); do mkdir -p $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k; \
+	@for k in $(FUZZ_KINDS) graph; do mkdir -p $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k; \
 	    echo "== fuzz $$k ($(FUZZ_SECONDS) s)"; \
 	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_$$k -max_total_time=$(FUZZ_SECONDS) \
 	        -timeout=20 -rss_limit_mb=3072 -max_len=65536 -artifact_prefix=tests/fuzz/regress/ \

@@ -1,8 +1,11 @@
 /* Replays the fuzzing seed corpora (tests/fuzz/corpus/<kind>/, each as its kind) and
  * every saved crash (tests/fuzz/regress/, as each kind) through what the fuzz targets do:
- * load, flatten and render with both pipelines (tests/fuzz/fuzz_render.h). Each input
- * must render or be refused with a message; seeds must render. */
+ * load, flatten and render with both pipelines (tests/fuzz/fuzz_render.h), or, for graph
+ * files, parse, instantiate and run them (tests/fuzz/fuzz_graph.h). Each input must
+ * render or be refused with a message; seeds must render. */
 #include "tests/check.h"
+#include "tests/cli.h"
+#include "tests/fuzz/fuzz_graph.h"
 #include "tests/fuzz/fuzz_render.h"
 
 #include <dirent.h>
@@ -61,14 +64,42 @@ static void test_seeds_render(void)
     CHECK(n >= 7);
 }
 
+/* Every file of dir as a graph file: 0 ran, -1 refused with a message, -2 silently. */
+static int replay_graphs(const char *dir, bool must_run)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char src[512], err[CP_ERR_MAX] = "";
+        long size = 0;
+        snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
+        char *text = slurp(src, &size);
+        int rc = text ? fuzz_graph_run(text, (size_t)size, err) : -1;
+        CHECK_MSG(rc == 0 || err[0], "%s as a graph: refused without a message", src);
+        CHECK_MSG(!must_run || rc == 0, "%s: the seed graph does not run: %s", src, err);
+        free(text);
+        n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_graph_seeds_run(void)
+{
+    CHECK(replay_graphs("tests/fuzz/corpus/graph", true) >= 4);
+}
+
 static void test_regressions_refused_or_render(void)
 {
     replay_dir("tests/fuzz/regress", 0, 4, false);
+    replay_graphs("tests/fuzz/regress", false);
 }
 
 int main(void)
 {
     RUN(test_seeds_render);
+    RUN(test_graph_seeds_run);
     RUN(test_regressions_refused_or_render);
     return check_finish();
 }

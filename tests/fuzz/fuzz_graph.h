@@ -1,0 +1,48 @@
+/* fuzz_graph.h — what a fuzzed graph file goes through, shared by the libFuzzer target
+ * (fuzz_graph.c) and the replay test (tests/render/test_fuzz_corpus.c): parsed as a graph
+ * file against the built-in stage library, instantiated for a 16x16 frame of the teapot
+ * and run on one worker, with a short deadlock timeout (a graph may legitimately never
+ * finish, e.g. a stage waiting on a queue nothing feeds: that must be an error, not a
+ * hang). */
+#ifndef TESTS_FUZZ_GRAPH_H
+#define TESTS_FUZZ_GRAPH_H
+
+#include "pipelines/stages.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 0 when the graph ran; -1 with err set when it was refused or failed. */
+static inline int fuzz_graph_run(const char *text, size_t size, char err[CP_ERR_MAX])
+{
+    char *copy = malloc(size + 1);
+    sc_scene *s = NULL;
+    sc_geometry g;
+    cp_registry *r = pl_registry_new(err);
+    cp_graph *graph = r ? cp_graph_new(r) : NULL;
+    int rc = -1;
+    if (copy && graph && sc_load("teapot", &s, err) == 0 && sc_flatten(s, &g, err) == 0) {
+        memcpy(copy, text, size);
+        copy[size] = 0;
+        pl_scene_data data;
+        pl_frame f;
+        pl_scene_data_init(&data, s, &g);
+        if (!cp_graph_load_text(graph, copy, "fuzz.graph", err) &&
+            pl_frame_init(&f, &data, 16, 16, SH_AOV_COLOR, err)) {
+            gr_launch_opts o = {.workers = 1, .deadlock_seconds = 2};
+            gr_graph *run = pl_render_frame(graph, &f, &o, err);
+            rc = run ? 0 : -1;
+            gr_graph_destroy(run);
+            pl_frame_free(&f);
+        }
+        pl_scene_data_free(&data);
+        sc_geometry_free(&g);
+    }
+    if (s) sc_free(s);
+    cp_graph_free(graph);
+    cp_registry_free(r);
+    free(copy);
+    return rc;
+}
+
+#endif
