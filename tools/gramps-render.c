@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
