@@ -274,6 +274,16 @@ void gr_stats_write_json(const gr_graph *g, FILE *out);
  * the statistics' peak_bytes and peak_footprint_bytes. Open it at ui.perfetto.dev or
  * chrome://tracing. */
 int gr_journal_write(const gr_graph *g, FILE *out);
+/* The journal's task slices, for a program that draws the timeline itself (launch with
+ * journal = true): copies up to max of them into out (stage: index into the stats'
+ * stages; times in ms since the launch; in no particular order) and returns how many
+ * the journal holds, 0 without one. Valid after gr_wait until gr_graph_destroy. */
+typedef struct gr_slice {
+    int stage;
+    unsigned worker;
+    double t0_ms, t1_ms;
+} gr_slice;
+size_t gr_journal_slices(const gr_graph *g, gr_slice *out, size_t max);
 
 #ifdef __cplusplus
 }
