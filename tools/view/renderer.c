@@ -25,8 +25,9 @@ static const char *graph_name(const rg_setup *s)
 }
 
 /* Builds the graph for pipeline p (the command line's -p/--graph for -1, with every
- * --set and --plugin either way). On failure the current graph stays and the message
- * goes to stderr: a --set of one graph may name a stage another lacks. */
+ * --set and --plugin either way) and says so on stdout unless -q. On failure the
+ * current graph stays and the message goes to stderr: a --set of one graph may name a
+ * stage another lacks. */
 static void switch_pipeline(vw_renderer *r, int p)
 {
     r->tried_pipeline = p;
@@ -47,6 +48,10 @@ static void switch_pipeline(vw_renderer *r, int p)
     r->setup_pipeline = p;
     gr_profile_free(r->profile);
     r->profile = NULL;
+    if (!r->opts->r.quiet) {
+        printf("pipeline %s\n", graph_name(&r->setup));
+        fflush(stdout);
+    }
 }
 
 /* One frame of the current graph with settings s into r->back, its statistics into
