@@ -1,5 +1,5 @@
 /* test_view — gramps-view, the live viewer, run as a user would (tests/cli.h):
- * headless (SDL's offscreen driver) its no-overlay screenshot is gramps-render's PNG
+ * headless (SDL's dummy video driver) its no-overlay screenshot is gramps-render's PNG
  * byte for byte and its overlay changes the picture; many frames with pipeline, AOV,
  * scheduler and worker switches run clean (in the SAN=address build, under ASan with
  * leak checks); in a real X server (xvfb-run) the window opens, renders, takes synthetic
@@ -27,10 +27,12 @@ static int render_png(const char *args, const char *png)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* gramps-view headless: SDL's offscreen driver needs no display. */
+/* gramps-view headless: SDL's dummy driver needs no display. (Its offscreen driver
+ * loads EGL and Mesa, whose allocations at exit LeakSanitizer reports in the
+ * SAN=address build; the dummy driver loads nothing.) */
 static int view(const char *args)
 {
-    setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
     int rc = run(args);
     unsetenv("SDL_VIDEODRIVER");
     return rc;
@@ -94,6 +96,15 @@ static bool camera_moved(const char *s)
     return la != lb || strncmp(a, b, la) != 0;
 }
 
+/* Under ASan, X11's libraries (libdbus, loaded and unloaded by SDL) leave allocations
+ * at exit that LeakSanitizer reports without a stack to suppress by: this run checks
+ * memory errors only, the headless runs (same code but the video driver) check leaks. */
+#ifdef __SANITIZE_ADDRESS__
+#define X11_ENV "ASAN_OPTIONS=detect_leaks=0"
+#else
+#define X11_ENV ""
+#endif
+
 static void test_window_under_xvfb(void)
 {
     NEED_VIEWER();
@@ -101,8 +112,8 @@ static void test_window_under_xvfb(void)
     char shot[300], a[1024], xvfb[sizeof tool];
     snprintf(shot, sizeof shot, "%s/xvfb.png", dir);
     snprintf(xvfb, sizeof xvfb, "%s", tool);
-    if (snprintf(tool, sizeof tool, "SDL_VIDEODRIVER=x11 xvfb-run -a -s '-screen 0 640x480x24' %.400s",
-                 xvfb) >= (int)sizeof tool) SKIP("build path too long");
+    if (snprintf(tool, sizeof tool, "SDL_VIDEODRIVER=x11 %s xvfb-run -a -s '-screen 0 640x480x24' "
+                 "%.400s", X11_ENV, xvfb) >= (int)sizeof tool) SKIP("build path too long");
     snprintf(a, sizeof a, "--size 320x240 -t 2 --frames 5 --test-events --screenshot %s", shot);
     int rc = run(a);
     snprintf(tool, sizeof tool, "%s", xvfb);

@@ -132,7 +132,7 @@ void vw_overlay_draw(SDL_Renderer *r, TTF_Font *f, const vw_snapshot *s, int w, 
     layout l = {r, f, 0, PAD, pw, h, lh, LABEL_W, bw > 0 ? bw : 0};
     int ph = panel_height(s, lh);
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    fill(r, 0, 0, pw, ph < h ? ph : h, (SDL_Color){0, 0, 0, 170});
+    fill(r, 0, 0, pw, ph < h ? ph : h, (SDL_Color){0, 0, 0, 200});
     header(&l, s);
     queues(&l, s);
     stages(&l, s);

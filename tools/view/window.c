@@ -17,7 +17,7 @@ static int start_video(void)
 {
     if (SDL_Init(SDL_INIT_VIDEO) == 0) return 0;
     fprintf(stderr, "gramps-view: cannot start video: %s\n"
-            "gramps-view: set DISPLAY (or WAYLAND_DISPLAY), or SDL_VIDEODRIVER=offscreen "
+            "gramps-view: set DISPLAY (or WAYLAND_DISPLAY), or SDL_VIDEODRIVER=dummy "
             "to render without a display\n", SDL_GetError());
     return 1;
 }
