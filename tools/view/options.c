@@ -3,7 +3,6 @@
 
 #include "gramps/gramps.h"
 
-#include <string.h>
 
 enum { OPT_SCREENSHOT = RO_OPT_END, OPT_NO_OVERLAY, OPT_TEST_EVENTS, OPT_VERSION };
 

@@ -45,7 +45,6 @@ static void switch_pipeline(vw_renderer *r, int p)
     }
     rg_setup_free(&r->setup);
     r->setup = next;
-    r->setup_pipeline = p;
     gr_profile_free(r->profile);
     r->profile = NULL;
     if (!r->opts->r.quiet) {
@@ -152,7 +151,7 @@ bool vw_renderer_start(vw_renderer *r, const vw_options *o, sc_scene *s, pl_scen
 {
     size_t bytes = (size_t)o->r.width * o->r.height * 4;
     *r = (vw_renderer){.want = *initial, .opts = o, .scene = s, .data = d, .setup = *setup,
-                       .setup_pipeline = initial->pipeline, .tried_pipeline = initial->pipeline,
+                       .tried_pipeline = initial->pipeline,
                        .wake_event = wake_event, .front = calloc(1, bytes), .back = calloc(1, bytes)};
     pthread_mutex_init(&r->lock, NULL);
     if (r->front && r->back && pthread_create(&r->thread, NULL, render_loop, r) == 0) return true;

@@ -44,8 +44,7 @@ typedef struct vw_renderer {
     sc_scene *scene;               /* its camera is set before each frame */
     pl_scene_data *data;
     rg_setup setup;                /* the graph being rendered */
-    int setup_pipeline;            /* which vw_settings.pipeline it is */
-    int tried_pipeline;            /* the last one asked for, built or not */
+    int tried_pipeline;            /* the vw_settings.pipeline last asked for, built or not */
     gr_profile *profile;           /* static scheduler: profiled under gramps, per setup */
     uint8_t *back;
     uint32_t wake_event;           /* SDL user event pushed after each publication */
