@@ -286,6 +286,16 @@ typedef struct gr_depth_sample {
     uint64_t packets;              /* held from then on */
 } gr_depth_sample;
 size_t gr_journal_depths(const gr_graph *g, gr_depth_sample *out, size_t max);
+/* The journal's task slices, for a program that draws the timeline itself (launch with
+ * journal = true): copies up to max of them into out (stage: index into the stats'
+ * stages; times in ms since the launch; in no particular order) and returns how many
+ * the journal holds, 0 without one. Valid after gr_wait until gr_graph_destroy. */
+typedef struct gr_slice {
+    int stage;
+    unsigned worker;
+    double t0_ms, t1_ms;
+} gr_slice;
+size_t gr_journal_slices(const gr_graph *g, gr_slice *out, size_t max);
 
 #ifdef __cplusplus
 }

@@ -463,3 +463,19 @@ int gr_journal_write(const gr_graph *g, FILE *out)
     fprintf(out, "\n]}\n");
     return rc;
 }
+
+/* Ticks since the launch in ms (0 for an event stamped before it). */
+static double since_launch_ms(const gr_graph *g, uint64_t t)
+{
+    return t > g->t_start ? gr_ticks_to_ms(t - g->t_start) : 0;
+}
+
+size_t gr_journal_slices(const gr_graph *g, gr_slice *out, size_t max)
+{
+    if (!g->journal_events) return 0;
+    for (size_t i = 0; i < g->njournal && i < max; i++) {
+        const gr_journal_ev *e = &g->journal_events[i];
+        out[i] = (gr_slice){e->stage, e->worker, since_launch_ms(g, e->t0), since_launch_ms(g, e->t1)};
+    }
+    return g->njournal;
+}

@@ -9,6 +9,17 @@ have_header ini.h                 || need="$need libinih-dev"
 have_header assimp/cimport.h      || need="$need libassimp-dev"
 have_header metis.h               || need="$need libmetis-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# gramps-view (mk/viewer.mk): SDL2, SDL2_ttf and a TrueType font. Installed as root; a
+# user without them still builds and tests everything else, so they only get a note.
+view=""
+have_header SDL2/SDL.h     || view="$view libsdl2-dev"
+have_header SDL2/SDL_ttf.h || view="$view libsdl2-ttf-dev"
+[ -d /usr/share/fonts/truetype/dejavu ] || view="$view fonts-dejavu-core"
+if [ -n "$view" ] && [ "$(id -u)" = 0 ]; then
+    need="$need$view"
+elif [ -n "$view" ]; then
+    echo "deps: gramps-view will not be built without:$view (sudo apt-get install -y$view)" >&2
+fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$need" >&2

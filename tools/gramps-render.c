@@ -9,44 +9,34 @@
  * file and renamed over the target only after a successful render. */
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
-#include "scenes/camera.h"
 #include "shaders/color.h"
 #include "pipelines/stages.h"
 #include "raytracer/bvh.h"
 #include "shaders/raster_shading.h"
 #include "shaders/ray_shading.h"
 #include "scenes/scene.h"
-#include "scenes/validate.h"
-#include "tools/common/cli_args.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/median.h"
 #include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
+#include "tools/common/render_opts.h"
 #include "tools/common/safe_file.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 typedef struct options {
-    const char *scene, *pipeline, *output, *stats;
-    const char *scheduler;         /* NULL: GRAMPS_SCHEDULER, else gramps */
+    ro_options c;                  /* scene, graph, image and runtime (render_opts.h) */
+    const char *output, *stats;
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
-    bool verbose;
     const gr_profile *profile;     /* static: the profiling frame's (run) */
-    rg_options graph;              /* -p, --graph, --set, --plugin and the graph's flags */
-    int width, height, frames;
-    unsigned threads;
-    size_t max_memory;             /* 0 until parsed: sc_load_opts_default's */
-    sh_aov aov;
-    bool info, quiet, have_camera, have_light, list_stages;
-    float camera[10], light[3];
+    bool info, list_stages;
 } options;
 
 typedef struct frame_result {
@@ -76,234 +66,69 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: gramps-render [options] [SCENE]\n"
         "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
-        "teapot (default), courtyard, fairy, cornell.\n\n"
-        "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
-        "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
-        "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
-        "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
-        "                        plugins/ beside bin/)\n"
+        "teapot (default), courtyard, fairy, cornell.\n\n");
+    ro_usage(out);
+    fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit\n"
         "  -o, --output FILE     PNG to write (default: none)\n"
-        "      --size WxH        image size (default 1024x1024)\n"
-        "  -t, --threads N       worker threads (default: all hardware threads)\n"
-        "      --camera ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy   override the scene's camera\n"
-        "      --light x,y,z     replace the scene's lights with one white point light\n"
-        "      --aov KIND        color | primid | depth | normal (default color)\n"
-        "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
-        "      --bounces N       reflection depth (raytrace, default 1)\n"
-        "      --parallel-rast   raster: Setup/Bin singleton + a Rast instance per tile\n"
-        "      --no-coarse-z     raster: no per-block depth culling before rasterizing\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
-        "      --scheduler NAME  gramps (default), task-stealing, breadth-first or static\n"
-        "                        (static: profiles one frame under gramps first)\n"
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
-        "  -v, --verbose         static: print the partition of stages over workers\n"
-        "      --max-memory SIZE memory the render and mesh import may use, e.g. 4G\n"
-        "                        (default: half the physical memory)\n"
         "      --info            print the scene report and exit\n"
-        "  -q, --quiet           no summary\n"
         "  -h, --help            this help\n"
         "      --version         version\n");
 }
 
-static int bad_flag(const char *flag, const char *value, const char *why)
+static int bad_flag(const options *o, const char *flag, const char *value, const char *why)
 {
-    fprintf(stderr, "gramps-render: %s '%s': %s\n", flag, value ? value : "", why);
-    return 2;
+    return ro_bad_flag(&o->c, flag, value, why);
 }
 
-static bool parse_floats(const char *s, int n, float *out)
-{
-    for (int i = 0; i < n; i++) {
-        char *end;
-        errno = 0;
-        float v = strtof(s, &end);
-        if (errno || end == s || !isfinite(v)) return false;
-        out[i] = v;
-        if (i + 1 < n) {
-            if (*end != ',') return false;
-            s = end + 1;
-        } else if (*end) {
-            return false;
-        }
-    }
-    return true;
-}
+enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES };
 
-static bool parse_aov(const char *s, sh_aov *out)
-{
-    static const char *names[] = {"color", "primid", "depth", "normal"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) { *out = (sh_aov)i; return true; }
-    return false;
-}
-
-static int parse_camera(options *o, const char *arg, const char *flag)
-{
-    if (!parse_floats(arg, 10, o->camera))
-        return bad_flag(flag, arg, "expected 10 numbers ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy");
-    sc_camera c;
-    memcpy(c.eye, o->camera, sizeof c.eye);
-    memcpy(c.target, o->camera + 3, sizeof c.target);
-    memcpy(c.up, o->camera + 6, sizeof c.up);
-    c.fovy_deg = o->camera[9];
-    const char *why = sc_camera_problem(&c);
-    if (why) return bad_flag(flag, arg, why);
-    o->have_camera = true;
-    return 0;
-}
-
-enum { OPT_SIZE = 256, OPT_CAMERA, OPT_LIGHT, OPT_AOV, OPT_FRAMES, OPT_STATS, OPT_INFO,
-       OPT_VERSION, OPT_SPP, OPT_BOUNCES, OPT_PARALLEL_RAST, OPT_NO_COARSE_Z, OPT_SCHEDULER,
-       OPT_TRACE, OPT_DOT, OPT_GRAPH, OPT_SET, OPT_PLUGIN, OPT_LIST_STAGES, OPT_MAX_MEMORY };
-
-/* Flags that choose or change the graph (tools/common/render_graph.h). */
-static int parse_graph_flag(options *o, int c, const char *arg, const char *flag)
-{
-    rg_options *g = &o->graph;
-    switch (c) {
-    case OPT_GRAPH: g->graph_file = arg; return 0;
-    case OPT_SET:
-        if (!strchr(arg, '=') || !strchr(arg, '.')) return bad_flag(flag, arg, "expected SECTION.KEY=VALUE");
-        g->sets[g->nsets++] = arg;
-        return 0;
-    case OPT_PLUGIN: g->plugins[g->nplugins++] = arg; return 0;
-    case OPT_LIST_STAGES: o->list_stages = true; return 0;
-    case OPT_SPP:
-        if (!io_parse_int(arg, 1, 4096, &g->spp)) return bad_flag(flag, arg, "expected 1..4096");
-        return 0;
-    case OPT_BOUNCES:
-        if (!io_parse_int(arg, 0, 64, &g->bounces)) return bad_flag(flag, arg, "expected 0..64");
-        g->have_bounces = true;
-        return 0;
-    case OPT_PARALLEL_RAST: g->parallel_rast = true; return 0;
-    case OPT_NO_COARSE_Z: g->no_coarse_z = true; return 0;
-    }
-    return 0;
-}
-
-/* Flags for the runtime rather than the renderer: scheduler, timeline, graph. */
-static int parse_runtime_flag(options *o, int c, const char *arg, const char *flag)
-{
-    switch (c) {
-    case OPT_SCHEDULER:
-        if (!gr_scheduler_known(arg)) {
-            char why[160];
-            snprintf(why, sizeof why, "unknown scheduler (%s)", gr_scheduler_names());
-            return bad_flag(flag, arg, why);
-        }
-        o->scheduler = arg;
-        return 0;
-    case OPT_TRACE: o->trace = arg; return 0;
-    case OPT_DOT: o->dot = arg; return 0;
-    case 'v': o->verbose = true; return 0;
-    }
-    return 0;
-}
-
+/* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
-    int n;
     switch (c) {
-    case 'p':
-        if (strcmp(arg, "raytrace") && strcmp(arg, "raster") && strcmp(arg, "hybrid"))
-            return bad_flag(flag, arg, "unknown pipeline (raster, raytrace, hybrid)");
-        o->pipeline = o->graph.pipeline = arg;
-        return 0;
     case 'o': o->output = arg; return 0;
-    case 't':
-        if (!io_parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
-        o->threads = (unsigned)n;
-        return 0;
-    case 'q': o->quiet = true; return 0;
-    case OPT_SIZE:
-        if (!io_parse_size(arg, &o->width, &o->height))
-            return bad_flag(flag, arg, "expected WxH, each 1..16384");
-        return 0;
-    case OPT_CAMERA: return parse_camera(o, arg, flag);
-    case OPT_LIGHT:
-        if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_COORD_MAX &&
-            fabsf(o->light[1]) <= SC_COORD_MAX && fabsf(o->light[2]) <= SC_COORD_MAX))
-            return bad_flag(flag, arg, "expected x,y,z within +-1e18");
-        o->have_light = true;
-        return 0;
-    case OPT_AOV:
-        if (!parse_aov(arg, &o->aov)) return bad_flag(flag, arg, "expected color, primid, depth or normal");
-        return 0;
-    case OPT_FRAMES:
-        if (!io_parse_int(arg, 1, 100000, &o->frames)) return bad_flag(flag, arg, "expected 1..100000");
-        return 0;
     case OPT_STATS: o->stats = arg; return 0;
-    case OPT_MAX_MEMORY:
-        if (!io_parse_bytes(arg, &o->max_memory)) return bad_flag(flag, arg, "expected bytes, e.g. 512M or 4G");
-        return 0;
+    case OPT_TRACE: o->trace = arg; return 0;
+    case OPT_DOT: o->dot = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
+    case OPT_LIST_STAGES: o->list_stages = true; return 0;
     }
-    int rc = parse_graph_flag(o, c, arg, flag);
-    return rc ? rc : parse_runtime_flag(o, c, arg, flag);
+    return ro_parse_one(&o->c, c, arg, flag);
 }
 
 static int parse_args(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
-        {"pipeline", required_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
-        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {"size", required_argument, 0, OPT_SIZE},
-        {"camera", required_argument, 0, OPT_CAMERA}, {"light", required_argument, 0, OPT_LIGHT},
-        {"aov", required_argument, 0, OPT_AOV}, {"frames", required_argument, 0, OPT_FRAMES},
+        RO_LONG_OPTIONS, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
-        {"version", no_argument, 0, OPT_VERSION}, {"spp", required_argument, 0, OPT_SPP},
-        {"bounces", required_argument, 0, OPT_BOUNCES},
-        {"parallel-rast", no_argument, 0, OPT_PARALLEL_RAST},
-        {"no-coarse-z", no_argument, 0, OPT_NO_COARSE_Z},
-        {"scheduler", required_argument, 0, OPT_SCHEDULER},
+        {"version", no_argument, 0, OPT_VERSION},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
-        {"verbose", no_argument, 0, 'v'}, {"graph", required_argument, 0, OPT_GRAPH},
-        {"set", required_argument, 0, OPT_SET}, {"plugin", required_argument, 0, OPT_PLUGIN},
-        {"list-stages", no_argument, 0, OPT_LIST_STAGES},
-        {"max-memory", required_argument, 0, OPT_MAX_MEMORY}, {0, 0, 0, 0}};
-    *o = (options){.scene = "teapot", .pipeline = "raster", .width = 1024, .height = 1024,
-                   .frames = 1};
-    o->graph = (rg_options){.pipeline = "raster", .sets = calloc((size_t)argc, sizeof(char *)),
-                            .plugins = calloc((size_t)argc, sizeof(char *))};
-    if (!o->graph.sets || !o->graph.plugins) return bad_flag("memory", "", "out of memory");
+        {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {0, 0, 0, 0}};
+    *o = (options){0};
+    int rc = ro_init(&o->c, "gramps-render", argc);
+    if (rc) return rc;
     opterr = 0;
     int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":p:o:t:qhv", longs, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":" RO_SHORT_OPTIONS "o:h", longs, &idx)) != -1) {
         char flag[40];
         if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
         else snprintf(flag, sizeof flag, "-%c", c);
         idx = -1;
         if (c == 'h') { usage(stdout); return -1; }
         if (c == OPT_VERSION) { printf("gramps-render %s\n", GR_VERSION); return -1; }
-        if (c == '?') return bad_flag("option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return bad_flag("option", argv[optind - 1], "needs a value");
-        int rc = parse_one(o, c, optarg, flag);
+        if (c == '?') return bad_flag(o, "option", argv[optind - 1], "unknown option (see --help)");
+        if (c == ':') return bad_flag(o, "option", argv[optind - 1], "needs a value");
+        rc = parse_one(o, c, optarg, flag);
         if (rc) return rc;
     }
-    if (optind < argc) o->scene = argv[optind++];
-    if (optind < argc) return bad_flag("argument", argv[optind], "only one SCENE may be given");
+    if (optind < argc) o->c.scene = argv[optind++];
+    if (optind < argc) return bad_flag(o, "argument", argv[optind], "only one SCENE may be given");
     return 0;
-}
-
-static void apply_overrides(const options *o, sc_scene *s)
-{
-    if (o->have_camera) {
-        memcpy(s->camera.eye, o->camera, 3 * sizeof(float));
-        memcpy(s->camera.target, o->camera + 3, 3 * sizeof(float));
-        memcpy(s->camera.up, o->camera + 6, 3 * sizeof(float));
-        s->camera.fovy_deg = o->camera[9];
-    }
-    if (o->have_light) {
-        sc_light *l = realloc(s->lights, sizeof *l);
-        if (!l) return;
-        memcpy(l->position, o->light, sizeof l->position);
-        l->color[0] = l->color[1] = l->color[2] = 1.0f;
-        s->lights = l;
-        s->nlights = 1;
-    }
 }
 
 /* Limits the renderers have, said once on stderr rather than applied silently. */
@@ -312,10 +137,10 @@ static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
     const size_t max_lights = SH_MAX_LIGHTS < SH_RAY_MAX_LIGHTS ? SH_MAX_LIGHTS : SH_RAY_MAX_LIGHTS;
     if (s->nlights > max_lights)
         fprintf(stderr, "gramps-render: warning: %s has %zu lights; the renderers use the "
-                "first %zu\n", o->scene, s->nlights, max_lights);
+                "first %zu\n", o->c.scene, s->nlights, max_lights);
     if (rg_uses_stage_type(g, "rt.shade") && s->ntextures > 0)
         fprintf(stderr, "gramps-render: warning: %s has textures; the ray tracer's shading "
-                "ignores them (albedo colours only)\n", o->scene);
+                "ignores them (albedo colours only)\n", o->c.scene);
 }
 
 static double now_ms(void)
@@ -328,8 +153,8 @@ static double now_ms(void)
 /* The runtime options every frame launches with (the pipelines set the worker count). */
 static gr_launch_opts launch_opts(const options *o)
 {
-    return (gr_launch_opts){.scheduler = o->scheduler, .journal = o->trace != NULL,
-                            .profile = o->profile, .verbose = o->verbose};
+    return (gr_launch_opts){.scheduler = o->c.scheduler, .journal = o->trace != NULL,
+                            .profile = o->profile, .verbose = o->c.verbose};
 }
 
 /* One frame through the graph into rgba; the frame's counters and graph into r. */
@@ -337,12 +162,12 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
                         char err[CP_ERR_MAX])
 {
     pl_frame f;
-    if (!pl_frame_init(&f, &ctx->data, o->width, o->height, o->aov, err)) return 1;
+    if (!pl_frame_init(&f, &ctx->data, o->c.width, o->c.height, o->c.aov, err)) return 1;
     gr_launch_opts launch = launch_opts(o);
-    launch.workers = o->threads;
+    launch.workers = o->c.threads;
     r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
     if (r->graph) {
-        memcpy(rgba, pl_frame_image(&f), (size_t)o->width * o->height * 4);
+        memcpy(rgba, pl_frame_image(&f), (size_t)o->c.width * o->c.height * 4);
         r->ncounters = f.ncounters;
         for (int i = 0; i < f.ncounters; i++) {
             snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f.counters[i].name);
@@ -487,11 +312,11 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     fprintf(f, "{\n\"scene\": ");
     io_json_string(f, s->name);
     fprintf(f, ",\n\"pipeline\": ");
-    io_json_string(f, o->pipeline);
+    io_json_string(f, o->c.pipeline);
     fprintf(f, ",\n\"scheduler\": ");
     io_json_string(f, gr_scheduler_of(last->graph));
     fprintf(f, ",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
-            "\"triangles\": %zu,\n", st ? st->workers : 0, o->width, o->height, g->ntriangles);
+            "\"triangles\": %zu,\n", st ? st->workers : 0, o->c.width, o->c.height, g->ntriangles);
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");
@@ -504,8 +329,8 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
 {
     spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak);
     const gr_stats *st = gr_get_stats(last->graph);
-    printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->pipeline,
-           o->width, o->height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
+    printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->c.pipeline,
+           o->c.width, o->c.height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
     printf("frame %.2f ms (median of %d, min %.2f)", ms.median, n, ms.min);
     if (has_counter(last, "rays.primary")) {
         printf(", %llu rays (", (unsigned long long)rays_of(last));
@@ -532,7 +357,7 @@ static frame_stats frame_stats_of(const frame_result *r)
 static gr_profile *profile_frame(const options *o, render_ctx *ctx, uint8_t *rgba)
 {
     options p = *o;
-    p.scheduler = "gramps";
+    p.c.scheduler = "gramps";
     p.trace = NULL;
     frame_result r = {0};
     gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
@@ -569,7 +394,7 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
     char *buf = NULL;
     FILE *f = open_memstream(&buf, size);
     if (!f) return NULL;
-    write_stats(o, s, g, fs, o->frames, last, f);
+    write_stats(o, s, g, fs, o->c.frames, last, f);
     bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok) { free(buf); return NULL; }
     return buf;
@@ -595,7 +420,7 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
 {
     char err[600] = "out of memory encoding the outputs";
     size_t png_size = 0, stats_size = 0;
-    uint8_t *png = o->output ? io_encode_png(o->width, o->height, rgba, &png_size) : NULL;
+    uint8_t *png = o->output ? io_encode_png(o->c.width, o->c.height, rgba, &png_size) : NULL;
     char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
     io_file files[2] = {{.fd = -1}, {.fd = -1}};
     int rc = (o->output && !png) || (o->stats && !stats);
@@ -612,17 +437,17 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
 /* The render's estimated memory against --max-memory: 0, or 1 with a message. */
 static int check_memory(const options *o, const render_ctx *ctx)
 {
-    unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = o->c.threads ? o->c.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
     const sc_geometry *g = ctx->data.geo;
-    io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, o->width,
-                                              o->height, rg_uses_stage_type(&ctx->setup, "rt."), threads);
-    if (e.total <= (double)o->max_memory) return 0;
+    io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, o->c.width,
+                                              o->c.height, rg_uses_stage_type(&ctx->setup, "rt."), threads);
+    if (e.total <= (double)o->c.max_memory) return 0;
     const double mib = 1048576.0;
     fprintf(stderr, "gramps-render: %s at %dx%d needs about %.0f MiB (image %.0f, frame buffers "
             "%.0f, textures %.0f, geometry %.0f, BVH %.0f, queues %.0f), more than --max-memory "
-            "%.0f MiB\n", o->scene, o->width, o->height, e.total / mib, e.image / mib,
+            "%.0f MiB\n", o->c.scene, o->c.width, o->c.height, e.total / mib, e.image / mib,
             e.buffers / mib, e.textures / mib, e.geometry / mib, e.bvh / mib, e.queues / mib,
-            (double)o->max_memory / mib);
+            (double)o->c.max_memory / mib);
     return 1;
 }
 
@@ -637,21 +462,21 @@ static int run(const options *o_in, render_ctx *ctx)
 {
     options ro = *o_in;
     const options *o = &ro;
-    ro.pipeline = graph_name(ctx);
+    ro.c.pipeline = graph_name(ctx);
     if (check_memory(o, ctx)) return 1;
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
     bool needs_bvh = rg_uses_stage_type(&ctx->setup, "rt.");
-    uint8_t *rgba = malloc((size_t)o->width * o->height * 4);
-    frame_stats *fs = calloc((size_t)o->frames, sizeof *fs);
+    uint8_t *rgba = malloc((size_t)o->c.width * o->c.height * 4);
+    frame_stats *fs = calloc((size_t)o->c.frames, sizeof *fs);
     frame_result r = {0};
     int rc = ((needs_bvh && !pl_scene_data_bvh(&ctx->data)) || !rgba || !fs) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     gr_profile *prof = NULL;
-    bool is_static = ro.scheduler ? !strcmp(ro.scheduler, "static")
+    bool is_static = ro.c.scheduler ? !strcmp(ro.c.scheduler, "static")
                                   : !strcmp(gr_scheduler_default(), "static");
     if (!rc && is_static && !(ro.profile = prof = profile_frame(o, ctx, rgba))) rc = 1;
-    for (int f = -1; !rc && f < o->frames; f++) {      /* frame -1: warm-up */
-        if (o->frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
+    for (int f = -1; !rc && f < o->c.frames; f++) {      /* frame -1: warm-up */
+        if (o->c.frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
         gr_graph_destroy(r.graph);
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
@@ -659,32 +484,12 @@ static int run(const options *o_in, render_ctx *ctx)
     if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
     if (!rc) rc = write_graph_file(o->trace, "--trace", r.graph, gr_journal_write);
     if (!rc) rc = write_graph_file(o->dot, "--dot", r.graph, dot_writer);
-    if (!rc && !o->quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->frames, &r);
+    if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
     free(rgba);
     free(fs);
     return rc;
-}
-
-/* Loads, overrides and flattens the scene; 0 or exit status 1 with the message printed. */
-static int load_scene(options *o, sc_scene **s, sc_geometry *g)
-{
-    char err[SC_ERR_MAX];
-    sc_load_opts lo = sc_load_opts_default();
-    if (o->max_memory) lo.max_memory = o->max_memory;
-    o->max_memory = lo.max_memory;
-    if (sc_load_with(o->scene, &lo, s, err) != 0) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        return 1;
-    }
-    apply_overrides(o, *s);
-    if (!o->info && sc_flatten(*s, g, err) != 0) {
-        fprintf(stderr, "gramps-render: %s\n", err);
-        sc_free(*s);
-        return 1;
-    }
-    return 0;
 }
 
 /* The graph first (a bad graph is reported before a large scene loads), then the scene,
@@ -693,7 +498,7 @@ static int render_main(options *o)
 {
     render_ctx ctx;
     char err[CP_ERR_MAX];
-    int rc = rg_setup_init(&ctx.setup, &o->graph, err);
+    int rc = rg_setup_init(&ctx.setup, &o->c.graph, err);
     if (rc) {
         fprintf(stderr, "gramps-render: %s\n", err);
     } else if (o->list_stages) {
@@ -701,11 +506,11 @@ static int render_main(options *o)
     } else {
         sc_scene *s;
         sc_geometry g;
-        rc = load_scene(o, &s, &g);       /* on failure nothing is left to free */
+        rc = ro_load_scene(&o->c, !o->info, &s, &g);   /* on failure nothing is left to free */
         if (!rc) {
             warn_limits(o, &ctx.setup, s);
             if (o->info) {
-                sc_report(s, o->width, o->height, stdout);
+                sc_report(s, o->c.width, o->c.height, stdout);
             } else {
                 pl_scene_data_init(&ctx.data, s, &g);
                 rc = run(o, &ctx);
@@ -726,7 +531,6 @@ int main(int argc, char **argv)
     options o;
     int rc = parse_args(argc, argv, &o);
     if (!rc) rc = render_main(&o);
-    free(o.graph.sets);
-    free(o.graph.plugins);
+    ro_free(&o.c);
     return rc < 0 ? 0 : rc;
 }

@@ -236,6 +236,36 @@ static void test_json_escapes_names(void)
     gr_graph_destroy(g);
 }
 
+/* The journal's slices, as a viewer draws them: one per Shader task or Thread
+ * activation, each on a worker that exists, within the run, of a stage that exists;
+ * none without the journal, and a short buffer gets the first ones but the full count. */
+static void test_journal_slices(void)
+{
+    chain_params p = {.n = 40};
+    gr_graph *g = chain_graph(&p, false);
+    CHECK(gr_journal_slices(g, NULL, 0) == 0);
+    CHECK(run(g, 2, true) == GR_OK);
+    const gr_stats *st = gr_get_stats(g);
+    size_t n = gr_journal_slices(g, NULL, 0);
+    gr_slice *s = calloc(n ? n : 1, sizeof *s);
+    CHECK(st && s && n >= st->stages[1].tasks && gr_journal_slices(g, s, n) == n);
+    size_t ps = 0;
+    for (size_t i = 0; st && s && i < n; i++) {
+        CHECK(s[i].stage >= 0 && s[i].stage < st->nstages && s[i].worker < st->workers);
+        CHECK(s[i].t0_ms <= s[i].t1_ms && s[i].t1_ms <= st->wall_ms + 1);
+        ps += s[i].stage == 1;
+    }
+    CHECK_MSG(st && ps == st->stages[1].tasks, "%zu ps slices, %llu tasks", ps,
+              st ? (unsigned long long)st->stages[1].tasks : 0);
+    gr_slice first;
+    CHECK(gr_journal_slices(g, &first, 1) == n && s && first.t0_ms == s[0].t0_ms);
+    free(s);
+    gr_graph_destroy(g);
+    g = chain_graph(&p, false);
+    CHECK(run(g, 2, false) == GR_OK && gr_journal_slices(g, NULL, 0) == 0);
+    gr_graph_destroy(g);
+}
+
 /* Whether every line's double quotes pair up once backslash escapes are taken out. */
 static bool dot_quotes_balanced(const char *dot)
 {
@@ -320,6 +350,7 @@ int main(void)
     RUN(test_journal_depths);
     RUN(test_json_escapes_names);
     RUN(test_dot_escapes_names);
+    RUN(test_journal_slices);
     RUN(test_dot_backward_per_binding);
     return check_finish();
 }

@@ -1,0 +1,79 @@
+/* render_opts.h — the command-line options that choose what a renderer program renders
+ * and how: scene, graph (-p, --graph, --set, --plugin and the renderer flags), size,
+ * camera, light, AOV, workers, scheduler, frames, memory limit. gramps-render and
+ * gramps-view take them alike; each program adds its own (outputs, window) around them.
+ *
+ * A program's getopt_long table starts with RO_LONG_OPTIONS and its short options with
+ * RO_SHORT_OPTIONS; every code ro_parse_one does not know is the program's. */
+#ifndef TOOLS_COMMON_RENDER_OPTS_H
+#define TOOLS_COMMON_RENDER_OPTS_H
+
+#include "scenes/scene.h"
+#include "shaders/color.h"
+#include "tools/common/render_graph.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct ro_options {
+    const char *prog;              /* the program's name, for messages */
+    const char *scene, *pipeline;
+    const char *scheduler;         /* NULL: GRAMPS_SCHEDULER, else gramps */
+    rg_options graph;              /* -p, --graph, --set, --plugin and the graph's flags */
+    int width, height, frames;
+    unsigned threads;              /* 0: all hardware threads */
+    size_t max_memory;             /* 0 until the scene is loaded: sc_load_opts_default's */
+    sh_aov aov;
+    bool quiet, verbose, have_camera, have_light;
+    float camera[10], light[3];
+} ro_options;
+
+/* Option codes above any character; a program numbers its own from RO_OPT_END. */
+enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES,
+       RO_OPT_SPP, RO_OPT_BOUNCES, RO_OPT_PARALLEL_RAST, RO_OPT_NO_COARSE_Z,
+       RO_OPT_SCHEDULER, RO_OPT_GRAPH, RO_OPT_SET, RO_OPT_PLUGIN, RO_OPT_MAX_MEMORY,
+       RO_OPT_END };
+
+#define RO_SHORT_OPTIONS "p:t:qv"
+#define RO_LONG_OPTIONS                                                                    \
+    {"pipeline", required_argument, 0, 'p'}, {"threads", required_argument, 0, 't'},      \
+    {"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},                      \
+    {"size", required_argument, 0, RO_OPT_SIZE},                                           \
+    {"camera", required_argument, 0, RO_OPT_CAMERA},                                       \
+    {"light", required_argument, 0, RO_OPT_LIGHT}, {"aov", required_argument, 0, RO_OPT_AOV}, \
+    {"frames", required_argument, 0, RO_OPT_FRAMES},                                       \
+    {"spp", required_argument, 0, RO_OPT_SPP},                                             \
+    {"bounces", required_argument, 0, RO_OPT_BOUNCES},                                     \
+    {"parallel-rast", no_argument, 0, RO_OPT_PARALLEL_RAST},                               \
+    {"no-coarse-z", no_argument, 0, RO_OPT_NO_COARSE_Z},                                   \
+    {"scheduler", required_argument, 0, RO_OPT_SCHEDULER},                                 \
+    {"graph", required_argument, 0, RO_OPT_GRAPH}, {"set", required_argument, 0, RO_OPT_SET}, \
+    {"plugin", required_argument, 0, RO_OPT_PLUGIN},                                       \
+    {"max-memory", required_argument, 0, RO_OPT_MAX_MEMORY}
+
+/* Defaults (teapot, raster, 1024x1024, frames 1) with room for argc --set and --plugin
+ * values. 0, or exit status 2 with a message when out of memory. */
+int ro_init(ro_options *o, const char *prog, int argc);
+void ro_free(ro_options *o);
+
+/* Applies one option. 0, 2 with a message naming `flag` for a bad value, or
+ * RO_NOT_MINE for a code that is not a shared option. */
+#define RO_NOT_MINE (-2)
+int ro_parse_one(ro_options *o, int c, const char *arg, const char *flag);
+
+/* "PROG: FLAG 'VALUE': WHY" on stderr; returns 2, the exit status of a bad flag. */
+int ro_bad_flag(const ro_options *o, const char *flag, const char *value, const char *why);
+
+/* The help lines of the shared options. */
+void ro_usage(FILE *out);
+
+/* Parses a camera as --camera takes it: 10 numbers, checked (sc_camera_problem). */
+int ro_parse_camera(ro_options *o, const char *arg, const char *flag);
+
+/* Loads the scene with --max-memory, applies --camera and --light and, when `flatten`,
+ * flattens it into g. 0, or exit status 1 with the message printed. */
+int ro_load_scene(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g);
+
+#endif
