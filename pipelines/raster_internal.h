@@ -27,6 +27,8 @@ typedef struct rsp_state {
     uint32_t batches;
     uint32_t replica, replicas;           /* IA: deals batches replica, replica + replicas, ... */
     bool coarse_z;                        /* coarse depth test on (and possible) */
+    bool any_order;                       /* depth-only pass: fragments in any order, ties
+                                             to the smaller primitive id (raster_pixels.c) */
     rast_cfg rc;
     const sh_raster_env *env;
     const sc_geometry *geo;

@@ -26,6 +26,8 @@ static inline float load_depth(const rsp_state *s, size_t at)
 static int depth_and_early_z(const rsp_state *s, frag_pkt *p, float *b1, float *b2,
                              uint8_t *ltri, uint8_t *live)
 {
+    /* in any order (the depth-only pass): a tie may still win on its primitive id */
+    const bool keep_ties = s->any_order;
     const uint32_t count = p->count;
     size_t width = (size_t)s->width;
     float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
@@ -33,7 +35,8 @@ static int depth_and_early_z(const rsp_state *s, frag_pkt *p, float *b1, float *
         rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
     int n = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (z[i] >= load_depth(s, p->y[i] * width + p->x[i])) {
+        float held = load_depth(s, p->y[i] * width + p->x[i]);
+        if (z[i] > held || (z[i] == held && !keep_ties)) {
             z[i] = INFINITY;                      /* dead: the OM skips it */
             continue;
         }
@@ -60,7 +63,8 @@ void rsp_ps_main(gr_ctx *c)
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
-/* A depth-only pass's PS: depth and early-Z, no shading. */
+/* A depth-only pass's PS: depth and early-Z, no shading. Its fragments may reach the
+ * OM in any order (see rsp_om_main), so equal depths are not killed here. */
 void rsp_zps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
@@ -115,9 +119,18 @@ static void update_touched(rsp_state *s, touched_blocks *t)
     t->packets = 0;
 }
 
-/* One instance per tile: depth test (less) and write, in primitive order, of the colour
- * (or, in a depth-only pass, of the visible primitive id + 1); then the coarse bounds of
- * the blocks it changed. */
+/* In the depth-only pass fragments arrive in any order, so the visible primitive of a
+ * pixel two primitives share at the same depth is the one with the smaller id, the ray
+ * tracer's rule for equal distances: the result does not depend on arrival order. */
+static bool depth_tie_wins(const rsp_state *s, const frag_pkt *p, uint32_t i, size_t at)
+{
+    uint32_t prim = p->tris[p->tri[i]].prim;
+    return s->vis[at] == 0 || prim + 1 < s->vis[at];
+}
+
+/* One instance per tile: depth test (less) and write of the colour, in primitive order;
+ * or, in the depth-only pass, in any order, of the visible primitive id + 1. Then the
+ * coarse bounds of the blocks it changed. */
 void rsp_om_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
@@ -132,7 +145,7 @@ void rsp_om_main(gr_ctx *c)
             size_t at = p->y[i] * width + p->x[i];
             float z = p->out.z[i];
             float old = load_depth(s, at);
-            if (z < old) {
+            if (z < old || (s->any_order && z == old && depth_tie_wins(s, p, i, at))) {
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);

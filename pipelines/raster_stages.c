@@ -57,8 +57,9 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* The depth-only pass's OM: writes the visible primitive instead of a colour. */
-static void *zom_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* The depth-only pass's PS and OM: fragments in any order, the OM writes the visible
+ * primitive instead of a colour (raster_pixels.c). */
+static void *zpass_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     rsp_state *s = raster_create(i, err);
     if (s && !(s->vis = pl_frame_vis(i->frame))) {
@@ -66,6 +67,7 @@ static void *zom_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer)");
         return NULL;
     }
+    if (s) s->any_order = true;
     return s;
 }
 
@@ -126,10 +128,10 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write in primitive order",
      GR_THREAD, true, om_ports, 1, tile_params, 2, rsp_om_main, raster_create, NULL, free},
     {"raster.zps", "depth-only pass: depth and early-Z, no shading", GR_SHADER, false, ps_ports,
-     2, NULL, 0, rsp_zps_main, raster_create, NULL, free},
+     2, NULL, 0, rsp_zps_main, zpass_create, NULL, free},
     {"raster.zom", "depth-only pass: depth test and write, visible primitive per pixel "
      "(visibility buffer)", GR_THREAD, true, zom_ports, 2, tile_params, 2, rsp_om_main,
-     zom_create, NULL, free},
+     zpass_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])
