@@ -85,10 +85,22 @@ sc_scene *sc_scene_new(const char *name)
     return s;
 }
 
+/* Room for element n of an array whose capacity is implicit: the next power of two at
+ * or above its count. Growing by one element at a time copied the whole array on every
+ * append where realloc cannot grow in place (ASan: 80k materials took minutes). */
+static bool room_for(void **arr, size_t n, size_t elem)
+{
+    if (n & (n - 1)) return true;                 /* n is not 0 nor a power of two */
+    void *q = realloc(*arr, (n ? 2 * n : 1) * elem);
+    if (!q) return false;
+    *arr = q;
+    return true;
+}
+
 #define APPEND(arr, n, item) do { \
-    void *q_ = realloc((arr), ((n) + 1) * sizeof *(arr)); \
-    if (!q_) return -1; \
-    (arr) = q_; (arr)[(n)] = (item); return (int)(n)++; } while (0)
+    void *a_ = (arr); \
+    if (!room_for(&a_, (n), sizeof *(arr))) return -1; \
+    (arr) = a_; (arr)[(n)] = (item); return (int)(n)++; } while (0)
 
 int sc_scene_add_mesh(sc_scene *s, const char *name, sc_mesh_builder *b)
 {
@@ -128,9 +140,9 @@ int sc_scene_add_material(sc_scene *s, const char *name, float r, float g, float
     m.specular = specular;
     m.specular_exponent = exponent;
     if (!s->material_names && !(s->material_names = calloc(1, sizeof *s->material_names))) return -1;
-    sc_material *grown = realloc(s->materials, (s->nmaterials + 1) * sizeof *grown);
-    if (!grown) return -1;
-    s->materials = grown;
+    void *arr = s->materials;
+    if (!room_for(&arr, s->nmaterials, sizeof *s->materials)) return -1;
+    sc_material *grown = s->materials = arr;
     grown[s->nmaterials] = m;
     if (!sc_name_index_add(s->material_names, grown, sizeof *grown, (uint32_t)s->nmaterials)) return -1;
     return (int)s->nmaterials++;
