@@ -13,31 +13,10 @@
 #include "pipelines/raytrace.h"
 #include "shaders/ray_shading.h"
 #include "tests/check.h"
+#include "tests/loaded_scene.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct loaded { sc_scene *s; sc_geometry g; rt_bvh *bvh; } loaded;
-
-static bool load(const char *name, loaded *l)
-{
-    char err[SC_ERR_MAX];
-    if (sc_load(name, &l->s, err) != 0) { fprintf(stderr, "  %s\n", err); return false; }
-    if (sc_flatten(l->s, &l->g, err) != 0) {
-        fprintf(stderr, "  %s\n", err);
-        sc_free(l->s);
-        return false;
-    }
-    l->bvh = rt_bvh_build(l->g.positions, l->g.indices, l->g.ntriangles, NULL);
-    return l->bvh != NULL;
-}
-
-static void unload(loaded *l)
-{
-    rt_bvh_free(l->bvh);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
-}
 
 /* Push-fed queues by name, with the most packets one task can start in them. */
 typedef struct push_bound { const char *queue; uint32_t m; } push_bound;

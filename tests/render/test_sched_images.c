@@ -7,6 +7,7 @@
 #include "pipelines/raster.h"
 #include "pipelines/raytrace.h"
 #include "tests/check.h"
+#include "tests/loaded_scene.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +16,6 @@
 #define H 72
 
 static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
-
-typedef struct loaded { sc_scene *s; sc_geometry g; rt_bvh *bvh; } loaded;
-
-static bool load(const char *name, loaded *l)
-{
-    char err[SC_ERR_MAX];
-    if (sc_load(name, &l->s, err) != 0) { fprintf(stderr, "  %s\n", err); return false; }
-    if (sc_flatten(l->s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); sc_free(l->s); return false; }
-    l->bvh = rt_bvh_build(l->g.positions, l->g.indices, l->g.ntriangles, NULL);
-    return l->bvh != NULL;
-}
-
-static void unload(loaded *l)
-{
-    rt_bvh_free(l->bvh);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
-}
 
 /* One frame of either pipeline into img; the finished graph, or NULL. */
 static gr_graph *frame(loaded *l, bool raster, bool prast, unsigned workers,
