@@ -27,13 +27,15 @@ typedef struct rsp_state {
     uint32_t batches;
     uint32_t replica, replicas;           /* IA: deals batches replica, replica + replicas, ... */
     bool coarse_z;                        /* coarse depth test on (and possible) */
-    bool any_order;                       /* depth-only pass: fragments in any order, ties
-                                             to the smaller primitive id (raster_pixels.c) */
+    bool any_order;                       /* fragments in any order, ties to the smaller
+                                             primitive id (raster_pixels.c) */
     rast_cfg rc;
     const sh_raster_env *env;
     const sc_geometry *geo;
-    uint32_t *color;                      /* width*height, written by OM instances */
-    uint32_t *vis;                        /* depth-only pass: visible primitive + 1 (or NULL) */
+    uint32_t *color;                      /* width*height, written by OM instances (NULL:
+                                             the depth-only pass) */
+    uint32_t *vis;                        /* visible primitive + 1 per pixel, kept when
+                                             fragments come in any order (else NULL) */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */

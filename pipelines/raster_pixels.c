@@ -119,18 +119,21 @@ static void update_touched(rsp_state *s, touched_blocks *t)
     t->packets = 0;
 }
 
-/* In the depth-only pass fragments arrive in any order, so the visible primitive of a
- * pixel two primitives share at the same depth is the one with the smaller id, the ray
- * tracer's rule for equal distances: the result does not depend on arrival order. */
+/* In any order (the depth-only pass, or the raster graph without Reorder) the fragment
+ * that wins a pixel two primitives share at the same depth is the one with the smaller
+ * id: primitive ids follow draw order, so this is exactly what the in-order depth test
+ * (less, first wins) keeps, and the ray tracer's rule for equal distances. The result
+ * does not depend on arrival order. */
 static bool depth_tie_wins(const rsp_state *s, const frag_pkt *p, uint32_t i, size_t at)
 {
     uint32_t prim = p->tris[p->tri[i]].prim;
     return s->vis[at] == 0 || prim + 1 < s->vis[at];
 }
 
-/* One instance per tile: depth test (less) and write of the colour, in primitive order;
- * or, in the depth-only pass, in any order, of the visible primitive id + 1. Then the
- * coarse bounds of the blocks it changed. */
+/* One instance per tile: depth test (less) and write of the colour, in primitive order,
+ * or in any order with ties to the smaller primitive id; the depth-only pass writes the
+ * visible primitive id + 1 instead of a colour. Then the coarse bounds of the blocks it
+ * changed. */
 void rsp_om_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
@@ -149,8 +152,8 @@ void rsp_om_main(gr_ctx *c)
                 uint32_t bits;
                 memcpy(&bits, &z, sizeof bits);
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
-                if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;   /* depth-only pass */
-                else s->color[at] = p->out.rgba[i];
+                if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;
+                if (s->color) s->color[at] = p->out.rgba[i];
                 if (coarse_z) {
                     if (old == FLT_MAX) rsp_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);

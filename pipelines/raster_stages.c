@@ -57,17 +57,32 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* The depth-only pass's PS and OM: fragments in any order, the OM writes the visible
- * primitive instead of a colour (raster_pixels.c). */
-static void *zpass_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
+ * pixel's current primitive for (raster_pixels.c). */
+static rsp_state *any_order(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_create(i, err);
-    if (s && !(s->vis = pl_frame_vis(i->frame))) {
+    if (s && !(s->vis = pl_frame_vis(f))) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer)");
         return NULL;
     }
     if (s) s->any_order = true;
+    return s;
+}
+
+/* The PS and OM: in any order when the graph asks for it (no Reorder before them). */
+static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = raster_create(i, err);
+    return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
+}
+
+/* The depth-only pass's PS and OM: in any order, and the OM writes the visible primitive
+ * instead of a colour. */
+static void *zpass_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = any_order(raster_create(i, err), i->frame, err);
+    if (s) s->color = NULL;
     return s;
 }
 
@@ -86,7 +101,9 @@ static const cp_format formats[] = {
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
 static const cp_param tile_params[] = {
     {"tile", CP_INT, "64", 8, 256, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
-    {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"}};
+    {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
+    {"any_order", CP_BOOL, "false", 0, 0, "fragments arrive in any order: equal depths go to the "
+     "smaller primitive id (the same image as in draw order)"}};
 
 static const cp_port ia_ports[] = {{"out", GR_BIND_OUTPUT, "raster.batch", NULL}};
 static const cp_port vs_ports[] = {{"in", GR_BIND_INPUT, "raster.batch", NULL},
@@ -95,7 +112,8 @@ static const cp_port reorder_ports[] = {{"in", GR_BIND_INPUT, "raster.primitives
                                         {"out", GR_BIND_OUTPUT, "raster.primitives", "in draw order"}};
 static const cp_port rast_ports[] = {
     {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
-    {"out", GR_BIND_OUTPUT, "raster.fragments", "keyed by tile; heads the ordered chain to the OM"}};
+    {"out", GR_BIND_OUTPUT, "raster.fragments", "keyed by tile (an ordered chain to the OM in "
+     "raster-ordered.graph)"}};
 static const cp_port setup_bin_ports[] = {
     {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
     {"out", GR_BIND_OUTPUT, "raster.binned", "a queue set with a subqueue per tile"}};
@@ -104,7 +122,7 @@ static const cp_port tile_rast_ports[] = {{"in", GR_BIND_INPUT, "raster.binned",
 static const cp_port ps_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments", NULL},
                                    {"out", GR_BIND_INPLACE, "raster.fragments", "shaded, same packet"}};
 static const cp_port om_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
-                                    "a queue set with a subqueue per tile, ordered"}};
+                                    "a queue set with a subqueue per tile"}};
 static const cp_port zom_ports[] = {
     {"in", GR_BIND_INPUT, "raster.fragments", "a queue set with a subqueue per tile, ordered"},
     {"done", GR_BIND_OUTPUT, "pl.signal", "never written: closes when the pass is finished"}};
@@ -124,9 +142,10 @@ static const cp_stage_type stages[] = {
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
      tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, raster_create, NULL, free},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, NULL, 0, rsp_ps_main, raster_create, NULL, free},
-    {"raster.om", "output merger of one tile: depth test and write in primitive order",
-     GR_THREAD, true, om_ports, 1, tile_params, 2, rsp_om_main, raster_create, NULL, free},
+     ps_ports, 2, tile_params + 2, 1, rsp_ps_main, pixel_create, NULL, free},
+    {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
+     "any order with ties to the smaller primitive id)",
+     GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, pixel_create, NULL, free},
     {"raster.zps", "depth-only pass: depth and early-Z, no shading", GR_SHADER, false, ps_ports,
      2, NULL, 0, rsp_zps_main, zpass_create, NULL, free},
     {"raster.zom", "depth-only pass: depth test and write, visible primitive per pixel "

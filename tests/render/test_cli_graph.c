@@ -12,15 +12,19 @@
 
 static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
 
-/* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers. */
+/* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers;
+ * so do raster.graph and the thesis' ordered graph. */
 static void test_builtin_equals_graph_file(void)
 {
     static const char *const cases[][3] = {
         {"-p raster", "pipelines/graphs/raster.graph", "courtyard"},
         {"-p raster --parallel-rast", "pipelines/graphs/raster-parallel.graph", "teapot"},
         {"-p raytrace", "pipelines/graphs/raytrace.graph", "cornell"},
+        /* fragments in any order, ties to the smaller primitive id: the draw-order image */
+        {"-p raster", "pipelines/graphs/raster-ordered.graph", "fairy"},
+        {"-p raster --aov primid", "pipelines/graphs/raster-ordered.graph --aov primid", "courtyard"},
     };
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 5; c++) {
         char a[300], b[300], args[1024];
         snprintf(a, sizeof a, "%s/builtin-%d.png", dir, c);
         snprintf(args, sizeof args, "-q --size 96x64 -t 1 %s -o %s %s", cases[c][0], a, cases[c][2]);
@@ -32,6 +36,31 @@ static void test_builtin_equals_graph_file(void)
             CHECK_MSG(run(args) == 0, "%s: %s", args, out);
             CHECK_MSG(same_files(a, b), "%s vs --graph %s at %d workers", cases[c][0], cases[c][1], t);
         }
+    }
+}
+
+/* 200 copies of one triangle at exactly the same depth, dealt to different IA/VS/Rast
+ * groups: whichever arrives first, the visible one must be the first drawn (primitive
+ * 0), as the thesis' ordered graph gives. */
+static void test_equal_depths_in_draw_order(void)
+{
+    char obj[300], a[300], b[300], args[1024];
+    snprintf(obj, sizeof obj, "%s/ties.obj", dir);
+    FILE *f = fopen(obj, "w");
+    if (!f) { CHECK(0); return; }
+    fprintf(f, "v -1 -1 0\nv 1 -1 0\nv 0 1 0\n");
+    for (int i = 0; i < 200; i++) fprintf(f, "f 1 2 3\n");
+    fclose(f);
+    snprintf(a, sizeof a, "%s/ties-ordered.png", dir);
+    snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t 1 --graph "
+             "pipelines/graphs/raster-ordered.graph -o %s %s", a, obj);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    for (int t = 1; t <= 3; t++) {
+        snprintf(b, sizeof b, "%s/ties-%d.png", dir, t);
+        snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t %d --set graph.batch=8 "
+                 "-o %s %s", t, b, obj);
+        CHECK_MSG(run(args) == 0, "%s", out);
+        CHECK_MSG(same_files(a, b), "equal depths at %d workers: not the first drawn", t);
     }
 }
 
@@ -115,6 +144,7 @@ int main(int argc, char **argv)
     find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_builtin_equals_graph_file);
+    RUN(test_equal_depths_in_draw_order);
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
     RUN(test_graph_errors);
