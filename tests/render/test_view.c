@@ -99,8 +99,10 @@ static bool camera_moved(const char *s)
 /* Under ASan, X11's libraries (libdbus, loaded and unloaded by SDL) leave allocations
  * at exit that LeakSanitizer reports without a stack to suppress by: this run checks
  * memory errors only, the headless runs (same code but the video driver) check leaks. */
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__)
 #define X11_ENV "ASAN_OPTIONS=detect_leaks=0"
+#elif defined(__SANITIZE_THREAD__)
+#define X11_ENV "TSAN_OPTIONS=\"$TSAN_OPTIONS suppressions=tests/sanitizer/mesa-tsan.supp\""
 #else
 #define X11_ENV ""
 #endif
