@@ -159,8 +159,8 @@ int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX]);
  *                    variable that values elsewhere use as $name
  *   [queue NAME]     format, capacity, elements, ordered, subqueues, dynamic_keys,
  *                    max_keys, replicate
- *   [stage NAME]     type, replicate, priority, PORT = QUEUE for every port, and the
- *                    type's parameters
+ *   [stage NAME]     type, replicate, priority, fifo (a Shader's tasks oldest first),
+ *                    PORT = QUEUE for every port, and the type's parameters
  * A value `$name` is the [graph] setting `name`, or else a variable the program
  * supplies (cp_vars). A replicated stage or queue NAME becomes NAME-0 .. NAME-(n-1); a
  * replicated stage's port bound to a queue replicated as often binds copy k to copy k,

@@ -31,6 +31,7 @@ typedef struct inst_stage {
     void *state;
     bool created;
     int64_t priority;
+    bool fifo;
 } inst_stage;
 
 struct cp_instance {
@@ -194,7 +195,8 @@ static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char 
     int idx;
     for (int i = 0; i < sec->n; i++) {
         const char *k = sec->settings[i].key;
-        if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority")) continue;
+        if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority") ||
+            !strcmp(k, "fifo")) continue;
         if (find_port(t, k) || find_param(t, k, &idx)) continue;
         return cp_fail(err, "%s: %s: type '%s' has no port or parameter '%s' (--list-stages "
                        "shows its ports and parameters)", sec->settings[i].where,
@@ -287,7 +289,8 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->params = calloc((size_t)t->nparams + 1, sizeof *st->params);
     st->port_queue = calloc((size_t)t->nports + 1, sizeof *st->port_queue);
     if (!st->params || !st->port_queue) return cp_fail(err, "out of memory");
-    if (int_of(in, sec, "priority", 0, -1000000, 1000000, &st->priority, err)) return -1;
+    if (int_of(in, sec, "priority", 0, -1000000, 1000000, &st->priority, err) ||
+        bool_of(in, sec, "fifo", &st->fifo, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
     for (int i = 0; i < t->nports; i++) {
@@ -385,7 +388,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         const cp_stage_type *t = st->init.type;
         int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
                                                .user = st->state, .instanced = t->instanced,
-                                               .priority = (int)st->priority});
+                                               .priority = (int)st->priority, .fifo = st->fifo});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)
             if (gr_bind(g, id, t->ports[p].mode, in->queues[st->port_queue[p]].id) < 0)

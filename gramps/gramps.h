@@ -82,6 +82,8 @@ typedef struct gr_stage_desc {
     size_t config_bytes;
     bool instanced;                /* Thread: one instance per subqueue of its input set */
     int priority;                  /* 0 = derived from the graph; else overrides (higher runs first) */
+    bool fifo;                     /* Shader: run its tasks oldest first, as in an ordered chain
+                                      (e.g. a PS whose early-Z wants the OM close behind) */
 } gr_stage_desc;
 
 typedef enum gr_bind_mode {

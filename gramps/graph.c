@@ -144,6 +144,7 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     s->id = g->nstages;
     memcpy(s->name, name, sizeof name);
     s->d = *d;
+    s->fifo = d->fifo;
     s->d.name = s->name;
     if (d->config_bytes) {
         s->config = malloc(d->config_bytes);

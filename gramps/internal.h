@@ -267,7 +267,7 @@ struct gr_stage_rt {
     int rank;                         /* priority order: 0 = lowest priority */
     int deque;                        /* index of its tasks' deque in each worker (policy's) */
     int comp;
-    bool fifo;                        /* intermediate stage of an ordered chain */
+    bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;
     gr_spin inst_lock;
     gr_inst *instances;

@@ -1,22 +1,22 @@
-/* raster.h — rsp_render: the Direct3D-like rasterization graph run for one frame with an
- * rsp_config's settings (pipelines/graphs/raster.graph; the stages are raster_stages.c):
+/* raster.h — the Direct3D-like sort-last rasterization pipeline as a GRAMPS graph
+ * (thesis Fig. 4.1):
  *
- *   IA[g] -> VS[g] -> Rast[g] -> PS -> OM[tile]     (g = 0..groups-1)
+ *   IA[g] -> VS[g]  (g = 0..groups-1, batches dealt round-robin, carrying sequence numbers)
+ *        \-> Reorder -> Rast -> PS -> OM[tile]
  *
- * IA groups are Thread stages dealing batches of triangles round-robin; the VS (Shader)
- * transforms, clip-tests and sets up its triangles (rasterizer/); each group's Rast, a
+ * IA groups are Thread stages; the VS (Shader) transforms, clip-tests and sets up its
+ * triangles (rasterizer/); Reorder, a Thread singleton, restores draw order; Rast, a
  * Fixed-function stage, walks the tiles each triangle touches, skips what the coarse
  * depth test hides and finds covered pixels; the PS (Shader) computes depth and weights,
  * tests early-Z and shades; the OM, a Thread stage instanced once per framebuffer tile
- * through a queue set, depth-tests and writes. Fragments reach an OM in any order; its
- * test keeps the nearest and, among equal depths, the smaller primitive id, which is
- * what draw order keeps, so the image is bit-identical for any number of workers and to
- * the thesis' ordered graph (raster-ordered.graph: Reorder, one Rast, an ordered chain).
+ * through a queue set, depth-tests and writes. Rast -> PS -> OM is an ordered chain: the
+ * OM subqueue of a tile is a reorder buffer, so fragments are depth-tested and written
+ * in strict primitive order within each tile and the image is bit-identical for any
+ * number of workers.
  *
- * With parallel_rast the ordered variant with Rast split runs (raster-parallel.graph): a
- * Setup/Bin singleton sends each set-up triangle to every tile it touches through a
- * queue set; a Rast stage instanced per tile rasterizes its tile and leads the ordered
- * chain for that tile. */
+ * With parallel_rast, Rast is split: a Setup/Bin singleton sends each set-up triangle to
+ * every tile it touches through a queue set; a Rast stage instanced per tile rasterizes
+ * its tile and leads the ordered chain for that tile. */
 #ifndef PIPELINES_RASTER_H
 #define PIPELINES_RASTER_H
 

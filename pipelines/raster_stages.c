@@ -112,8 +112,8 @@ static const cp_port reorder_ports[] = {{"in", GR_BIND_INPUT, "raster.primitives
                                         {"out", GR_BIND_OUTPUT, "raster.primitives", "in draw order"}};
 static const cp_port rast_ports[] = {
     {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
-    {"out", GR_BIND_OUTPUT, "raster.fragments", "keyed by tile (an ordered chain to the OM in "
-     "raster-ordered.graph)"}};
+    {"out", GR_BIND_OUTPUT, "raster.fragments", "keyed by tile; heads the ordered chain to the "
+     "OM (raster.graph)"}};
 static const cp_port setup_bin_ports[] = {
     {"in", GR_BIND_INPUT, "raster.primitives", "in draw order"},
     {"out", GR_BIND_OUTPUT, "raster.binned", "a queue set with a subqueue per tile"}};

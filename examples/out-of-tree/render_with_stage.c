@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* In place, so the packet keeps its tile key. Fragments the PS killed by early-Z
- * (z = INFINITY) are skipped by the OM and left alone here. */
+/* In place, so the packet keeps its tile key and its place in primitive order. Fragments
+ * the PS killed by early-Z (z = INFINITY) are skipped by the OM and left alone here. */
 static void invert_main(gr_ctx *c)
 {
     frag_pkt *p = gr_input(c, NULL);
@@ -22,11 +22,11 @@ static const cp_port invert_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
 static const cp_stage_type invert = {.name = "example.invert", .kind = GR_SHADER,
     .ports = invert_ports, .nports = 2, .main = invert_main};
 
-/* rast -> fragments -> ps -> shaded -> invert -> tiles -> om (fragments in any order:
- * raster.graph); shaded holds one fragment packet per ps task like fragments does. */
+/* rast -> fragments -> ps -> shaded -> invert -> tiles -> om: one ordered chain, two
+ * Shaders; shaded holds one fragment packet per ps task like fragments does. */
 static const char *const edits[][3] = {
     {"queue shaded", "format", "raster.fragments"}, {"queue shaded", "capacity", "64"},
-    {"stage ps", "out", "shaded"},
+    {"queue shaded", "ordered", "true"}, {"stage ps", "out", "shaded"},
     {"stage invert", "type", "example.invert"}, {"stage invert", "in", "shaded"},
     {"stage invert", "out", "tiles"}};
 

@@ -13,7 +13,7 @@
 static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
 
 /* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers;
- * so do raster.graph and the thesis' ordered graph. */
+ * so do raster.graph (the thesis' ordered graph) and raster-any-order.graph. */
 static void test_builtin_equals_graph_file(void)
 {
     static const char *const cases[][3] = {
@@ -21,8 +21,8 @@ static void test_builtin_equals_graph_file(void)
         {"-p raster --parallel-rast", "pipelines/graphs/raster-parallel.graph", "teapot"},
         {"-p raytrace", "pipelines/graphs/raytrace.graph", "cornell"},
         /* fragments in any order, ties to the smaller primitive id: the draw-order image */
-        {"-p raster", "pipelines/graphs/raster-ordered.graph", "fairy"},
-        {"-p raster --aov primid", "pipelines/graphs/raster-ordered.graph --aov primid", "courtyard"},
+        {"-p raster", "pipelines/graphs/raster-any-order.graph", "fairy"},
+        {"-p raster --aov primid", "pipelines/graphs/raster-any-order.graph --aov primid", "courtyard"},
     };
     for (int c = 0; c < 5; c++) {
         char a[300], b[300], args[1024];
@@ -53,12 +53,12 @@ static void test_equal_depths_in_draw_order(void)
     fclose(f);
     snprintf(a, sizeof a, "%s/ties-ordered.png", dir);
     snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t 1 --graph "
-             "pipelines/graphs/raster-ordered.graph -o %s %s", a, obj);
+             "pipelines/graphs/raster.graph -o %s %s", a, obj);
     CHECK_MSG(run(args) == 0, "%s", out);
     for (int t = 1; t <= 3; t++) {
         snprintf(b, sizeof b, "%s/ties-%d.png", dir, t);
         snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t %d --set graph.batch=8 "
-                 "-o %s %s", t, b, obj);
+                 "--graph pipelines/graphs/raster-any-order.graph -o %s %s", t, b, obj);
         CHECK_MSG(run(args) == 0, "%s", out);
         CHECK_MSG(same_files(a, b), "equal depths at %d workers: not the first drawn", t);
     }
