@@ -346,14 +346,13 @@ static int expand(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
-static const char *const graph_launch_keys[] = {"low_watermark", NULL};
-
+/* The one [graph] setting the runtime reads; every other is a variable for $name values. */
 static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
 {
     const cp_section *sec = cp_section_find(in->desc, CP_SEC_GRAPH, NULL);
     if (!sec) return 0;
     int64_t wm;
-    if (int_of(in, sec, graph_launch_keys[0], 0, 0, 1 << 24, &wm, err)) return -1;
+    if (int_of(in, sec, "low_watermark", 0, 0, 1 << 24, &wm, err)) return -1;
     in->low_watermark = (uint32_t)wm;
     return 0;
 }

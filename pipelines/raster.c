@@ -33,8 +33,9 @@ static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
 }
 
 /* The config's settings as overrides of the built-in graph. */
-static int apply_config(cp_graph *g, const rsp_config *c, char err[CP_ERR_MAX])
+static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
 {
+    const rsp_config *c = config;
     char v[6][32];
     snprintf(v[0], 32, "%d", c->tile);
     snprintf(v[1], 32, "%d", c->batch);
@@ -50,20 +51,6 @@ static int apply_config(cp_graph *g, const rsp_config *c, char err[CP_ERR_MAX])
            cp_put(g, "graph", "coarse_z", v[5], w, err);
 }
 
-static gr_graph *render(cp_graph *g, pl_frame *f, const rsp_config *cfg, uint8_t *rgba,
-                        rsp_counts *counts, char err[CP_ERR_MAX])
-{
-    gr_launch_opts o = cfg->launch;
-    o.workers = cfg->workers;
-    gr_graph *result = pl_render_frame(g, f, &o, err);
-    if (!result) return NULL;
-    memcpy(rgba, pl_frame_image(f), (size_t)f->width * f->height * 4);
-    if (counts)
-        *counts = (rsp_counts){f->data->geo->ntriangles, pl_frame_count(f, "triangles_rasterized"),
-                               pl_frame_count(f, "fragments_shaded"), pl_frame_count(f, "coarse_z_culled")};
-    return result;
-}
-
 gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
                      uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX])
 {
@@ -72,18 +59,20 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
     pl_scene_data data;
     pl_scene_data_init(&data, scene, geo);
     pl_frame f;
-    cp_registry *r = pl_registry_new(why);
-    cp_graph *g = r ? cp_graph_new(r) : NULL;
-    const char *name = cfg->parallel_rast ? "raster-parallel" : "raster";
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
     gr_graph *result = NULL;
-    if (g && !cp_graph_load_text(g, pl_builtin_graph(name), name, why) &&
-        !apply_config(g, cfg, why) && pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
-        result = render(g, &f, cfg, rgba, counts, why);
+    if (pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
+        result = pl_render_builtin(cfg->parallel_rast ? "raster-parallel" : "raster", apply_config,
+                                   cfg, &f, &o, why);
+        if (result) memcpy(rgba, pl_frame_image(&f), (size_t)f.width * f.height * 4);
+        if (result && counts)
+            *counts = (rsp_counts){geo->ntriangles, pl_frame_count(&f, "triangles_rasterized"),
+                                   pl_frame_count(&f, "fragments_shaded"),
+                                   pl_frame_count(&f, "coarse_z_culled")};
         pl_frame_free(&f);
     }
-    if (!result) snprintf(err, SC_ERR_MAX, "raster: %.490s", r ? why : "out of memory");
-    cp_graph_free(g);
-    cp_registry_free(r);
+    if (!result) snprintf(err, SC_ERR_MAX, "raster: %.490s", why);
     pl_scene_data_free(&data);
     return result;
 }

@@ -17,61 +17,59 @@ static inline float load_depth(const rsp_state *s, size_t at)
     return z;
 }
 
-/* Depth and weights of every covered pixel (rs_weights; a loop over the packet), then
- * early-Z: a fragment at or behind the depth the OM holds gets z = +inf (the OM skips
- * it). Within a tile the OM applies primitives in order, so the depth it holds comes only
- * from primitives before this fragment's; a fragment at or behind it would fail the OM's
- * test anyway. Skipping it cannot change the image, only the work. Returns how many
- * fragments live, their indices in live[] and their weights in b1/b2 (packed). */
-static int depth_and_early_z(const rsp_state *s, frag_pkt *p, float *b1, float *b2,
-                             uint8_t *ltri, uint8_t *live)
+/* Early-Z over a packet whose depths z[] are computed: a fragment behind the depth the
+ * OM holds (or at it, when fragments come in draw order) gets z = +inf, which the OM
+ * skips. In draw order the OM's depth comes only from primitives before this fragment's,
+ * which it would fail against anyway; in any order a tie may still win on its primitive
+ * id. Skipping cannot change the image, only the work. Writes the depths over the edge
+ * values (no longer needed) and returns how many fragments live, their indices in live[]. */
+static int early_z(const rsp_state *s, frag_pkt *p, float *z, uint8_t *live)
 {
-    /* in any order (the depth-only pass): a tie may still win on its primitive id */
-    const bool keep_ties = s->any_order;
-    const uint32_t count = p->count;
     size_t width = (size_t)s->width;
-    float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
-    for (uint32_t i = 0; i < count; i++)
-        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
     int n = 0;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < p->count; i++) {
         float held = load_depth(s, p->y[i] * width + p->x[i]);
-        if (z[i] > held || (z[i] == held && !keep_ties)) {
-            z[i] = INFINITY;                      /* dead: the OM skips it */
-            continue;
-        }
-        b1[n] = w1[i];
-        b2[n] = w2[i];
-        ltri[n] = p->tri[i];
-        live[n++] = (uint8_t)i;
+        if (z[i] > held || (z[i] == held && !s->any_order)) z[i] = INFINITY;
+        else live[n++] = (uint8_t)i;
     }
-    memcpy(p->out.z, z, count * sizeof *z);       /* the edge values are no longer needed */
+    memcpy(p->out.z, z, p->count * sizeof *z);
     return n;
 }
 
-/* Early-Z, then one kernel call shades the survivors. */
+/* Depth and weights of every covered pixel (rs_weights; a loop over the packet that
+ * vectorizes), early-Z, then one kernel call shades the survivors. */
 void rsp_ps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
+    float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
     float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
     uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
     uint32_t rgba[FRAGS_PER_PACKET];
-    int n = depth_and_early_z(s, p, lb1, lb2, ltri, live);
+    for (uint32_t i = 0; i < p->count; i++)
+        rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
+    int n = early_z(s, p, z, live);
+    for (int k = 0; k < n; k++) {
+        lb1[k] = w1[live[k]];
+        lb2[k] = w2[live[k]];
+        ltri[k] = p->tri[live[k]];
+    }
     if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
-/* A depth-only pass's PS: depth and early-Z, no shading. Its fragments may reach the
- * OM in any order (see rsp_om_main), so equal depths are not killed here. */
+/* A depth-only pass's PS: depth (without the weights nothing here would use) and
+ * early-Z, no shading. Its fragments may reach the OM in any order (see rsp_om_main). */
 void rsp_zps_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
-    float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
-    uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
-    depth_and_early_z(s, p, lb1, lb2, ltri, live);
+    float z[FRAGS_PER_PACKET];
+    uint8_t live[FRAGS_PER_PACKET];
+    for (uint32_t i = 0; i < p->count; i++)
+        z[i] = rs_depth(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i]);
+    early_z(s, p, z, live);
 }
 
 /* The blocks of one tile whose depths changed since their bounds were last recomputed.

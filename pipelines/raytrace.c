@@ -35,8 +35,9 @@ static bool check_config(const rtp_config *c, char err[SC_ERR_MAX])
 }
 
 /* The config's settings as overrides of the built-in graph. */
-static int apply_config(cp_graph *g, const rtp_config *c, char err[CP_ERR_MAX])
+static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
 {
+    const rtp_config *c = config;
     char v[6][32];
     snprintf(v[0], 32, "%d", c->spp);
     snprintf(v[1], 32, "%d", c->bounces);
@@ -61,25 +62,19 @@ gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh
     pl_scene_data_init(&data, scene, geo);
     pl_scene_data_set_bvh(&data, bvh);
     pl_frame f;
-    cp_registry *r = pl_registry_new(why);
-    cp_graph *g = r ? cp_graph_new(r) : NULL;
-    gr_graph *result = NULL;
-    if (g && !cp_graph_load_text(g, pl_builtin_graph("raytrace"), "raytrace", why) &&
-        !apply_config(g, cfg, why) && pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
-        gr_launch_opts o = cfg->launch;
+    gr_launch_opts o = cfg->launch;
     o.workers = cfg->workers;
-        result = pl_render_frame(g, &f, &o, why);
-        if (result) {
-            memcpy(rgba, pl_frame_image(&f), (size_t)cfg->width * cfg->height * 4);
-            if (counts) *counts = (rtp_counts){pl_frame_count(&f, "rays.primary"),
-                                               pl_frame_count(&f, "rays.shadow"),
-                                               pl_frame_count(&f, "rays.secondary")};
-        }
+    gr_graph *result = NULL;
+    if (pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
+        result = pl_render_builtin("raytrace", apply_config, cfg, &f, &o, why);
+        if (result) memcpy(rgba, pl_frame_image(&f), (size_t)f.width * f.height * 4);
+        if (result && counts)
+            *counts = (rtp_counts){pl_frame_count(&f, "rays.primary"),
+                                   pl_frame_count(&f, "rays.shadow"),
+                                   pl_frame_count(&f, "rays.secondary")};
         pl_frame_free(&f);
     }
-    if (!result) snprintf(err, SC_ERR_MAX, "raytrace: %.490s", r ? why : "out of memory");
-    cp_graph_free(g);
-    cp_registry_free(r);
+    if (!result) snprintf(err, SC_ERR_MAX, "raytrace: %.490s", why);
     pl_scene_data_free(&data);
     return result;
 }

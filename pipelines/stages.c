@@ -102,3 +102,19 @@ gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *la
     cp_instance_free(in);
     return result;
 }
+
+gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl_frame *frame,
+                            const gr_launch_opts *launch, char err[CP_ERR_MAX])
+{
+    cp_registry *r = pl_registry_new(err);
+    cp_graph *g = r ? cp_graph_new(r) : NULL;
+    const char *text = pl_builtin_graph(name);
+    gr_graph *result = NULL;
+    if (r && !g) snprintf(err, CP_ERR_MAX, "out of memory");
+    else if (g && !text) snprintf(err, CP_ERR_MAX, "no built-in graph '%s'", name);
+    else if (g && !cp_graph_load_text(g, text, name, err) && !put(g, cfg, err))
+        result = pl_render_frame(g, frame, launch, err);
+    cp_graph_free(g);
+    cp_registry_free(r);
+    return result;
+}

@@ -42,4 +42,11 @@ cp_vars pl_vars(pl_vars_ctx *ctx);
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX]);
 
+/* The same for the built-in graph `name` with a program's settings applied first by
+ * put(g, cfg), as `--set` would apply them (rsp_render and rtp_render pass their
+ * configs this way). */
+typedef int (*pl_put_fn)(cp_graph *g, const void *cfg, char err[CP_ERR_MAX]);
+gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl_frame *frame,
+                            const gr_launch_opts *launch, char err[CP_ERR_MAX]);
+
 #endif

@@ -67,15 +67,29 @@ static inline void rs_interp_of(const rs_setup *s, rs_interp *out)
     }
 }
 
-/* Window depth (0 near .. 1 far) and the perspective-correct weights of vertices 1 and
- * 2 at a covered pixel: barycentrics from the exact edge values, in double. Inline and
- * branch-free so a loop over a packet's fragments vectorizes. */
+/* Window depth (0 near .. 1 far) at a covered pixel from the screen barycentrics l0, l1
+ * (and 1 - l0 - l1): the one formula rs_depth and rs_weights share, so both give the
+ * same bits. */
+static inline float rs_depth_at(const rs_interp *ip, double l0, double l1, double l2)
+{
+    return (float)(l0 * ip->z[0] + l1 * ip->z[1] + l2 * ip->z[2]);
+}
+
+/* Window depth at a covered pixel: barycentrics from the exact edge values, in double. */
+static inline float rs_depth(const rs_interp *ip, int64_t e0, int64_t e1)
+{
+    double l0 = (double)e0 / ip->area, l1 = (double)e1 / ip->area;
+    return rs_depth_at(ip, l0, l1, 1.0 - l0 - l1);
+}
+
+/* The depth and the perspective-correct weights of vertices 1 and 2 at a covered pixel.
+ * Inline and branch-free so a loop over a packet's fragments vectorizes. */
 static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float *z, float *b1,
                               float *b2)
 {
     double l0 = (double)e0 / ip->area, l1 = (double)e1 / ip->area;
     double l2 = 1.0 - l0 - l1;
-    *z = (float)(l0 * ip->z[0] + l1 * ip->z[1] + l2 * ip->z[2]);
+    *z = rs_depth_at(ip, l0, l1, l2);
     double p0 = l0 * ip->inv_w[0], p1 = l1 * ip->inv_w[1], p2 = l2 * ip->inv_w[2];
     double sum = p0 + p1 + p2;
     *b1 = (float)(p1 / sum);
