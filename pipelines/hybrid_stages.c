@@ -14,7 +14,7 @@
 
 #include "pipelines/raytrace_packets.h"
 #include "raytracer/bvh_traverse.h"
-#include "raytracer/tri_intersect.h"
+#include "raytracer/tri_each.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,39 +45,53 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* The hit of ray r on primitive prim alone; false when it misses it. */
-static bool hit_on(const visible_state *s, const rt_ray *r, uint32_t prim, rt_hit *h)
+/* The rays of a packet that the raster pass saw a primitive for, tested against it. */
+typedef struct own_tests {
+    rt_each_rays rays;
+    uint32_t ray_of[RT_EACH_MAX];         /* lane -> index in the packet */
+} own_tests;
+
+/* Rays that miss their primitive (a jittered sample off the pixel centre, an edge the
+ * two methods resolve differently) are traced like the ray tracer's. Returns how many
+ * hits came from the raster pass. */
+static uint32_t run_own_tests(const visible_state *s, own_tests *o, rtp_ray *rays)
 {
-    const uint32_t *idx = s->geo->indices + 3 * (size_t)prim;
-    const float *p = s->geo->positions;
-    rt_wtray w;
-    rt_wtray_init(&w, r->org, r->dir);
-    if (!rt_tri_intersect(&w, p + 3 * (size_t)idx[0], p + 3 * (size_t)idx[1],
-                          p + 3 * (size_t)idx[2], r->tmin, r->tmax, &h->t, &h->u, &h->v))
-        return false;
-    h->prim = prim;
-    return true;
+    float t[RT_EACH_MAX], u[RT_EACH_MAX], v[RT_EACH_MAX];
+    uint8_t hit[RT_EACH_MAX];
+    rt_intersect_each(s->geo->positions, s->geo->indices, &o->rays, t, u, v, hit);
+    uint32_t raster = 0;
+    for (int k = 0; k < o->rays.n; k++) {
+        rtp_ray *r = &rays[o->ray_of[k]];
+        if (hit[k]) r->hit = (rt_hit){t[k], u[k], v[k], o->rays.prim[k]};
+        else rt_intersect1(s->bvh, &r->ray, &r->hit);
+        raster += hit[k];
+    }
+    o->rays.n = 0;
+    return raster;
 }
 
-/* The primary hit of sample smp: from the visibility buffer, else traced. Returns true
- * when it came from the raster pass. Where nothing was rasterized the ray is not made
- * at all: Shade reads only the weight of a miss. */
-static bool primary_hit(const visible_state *s, const rtp_sample *smp, rtp_ray *r)
+/* Sample smp's primary ray. Where nothing was rasterized the ray is not made at all
+ * (Shade reads only the weight of a miss); elsewhere it joins the tests against the
+ * visible primitive. Returns 1 for a background sample (its miss is the raster's). */
+static uint32_t primary_ray(const visible_state *s, const rtp_sample *smp, rtp_ray *r,
+                            uint32_t index, own_tests *o)
 {
     const pl_frame *f = s->frame;
     uint32_t seen = s->vis[smp->pixel];
     if (seen == 0) {
         memset(&r->ray, 0, sizeof r->ray);
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
-        return true;
+        return 1;
     }
     memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
-    if (hit_on(s, &r->ray, seen - 1, &r->hit)) return true;
-    rt_intersect1(s->bvh, &r->ray, &r->hit);
-    return false;
+    int k = o->rays.n++;
+    for (int a = 0; a < 3; a++) o->rays.dir[a][k] = r->ray.dir[a];
+    o->rays.prim[k] = seen - 1;
+    o->ray_of[k] = index;
+    return 0;
 }
 
 static void visible_main(gr_ctx *c)
@@ -87,13 +101,20 @@ static void visible_main(gr_ctx *c)
     uint32_t n = gr_count(in), raster = 0;
     const rtp_sample *smp = rtp_elems(in);
     rtp_ray *rays = rtp_elems(out);
+    own_tests o;
+    o.rays.n = 0;
+    memcpy(o.rays.org, s->frame->camera.eye, sizeof o.rays.org);
+    o.rays.tmin = 0.0f;
+    o.rays.tmax = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         rtp_ray *r = &rays[i];
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
-        raster += primary_hit(s, &smp[i], r);
+        raster += primary_ray(s, &smp[i], r, i, &o);
+        if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(s, &o, rays);
     }
+    if (o.rays.n) raster += run_own_tests(s, &o, rays);
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(s->traced, n - raster, memory_order_relaxed);

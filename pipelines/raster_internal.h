@@ -4,7 +4,7 @@
  *
  * Files: raster_stages.c (the registered types), raster.c (rsp_render over the graph
  * files), raster_geometry.c (IA, VS, Reorder), raster_rast.c (Rast; Setup/Bin and
- * per-tile Rast), raster_pixels.c (PS, OM). */
+ * per-tile Rast; Z-Bin), raster_pixels.c (PS, OM), raster_ztile.c (Z-Tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
@@ -39,6 +39,7 @@ typedef struct rsp_state {
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
+    _Atomic(uint64_t) *depth_tested;      /* Z-Tile's covered pixels (else NULL) */
 } rsp_state;
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
@@ -52,7 +53,8 @@ void rsp_rast_main(gr_ctx *c);
 void rsp_setup_bin_main(gr_ctx *c);
 void rsp_tile_rast_main(gr_ctx *c);
 void rsp_ps_main(gr_ctx *c);
-void rsp_zps_main(gr_ctx *c);
+void rsp_zbin_main(gr_ctx *c);
+void rsp_ztile_main(gr_ctx *c);
 void rsp_om_main(gr_ctx *c);
 
 #endif

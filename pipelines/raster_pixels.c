@@ -59,19 +59,6 @@ void rsp_ps_main(gr_ctx *c)
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
-/* A depth-only pass's PS: depth (without the weights nothing here would use) and
- * early-Z, no shading. Its fragments may reach the OM in any order (see rsp_om_main). */
-void rsp_zps_main(gr_ctx *c)
-{
-    rsp_state *s = gr_user(c);
-    frag_pkt *p = gr_input(c, NULL);
-    float z[FRAGS_PER_PACKET];
-    uint8_t live[FRAGS_PER_PACKET];
-    for (uint32_t i = 0; i < p->count; i++)
-        z[i] = rs_depth(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i]);
-    early_z(s, p, z, live);
-}
-
 /* The blocks of one tile whose depths changed since their bounds were last recomputed.
  * Bounds are recomputed every HIZ_UPDATE_PACKETS packets rather than every packet:
  * consecutive packets mostly touch the same blocks (a big triangle's rows), and a late

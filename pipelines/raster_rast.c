@@ -154,9 +154,12 @@ static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const r
     }
 }
 
-/* Rast and Setup/Bin: every record of each primitive batch goes to per_tile for the
- * tiles it touches; the staged packets leave when the batch is done. */
-static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, tile_fn per_tile)
+/* Rast, Setup/Bin and Z-Bin: every record of each primitive batch goes to per_tile for
+ * the tiles it touches. In draw order the staged packets leave when each batch is done
+ * (a tile's packets must not overtake a later batch's); in any order they leave when
+ * full, or when the stager needs their slot, or at the end. */
+static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, tile_fn per_tile,
+                         bool draw_order)
 {
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
@@ -167,12 +170,16 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, t
         const prim_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], per_tile);
         gr_commit(c, 0, 1);
-        rsp_stager_flush(&l.stager, c);
+        if (draw_order) rsp_stager_flush(&l.stager, c);
     }
+    rsp_stager_flush(&l.stager, c);
     rast_local_free(&l, s);
 }
 
-void rsp_rast_main(gr_ctx *c) { walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile); }
+void rsp_rast_main(gr_ctx *c)
+{
+    walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile, true);
+}
 
 /* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
 
@@ -192,7 +199,7 @@ static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile
 
 void rsp_setup_bin_main(gr_ctx *c)
 {
-    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile);
+    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, true);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
@@ -215,3 +222,47 @@ void rsp_tile_rast_main(gr_ctx *c)
     rast_local_free(&l, s);
 }
 
+
+/* ---- sort-middle depth pass: Z-Bin per IA/VS group, Z-Tile per tile ----------------------- */
+
+static void copy_zbin_pkt(void *dst, const void *src, size_t bytes)
+{
+    (void)bytes;
+    const zbin_pkt *p = src;
+    memcpy(dst, p, offsetof(zbin_pkt, t) + p->count * sizeof p->t[0]);
+}
+
+static void zbin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+                      const rsp_prim *prim, uint32_t uid)
+{
+    (void)rc;
+    (void)uid;
+    zbin_pkt *p = rsp_stager_packet(&l->stager, c, tile);
+    if (p->count == ZBIN_PER_PACKET) {
+        rsp_stager_send(&l->stager, c, tile);
+        p = rsp_stager_packet(&l->stager, c, tile);
+    }
+    uint32_t i = p->count++;
+    p->t[i].su = prim->su;
+    p->t[i].prim = prim->tri.prim;
+}
+
+/* An instanced stage runs for a subqueue once a packet arrives there, so the first
+ * replica sends every tile an empty packet: each tile's Z-Tile then runs and hands on
+ * its pixels even where no triangle falls. */
+static void open_every_tile(gr_ctx *c, const rsp_state *s)
+{
+    for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
+        gr_window w;
+        gr_reserve_out_key(c, 0, 1, t, &w);
+        ((zbin_pkt *)w.mem)->count = 0;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+/* Any order: a tile's triangles may arrive from every group, interleaved. */
+void rsp_zbin_main(gr_ctx *c)
+{
+    if (((rsp_state *)gr_user(c))->replica == 0) open_every_tile(c, gr_user(c));
+    walk_batches(c, sizeof(zbin_pkt), copy_zbin_pkt, zbin_tile, false);
+}

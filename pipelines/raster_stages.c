@@ -1,7 +1,9 @@
 /* raster_stages.c — the rasterization graph's stages (thesis Fig. 4.1) as registered
  * stage types: raster.ia (Thread), raster.vs (Shader), raster.reorder (Thread),
  * raster.rast (Fixed-function), raster.setup-bin and raster.tile-rast (the parallel
- * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile). Their code is
+ * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile), and the
+ * sort-middle depth-only pass raster.zbin (Fixed-function) and raster.ztile (Thread,
+ * instanced per tile). Their code is
  * in raster_geometry.c, raster_rast.c and raster_pixels.c; pipelines/graphs/
  * raster.graph and raster-parallel.graph wire them. */
 #include "pipelines/raster_internal.h"
@@ -77,11 +79,15 @@ static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
 }
 
-/* The depth-only pass's PS and OM: in any order, and the OM writes the visible primitive
- * instead of a colour. */
-static void *zpass_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* Z-Tile: writes depth and the visible primitive per pixel, no colour. */
+static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     rsp_state *s = any_order(raster_create(i, err), i->frame, err);
+    if (s && !(s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested"))) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+        return NULL;
+    }
     if (s) s->color = NULL;
     return s;
 }
@@ -94,6 +100,8 @@ static const cp_format formats[] = {
      sizeof(prim_rec), 64, MAX_BATCH},
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
+    {"raster.zbins", "set-up triangles of one framebuffer tile with their primitive ids, in "
+     "any order (pipelines/raster_packets.h zbin_pkt)", GR_OPAQUE, sizeof(zbin_pkt), 0, 0, 0, 0},
     {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
      "after the PS (pipelines/raster_packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
 };
@@ -123,9 +131,12 @@ static const cp_port ps_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments", NUL
                                    {"out", GR_BIND_INPLACE, "raster.fragments", "shaded, same packet"}};
 static const cp_port om_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
                                     "a queue set with a subqueue per tile"}};
-static const cp_port zom_ports[] = {
-    {"in", GR_BIND_INPUT, "raster.fragments", "a queue set with a subqueue per tile, ordered"},
-    {"done", GR_BIND_OUTPUT, "pl.signal", "never written: closes when the pass is finished"}};
+static const cp_port zbin_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
+    {"out", GR_BIND_OUTPUT, "raster.zbins", "a queue set with a subqueue per tile"}};
+static const cp_port ztile_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.zbins", "a queue set with a subqueue per tile"},
+    {"out", GR_BIND_OUTPUT, "rt.tile", "the tile, once its depth and visible primitives are final"}};
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
@@ -146,11 +157,12 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
      GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, pixel_create, NULL, free},
-    {"raster.zps", "depth-only pass: depth and early-Z, no shading", GR_SHADER, false, ps_ports,
-     2, NULL, 0, rsp_zps_main, zpass_create, NULL, free},
-    {"raster.zom", "depth-only pass: depth test and write, visible primitive per pixel "
-     "(visibility buffer)", GR_THREAD, true, zom_ports, 2, tile_params, 2, rsp_om_main,
-     zpass_create, NULL, free},
+    {"raster.zbin", "depth-only pass: sends each triangle to the tiles it touches, in any order "
+     "(one per IA/VS group)", GR_FIXED, false, zbin_ports, 2, tile_params, 1, rsp_zbin_main,
+     raster_create, NULL, free},
+    {"raster.ztile", "depth-only pass of one tile: rasterizes its triangles into depth and the "
+     "visible primitive per pixel (visibility buffer), then hands the tile on",
+     GR_THREAD, true, ztile_ports, 2, tile_params, 1, rsp_ztile_main, ztile_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

@@ -43,17 +43,6 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 
 static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
 
-/* The same, once everything feeding its `after` queue has finished (that queue carries
- * no packets: a reserve of everything returns when its producers are done). The hybrid
- * graph starts its pixel work after the depth-only pass this way. */
-static void tiler_after_main(gr_ctx *c)
-{
-    gr_window w;
-    gr_status st = gr_reserve(c, 0, GR_ALL, &w);
-    if (st == GR_SHORT) gr_commit(c, 0, w.packets);
-    emit_tiles(c, 0, gr_user(c));
-}
-
 /* ---- Sampler ------------------------------------------------------------------------------- */
 
 typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
@@ -362,7 +351,6 @@ static void blend_finish(void *state, void *frame)
 /* ---- the registry -------------------------------------------------------------------------- */
 
 static const cp_format formats[] = {
-    {"rt.tile", "a tile of the image: x0, y0, x1, y1", GR_OPAQUE, sizeof(rtp_tile), 0, 0, 0, 0},
     {"rt.samples", "sample positions", GR_COLLECTION, 0, RTP_HDR, sizeof(rtp_sample), 64, RT_PACKET_MAX},
     {"rt.rays", "rays with pixel, depth, weight and (after intersection) hit", GR_COLLECTION, 0,
      RTP_HDR, sizeof(rtp_ray), 64, RT_PACKET_MAX},
@@ -373,9 +361,6 @@ static const cp_format formats[] = {
 };
 
 static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
-static const cp_port tiler_after_ports[] = {
-    {"after", GR_BIND_INPUT, "pl.signal", "starts once this queue's producers finished"},
-    {"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
 static const cp_param tiler_params[] = {{"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"}};
 static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.tile", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
@@ -400,8 +385,6 @@ static const cp_port blend_ports[] = {{"in", GR_BIND_INPUT, "rt.contributions", 
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles", GR_THREAD, false, tiler_ports, 1, tiler_params, 1,
      tiler_main, tiler_create, NULL, free},
-    {"rt.tiler-after", "cuts the image into tiles once the stages before it finished",
-     GR_THREAD, false, tiler_after_ports, 2, tiler_params, 1, tiler_after_main, tiler_create, NULL, free},
     {"rt.sampler", "sample positions per tile, 8x8-pixel blocks per packet", GR_THREAD, false,
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,

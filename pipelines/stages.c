@@ -2,23 +2,24 @@
 #include "pipelines/stages.h"
 
 #include "pipelines/raster.h"
+#include "pipelines/raytrace_packets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A queue between parts of a graph that run one after the other: it carries no packets,
- * and its consumer waits for everything before it by reserving all of it. */
-static const cp_format signal_format = {
-    "pl.signal", "carries no packets: a reserve of everything returns when its producers "
-    "finished (ordering parts of a graph)", GR_OPAQUE, 4, 0, 0, 0, 0};
+/* An image rectangle: what the ray tracer's tiler cuts and what the hybrid's depth pass
+ * hands on when a tile is final, so both libraries' stages use it. */
+static const cp_format tile_format = {
+    "rt.tile", "a rectangle of the image: x0, y0, x1, y1 (x1, y1 exclusive)", GR_OPAQUE,
+    sizeof(rtp_tile), 0, 0, 0, 0};
 
 cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 {
     cp_registry *r = cp_registry_new();
     if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    if (cp_register_format(r, &signal_format, err) || pl_register_raster_stages(r, err) ||
+    if (cp_register_format(r, &tile_format, err) || pl_register_raster_stages(r, err) ||
         pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err)) {
         cp_registry_free(r);
         return NULL;

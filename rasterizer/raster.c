@@ -6,6 +6,7 @@
 #include "rasterizer/raster.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---- clipping ---------------------------------------------------------------------------- */
@@ -161,12 +162,17 @@ static inline int64_t edge_at(const rs_setup *s, int i, int64_t X, int64_t Y)
 /* Edge values are exact integers, evaluated once per row and then stepped by a pixel's
  * a * one; the top-left bias is folded in, so a pixel is covered when no biased value
  * is negative: when the OR of the three has its sign bit clear. */
+static inline void clamp_to_bounds(const rs_setup *s, int *x0, int *y0, int *x1, int *y1)
+{
+    if (*x0 < s->x0) *x0 = s->x0;
+    if (*y0 < s->y0) *y0 = s->y0;
+    if (*x1 > s->x1 + 1) *x1 = s->x1 + 1;
+    if (*y1 > s->y1 + 1) *y1 = s->y1 + 1;
+}
+
 int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out)
 {
-    if (x0 < s->x0) x0 = s->x0;
-    if (y0 < s->y0) y0 = s->y0;
-    if (x1 > s->x1 + 1) x1 = s->x1 + 1;
-    if (y1 > s->y1 + 1) y1 = s->y1 + 1;
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
     const int64_t X0 = (int64_t)x0 * one + half;
     const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
@@ -184,6 +190,48 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *
                 in_span = true;
             } else if (in_span) {
                 break;                    /* a row meets a triangle in one span */
+            }
+        }
+    }
+    return n;
+}
+
+/* The test of one covered pixel: nearer, or as near with a smaller id. */
+static inline void depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
+{
+    if (depth < *z || (depth == *z && (*vis == 0 || id + 1 < *vis))) {
+        *z = depth;
+        *vis = id + 1;
+    }
+}
+
+/* The same row walk as rs_raster_rect, with the depth test in place of the output. */
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, const rs_depth_target *t,
+                  uint32_t id)
+{
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    rs_interp ip;
+    rs_interp_of(s, &ip);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X0 = (int64_t)x0 * one + half;
+    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
+                  step2 = (int64_t)s->a[2] * one;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        int64_t Y = (int64_t)y * one + half;
+        int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
+        int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
+        int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
+        bool in_span = false;
+        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2) {
+            if ((e0 | e1 | e2) >= 0) {
+                float z = rs_depth(&ip, e0 - s->bias[0], e1 - s->bias[1]);
+                depth_test(&t->z[row + x], &t->vis[row + x], z, id);
+                n++;
+                in_span = true;
+            } else if (in_span) {
+                break;
             }
         }
     }

@@ -113,4 +113,21 @@ bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
  * and weights come from rs_weights, so a pipeline can compute them in parallel. */
 int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
 
+/* A depth and visibility buffer over a rectangle of the image: pixel (x, y) is at
+ * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none). */
+typedef struct rs_depth_target {
+    float *z;
+    uint32_t *vis;
+    int ox, oy;
+    int stride;
+} rs_depth_target;
+
+/* Depth-tests the covered pixels of s inside [x0,x1) x [y0,y1) (coverage as
+ * rs_raster_rect, depth as rs_depth) against t, keeping the nearer depth and, at equal
+ * depths, the smaller primitive id: the result is the draw-order `less` test's whatever
+ * order the triangles come in (ids follow draw order). id is the triangle's primitive
+ * id. Returns the number of covered pixels. */
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, const rs_depth_target *t,
+                  uint32_t id);
+
 #endif

@@ -1,0 +1,78 @@
+/* raster_ztile.c — Z-Tile, the per-tile stage of the sort-middle depth pass (hybrid
+ * graph): one instance per framebuffer tile takes the set-up triangles the Z-Bin stages
+ * sent its tile, in any order, and rasterizes them straight into a private depth and
+ * visibility tile (rs_depth_rect: no fragment packets, no shading). When its subqueue
+ * closes, every triangle of the frame has been seen, so the tile is final: it goes to
+ * the frame's depth and visibility buffers, and its rectangle goes on to the pixel
+ * stages (the ray tracer's sampler) as an rt.tile.
+ *
+ * Why this gives the image of the draw-order pass: rs_depth_rect keeps the nearest depth
+ * and, at equal depths, the smaller primitive id, whatever order triangles come in. */
+#include "pipelines/raster_internal.h"
+
+#include "pipelines/raytrace_packets.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ztile {
+    int x0, y0, x1, y1;                   /* the tile's pixels, clipped to the image */
+    rs_depth_target t;
+} ztile;
+
+static bool ztile_init(ztile *z, const rsp_state *s, uint64_t tile)
+{
+    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
+    z->x0 = tx * s->tile;
+    z->y0 = ty * s->tile;
+    z->x1 = z->x0 + s->tile < s->width ? z->x0 + s->tile : s->width;
+    z->y1 = z->y0 + s->tile < s->height ? z->y0 + s->tile : s->height;
+    size_t pixels = (size_t)s->tile * (size_t)s->tile;
+    z->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
+                             z->x0, z->y0, s->tile};
+    if (!z->t.z || !z->t.vis) return false;
+    for (size_t i = 0; i < pixels; i++) z->t.z[i] = FLT_MAX;
+    return true;
+}
+
+static void ztile_free(ztile *z)
+{
+    free(z->t.z);
+    free(z->t.vis);
+}
+
+/* The finished tile into the frame's buffers (only this instance writes these pixels). */
+static void ztile_store(const ztile *z, rsp_state *s)
+{
+    for (int y = z->y0; y < z->y1; y++) {
+        size_t at = (size_t)y * (size_t)s->width, from = (size_t)(y - z->y0) * (size_t)z->t.stride;
+        for (int x = z->x0; x < z->x1; x++) {
+            uint32_t bits;
+            memcpy(&bits, &z->t.z[from + (size_t)(x - z->x0)], sizeof bits);
+            atomic_store_explicit(&s->depth[at + (size_t)x], bits, memory_order_relaxed);
+        }
+        memcpy(&s->vis[at + (size_t)z->x0], &z->t.vis[from], (size_t)(z->x1 - z->x0) * sizeof *s->vis);
+    }
+}
+
+void rsp_ztile_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    ztile z;
+    gr_assert(c, ztile_init(&z, s, gr_key(c)));
+    uint64_t covered = 0;
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const zbin_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++)
+            covered += (uint64_t)rs_depth_rect(&p->t[i].su, z.x0, z.y0, z.x1, z.y1, &z.t, p->t[i].prim);
+        gr_commit(c, 0, 1);
+    }
+    ztile_store(&z, s);
+    ztile_free(&z);
+    atomic_fetch_add_explicit(s->depth_tested, covered, memory_order_relaxed);
+    gr_reserve_out(c, 0, 1, &w);
+    *(rtp_tile *)w.mem = (rtp_tile){z.x0, z.y0, z.x1, z.y1};
+    gr_commit_out(c, 0, 1);
+}

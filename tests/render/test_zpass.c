@@ -1,0 +1,188 @@
+/* The kernels of the hybrid's depth pass and primary hits:
+ * - rs_depth_rect (Z-Tile) leaves, for triangles in any order and for any tile cut, the
+ *   depth and primitive the draw-order pass would (rs_raster_rect + rs_depth, `less`,
+ *   first wins), bit for bit, coincident and edge-sharing triangles included;
+ * - rt_intersect_each (hybrid.visible) gives rt_wtray_init + rt_tri_intersect's answer
+ *   bit for bit under every available ISA, rays through vertices and edges (the exact
+ *   zero edge values the scalar test redoes in double) and axis-aligned rays included. */
+#include "rasterizer/raster.h"
+#include "raytracer/isa.h"
+#include "raytracer/tri_each.h"
+#include "raytracer/tri_intersect.h"
+#include "tests/check.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 96
+#define H 80
+#define NTRIS 300
+
+static uint32_t rng = 12345;
+static float frand(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)(rng >> 8) / 16777216.0f;
+}
+
+static rs_vertex vertex(float x, float y, float z, float w)
+{
+    rs_vertex v = {{x * w, y * w, z * w, w}, {0}};
+    return v;
+}
+
+/* Random set-up triangles over the image; every fifth repeats an earlier one (the same
+ * depths: ties) and every seventh shares an edge with its predecessor. */
+static int make_triangles(rs_setup *su, uint32_t *id)
+{
+    rs_triangle t[NTRIS];
+    int n = 0;
+    for (int i = 0; i < NTRIS; i++) {
+        if (i % 5 == 4) t[i] = t[i - 3];
+        else {
+            for (int k = 0; k < 3; k++)
+                t[i].v[k] = vertex(frand() * 2.4f - 1.2f, frand() * 2.4f - 1.2f, frand() * 1.8f - 0.9f,
+                                   0.5f + frand() * 2.0f);
+            if (i % 7 == 6) { t[i].v[0] = t[i - 1].v[1]; t[i].v[1] = t[i - 1].v[2]; }
+        }
+        t[i].prim = (uint32_t)i;
+        if (rs_setup_triangle(&t[i], W, H, &su[n])) id[n++] = (uint32_t)i;
+    }
+    return n;
+}
+
+/* The draw-order reference: triangles in id order, `less`, the first of equal depths
+ * wins. Returns how many covered pixels met an equal depth (ties). */
+static int reference(const rs_setup *su, const uint32_t *id, int n, float *z, uint32_t *vis)
+{
+    int ties = 0;
+    static rs_cover cov[W * H];
+    for (int i = 0; i < W * H; i++) { z[i] = FLT_MAX; vis[i] = 0; }
+    for (int i = 0; i < n; i++) {
+        rs_interp ip;
+        rs_interp_of(&su[i], &ip);
+        int m = rs_raster_rect(&su[i], 0, 0, W, H, cov);
+        for (int k = 0; k < m; k++) {
+            size_t at = (size_t)cov[k].y * W + cov[k].x;
+            float d = rs_depth(&ip, cov[k].e0, cov[k].e1);
+            if (d < z[at]) { z[at] = d; vis[at] = id[i] + 1; }
+            else ties += d == z[at];
+        }
+    }
+    return ties;
+}
+
+/* The triangles in the order given, tile by tile (tile edge `tile`), by rs_depth_rect. */
+static void by_tiles(const rs_setup *su, const uint32_t *id, const int *order, int n, int tile,
+                     float *z, uint32_t *vis)
+{
+    float tz[256 * 256];
+    uint32_t tv[256 * 256];
+    for (int y0 = 0; y0 < H; y0 += tile)
+        for (int x0 = 0; x0 < W; x0 += tile) {
+            int x1 = x0 + tile < W ? x0 + tile : W, y1 = y0 + tile < H ? y0 + tile : H;
+            rs_depth_target t = {tz, tv, x0, y0, tile};
+            for (int i = 0; i < tile * tile; i++) { tz[i] = FLT_MAX; tv[i] = 0; }
+            for (int i = 0; i < n; i++)
+                rs_depth_rect(&su[order[i]], x0, y0, x1, y1, &t, id[order[i]]);
+            for (int y = y0; y < y1; y++)
+                for (int x = x0; x < x1; x++) {
+                    z[y * W + x] = tz[(y - y0) * tile + (x - x0)];
+                    vis[y * W + x] = tv[(y - y0) * tile + (x - x0)];
+                }
+        }
+}
+
+static void test_depth_rect_any_order(void)
+{
+    static rs_setup su[NTRIS];
+    static uint32_t id[NTRIS];
+    static float zr[W * H], z[W * H];
+    static uint32_t vr[W * H], v[W * H];
+    int order[NTRIS];
+    int n = make_triangles(su, id);
+    int ties = reference(su, id, n, zr, vr), covered = 0;
+    CHECK(ties > 100);
+    for (int i = 0; i < W * H; i++) covered += vr[i] != 0;
+    CHECK(covered > W * H / 2);
+    const int tiles[] = {8, 16, 24, 256};
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < n; i++) order[i] = i;
+        if (round == 1)
+            for (int i = 0; i < n; i++) order[i] = n - 1 - i;   /* later ties first */
+        else if (round > 1)
+            for (int i = n - 1; i > 0; i--) {
+                int j = (int)(frand() * (float)(i + 1)) % (i + 1), tmp = order[i];
+                order[i] = order[j];
+                order[j] = tmp;
+            }
+        by_tiles(su, id, order, n, tiles[round % 4], z, v);
+        CHECK(memcmp(z, zr, sizeof z) == 0);
+        CHECK(memcmp(v, vr, sizeof v) == 0);
+    }
+}
+
+/* One triangle per ray; the rays' targets are inside, on edges, on vertices or beside. */
+static void make_rays(rt_each_rays *r, float *pos, uint32_t *idx, int n, int kind)
+{
+    r->n = n;
+    r->org[0] = 0.25f; r->org[1] = -0.5f; r->org[2] = 3.0f;
+    r->tmin = 0.0f;
+    r->tmax = INFINITY;
+    for (int i = 0; i < n; i++) {
+        float *p = pos + 9 * i;
+        for (int k = 0; k < 9; k++) p[k] = frand() * 2.0f - 1.0f;
+        if (kind == 3) p[2] = p[5] = p[8] = 0.0f;                /* a z = 0 plane */
+        for (int k = 0; k < 3; k++) idx[3 * i + k] = (uint32_t)(3 * i + k);
+        r->prim[i] = (uint32_t)i;
+        float a = frand(), b = frand() * (1.0f - a), target[3];
+        if (kind == 1) { b = 1.0f - a; }                           /* on the edge b-c */
+        if (kind == 2) { a = (float)(i % 2); b = 0.0f; }           /* on a vertex */
+        for (int k = 0; k < 3; k++)
+            target[k] = (1.0f - a - b) * p[k] + a * p[3 + k] + b * p[6 + k] + (kind == 4 ? 0.7f : 0.0f);
+        for (int k = 0; k < 3; k++) r->dir[k][i] = target[k] - r->org[k];
+        if (kind == 3 && i % 3 == 0) { r->dir[0][i] = 0.0f; r->dir[1][i] = 0.0f; r->dir[2][i] = -1.0f; }
+        if (kind == 3 && i % 3 == 1) { r->dir[0][i] = r->dir[2][i]; }   /* ties of |x| and |z| */
+    }
+}
+
+static void test_intersect_each_matches_scalar(void)
+{
+    static float pos[9 * RT_EACH_MAX];
+    static uint32_t idx[3 * RT_EACH_MAX];
+    rt_each_rays r;
+    int hits = 0, misses = 0, differ = 0;
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) { printf("  skip: %s not available\n", rt_isa_name((rt_isa)isa)); continue; }
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + round % RT_EACH_MAX;
+            make_rays(&r, pos, idx, n, round % 5);
+            float t[RT_EACH_MAX], u[RT_EACH_MAX], v[RT_EACH_MAX];
+            uint8_t hit[RT_EACH_MAX];
+            rt_intersect_each_isa((rt_isa)isa, pos, idx, &r, t, u, v, hit);
+            for (int i = 0; i < n; i++) {
+                const float d[3] = {r.dir[0][i], r.dir[1][i], r.dir[2][i]};
+                rt_wtray w;
+                float rt, ru, rv;
+                rt_wtray_init(&w, r.org, d);
+                int rh = rt_tri_intersect(&w, pos + 9 * i, pos + 9 * i + 3, pos + 9 * i + 6,
+                                          r.tmin, r.tmax, &rt, &ru, &rv);
+                differ += hit[i] != rh || (rh && (memcmp(&t[i], &rt, 4) || memcmp(&u[i], &ru, 4) ||
+                                                  memcmp(&v[i], &rv, 4)));
+                hits += rh;
+                misses += !rh;
+            }
+        }
+    }
+    CHECK_MSG(differ == 0, "%d of %d rays differ from the scalar test", differ, hits + misses);
+    CHECK(hits > 1000 && misses > 100);
+}
+
+int main(void)
+{
+    RUN(test_depth_rect_any_order);
+    RUN(test_intersect_each_matches_scalar);
+    return check_finish();
+}
