@@ -1,7 +1,7 @@
 /* Queue footprint per scene, pipeline and worker count, beside the papers' figures.
  *
  * For teapot, courtyard, fairy and ../shared/scenes/bunny.obj at 1024x1024: the raster
- * graph (single Rast and --parallel-rast) and the ray tracer (0 and 1 bounces), at 1, 2,
+ * graphs (sort-middle default, ordered, parallel-Rast) and the ray tracer (0 and 1 bounces), at 1, 2,
  * 4, ... workers (up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads). Each
  * configuration renders FRAMES frames after a warm-up and prints the median and the
  * largest per-frame peak footprint and the median time-averaged footprint, in KB, and the largest reserved peak of any queue without a
@@ -22,10 +22,10 @@
 
 #define FRAMES 5
 
-typedef enum variant { RASTER, RASTER_PARALLEL, RAY_B0, RAY_B1, NVARIANTS } variant;
+typedef enum variant { RASTER, RASTER_ORDERED, RASTER_PARALLEL, RAY_B0, RAY_B1, NVARIANTS } variant;
 
-static const char *const variant_names[NVARIANTS] = {"raster", "raster_prast", "raytrace_b0",
-                                                     "raytrace_b1"};
+static const char *const variant_names[NVARIANTS] = {"raster", "raster_ordered", "raster_prast",
+                                                     "raytrace_b0", "raytrace_b1"};
 
 typedef struct scene_data {
     sc_scene *s;
@@ -68,11 +68,11 @@ static frame_fp footprint_of(const gr_graph *g)
 static gr_graph *render(scene_data *d, variant v, unsigned workers, uint8_t *img,
                         char err[SC_ERR_MAX])
 {
-    if (v == RASTER || v == RASTER_PARALLEL) {
+    if (v <= RASTER_PARALLEL) {
         rsp_config c;
         rsp_config_default(&c);
         c.workers = workers;
-        c.parallel_rast = v == RASTER_PARALLEL;
+        c.graph = v == RASTER ? RSP_TILED : v == RASTER_ORDERED ? RSP_ORDERED : RSP_PARALLEL;
         rsp_counts n;
         return rsp_render(d->s, &d->g, &c, img, &n, err);
     }

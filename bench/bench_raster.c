@@ -1,5 +1,5 @@
-/* Rasterization graph benchmark (single Rast, then the parallel Setup/Bin + per-tile
- * Rast variant, "prast"): frame time (median of 3 after a warm-up) and peak queue
+/* Rasterization graph benchmark (the sort-middle default, then the thesis' ordered graph,
+ * "ordered_", and its parallel Setup/Bin + per-tile Rast variant, "prast_"): frame time (median of 3 after a warm-up) and peak queue
  * footprint at 1024x1024 for teapot, courtyard, fairy and ../shared/scenes/bunny.obj,
  * per worker count (1, 2, 4, ... up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads).
  * Prints "name value unit". */
@@ -25,7 +25,7 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void bench_scene(const char *label, const char *path, unsigned maxw, bool parallel)
+static void bench_scene(const char *label, const char *path, unsigned maxw, rsp_graph kind)
 {
     sc_scene *s;
     sc_geometry g;
@@ -33,8 +33,9 @@ static void bench_scene(const char *label, const char *path, unsigned maxw, bool
     if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s: %s\n", label, err); return; }
     rsp_config c;
     rsp_config_default(&c);
-    c.parallel_rast = parallel;
-    const char *v = parallel ? "prast_" : "";
+    c.graph = kind;
+    const char *const prefixes[] = {"", "ordered_", "prast_"};
+    const char *v = prefixes[kind];
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
     for (unsigned w = 1; w <= maxw; w *= 2) {
         c.workers = w;
@@ -52,7 +53,7 @@ static void bench_scene(const char *label, const char *path, unsigned maxw, bool
         qsort(t + 1, 3, sizeof *t, cmp);
         printf("raster_%sframe_ms_%s_%uw %.1f ms\n", v, label, w, t[2]);
         printf("raster_%speak_footprint_%s_%uw %llu bytes\n", v, label, w, fp);
-        if (w == 1 && !parallel) printf("raster_fragments_%s %llu fragments\n", label, (unsigned long long)n.fragments);
+        if (w == 1) printf("raster_%sfragments_%s %llu fragments\n", v, label, (unsigned long long)n.fragments);
     }
     free(img);
     sc_geometry_free(&g);
@@ -64,11 +65,11 @@ int main(void)
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
-    for (int parallel = 0; parallel < 2; parallel++) {
-        bench_scene("teapot", "teapot", maxw, parallel);
-        bench_scene("courtyard", "courtyard", maxw, parallel);
-        bench_scene("fairy", "fairy", maxw, parallel);
-        bench_scene("bunny", "../shared/scenes/bunny.obj", maxw, parallel);
+    for (int kind = RSP_TILED; kind <= RSP_PARALLEL; kind++) {
+        bench_scene("teapot", "teapot", maxw, (rsp_graph)kind);
+        bench_scene("courtyard", "courtyard", maxw, (rsp_graph)kind);
+        bench_scene("fairy", "fairy", maxw, (rsp_graph)kind);
+        bench_scene("bunny", "../shared/scenes/bunny.obj", maxw, (rsp_graph)kind);
     }
     return 0;
 }

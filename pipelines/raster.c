@@ -1,5 +1,5 @@
-/* raster.c — rsp_render: the rasterization graph (pipelines/graphs/raster.graph, or
- * raster-parallel.graph) run for one frame with an rsp_config's settings applied as
+/* raster.c — rsp_render: a rasterization graph (pipelines/graphs/raster.graph,
+ * raster-ordered.graph or raster-parallel.graph) run for one frame with an rsp_config's settings applied as
  * graph overrides, exactly as `gramps-render --set` would. The stages are in
  * raster_stages.c. */
 #include "pipelines/raster.h"
@@ -28,6 +28,7 @@ static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
     else if (c->tile < 8 || c->tile > 256) bad = "tile size (8..256)";
     else if (c->batch < 1 || c->batch > 128) bad = "batch (1..128 triangles)";
     else if (c->groups < 0 || c->groups > 256) bad = "groups (0..256)";
+    else if (c->graph < RSP_TILED || c->graph > RSP_PARALLEL) bad = "graph";
     if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
     return bad == NULL;
 }
@@ -44,11 +45,12 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[4], 32, "%u", c->tile_capacity);
     snprintf(v[5], 32, "%s", c->coarse_z ? "true" : "false");
     const char *w = "rsp_config";
+    bool ordered = c->graph != RSP_TILED;    /* the fragment queues are theirs */
     return cp_put(g, "graph", "tile", v[0], w, err) || cp_put(g, "graph", "batch", v[1], w, err) ||
            (c->groups && cp_put(g, "graph", "groups", v[2], w, err)) ||
-           cp_put(g, "queue fragments", "capacity", v[3], w, err) ||
-           cp_put(g, "queue tiles", "capacity", v[4], w, err) ||
-           cp_put(g, "graph", "coarse_z", v[5], w, err);
+           (ordered && cp_put(g, "queue fragments", "capacity", v[3], w, err)) ||
+           (ordered && cp_put(g, "queue tiles", "capacity", v[4], w, err)) ||
+           (ordered && cp_put(g, "graph", "coarse_z", v[5], w, err));
 }
 
 gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
@@ -63,8 +65,8 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
     o.workers = cfg->workers;
     gr_graph *result = NULL;
     if (pl_frame_init(&f, &data, cfg->width, cfg->height, cfg->aov, why)) {
-        result = pl_render_builtin(cfg->parallel_rast ? "raster-parallel" : "raster", apply_config,
-                                   cfg, &f, &o, why);
+        static const char *const names[] = {"raster", "raster-ordered", "raster-parallel"};
+        result = pl_render_builtin(names[cfg->graph], apply_config, cfg, &f, &o, why);
         if (result) memcpy(rgba, pl_frame_image(&f), (size_t)f.width * f.height * 4);
         if (result && counts)
             *counts = (rsp_counts){geo->ntriangles, pl_frame_count(&f, "triangles_rasterized"),

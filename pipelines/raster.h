@@ -1,22 +1,27 @@
-/* raster.h — the Direct3D-like sort-last rasterization pipeline as a GRAMPS graph
- * (thesis Fig. 4.1):
+/* raster.h — the Direct3D-like rasterization pipeline as GRAMPS graphs. The default
+ * (pipelines/graphs/raster.graph) sorts in the middle and has no serial stage:
  *
- *   IA[g] -> VS[g]  (g = 0..groups-1, batches dealt round-robin, carrying sequence numbers)
- *        \-> Reorder -> Rast -> PS -> OM[tile]
+ *   IA[g] -> VS[g] -> Bin[g] -> Tile-Shade[tile]
  *
  * IA groups are Thread stages; the VS (Shader) transforms, clip-tests and sets up its
- * triangles (rasterizer/); Reorder, a Thread singleton, restores draw order; Rast, a
- * Fixed-function stage, walks the tiles each triangle touches, skips what the coarse
- * depth test hides and finds covered pixels; the PS (Shader) computes depth and weights,
- * tests early-Z and shades; the OM, a Thread stage instanced once per framebuffer tile
- * through a queue set, depth-tests and writes. Rast -> PS -> OM is an ordered chain: the
- * OM subqueue of a tile is a reorder buffer, so fragments are depth-tested and written
- * in strict primitive order within each tile and the image is bit-identical for any
- * number of workers.
+ * triangles (rasterizer/); each group's Bin sends them to the framebuffer tiles they
+ * touch through a queue set; Tile-Shade, a Thread stage instanced per tile, resolves
+ * visibility as triangles arrive in any order (nearest depth, equal depths to the
+ * smaller primitive id: what the draw-order `less` test keeps) and, once every group
+ * has finished, shades each visible pixel once.
  *
- * With parallel_rast, Rast is split: a Setup/Bin singleton sends each set-up triangle to
- * every tile it touches through a queue set; a Rast stage instanced per tile rasterizes
- * its tile and leads the ordered chain for that tile. */
+ * RSP_ORDERED is the thesis' sort-last graph (Fig. 4.1, raster-ordered.graph):
+ *
+ *   IA[g] -> VS[g] -> Reorder -> Rast -> PS -> OM[tile]
+ *
+ * Reorder, a Thread singleton, restores draw order; Rast, a Fixed-function singleton,
+ * walks the tiles each triangle touches, skips what the coarse depth test hides and finds
+ * covered pixels; the PS (Shader) computes depth and weights, tests early-Z and shades;
+ * the OM, instanced per tile, depth-tests and writes, in strict primitive order (its
+ * subqueue is a reorder buffer). RSP_PARALLEL splits its Rast: a Setup/Bin singleton
+ * sends each set-up triangle to every tile it touches; a Rast instanced per tile
+ * rasterizes its tile and leads the ordered chain for that tile. All three give the
+ * same image, bit for bit, for any number of workers. */
 #ifndef PIPELINES_RASTER_H
 #define PIPELINES_RASTER_H
 
@@ -31,16 +36,21 @@
  * whose tasks any worker runs whatever the group count; Reorder takes them one by one. */
 #define RSP_DEFAULT_GROUPS_MAX 16
 
+/* Which graph: sort-middle (raster.graph), the thesis' sort-last one
+ * (raster-ordered.graph), or that one with its Rast split per tile (raster-parallel). */
+typedef enum rsp_graph { RSP_TILED, RSP_ORDERED, RSP_PARALLEL } rsp_graph;
+
 typedef struct rsp_config {
     int width, height;
     int tile;                      /* framebuffer tile edge in pixels (default 64) */
     int groups;                    /* IA/VS groups, 1..256 (0: one per worker, at most
                                       RSP_DEFAULT_GROUPS_MAX) */
     int batch;                     /* triangles per IA/VS packet (default 64) */
-    uint32_t frag_capacity;        /* Rast -> PS queue, packets (default 64) */
-    uint32_t tile_capacity;        /* per-tile OM subqueue, packets (default 8) */
-    bool parallel_rast;            /* Setup/Bin singleton -> Rast instanced per tile */
-    bool coarse_z;                 /* skip triangles hidden per 8x8 block (default on) */
+    rsp_graph graph;               /* default RSP_TILED */
+    uint32_t frag_capacity;        /* ordered graphs: Rast -> PS queue, packets (default 64) */
+    uint32_t tile_capacity;        /* ordered graphs: per-tile OM subqueue (default 8) */
+    bool coarse_z;                 /* ordered graphs: skip triangles hidden per 8x8 block
+                                      (default on) */
     sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied

@@ -4,7 +4,8 @@
  *
  * Files: raster_stages.c (the registered types), raster.c (rsp_render over the graph
  * files), raster_geometry.c (IA, VS, Reorder), raster_rast.c (Rast; Setup/Bin and
- * per-tile Rast; Z-Bin), raster_pixels.c (PS, OM), raster_ztile.c (Z-Tile). */
+ * per-tile Rast; Bin and Z-Bin), raster_pixels.c (PS, OM), raster_tile_shade.c (Tile-Shade), raster_ztile.c
+ * (Z-Tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
@@ -53,6 +54,8 @@ void rsp_rast_main(gr_ctx *c);
 void rsp_setup_bin_main(gr_ctx *c);
 void rsp_tile_rast_main(gr_ctx *c);
 void rsp_ps_main(gr_ctx *c);
+void rsp_bin_main(gr_ctx *c);
+void rsp_tile_shade_main(gr_ctx *c);
 void rsp_zbin_main(gr_ctx *c);
 void rsp_ztile_main(gr_ctx *c);
 void rsp_om_main(gr_ctx *c);

@@ -202,6 +202,13 @@ void rsp_setup_bin_main(gr_ctx *c)
     walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, true);
 }
 
+/* The sort-middle graph's binning, one per IA/VS group: any order (Tile-Shade resolves
+ * it by primitive id), so packets leave only when full or at the end. */
+void rsp_bin_main(gr_ctx *c)
+{
+    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, false);
+}
+
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
 void rsp_tile_rast_main(gr_ctx *c)
 {

@@ -1,7 +1,8 @@
 /* raster_stages.c — the rasterization graph's stages (thesis Fig. 4.1) as registered
  * stage types: raster.ia (Thread), raster.vs (Shader), raster.reorder (Thread),
  * raster.rast (Fixed-function), raster.setup-bin and raster.tile-rast (the parallel
- * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile), and the
+ * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile), the sort-middle
+ * raster.bin (Fixed-function) and raster.tile-shade (Thread, instanced per tile), and the
  * sort-middle depth-only pass raster.zbin (Fixed-function) and raster.ztile (Thread,
  * instanced per tile). Their code is
  * in raster_geometry.c, raster_rast.c and raster_pixels.c; pipelines/graphs/
@@ -131,6 +132,11 @@ static const cp_port ps_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments", NUL
                                    {"out", GR_BIND_INPLACE, "raster.fragments", "shaded, same packet"}};
 static const cp_port om_ports[] = {{"in", GR_BIND_INPUT, "raster.fragments",
                                     "a queue set with a subqueue per tile"}};
+static const cp_port bin_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
+    {"out", GR_BIND_OUTPUT, "raster.binned", "a queue set with a subqueue per tile"}};
+static const cp_port tile_shade_ports[] = {
+    {"in", GR_BIND_INPUT, "raster.binned", "a queue set with a subqueue per tile, any order"}};
 static const cp_port zbin_ports[] = {
     {"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
     {"out", GR_BIND_OUTPUT, "raster.zbins", "a queue set with a subqueue per tile"}};
@@ -157,6 +163,13 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
      GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, pixel_create, NULL, free},
+    {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
+     "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, rsp_bin_main,
+     raster_create, NULL, free},
+    {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
+     "depths to the smaller primitive id), then each visible pixel shaded once",
+     GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, rsp_tile_shade_main,
+     raster_create, NULL, free},
     {"raster.zbin", "depth-only pass: sends each triangle to the tiles it touches, in any order "
      "(one per IA/VS group)", GR_FIXED, false, zbin_ports, 2, tile_params, 1, rsp_zbin_main,
      raster_create, NULL, free},

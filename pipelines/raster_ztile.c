@@ -30,7 +30,7 @@ static bool ztile_init(ztile *z, const rsp_state *s, uint64_t tile)
     z->y1 = z->y0 + s->tile < s->height ? z->y0 + s->tile : s->height;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     z->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
-                             z->x0, z->y0, s->tile};
+                             z->x0, z->y0, s->tile, NULL, 0};
     if (!z->t.z || !z->t.vis) return false;
     for (size_t i = 0; i < pixels; i++) z->t.z[i] = FLT_MAX;
     return true;

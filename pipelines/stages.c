@@ -31,6 +31,9 @@ cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 static const char raster_graph[] =
 #include "graphs/raster.graph.inc"
     ;
+static const char raster_ordered_graph[] =
+#include "graphs/raster-ordered.graph.inc"
+    ;
 static const char raster_parallel_graph[] =
 #include "graphs/raster-parallel.graph.inc"
     ;
@@ -41,12 +44,13 @@ static const char hybrid_graph[] =
 #include "graphs/hybrid.graph.inc"
     ;
 
-const char *const pl_builtin_graph_names[] = {"raster", "raster-parallel", "raytrace", "hybrid",
-                                              NULL};
+const char *const pl_builtin_graph_names[] = {"raster", "raster-ordered", "raster-parallel",
+                                              "raytrace", "hybrid", NULL};
 
 const char *pl_builtin_graph(const char *name)
 {
     if (!strcmp(name, "raster")) return raster_graph;
+    if (!strcmp(name, "raster-ordered")) return raster_ordered_graph;
     if (!strcmp(name, "raster-parallel")) return raster_parallel_graph;
     if (!strcmp(name, "raytrace")) return raytrace_graph;
     if (!strcmp(name, "hybrid")) return hybrid_graph;

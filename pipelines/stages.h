@@ -18,8 +18,8 @@ int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
  * when out of memory. */
 cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
 
-/* The text of a built-in graph ("raster", "raster-parallel", "raytrace", "hybrid"), or NULL; and
- * the names, NULL-terminated. */
+/* The text of a built-in graph ("raster", "raster-ordered", "raster-parallel", "raytrace",
+ * "hybrid"), or NULL; and the names, NULL-terminated. */
 const char *pl_builtin_graph(const char *name);
 extern const char *const pl_builtin_graph_names[];
 

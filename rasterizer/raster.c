@@ -197,43 +197,75 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *
 }
 
 /* The test of one covered pixel: nearer, or as near with a smaller id. */
-static inline void depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
+static inline bool depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
 {
     if (depth < *z || (depth == *z && (*vis == 0 || id + 1 < *vis))) {
         *z = depth;
         *vis = id + 1;
+        return true;
     }
+    return false;
+}
+
+/* Covered pixels whose depth cannot win are rejected without rs_depth's two divisions:
+ * the triangle's depth plane, z2 + (z0 - z2) e0 / area + (z1 - z2) e1 / area (the same
+ * quantity rs_depth rounds), is stepped along the row in double. It differs from
+ * rs_depth's float by that float's rounding (below 2^-24 for depths in [0, 1]) and a few
+ * double roundings per step (below 1e-12 over a row), both far below the margin; so a
+ * pixel whose plane depth exceeds the stored one by more than the margin would fail the
+ * exact test too (a tie needs equal depths). Only the work changes, never the result. */
+#define DEPTH_REJECT_MARGIN 1e-5
+
+typedef struct depth_plane { double dz0, dz1, z2; } depth_plane;
+
+static inline double plane_at(const depth_plane *p, int64_t e0, int64_t e1)
+{
+    return p->z2 + p->dz0 * (double)e0 + p->dz1 * (double)e1;
 }
 
 /* The same row walk as rs_raster_rect, with the depth test in place of the output. */
-int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, const rs_depth_target *t,
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id)
 {
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
     rs_interp ip;
     rs_interp_of(s, &ip);
+    const depth_plane pl = {((double)s->z[0] - s->z[2]) / ip.area, ((double)s->z[1] - s->z[2]) / ip.area,
+                            s->z[2]};
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
     const int64_t X0 = (int64_t)x0 * one + half;
     const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
                   step2 = (int64_t)s->a[2] * one;
+    const double plane_step = pl.dz0 * (double)step0 + pl.dz1 * (double)step1;
     int n = 0;
     for (int y = y0; y < y1; y++) {
         int64_t Y = (int64_t)y * one + half;
         int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
         int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
         int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        double plane = plane_at(&pl, e0 - s->bias[0], e1 - s->bias[1]);
         ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
         bool in_span = false;
-        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2) {
+        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2, plane += plane_step) {
             if ((e0 | e1 | e2) >= 0) {
-                float z = rs_depth(&ip, e0 - s->bias[0], e1 - s->bias[1]);
-                depth_test(&t->z[row + x], &t->vis[row + x], z, id);
                 n++;
                 in_span = true;
+                if (plane > (double)t->z[row + x] + DEPTH_REJECT_MARGIN) continue;
+                float z = rs_depth(&ip, e0 - s->bias[0], e1 - s->bias[1]);
+                if (depth_test(&t->z[row + x], &t->vis[row + x], z, id) && t->won)
+                    t->won[t->nwon++] = (int32_t)(row + x);
             } else if (in_span) {
                 break;
             }
         }
     }
     return n;
+}
+
+void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+    *e0 = edge_at(s, 0, X, Y);
+    *e1 = edge_at(s, 1, X, Y);
 }

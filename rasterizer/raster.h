@@ -114,12 +114,16 @@ bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
 int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
 
 /* A depth and visibility buffer over a rectangle of the image: pixel (x, y) is at
- * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none). */
+ * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none).
+ * When won is not NULL, rs_depth_rect appends there the index of every pixel the
+ * triangle takes (at most the rectangle's area) and counts them in nwon. */
 typedef struct rs_depth_target {
     float *z;
     uint32_t *vis;
     int ox, oy;
     int stride;
+    int32_t *won;
+    int nwon;
 } rs_depth_target;
 
 /* Depth-tests the covered pixels of s inside [x0,x1) x [y0,y1) (coverage as
@@ -127,7 +131,11 @@ typedef struct rs_depth_target {
  * depths, the smaller primitive id: the result is the draw-order `less` test's whatever
  * order the triangles come in (ids follow draw order). id is the triangle's primitive
  * id. Returns the number of covered pixels. */
-int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, const rs_depth_target *t,
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id);
+
+/* The exact (unbiased) values of edges 0 and 1 at pixel (x, y)'s centre: what
+ * rs_raster_rect reports for a covered pixel there. */
+void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1);
 
 #endif

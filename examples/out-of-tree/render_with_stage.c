@@ -1,5 +1,5 @@
-/* render_with_stage.c — built against an installed gramps (Makefile beside it): the raster
- * graph plus its own Shader, inverting each shaded fragment's colour between the pixel
+/* render_with_stage.c — built against an installed gramps (Makefile beside it): the
+ * thesis' ordered raster graph (its fragments flow from PS to OM) plus its own Shader, inverting each shaded fragment's colour between the pixel
  * shader and the output merger; one frame of the teapot as a PNG. [OUT.png [SIZE]] */
 #include "pipelines/raster_packets.h"
 #include "pipelines/stages.h"
@@ -39,7 +39,8 @@ int main(int argc, char **argv)
     cp_registry *r = pl_registry_new(err);
     if (!r || cp_register_stage(r, &invert, err)) return fail(err);
     cp_graph *g = cp_graph_new(r);
-    if (cp_graph_load_text(g, pl_builtin_graph("raster"), "raster", err)) return fail(err);
+    if (cp_graph_load_text(g, pl_builtin_graph("raster-ordered"), "raster-ordered", err))
+        return fail(err);
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         if (cp_put(g, edits[i][0], edits[i][1], edits[i][2], "main", err)) return fail(err);
     sc_scene *s;                      /* the scene, its triangles, the frame's buffers */

@@ -13,18 +13,19 @@
 static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
 
 /* -p NAME and --graph pipelines/graphs/FILE render the same bits, at several workers;
- * so do raster.graph (the thesis' ordered graph) and raster-any-order.graph. */
+ * so do raster.graph (sort-middle, any order) and raster-ordered.graph (the thesis'). */
 static void test_builtin_equals_graph_file(void)
 {
     static const char *const cases[][3] = {
         {"-p raster", "pipelines/graphs/raster.graph", "courtyard"},
         {"-p raster --parallel-rast", "pipelines/graphs/raster-parallel.graph", "teapot"},
         {"-p raytrace", "pipelines/graphs/raytrace.graph", "cornell"},
-        /* fragments in any order, ties to the smaller primitive id: the draw-order image */
-        {"-p raster", "pipelines/graphs/raster-any-order.graph", "fairy"},
-        {"-p raster --aov primid", "pipelines/graphs/raster-any-order.graph --aov primid", "courtyard"},
+        /* triangles in any order, ties to the smaller primitive id: the draw-order image */
+        {"-p raster-ordered", "pipelines/graphs/raster.graph", "fairy"},
+        {"-p raster-ordered --aov primid", "pipelines/graphs/raster.graph --aov primid", "courtyard"},
+        {"-p raster", "pipelines/graphs/raster-ordered.graph", "teapot"},
     };
-    for (int c = 0; c < 5; c++) {
+    for (int c = 0; c < 6; c++) {
         char a[300], b[300], args[1024];
         snprintf(a, sizeof a, "%s/builtin-%d.png", dir, c);
         snprintf(args, sizeof args, "-q --size 96x64 -t 1 %s -o %s %s", cases[c][0], a, cases[c][2]);
@@ -39,7 +40,7 @@ static void test_builtin_equals_graph_file(void)
     }
 }
 
-/* 200 copies of one triangle at exactly the same depth, dealt to different IA/VS/Rast
+/* 200 copies of one triangle at exactly the same depth, dealt to different IA/VS/Bin
  * groups: whichever arrives first, the visible one must be the first drawn (primitive
  * 0), as the thesis' ordered graph gives. */
 static void test_equal_depths_in_draw_order(void)
@@ -53,12 +54,12 @@ static void test_equal_depths_in_draw_order(void)
     fclose(f);
     snprintf(a, sizeof a, "%s/ties-ordered.png", dir);
     snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t 1 --graph "
-             "pipelines/graphs/raster.graph -o %s %s", a, obj);
+             "pipelines/graphs/raster-ordered.graph -o %s %s", a, obj);
     CHECK_MSG(run(args) == 0, "%s", out);
     for (int t = 1; t <= 3; t++) {
         snprintf(b, sizeof b, "%s/ties-%d.png", dir, t);
         snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t %d --set graph.batch=8 "
-                 "--graph pipelines/graphs/raster-any-order.graph -o %s %s", t, b, obj);
+                 "--graph pipelines/graphs/raster.graph -o %s %s", t, b, obj);
         CHECK_MSG(run(args) == 0, "%s", out);
         CHECK_MSG(same_files(a, b), "equal depths at %d workers: not the first drawn", t);
     }
@@ -69,16 +70,17 @@ static void test_set_changes_capacity(void)
 {
     char json[300], args[1024];
     snprintf(json, sizeof json, "%s/set.json", dir);
-    snprintf(args, sizeof args, "-q --size 64x64 --set fragments.capacity=17 --set graph.tile=32 "
-             "--stats %s teapot", json);
+    snprintf(args, sizeof args, "-q --size 64x64 -p raster-ordered --set fragments.capacity=17 "
+             "--set graph.tile=32 --stats %s teapot", json);
     CHECK_MSG(run(args) == 0, "%s", out);
     long n = 0;
     char *text = slurp(json, &n);
     CHECK(text && strstr(text, "\"name\": \"fragments\", \"capacity\": 17"));
     CHECK(text && strstr(text, "\"name\": \"tiles\", \"capacity\": 8, \"subqueues\": 4"));
     free(text);
-    CHECK(run("-q --set fragments.capacity=0 teapot") == 1 && strstr(out, "command line") &&
-          strstr(out, "capacity"));
+    CHECK(run("-q -p raster-ordered --set fragments.capacity=0 teapot") == 1 &&
+          strstr(out, "command line") && strstr(out, "capacity"));
+    CHECK(run("-q --set bins.capacity=0 teapot") == 1 && strstr(out, "capacity"));
     CHECK(run("-q --set nosuch.capacity=3 teapot") == 2 && strstr(out, "nosuch"));
     CHECK(run("-q --set capacity teapot") == 2 && strstr(out, "--set"));
 }

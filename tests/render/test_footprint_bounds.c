@@ -1,5 +1,5 @@
-/* The renderers' queues stay within their bounds (issue 11): the raster graph (also
- * with parallel_rast, 256x256) and the ray tracer (bounces 0 and 1, 512x512: at 128x128
+/* The renderers' queues stay within their bounds (issue 11): the raster graphs
+ * (sort-middle, ordered and parallel-Rast, 256x256) and the ray tracer (bounces 0 and 1, 512x512: at 128x128
  * too few packets are in flight for an overrun to show reliably, and a frame takes tens
  * of ms) on the built-in teapot at 1, 2, 4 and 8 workers, checked from gr_get_stats:
  * every queue without a backward binding has reserved_peak_packets <= bound x
@@ -110,12 +110,12 @@ static void test_raster_bounds(void)
 {
     loaded l;
     if (!load("teapot", &l)) { CHECK(0); return; }
-    for (int par = 0; par <= 1; par++)
+    for (int kind = RSP_TILED; kind <= RSP_PARALLEL; kind++)
         for (unsigned w = 1; w <= 8; w *= 2) {
             rsp_config c;
             rsp_config_default(&c);
             c.width = c.height = 256;
-            c.parallel_rast = par;
+            c.graph = (rsp_graph)kind;
             c.workers = w;
             char err[SC_ERR_MAX];
             uint8_t *img = malloc(256 * 256 * 4);
@@ -125,7 +125,7 @@ static void test_raster_bounds(void)
             if (!g) continue;
             /* no push bindings: every queue's bound is its capacity (the ordered chain's
              * end 'tiles' exactly; 'fragments' is a chain start fed by a Thread) */
-            check_bounds(par ? "raster teapot 256x256 parallel-rast" : "raster teapot 256x256",
+            check_bounds(kind == RSP_PARALLEL ? "raster teapot 256x256 parallel-rast" : kind == RSP_ORDERED ? "raster teapot 256x256 ordered" : "raster teapot 256x256",
                          g, NULL, 0);
             gr_graph_destroy(g);
         }

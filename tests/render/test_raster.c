@@ -31,13 +31,13 @@ static bool load(const char *name, loaded *l)
 
 static void unload(loaded *l) { sc_geometry_free(&l->g); sc_free(l->s); }
 
-static bool parallel_rast;
+static rsp_graph graph_kind;          /* RSP_TILED (the default) unless a test sets it */
 
 static uint8_t *render_size(loaded *l, sh_aov aov, unsigned workers, int w, int h, gr_graph **graph)
 {
     rsp_config c;
     rsp_config_default(&c);
-    c.parallel_rast = parallel_rast;
+    c.graph = graph_kind;
     c.width = w;
     c.height = h;
     c.tile = 32;
@@ -300,23 +300,32 @@ static void test_clipping(void)
     free(count);
 }
 
-/* The parallel rasterizer variant gives the same image, for any worker count. */
-static void test_parallel_rast_identical(void)
+/* The three graphs give the same image, for any worker count, every AOV: the sort-middle
+ * default (any order, ties to the smaller primitive id, each visible pixel shaded once),
+ * the thesis' ordered graph and its parallel-Rast variant. */
+static void test_graphs_identical(void)
 {
-    const char *scenes[] = {"teapot", "courtyard"};
-    for (int k = 0; k < 2; k++) {
+    const char *scenes[] = {"teapot", "courtyard", "fairy", "cornell"};
+    const sh_aov aovs[] = {SH_AOV_COLOR, SH_AOV_PRIMID, SH_AOV_DEPTH, SH_AOV_NORMAL};
+    for (int k = 0; k < 4; k++) {
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
-        uint8_t *ref = render(&l, SH_AOV_COLOR, 2, NULL);
-        parallel_rast = true;
-        unsigned ws[] = {1, 2, 8};
-        for (int i = 0; i < 3; i++) {
-            uint8_t *img = render(&l, SH_AOV_COLOR, ws[i], NULL);
-            CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s: parallel Rast differs (%u workers)", scenes[k], ws[i]);
-            free(img);
+        for (int a = 0; a < 4; a++) {
+            graph_kind = RSP_ORDERED;
+            uint8_t *ref = render(&l, aovs[a], 1, NULL);
+            const rsp_graph kinds[] = {RSP_TILED, RSP_PARALLEL};
+            unsigned ws[] = {1, 2, 8};
+            for (int g = 0; g < 2; g++)
+                for (int i = 0; i < 3; i++) {
+                    graph_kind = kinds[g];
+                    uint8_t *img = render(&l, aovs[a], ws[i], NULL);
+                    CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s aov %d: graph %d differs from "
+                              "the ordered one (%u workers)", scenes[k], (int)aovs[a], (int)kinds[g], ws[i]);
+                    free(img);
+                }
+            free(ref);
         }
-        parallel_rast = false;
-        free(ref);
+        graph_kind = RSP_TILED;
         unload(&l);
     }
 }
@@ -336,9 +345,10 @@ static void test_queue_peaks(void)
     unload(&l);
 }
 
-/* The coarse depth test changes the work, never the image: bunny and fairy (dense,
- * overdrawn) render bit-identically with it on and off, for 1 and 3 workers, and it
- * does skip triangles (so a test that always says "visible" would be caught). */
+/* The ordered graph's coarse depth test changes the work, never the image: bunny and
+ * fairy (dense, overdrawn) render bit-identically with it on and off, for 1 and 3
+ * workers, and it does skip triangles (so a test that always says "visible" would be
+ * caught). */
 static void test_coarse_z_exact(void)
 {
     const char *scenes[] = {"../shared/scenes/bunny.obj", "fairy"};
@@ -357,6 +367,7 @@ static void test_coarse_z_exact(void)
                     c.aov = a ? SH_AOV_PRIMID : SH_AOV_COLOR;
                     c.workers = workers;
                     c.coarse_z = on;
+                    c.graph = RSP_ORDERED;
                     char err[SC_ERR_MAX];
                     img[on] = malloc(256 * 256 * 4);
                     gr_graph *g = rsp_render(l.s, &l.g, &c, img[on], &counts[on], err);
@@ -384,9 +395,11 @@ int main(void)
     RUN(test_agrees_with_raytracer);
     RUN(test_fill_rule);
     RUN(test_clipping);
-    RUN(test_parallel_rast_identical);
+    RUN(test_graphs_identical);
     RUN(test_queue_peaks);
-    parallel_rast = true;
+    graph_kind = RSP_ORDERED;
+    RUN(test_queue_peaks);
+    graph_kind = RSP_PARALLEL;
     RUN(test_queue_peaks);
     return check_finish();
 }

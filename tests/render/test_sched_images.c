@@ -18,7 +18,7 @@
 static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
 
 /* One frame of either pipeline into img; the finished graph, or NULL. */
-static gr_graph *frame(loaded *l, bool raster, bool prast, unsigned workers,
+static gr_graph *frame(loaded *l, bool raster, rsp_graph kind, unsigned workers,
                        const gr_launch_opts *lo, uint8_t *img)
 {
     char err[SC_ERR_MAX];
@@ -26,7 +26,7 @@ static gr_graph *frame(loaded *l, bool raster, bool prast, unsigned workers,
     if (raster) {
         rsp_config c;
         rsp_config_default(&c);
-        c.width = W; c.height = H; c.workers = workers; c.parallel_rast = prast; c.launch = *lo;
+        c.width = W; c.height = H; c.workers = workers; c.graph = kind; c.launch = *lo;
         rsp_counts n;
         g = rsp_render(l->s, &l->g, &c, img, &n, err);
     } else {
@@ -40,13 +40,13 @@ static gr_graph *frame(loaded *l, bool raster, bool prast, unsigned workers,
     return g;
 }
 
-static void compare_all(const char *scene, bool raster, bool prast)
+static void compare_all(const char *scene, bool raster, rsp_graph kind)
 {
     loaded l;
     if (!load(scene, &l)) { CHECK(0); return; }
     uint8_t *ref = calloc(W * H, 4), *img = calloc(W * H, 4);
     gr_launch_opts base = {.scheduler = "gramps"};
-    gr_graph *g = frame(&l, raster, prast, 1, &base, ref);
+    gr_graph *g = frame(&l, raster, kind, 1, &base, ref);
     gr_profile *prof = g ? gr_profile_take(g) : NULL;
     CHECK(g && prof);
     gr_graph_destroy(g);
@@ -57,11 +57,11 @@ static void compare_all(const char *scene, bool raster, bool prast)
         for (unsigned w = 1; w <= 2; w++) {
             memset(img, 0xcd, W * H * 4);
             gr_launch_opts lo = {.scheduler = scheds[k], .profile = prof};
-            g = frame(&l, raster, prast, w, &lo, img);
+            g = frame(&l, raster, kind, w, &lo, img);
             CHECK(g && !strcmp(gr_scheduler_of(g), scheds[k]));
-            CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s %s%s: %s at %u workers differs "
-                      "from gramps", scene, raster ? "raster" : "raytrace",
-                      prast ? " (parallel rast)" : "", scheds[k], w);
+            CHECK_MSG(memcmp(ref, img, W * H * 4) == 0, "%s %s (graph %d): %s at %u workers "
+                      "differs from gramps", scene, raster ? "raster" : "raytrace", (int)kind,
+                      scheds[k], w);
             gr_graph_destroy(g);
         }
     gr_profile_free(prof);
@@ -70,14 +70,16 @@ static void compare_all(const char *scene, bool raster, bool prast)
     unload(&l);
 }
 
-static void test_raster(void) { compare_all("teapot", true, false); }
-static void test_parallel_rast(void) { compare_all("teapot", true, true); }
-static void test_raytrace(void) { compare_all("cornell", false, false); }
-static void test_raytrace_teapot(void) { compare_all("teapot", false, false); }
+static void test_raster(void) { compare_all("teapot", true, RSP_TILED); }
+static void test_raster_ordered(void) { compare_all("teapot", true, RSP_ORDERED); }
+static void test_parallel_rast(void) { compare_all("teapot", true, RSP_PARALLEL); }
+static void test_raytrace(void) { compare_all("cornell", false, RSP_TILED); }
+static void test_raytrace_teapot(void) { compare_all("teapot", false, RSP_TILED); }
 
 int main(void)
 {
     RUN(test_raster);
+    RUN(test_raster_ordered);
     RUN(test_parallel_rast);
     RUN(test_raytrace);
     RUN(test_raytrace_teapot);

@@ -83,7 +83,7 @@ static void by_tiles(const rs_setup *su, const uint32_t *id, const int *order, i
     for (int y0 = 0; y0 < H; y0 += tile)
         for (int x0 = 0; x0 < W; x0 += tile) {
             int x1 = x0 + tile < W ? x0 + tile : W, y1 = y0 + tile < H ? y0 + tile : H;
-            rs_depth_target t = {tz, tv, x0, y0, tile};
+            rs_depth_target t = {tz, tv, x0, y0, tile, NULL, 0};
             for (int i = 0; i < tile * tile; i++) { tz[i] = FLT_MAX; tv[i] = 0; }
             for (int i = 0; i < n; i++)
                 rs_depth_rect(&su[order[i]], x0, y0, x1, y1, &t, id[order[i]]);

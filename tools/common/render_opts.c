@@ -2,6 +2,7 @@
 #include "tools/common/render_opts.h"
 
 #include "gramps/gramps.h"
+#include "pipelines/stages.h"
 #include "scenes/camera.h"
 #include "scenes/validate.h"
 #include "tools/common/cli_args.h"
@@ -39,6 +40,7 @@ void ro_usage(FILE *out)
 {
     fprintf(out,
         "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
+        "                        (also raster-ordered, raster-parallel: the thesis' graph)\n"
         "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
@@ -107,8 +109,9 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
     rg_options *g = &o->graph;
     switch (c) {
     case 'p':
-        if (strcmp(arg, "raytrace") && strcmp(arg, "raster") && strcmp(arg, "hybrid"))
-            return ro_bad_flag(o, flag, arg, "unknown pipeline (raster, raytrace, hybrid)");
+        if (!pl_builtin_graph(arg))
+            return ro_bad_flag(o, flag, arg, "unknown pipeline (raster, raster-ordered, "
+                               "raster-parallel, raytrace, hybrid)");
         o->pipeline = g->pipeline = arg;
         return 0;
     case RO_OPT_GRAPH: g->graph_file = arg; return 0;

@@ -1,0 +1,198 @@
+/* raster_tile_shade.c — Tile-Shade, the per-tile stage of the sort-middle raster graph
+ * (pipelines/graphs/raster-tiled.graph): one instance per framebuffer tile takes the
+ * set-up triangles the Bin stages sent its tile, in any order, resolves visibility with
+ * rs_depth_rect (nearest depth, equal depths to the smaller primitive id: the draw-order
+ * `less` result), and once its subqueue closes (every triangle seen) shades each visible
+ * pixel once with the pixel shader's packet kernel.
+ *
+ * Why the image is the ordered graph's, bit for bit: the visible triangle of a pixel is
+ * the one the draw-order test keeps; its depth and weights come from the same edge values
+ * and rs_weights; a fragment's colour does not depend on the packet it is shaded in
+ * (sh_ps_packet). Hidden fragments, which the ordered graph shades when early-Z cannot
+ * reject them, are never shaded here.
+ *
+ * Memory: the tile keeps only the triangles that own at least one of its pixels (a slot
+ * is freed when its last pixel is taken), so it holds at most one triangle per pixel
+ * plus the one being rasterized, whatever the scene. */
+#include "pipelines/raster_internal.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tile_slots {
+    rsp_prim *prim;
+    uint32_t *pixels;                     /* pixels each slot owns */
+    uint32_t *free_slots;
+    uint32_t n, nfree, cap;
+} tile_slots;
+
+typedef struct shade_tile {
+    int x0, y0, x1, y1;
+    rs_depth_target t;
+    uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
+    tile_slots slots;
+} shade_tile;
+
+static bool tile_init(shade_tile *st, const rsp_state *s, uint64_t tile)
+{
+    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
+    memset(st, 0, sizeof *st);
+    st->x0 = tx * s->tile;
+    st->y0 = ty * s->tile;
+    st->x1 = st->x0 + s->tile < s->width ? st->x0 + s->tile : s->width;
+    st->y1 = st->y0 + s->tile < s->height ? st->y0 + s->tile : s->height;
+    size_t pixels = (size_t)s->tile * (size_t)s->tile;
+    st->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
+                              st->x0, st->y0, s->tile, malloc(pixels * sizeof(int32_t)), 0};
+    st->owner = calloc(pixels, sizeof *st->owner);
+    if (!st->t.z || !st->t.vis || !st->t.won || !st->owner) return false;
+    for (size_t i = 0; i < pixels; i++) st->t.z[i] = FLT_MAX;
+    return true;
+}
+
+static void tile_free(shade_tile *st)
+{
+    free(st->t.z);
+    free(st->t.vis);
+    free(st->t.won);
+    free(st->owner);
+    free(st->slots.prim);
+    free(st->slots.pixels);
+    free(st->slots.free_slots);
+}
+
+/* A slot for a new triangle: a freed one, else a new one (the arrays grow by doubling). */
+static bool slot_take(tile_slots *sl, uint32_t *slot)
+{
+    if (sl->nfree) { *slot = sl->free_slots[--sl->nfree]; return true; }
+    if (sl->n == sl->cap) {
+        uint32_t cap = sl->cap ? 2 * sl->cap : 64;
+        rsp_prim *p = realloc(sl->prim, cap * sizeof *p);
+        if (p) sl->prim = p;
+        uint32_t *px = realloc(sl->pixels, cap * sizeof *px);
+        if (px) sl->pixels = px;
+        uint32_t *fr = realloc(sl->free_slots, cap * sizeof *fr);
+        if (fr) sl->free_slots = fr;
+        if (!p || !px || !fr) return false;
+        sl->cap = cap;
+    }
+    *slot = sl->n++;
+    return true;
+}
+
+static void slot_release(tile_slots *sl, uint32_t slot)
+{
+    if (--sl->pixels[slot] == 0) sl->free_slots[sl->nfree++] = slot;
+}
+
+/* One triangle: its covered pixels that pass the test change owner; a slot left with no
+ * pixel is freed at once. */
+static bool tile_add(shade_tile *st, const rsp_prim *p)
+{
+    uint32_t slot;
+    if (!slot_take(&st->slots, &slot)) return false;
+    st->slots.prim[slot] = *p;
+    st->slots.pixels[slot] = 1;           /* held while rasterizing */
+    st->t.nwon = 0;
+    rs_depth_rect(&p->su, st->x0, st->y0, st->x1, st->y1, &st->t, p->tri.prim);
+    for (int k = 0; k < st->t.nwon; k++) {
+        uint32_t *own = &st->owner[st->t.won[k]];
+        if (*own) slot_release(&st->slots, *own - 1);
+        *own = slot + 1;
+        st->slots.pixels[slot]++;
+    }
+    slot_release(&st->slots, slot);
+    return true;
+}
+
+/* A packet of visible pixels being gathered for the pixel shader. in_batch[slot] is
+ * the slot's index in tris + 1 while it is in this batch (its stamp equals batch). */
+typedef struct shade_batch {
+    int n, ntris;
+    uint32_t batch;
+    uint32_t *stamp;
+    uint8_t *index;
+    uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
+    float z[SH_PS_MAX], b1[SH_PS_MAX], b2[SH_PS_MAX];
+    uint8_t tri[SH_PS_MAX];
+    sh_ps_tri tris[SH_PS_MAX];
+} shade_batch;
+
+static void batch_shade(shade_batch *b, rsp_state *s)
+{
+    if (!b->n) return;
+    uint32_t rgba[SH_PS_MAX];
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2}, rgba);
+    for (int i = 0; i < b->n; i++) {
+        size_t at = (size_t)b->y[i] * (size_t)s->width + b->x[i];
+        uint32_t bits;
+        memcpy(&bits, &b->z[i], sizeof bits);
+        atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
+        s->color[at] = rgba[i];
+    }
+    atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
+    b->n = b->ntris = 0;
+    b->batch++;
+}
+
+/* The index of slot's triangle in the batch's tris, added if new. */
+static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
+{
+    if (b->stamp[slot] == b->batch) return b->index[slot];
+    int k = b->ntris++;
+    b->tris[k] = sl->prim[slot].tri;
+    b->stamp[slot] = b->batch;
+    b->index[slot] = (uint8_t)k;
+    return k;
+}
+
+/* Pixel (x, y), owned by slot: its depth and weights as the PS computes them. */
+static void batch_add(shade_batch *b, rsp_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
+{
+    if (b->n == SH_PS_MAX) batch_shade(b, s);
+    const rsp_prim *p = &sl->prim[slot];
+    rs_interp ip;
+    int64_t e0, e1;
+    rs_interp_of(&p->su, &ip);
+    rs_edges_at(&p->su, x, y, &e0, &e1);
+    int i = b->n++;
+    rs_weights(&ip, e0, e1, &b->z[i], &b->b1[i], &b->b2[i]);
+    b->x[i] = (uint16_t)x;
+    b->y[i] = (uint16_t)y;
+    b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
+}
+
+static bool tile_shade(shade_tile *st, rsp_state *s)
+{
+    shade_batch b;
+    b.n = b.ntris = 0;
+    b.batch = 1;
+    b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
+    b.index = malloc(st->slots.n ? st->slots.n : 1);
+    bool ok = b.stamp && b.index;
+    for (int y = st->y0; ok && y < st->y1; y++)
+        for (int x = st->x0; x < st->x1; x++) {
+            uint32_t own = st->owner[(y - st->y0) * st->t.stride + (x - st->x0)];
+            if (own) batch_add(&b, s, &st->slots, own - 1, x, y);
+        }
+    if (ok) batch_shade(&b, s);
+    free(b.stamp);
+    free(b.index);
+    return ok;
+}
+
+void rsp_tile_shade_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    shade_tile st;
+    gr_assert(c, tile_init(&st, s, gr_key(c)));
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const binned_pkt *p = w.mem;
+        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(&st, &p->t[i].prim));
+        gr_commit(c, 0, 1);
+    }
+    gr_assert(c, tile_shade(&st, s));
+    tile_free(&st);
+}
