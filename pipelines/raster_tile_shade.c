@@ -106,8 +106,10 @@ static bool tile_add(shade_tile *st, const rsp_prim *p)
     return true;
 }
 
-/* A packet of visible pixels being gathered for the pixel shader. in_batch[slot] is
- * the slot's index in tris + 1 while it is in this batch (its stamp equals batch). */
+/* A packet of visible pixels being gathered for the pixel shader, as arrays: their
+ * depths (the visibility pass's, which rs_weights would compute again, to the bit), edge
+ * values and their triangles' area and 1/w, for rs_weights_packet. A slot is in the
+ * batch while its stamp equals `batch`; index[slot] is then its place in tris. */
 typedef struct shade_batch {
     int n, ntris;
     uint32_t batch;
@@ -115,6 +117,8 @@ typedef struct shade_batch {
     uint8_t *index;
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
     float z[SH_PS_MAX], b1[SH_PS_MAX], b2[SH_PS_MAX];
+    double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
+    float iw[3][SH_PS_MAX];
     uint8_t tri[SH_PS_MAX];
     sh_ps_tri tris[SH_PS_MAX];
 } shade_batch;
@@ -123,6 +127,8 @@ static void batch_shade(shade_batch *b, rsp_state *s)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
+    const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
+    rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == SH_ISA_AVX2);
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2}, rgba);
     for (int i = 0; i < b->n; i++) {
         size_t at = (size_t)b->y[i] * (size_t)s->width + b->x[i];
@@ -147,17 +153,20 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
     return k;
 }
 
-/* Pixel (x, y), owned by slot: its depth and weights as the PS computes them. */
-static void batch_add(shade_batch *b, rsp_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
+/* Pixel (x, y) at depth z, owned by slot. */
+static void batch_add(shade_batch *b, rsp_state *s, const tile_slots *sl, uint32_t slot, int x,
+                      int y, float z)
 {
     if (b->n == SH_PS_MAX) batch_shade(b, s);
-    const rsp_prim *p = &sl->prim[slot];
-    rs_interp ip;
+    const rs_setup *su = &sl->prim[slot].su;
     int64_t e0, e1;
-    rs_interp_of(&p->su, &ip);
-    rs_edges_at(&p->su, x, y, &e0, &e1);
+    rs_edges_at(su, x, y, &e0, &e1);
     int i = b->n++;
-    rs_weights(&ip, e0, e1, &b->z[i], &b->b1[i], &b->b2[i]);
+    b->e0[i] = (double)e0;
+    b->e1[i] = (double)e1;
+    b->area[i] = (double)su->area;
+    for (int k = 0; k < 3; k++) b->iw[k][i] = su->inv_w[k];
+    b->z[i] = z;
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
@@ -173,8 +182,8 @@ static bool tile_shade(shade_tile *st, rsp_state *s)
     bool ok = b.stamp && b.index;
     for (int y = st->y0; ok && y < st->y1; y++)
         for (int x = st->x0; x < st->x1; x++) {
-            uint32_t own = st->owner[(y - st->y0) * st->t.stride + (x - st->x0)];
-            if (own) batch_add(&b, s, &st->slots, own - 1, x, y);
+            size_t at = (size_t)(y - st->y0) * (size_t)st->t.stride + (size_t)(x - st->x0);
+            if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->t.z[at]);
         }
     if (ok) batch_shade(&b, s);
     free(b.stamp);

@@ -82,6 +82,17 @@ static inline float rs_depth(const rs_interp *ip, int64_t e0, int64_t e1)
     return rs_depth_at(ip, l0, l1, 1.0 - l0 - l1);
 }
 
+/* The perspective-correct weights of vertices 1 and 2 from the screen barycentrics and
+ * the vertices' 1/w: the one formula rs_weights and rs_weights_packet share. */
+static inline void rs_persp_weights(double l0, double l1, double l2, float iw0, float iw1,
+                                    float iw2, float *b1, float *b2)
+{
+    double p0 = l0 * iw0, p1 = l1 * iw1, p2 = l2 * iw2;
+    double sum = p0 + p1 + p2;
+    *b1 = (float)(p1 / sum);
+    *b2 = (float)(p2 / sum);
+}
+
 /* The depth and the perspective-correct weights of vertices 1 and 2 at a covered pixel.
  * Inline and branch-free so a loop over a packet's fragments vectorizes. */
 static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float *z, float *b1,
@@ -90,11 +101,15 @@ static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float
     double l0 = (double)e0 / ip->area, l1 = (double)e1 / ip->area;
     double l2 = 1.0 - l0 - l1;
     *z = rs_depth_at(ip, l0, l1, l2);
-    double p0 = l0 * ip->inv_w[0], p1 = l1 * ip->inv_w[1], p2 = l2 * ip->inv_w[2];
-    double sum = p0 + p1 + p2;
-    *b1 = (float)(p1 / sum);
-    *b2 = (float)(p2 / sum);
+    rs_persp_weights(l0, l1, l2, ip->inv_w[0], ip->inv_w[1], ip->inv_w[2], b1, b2);
 }
+
+/* rs_weights' b1 and b2 for n fragments as arrays (fragment i: edge values e0[i], e1[i]
+ * as doubles, its triangle's area[i] and 1/w iw[k][i]), in a loop that vectorizes
+ * (rasterizer/weights.c, -O3, with an AVX2 body when avx2 is true). Same bits as
+ * rs_weights. */
+void rs_weights_packet(int n, const double *e0, const double *e1, const double *area,
+                       const float *const iw[3], float *b1, float *b2, bool avx2);
 
 /* What clipping would do to a triangle: nothing, drop it, or cut it into pieces. */
 typedef enum rs_clip_kind { RS_CLIP_INSIDE, RS_CLIP_CULLED, RS_CLIP_CUT } rs_clip_kind;
