@@ -1,12 +1,15 @@
 /* The hybrid graph (pipelines/graphs/hybrid.graph): the same picture as the ray tracer
  * (at least 99% of pixels within 2/255 on every channel, on built-in scenes and
- * ../shared/scenes meshes, with 0 and 1 bounces), bit-identical images at 1, 2, 3 and 8
+ * ../shared/scenes meshes and awkward scenes (no light, a light inside the mesh, the
+ * camera inside it), with 0 and 1 bounces), bit-identical images at 1, 2, 3 and 8
  * workers, and the ray tracer's shadow and reflection ray counts. */
 #include "pipelines/stages.h"
 #include "tests/check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define W 160
 #define H 120
@@ -73,11 +76,35 @@ static double agreement(const uint8_t *a, const uint8_t *b)
     return (double)close / ((double)W * H);
 }
 
+/* Awkward scenes, written to a temporary directory: no light in the file, a light inside
+ * the geometry beside one outside, the camera inside the mesh (most of the view is its
+ * inside, some triangles cross the near plane). */
+static const char *const awkward[][2] = {
+    {"no-light.scene", "[scene]\nname = no-light\n[camera]\neye = 0,6,14\ntarget = 0,1.5,0\n"
+                       "up = 0,1,0\nfovy = 45\n[mesh.pot]\nbuiltin = teapot\n"},
+    {"inside.scene", "[scene]\nname = inside\n[camera]\neye = 0,1.5,0\ntarget = 5,1.5,0\n"
+                     "up = 0,1,0\nfovy = 70\n[light.in]\nposition = 0.2,1.4,0.1\n"
+                     "color = 1,1,1\n[light.out]\nposition = 6,12,8\ncolor = 1,1,1\n"
+                     "[mesh.pot]\nbuiltin = teapot\n"},
+};
+
+static bool write_awkward(char dir[64], int k, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, awkward[k][0]);
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    fputs(awkward[k][1], f);
+    return fclose(f) == 0;
+}
+
 static void test_same_picture_as_ray_tracer(void)
 {
-    static const char *const scenes[] = {"teapot", "courtyard", "fairy", "cornell",
-                                         "../shared/scenes/bunny.obj",
-                                         "../shared/scenes/CornellBox-Original.obj"};
+    char dir[64] = "/tmp/test_hybrid.XXXXXX", inside[128], no_light[128];
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK(write_awkward(dir, 0, no_light, sizeof no_light) && write_awkward(dir, 1, inside, sizeof inside));
+    const char *const scenes[] = {"teapot", "courtyard", "fairy", "cornell",
+                                  "../shared/scenes/bunny.obj",
+                                  "../shared/scenes/CornellBox-Original.obj", no_light, inside};
     uint8_t *rt = malloc((size_t)W * H * 4), *hy = malloc((size_t)W * H * 4);
     for (size_t i = 0; rt && hy && i < sizeof scenes / sizeof *scenes; i++) {
         loaded l;
@@ -97,6 +124,9 @@ static void test_same_picture_as_ray_tracer(void)
     }
     free(rt);
     free(hy);
+    remove(inside);
+    remove(no_light);
+    rmdir(dir);
 }
 
 static void test_deterministic(void)
