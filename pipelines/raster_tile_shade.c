@@ -1,5 +1,5 @@
 /* raster_tile_shade.c — Tile-Shade, the per-tile stage of the sort-middle raster graph
- * (pipelines/graphs/raster-tiled.graph): one instance per framebuffer tile takes the
+ * (pipelines/graphs/raster.graph): one instance per framebuffer tile takes the
  * set-up triangles the Bin stages sent its tile, in any order, resolves visibility with
  * rs_depth_rect (nearest depth, equal depths to the smaller primitive id: the draw-order
  * `less` result), and once its subqueue closes (every triangle seen) shades each visible
