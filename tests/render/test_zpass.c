@@ -1,7 +1,8 @@
-/* The kernels of the hybrid's depth pass and primary hits:
- * - rs_depth_rect (Z-Tile) leaves, for triangles in any order and for any tile cut, the
- *   depth and primitive the draw-order pass would (rs_raster_rect + rs_depth, `less`,
- *   first wins), bit for bit, coincident and edge-sharing triangles included;
+/* The kernels of the sort-middle depth passes and the hybrid's primary hits:
+ * - rs_depth_rect (Z-Tile, Tile-Shade) leaves, for triangles in any order and for any
+ *   tile cut, the depth and primitive the draw-order pass would (rs_raster_rect +
+ *   rs_depth, `less`, first wins), bit for bit, coincident, nearly coplanar and
+ *   edge-sharing triangles included;
  * - rt_intersect_each (hybrid.visible) gives rt_wtray_init + rt_tri_intersect's answer
  *   bit for bit under every available ISA, rays through vertices and edges (the exact
  *   zero edge values the scalar test redoes in double) and axis-aligned rays included. */
@@ -34,14 +35,18 @@ static rs_vertex vertex(float x, float y, float z, float w)
 }
 
 /* Random set-up triangles over the image; every fifth repeats an earlier one (the same
- * depths: ties) and every seventh shares an edge with its predecessor. */
+ * depths: ties), every eleventh nearly (depths a few ulps apart: only exact depths
+ * order them) and every seventh shares an edge with its predecessor. */
 static int make_triangles(rs_setup *su, uint32_t *id)
 {
     rs_triangle t[NTRIS];
     int n = 0;
     for (int i = 0; i < NTRIS; i++) {
         if (i % 5 == 4) t[i] = t[i - 3];
-        else {
+        else if (i % 11 == 10) {                /* nearly coplanar with an earlier one */
+            t[i] = t[i - 2];
+            for (int k = 0; k < 3; k++) t[i].v[k].clip[2] *= 1.0f + (k == 1 ? 3e-7f : -2e-7f);
+        } else {
             for (int k = 0; k < 3; k++)
                 t[i].v[k] = vertex(frand() * 2.4f - 1.2f, frand() * 2.4f - 1.2f, frand() * 1.8f - 0.9f,
                                    0.5f + frand() * 2.0f);
@@ -78,8 +83,8 @@ static int reference(const rs_setup *su, const uint32_t *id, int n, float *z, ui
 static void by_tiles(const rs_setup *su, const uint32_t *id, const int *order, int n, int tile,
                      float *z, uint32_t *vis)
 {
-    float tz[256 * 256];
-    uint32_t tv[256 * 256];
+    static float tz[256 * 256];
+    static uint32_t tv[256 * 256];
     for (int y0 = 0; y0 < H; y0 += tile)
         for (int x0 = 0; x0 < W; x0 += tile) {
             int x1 = x0 + tile < W ? x0 + tile : W, y1 = y0 + tile < H ? y0 + tile : H;
