@@ -8,8 +8,8 @@
  * fall back to single-ray traversal (bvh_traverse.h), counted in the statistics.
  *
  * Results equal the single-ray functions exactly (same watertight test, same tie rule),
- * with the SSE kernels over the 4-wide nodes (packet.c) or, when rt_bvh.isa is AVX2, the
- * AVX2 ones over the 8-wide nodes (packet8.c).
+ * with the SSE kernels over the 4-wide nodes or, when rt_bvh.isa is AVX2, the AVX2 ones
+ * over the 8-wide nodes (packet.c: packet_tmp.h at both widths).
  * Kernels only: no threads, no allocation, the BVH is read-only. */
 #ifndef RAYTRACER_PACKET_H
 #define RAYTRACER_PACKET_H
