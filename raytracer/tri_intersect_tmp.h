@@ -8,6 +8,11 @@
  * zero go through the scalar double-precision patch, so t, u and v are bit-identical at
  * every width and to brute force. */
 
+#ifndef RT_W
+/* Included on its own (the installed-header check): the owner instantiates it. */
+#include "raytracer/tri_intersect.h"
+#else
+
 /* The ray's constants broadcast to RT_W lanes. */
 typedef struct TAG(rt_wtray) {
     VF okx, oky, okz, sx, sy, sz;
@@ -94,3 +99,5 @@ W_INLINE int TAG(rt_tri_intersect)(const rt_wtray *w, const TAG(rt_wtray) *wv,
     }
     return mask;
 }
+
+#endif
