@@ -16,7 +16,8 @@
  * pixel and encoded to sRGB. Tiles are handed to 1 or 2 threads one at a time. The same
  * frame is also traced with Embree's ray streams (rtcIntersect1M / rtcOccluded1M, same
  * flags); the faster of the two is "embree". Each of the three frames runs in turn,
- * `FRAME_REPS` times, and the best time counts ('#' lines give the range).
+ * 5 times (--reps), and the best time counts ('#' lines give the range). --frames-only
+ * skips the kernel rates (e.g. under callgrind, with --toggle-collect=embree_frame).
  *
  * Kernel rates (context for the frame): the pre-made rays of bench_rt_kernels.c
  * (included below without its main: primary 8x8 tiles, shadow rays, random rays) in the
@@ -229,7 +230,8 @@ static void occluded_stream(RTCScene scene, struct RTCIntersectContext *ic, cons
 #define FTILE 8                 /* tile edge: four 4x4 primary packets */
 #define FTILE_RAYS (FTILE * FTILE)
 #define FBATCH (FTILE_RAYS * SH_RAY_MAX_LIGHTS)   /* most rays of one kind in a tile */
-#define FRAME_REPS 5
+
+static int frame_reps = 5;      /* --reps */
 
 typedef enum emb_mode { EMB_PACKET16, EMB_STREAM } emb_mode;
 
@@ -255,10 +257,12 @@ typedef struct ray_batch {
     uint8_t occluded[FBATCH];
 } ray_batch;
 
-/* A thread's scratch: the tile's sums and its batches (too large for a stack). */
+/* A thread's scratch: the tile's sums and its batches (too large for a stack). cur and
+ * next point into gen: the generation being shaded and the reflections it makes. */
 typedef struct tile_work {
     float sum[FTILE_RAYS][3];
-    ray_batch cur, next, shadow;
+    ray_batch gen[2], shadow;
+    ray_batch *cur, *next;
     struct RTCRayHit stream[FBATCH];
 } tile_work;
 
@@ -296,8 +300,8 @@ static void trace_shadows(const emb_frame *f, tile_work *w)
  * to w->shadow, reflection rays (before the last bounce, above min_weight) to w->next. */
 static void shade_batch(const emb_frame *f, tile_work *w, int depth)
 {
-    const ray_batch *b = &w->cur;
-    w->shadow.n = w->next.n = 0;
+    const ray_batch *b = w->cur;
+    w->shadow.n = w->next->n = 0;
     for (int i = 0; i < b->n; i++) {
         float *sum = w->sum[b->pixel[i]];
         if (b->hit[i].prim == RT_NO_HIT) {
@@ -311,7 +315,7 @@ static void shade_batch(const emb_frame *f, tile_work *w, int depth)
             batch_push(&w->shadow, &res.shadow[l], res.shadow_color[l], b->pixel[i]);
         const float *rw = res.reflect_weight;
         if (res.reflect && depth < f->bounces && fmaxf(rw[0], fmaxf(rw[1], rw[2])) >= f->min_weight)
-            batch_push(&w->next, &res.reflected, rw, b->pixel[i]);
+            batch_push(w->next, &res.reflected, rw, b->pixel[i]);
     }
 }
 
@@ -348,15 +352,17 @@ static size_t render_tile(const emb_frame *f, tile_work *w, int tile)
     const int x0 = tile % tiles_x * FTILE, y0 = tile / tiles_x * FTILE;
     size_t rays = 0;
     memset(w->sum, 0, sizeof w->sum);
-    camera_batch(f, x0, y0, &w->cur);
-    for (int depth = 0; w->cur.n; depth++) {
-        trace_closest(f, w, &w->cur, depth == 0);
+    w->cur = &w->gen[0];
+    w->next = &w->gen[1];
+    camera_batch(f, x0, y0, w->cur);
+    for (int depth = 0; w->cur->n; depth++) {
+        trace_closest(f, w, w->cur, depth == 0);
         shade_batch(f, w, depth);
         trace_shadows(f, w);
-        rays += (size_t)(w->cur.n + w->shadow.n);
-        ray_batch tmp = w->cur;     /* the reflections become the next generation */
+        rays += (size_t)(w->cur->n + w->shadow.n);
+        ray_batch *done = w->cur;   /* the reflections become the next generation */
         w->cur = w->next;
-        w->next = tmp;
+        w->next = done;
     }
     encode_tile(f, w, x0, y0);
     return rays;
@@ -444,7 +450,7 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
     span ours = {INFINITY, 0}, e16 = {INFINITY, 0}, e1m = {INFINITY, 0};
     uint64_t ours_rays = 0;
     size_t emb_rays = 0;
-    for (int rep = 0; rep < FRAME_REPS; rep++) {
+    for (int rep = 0; rep < frame_reps; rep++) {
         span_add(&ours, our_frame(s, g, bvh, threads, ours_img, &ours_rays));
         f->mode = EMB_STREAM;
         span_add(&e1m, embree_frame(f, threads));
@@ -461,7 +467,7 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
     printf("# %dt %s: ours %.1f-%.1f ms, embree16 %.1f-%.1f ms, embree1M %.1f-%.1f ms (%d runs "
            "each, in turn); rays ours %llu, embree %zu; pixels differing by more than one "
            "level: %zu of %zu\n",
-           threads, name, ours.lo, ours.hi, e16.lo, e16.hi, e1m.lo, e1m.hi, FRAME_REPS,
+           threads, name, ours.lo, ours.hi, e16.lo, e16.hi, e1m.lo, e1m.hi, frame_reps,
            (unsigned long long)ours_rays, emb_rays, pixels_differing(ours_img, f->rgba, npix),
            npix);
     free(ours_img);
@@ -572,18 +578,41 @@ static int compare_kernels(bench_scene *b)
     return 0;
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_rt_embree [--frames-only] [--reps N] [SCENE...]\n"
+                 "  SCENE  default: bunny teapot; bunny is " SCENES "bunny.obj (its README\n"
+                 "         camera for the kernel rates); or a built-in, .scene or mesh file\n"
+                 "  --frames-only  only the frame comparison, not the kernel rates\n"
+                 "  --reps N       frames of each kind per thread count (default 5)\n");
+}
+
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: bench_rt_embree [SCENE...]   (default: bunny teapot; bunny is "
-               SCENES "bunny.obj, its README camera for the kernel rates; or a built-in, "
-               ".scene or mesh file)\n");
-        return 0;
-    }
     static const char *defaults[] = {"bunny", "teapot"};
-    const char *const *scenes = argc > 1 ? (const char *const *)argv + 1 : defaults;
-    const int nscenes = argc > 1 ? argc - 1 : 2;
+    const char *scenes[64];
+    int nscenes = 0, kernels = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--frames-only")) {
+            kernels = 0;
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
+            frame_reps = atoi(argv[++i]);
+        } else if (argv[i][0] != '-' && nscenes < 64) {
+            scenes[nscenes++] = argv[i];
+        } else {
+            fprintf(stderr, "bench_rt_embree: bad argument '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (nscenes == 0) {
+        scenes[nscenes++] = defaults[0];
+        scenes[nscenes++] = defaults[1];
+    }
     int status = 0;
     for (int i = 0; i < nscenes; i++) {
         bench_scene b;
@@ -592,7 +621,7 @@ int main(int argc, char **argv)
             continue;
         }
         compare_frames(b.source, b.name);
-        if (compare_kernels(&b) != 0) status = 1;
+        if (kernels && compare_kernels(&b) != 0) status = 1;
         scene_free(&b);
     }
     return status;
