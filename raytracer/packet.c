@@ -15,8 +15,8 @@
  * children are usually entered by the first group tested, so an inner node costs about
  * one slab test per child instead of one per ray, and children the packet misses are
  * rejected by a single interval test. It needs all rays to share direction signs (one
- * near/far plane choice per axis), so packets without that fall back to single-ray
- * traversal.
+ * near/far plane choice per axis), so packets without that are split by sign octant
+ * into packets that have it (trace_by_octant).
  *
  * The scheme is the template packet_tmp.h at two widths: 4 lanes and 4 children at a
  * time over the 4-wide nodes (SSE2), or 8 and 8 over the 8-wide nodes (AVX2, when
@@ -112,30 +112,84 @@ RT_AVX2_INLINE void load_rays8(const rt_ray *rays, int i, int n, vf8 c[8])
 #include "raytracer/packet_tmp.h"
 #undef RT_W
 
+/* Octant packets smaller than this are traced ray by ray: below it a packet's setup
+ * costs more than its shared node tests save. */
+#define RT_OCTANT_MIN_RAYS 8
+
+static rt_hit miss(const rt_ray *r) { return (rt_hit){r->tmax, 0.0f, 0.0f, RT_NO_HIT}; }
+
+static void trace_single(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                         uint8_t *occluded)
+{
+    for (int i = 0; i < n; i++) {
+        if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
+        else rt_intersect1(bvh, &rays[i], &hits[i]);
+    }
+}
+
+/* Traces rays[0..n) as one packet with the kernels of bvh->isa (isa.h); returns 0, having
+ * traced nothing, when their direction signs differ. occluded must be zeroed. */
+static int trace_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                        uint8_t *occluded, rt_packet_stats *st)
+{
+    pkt p;
+    const int traced = bvh->isa == RT_ISA_AVX2 ? packet_trace8(bvh, &p, rays, n, occluded, st)
+                                               : packet_trace4(bvh, &p, rays, n, occluded, st);
+    for (int i = 0; traced && !occluded && i < n; i++)
+        hits[i] = p.wready >> i & 1 ? p.best[i] : miss(&rays[i]);
+    return traced;
+}
+
+/* The sign octant of a ray's direction: the sign bits pkt_init compares (those of
+ * 1/dir, which rt_safe_inverse keeps for zero and tiny components too). */
+static int sign_octant(const rt_ray *r)
+{
+    return (signbit(r->dir[0]) != 0) | (signbit(r->dir[1]) != 0) << 1 | (signbit(r->dir[2]) != 0) << 2;
+}
+
+/* A packet whose direction signs differ (reflections off a curved surface, shadow rays
+ * around a light): the rays of each sign octant, in their order, are traced as a packet
+ * of their own, so they still share node tests; octants of few rays go ray by ray. Each
+ * ray's answer does not depend on its packet, so the results are those of any other
+ * grouping. */
+static void trace_by_octant(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                            uint8_t *occluded, rt_packet_stats *st)
+{
+    uint8_t oct[RT_PACKET_MAX], sub_occ[RT_PACKET_MAX];
+    int idx[RT_PACKET_MAX];
+    rt_ray sub[RT_PACKET_MAX];
+    rt_hit sub_hits[RT_PACKET_MAX];
+    unsigned present = 0;
+    for (int i = 0; i < n; i++) present |= 1u << (oct[i] = (uint8_t)sign_octant(&rays[i]));
+    for (; present; present &= present - 1) {
+        const int o = __builtin_ctz(present);
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (oct[i] == o) idx[m] = i, sub[m++] = rays[i];
+        uint8_t *so = occluded ? memset(sub_occ, 0, (size_t)m) : NULL;
+        if (m < RT_OCTANT_MIN_RAYS || !trace_packet(bvh, sub, m, sub_hits, so, st))
+            trace_single(bvh, sub, m, sub_hits, so);
+        for (int j = 0; j < m; j++) {
+            if (occluded) occluded[idx[j]] = sub_occ[j];
+            else hits[idx[j]] = sub_hits[j];
+        }
+    }
+}
+
 static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
                   uint8_t *occluded, rt_packet_stats *st)
 {
-    pkt p;
     st->packets++;
     st->rays += (uint64_t)n;
     if (occluded) memset(occluded, 0, (size_t)n);
     if (bvh->root == RT_EMPTY_REF) {
-        for (int i = 0; hits && i < n; i++)
-            hits[i] = (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
+        for (int i = 0; hits && i < n; i++) hits[i] = miss(&rays[i]);
         return;
     }
-    const int traced = bvh->isa == RT_ISA_AVX2 ? packet_trace8(bvh, &p, rays, n, occluded, st)
-                                               : packet_trace4(bvh, &p, rays, n, occluded, st);
-    if (!traced) {
+    if (!trace_packet(bvh, rays, n, hits, occluded, st)) {
         st->fallback_packets++;
-        for (int i = 0; i < n; i++) {
-            if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
-            else rt_intersect1(bvh, &rays[i], &hits[i]);
-        }
-        return;
+        trace_by_octant(bvh, rays, n, hits, occluded, st);
     }
-    for (int i = 0; !occluded && i < n; i++)
-        hits[i] = p.wready >> i & 1 ? p.best[i] : (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
 }
 
 void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -178,7 +232,7 @@ void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out
     const double nv = s->node_visits ? (double)s->node_visits : 1.0;
     const double lv = s->leaf_visits ? (double)s->leaf_visits : 1.0;
     fprintf(out,
-            "packets %s: %llu packets of %.1f rays, %.1f%% ray by ray; per packet %.1f node "
+            "packets %s: %llu packets of %.1f rays, %.1f%% split by sign octant; per packet %.1f node "
             "and %.1f leaf visits; lanes from first active: %.1f at nodes, %.1f at leaves; "
             "rays entering a visited leaf: %.1f (%.0f%% of those lanes)\n",
             name ? name : "", (unsigned long long)s->packets, (double)s->rays / pk,
