@@ -431,18 +431,6 @@ static double rate_job(const tracer *tr, rayset *s, int occluded, int nthreads)
     return (double)s->nrays / best * 1e-6;
 }
 
-static double rate_thesis(const thesis *w, int nthreads)
-{
-    pool p = {NULL, w, (size_t)(RES / TILE) * (RES / TILE), 0, 0};
-    double best = 1e30;
-    size_t rays = 0;
-    for (int r = 0; r < repeats; r++) {
-        best = fmin(best, run_pool(&p, nthreads));
-        rays = p.rays;
-    }
-    return (double)rays / best * 1e-6;
-}
-
 /* ---- the scene setup shared with the Embree comparison ------------------------------ */
 
 #define SCENES "../shared/scenes/"
@@ -537,6 +525,18 @@ static void print_isa(const rt_bvh *bvh)
 }
 
 #ifndef BENCH_RT_NO_MAIN
+
+static double rate_thesis(const thesis *w, int nthreads)
+{
+    pool p = {NULL, w, (size_t)(RES / TILE) * (RES / TILE), 0, 0};
+    double best = 1e30;
+    size_t rays = 0;
+    for (int r = 0; r < repeats; r++) {
+        best = fmin(best, run_pool(&p, nthreads));
+        rays = p.rays;
+    }
+    return (double)rays / best * 1e-6;
+}
 
 static void bench_builds(void)
 {

@@ -2,8 +2,8 @@
  *
  * Data flow: positions/indices -> rt_btree_build (bvh_build.c, binned SAH) ->
  * rt_btree_collapse (bvh_collapse.c, 4-wide nodes + triangle blocks) -> with AVX2,
- * rt_btree_collapse8 (bvh8_collapse.c, 8-wide nodes over the same blocks) -> statistics
- * (bvh_stats.c) -> rt_bvh for bvh_traverse.c, bvh8_traverse.c and packet.c. */
+ * rt_btree_collapse8 (bvh_collapse.c, 8-wide nodes over the same blocks) -> statistics
+ * (bvh_stats.c) -> rt_bvh for bvh_traverse.c and packet.c. */
 #include "raytracer/bvh.h"
 
 #include <math.h>

@@ -14,10 +14,11 @@
  * against brute force and keeps watertightness through the hierarchy.
  *
  * On CPUs with AVX2 (isa.h) the build also collapses the same binary tree into 8-wide
- * nodes (rt_node8, bvh8_collapse.c: one __m256 per plane, 256 bytes) whose leaf references
- * point at the same rt_tri4 blocks, for the AVX2 single-ray kernels (bvh8_traverse.c):
- * one 8-box test per step does twice the work of a 4-box one for about the same cost, and
- * the tree has half the levels. The AVX2 packet traversal (packet8.c) reads them too. */
+ * nodes (rt_node8: one __m256 per plane, 256 bytes; bvh_collapse.c makes both widths)
+ * whose leaf references point at the same rt_tri4 blocks, for the AVX2 kernels (the
+ * 8-wide instances of bvh_traverse_tmp.h and packet_tmp.h): one 8-box test per step does
+ * twice the work of a 4-box one for about the same cost, and the tree has half the
+ * levels. */
 #ifndef RAYTRACER_BVH_H
 #define RAYTRACER_BVH_H
 
@@ -100,6 +101,12 @@ typedef struct rt_bvh {
     float lo[3], hi[3];     /* bounds of every triangle (lo > hi when empty) */
     rt_bvh_stats stats;
 } rt_bvh;
+
+/* The nodes and root of each width, for the templates (TAG(rt_nodes), TAG(rt_root)). */
+static inline const rt_node4 *rt_nodes4(const rt_bvh *b) { return b->nodes; }
+static inline const rt_node8 *rt_nodes8(const rt_bvh *b) { return b->nodes8; }
+static inline uint32_t rt_root4(const rt_bvh *b) { return b->root; }
+static inline uint32_t rt_root8(const rt_bvh *b) { return b->root8; }
 
 /* Default options, for callers that want to change one field. */
 rt_build_opts rt_build_opts_default(void);

@@ -2,7 +2,7 @@
  *
  * Data flow: positions/indices -> rt_btree_build() (binned SAH, bvh_build.c) -> rt_btree
  * -> rt_btree_collapse() (bvh_collapse.c) -> the 4-wide rt_bvh that traversal reads, and
- * on AVX2 machines also rt_btree_collapse8() (bvh8_collapse.c) -> its 8-wide nodes.
+ * on AVX2 machines also rt_btree_collapse8() (bvh_collapse.c) -> its 8-wide nodes.
  * Building binary first and collapsing keeps the SAH sweep simple and lets the collapse
  * pick, per wide node, which grandchildren to pull up (largest surface area first). */
 #ifndef RAYTRACER_BVH_BINARY_H

@@ -1,7 +1,7 @@
 /* BVH statistics: node and leaf counts, depth, leaf fill, SAH cost and memory, for build
  * reports and benchmarks.
  *
- * Data flow: a finished rt_bvh (bvh_collapse.c, bvh8_collapse.c) -> walks of the 4-wide
+ * Data flow: a finished rt_bvh (bvh_collapse.c) -> walks of the 4-wide
  * tree and, when built, the 8-wide one -> rt_bvh.stats -> rt_bvh_print_stats for tools
  * and bench programs. */
 #include "raytracer/bvh.h"

@@ -1,343 +1,195 @@
 /* Packet traversal for coherent rays: closest hit and any hit (see packet.h).
  *
  * Data flow: rt_ray[n] -> pkt (structure-of-arrays inverse directions, origin*inverse,
- * per-lane t ranges; packet-wide intervals of origins and inverse directions) -> per
- * inner node: one interval test culls the four children for the whole packet, then each
- * surviving child is checked against groups of 4 rays starting at the packet's first
- * active ray until one group enters it (that group becomes the child's first active ray)
- * -> per leaf: the rays from the first active one on are tested against the leaf box 4 at
- * a time, and those inside run the single-ray block test -> rt_hit[].
+ * directions, per-lane t ranges; packet-wide intervals of origins and inverse directions)
+ * -> per inner node: one interval test culls the node's children for the whole packet,
+ * then each surviving child is checked against groups of rays starting at the packet's
+ * first active group until one group enters it (that group becomes the child's first
+ * active group) -> per leaf: the rays from the first active group on are tested against
+ * the leaf box a group at a time; the watertight constants of rays reaching their first
+ * leaf are made a group at a time; each ray inside runs the leaf test (leaf.h) ->
+ * rt_hit[] or occlusion flags.
  *
  * Why this scheme (first-active-ray traversal, Wald et al. 2001, plus the interval
- * arithmetic culling of Wald, Boulos and Shirley 2007): in a coherent packet a node's children are usually entered by the
- * first ray tested, so an inner node costs about one 4-ray slab test per child instead
- * of one per ray, and children the packet misses are rejected by a single interval test.
- * It needs all rays to share direction signs (one near/far plane choice per axis), so
- * packets without that fall back to single-ray traversal.
+ * arithmetic culling of Wald, Boulos and Shirley 2007): in a coherent packet a node's
+ * children are usually entered by the first group tested, so an inner node costs about
+ * one slab test per child instead of one per ray, and children the packet misses are
+ * rejected by a single interval test. It needs all rays to share direction signs (one
+ * near/far plane choice per axis), so packets without that are split by sign octant
+ * into packets that have it (trace_by_octant).
  *
- * On AVX2 (rt_bvh.isa, isa.h) chunk runs packet8.c's fill and traversal instead: the same
- * scheme 8 lanes and 8 children at a time over the 8-wide nodes, with the same results. */
+ * The scheme is the template packet_tmp.h at two widths: 4 lanes and 4 children at a
+ * time over the 4-wide nodes (SSE2), or 8 and 8 over the 8-wide nodes (AVX2, when
+ * rt_bvh.isa says so; compiled with function attributes), with the same results. */
 #include "raytracer/packet.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
-#include "raytracer/packet_internal.h"
+#include "raytracer/bvh_traverse.h"
 
-typedef struct cbox {           /* one child's near and far planes, broadcast */
-    __m128 n[3], f[3];
-} cbox;
+/* A packet's lanes and state, filled by TAG(pkt_init) and read by the traversal. */
+typedef struct pkt {
+    float ix[RT_PACKET_MAX], iy[RT_PACKET_MAX], iz[RT_PACKET_MAX];
+    float oix[RT_PACKET_MAX], oiy[RT_PACKET_MAX], oiz[RT_PACKET_MAX];
+    float dx[RT_PACKET_MAX], dy[RT_PACKET_MAX], dz[RT_PACKET_MAX];  /* directions */
+    float tmin[RT_PACKET_MAX];  /* +inf on padding and invalid lanes: never enter a box */
+    float tmax[RT_PACKET_MAX];  /* current limit: the best hit so far, -inf once done */
+    rt_wtray w[RT_PACKET_MAX];      /* watertight constants, made at the first leaf */
+    rt_hit best[RT_PACKET_MAX];     /* closest hit so far, from the first leaf on */
+    uint64_t wready;                /* lanes whose w and best are set */
+    const rt_ray *rays;
+    uint8_t *occluded;          /* any-hit output, NULL for closest hit */
+    int n;
+    float tmax_max;             /* the largest tmax of a live lane */
+    uint64_t live;              /* rays still searching (any hit) */
+} __attribute__((aligned(64))) pkt;
 
-static cbox child_box(const pkt *p, const rt_node4 *nd, int c)
+/* The lane arrays are read and written with aligned 8-lane loads and stores. */
+_Static_assert(_Alignof(pkt) % 32 == 0 && offsetof(pkt, ix) % 32 == 0 &&
+                   offsetof(pkt, iy) % 32 == 0 && offsetof(pkt, iz) % 32 == 0 &&
+                   offsetof(pkt, oix) % 32 == 0 && offsetof(pkt, oiy) % 32 == 0 &&
+                   offsetof(pkt, oiz) % 32 == 0 && offsetof(pkt, dx) % 32 == 0 &&
+                   offsetof(pkt, dy) % 32 == 0 && offsetof(pkt, dz) % 32 == 0 &&
+                   offsetof(pkt, tmin) % 32 == 0 && offsetof(pkt, tmax) % 32 == 0,
+               "pkt lane arrays must be 32-byte aligned");
+/* load_rays reads a ray as 8 floats. */
+_Static_assert(sizeof(rt_ray) == 8 * sizeof(float) && offsetof(rt_ray, tmin) == 12 &&
+                   offsetof(rt_ray, dir) == 16 && offsetof(rt_ray, tmax) == 28,
+               "rt_ray must be org, tmin, dir, tmax");
+
+/* Traversal stack entry. first counts lane groups of the width's size. */
+typedef struct pentry {
+    uint32_t ref;
+    uint32_t parent;            /* node holding ref's box: leaves need it for their mask */
+    float dist;                 /* packet-wide lower bound of the entry distance */
+    uint8_t first, slot;
+} pentry;
+
+/* Padding lanes: an invalid ray (tmin > tmax), so reading never leaves the caller's array. */
+static const rt_ray pad_ray = {{0, 0, 0}, INFINITY, {1, 1, 1}, -INFINITY};
+
+/* Rays i..i+3 as structure of arrays: c[0..2] origin, c[3] tmin, c[4..6] direction,
+ * c[7] tmax. */
+RT_INLINE void load_rays4(const rt_ray *rays, int i, int n, vf4 c[8])
 {
-    cbox b;
-    for (int a = 0; a < 3; a++) {
-        b.n[a] = _mm_set1_ps(nd->b[p->near[a]][c]);
-        b.f[a] = _mm_set1_ps(nd->b[p->near[a] ^ 1][c]);
-    }
-    return b;
-}
-
-/* Slab test of one box against rays 4g..4g+3; returns their 4-bit hit mask. */
-RT_INLINE int group_box(const pkt *p, const cbox *b, int g)
-{
-    const int i = 4 * g;
-    const __m128 ix = _mm_load_ps(p->ix + i), iy = _mm_load_ps(p->iy + i),
-                 iz = _mm_load_ps(p->iz + i);
-    const __m128 ox = _mm_load_ps(p->oix + i), oy = _mm_load_ps(p->oiy + i),
-                 oz = _mm_load_ps(p->oiz + i);
-    const __m128 tn = _mm_max_ps(
-        _mm_max_ps(_mm_sub_ps(_mm_mul_ps(b->n[0], ix), ox),
-                   _mm_sub_ps(_mm_mul_ps(b->n[1], iy), oy)),
-        _mm_max_ps(_mm_sub_ps(_mm_mul_ps(b->n[2], iz), oz), _mm_load_ps(p->tmin + i)));
-    const __m128 tf = _mm_min_ps(
-        _mm_min_ps(_mm_sub_ps(_mm_mul_ps(b->f[0], ix), ox),
-                   _mm_sub_ps(_mm_mul_ps(b->f[1], iy), oy)),
-        _mm_min_ps(_mm_sub_ps(_mm_mul_ps(b->f[2], iz), oz), _mm_load_ps(p->tmax + i)));
-    return _mm_movemask_ps(_mm_cmple_ps(tn, tf));
-}
-
-/* Interval arithmetic over the whole packet: a child fails only if no ray with origin
- * and inverse direction inside the packet's bounds can enter it. lb gets a lower bound
- * of the packet's entry distance per child (used to order children). */
-RT_INLINE int interval_test(const pkt *p, const rt_node4 *nd, float lb[4])
-{
-    __m128 tn = p->tmin_min, tf = _mm_set1_ps(p->tmax_max);
-    for (int a = 0; a < 3; a++) {
-        const __m128 dn = _mm_sub_ps(_mm_load_ps(nd->b[p->near[a]]), p->onear[a]);
-        const __m128 df = _mm_sub_ps(_mm_load_ps(nd->b[p->near[a] ^ 1]), p->ofar[a]);
-        tn = _mm_max_ps(tn, _mm_min_ps(_mm_mul_ps(dn, p->ilo[a]), _mm_mul_ps(dn, p->ihi[a])));
-        tf = _mm_min_ps(tf, _mm_max_ps(_mm_mul_ps(df, p->ilo[a]), _mm_mul_ps(df, p->ihi[a])));
-    }
-    _mm_storeu_ps(lb, tn);
-    return _mm_movemask_ps(_mm_cmple_ps(tn, tf));
-}
-
-static int first_hit_group(const pkt *p, const rt_node4 *nd, int c, int first)
-{
-    const cbox b = child_box(p, nd, c);
-    for (int g = first; g < p->ngroups; g++)
-        if (group_box(p, &b, g)) return g;
-    return -1;
-}
-
-/* Children of an inner node entered by some ray, nearest first. Returns their count. */
-static int visit_node(const pkt *p, const rt_node4 *nd, int first, pentry out[4],
-                      uint32_t node)
-{
-    float lb[4];
-    int nh = 0;
-    for (int m = interval_test(p, nd, lb); m; m &= m - 1) {
-        const int c = __builtin_ctz(m);
-        const int g = first_hit_group(p, nd, c, first);
-        if (g < 0) continue;
-        pentry e = {nd->child[c], node, lb[c], (uint8_t)g, (uint8_t)c};
-        int j = nh++;
-        for (; j > 0 && out[j - 1].dist > e.dist; j--) out[j] = out[j - 1];
-        out[j] = e;
-    }
-    return nh;
-}
-
-static void update_tmax_max(pkt *p)
-{
-    __m128 m = _mm_set1_ps(-INFINITY);
-    for (int g = 0; g < p->ngroups; g++) m = _mm_max_ps(m, _mm_load_ps(p->tmax + 4 * g));
-    m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-    m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-    p->tmax_max = _mm_cvtss_f32(m);
-}
-
-/* Tests the leaf for every ray from the first active one that enters its box. */
-static void visit_leaf(const rt_bvh *bvh, pkt *p, const pentry *e, rt_packet_stats *st)
-{
-    const cbox b = child_box(p, &bvh->nodes[e->parent], e->slot);
-    uint64_t mask = 0;
-    for (int g = e->first; g < p->ngroups; g++)
-        mask |= (uint64_t)group_box(p, &b, g) << (4 * g);
-    st->leaf_visits++;
-    st->leaf_lanes += (uint64_t)(p->n - 4 * e->first);
-    st->leaf_active += (uint64_t)__builtin_popcountll(mask);
-    int changed = 0;
-    for (; mask; mask &= mask - 1) {
-        const int i = __builtin_ctzll(mask);
-        if (!(p->wready >> i & 1)) {   /* most camera rays never get here */
-            rt_wtray_init(&p->w[i], p->rays[i].org, p->rays[i].dir);
-            p->best[i] = (rt_hit){p->rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
-            p->wready |= (uint64_t)1 << i;
-        }
-        rt_wtray4 w4;   /* broadcasts: cheaper to redo than to keep 64 of them */
-        rt_wtray4_init(&w4, &p->w[i]);
-        if (p->occluded) {
-            if (rt_leaf_any(bvh, e->ref, &p->w[i], &w4, p->tmin[i], p->tmax[i])) {
-                p->occluded[i] = 1;
-                p->tmax[i] = -INFINITY;
-                p->live &= ~((uint64_t)1 << i);
-                changed = 1;
-            }
-        } else if (rt_leaf_closest(bvh, e->ref, &p->w[i], &w4, p->tmin[i], &p->best[i])) {
-            p->tmax[i] = p->best[i].t;
-            changed = 1;
-        }
-    }
-    if (changed) update_tmax_max(p);
-}
-
-static void traverse(const rt_bvh *bvh, pkt *p, rt_packet_stats *st)
-{
-    pentry stack[RT_STACK_SIZE];
-    int sp = 0;
-    pentry cur = {bvh->root, 0, 0.0f, 0, 0};
-    for (;;) {
-        if (!rt_ref_is_leaf(cur.ref)) {
-            pentry kids[4];
-            st->node_visits++;
-            st->node_lanes += (uint64_t)(p->n - 4 * cur.first);
-            const int nh = visit_node(p, &bvh->nodes[cur.ref], cur.first, kids, cur.ref);
-            if (nh) {
-                for (int k = nh - 1; k > 0; k--) stack[sp++] = kids[k];
-                cur = kids[0];
-                continue;
-            }
-        } else {
-            visit_leaf(bvh, p, &cur, st);
-            if (p->occluded && !p->live) return;
-        }
-        do {                /* pop, skipping boxes beyond every ray's current hit */
-            if (sp == 0) return;
-            cur = stack[--sp];
-        } while (cur.dist > p->tmax_max);
-    }
-}
-
-/* SSE2 select: mask ? a : b. */
-RT_INLINE __m128 select4(__m128 mask, __m128 a, __m128 b)
-{
-    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
-}
-
-/* rt_safe_inverse on 4 lanes (same results: the same division of the same values). */
-RT_INLINE __m128 safe_inverse4(__m128 d)
-{
-    const __m128 sign = _mm_set1_ps(-0.0f);
-    const __m128 tiny = _mm_or_ps(_mm_and_ps(d, sign), _mm_set1_ps(1e-18f));
-    const __m128 small = _mm_cmplt_ps(_mm_andnot_ps(sign, d), _mm_set1_ps(1e-18f));
-    return _mm_div_ps(_mm_set1_ps(1.0f), select4(small, tiny, d));
-}
-
-/* Running packet-wide bounds while the lanes are filled. */
-typedef struct bounds4 {
-    __m128 olo[3], ohi[3], ilo[3], ihi[3], tmin_min, tmax_max;
-    int neg[3], pos[3];         /* lanes (of valid rays) with negative / positive 1/dir */
-} bounds4;
-
-static void bounds4_init(bounds4 *b)
-{
-    const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
-    for (int a = 0; a < 3; a++) {
-        b->olo[a] = b->ilo[a] = inf;
-        b->ohi[a] = b->ihi[a] = ninf;
-        b->neg[a] = b->pos[a] = 0;
-    }
-    b->tmin_min = inf;
-    b->tmax_max = ninf;
-}
-
-/* Four rays as structure of arrays: o[3], tmin, d[3], tmax. Lanes past n are copies of
- * an invalid ray (tmin > tmax), so reading never leaves the caller's array. */
-static void load4(const rt_ray *rays, int i, int n, __m128 o[4], __m128 d[4])
-{
-    static const rt_ray pad = {{0, 0, 0}, INFINITY, {1, 1, 1}, -INFINITY};
-    const rt_ray *r[4];
-    for (int k = 0; k < 4; k++) r[k] = i + k < n ? &rays[i + k] : &pad;
     for (int k = 0; k < 4; k++) {
-        o[k] = _mm_loadu_ps(r[k]->org);   /* org[0..2], tmin */
-        d[k] = _mm_loadu_ps(r[k]->dir);   /* dir[0..2], tmax */
+        const rt_ray *r = i + k < n ? &rays[i + k] : &pad_ray;
+        c[k] = _mm_loadu_ps(r->org);      /* org[0..2], tmin */
+        c[4 + k] = _mm_loadu_ps(r->dir);  /* dir[0..2], tmax */
     }
-    _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
-    _MM_TRANSPOSE4_PS(d[0], d[1], d[2], d[3]);
+    _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
+    _MM_TRANSPOSE4_PS(c[4], c[5], c[6], c[7]);
 }
 
-/* rt_ray_traceable for four rays in SoA form: a lane that fails it is dead from the
- * start (it misses), so NaN never reaches the interval or slab arithmetic. x - x == 0
- * holds exactly for finite x; ordered compares are false for NaN. */
-RT_INLINE __m128 traceable4(const __m128 o[4], const __m128 d[4])
+/* Rays i..i+7 likewise: eight 8-float rows transposed. */
+RT_AVX2_INLINE void load_rays8(const rt_ray *rays, int i, int n, vf8 c[8])
 {
-    const __m128 zero = _mm_setzero_ps();
-    __m128 ok = _mm_cmple_ps(o[3], d[3]);
-    __m128 nonzero = zero;
-    for (int a = 0; a < 3; a++) {
-        ok = _mm_and_ps(ok, _mm_cmpeq_ps(_mm_sub_ps(o[a], o[a]), zero));
-        ok = _mm_and_ps(ok, _mm_cmpeq_ps(_mm_sub_ps(d[a], d[a]), zero));
-        nonzero = _mm_or_ps(nonzero, _mm_cmpneq_ps(d[a], zero));
+    __m256 r[8], t[8], u[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm256_loadu_ps((const float *)(i + k < n ? &rays[i + k] : &pad_ray));
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+        t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
     }
-    return _mm_and_ps(ok, nonzero);
-}
-
-/* Fills lanes 4g..4g+3 and folds them into the packet bounds. */
-static void set_group(pkt *p, const rt_ray *rays, int g, bounds4 *b)
-{
-    __m128 o[4], d[4];
-    const int i = 4 * g;
-    load4(rays, i, p->n, o, d);
-    const __m128 valid = traceable4(o, d);
-    const int vm = _mm_movemask_ps(valid);
-    float *inv_out[3] = {p->ix + i, p->iy + i, p->iz + i};
-    float *oi_out[3] = {p->oix + i, p->oiy + i, p->oiz + i};
-    const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
-    for (int a = 0; a < 3; a++) {
-        const __m128 inv = safe_inverse4(d[a]);
-        _mm_store_ps(inv_out[a], inv);
-        _mm_store_ps(oi_out[a], _mm_mul_ps(o[a], inv));
-        const int neg = _mm_movemask_ps(_mm_cmplt_ps(inv, _mm_setzero_ps())) & vm;
-        b->neg[a] |= neg;
-        b->pos[a] |= vm & ~neg;
-        b->olo[a] = _mm_min_ps(b->olo[a], select4(valid, o[a], inf));
-        b->ohi[a] = _mm_max_ps(b->ohi[a], select4(valid, o[a], ninf));
-        b->ilo[a] = _mm_min_ps(b->ilo[a], select4(valid, inv, inf));
-        b->ihi[a] = _mm_max_ps(b->ihi[a], select4(valid, inv, ninf));
+    for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
     }
-    const __m128 tmin = select4(valid, o[3], inf), tmax = select4(valid, d[3], ninf);
-    _mm_store_ps(p->tmin + i, tmin);
-    _mm_store_ps(p->tmax + i, tmax);
-    b->tmin_min = _mm_min_ps(b->tmin_min, tmin);
-    b->tmax_max = _mm_max_ps(b->tmax_max, tmax);
-    p->live |= (uint64_t)vm << i;
-}
-
-static float hmin(__m128 v)
-{
-    v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
-    return _mm_cvtss_f32(_mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1))));
-}
-
-static float hmax(__m128 v)
-{
-    v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
-    return _mm_cvtss_f32(_mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1))));
-}
-
-/* Packet-wide intervals for interval_test; 0 when direction signs differ. */
-static int set_intervals(pkt *p, const bounds4 *b)
-{
-    for (int a = 0; a < 3; a++) {
-        if (b->neg[a] && b->pos[a]) return 0;
-        const int pos = !b->neg[a];
-        const float olo = hmin(b->olo[a]), ohi = hmax(b->ohi[a]);
-        p->near[a] = 2 * a + (pos ? 0 : 1);
-        p->ilo[a] = _mm_set1_ps(hmin(b->ilo[a]));
-        p->ihi[a] = _mm_set1_ps(hmax(b->ihi[a]));
-        p->onear[a] = _mm_set1_ps(pos ? ohi : olo);
-        p->ofar[a] = _mm_set1_ps(pos ? olo : ohi);
+    for (int k = 0; k < 4; k++) {
+        c[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        c[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
     }
-    p->tmin_min = _mm_set1_ps(hmin(b->tmin_min));
-    p->tmax_max = hmax(b->tmax_max);
-    return 1;
 }
 
-/* Returns 0 when the packet must be traced ray by ray instead. */
-static int pkt_init(pkt *p, const rt_ray *rays, int n, uint8_t *occluded)
+#define RT_W 4
+#include "raytracer/packet_tmp.h"
+#undef RT_W
+#define RT_W 8
+#include "raytracer/packet_tmp.h"
+#undef RT_W
+
+/* Octant packets smaller than this are traced ray by ray: below it a packet's setup
+ * costs more than its shared node tests save. */
+#define RT_OCTANT_MIN_RAYS 8
+
+static rt_hit miss(const rt_ray *r) { return (rt_hit){r->tmax, 0.0f, 0.0f, RT_NO_HIT}; }
+
+static void trace_single(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                         uint8_t *occluded)
 {
-    bounds4 b;
-    bounds4_init(&b);
-    p->n = n;
-    p->ngroups = (n + 3) / 4;
-    p->live = 0;
-    p->wready = 0;
-    p->occluded = occluded;
-    p->rays = rays;
-    for (int g = 0; g < p->ngroups; g++) set_group(p, rays, g, &b);
-    return set_intervals(p, &b);
+    for (int i = 0; i < n; i++) {
+        if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
+        else rt_intersect1(bvh, &rays[i], &hits[i]);
+    }
+}
+
+/* Traces rays[0..n) as one packet with the kernels of bvh->isa (isa.h); returns 0, having
+ * traced nothing, when their direction signs differ. occluded must be zeroed. */
+static int trace_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                        uint8_t *occluded, rt_packet_stats *st)
+{
+    pkt p;
+    const int traced = bvh->isa == RT_ISA_AVX2 ? packet_trace8(bvh, &p, rays, n, occluded, st)
+                                               : packet_trace4(bvh, &p, rays, n, occluded, st);
+    for (int i = 0; traced && !occluded && i < n; i++)
+        hits[i] = p.wready >> i & 1 ? p.best[i] : miss(&rays[i]);
+    return traced;
+}
+
+/* The sign octant of a ray's direction: the sign bits pkt_init compares (those of
+ * 1/dir, which rt_safe_inverse keeps for zero and tiny components too). */
+static int sign_octant(const rt_ray *r)
+{
+    return (signbit(r->dir[0]) != 0) | (signbit(r->dir[1]) != 0) << 1 | (signbit(r->dir[2]) != 0) << 2;
+}
+
+/* A packet whose direction signs differ (reflections off a curved surface, shadow rays
+ * around a light): the rays of each sign octant, in their order, are traced as a packet
+ * of their own, so they still share node tests; octants of few rays go ray by ray. Each
+ * ray's answer does not depend on its packet, so the results are those of any other
+ * grouping. */
+static void trace_by_octant(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                            uint8_t *occluded, rt_packet_stats *st)
+{
+    uint8_t oct[RT_PACKET_MAX], sub_occ[RT_PACKET_MAX];
+    int idx[RT_PACKET_MAX];
+    rt_ray sub[RT_PACKET_MAX];
+    rt_hit sub_hits[RT_PACKET_MAX];
+    unsigned present = 0;
+    for (int i = 0; i < n; i++) present |= 1u << (oct[i] = (uint8_t)sign_octant(&rays[i]));
+    for (; present; present &= present - 1) {
+        const int o = __builtin_ctz(present);
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (oct[i] == o) idx[m] = i, sub[m++] = rays[i];
+        uint8_t *so = occluded ? memset(sub_occ, 0, (size_t)m) : NULL;
+        if (m < RT_OCTANT_MIN_RAYS || !trace_packet(bvh, sub, m, sub_hits, so, st))
+            trace_single(bvh, sub, m, sub_hits, so);
+        for (int j = 0; j < m; j++) {
+            if (occluded) occluded[idx[j]] = sub_occ[j];
+            else hits[idx[j]] = sub_hits[j];
+        }
+    }
 }
 
 static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
                   uint8_t *occluded, rt_packet_stats *st)
 {
-    pkt p;
     st->packets++;
     st->rays += (uint64_t)n;
     if (occluded) memset(occluded, 0, (size_t)n);
     if (bvh->root == RT_EMPTY_REF) {
-        for (int i = 0; hits && i < n; i++)
-            hits[i] = (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
+        for (int i = 0; hits && i < n; i++) hits[i] = miss(&rays[i]);
         return;
     }
-    /* The kernels of bvh->isa (isa.h): SSE here, or AVX2 over the 8-wide nodes (packet8.c). */
-    const int wide = bvh->isa == RT_ISA_AVX2;
-    if (!(wide ? rt_packet_init8(&p, rays, n, occluded) : pkt_init(&p, rays, n, occluded))) {
+    if (!trace_packet(bvh, rays, n, hits, occluded, st)) {
         st->fallback_packets++;
-        for (int i = 0; i < n; i++) {
-            if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
-            else rt_intersect1(bvh, &rays[i], &hits[i]);
-        }
-        return;
+        trace_by_octant(bvh, rays, n, hits, occluded, st);
     }
-    if (p.live) {
-        if (wide) rt_packet_traverse8(bvh, &p, st);
-        else traverse(bvh, &p, st);
-    }
-    for (int i = 0; !occluded && i < n; i++)
-        hits[i] = p.wready >> i & 1 ? p.best[i] : (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
 }
 
 void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -380,7 +232,7 @@ void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out
     const double nv = s->node_visits ? (double)s->node_visits : 1.0;
     const double lv = s->leaf_visits ? (double)s->leaf_visits : 1.0;
     fprintf(out,
-            "packets %s: %llu packets of %.1f rays, %.1f%% ray by ray; per packet %.1f node "
+            "packets %s: %llu packets of %.1f rays, %.1f%% split by sign octant; per packet %.1f node "
             "and %.1f leaf visits; lanes from first active: %.1f at nodes, %.1f at leaves; "
             "rays entering a visited leaf: %.1f (%.0f%% of those lanes)\n",
             name ? name : "", (unsigned long long)s->packets, (double)s->rays / pk,

@@ -5,11 +5,12 @@
  * for the whole packet, then the first ray that really enters a child ("first active")
  * -> leaves tested ray by ray for the rays that enter the leaf's box -> rt_hit[] or
  * occlusion flags. Packets whose rays do not share direction signs (incoherent ones)
- * fall back to single-ray traversal (bvh_traverse.h), counted in the statistics.
+ * are split by sign octant, counted in the statistics; octants of few rays go to
+ * single-ray traversal (bvh_traverse.h).
  *
  * Results equal the single-ray functions exactly (same watertight test, same tie rule),
- * with the SSE kernels over the 4-wide nodes (packet.c) or, when rt_bvh.isa is AVX2, the
- * AVX2 ones over the 8-wide nodes (packet8.c).
+ * with the SSE kernels over the 4-wide nodes or, when rt_bvh.isa is AVX2, the AVX2 ones
+ * over the 8-wide nodes (packet.c: packet_tmp.h at both widths).
  * Kernels only: no threads, no allocation, the BVH is read-only. */
 #ifndef RAYTRACER_PACKET_H
 #define RAYTRACER_PACKET_H
@@ -25,7 +26,7 @@
 typedef struct rt_packet_stats {
     uint64_t packets;           /* packet calls (per chunk of RT_PACKET_MAX rays) */
     uint64_t rays;
-    uint64_t fallback_packets;  /* traced ray by ray: direction signs differ */
+    uint64_t fallback_packets;  /* direction signs differ: split by sign octant (packet.c) */
     uint64_t node_visits;       /* inner nodes visited by a packet */
     uint64_t node_lanes;        /* rays at or after the first active ray, summed per visit */
     uint64_t leaf_visits;

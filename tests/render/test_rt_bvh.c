@@ -967,6 +967,53 @@ static void test_packet_sizes(void)
     mesh_free(&m);
 }
 
+/* A packet mixing direction-sign octants is split into one packet per octant (octants
+ * of few rays go ray by ray): two octants of about 30 rays, three strays and a NaN ray in
+ * one 64-ray packet, each answer equal to the single-ray kernels' bit for bit. */
+static void test_packet_octant_split(void)
+{
+    mesh m = {0};
+    const float c[3] = {0, 0, 0};
+    add_icosphere(&m, c, 1.0f, 3);
+    rt_bvh *bvh = build(&m);
+    const camera front = {{0.0f, 0.0f, 4.0f}, {0, 0, 0}, {0, 1, 0}, 40.0f};
+    rt_ray rays[64];
+    for (int i = 0; i < 64; i++) {
+        rays[i] = camera_ray(&front, 64, (float)(40 + i % 8), (float)(40 + i / 8));
+        if (i % 2) {                 /* the same ray from behind the sphere */
+            rays[i].org[2] = -rays[i].org[2];
+            rays[i].dir[2] = -rays[i].dir[2];
+        }
+    }
+    for (int i = 60; i < 63; i++) rays[i].dir[0] = -rays[i].dir[0];   /* a third octant */
+    rays[63].dir[1] = NAN;
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int k = 0; k < nisa; k++) {
+        CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+        rt_packet_stats st = {0};
+        rt_hit h[64];
+        uint8_t occ[64];
+        rt_intersect_packet(bvh, rays, 64, h, &st);
+        CHECK(st.packets == 1 && st.fallback_packets == 1 && st.node_visits > 0);
+        rt_occluded_packet(bvh, rays, 64, occ, &st);
+        CHECK(st.packets == 2 && st.fallback_packets == 2);
+        int hits = 0;
+        for (int i = 0; i < 64; i++) {
+            rt_hit h1;
+            const int hit = rt_intersect1(bvh, &rays[i], &h1);
+            hits += hit;
+            CHECK_MSG(!memcmp(&h[i], &h1, sizeof h1), "[%s] ray %d", rt_isa_name(isas[k]), i);
+            CHECK_MSG(occ[i] == hit, "[%s] ray %d", rt_isa_name(isas[k]), i);
+        }
+        CHECK(hits >= 50 && h[63].prim == RT_NO_HIT);
+    }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
+    rt_bvh_free(bvh);
+    mesh_free(&m);
+}
+
 /* Packets whose directions tie in magnitude between axes (the watertight test's dominant
  * axis then goes to the lower one) or have zero components of either sign: the AVX2
  * packet path makes those constants 8 rays at a time and must pick the same axes. */
@@ -1153,6 +1200,7 @@ int main(void)
     RUN(test_bvh8_structure);
     RUN(test_packet_sizes);
     RUN(test_packet_direction_ties);
+    RUN(test_packet_octant_split);
     RUN(test_coincident_and_deep);
     RUN(test_packet_fallback_stats);
     RUN(test_t_range);

@@ -1,0 +1,184 @@
+/* Template of the single-ray traversal (bvh_traverse.h) at width RT_W: closest hit and
+ * any hit over the rt_node4 tree (RT_W = 4, SSE2) or the rt_node8 tree (RT_W = 8, AVX2).
+ * Included twice by bvh_traverse.c; simd.h has the naming macros.
+ *
+ * Shape: the near/far planes of each axis are picked once per ray from the direction's
+ * sign, so a node test is 6 loads, 6 mul/sub and 6 min/max with no per-child branching;
+ * children are visited nearest first so the first hits shrink tmax early and later boxes
+ * are culled; stack entries keep their entry distance so popped boxes beyond the current
+ * hit are skipped without touching memory. The node test only culls, and the box margin
+ * (bvh.h) makes it conservative whatever its rounding; the leaf tests (leaf.h) give the
+ * same bits at both widths. */
+
+typedef struct TAG(node_ray) {
+    VF ix, iy, iz;              /* 1/dir, zero components replaced by tiny ones */
+    VF oix, oiy, oiz;           /* org/dir, so a plane distance is one mul and one sub */
+    int nx, ny, nz;             /* near plane per axis (RT_LO_* or RT_HI_*) */
+} TAG(node_ray);
+
+W_INLINE void TAG(node_ray_init)(TAG(node_ray) *r, const rt_ray *ray)
+{
+    const float ix = rt_safe_inverse(ray->dir[0]), iy = rt_safe_inverse(ray->dir[1]),
+                iz = rt_safe_inverse(ray->dir[2]);
+    r->ix = V(set1)(ix);
+    r->iy = V(set1)(iy);
+    r->iz = V(set1)(iz);
+    r->oix = V(set1)(ray->org[0] * ix);
+    r->oiy = V(set1)(ray->org[1] * iy);
+    r->oiz = V(set1)(ray->org[2] * iz);
+    r->nx = ix >= 0.0f ? RT_LO_X : RT_HI_X;
+    r->ny = iy >= 0.0f ? RT_LO_Y : RT_HI_Y;
+    r->nz = iz >= 0.0f ? RT_LO_Z : RT_HI_Z;
+}
+
+/* Distance to plane values b along one axis: b / dir - org / dir. */
+W_INLINE VF TAG(plane_dist)(const float *b, VF inv, VF oinv)
+{
+    return V(sub)(V(mul)(V(load)(b), inv), oinv);
+}
+
+/* Slab test of the node's children; returns the hit mask and the entry distances. */
+W_INLINE unsigned TAG(node_test)(const TAG(rt_node) *n, const TAG(node_ray) *r, VF tmin,
+                                 VF tmax, VF *tnear)
+{
+    const VF tnx = TAG(plane_dist)(n->b[r->nx], r->ix, r->oix);
+    const VF tny = TAG(plane_dist)(n->b[r->ny], r->iy, r->oiy);
+    const VF tnz = TAG(plane_dist)(n->b[r->nz], r->iz, r->oiz);
+    const VF tfx = TAG(plane_dist)(n->b[r->nx ^ 1], r->ix, r->oix);
+    const VF tfy = TAG(plane_dist)(n->b[r->ny ^ 1], r->iy, r->oiy);
+    const VF tfz = TAG(plane_dist)(n->b[r->nz ^ 1], r->iz, r->oiz);
+    const VF tn = V(max)(V(max)(tnx, tny), V(max)(tnz, tmin));
+    const VF tf = V(min)(V(min)(tfx, tfy), V(min)(tfz, tmax));
+    *tnear = tn;
+    return V(mask)(V(le)(tn, tf));
+}
+
+/* Starts fetching a box that will be visited after the current subtree: random rays
+ * spend most of their time waiting for nodes and triangles. */
+W_INLINE void TAG(prefetch_ref)(const rt_bvh *bvh, uint32_t ref)
+{
+    const int leaf = rt_ref_is_leaf(ref);
+    const char *p = leaf ? (const char *)(bvh->tris + rt_leaf_first(ref))
+                         : (const char *)(TAG(rt_nodes)(bvh) + ref);
+    _mm_prefetch(p, _MM_HINT_T0);
+    _mm_prefetch(p + 64, _MM_HINT_T0);
+    for (size_t line = 2; !leaf && line < sizeof(TAG(rt_node)) / 64; line++)
+        _mm_prefetch(p + 64 * line, _MM_HINT_T0);
+}
+
+/* Picks the next node among the hit children: returns the nearest and pushes the rest
+ * so that they pop nearest first. */
+W_INLINE uint32_t TAG(order_children)(const rt_bvh *bvh, const TAG(rt_node) *n, unsigned mask,
+                                      VF tnear, rt_stack_entry *stack, int *sp)
+{
+    const int c0 = __builtin_ctz(mask);
+    mask &= mask - 1;
+    if (!mask) return n->child[c0];
+    float d[RT_W];
+    V(storeu)(d, tnear);
+    const int c1 = __builtin_ctz(mask);
+    mask &= mask - 1;
+    if (!mask) {
+        const int near = d[c0] <= d[c1] ? c0 : c1, far = c0 + c1 - near;
+        TAG(prefetch_ref)(bvh, n->child[far]);
+        stack[*sp] = (rt_stack_entry){n->child[far], d[far]};
+        ++*sp;
+        return n->child[near];
+    }
+    /* Three or more: insertion sort into the stack, farthest at the bottom. */
+    rt_stack_entry *top = stack + *sp;
+    top[0] = (rt_stack_entry){n->child[c0], d[c0]};
+    int k = 1;
+    for (int c = c1;; c = __builtin_ctz(mask), mask &= mask - 1) {
+        const rt_stack_entry e = {n->child[c], d[c]};
+        int j = k++;
+        for (; j > 0 && top[j - 1].dist < e.dist; j--) top[j] = top[j - 1];
+        top[j] = e;
+        if (!mask) break;
+    }
+    for (int i = 0; i < k - 1; i++) TAG(prefetch_ref)(bvh, top[i].ref);
+    *sp += k - 1;
+    return top[k - 1].ref;
+}
+
+/* The ray's watertight-test constants, made on the first leaf it reaches: most rays of
+ * a typical frame (background, rays leaving the scene) never reach one. */
+typedef struct TAG(tri_ray) {
+    rt_wtray w;
+    TAG(rt_wtray) wv;
+    int ready;
+} TAG(tri_ray);
+
+W_INLINE const TAG(tri_ray) *TAG(tri_ray_get)(TAG(tri_ray) *tr, const rt_ray *ray)
+{
+    if (__builtin_expect(!tr->ready, 0)) {
+        rt_wtray_init(&tr->w, ray->org, ray->dir);
+        TAG(rt_wtray_init)(&tr->wv, &tr->w);
+        tr->ready = 1;
+    }
+    return tr;
+}
+
+/* Closest-hit search from the root; best->t acts as the ray's current tmax and only
+ * ever drops. The tree must not be empty. */
+W_FN void TAG(closest)(const rt_bvh *bvh, const rt_ray *ray, rt_hit *best)
+{
+    TAG(node_ray) nr;
+    TAG(node_ray_init)(&nr, ray);
+    TAG(tri_ray) tr;
+    tr.ready = 0;
+    const VF tmin = V(set1)(ray->tmin);
+    VF tmax = V(set1)(best->t);
+    rt_stack_entry stack[TAG(RT_STACK)];
+    int sp = 0;
+    uint32_t ref = TAG(rt_root)(bvh);
+    for (;;) {
+        if (!rt_ref_is_leaf(ref)) {
+            const TAG(rt_node) *n = &TAG(rt_nodes)(bvh)[ref];
+            VF tn;
+            const unsigned mask = TAG(node_test)(n, &nr, tmin, tmax, &tn);
+            if (mask) {
+                ref = TAG(order_children)(bvh, n, mask, tn, stack, &sp);
+                continue;
+            }
+        } else {
+            const TAG(tri_ray) *t = TAG(tri_ray_get)(&tr, ray);
+            if (TAG(rt_leaf_closest)(bvh, ref, &t->w, &t->wv, ray->tmin, best))
+                tmax = V(set1)(best->t);
+        }
+        do {                /* pop, skipping boxes that start beyond the best hit */
+            if (sp == 0) return;
+            --sp;
+        } while (stack[sp].dist > best->t);
+        ref = stack[sp].ref;
+    }
+}
+
+/* Any-hit search from the root; the tree must not be empty. */
+W_FN int TAG(occluded)(const rt_bvh *bvh, const rt_ray *ray)
+{
+    TAG(node_ray) nr;
+    TAG(node_ray_init)(&nr, ray);
+    TAG(tri_ray) tr;
+    tr.ready = 0;
+    const VF tmin = V(set1)(ray->tmin), tmax = V(set1)(ray->tmax);
+    rt_stack_entry stack[TAG(RT_STACK)];
+    int sp = 0;
+    uint32_t ref = TAG(rt_root)(bvh);
+    for (;;) {
+        if (!rt_ref_is_leaf(ref)) {
+            const TAG(rt_node) *n = &TAG(rt_nodes)(bvh)[ref];
+            VF tn;
+            const unsigned mask = TAG(node_test)(n, &nr, tmin, tmax, &tn);
+            if (mask) {
+                ref = TAG(order_children)(bvh, n, mask, tn, stack, &sp);
+                continue;
+            }
+        } else {
+            const TAG(tri_ray) *t = TAG(tri_ray_get)(&tr, ray);
+            if (TAG(rt_leaf_any)(bvh, ref, &t->w, &t->wv, ray->tmin, ray->tmax)) return 1;
+        }
+        if (sp == 0) return 0;
+        ref = stack[--sp].ref;
+    }
+}
