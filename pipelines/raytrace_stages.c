@@ -175,8 +175,10 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* Primary packets are coherent: packet traversal; reflections go ray by ray. The hits
- * are written into the input packet, which goes on (in place: no copy). */
+/* Packet traversal for every packet: primaries are coherent, and the packet path splits
+ * reflections by direction octant (small octants go ray by ray), which beats tracing
+ * them one by one. The hits are written into the input packet, which goes on (in
+ * place: no copy). */
 static void intersect_main(gr_ctx *c)
 {
     trace_state *s = gr_user(c);
@@ -187,8 +189,7 @@ static void intersect_main(gr_ctx *c)
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = r[i].ray;
     bool primary = n && r[0].depth == 0;
-    if (primary) rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
-    else for (uint32_t i = 0; i < n; i++) rt_intersect1(s->bvh, &rays[i], &hits[i]);
+    rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     for (uint32_t i = 0; i < n; i++) r[i].hit = hits[i];
     atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
 }
@@ -389,7 +390,7 @@ static const cp_stage_type stages[] = {
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
      spp_params, 1, camera_main, camera_create, NULL, free},
-    {"rt.intersect", "closest hits (packet traversal for primary rays)", GR_SHADER, false,
+    {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
      GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free},
