@@ -38,7 +38,7 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 }
 
 /* Runs wait here to be committed several at a time: one reserve and commit per run
- * would be the Tiler's main cost. */
+ * would be the Tiler's main cost. run[n] is the open run (count 0: empty). */
 #define RUN_BATCH 16
 typedef struct run_batch { rtp_sample_run run[RUN_BATCH]; int n; } run_batch;
 
@@ -52,17 +52,18 @@ static void send_runs(gr_ctx *c, int output, run_batch *b)
     b->n = 0;
 }
 
-/* The open run, with room for the sampler packet's worth, becomes a packet when full. */
+/* Ends the open run if it has samples and opens an empty one; a full batch is sent. */
 static void close_run(gr_ctx *c, int output, run_batch *b)
 {
     if (b->run[b->n].count == 0) return;
     if (++b->n == RUN_BATCH) send_runs(c, output, b);
+    b->run[b->n].count = 0;
 }
 
-/* Cuts one tile into runs of s->packet samples: runs do not span tiles. */
+/* Cuts one tile into runs of s->packet samples (the last one shorter): runs do not span
+ * tiles, as the Thread Sampler's packets did not. */
 static void cut_tile(gr_ctx *c, int output, const tiler_state *s, const rtp_tile *t, run_batch *b)
 {
-    b->run[b->n].count = 0;
     for (int by = t->y0; by < t->y1; by += RTP_BLOCK)
         for (int bx = t->x0; bx < t->x1; bx += RTP_BLOCK) {
             int w = bx + RTP_BLOCK < t->x1 ? RTP_BLOCK : t->x1 - bx;
@@ -75,7 +76,7 @@ static void cut_tile(gr_ctx *c, int output, const tiler_state *s, const rtp_tile
                 r->count += take;
                 first += take;
                 left -= take;
-                if (r->count == s->packet) { close_run(c, output, b); b->run[b->n].count = 0; }
+                if (r->count == s->packet) close_run(c, output, b);
             }
         }
     close_run(c, output, b);
@@ -84,7 +85,7 @@ static void cut_tile(gr_ctx *c, int output, const tiler_state *s, const rtp_tile
 static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
-    run_batch b = {.n = 0};
+    run_batch b = {.n = 0};               /* and run[0] empty */
     for (int y = 0; y < s->height; y += t)
         for (int x = 0; x < s->width; x += t) {
             rtp_tile tile = {x, y, x + t < s->width ? x + t : s->width,
