@@ -185,6 +185,7 @@ static void sampler_main(gr_ctx *c)
     rtp_sample *smp = rtp_elems(out);
     run_cursor u = run_start(r, s->spp);
     for (uint32_t i = 0; i < r->count; i++) {
+        gr_assert(c, u.y < r->tile.y1);   /* a Tiler with another spp would run past it */
         smp[i].pixel = (uint32_t)(u.y * s->width + u.x);
         sample_pos(s, u.x, u.y, u.k, &smp[i].px, &smp[i].py);
         run_advance(&u, &r->tile, s->spp);

@@ -139,6 +139,10 @@ static void test_graph_errors(void)
     /* rtp_blend_key deals pixels to Blend instances by a mask */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
+    /* a Tiler cutting runs for more samples per pixel than the Sampler writes: the
+     * Sampler stops at its tile's end instead of writing past it */
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
+              strstr(out, "stage 'sampler': assertion failed"), "tiler.spp = 4: %s", out);
 }
 
 int main(int argc, char **argv)
