@@ -201,6 +201,9 @@ void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-
 void gr_discard(gr_ctx *c, int output);         /* this task produces no packet there */
 void gr_push(gr_ctx *c, int output, const void *element);
 void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element);
+/* n elements (contiguous) with one key: the same as n gr_push_key calls, in that order,
+ * for one key lookup and one copy per packet they fill. */
+void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);
 
 /* All stages. */
 void *gr_user(const gr_ctx *c);
@@ -246,6 +249,8 @@ typedef struct gr_stage_stats {
     uint64_t instances;            /* Thread instances created */
     double busy_ms;                /* time in the stage's code */
     uint64_t preemptions;
+    bool singleton;                /* cannot run on two workers at once: a Thread or Fixed
+                                      stage that ran as one instance (a Shader never is) */
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {
@@ -261,6 +266,8 @@ typedef struct gr_stats {
     uint64_t peak_footprint_bytes; /* peak of the sum of all queues' held bytes (sampled) */
     double avg_footprint_bytes;    /* the same sum, time-averaged over the samples */
     uint64_t buffer_mallocs;       /* buffer manager's cycle safeguard */
+    double serial_share;           /* singletons' busy time / all stages' busy time, in [0, 1]
+                                      (0 when no stage was busy) */
     int nqueues, nstages;
     gr_queue_stats *queues;
     gr_stage_stats *stages;
@@ -269,6 +276,10 @@ typedef struct gr_stats {
 
 /* Valid after gr_wait until gr_graph_destroy. */
 const gr_stats *gr_get_stats(const gr_graph *g);
+/* Amdahl's law: the most a run whose work has this serial share can speed up on
+ * `workers` workers, 1 / (s + (1 - s) / workers). Measured at 1 worker, the share is
+ * the work no worker count spreads; the bound ignores queueing and scheduling costs. */
+double gr_amdahl_bound(double serial_share, unsigned workers);
 void gr_stats_write_json(const gr_graph *g, FILE *out);
 /* Chrome/Perfetto trace JSON of the journal (launch with journal = true; -1 without):
  * a track per worker named "worker N" with a slice per task (stage name, instance), a

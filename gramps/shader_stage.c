@@ -284,20 +284,14 @@ static void send_partial(gr_worker *w, gr_partial *pa)
     gr_pending_sub(w, producer, 1);
 }
 
-static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const void *elem)
+/* The worker's partial packet for (q, sub), started if there is none; NULL after a
+ * failure (the run fails). */
+static gr_partial *open_partial(gr_ctx *c, int slot, gr_queue_rt *q, uint32_t sub, uint64_t key,
+                                bool keyed)
 {
-    if (!out_slot(c, slot, GR_BIND_PUSH, "gr_push")) return;
     gr_worker *w = c->w;
-    gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
-    uint32_t sub = 0;
-    if (!key_known(c, keyed, q, "gr_push")) return;
-    if (q->is_set) {
-        gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
-        if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
-        sub = s->index;
-    }
     gr_partial *pa = partial_for(w, q, sub);
-    if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return; }
+    if (!pa) { gr_fail(c, GR_ERR_NOMEM, "out of memory in push coalescer"); return NULL; }
     if (!pa->pkt) {
         if (c->push_unit[slot]) c->push_unit[slot] = false;   /* reserved before the task */
         else gr_charge(w, q, 1);
@@ -309,21 +303,52 @@ static void push_element(gr_ctx *c, int slot, uint64_t key, bool keyed, const vo
         memset(gr_pkt_data(pa->pkt), 0, q->d.header_bytes);
         if (!pa->active) { pa->active = true; pa->next_active = w->active_partials; w->active_partials = pa; }
     }
-    char *data = gr_pkt_data(pa->pkt);
-    uint32_t n = gr_count(data);
-    memcpy(data + q->d.header_bytes + (size_t)n * q->d.element_bytes, elem, q->d.element_bytes);
-    gr_set_count(data, n + 1);
-    if (n + 1 == q->d.elements) send_partial(w, pa);
+    return pa;
+}
+
+/* Appends n elements to the worker's partial packets of one subqueue, queueing each
+ * packet as it fills. */
+static void push_elements(gr_ctx *c, int slot, uint64_t key, bool keyed, const void *elems,
+                          uint32_t n)
+{
+    if (!out_slot(c, slot, GR_BIND_PUSH, "gr_push")) return;
+    gr_worker *w = c->w;
+    gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
+    uint32_t sub = 0;
+    if (!key_known(c, keyed, q, "gr_push")) return;
+    if (q->is_set) {
+        gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
+        if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
+        sub = s->index;
+    }
+    const char *src = elems;
+    while (n) {
+        gr_partial *pa = open_partial(c, slot, q, sub, key, keyed);
+        if (!pa) return;
+        char *data = gr_pkt_data(pa->pkt);
+        uint32_t have = gr_count(data), take = q->d.elements - have < n ? q->d.elements - have : n;
+        memcpy(data + q->d.header_bytes + (size_t)have * q->d.element_bytes, src,
+               (size_t)take * q->d.element_bytes);
+        gr_set_count(data, have + take);
+        if (have + take == q->d.elements) send_partial(w, pa);
+        src += (size_t)take * q->d.element_bytes;
+        n -= take;
+    }
 }
 
 void gr_push(gr_ctx *c, int output, const void *element)
 {
-    push_element(c, output, 0, false, element);
+    push_elements(c, output, 0, false, element, 1);
 }
 
 void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element)
 {
-    push_element(c, output, key, true, element);
+    push_elements(c, output, key, true, element, 1);
+}
+
+void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n)
+{
+    push_elements(c, output, key, true, elements, n);
 }
 
 void gr_flush_partials(gr_worker *w)

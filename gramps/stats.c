@@ -254,6 +254,26 @@ static void collect_journal(gr_graph *g)
     }
 }
 
+/* Singletons' share of all stage work. A singleton cannot use a second worker, so its
+ * busy time is the part of the run no worker count shortens (Amdahl's serial part). */
+static void collect_serial_share(gr_stats *st)
+{
+    double all = 0, serial = 0;
+    for (int i = 0; i < st->nstages; i++) {
+        gr_stage_stats *s = &st->stages[i];
+        s->singleton = s->kind != GR_SHADER && s->instances == 1;
+        all += s->busy_ms;
+        if (s->singleton) serial += s->busy_ms;
+    }
+    st->serial_share = all > 0 ? serial / all : 0;
+}
+
+double gr_amdahl_bound(double serial_share, unsigned workers)
+{
+    double s = serial_share < 0 ? 0 : serial_share > 1 ? 1 : serial_share;
+    return workers ? 1.0 / (s + (1.0 - s) / workers) : 0;
+}
+
 void gr_stats_collect(gr_graph *g)
 {
     gr_stats *st = &g->stats;
@@ -279,6 +299,7 @@ void gr_stats_collect(gr_graph *g)
     }
     collect_queues(g, st);
     collect_workers(g, st);
+    collect_serial_share(st);
     collect_journal(g);
     g->stats_ready = true;
 }
@@ -341,9 +362,10 @@ static void json_stages(const gr_stats *st, FILE *out)
         fprintf(out, "    {\"name\": ");
         json_string(out, s->name);
         fprintf(out, ", \"kind\": \"%s\", \"priority\": %d, \"tasks\": %llu, \"instances\": %llu, "
-                "\"busy_ms\": %.3f, \"preemptions\": %llu}%s\n", kinds[s->kind], s->priority,
-                (unsigned long long)s->tasks, (unsigned long long)s->instances, s->busy_ms,
-                (unsigned long long)s->preemptions, i + 1 < st->nstages ? "," : "");
+                "\"busy_ms\": %.3f, \"preemptions\": %llu, \"singleton\": %s}%s\n", kinds[s->kind],
+                s->priority, (unsigned long long)s->tasks, (unsigned long long)s->instances,
+                s->busy_ms, (unsigned long long)s->preemptions, s->singleton ? "true" : "false",
+                i + 1 < st->nstages ? "," : "");
     }
     fprintf(out, "  ],\n");
 }
@@ -373,6 +395,9 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
             "  \"buffer_mallocs\": %llu,\n", st->workers, st->wall_ms, st->occupancy,
             (unsigned long long)st->peak_footprint_bytes, st->avg_footprint_bytes,
             (unsigned long long)st->buffer_mallocs);
+    fprintf(out, "  \"serial_share\": %.4f,\n  \"amdahl_bound_16\": %.2f,\n"
+            "  \"amdahl_bound_64\": %.2f,\n", st->serial_share,
+            gr_amdahl_bound(st->serial_share, 16), gr_amdahl_bound(st->serial_share, 64));
     json_queues(st, out);
     json_stages(st, out);
     json_workers(st, out);

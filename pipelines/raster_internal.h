@@ -41,6 +41,8 @@ typedef struct rsp_state {
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
     _Atomic(uint64_t) *depth_tested;      /* Z-Tile's covered pixels (else NULL) */
+    int spp;                              /* Z-Tile: samples per pixel of its runs */
+    uint32_t run_samples;                 /* Z-Tile: samples per run */
 } rsp_state;
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */

@@ -89,7 +89,11 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         return NULL;
     }
-    if (s) s->color = NULL;
+    if (s) {
+        s->color = NULL;
+        s->spp = ((pl_frame *)i->frame)->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+        s->run_samples = (uint32_t)cp_int(i, "samples");
+    }
     return s;
 }
 
@@ -142,7 +146,12 @@ static const cp_port zbin_ports[] = {
     {"out", GR_BIND_OUTPUT, "raster.zbins", "a queue set with a subqueue per tile"}};
 static const cp_port ztile_ports[] = {
     {"in", GR_BIND_INPUT, "raster.zbins", "a queue set with a subqueue per tile"},
-    {"out", GR_BIND_OUTPUT, "rt.tile", "the tile, once its depth and visible primitives are final"}};
+    {"out", GR_BIND_OUTPUT, "rt.sample-runs", "the tile's samples, once its depth and visible "
+     "primitives are final"}};
+static const cp_param ztile_params[] = {
+    {"tile", CP_INT, "64", 8, 256, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
+    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
+    {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"}};
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
@@ -175,7 +184,7 @@ static const cp_stage_type stages[] = {
      raster_create, NULL, free},
     {"raster.ztile", "depth-only pass of one tile: rasterizes its triangles into depth and the "
      "visible primitive per pixel (visibility buffer), then hands the tile on",
-     GR_THREAD, true, ztile_ports, 2, tile_params, 1, rsp_ztile_main, ztile_create, NULL, free},
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 3, rsp_ztile_main, ztile_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

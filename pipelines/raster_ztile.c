@@ -3,14 +3,14 @@
  * sent its tile, in any order, and rasterizes them straight into a private depth and
  * visibility tile (rs_depth_rect: no fragment packets, no shading). When its subqueue
  * closes, every triangle of the frame has been seen, so the tile is final: it goes to
- * the frame's depth and visibility buffers, and its rectangle goes on to the pixel
- * stages (the ray tracer's sampler) as an rt.tile.
+ * the frame's depth and visibility buffers, and its samples go on to the pixel stages
+ * (the ray tracer's Sampler) as runs (pipelines/sample_runs.h).
  *
  * Why this gives the image of the draw-order pass: rs_depth_rect keeps the nearest depth
  * and, at equal depths, the smaller primitive id, whatever order triangles come in. */
 #include "pipelines/raster_internal.h"
 
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/sample_runs.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -72,7 +72,8 @@ void rsp_ztile_main(gr_ctx *c)
     ztile_store(&z, s);
     ztile_free(&z);
     atomic_fetch_add_explicit(s->depth_tested, covered, memory_order_relaxed);
-    gr_reserve_out(c, 0, 1, &w);
-    *(rtp_tile *)w.mem = (rtp_tile){z.x0, z.y0, z.x1, z.y1};
-    gr_commit_out(c, 0, 1);
+    rtp_run_cutter runs;
+    rtp_runs_init(&runs, s->spp, s->run_samples, 0);
+    rtp_runs_cut(&runs, c, &(rtp_tile){z.x0, z.y0, z.x1, z.y1});
+    rtp_runs_flush(&runs, c);
 }

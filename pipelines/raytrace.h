@@ -3,14 +3,16 @@
  *   Tiler -> Sampler -> Camera -> Intersect -> Shade -> Shadow Intersect -> Blend
  *                                     ^-----------'  (reflection rays: the cycle)
  *
- * Tiler and Sampler are Thread singletons, Camera / Intersect / Shade / Shadow are
- * Shader stages, Blend is a Thread stage. The Sampler's packets cover 8x8-pixel blocks;
- * Intersect writes hits into its input packet (in place). Shade pushes shadow rays and
- * reflection rays, which the runtime coalesces into full packets, and writes each ray's
- * direct contribution to one output packet; Shadow Intersect writes the unoccluded
- * lights' terms likewise. Contributions are converted to 64-bit fixed point where they
- * are made, and Blend adds integers, so the image is bit-identical whatever order they
- * arrive in (any worker count, any run). */
+ * The Tiler (a Thread stage, the graph's one singleton) cuts tiles into runs of
+ * samples; Sampler, Camera, Intersect, Shade and Shadow are Shader stages; Blend is a
+ * Thread stage with an instance per subqueue of the contributions set. The Sampler's
+ * packets cover 8x8-pixel blocks; Intersect writes hits into its input packet (in
+ * place). Shade pushes shadow rays and reflection rays, which the runtime coalesces
+ * into full packets, and each ray's direct contribution to its pixel's Blend instance;
+ * Shadow Intersect pushes the unoccluded lights' terms likewise. Contributions are
+ * converted to 64-bit fixed point where they are made, and Blend adds integers, so the
+ * image is bit-identical whatever order they arrive in and whichever instance adds
+ * them (any worker count, any run). */
 #ifndef PIPELINES_RAYTRACE_H
 #define PIPELINES_RAYTRACE_H
 

@@ -1,11 +1,12 @@
 /* raytrace_stages.c — the ray tracer's stages (thesis Fig. 4.2) as registered stage
- * types: rt.tiler and rt.sampler (Thread), rt.camera, rt.intersect, rt.shade and
- * rt.shadow (Shader), rt.blend (Thread). Each keeps its own parameters and reads the
+ * types: rt.tiler (Thread), rt.sampler, rt.camera, rt.intersect, rt.shade and
+ * rt.shadow (Shader), rt.blend (Thread, one instance per subqueue). Each keeps its own parameters and reads the
  * scene, BVH and buffers from the frame (pipelines/frame.h); pipelines/graphs/
  * raytrace.graph wires them. Packet formats: pipelines/raytrace_packets.h. */
 #include "pipelines/stages.h"
 
 #include "pipelines/raytrace_packets.h"
+#include "pipelines/sample_runs.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 
@@ -13,39 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 8                           /* Sampler's packets cover 8x8-pixel blocks */
-
 /* ---- Tiler -------------------------------------------------------------------------------- */
 
-typedef struct tiler_state { int tile, width, height; } tiler_state;
-
-static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
-{
-    pl_frame *f = i->frame;
-    tiler_state *s = malloc(sizeof *s);
-    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), f->width, f->height};
-    return s;
-}
-
-static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
-{
-    int t = s->tile;
-    for (int y = 0; y < s->height; y += t)
-        for (int x = 0; x < s->width; x += t) {
-            gr_window w;
-            gr_reserve_out(c, output, 1, &w);
-            *(rtp_tile *)w.mem = (rtp_tile){x, y, x + t < s->width ? x + t : s->width,
-                                            y + t < s->height ? y + t : s->height};
-            gr_commit_out(c, output, 1);
-        }
-}
-
-static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
-
-/* ---- Sampler ------------------------------------------------------------------------------- */
-
-typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
+/* The Tiler is the graph's one serial stage: it does no per-sample work, only cuts each
+ * tile into sample runs (one per Sampler packet), a few operations per 8x8 block. The
+ * Sampler, a Shader, then writes the samples of each run in parallel. */
+typedef struct tiler_state { int tile, width, height, spp; uint32_t packet; } tiler_state;
 
 /* Other outputs than colour take one sample at the pixel centre. */
 static int samples_per_pixel(const cp_stage_init *i)
@@ -53,6 +27,36 @@ static int samples_per_pixel(const cp_stage_init *i)
     const pl_frame *f = i->frame;
     return f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
 }
+
+static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    tiler_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
+    *s = (tiler_state){(int)cp_int(i, "tile"), f->width, f->height, samples_per_pixel(i),
+                       (uint32_t)cp_int(i, "samples")};
+    return s;
+}
+
+static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
+{
+    int t = s->tile;
+    rtp_run_cutter runs;
+    rtp_runs_init(&runs, s->spp, s->packet, output);
+    for (int y = 0; y < s->height; y += t)
+        for (int x = 0; x < s->width; x += t) {
+            rtp_tile tile = {x, y, x + t < s->width ? x + t : s->width,
+                             y + t < s->height ? y + t : s->height};
+            rtp_runs_cut(&runs, c, &tile);
+        }
+    rtp_runs_flush(&runs, c);
+}
+
+static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
+
+/* ---- Sampler ------------------------------------------------------------------------------- */
+
+typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
 
 static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
@@ -78,46 +82,61 @@ static void sample_pos(const sampler_state *s, int x, int y, int k, float *px, f
     *py = y + (float)(h >> 16) / 65536.0f;
 }
 
-/* The Sampler's open output packet. */
-typedef struct sample_out { gr_window w; uint32_t n; } sample_out;
+/* Where a run is: the block (clipped to the tile), the pixel in it, the sample. */
+typedef struct run_cursor { int bx, by, x1, y1, x, y, k; } run_cursor;
 
-static void emit_sample(gr_ctx *c, const sampler_state *s, sample_out *o, int x, int y, int k)
+static void enter_block(run_cursor *u, const rtp_tile *t, int bx, int by)
 {
-    if (o->n == 0) gr_reserve_out(c, 0, 1, &o->w);
-    rtp_sample *smp = (rtp_sample *)rtp_elems(o->w.mem) + o->n;
-    smp->pixel = (uint32_t)(y * s->width + x);
-    sample_pos(s, x, y, k, &smp->px, &smp->py);
-    if (++o->n == s->packet) {
-        gr_set_count(o->w.mem, o->n);
-        gr_commit_out(c, 0, 1);
-        o->n = 0;
-    }
+    u->bx = bx;
+    u->by = by;
+    u->x1 = bx + RTP_BLOCK < t->x1 ? bx + RTP_BLOCK : t->x1;
+    u->y1 = by + RTP_BLOCK < t->y1 ? by + RTP_BLOCK : t->y1;
 }
 
-/* One BLOCK x BLOCK block (clipped to the tile), every sample of each pixel. */
-static void sample_block(gr_ctx *c, const sampler_state *s, sample_out *o, const rtp_tile *t,
-                         int bx, int by)
+/* The cursor at sample `first` of the block at (bx, by): one division per packet. */
+static run_cursor run_start(const rtp_sample_run *r, int spp)
 {
-    int x1 = bx + BLOCK < t->x1 ? bx + BLOCK : t->x1, y1 = by + BLOCK < t->y1 ? by + BLOCK : t->y1;
-    for (int y = by; y < y1; y++)
-        for (int x = bx; x < x1; x++)
-            for (int k = 0; k < s->spp; k++) emit_sample(c, s, o, x, y, k);
+    run_cursor u;
+    enter_block(&u, &r->tile, r->bx, r->by);
+    uint32_t pixel = r->first / (uint32_t)spp, w = (uint32_t)(u.x1 - u.bx);
+    u.x = u.bx + (int)(pixel % w);
+    u.y = u.by + (int)(pixel / w);
+    u.k = (int)(r->first % (uint32_t)spp);
+    return u;
 }
 
-/* Packets follow 8x8 blocks, not tile rows: a square packet's rays diverge less than a
- * 32x2 strip's, so the packet traversal culls more of the tree for the whole packet. */
+/* The next sample in the Tiler's order (rtp_sample_run). */
+static void run_advance(run_cursor *u, const rtp_tile *t, int spp)
+{
+    if (++u->k < spp) return;
+    u->k = 0;
+    if (++u->x < u->x1) return;
+    u->x = u->bx;
+    if (++u->y < u->y1) return;
+    if (u->x1 < t->x1) enter_block(u, t, u->x1, u->by);
+    else enter_block(u, t, t->x0, u->y1);
+    u->x = u->bx;
+    u->y = u->by;
+}
+
+/* One run of samples into one packet. Packets follow 8x8 blocks, not tile rows: a
+ * square packet's rays diverge less than a 32x2 strip's, so the packet traversal
+ * culls more of the tree for the whole packet. */
 static void sampler_main(gr_ctx *c)
 {
-    sampler_state *s = gr_user(c);
-    gr_window in;
-    sample_out o = {.n = 0};
-    while (gr_reserve(c, 0, 1, &in) == GR_OK) {
-        rtp_tile tile = *(rtp_tile *)in.mem;
-        gr_commit(c, 0, 1);
-        for (int by = tile.y0; by < tile.y1; by += BLOCK)
-            for (int bx = tile.x0; bx < tile.x1; bx += BLOCK) sample_block(c, s, &o, &tile, bx, by);
-        if (o.n) { gr_set_count(o.w.mem, o.n); gr_commit_out(c, 0, 1); o.n = 0; }
+    const sampler_state *s = gr_user(c);
+    const rtp_sample_run *r = gr_input(c, NULL);
+    void *out = gr_output(c, 0);
+    gr_assert(c, r->count <= s->packet);
+    rtp_sample *smp = rtp_elems(out);
+    run_cursor u = run_start(r, s->spp);
+    for (uint32_t i = 0; i < r->count; i++) {
+        gr_assert(c, u.y < r->tile.y1);   /* a Tiler with another spp would run past it */
+        smp[i].pixel = (uint32_t)(u.y * s->width + u.x);
+        sample_pos(s, u.x, u.y, u.k, &smp[i].px, &smp[i].py);
+        run_advance(&u, &r->tile, s->spp);
     }
+    gr_set_count(out, r->count);
 }
 
 /* ---- Camera -------------------------------------------------------------------------------- */
@@ -158,7 +177,17 @@ static void camera_main(gr_ctx *c)
 typedef struct trace_state {
     const rt_bvh *bvh;
     _Atomic(uint64_t) *primary, *secondary, *shadow;
+    uint32_t blend_mask;                  /* rtp_blend_key's, for Shadow's contributions */
 } trace_state;
+
+/* The blend-key mask of the contributions set bound to port `out`. */
+static bool blend_mask_of(const cp_stage_init *i, uint32_t *mask, char err[CP_ERR_MAX])
+{
+    if (rtp_blend_mask(cp_port_subqueues(i, "out"), mask)) return true;
+    snprintf(err, CP_ERR_MAX, "port 'out': the contributions queue set needs a power of two "
+             "of subqueues (one rt.blend instance each), not %u", cp_port_subqueues(i, "out"));
+    return false;
+}
 
 static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
@@ -166,7 +195,11 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     trace_state *s = malloc(sizeof *s);
     if (s) *s = (trace_state){pl_frame_bvh(f), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
-                              pl_frame_counter(f, "rays.shadow")};
+                              pl_frame_counter(f, "rays.shadow"), 0};
+    if (s && cp_port_subqueues(i, "out") && !blend_mask_of(i, &s->blend_mask, err)) {
+        free(s);
+        return NULL;
+    }
     if (!s || !s->bvh || !s->primary || !s->secondary || !s->shadow) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
@@ -194,22 +227,23 @@ static void intersect_main(gr_ctx *c)
     atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
 }
 
-/* Unoccluded shadow rays add their light's term: at most one contribution per ray, so
- * they fill one output packet. */
+/* Unoccluded shadow rays add their light's term, pushed to the Blend instance of its
+ * pixel (a packet's shadow rays come from many Shade tasks, so from anywhere). */
 static void shadow_main(gr_ctx *c)
 {
     trace_state *s = gr_user(c);
-    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
-    uint32_t n = gr_count(in), m = 0;
+    void *in = gr_input(c, NULL);
+    uint32_t n = gr_count(in);
     const rtp_shadow *sh = rtp_elems(in);
-    rtp_contrib *k = rtp_elems(out);
     rt_ray rays[RT_PACKET_MAX];
     uint8_t occluded[RT_PACKET_MAX];
+    rtp_contribs out;
+    rtp_contribs_start(&out, s->blend_mask);
     for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
     rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
     for (uint32_t i = 0; i < n; i++)
-        if (!occluded[i]) rtp_set_contrib(&k[m++], sh[i].pixel, sh[i].color);
-    gr_set_count(out, m);
+        if (!occluded[i]) rtp_add_contrib(&out, sh[i].pixel, sh[i].color);
+    rtp_push_contribs(c, 0, &out);
     atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
 }
 
@@ -223,6 +257,7 @@ typedef struct shade_state {
     sh_aov aov;
     int bounces;
     float min_weight;
+    uint32_t blend_mask;                  /* rtp_blend_key's */
 } shade_state;
 
 static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -231,19 +266,19 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight")};
+                       (float)cp_float(i, "min_weight"), 0};
+    if (!blend_mask_of(i, &s->blend_mask, err)) { free(s); return NULL; }
     if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
     s->env = &s->own_env;
     return s;
 }
 
-/* One hit: its direct contribution (written to *k), a shadow ray per lit light, a
- * reflection ray. */
-static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contrib *k)
+/* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
+static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contribs *out)
 {
     sh_ray_result res;
     sh_ray_shade(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
-    rtp_set_contrib(k, h->pixel, res.direct);
+    rtp_add_contrib(out, h->pixel, res.direct);
     for (int l = 0; l < res.nshadow; l++) {
         rtp_shadow sh = {res.shadow[l], {res.shadow_color[l][0], res.shadow_color[l][1],
                          res.shadow_color[l][2]}, h->pixel};
@@ -257,36 +292,38 @@ static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_con
     }
 }
 
-/* Writes ray h's contribution to *k; false when it has none (AOVs of a miss). */
-static bool shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contrib *k)
+/* Ray h's contribution, if it has one (AOVs of a miss have none). */
+static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contribs *out)
 {
     if (s->aov != SH_AOV_COLOR) {
         float v[3];
-        if (h->hit.prim == RT_NO_HIT) return false;
+        if (h->hit.prim == RT_NO_HIT) return;
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
-        rtp_set_contrib(k, h->pixel, v);
+        rtp_add_contrib(out, h->pixel, v);
     } else if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
-        rtp_set_contrib(k, h->pixel, bg);
+        rtp_add_contrib(out, h->pixel, bg);
     } else {
-        shade_hit(c, s, h, k);
+        shade_hit(c, s, h, out);
     }
-    return true;
 }
 
-/* Each ray has at most one direct contribution, so they go to one output packet as
- * large as the input: cheaper than pushing them one at a time (most rays of a frame
- * are primary, one contribution each). Shadow and reflection rays are pushed. */
+/* Contributions, shadow rays and reflection rays are all pushed: a contribution goes
+ * to the Blend instance of its pixel, and one packet of rays (reflections come from
+ * many tasks) may cover pixels of every instance. Each ray makes at most one
+ * contribution, so the task's fit one rtp_contribs. */
 static void shade_main(gr_ctx *c)
 {
     shade_state *s = gr_user(c);
-    void *in = gr_input(c, NULL), *out = gr_output(c, SHADE_CONTRIB);
-    uint32_t n = gr_count(in), m = 0;
+    void *in = gr_input(c, NULL);
+    uint32_t n = gr_count(in);
     const rtp_ray *h = rtp_elems(in);
-    rtp_contrib *k = rtp_elems(out);
-    for (uint32_t i = 0; i < n; i++) m += shade_one(c, s, &h[i], &k[m]);
-    gr_set_count(out, m);
+    rtp_contribs out;
+    rtp_contribs_start(&out, s->blend_mask);
+    gr_assert(c, n <= RT_PACKET_MAX);
+    for (uint32_t i = 0; i < n; i++) shade_one(c, s, &h[i], &out);
+    rtp_push_contribs(c, SHADE_CONTRIB, &out);
 }
 
 /* ---- Blend --------------------------------------------------------------------------------- */
@@ -301,7 +338,9 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return f;
 }
 
-/* Integer sums are associative, so the result is independent of arrival order. */
+/* One instance per subqueue of the contributions set: each adds into the pixels whose
+ * key is its subqueue's (rtp_blend_key), which no other instance touches. Integer sums
+ * are associative, so the result is independent of arrival order. */
 static void blend_main(gr_ctx *c)
 {
     pl_frame *f = gr_user(c);
@@ -361,9 +400,12 @@ static const cp_format formats[] = {
      RTP_HDR, sizeof(rtp_contrib), 64, RT_PACKET_MAX},
 };
 
-static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.tile", NULL}};
-static const cp_param tiler_params[] = {{"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"}};
-static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.tile", NULL},
+static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", NULL}};
+static const cp_param tiler_params[] = {
+    {"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"},
+    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
+    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the Sampler's packet size)"}};
+static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
 static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"}};
 static const cp_port camera_ports[] = {{"in", GR_BIND_INPUT, "rt.samples", NULL},
@@ -374,19 +416,22 @@ static const cp_port shade_ports[] = {
     {"in", GR_BIND_INPUT, "rt.rays", "rays with hits"},
     {"reflections", GR_BIND_PUSH, "rt.rays", "mirror rays (the cycle back to intersection)"},
     {"shadow", GR_BIND_PUSH, "rt.shadow-rays", "one per light facing the surface"},
-    {"out", GR_BIND_OUTPUT, "rt.contributions", "ambient term or background"}};
+    {"out", GR_BIND_PUSH, "rt.contributions", "direct term or background, keyed by pixel (rtp_blend_key)"}};
 static const cp_param shade_params[] = {
     {"bounces", CP_INT, "1", 0, 64, "reflection depth"},
     {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"},
     {"ambient", CP_BOOL, "true", 0, 0, "add the ambient term (false: a stage such as AO adds it)"}};
-static const cp_port shadow_ports[] = {{"in", GR_BIND_INPUT, "rt.shadow-rays", NULL},
-                                       {"out", GR_BIND_OUTPUT, "rt.contributions", NULL}};
-static const cp_port blend_ports[] = {{"in", GR_BIND_INPUT, "rt.contributions", NULL}};
+static const cp_port shadow_ports[] = {
+    {"in", GR_BIND_INPUT, "rt.shadow-rays", NULL},
+    {"out", GR_BIND_PUSH, "rt.contributions", "unoccluded lights' terms, keyed by pixel (rtp_blend_key)"}};
+static const cp_port blend_ports[] = {
+    {"in", GR_BIND_INPUT, "rt.contributions", "a queue set of 2^n subqueues, one instance each"}};
 
 static const cp_stage_type stages[] = {
-    {"rt.tiler", "cuts the image into tiles", GR_THREAD, false, tiler_ports, 1, tiler_params, 1,
-     tiler_main, tiler_create, NULL, free},
-    {"rt.sampler", "sample positions per tile, 8x8-pixel blocks per packet", GR_THREAD, false,
+    {"rt.tiler", "cuts the image into tiles and each tile into runs of samples (one per "
+     "Sampler packet)", GR_THREAD, false, tiler_ports, 1, tiler_params, 3, tiler_main,
+     tiler_create, NULL, free},
+    {"rt.sampler", "sample positions of one run, 8x8-pixel blocks per packet", GR_SHADER, false,
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
      spp_params, 1, camera_main, camera_create, NULL, free},
@@ -396,8 +441,9 @@ static const cp_stage_type stages[] = {
      GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free},
     {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
-    {"rt.blend", "sums contributions per pixel (fixed point), then makes the image", GR_THREAD,
-     false, blend_ports, 1, NULL, 0, blend_main, blend_create, blend_finish, NULL},
+    {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
+     "makes the image", GR_THREAD, true, blend_ports, 1, NULL, 0, blend_main, blend_create,
+     blend_finish, NULL},
 };
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])

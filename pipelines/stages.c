@@ -9,17 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-/* An image rectangle: what the ray tracer's tiler cuts and what the hybrid's depth pass
- * hands on when a tile is final, so both libraries' stages use it. */
-static const cp_format tile_format = {
-    "rt.tile", "a rectangle of the image: x0, y0, x1, y1 (x1, y1 exclusive)", GR_OPAQUE,
-    sizeof(rtp_tile), 0, 0, 0, 0};
+/* Runs of samples of an image tile (pipelines/sample_runs.h): what the ray tracer's
+ * Tiler makes and what the hybrid's depth pass hands on when a tile is final, so both
+ * libraries' stages use it. */
+static const cp_format runs_format = {
+    "rt.sample-runs", "one samples packet's run of a tile: tile, block, first sample, count",
+    GR_OPAQUE, sizeof(rtp_sample_run), 0, 0, 0, 0};
 
 cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 {
     cp_registry *r = cp_registry_new();
     if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    if (cp_register_format(r, &tile_format, err) || pl_register_raster_stages(r, err) ||
+    if (cp_register_format(r, &runs_format, err) || pl_register_raster_stages(r, err) ||
         pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err)) {
         cp_registry_free(r);
         return NULL;

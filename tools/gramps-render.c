@@ -344,6 +344,10 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
     printf("\n");
     printf("peak queue footprint %.1f KiB (largest frame), average %.1f KiB, occupancy %.0f%%\n",
            peak.max / 1024, avg_footprint(fs, n) / 1024, st ? st->occupancy * 100 : 0);
+    if (st)
+        printf("serial share %.1f%% (work in singleton stages; Amdahl bound %.1fx at 16 workers, "
+               "%.1fx at 64)\n", st->serial_share * 100, gr_amdahl_bound(st->serial_share, 16),
+               gr_amdahl_bound(st->serial_share, 64));
 }
 
 static frame_stats frame_stats_of(const frame_result *r)

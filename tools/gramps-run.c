@@ -127,10 +127,14 @@ static void print_summary(const char *name, const gr_stats *st)
     printf("%s: %u workers, %s scheduler, %.2f ms, occupancy %.1f%%, peak footprint %llu "
            "bytes\n", name, st->workers, st->scheduler, st->wall_ms, st->occupancy * 100,
            (unsigned long long)st->peak_footprint_bytes);
+    printf("  serial share %.1f%% (Amdahl bound %.1fx at 16 workers, %.1fx at 64)\n",
+           st->serial_share * 100, gr_amdahl_bound(st->serial_share, 16),
+           gr_amdahl_bound(st->serial_share, 64));
     for (int i = 0; i < st->nstages; i++) {
         const gr_stage_stats *s = &st->stages[i];
-        printf("  stage %-20s %8llu tasks %6llu instances %9.3f ms busy\n", s->name,
-               (unsigned long long)s->tasks, (unsigned long long)s->instances, s->busy_ms);
+        printf("  stage %-20s %8llu tasks %6llu instances %9.3f ms busy%s\n", s->name,
+               (unsigned long long)s->tasks, (unsigned long long)s->instances, s->busy_ms,
+               s->singleton ? " (singleton)" : "");
     }
     for (int i = 0; i < st->nqueues; i++) {
         const gr_queue_stats *q = &st->queues[i];

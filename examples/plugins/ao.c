@@ -4,8 +4,8 @@
  *                                   \-> contributions -> blend
  *
  * Stage type "ao" (Shader): input rt.rays with their hits; output `out`, the same packet
- * in place (GR_BIND_INPLACE) for Shade; output `contrib`, one rt.contributions packet with
- * at most one contribution per ray. Shade runs with `ambient = false`, so this stage adds
+ * in place (GR_BIND_INPLACE) for Shade; output `contrib`, at most one contribution per
+ * ray, pushed to its pixel's subqueue of the contributions set (rtp_push_contribs). Shade runs with `ambient = false`, so this stage adds
  * the ambient term instead, exactly as Shade computes it
  *   weight * (1 - reflectivity) * ambient * albedo
  * times, for primary hits (depth 0), the unoccluded fraction of `samples` rays cast in a
@@ -42,15 +42,15 @@ typedef struct ao_state {
     _Atomic(uint64_t) *rays;              /* the frame's "rays.ao" */
     uint32_t samples;
     float radius;                         /* in scene units */
+    uint32_t blend_mask;                  /* rtp_blend_key's */
 } ao_state;
 
-/* One contribution per ray must fit the contrib packet. */
-static bool check_ports(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* The contributions set needs a power of two of subqueues (rtp_blend_key). */
+static bool check_ports(const cp_stage_init *i, uint32_t *mask, char err[CP_ERR_MAX])
 {
-    uint32_t rays = cp_port_elements(i, "in"), room = cp_port_elements(i, "contrib");
-    if (room >= rays) return true;
-    snprintf(err, CP_ERR_MAX, "stage '%s': its contrib queue holds %u contributions per "
-             "packet, fewer than the %u rays of its input packets", i->name, room, rays);
+    if (rtp_blend_mask(cp_port_subqueues(i, "contrib"), mask)) return true;
+    snprintf(err, CP_ERR_MAX, "stage '%s': its contrib queue set has %u subqueues, not a "
+             "power of two", i->name, cp_port_subqueues(i, "contrib"));
     return false;
 }
 
@@ -62,10 +62,11 @@ static void *ao_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                  "gramps-render)", i->name);
         return NULL;
     }
-    if (!check_ports(i, err)) return NULL;
+    uint32_t mask;
+    if (!check_ports(i, &mask, err)) return NULL;
     ao_state *s = malloc(sizeof *s);
     if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_bvh(f),
-                           pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0};
+                           pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0, mask};
     if (!s || !s->env || !s->bvh || !s->rays) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
@@ -123,7 +124,7 @@ static float unoccluded(const ao_state *s, const rtp_ray *h)
 
 /* The ambient term Shade leaves out, in the same float operations as sh_ray_shade's
  * direct term, scaled by the unoccluded fraction (1: the same bits as Shade's). */
-static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rtp_contrib *k)
+static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rtp_contribs *out)
 {
     const sc_material *m = sh_ray_hit_material(s->env, &h->hit);
     float local = 1.0f - m->reflectivity, rgb[3];
@@ -131,31 +132,33 @@ static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rt
         float scale = h->weight[ch] * local;
         rgb[ch] = scale * s->env->ambient * m->albedo[ch] * fraction;
     }
-    rtp_set_contrib(k, h->pixel, rgb);
+    rtp_add_contrib(out, h->pixel, rgb);
 }
 
 /* The rays go on to Shade in place; each hit adds one contribution. */
 static void ao_main(gr_ctx *c)
 {
     const ao_state *s = gr_user(c);
-    void *in = gr_input(c, NULL), *out = gr_output(c, AO_CONTRIB);
-    uint32_t n = gr_count(in), m = 0, cast = 0;
+    void *in = gr_input(c, NULL);
+    uint32_t n = gr_count(in), cast = 0;
     const rtp_ray *h = rtp_elems(in);
-    rtp_contrib *k = rtp_elems(out);
+    rtp_contribs out;
+    rtp_contribs_start(&out, s->blend_mask);
+    gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && s->active; i++) {
         if (h[i].hit.prim == RT_NO_HIT) continue;
         bool primary = h[i].depth == 0;
-        ambient_term(s, &h[i], primary ? unoccluded(s, &h[i]) : 1.0f, &k[m++]);
+        ambient_term(s, &h[i], primary ? unoccluded(s, &h[i]) : 1.0f, &out);
         cast += primary ? s->samples : 0;
     }
-    gr_set_count(out, m);                 /* a count of 0 produces no packet */
+    rtp_push_contribs(c, AO_CONTRIB, &out);
     atomic_fetch_add_explicit(s->rays, cast, memory_order_relaxed);
 }
 
 static const cp_port ao_ports[] = {
     {"in", GR_BIND_INPUT, "rt.rays", "rays with their hits (after rt.intersect)"},
     {"out", GR_BIND_INPLACE, "rt.rays", "the same packet, on to rt.shade"},
-    {"contrib", GR_BIND_OUTPUT, "rt.contributions", "the ambient term, occluded"}};
+    {"contrib", GR_BIND_PUSH, "rt.contributions", "the ambient term, occluded, keyed by pixel"}};
 
 static const cp_param ao_params[] = {
     {"samples", CP_INT, "8", 1, 1024, "occlusion rays per primary hit"},

@@ -138,6 +138,13 @@ static void test_graph_errors(void)
     expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
                        (const char *[]){"/nonexistent/ao.so", NULL});
     CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
+    /* rtp_blend_key deals pixels to Blend instances by a mask */
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
+              strstr(out, "power of two"), "blenders = 12: %s", out);
+    /* a Tiler cutting runs for more samples per pixel than the Sampler writes: the
+     * Sampler stops at its tile's end instead of writing past it */
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
+              strstr(out, "stage 'sampler': assertion failed"), "tiler.spp = 4: %s", out);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* The ray-tracing graph: bit-identical images for any worker count and any packet size,
  * the primid output equal to a serial closest-hit loop for every pixel, ray counts, and
- * the Sampler->Camera capacity honoured, light colours past the fixed point saturate. */
+ * the Sampler->Camera capacity honoured, light colours past the fixed point saturate,
+ * no singleton stage but the Tiler. */
 #include "pipelines/raytrace.h"
 #include "raytracer/bvh_traverse.h"
 #include "tests/check.h"
@@ -135,6 +136,40 @@ static void test_counts_and_capacity(void)
     unload(&l);
 }
 
+/* No stage touches every sample, ray or pixel alone: the Tiler (a few operations per 8x8
+ * block) is the only singleton, the Sampler is a Shader and Blend runs one instance per
+ * subqueue of the contributions set; the serial share is the Tiler's. */
+static void test_no_serial_stage(void)
+{
+    loaded l;
+    CHECK(load("teapot", &l));
+    rtp_config c;
+    rtp_config_default(&c);
+    c.width = c.height = 128;
+    c.workers = 2;
+    gr_graph *g = NULL;
+    free(render(&l, &c, NULL, &g));
+    const gr_stats *st = g ? gr_get_stats(g) : NULL;
+    CHECK(st != NULL);
+    double tiler_ms = 0, all_ms = 0;
+    for (int i = 0; st && i < st->nstages; i++) {
+        const gr_stage_stats *s = &st->stages[i];
+        bool tiler = !strcmp(s->name, "tiler");
+        CHECK_MSG(s->singleton == tiler, "stage '%s': singleton %d", s->name, s->singleton);
+        if (!strcmp(s->name, "blend"))   /* 128 x 128 pixels: every one of the 16 subqueues */
+            CHECK_MSG(s->instances == 16, "blend: %llu instances", (unsigned long long)s->instances);
+        if (!strcmp(s->name, "sampler")) CHECK(s->kind == GR_SHADER);
+        tiler_ms += tiler ? s->busy_ms : 0;
+        all_ms += s->busy_ms;
+    }
+    if (st) {
+        CHECK(st->serial_share > 0 && st->serial_share < 1);
+        CHECK(all_ms > 0 && fabs(st->serial_share - tiler_ms / all_ms) < 1e-9);
+    }
+    gr_graph_destroy(g);
+    unload(&l);
+}
+
 static void test_bad_config(void)
 {
     loaded l;
@@ -174,6 +209,7 @@ int main(void)
     RUN(test_packet_size_invariant);
     RUN(test_primid_matches_serial);
     RUN(test_counts_and_capacity);
+    RUN(test_no_serial_stage);
     RUN(test_bad_config);
     RUN(test_blinding_light);
     return check_finish();

@@ -343,6 +343,117 @@ static void test_dot_backward_per_binding(void)
     gr_graph_destroy(g);
 }
 
+
+/* ---- serial share ------------------------------------------------------------------------ */
+
+#define SHARE_PACKETS 8
+#define SHARE_KEYS 4
+typedef struct share_params { uint32_t source_ms, work_ms; } share_params;
+
+/* The source (a Thread singleton) spins source_ms, then deals SHARE_PACKETS packets over
+ * the queue set's SHARE_KEYS subqueues. */
+static void share_source(gr_ctx *c)
+{
+    share_params *p = gr_user(c);
+    spin_ms(p->source_ms);
+    gr_window w;
+    for (uint32_t i = 0; i < SHARE_PACKETS; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint64_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void share_shader(gr_ctx *c)
+{
+    share_params *p = gr_user(c);
+    uint64_t i = *(const uint64_t *)gr_input(c, NULL);
+    *(uint64_t *)gr_output(c, 0) = i;
+    gr_output_key(c, 0, i % SHARE_KEYS);
+    spin_ms(p->work_ms);
+}
+
+static void share_sink(gr_ctx *c)
+{
+    share_params *p = gr_user(c);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        spin_ms(p->work_ms);
+        gr_commit(c, 0, 1);
+    }
+}
+
+/* source (Thread) -> work (Shader) -> sink (Thread instanced per subqueue). */
+static gr_graph *share_graph(share_params *p)
+{
+    gr_graph *g = gr_graph_create();
+    int a = gr_queue(g, &(gr_queue_desc){.name = "a", .packet_bytes = 8, .capacity = 4});
+    int b = gr_queue(g, &(gr_queue_desc){.name = "b", .packet_bytes = 8, .capacity = 4,
+                                         .subqueues = SHARE_KEYS});
+    int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD,
+                                           .main = share_source, .user = p});
+    int sh = gr_stage(g, &(gr_stage_desc){.name = "work", .kind = GR_SHADER,
+                                          .main = share_shader, .user = p});
+    int sk = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = share_sink,
+                                          .user = p, .instanced = true});
+    gr_bind(g, src, GR_BIND_OUTPUT, a);
+    gr_bind(g, sh, GR_BIND_INPUT, a);
+    gr_bind(g, sh, GR_BIND_OUTPUT, b);
+    gr_bind(g, sk, GR_BIND_INPUT, b);
+    return g;
+}
+
+/* Runs the graph; checks which stages are singletons and that serial_share is their
+ * share of the stages' busy time, in [0, 1]; returns it (-1 when the run failed). */
+static double measured_share(share_params *p)
+{
+    gr_graph *g = share_graph(p);
+    double share = -1;
+    const gr_stats *st = run(g, 2, false) == GR_OK ? gr_get_stats(g) : NULL;
+    CHECK(st != NULL);
+    if (st) {
+        double all = 0, serial = 0;
+        for (int i = 0; i < st->nstages; i++) {
+            all += st->stages[i].busy_ms;
+            if (st->stages[i].singleton) serial += st->stages[i].busy_ms;
+        }
+        CHECK(st->stages[0].singleton);                      /* source: one Thread instance */
+        CHECK(!st->stages[1].singleton);                     /* a Shader never is */
+        CHECK_MSG(!st->stages[2].singleton && st->stages[2].instances == SHARE_KEYS,
+                  "sink: %llu instances", (unsigned long long)st->stages[2].instances);
+        CHECK(st->serial_share >= 0 && st->serial_share <= 1);
+        CHECK(all > 0 && st->serial_share > serial / all - 1e-9 && st->serial_share < serial / all + 1e-9);
+        char *json = written(gr_stats_write_json, g);
+        CHECK(json && json_valid(json) && strstr(json, "\"serial_share\": ") &&
+              strstr(json, "\"amdahl_bound_16\": ") && strstr(json, "\"singleton\": true"));
+        free(json);
+        share = st->serial_share;
+    }
+    gr_graph_destroy(g);
+    return share;
+}
+
+/* The serial share is the singletons' share of the work: near 1 when the singleton
+ * does the work (it spins 40 ms, the rest nothing), near 0 when the parallel stages do
+ * (16 x 5 ms of spinning against a source that only deals 8 packets). */
+static void test_serial_share(void)
+{
+    double serial = measured_share(&(share_params){.source_ms = 40, .work_ms = 0});
+    double parallel = measured_share(&(share_params){.source_ms = 0, .work_ms = 5});
+    CHECK_MSG(serial > 0.5, "singleton doing the work: serial share %.3f", serial);
+    CHECK_MSG(parallel >= 0 && parallel < 0.1, "parallel stages doing it: %.3f", parallel);
+}
+
+/* Amdahl's bound: no serial work scales with the workers, all serial work not at all. */
+static void test_amdahl_bound(void)
+{
+    CHECK(gr_amdahl_bound(0, 16) == 16 && gr_amdahl_bound(1, 64) == 1);
+    double b = gr_amdahl_bound(0.1, 16);
+    CHECK_MSG(b > 6.39 && b < 6.41, "s = 0.1, 16 workers: %.3f", b);
+    b = gr_amdahl_bound(0.05, 16);
+    CHECK_MSG(b > 9.14 && b < 9.15, "s = 0.05, 16 workers: %.3f", b);
+}
+
 int main(void)
 {
     RUN(test_packets_through_chain_end);
@@ -352,5 +463,7 @@ int main(void)
     RUN(test_dot_escapes_names);
     RUN(test_journal_slices);
     RUN(test_dot_backward_per_binding);
+    RUN(test_serial_share);
+    RUN(test_amdahl_bound);
     return check_finish();
 }

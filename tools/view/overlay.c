@@ -86,7 +86,10 @@ static void stages(layout *l, const vw_snapshot *s)
 {
     double total = 0;
     for (int i = 0; i < s->nstages; i++) total += s->stages[i].busy_ms;
-    line(l, grey, "stages: share of the frame's work");
+    char head[80];
+    snprintf(head, sizeof head, "stages: share of the frame's work (singletons %.1f%%)",
+             s->serial_share * 100);
+    line(l, grey, head);
     for (int i = 0; i < s->nstages && room(l); i++) {
         double share = total > 0 ? s->stages[i].busy_ms / total : 0;
         char v[32];

@@ -42,6 +42,7 @@ static bool take_stages(vw_snapshot *s, const gr_stats *st)
         s->stages[i].busy_ms = st->stages[i].busy_ms;
     }
     s->nstages = st->nstages;
+    s->serial_share = st->serial_share;
     return true;
 }
 

@@ -32,6 +32,7 @@ typedef struct vw_snapshot {
     int nqueues;
     vw_stage_share *stages;
     int nstages;
+    double serial_share;           /* the singleton stages' share of the work (gr_stats) */
     gr_slice *slices;              /* the journal's, stage indexes into stages */
     size_t nslices;
 } vw_snapshot;

@@ -1,0 +1,32 @@
+/* sample_runs.h — cutting image tiles into sample runs (rt.sample-runs, one per Sampler
+ * packet), for the stages that hand pixel work to the ray tracer's Sampler: rt.tiler
+ * (every tile of the image) and raster.ztile (each tile once its depth pass is final).
+ *
+ * A run covers `samples` consecutive samples of one tile, 8x8-pixel blocks in order
+ * (RTP_BLOCK), `spp` samples per pixel; runs never span tiles. Runs wait in the cutter to
+ * be committed RTP_RUN_BATCH at a time: one reserve and commit per run would be the
+ * cutting stage's main cost. */
+#ifndef PIPELINES_SAMPLE_RUNS_H
+#define PIPELINES_SAMPLE_RUNS_H
+
+#include "pipelines/raytrace_packets.h"
+
+#define RTP_RUN_BATCH 16
+
+typedef struct rtp_run_cutter {
+    int spp;
+    uint32_t samples;                     /* per run: the Sampler's packet size */
+    int output;                           /* the stage's rt.sample-runs output */
+    rtp_sample_run run[RTP_RUN_BATCH];    /* run[n] is the open run (count 0: empty) */
+    int n;
+} rtp_run_cutter;
+
+void rtp_runs_init(rtp_run_cutter *r, int spp, uint32_t samples, int output);
+
+/* Cuts tile t into runs, committing each full batch. */
+void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t);
+
+/* Commits the runs still waiting. */
+void rtp_runs_flush(rtp_run_cutter *r, gr_ctx *c);
+
+#endif
