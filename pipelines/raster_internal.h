@@ -8,6 +8,7 @@
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
+#include "pipelines/frame.h"
 #include "pipelines/hiz.h"
 #include "pipelines/raster.h"
 #include "pipelines/raster_packets.h"
@@ -16,7 +17,8 @@
 #include <stddef.h>
 
 /* Rast's view of the framebuffer tiling. */
-typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
+/* region: the frame's pixels to render; Rast makes no fragment outside it */
+typedef struct rast_cfg { int width, height, tile, tiles_x; pl_region region; } rast_cfg;
 
 /* A raster stage's state: its parameters and pointers to what it uses of the frame
  * (pipelines/frame.h). Each stage instance has its own, made by its create hook. */

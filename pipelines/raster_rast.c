@@ -63,6 +63,11 @@ static void rast_in_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t 
 {
     int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
     int x0 = tx * rc->tile, y0 = ty * rc->tile, x1 = x0 + rc->tile, y1 = y0 + rc->tile;
+    /* only the frame's region: the fragments inside it are the same as without one */
+    const pl_region *r = &rc->region;
+    x0 = x0 > r->x0 ? x0 : r->x0; y0 = y0 > r->y0 ? y0 : r->y0;
+    x1 = x1 < r->x1 ? x1 : r->x1; y1 = y1 < r->y1 ? y1 : r->y1;
+    if (x0 >= x1 || y0 >= y1) return;
     if (l->hiz) {
         int bx0 = x0 > t->su.x0 ? x0 : t->su.x0, by0 = y0 > t->su.y0 ? y0 : t->su.y0;
         int bx1 = x1 < t->su.x1 + 1 ? x1 : t->su.x1 + 1, by1 = y1 < t->su.y1 + 1 ? y1 : t->su.y1 + 1;

@@ -17,26 +17,32 @@
 
 /* ---- Tiler -------------------------------------------------------------------------------- */
 
-typedef struct tiler_state { int tile, width, height; } tiler_state;
+typedef struct tiler_state { int tile; pl_region region; } tiler_state;
 
 static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), f->width, f->height};
+    *s = (tiler_state){(int)cp_int(i, "tile"), f->region};
     return s;
 }
 
+static int min_int(int a, int b) { return a < b ? a : b; }
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* The image's tiles (a grid from pixel 0,0, so a tile's pixels are the same whatever the
+ * region) clipped to the frame's region; tiles outside it are not emitted. */
 static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
-    for (int y = 0; y < s->height; y += t)
-        for (int x = 0; x < s->width; x += t) {
+    const pl_region *r = &s->region;
+    for (int y = r->y0 / t * t; y < r->y1; y += t)
+        for (int x = r->x0 / t * t; x < r->x1; x += t) {
             gr_window w;
             gr_reserve_out(c, output, 1, &w);
-            *(rtp_tile *)w.mem = (rtp_tile){x, y, x + t < s->width ? x + t : s->width,
-                                            y + t < s->height ? y + t : s->height};
+            *(rtp_tile *)w.mem = (rtp_tile){max_int(x, r->x0), max_int(y, r->y0),
+                                            min_int(x + t, r->x1), min_int(y + t, r->y1)};
             gr_commit_out(c, output, 1);
         }
 }
