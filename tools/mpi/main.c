@@ -64,7 +64,8 @@ static int agree_on_start(int rc, char err[CP_ERR_MAX], int rank, int nranks)
         MPI_Recv(err, CP_ERR_MAX, MPI_CHAR, first, MP_TAG_FAIL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (first >= 0 && rank == 0) {
         if (failed == nranks) fprintf(stderr, MP_PROG ": %s\n", err);
-        else fprintf(stderr, MP_PROG ": rank %d: %s\n", first, err);
+        else if (failed == 1) fprintf(stderr, MP_PROG ": rank %d: %s\n", first, err);
+        else fprintf(stderr, MP_PROG ": rank %d (of %d failing ranks): %s\n", first, failed, err);
     }
     return worst;
 }
