@@ -13,6 +13,7 @@
 #include "pipelines/frame_memory.h"
 #include "tools/common/image_out.h"
 #include "tools/common/safe_file.h"
+#include "tools/mpi/leak_check.h"
 #include "tools/mpi/master.h"
 #include "tools/mpi/protocol.h"
 #include "tools/mpi/report.h"
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
     }
     if (!rc) rc = run(&o, rank, nranks);
     mp_options_free(&o);
+    mp_check_leaks_now();
     MPI_Finalize();
     return rc < 0 ? 0 : rc;
 }
