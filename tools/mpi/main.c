@@ -13,7 +13,7 @@
 #include "pipelines/frame_memory.h"
 #include "tools/common/image_out.h"
 #include "tools/common/safe_file.h"
-#include "tools/mpi/leak_check.h"
+#include "tools/mpi/sanitizers.h"
 #include "tools/mpi/master.h"
 #include "tools/mpi/protocol.h"
 #include "tools/mpi/report.h"

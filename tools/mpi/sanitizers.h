@@ -1,4 +1,8 @@
-/* leak_check.h — gramps-render-mpi under AddressSanitizer's leak checker. Open MPI
+/* sanitizers.h — gramps-render-mpi under the sanitizers.
+ *
+ * ThreadSanitizer: Open MPI's own code is suppressed (sanitizers.c says why).
+ *
+ * AddressSanitizer's leak checker: Open MPI
  * leaves memory unfreed when MPI_Finalize unloads its components, and LSan cannot even
  * name the code that allocated it (the modules are gone). So in ASan builds this
  * program checks for leaks just before MPI_Finalize, when all of its own memory has been
@@ -6,8 +10,8 @@
  * MPI's libraries suppressed for the few blocks they drop during MPI_Init; the exit
  * check, after MPI_Finalize, is then skipped (LSan checks once). A leak of ours fails
  * the run as it does in every other program. Outside ASan builds this does nothing. */
-#ifndef TOOLS_MPI_LEAK_CHECK_H
-#define TOOLS_MPI_LEAK_CHECK_H
+#ifndef TOOLS_MPI_SANITIZERS_H
+#define TOOLS_MPI_SANITIZERS_H
 
 void mp_check_leaks_now(void);
 
