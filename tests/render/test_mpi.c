@@ -105,8 +105,9 @@ static double json_number(const char *text, const char *from, const char *key)
     return at ? atof(at + strlen(pat)) : -1;
 }
 
-/* --frames: every frame's chunks are rendered once, somewhere; the last frame is the
- * image; rank 0 gathers at least the pixels the other ranks rendered. */
+/* --frames: every frame's chunks are rendered once, somewhere (the chunk counts add up,
+ * and so do the primary rays); the last frame is the image; rank 0 gathers exactly the
+ * pixels the other ranks rendered. */
 static void test_frames_and_stats(void)
 {
     NEED_MPI();
@@ -135,6 +136,9 @@ static void test_frames_and_stats(void)
     double gathered = json_number(j, "\"communication\"", "bytes_gathered");
     CHECK_MSG(gathered == remote * (96 * 16 * 4 + 20), "%g bytes gathered for %g remote chunks",
               gathered, remote);
+    /* every pixel traced once, on some rank: one primary ray each per frame */
+    CHECK_MSG(json_number(j, "\"rays\"", "primary") == 96 * 80 * 3, "%g primary rays",
+              json_number(j, "\"rays\"", "primary"));
     double share = json_number(j, "\"communication\"", "share");
     CHECK(share >= 0 && share <= 1);
     free(j);

@@ -115,6 +115,7 @@ static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nrank
     if (!works) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Gather(&res.local, MP_WORK_FIELDS, MPI_DOUBLE, works, MP_WORK_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     rep.works = works;
+    mp_counters_gather(&r->counters, 0, nranks);
     int rc = 1;
     if (res.failed_rank >= 0) fprintf(stderr, MP_PROG ": rank %d: %s\n", res.failed_rank, res.failure);
     else rc = write_outputs(&rep);
@@ -124,12 +125,13 @@ static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nrank
     return rc;
 }
 
-static int run_worker(mp_renderer *r, const mp_plan *p)
+static int run_worker(mp_renderer *r, const mp_plan *p, int rank, int nranks)
 {
     mp_work w = {0};
     /* rank 0 would wait for this rank's requests: out of memory here stops the job */
     if (mp_worker_run(r, p, &w)) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Gather(&w, MP_WORK_FIELDS, MPI_DOUBLE, NULL, MP_WORK_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    mp_counters_gather(&r->counters, rank, nranks);
     return 0;
 }
 
@@ -142,7 +144,7 @@ static int run(mp_options *o, int rank, int nranks)
         int rows = o->chunk_rows ? o->chunk_rows
                                  : mp_default_rows(o->c.height, nranks, mp_renderer_rasterizes(&r));
         mp_plan p = mp_plan_make(o->c.width, o->c.height, o->c.frames, rows);
-        rc = rank == 0 ? run_master(o, &r, &p, nranks) : run_worker(&r, &p);
+        rc = rank == 0 ? run_master(o, &r, &p, nranks) : run_worker(&r, &p, rank, nranks);
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);    /* rank 0's outputs decide */
     }
     mp_renderer_free(&r);

@@ -76,6 +76,7 @@ int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work 
         const gr_stats *st = gr_get_stats(g);
         if (st && st->peak_footprint_bytes > w->peak_footprint) w->peak_footprint = (double)st->peak_footprint_bytes;
         gr_graph_destroy(g);
+        mp_counters_add_frame(&r->counters, &f);
         w->chunks++;
         w->busy_ms += mp_now_ms() - t0;
     }

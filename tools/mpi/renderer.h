@@ -6,6 +6,7 @@
 #define TOOLS_MPI_RENDERER_H
 
 #include "tools/common/render_graph.h"
+#include "tools/mpi/counters.h"
 #include "tools/mpi/options.h"
 #include "tools/mpi/plan.h"
 
@@ -27,6 +28,7 @@ typedef struct mp_renderer {
     sc_scene *scene;
     sc_geometry geo;
     pl_scene_data data;
+    mp_counters counters;            /* summed over the chunks rendered here */
     bool have_setup, have_scene;
 } mp_renderer;
 
@@ -40,7 +42,7 @@ bool mp_renderer_rasterizes(const mp_renderer *r);
 const char *mp_renderer_graph_name(const mp_renderer *r);
 
 /* Renders chunk c into pixels (its region's rows, packed; mp_chunk_bytes(c) bytes) and
- * adds to w. 0, or 1 with the message in err. */
+ * adds to w and r->counters (one thread per renderer). 0, or 1 with the message in err. */
 int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work *w,
                     char err[CP_ERR_MAX]);
 

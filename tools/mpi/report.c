@@ -84,6 +84,7 @@ void mp_write_stats(const mp_report *rep, FILE *f)
             "\"chunk_rows\": %d,\n\"chunks_per_frame\": %d,\n\"frames\": %d,\n", p->width, p->height,
             rep->r->geo.ntriangles, rep->nranks, rep->o->handout == MP_STATIC ? "static" : "dynamic",
             p->rows, p->per_frame, p->frames);
+    mp_counters_write_json(&rep->r->counters, f);
     write_frames(rep, f);
     write_ranks(rep, f);
     write_communication(rep, f);

@@ -1,7 +1,8 @@
 /* report.h — what rank 0 reports after a run: the statistics JSON (--stats) and the
  * summary on stdout.
  *
- * Besides gramps-render's scene, pipeline, size and frame times, the JSON has a `ranks`
+ * Besides gramps-render's scene, pipeline, size, work counters (summed over all chunks,
+ * counters.h) and frame times, the JSON has a `ranks`
  * array (per rank: chunks rendered as `tiles`, busy and communication time, peak queue
  * footprint, bytes sent) and a `communication` object: bytes gathered at rank 0 per
  * frame and in all, and the communication share: the ranks' time in messages over their
