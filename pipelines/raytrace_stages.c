@@ -344,25 +344,27 @@ static uint8_t encode(sh_aov aov, int64_t sum)
     return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
 }
 
-/* After the run, on one thread: the sums become the image. Runs of equal sums
+/* After the run, on one thread: the sums of the frame's region become its pixels (a
+ * region's chunk of a large image pays for its own pixels only). Runs of equal sums
  * (background, flat areas) reuse the last byte instead of encoding again. */
 static void blend_finish(void *state, void *frame)
 {
     (void)state;
     pl_frame *f = frame;
-    size_t n = (size_t)f->width * f->height;
+    const pl_region *r = &f->region;
     uint8_t *rgba = (uint8_t *)f->color;
     sh_srgb_init();                       /* then the inline lookup, without a call per value */
     int64_t last = 0;
     uint8_t byte = encode(f->aov, 0);
-    for (size_t i = 0; i < n; i++) {
-        for (int ch = 0; ch < 3; ch++) {
-            int64_t sum = f->accum[i * 3 + ch];
-            if (sum != last) { last = sum; byte = encode(f->aov, sum); }
-            rgba[i * 4 + ch] = byte;
+    for (int y = r->y0; y < r->y1; y++)
+        for (size_t i = (size_t)y * f->width + r->x0; i < (size_t)y * f->width + r->x1; i++) {
+            for (int ch = 0; ch < 3; ch++) {
+                int64_t sum = f->accum[i * 3 + ch];
+                if (sum != last) { last = sum; byte = encode(f->aov, sum); }
+                rgba[i * 4 + ch] = byte;
+            }
+            rgba[i * 4 + 3] = 255;
         }
-        rgba[i * 4 + 3] = 255;
-    }
 }
 
 /* ---- the registry -------------------------------------------------------------------------- */

@@ -4,7 +4,8 @@
  * hybrid. gramps-render-mpi builds its images from such regions rendered on different
  * ranks. The regions are not aligned to any tile (the raster graph's 64, the ray
  * tracer's 32, the coarse test's 8x8 blocks), and the image size is not a multiple of
- * a tile either. */
+ * a tile either. Regions rendered one after another into the same frame (as
+ * gramps-render-mpi does with its chunks of one frame) make the whole frame's image. */
 #include "pipelines/stages.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
@@ -21,23 +22,28 @@ static const pl_region regions[] = {
     {0, 0, W, 37}, {0, 37, 117, 101}, {117, 37, W, 101}, {0, 101, W, H}, {45, 13, 170, 99},
     {199, 135, 200, 136}};
 
-/* One frame of the graph into img (W x H RGBA), narrowed to r unless r is NULL. */
-static bool render(rg_setup *g, loaded *l, const pl_region *r, uint8_t *img)
+/* One frame of the graph into img (W x H RGBA): the whole image when nr is 0, else
+ * the nr regions r, one run each, in order, into the same frame. */
+static bool render(rg_setup *g, loaded *l, const pl_region *r, int nr, uint8_t *img)
 {
     pl_scene_data d;
     pl_scene_data_init(&d, l->s, &l->g);
     pl_scene_data_set_bvh(&d, l->bvh);
     pl_frame f;
     char err[CP_ERR_MAX];
-    bool ok = pl_frame_init(&f, &d, W, H, SH_AOV_COLOR, err) && (!r || pl_frame_set_region(&f, *r, err));
+    bool ok = pl_frame_init(&f, &d, W, H, SH_AOV_COLOR, err);
     gr_launch_opts lo = {.workers = 2};
-    gr_graph *run = ok ? pl_render_frame(g->graph, &f, &lo, err) : NULL;
-    if (run) memcpy(img, pl_frame_image(&f), (size_t)W * H * 4);
+    for (int i = 0; ok && i < (nr ? nr : 1); i++) {
+        gr_graph *run = !nr || pl_frame_set_region(&f, r[i], err) ? pl_render_frame(g->graph, &f, &lo, err)
+                                                                 : NULL;
+        ok = run != NULL;
+        gr_graph_destroy(run);
+    }
+    if (ok) memcpy(img, pl_frame_image(&f), (size_t)W * H * 4);
     else fprintf(stderr, "  %s\n", err);
-    gr_graph_destroy(run);
     pl_frame_free(&f);
     pl_scene_data_free(&d);
-    return run != NULL;
+    return ok;
 }
 
 static size_t differing_pixels(const uint8_t *a, const uint8_t *b, const pl_region *r)
@@ -60,9 +66,12 @@ static void compare_regions(const char *scene, rg_options o, const char *what)
     if (rg_setup_init(&g, &o, err)) { fprintf(stderr, "  %s\n", err); CHECK(0); return; }
     if (!load(scene, &l)) { rg_setup_free(&g); CHECK(0); return; }
     uint8_t *whole = calloc(W * H, 4), *part = calloc(W * H, 4);
-    CHECK(render(&g, &l, NULL, whole));
+    CHECK(render(&g, &l, NULL, 0, whole));
+    CHECK(render(&g, &l, regions, 4, part));              /* the first four cover the image */
+    CHECK_MSG(memcmp(whole, part, (size_t)W * H * 4) == 0, "%s on %s: regions rendered in turn "
+              "into one frame differ from the whole frame", what, scene);
     for (size_t i = 0; i < sizeof regions / sizeof *regions; i++) {
-        CHECK(render(&g, &l, &regions[i], part));
+        CHECK(render(&g, &l, &regions[i], 1, part));
         size_t n = differing_pixels(whole, part, &regions[i]);
         CHECK_MSG(n == 0, "%s on %s: %zu rows of region %zu differ", what, scene, n, i);
     }

@@ -115,6 +115,7 @@ static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nrank
     if (!works) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Gather(&res.local, MP_WORK_FIELDS, MPI_DOUBLE, works, MP_WORK_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     rep.works = works;
+    mp_renderer_end_frame(r);
     mp_counters_gather(&r->counters, 0, nranks);
     int rc = 1;
     if (res.failed_rank >= 0) fprintf(stderr, MP_PROG ": rank %d: %s\n", res.failed_rank, res.failure);
@@ -131,6 +132,7 @@ static int run_worker(mp_renderer *r, const mp_plan *p, int rank, int nranks)
     /* rank 0 would wait for this rank's requests: out of memory here stops the job */
     if (mp_worker_run(r, p, &w)) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Gather(&w, MP_WORK_FIELDS, MPI_DOUBLE, NULL, MP_WORK_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    mp_renderer_end_frame(r);
     mp_counters_gather(&r->counters, rank, nranks);
     return 0;
 }

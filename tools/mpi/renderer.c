@@ -34,8 +34,29 @@ int mp_renderer_init(mp_renderer *r, mp_options *o, char err[CP_ERR_MAX])
     return 0;
 }
 
+void mp_renderer_end_frame(mp_renderer *r)
+{
+    if (!r->have_frame) return;
+    mp_counters_add_frame(&r->counters, &r->frame);
+    pl_frame_free(&r->frame);
+    r->have_frame = false;
+}
+
+/* The frame for chunks of frame `index`, opened when it is not the open one. */
+static pl_frame *frame_for(mp_renderer *r, int index, char err[CP_ERR_MAX])
+{
+    if (r->have_frame && r->frame_index == index) return &r->frame;
+    mp_renderer_end_frame(r);
+    const ro_options *o = &r->o->c;
+    if (!pl_frame_init(&r->frame, &r->data, o->width, o->height, o->aov, err)) return NULL;
+    r->have_frame = true;
+    r->frame_index = index;
+    return &r->frame;
+}
+
 void mp_renderer_free(mp_renderer *r)
 {
+    mp_renderer_end_frame(r);
     if (r->have_scene) {
         pl_scene_data_free(&r->data);
         sc_geometry_free(&r->geo);
@@ -66,20 +87,16 @@ int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work 
 {
     const ro_options *o = &r->o->c;
     double t0 = mp_now_ms();
-    pl_frame f;
-    if (!pl_frame_init(&f, &r->data, o->width, o->height, o->aov, err)) return 1;
+    pl_frame *f = frame_for(r, c->frame, err);
+    if (!f || !pl_frame_set_region(f, c->region, err)) return 1;
     gr_launch_opts launch = {.scheduler = o->scheduler, .workers = o->threads, .verbose = o->verbose};
-    gr_graph *g = pl_frame_set_region(&f, c->region, err) ? pl_render_frame(r->setup.graph, &f, &launch, err)
-                                                          : NULL;
-    if (g) {
-        copy_region(&f, &c->region, pixels);
-        const gr_stats *st = gr_get_stats(g);
-        if (st && st->peak_footprint_bytes > w->peak_footprint) w->peak_footprint = (double)st->peak_footprint_bytes;
-        gr_graph_destroy(g);
-        mp_counters_add_frame(&r->counters, &f);
-        w->chunks++;
-        w->busy_ms += mp_now_ms() - t0;
-    }
-    pl_frame_free(&f);
-    return g ? 0 : 1;
+    gr_graph *g = pl_render_frame(r->setup.graph, f, &launch, err);
+    if (!g) return 1;
+    copy_region(f, &c->region, pixels);
+    const gr_stats *st = gr_get_stats(g);
+    if (st && st->peak_footprint_bytes > w->peak_footprint) w->peak_footprint = (double)st->peak_footprint_bytes;
+    gr_graph_destroy(g);
+    w->chunks++;
+    w->busy_ms += mp_now_ms() - t0;
+    return 0;
 }

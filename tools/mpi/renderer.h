@@ -28,8 +28,13 @@ typedef struct mp_renderer {
     sc_scene *scene;
     sc_geometry geo;
     pl_scene_data data;
-    mp_counters counters;            /* summed over the chunks rendered here */
-    bool have_setup, have_scene;
+    mp_counters counters;            /* summed over the frames rendered here */
+    /* The frame this rank's chunks render into, kept while they belong to it: its
+     * buffers are made and cleared once per frame, not per chunk. Chunks of one frame
+     * are disjoint regions, so each finds its pixels as a fresh frame has them. */
+    pl_frame frame;
+    int frame_index;
+    bool have_setup, have_scene, have_frame;
 } mp_renderer;
 
 /* The graph, then the scene, then the BVH if needed. 0, or an exit status (2: a bad
@@ -42,9 +47,12 @@ bool mp_renderer_rasterizes(const mp_renderer *r);
 const char *mp_renderer_graph_name(const mp_renderer *r);
 
 /* Renders chunk c into pixels (its region's rows, packed; mp_chunk_bytes(c) bytes) and
- * adds to w and r->counters (one thread per renderer). 0, or 1 with the message in err. */
+ * adds to w (one thread per renderer; chunks in frame order). 0, or 1 with the message in err. */
 int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work *w,
                     char err[CP_ERR_MAX]);
+
+/* After the last chunk: the open frame's counters join r->counters and it is freed. */
+void mp_renderer_end_frame(mp_renderer *r);
 
 double mp_now_ms(void);
 
