@@ -20,6 +20,15 @@ if [ -n "$view" ] && [ "$(id -u)" = 0 ]; then
 elif [ -n "$view" ]; then
     echo "deps: gramps-view will not be built without:$view (sudo apt-get install -y$view)" >&2
 fi
+# gramps-render-mpi (mk/mpi.mk): Open MPI's headers, library and mpirun; the same deal.
+mpi=""
+pkg-config --exists ompi-c 2>/dev/null || mpi="$mpi libopenmpi-dev"
+command -v mpirun >/dev/null 2>&1     || mpi="$mpi openmpi-bin"
+if [ -n "$mpi" ] && [ "$(id -u)" = 0 ]; then
+    need="$need$mpi"
+elif [ -n "$mpi" ]; then
+    echo "deps: gramps-render-mpi will not be built without:$mpi (sudo apt-get install -y$mpi)" >&2
+fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$need" >&2

@@ -36,7 +36,19 @@ bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov 
     f->width = width;
     f->height = height;
     f->aov = aov;
+    f->region = (pl_region){0, 0, width, height};
     sc_camera_frame_init(&f->camera, &d->scene->camera, width, height);
+    return true;
+}
+
+bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX])
+{
+    if (r.x0 < 0 || r.y0 < 0 || r.x1 > f->width || r.y1 > f->height || r.x0 >= r.x1 || r.y0 >= r.y1) {
+        snprintf(err, SC_ERR_MAX, "region %d,%d-%d,%d is empty or outside the %dx%d image",
+                 r.x0, r.y0, r.x1, r.y1, f->width, f->height);
+        return false;
+    }
+    f->region = r;
     return true;
 }
 

@@ -47,11 +47,19 @@ typedef struct pl_counter {
 /* The fixed point the ray tracer's stages sum contributions in: 24 fraction bits. */
 #define PL_FIXED_ONE 16777216.0
 
+/* A rectangle of image pixels, [x0,x1) x [y0,y1). */
+typedef struct pl_region { int x0, y0, x1, y1; } pl_region;
+
 typedef struct pl_frame {
     pl_scene_data *data;
     int width, height;
     sh_aov aov;
     sc_camera_frame camera;
+    /* The pixels the stages produce: the whole image unless pl_frame_set_region narrowed
+     * it. A pixel inside gets the value it has in a whole-image frame, bit for bit (the
+     * full image's camera; the coarse depth test only culls what the depth test would);
+     * a pixel outside keeps its cleared value. */
+    pl_region region;
     uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
     _Atomic(uint32_t) *depth;         /* raster depth, float bits, cleared to FLT_MAX */
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
@@ -69,6 +77,9 @@ typedef struct pl_frame {
 bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,
                    char err[SC_ERR_MAX]);
 void pl_frame_free(pl_frame *f);
+/* Renders only r (before the run). false (message in err) when r is empty or not inside
+ * the image. */
+bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
 
 /* Buffers and environments, made on first request (create hooks only: not thread-safe).
  * NULL when out of memory. */

@@ -9,6 +9,7 @@
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
+#include "pipelines/frame.h"
 #include "pipelines/hiz.h"
 #include "pipelines/raster.h"
 #include "pipelines/raster_packets.h"
@@ -17,7 +18,24 @@
 #include <stddef.h>
 
 /* Rast's view of the framebuffer tiling. */
-typedef struct rast_cfg { int width, height, tile, tiles_x; } rast_cfg;
+/* region: the frame's pixels to render; Rast makes no fragment outside it */
+typedef struct rast_cfg { int width, height, tile, tiles_x; pl_region region; } rast_cfg;
+
+/* The pixels of framebuffer tile `tile` the frame renders: the tile clipped to the
+ * image and the region, [x0,x1) x [y0,y1); false when that is empty. */
+typedef struct tile_rect { int ox, oy, x0, y0, x1, y1; } tile_rect;   /* ox, oy: its corner */
+
+static inline bool rsp_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t)
+{
+    const pl_region *r = &rc->region;
+    t->ox = (int)(tile % (uint64_t)rc->tiles_x) * rc->tile;
+    t->oy = (int)(tile / (uint64_t)rc->tiles_x) * rc->tile;
+    t->x0 = t->ox > r->x0 ? t->ox : r->x0;
+    t->y0 = t->oy > r->y0 ? t->oy : r->y0;
+    t->x1 = t->ox + rc->tile < r->x1 ? t->ox + rc->tile : r->x1;
+    t->y1 = t->oy + rc->tile < r->y1 ? t->oy + rc->tile : r->y1;
+    return t->x0 < t->x1 && t->y0 < t->y1;
+}
 
 /* A raster stage's state: its parameters and pointers to what it uses of the frame
  * (pipelines/frame.h). Each stage instance has its own, made by its create hook. */

@@ -63,6 +63,11 @@ static void rast_in_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t 
 {
     int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
     int x0 = tx * rc->tile, y0 = ty * rc->tile, x1 = x0 + rc->tile, y1 = y0 + rc->tile;
+    /* only the frame's region: the fragments inside it are the same as without one */
+    const pl_region *r = &rc->region;
+    x0 = x0 > r->x0 ? x0 : r->x0; y0 = y0 > r->y0 ? y0 : r->y0;
+    x1 = x1 < r->x1 ? x1 : r->x1; y1 = y1 < r->y1 ? y1 : r->y1;
+    if (x0 >= x1 || y0 >= y1) return;
     if (l->hiz) {
         int bx0 = x0 > t->su.x0 ? x0 : t->su.x0, by0 = y0 > t->su.y0 ? y0 : t->su.y0;
         int bx1 = x1 < t->su.x1 + 1 ? x1 : t->su.x1 + 1, by1 = y1 < t->su.y1 + 1 ? y1 : t->su.y1 + 1;
@@ -186,7 +191,8 @@ void rsp_rast_main(gr_ctx *c)
 static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
                      const rsp_prim *prim, uint32_t uid)
 {
-    (void)rc;
+    tile_rect r;
+    if (!rsp_tile_rect(rc, tile, &r)) return;    /* outside the frame's region */
     binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
     if (p->count == BINNED_PER_PACKET) {
         rsp_stager_send(&l->stager, c, tile);
@@ -242,8 +248,9 @@ static void copy_zbin_pkt(void *dst, const void *src, size_t bytes)
 static void zbin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
                       const rsp_prim *prim, uint32_t uid)
 {
-    (void)rc;
     (void)uid;
+    tile_rect r;
+    if (!rsp_tile_rect(rc, tile, &r)) return;    /* outside the frame's region */
     zbin_pkt *p = rsp_stager_packet(&l->stager, c, tile);
     if (p->count == ZBIN_PER_PACKET) {
         rsp_stager_send(&l->stager, c, tile);
@@ -260,6 +267,8 @@ static void zbin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t til
 static void open_every_tile(gr_ctx *c, const rsp_state *s)
 {
     for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
+        tile_rect r;
+        if (!rsp_tile_rect(&s->rc, t, &r)) continue;
         gr_window w;
         gr_reserve_out_key(c, 0, 1, t, &w);
         ((zbin_pkt *)w.mem)->count = 0;

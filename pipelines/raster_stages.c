@@ -55,7 +55,7 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->replicas = i->replicas;
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
-    s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x};
+    s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
     if (!fetch_buffers(s, f, err)) { free(s); return NULL; }
     return s;
 }

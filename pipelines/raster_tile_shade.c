@@ -28,7 +28,7 @@ typedef struct tile_slots {
 } tile_slots;
 
 typedef struct shade_tile {
-    int x0, y0, x1, y1;
+    int x0, y0, x1, y1;                   /* its pixels in the frame's region */
     rs_depth_target t;
     uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
     tile_slots slots;
@@ -36,15 +36,16 @@ typedef struct shade_tile {
 
 static bool tile_init(shade_tile *st, const rsp_state *s, uint64_t tile)
 {
-    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
     memset(st, 0, sizeof *st);
-    st->x0 = tx * s->tile;
-    st->y0 = ty * s->tile;
-    st->x1 = st->x0 + s->tile < s->width ? st->x0 + s->tile : s->width;
-    st->y1 = st->y0 + s->tile < s->height ? st->y0 + s->tile : s->height;
+    tile_rect r;
+    rsp_tile_rect(&s->rc, tile, &r);      /* not empty: Bin sends no triangle elsewhere */
+    st->x0 = r.x0;
+    st->y0 = r.y0;
+    st->x1 = r.x1;
+    st->y1 = r.y1;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     st->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
-                              st->x0, st->y0, s->tile, malloc(pixels * sizeof(int32_t)), 0};
+                              r.ox, r.oy, s->tile, malloc(pixels * sizeof(int32_t)), 0};
     st->owner = calloc(pixels, sizeof *st->owner);
     if (!st->t.z || !st->t.vis || !st->t.won || !st->owner) return false;
     for (size_t i = 0; i < pixels; i++) st->t.z[i] = FLT_MAX;
@@ -182,7 +183,7 @@ static bool tile_shade(shade_tile *st, rsp_state *s)
     bool ok = b.stamp && b.index;
     for (int y = st->y0; ok && y < st->y1; y++)
         for (int x = st->x0; x < st->x1; x++) {
-            size_t at = (size_t)(y - st->y0) * (size_t)st->t.stride + (size_t)(x - st->x0);
+            size_t at = (size_t)(y - st->t.oy) * (size_t)st->t.stride + (size_t)(x - st->t.ox);
             if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->t.z[at]);
         }
     if (ok) batch_shade(&b, s);

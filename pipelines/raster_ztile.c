@@ -23,14 +23,16 @@ typedef struct ztile {
 
 static bool ztile_init(ztile *z, const rsp_state *s, uint64_t tile)
 {
-    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
-    z->x0 = tx * s->tile;
-    z->y0 = ty * s->tile;
-    z->x1 = z->x0 + s->tile < s->width ? z->x0 + s->tile : s->width;
-    z->y1 = z->y0 + s->tile < s->height ? z->y0 + s->tile : s->height;
+    memset(z, 0, sizeof *z);
+    tile_rect r;
+    rsp_tile_rect(&s->rc, tile, &r);      /* not empty: Z-Bin sends nothing elsewhere */
+    z->x0 = r.x0;
+    z->y0 = r.y0;
+    z->x1 = r.x1;
+    z->y1 = r.y1;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     z->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
-                             z->x0, z->y0, s->tile, NULL, 0};
+                             r.ox, r.oy, s->tile, NULL, 0};
     if (!z->t.z || !z->t.vis) return false;
     for (size_t i = 0; i < pixels; i++) z->t.z[i] = FLT_MAX;
     return true;
@@ -46,7 +48,8 @@ static void ztile_free(ztile *z)
 static void ztile_store(const ztile *z, rsp_state *s)
 {
     for (int y = z->y0; y < z->y1; y++) {
-        size_t at = (size_t)y * (size_t)s->width, from = (size_t)(y - z->y0) * (size_t)z->t.stride;
+        size_t at = (size_t)y * (size_t)s->width;
+        size_t from = (size_t)(y - z->t.oy) * (size_t)z->t.stride + (size_t)(z->x0 - z->t.ox);
         for (int x = z->x0; x < z->x1; x++) {
             uint32_t bits;
             memcpy(&bits, &z->t.z[from + (size_t)(x - z->x0)], sizeof bits);

@@ -19,7 +19,7 @@
 /* The Tiler is the graph's one serial stage: it does no per-sample work, only cuts each
  * tile into sample runs (one per Sampler packet), a few operations per 8x8 block. The
  * Sampler, a Shader, then writes the samples of each run in parallel. */
-typedef struct tiler_state { int tile, width, height, spp; uint32_t packet; } tiler_state;
+typedef struct tiler_state { int tile, spp; uint32_t packet; pl_region region; } tiler_state;
 
 /* Other outputs than colour take one sample at the pixel centre. */
 static int samples_per_pixel(const cp_stage_init *i)
@@ -33,20 +33,27 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), f->width, f->height, samples_per_pixel(i),
-                       (uint32_t)cp_int(i, "samples")};
+    *s = (tiler_state){(int)cp_int(i, "tile"), samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
+                       f->region};
     return s;
 }
 
+static int min_int(int a, int b) { return a < b ? a : b; }
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* The image's tiles (a grid from pixel 0,0, so a tile's pixels are the same whatever the
+ * region) clipped to the frame's region, each cut into runs; tiles outside it are not
+ * emitted. */
 static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
+    const pl_region *r = &s->region;
     rtp_run_cutter runs;
     rtp_runs_init(&runs, s->spp, s->packet, output);
-    for (int y = 0; y < s->height; y += t)
-        for (int x = 0; x < s->width; x += t) {
-            rtp_tile tile = {x, y, x + t < s->width ? x + t : s->width,
-                             y + t < s->height ? y + t : s->height};
+    for (int y = r->y0 / t * t; y < r->y1; y += t)
+        for (int x = r->x0 / t * t; x < r->x1; x += t) {
+            rtp_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
+                             min_int(y + t, r->y1)};
             rtp_runs_cut(&runs, c, &tile);
         }
     rtp_runs_flush(&runs, c);
@@ -367,25 +374,27 @@ static uint8_t encode(sh_aov aov, int64_t sum)
     return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
 }
 
-/* After the run, on one thread: the sums become the image. Runs of equal sums
+/* After the run, on one thread: the sums of the frame's region become its pixels (a
+ * region's chunk of a large image pays for its own pixels only). Runs of equal sums
  * (background, flat areas) reuse the last byte instead of encoding again. */
 static void blend_finish(void *state, void *frame)
 {
     (void)state;
     pl_frame *f = frame;
-    size_t n = (size_t)f->width * f->height;
+    const pl_region *r = &f->region;
     uint8_t *rgba = (uint8_t *)f->color;
     sh_srgb_init();                       /* then the inline lookup, without a call per value */
     int64_t last = 0;
     uint8_t byte = encode(f->aov, 0);
-    for (size_t i = 0; i < n; i++) {
-        for (int ch = 0; ch < 3; ch++) {
-            int64_t sum = f->accum[i * 3 + ch];
-            if (sum != last) { last = sum; byte = encode(f->aov, sum); }
-            rgba[i * 4 + ch] = byte;
+    for (int y = r->y0; y < r->y1; y++)
+        for (size_t i = (size_t)y * f->width + r->x0; i < (size_t)y * f->width + r->x1; i++) {
+            for (int ch = 0; ch < 3; ch++) {
+                int64_t sum = f->accum[i * 3 + ch];
+                if (sum != last) { last = sum; byte = encode(f->aov, sum); }
+                rgba[i * 4 + ch] = byte;
+            }
+            rgba[i * 4 + 3] = 255;
         }
-        rgba[i * 4 + 3] = 255;
-    }
 }
 
 /* ---- the registry -------------------------------------------------------------------------- */

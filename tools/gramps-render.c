@@ -404,19 +404,6 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
     return buf;
 }
 
-/* Commits staged files: direct writes (special files, which can fail late: /dev/full)
- * first, renames (which cannot, in practice, once staged) after. */
-static int commit_all(io_file *files, int n, char *err, size_t errlen)
-{
-    int rc = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++)
-            if (files[i].target && (files[i].fd >= 0) == (pass == 0) && !rc)
-                rc = io_commit(&files[i], err, errlen);
-    for (int i = 0; i < n; i++) io_discard(&files[i]);
-    return rc;
-}
-
 /* -o and --stats succeed or fail together: both are encoded and staged (safe_file.h)
  * before either replaces its file, so a failure leaves both old files as they were. */
 static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
@@ -430,7 +417,7 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
     int rc = (o->output && !png) || (o->stats && !stats);
     if (!rc && o->output) rc = io_stage(&files[0], o->output, png, png_size, err, sizeof err) != 0;
     if (!rc && o->stats) rc = io_stage(&files[1], o->stats, stats, stats_size, err, sizeof err) != 0;
-    if (!rc) rc = commit_all(files, 2, err, sizeof err) != 0;
+    if (!rc) rc = io_commit_all(files, 2, err, sizeof err) != 0;
     for (int i = 0; i < 2; i++) io_discard(&files[i]);
     free(png);
     free(stats);

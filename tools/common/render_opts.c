@@ -213,21 +213,25 @@ static void apply_overrides(const ro_options *o, sc_scene *s)
     }
 }
 
-int ro_load_scene(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g)
+int ro_load_scene_msg(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g,
+                      char err[SC_ERR_MAX])
 {
-    char err[SC_ERR_MAX];
     sc_load_opts lo = sc_load_opts_default();
     if (o->max_memory) lo.max_memory = o->max_memory;
     o->max_memory = lo.max_memory;
-    if (sc_load_with(o->scene, &lo, s, err) != 0) {
-        fprintf(stderr, "%s: %s\n", o->prog, err);
-        return 1;
-    }
+    if (sc_load_with(o->scene, &lo, s, err) != 0) return 1;
     apply_overrides(o, *s);
     if (flatten && sc_flatten(*s, g, err) != 0) {
-        fprintf(stderr, "%s: %s\n", o->prog, err);
         sc_free(*s);
         return 1;
     }
     return 0;
+}
+
+int ro_load_scene(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g)
+{
+    char err[SC_ERR_MAX];
+    int rc = ro_load_scene_msg(o, flatten, s, g, err);
+    if (rc) fprintf(stderr, "%s: %s\n", o->prog, err);
+    return rc;
 }

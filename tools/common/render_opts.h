@@ -75,5 +75,9 @@ int ro_parse_camera(ro_options *o, const char *arg, const char *flag);
 /* Loads the scene with --max-memory, applies --camera and --light and, when `flatten`,
  * flattens it into g. 0, or exit status 1 with the message printed. */
 int ro_load_scene(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g);
+/* The same with the message left in err instead of printed (a program that reports
+ * it elsewhere: gramps-render-mpi's ranks send it to rank 0). */
+int ro_load_scene_msg(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g,
+                      char err[SC_ERR_MAX]);
 
 #endif

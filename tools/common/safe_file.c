@@ -115,3 +115,14 @@ void io_discard(io_file *f)
     free(f->target);
     *f = (io_file){.fd = -1};
 }
+
+int io_commit_all(io_file *files, int n, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if (files[i].target && (files[i].fd >= 0) == (pass == 0) && !rc)
+                rc = io_commit(&files[i], err, errlen);
+    for (int i = 0; i < n; i++) io_discard(&files[i]);
+    return rc;
+}

@@ -29,6 +29,11 @@ typedef struct io_file {
 int io_stage(io_file *f, const char *path, const void *data, size_t size, char *err, size_t errlen);
 /* 0, or -1 with a message. Frees f's resources either way. */
 int io_commit(io_file *f, char *err, size_t errlen);
+/* Commits n staged files (unstaged ones, target NULL, are skipped): direct writes
+ * (special files, which can fail late: /dev/full) first, renames (which cannot, in
+ * practice, once staged) after; stops at the first failure. 0, or -1 with a message.
+ * Every file is discarded afterwards. */
+int io_commit_all(io_file *files, int n, char *err, size_t errlen);
 /* Removes the temporary and frees f's resources. Safe on a zeroed or committed io_file. */
 void io_discard(io_file *f);
 
