@@ -32,6 +32,7 @@ typedef struct inst_stage {
     bool created;
     int64_t priority;
     bool fifo;
+    bool replicated;                   /* its section has `replicate` */
 } inst_stage;
 
 struct cp_instance {
@@ -284,6 +285,7 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->sec = sec;
     st->init = (cp_stage_init){.name = st->name, .type = t, .frame = in->frame, .replica = k,
                                .replicas = reps ? reps : 1, .instance = in};
+    st->replicated = reps > 0;
     if (reps) snprintf(st->name, sizeof st->name, "%s-%u", sec->name, k);
     else snprintf(st->name, sizeof st->name, "%s", sec->name);
     st->params = calloc((size_t)t->nparams + 1, sizeof *st->params);
@@ -387,7 +389,8 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         const cp_stage_type *t = st->init.type;
         int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
                                                .user = st->state, .instanced = t->instanced,
-                                               .priority = (int)st->priority, .fifo = st->fifo});
+                                               .priority = (int)st->priority, .fifo = st->fifo,
+                                               .replicated = st->replicated});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)
             if (gr_bind(g, id, t->ports[p].mode, in->queues[st->port_queue[p]].id) < 0)

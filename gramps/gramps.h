@@ -84,6 +84,9 @@ typedef struct gr_stage_desc {
     int priority;                  /* 0 = derived from the graph; else overrides (higher runs first) */
     bool fifo;                     /* Shader: run its tasks oldest first, as in an ordered chain
                                       (e.g. a PS whose early-Z wants the OM close behind) */
+    bool replicated;               /* one of the copies a graph makes of a stage per worker
+                                      group (graph files' `replicate`): their work divides
+                                      among the copies, so none is counted as serial */
 } gr_stage_desc;
 
 typedef enum gr_bind_mode {
@@ -249,8 +252,10 @@ typedef struct gr_stage_stats {
     uint64_t instances;            /* Thread instances created */
     double busy_ms;                /* time in the stage's code */
     uint64_t preemptions;
+    bool replicated;               /* gr_stage_desc.replicated */
     bool singleton;                /* cannot run on two workers at once: a Thread or Fixed
-                                      stage that ran as one instance (a Shader never is) */
+                                      stage that ran as one instance and is not one of a
+                                      replicated stage's copies (a Shader never is) */
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {

@@ -255,13 +255,15 @@ static void collect_journal(gr_graph *g)
 }
 
 /* Singletons' share of all stage work. A singleton cannot use a second worker, so its
- * busy time is the part of the run no worker count shortens (Amdahl's serial part). */
+ * busy time is the part of the run no worker count shortens (Amdahl's serial part).
+ * The copies of a replicated stage are not: more workers bring more groups, and the
+ * stage's work divides among its copies. */
 static void collect_serial_share(gr_stats *st)
 {
     double all = 0, serial = 0;
     for (int i = 0; i < st->nstages; i++) {
         gr_stage_stats *s = &st->stages[i];
-        s->singleton = s->kind != GR_SHADER && s->instances == 1;
+        s->singleton = s->kind != GR_SHADER && s->instances == 1 && !s->replicated;
         all += s->busy_ms;
         if (s->singleton) serial += s->busy_ms;
     }
@@ -293,6 +295,7 @@ void gr_stats_collect(gr_graph *g)
         gr_stage_rt *s = g->stages[i];
         st->stages[i].name = s->name;
         st->stages[i].kind = s->d.kind;
+        st->stages[i].replicated = s->d.replicated;
         st->stages[i].priority = s->priority;
         st->stages[i].instances = atomic_load(&s->ninstances);
         st->stages[i].preemptions = atomic_load(&s->preemptions);
@@ -362,9 +365,10 @@ static void json_stages(const gr_stats *st, FILE *out)
         fprintf(out, "    {\"name\": ");
         json_string(out, s->name);
         fprintf(out, ", \"kind\": \"%s\", \"priority\": %d, \"tasks\": %llu, \"instances\": %llu, "
-                "\"busy_ms\": %.3f, \"preemptions\": %llu, \"singleton\": %s}%s\n", kinds[s->kind],
-                s->priority, (unsigned long long)s->tasks, (unsigned long long)s->instances,
-                s->busy_ms, (unsigned long long)s->preemptions, s->singleton ? "true" : "false",
+                "\"busy_ms\": %.3f, \"preemptions\": %llu, \"replicated\": %s, \"singleton\": %s}%s\n",
+                kinds[s->kind], s->priority, (unsigned long long)s->tasks,
+                (unsigned long long)s->instances, s->busy_ms, (unsigned long long)s->preemptions,
+                s->replicated ? "true" : "false", s->singleton ? "true" : "false",
                 i + 1 < st->nstages ? "," : "");
     }
     fprintf(out, "  ],\n");

@@ -2,8 +2,8 @@
  * (at least 99% of pixels within 2/255 on every channel, on built-in scenes and
  * ../shared/scenes meshes and awkward scenes (no light, a light inside the mesh, the
  * camera inside it), with 0 and 1 bounces), bit-identical images at 1, 2, 3 and 8
- * workers, and the ray tracer's shadow and reflection ray counts; no singleton in its
- * ray-tracing half. */
+ * workers, and the ray tracer's shadow and reflection ray counts; no singleton stage
+ * (nor in the default raster graph). */
 #include "pipelines/stages.h"
 #include "tests/check.h"
 
@@ -146,40 +146,39 @@ static void test_deterministic(void)
     unload(&l);
 }
 
-/* A singleton of the hybrid graph may only be a copy of a replicated raster stage (one
- * per group: ia-N, zbin-N; Z-Tile is an instance per tile); the ray-tracing half has
- * none: the Sampler is a Shader and Blend an instance per subqueue (all 16 subqueues get
- * pixels here). */
-static bool allowed_singleton(const char *name)
-{
-    return !strncmp(name, "ia-", 3) || !strncmp(name, "zbin-", 5);
-}
-
-static void test_ray_half_has_no_singleton(void)
+/* Neither the hybrid graph nor the default raster graph has a singleton: their raster
+ * stages are copies per group (ia-N, vs-N, zbin-N / bin-N) or instances per tile, the
+ * ray-tracing half's Sampler is a Shader and its Blend an instance per subqueue (all 16
+ * subqueues get pixels here). */
+static void test_no_singleton(void)
 {
     loaded l;
     if (!load(&l, "teapot")) { CHECK(0); return; }
-    char err[CP_ERR_MAX];
-    cp_registry *r = pl_registry_new(err);
-    cp_graph *g = cp_graph_new(r);
-    CHECK_MSG(!cp_graph_load_text(g, pl_builtin_graph("hybrid"), "hybrid", err), "%s", err);
-    pl_frame f;
-    CHECK(pl_frame_init(&f, &l.data, W, H, SH_AOV_COLOR, err));
-    gr_launch_opts o = {.workers = 2};
-    gr_graph *run = pl_render_frame(g, &f, &o, err);
-    const gr_stats *st = run ? gr_get_stats(run) : NULL;
-    CHECK_MSG(st, "%s", err);
-    for (int i = 0; st && i < st->nstages; i++) {
-        const gr_stage_stats *s = &st->stages[i];
-        CHECK_MSG(!s->singleton || allowed_singleton(s->name), "stage '%s' is a singleton", s->name);
-        if (!strcmp(s->name, "sampler")) CHECK(s->kind == GR_SHADER);
-        if (!strcmp(s->name, "blend"))
-            CHECK_MSG(s->instances == 16, "blend: %llu instances", (unsigned long long)s->instances);
+    static const char *const graphs[] = {"hybrid", "raster"};
+    for (int k = 0; k < 2; k++) {
+        char err[CP_ERR_MAX];
+        cp_registry *r = pl_registry_new(err);
+        cp_graph *g = cp_graph_new(r);
+        CHECK_MSG(!cp_graph_load_text(g, pl_builtin_graph(graphs[k]), graphs[k], err), "%s", err);
+        pl_frame f;
+        CHECK(pl_frame_init(&f, &l.data, W, H, SH_AOV_COLOR, err));
+        gr_launch_opts o = {.workers = 2};
+        gr_graph *run = pl_render_frame(g, &f, &o, err);
+        const gr_stats *st = run ? gr_get_stats(run) : NULL;
+        CHECK_MSG(st, "%s", err);
+        for (int i = 0; st && i < st->nstages; i++) {
+            const gr_stage_stats *s = &st->stages[i];
+            CHECK_MSG(!s->singleton, "%s: stage '%s' is a singleton", graphs[k], s->name);
+            if (!strcmp(s->name, "sampler")) CHECK(s->kind == GR_SHADER);
+            if (!strcmp(s->name, "blend"))
+                CHECK_MSG(s->instances == 16, "blend: %llu instances", (unsigned long long)s->instances);
+        }
+        CHECK(st && st->serial_share == 0);
+        gr_graph_destroy(run);
+        pl_frame_free(&f);
+        cp_graph_free(g);
+        cp_registry_free(r);
     }
-    gr_graph_destroy(run);
-    pl_frame_free(&f);
-    cp_graph_free(g);
-    cp_registry_free(r);
     unload(&l);
 }
 
@@ -187,6 +186,6 @@ int main(void)
 {
     RUN(test_same_picture_as_ray_tracer);
     RUN(test_deterministic);
-    RUN(test_ray_half_has_no_singleton);
+    RUN(test_no_singleton);
     return check_finish();
 }

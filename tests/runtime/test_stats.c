@@ -348,7 +348,10 @@ static void test_dot_backward_per_binding(void)
 
 #define SHARE_PACKETS 8
 #define SHARE_KEYS 4
-typedef struct share_params { uint32_t source_ms, work_ms; } share_params;
+typedef struct share_params {
+    uint32_t source_ms, work_ms;
+    bool replicated_source;        /* the source marked as one of a replicated stage's copies */
+} share_params;
 
 /* The source (a Thread singleton) spins source_ms, then deals SHARE_PACKETS packets over
  * the queue set's SHARE_KEYS subqueues. */
@@ -391,7 +394,8 @@ static gr_graph *share_graph(share_params *p)
     int b = gr_queue(g, &(gr_queue_desc){.name = "b", .packet_bytes = 8, .capacity = 4,
                                          .subqueues = SHARE_KEYS});
     int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD,
-                                           .main = share_source, .user = p});
+                                           .main = share_source, .user = p,
+                                           .replicated = p->replicated_source});
     int sh = gr_stage(g, &(gr_stage_desc){.name = "work", .kind = GR_SHADER,
                                           .main = share_shader, .user = p});
     int sk = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = share_sink,
@@ -417,7 +421,7 @@ static double measured_share(share_params *p)
             all += st->stages[i].busy_ms;
             if (st->stages[i].singleton) serial += st->stages[i].busy_ms;
         }
-        CHECK(st->stages[0].singleton);                      /* source: one Thread instance */
+        CHECK(st->stages[0].singleton == !p->replicated_source);  /* source: one Thread instance */
         CHECK(!st->stages[1].singleton);                     /* a Shader never is */
         CHECK_MSG(!st->stages[2].singleton && st->stages[2].instances == SHARE_KEYS,
                   "sink: %llu instances", (unsigned long long)st->stages[2].instances);
@@ -425,7 +429,8 @@ static double measured_share(share_params *p)
         CHECK(all > 0 && st->serial_share > serial / all - 1e-9 && st->serial_share < serial / all + 1e-9);
         char *json = written(gr_stats_write_json, g);
         CHECK(json && json_valid(json) && strstr(json, "\"serial_share\": ") &&
-              strstr(json, "\"amdahl_bound_16\": ") && strstr(json, "\"singleton\": true"));
+              strstr(json, "\"amdahl_bound_16\": ") && strstr(json, "\"singleton\": ") &&
+              strstr(json, "\"replicated\": "));
         free(json);
         share = st->serial_share;
     }
@@ -435,13 +440,17 @@ static double measured_share(share_params *p)
 
 /* The serial share is the singletons' share of the work: near 1 when the singleton
  * does the work (it spins 40 ms, the rest nothing), near 0 when the parallel stages do
- * (16 x 5 ms of spinning against a source that only deals 8 packets). */
+ * (16 x 5 ms of spinning against a source that only deals 8 packets), 0 when the
+ * source doing the work is one of a replicated stage's copies. */
 static void test_serial_share(void)
 {
     double serial = measured_share(&(share_params){.source_ms = 40, .work_ms = 0});
     double parallel = measured_share(&(share_params){.source_ms = 0, .work_ms = 5});
+    double copies = measured_share(&(share_params){.source_ms = 40, .work_ms = 0,
+                                                   .replicated_source = true});
     CHECK_MSG(serial > 0.5, "singleton doing the work: serial share %.3f", serial);
     CHECK_MSG(parallel >= 0 && parallel < 0.1, "parallel stages doing it: %.3f", parallel);
+    CHECK_MSG(copies == 0, "a replicated stage's copy doing it: %.3f (not serial)", copies);
 }
 
 /* Amdahl's bound: no serial work scales with the workers, all serial work not at all. */
