@@ -63,6 +63,17 @@ typedef struct rsp_state {
     uint32_t run_samples;                 /* Z-Tile: samples per run */
 } rsp_state;
 
+/* The subqueue of the hybrid's bins set that carries tile `tile`, and back (the map is
+ * its own inverse). The Z-Tiles become ready together when the depth pass ends, and the
+ * runtime runs them from the highest subqueue down; numbering the subqueues from the
+ * last tile hands the tiles to the pixel stages in ascending order, as rt.tiler does,
+ * which Blend's accumulator accesses prefer (2-3 ms of a 1024x1024 frame here). Only the
+ * order of the work changes, never the image. */
+static inline uint64_t rsp_zbin_subqueue(const rsp_state *s, uint64_t tile)
+{
+    return (uint64_t)(s->tiles_x * s->tiles_y) - 1 - tile;
+}
+
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
 bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out);
 

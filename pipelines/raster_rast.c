@@ -251,10 +251,11 @@ static void zbin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t til
     (void)uid;
     tile_rect r;
     if (!rsp_tile_rect(rc, tile, &r)) return;    /* outside the frame's region */
-    zbin_pkt *p = rsp_stager_packet(&l->stager, c, tile);
+    uint32_t sq = (uint32_t)rsp_zbin_subqueue(gr_user(c), tile);
+    zbin_pkt *p = rsp_stager_packet(&l->stager, c, sq);
     if (p->count == ZBIN_PER_PACKET) {
-        rsp_stager_send(&l->stager, c, tile);
-        p = rsp_stager_packet(&l->stager, c, tile);
+        rsp_stager_send(&l->stager, c, sq);
+        p = rsp_stager_packet(&l->stager, c, sq);
     }
     uint32_t i = p->count++;
     p->t[i].su = prim->su;
@@ -270,7 +271,7 @@ static void open_every_tile(gr_ctx *c, const rsp_state *s)
         tile_rect r;
         if (!rsp_tile_rect(&s->rc, t, &r)) continue;
         gr_window w;
-        gr_reserve_out_key(c, 0, 1, t, &w);
+        gr_reserve_out_key(c, 0, 1, rsp_zbin_subqueue(s, t), &w);
         ((zbin_pkt *)w.mem)->count = 0;
         gr_commit_out(c, 0, 1);
     }

@@ -63,7 +63,7 @@ void rsp_ztile_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     ztile z;
-    gr_assert(c, ztile_init(&z, s, gr_key(c)));
+    gr_assert(c, ztile_init(&z, s, rsp_zbin_subqueue(s, gr_key(c))));
     uint64_t covered = 0;
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
