@@ -186,7 +186,8 @@ void rsp_rast_main(gr_ctx *c)
     walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile, true);
 }
 
-/* ---- parallel variant: Setup/Bin singleton, Rast per tile ------------------------------- */
+/* ---- binning: the parallel variant's Setup/Bin singleton (Rast per tile after it) and
+ * the sort-middle graph's Bin per group (Tile-Shade after it) ------------------------------ */
 
 static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
                      const rsp_prim *prim, uint32_t uid)
@@ -234,7 +235,6 @@ void rsp_tile_rast_main(gr_ctx *c)
     }
     rast_local_free(&l, s);
 }
-
 
 /* ---- sort-middle depth pass: Z-Bin per IA/VS group, Z-Tile per tile ----------------------- */
 
