@@ -1,6 +1,8 @@
 /* raster_rast.c — Rast, the fixed-function stage: walks the tiles each set-up triangle
  * touches, skips what the coarse depth test hides, and stages the covered pixels per
- * tile; plus the parallel variant's Setup/Bin and per-tile Rast (see raster_internal.h). */
+ * tile; plus the stages that walk the same tiles to bin triangles: the parallel
+ * variant's Setup/Bin and per-tile Rast, the sort-middle graph's Bin and the hybrid's
+ * Z-Bin (see raster_internal.h). */
 #include "pipelines/raster_internal.h"
 
 #include "pipelines/tile_stager.h"
