@@ -125,7 +125,7 @@ static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *r
 
 static void rast_local_free(rast_local *l, rsp_state *s)
 {
-    atomic_fetch_add_explicit(s->hidden, l->hidden, memory_order_relaxed);
+    if (s->hidden) atomic_fetch_add_explicit(s->hidden, l->hidden, memory_order_relaxed);
     rsp_stager_free(&l->stager);
     free(l->buf);
 }

@@ -23,16 +23,27 @@ static int64_t param_or(const cp_stage_init *i, const char *name, int64_t def)
     return def;
 }
 
-static bool fetch_buffers(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
+static bool declares(const cp_stage_init *i, const char *param)
 {
+    for (int k = 0; k < i->type->nparams; k++)
+        if (!strcmp(i->type->params[k].name, param)) return true;
+    return false;
+}
+
+/* The frame's buffers, and its counters a stage of this type adds to: a graph's
+ * statistics then list only what its stages count (no coarse_z_culled without a coarse
+ * test). fragments_shaded is the shading stages' (shading_create). */
+static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
     s->env = pl_frame_raster_env(f);
     s->color = pl_frame_color(f);
     s->depth = pl_frame_depth(f);
     s->hiz = pl_frame_hiz(f);
     s->rasterized = pl_frame_counter(f, "triangles_rasterized");
-    s->fragments = pl_frame_counter(f, "fragments_shaded");
-    s->hidden = pl_frame_counter(f, "coarse_z_culled");
-    if (s->color && s->depth && s->hiz && s->rasterized && s->fragments && s->hidden) return true;
+    s->hidden = declares(i, "coarse_z") ? pl_frame_counter(f, "coarse_z_culled") : NULL;
+    if (s->color && s->depth && s->hiz && s->rasterized && (s->hidden || !declares(i, "coarse_z")))
+        return true;
     snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
     return false;
 }
@@ -56,8 +67,24 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
     s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
-    if (!fetch_buffers(s, f, err)) { free(s); return NULL; }
+    if (!fetch_buffers(s, i, err)) { free(s); return NULL; }
     return s;
+}
+
+/* A stage that shades fragments (the PS, Tile-Shade): it counts them. */
+static void *shading_create(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    if (s && !(s->fragments = pl_frame_counter(i->frame, "fragments_shaded"))) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+        return NULL;
+    }
+    return s;
+}
+
+static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return shading_create(raster_create(i, err), i, err);
 }
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
@@ -78,6 +105,11 @@ static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     rsp_state *s = raster_create(i, err);
     return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
+}
+
+static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return shading_create(pixel_create(i, err), i, err);
 }
 
 /* Z-Tile: writes depth and the visible primitive per pixel, no colour. */
@@ -168,7 +200,7 @@ static const cp_stage_type stages[] = {
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
      tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, raster_create, NULL, free},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, tile_params + 2, 1, rsp_ps_main, pixel_create, NULL, free},
+     ps_ports, 2, tile_params + 2, 1, rsp_ps_main, ps_create, NULL, free},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
      GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, pixel_create, NULL, free},
@@ -178,7 +210,7 @@ static const cp_stage_type stages[] = {
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once",
      GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, rsp_tile_shade_main,
-     raster_create, NULL, free},
+     tile_shade_create, NULL, free},
     {"raster.zbin", "depth-only pass: sends each triangle to the tiles it touches, in any order "
      "(one per IA/VS group)", GR_FIXED, false, zbin_ports, 2, tile_params, 1, rsp_zbin_main,
      raster_create, NULL, free},
