@@ -33,7 +33,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     visible_state *s = malloc(sizeof *s);
-    int spp = f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+    int spp = pl_samples_per_pixel(i);
     if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), 1.0f / (float)spp,
                                 pl_frame_counter(f, "primary_hits_from_raster"),
                                 pl_frame_counter(f, "rays.primary")};

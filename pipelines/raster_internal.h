@@ -5,7 +5,7 @@
  * Files: raster_stages.c (the registered types), raster.c (rsp_render over the graph
  * files), raster_geometry.c (IA, VS, Reorder), raster_rast.c (Rast; Setup/Bin and
  * per-tile Rast; Bin and Z-Bin), raster_pixels.c (PS, OM), raster_tile_shade.c (Tile-Shade), raster_ztile.c
- * (Z-Tile). */
+ * (Z-Tile), raster_depth_tile.c (their depth and visibility tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
@@ -62,6 +62,14 @@ typedef struct rsp_state {
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
 } rsp_state;
+
+/* A per-tile stage's depth and visibility tile (Z-Tile, Tile-Shade): its pixels in the
+ * frame's region, [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared
+ * (depth FLT_MAX, no primitive) by rsp_depth_tile_init (raster_depth_tile.c). */
+typedef struct rsp_depth_tile { int x0, y0, x1, y1; rs_depth_target t; } rsp_depth_tile;
+
+bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile);
+void rsp_depth_tile_free(rsp_depth_tile *d);
 
 /* The subqueue of the hybrid's bins set that carries tile `tile`, and back (the map is
  * its own inverse). The Z-Tiles become ready together when the depth pass ends, and the

@@ -14,20 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The stage type's parameter `name`, or NULL when it has none. */
+static const cp_param *declared(const cp_stage_init *i, const char *name)
+{
+    for (int k = 0; k < i->type->nparams; k++)
+        if (!strcmp(i->type->params[k].name, name)) return &i->type->params[k];
+    return NULL;
+}
+
 /* The parameter `name` if the stage's type declares it, else `def`. */
 static int64_t param_or(const cp_stage_init *i, const char *name, int64_t def)
 {
-    for (int k = 0; k < i->type->nparams; k++)
-        if (!strcmp(i->type->params[k].name, name))
-            return i->type->params[k].type == CP_BOOL ? cp_bool(i, name) : cp_int(i, name);
-    return def;
-}
-
-static bool declares(const cp_stage_init *i, const char *param)
-{
-    for (int k = 0; k < i->type->nparams; k++)
-        if (!strcmp(i->type->params[k].name, param)) return true;
-    return false;
+    const cp_param *p = declared(i, name);
+    if (!p) return def;
+    return p->type == CP_BOOL ? cp_bool(i, name) : cp_int(i, name);
 }
 
 /* The frame's buffers, and its counters a stage of this type adds to: a graph's
@@ -41,9 +41,9 @@ static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_
     s->depth = pl_frame_depth(f);
     s->hiz = pl_frame_hiz(f);
     s->rasterized = pl_frame_counter(f, "triangles_rasterized");
-    s->hidden = declares(i, "coarse_z") ? pl_frame_counter(f, "coarse_z_culled") : NULL;
-    if (s->color && s->depth && s->hiz && s->rasterized && (s->hidden || !declares(i, "coarse_z")))
-        return true;
+    bool coarse = declared(i, "coarse_z") != NULL;
+    s->hidden = coarse ? pl_frame_counter(f, "coarse_z_culled") : NULL;
+    if (s->color && s->depth && s->hiz && s->rasterized && (s->hidden || !coarse)) return true;
     snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
     return false;
 }
@@ -123,7 +123,7 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     }
     if (s) {
         s->color = NULL;
-        s->spp = ((pl_frame *)i->frame)->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+        s->spp = pl_samples_per_pixel(i);
         s->run_samples = (uint32_t)cp_int(i, "samples");
     }
     return s;

@@ -16,7 +16,6 @@
  * plus the one being rasterized, whatever the scene. */
 #include "pipelines/raster_internal.h"
 
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +27,7 @@ typedef struct tile_slots {
 } tile_slots;
 
 typedef struct shade_tile {
-    int x0, y0, x1, y1;                   /* its pixels in the frame's region */
-    rs_depth_target t;
+    rsp_depth_tile d;
     uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
     tile_slots slots;
 } shade_tile;
@@ -37,26 +35,17 @@ typedef struct shade_tile {
 static bool tile_init(shade_tile *st, const rsp_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
-    tile_rect r;
-    rsp_tile_rect(&s->rc, tile, &r);      /* not empty: Bin sends no triangle elsewhere */
-    st->x0 = r.x0;
-    st->y0 = r.y0;
-    st->x1 = r.x1;
-    st->y1 = r.y1;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
-    st->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
-                              r.ox, r.oy, s->tile, malloc(pixels * sizeof(int32_t)), 0};
+    bool ok = rsp_depth_tile_init(&st->d, s, tile);
+    st->d.t.won = malloc(pixels * sizeof *st->d.t.won);
     st->owner = calloc(pixels, sizeof *st->owner);
-    if (!st->t.z || !st->t.vis || !st->t.won || !st->owner) return false;
-    for (size_t i = 0; i < pixels; i++) st->t.z[i] = FLT_MAX;
-    return true;
+    return ok && st->d.t.won && st->owner;
 }
 
 static void tile_free(shade_tile *st)
 {
-    free(st->t.z);
-    free(st->t.vis);
-    free(st->t.won);
+    free(st->d.t.won);
+    rsp_depth_tile_free(&st->d);
     free(st->owner);
     free(st->slots.prim);
     free(st->slots.pixels);
@@ -95,10 +84,10 @@ static bool tile_add(shade_tile *st, const rsp_prim *p)
     if (!slot_take(&st->slots, &slot)) return false;
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while rasterizing */
-    st->t.nwon = 0;
-    rs_depth_rect(&p->su, st->x0, st->y0, st->x1, st->y1, &st->t, p->tri.prim);
-    for (int k = 0; k < st->t.nwon; k++) {
-        uint32_t *own = &st->owner[st->t.won[k]];
+    st->d.t.nwon = 0;
+    rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim);
+    for (int k = 0; k < st->d.t.nwon; k++) {
+        uint32_t *own = &st->owner[st->d.t.won[k]];
         if (*own) slot_release(&st->slots, *own - 1);
         *own = slot + 1;
         st->slots.pixels[slot]++;
@@ -181,10 +170,10 @@ static bool tile_shade(shade_tile *st, rsp_state *s)
     b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
     b.index = malloc(st->slots.n ? st->slots.n : 1);
     bool ok = b.stamp && b.index;
-    for (int y = st->y0; ok && y < st->y1; y++)
-        for (int x = st->x0; x < st->x1; x++) {
-            size_t at = (size_t)(y - st->t.oy) * (size_t)st->t.stride + (size_t)(x - st->t.ox);
-            if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->t.z[at]);
+    for (int y = st->d.y0; ok && y < st->d.y1; y++)
+        for (int x = st->d.x0; x < st->d.x1; x++) {
+            size_t at = (size_t)(y - st->d.t.oy) * (size_t)st->d.t.stride + (size_t)(x - st->d.t.ox);
+            if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->d.t.z[at]);
         }
     if (ok) batch_shade(&b, s);
     free(b.stamp);

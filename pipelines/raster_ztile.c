@@ -12,40 +12,10 @@
 
 #include "pipelines/sample_runs.h"
 
-#include <float.h>
-#include <stdlib.h>
 #include <string.h>
 
-typedef struct ztile {
-    int x0, y0, x1, y1;                   /* the tile's pixels, clipped to the image */
-    rs_depth_target t;
-} ztile;
-
-static bool ztile_init(ztile *z, const rsp_state *s, uint64_t tile)
-{
-    memset(z, 0, sizeof *z);
-    tile_rect r;
-    rsp_tile_rect(&s->rc, tile, &r);      /* not empty: Z-Bin sends nothing elsewhere */
-    z->x0 = r.x0;
-    z->y0 = r.y0;
-    z->x1 = r.x1;
-    z->y1 = r.y1;
-    size_t pixels = (size_t)s->tile * (size_t)s->tile;
-    z->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
-                             r.ox, r.oy, s->tile, NULL, 0};
-    if (!z->t.z || !z->t.vis) return false;
-    for (size_t i = 0; i < pixels; i++) z->t.z[i] = FLT_MAX;
-    return true;
-}
-
-static void ztile_free(ztile *z)
-{
-    free(z->t.z);
-    free(z->t.vis);
-}
-
 /* The finished tile into the frame's buffers (only this instance writes these pixels). */
-static void ztile_store(const ztile *z, rsp_state *s)
+static void ztile_store(const rsp_depth_tile *z, rsp_state *s)
 {
     for (int y = z->y0; y < z->y1; y++) {
         size_t at = (size_t)y * (size_t)s->width;
@@ -62,8 +32,8 @@ static void ztile_store(const ztile *z, rsp_state *s)
 void rsp_ztile_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
-    ztile z;
-    gr_assert(c, ztile_init(&z, s, rsp_zbin_subqueue(s, gr_key(c))));
+    rsp_depth_tile z;
+    gr_assert(c, rsp_depth_tile_init(&z, s, rsp_zbin_subqueue(s, gr_key(c))));
     uint64_t covered = 0;
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -73,10 +43,10 @@ void rsp_ztile_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     ztile_store(&z, s);
-    ztile_free(&z);
     atomic_fetch_add_explicit(s->depth_tested, covered, memory_order_relaxed);
     rtp_run_cutter runs;
     rtp_runs_init(&runs, s->spp, s->run_samples, 0);
     rtp_runs_cut(&runs, c, &(rtp_tile){z.x0, z.y0, z.x1, z.y1});
     rtp_runs_flush(&runs, c);
+    rsp_depth_tile_free(&z);
 }

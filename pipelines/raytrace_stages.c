@@ -21,19 +21,12 @@
  * Sampler, a Shader, then writes the samples of each run in parallel. */
 typedef struct tiler_state { int tile, spp; uint32_t packet; pl_region region; } tiler_state;
 
-/* Other outputs than colour take one sample at the pixel centre. */
-static int samples_per_pixel(const cp_stage_init *i)
-{
-    const pl_frame *f = i->frame;
-    return f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
-}
-
 static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
+    *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
                        f->region};
     return s;
 }
@@ -70,7 +63,7 @@ static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     sampler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (sampler_state){f->width, samples_per_pixel(i), cp_port_elements(i, "out")};
+    *s = (sampler_state){f->width, pl_samples_per_pixel(i), cp_port_elements(i, "out")};
     return s;
 }
 
@@ -154,7 +147,7 @@ static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (camera_state){i->frame, 1.0f / (float)samples_per_pixel(i)};
+    *s = (camera_state){i->frame, 1.0f / (float)pl_samples_per_pixel(i)};
     return s;
 }
 

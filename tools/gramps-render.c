@@ -80,16 +80,12 @@ static void usage(FILE *out)
         "      --version         version\n");
 }
 
-static int bad_flag(const options *o, const char *flag, const char *value, const char *why)
-{
-    return ro_bad_flag(&o->c, flag, value, why);
-}
-
 enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
-static int parse_one(options *o, int c, const char *arg, const char *flag)
+static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
+    options *o = ctx;
     switch (c) {
     case 'o': o->output = arg; return 0;
     case OPT_STATS: o->stats = arg; return 0;
@@ -112,23 +108,8 @@ static int parse_args(int argc, char **argv, options *o)
     *o = (options){0};
     int rc = ro_init(&o->c, "gramps-render", argc);
     if (rc) return rc;
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":" RO_SHORT_OPTIONS "o:h", longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { usage(stdout); return -1; }
-        if (c == OPT_VERSION) { printf("gramps-render %s\n", GR_VERSION); return -1; }
-        if (c == '?') return bad_flag(o, "option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return bad_flag(o, "option", argv[optind - 1], "needs a value");
-        rc = parse_one(o, c, optarg, flag);
-        if (rc) return rc;
-    }
-    if (optind < argc) o->c.scene = argv[optind++];
-    if (optind < argc) return bad_flag(o, "argument", argv[optind], "only one SCENE may be given");
-    return 0;
+    return ro_parse_args(&o->c, argc, argv,
+                         &(ro_program){"o:h", longs, OPT_VERSION, usage, parse_one, o});
 }
 
 /* Limits the renderers have, said once on stderr rather than applied silently. */

@@ -235,3 +235,26 @@ int ro_load_scene(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g)
     if (rc) fprintf(stderr, "%s: %s\n", o->prog, err);
     return rc;
 }
+
+int ro_parse_args(ro_options *o, int argc, char **argv, const ro_program *p)
+{
+    char shorts[64];
+    snprintf(shorts, sizeof shorts, ":" RO_SHORT_OPTIONS "%s", p->shorts);
+    opterr = 0;
+    int c, idx = -1;
+    while ((c = getopt_long(argc, argv, shorts, p->longs, &idx)) != -1) {
+        char flag[40];
+        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", p->longs[idx].name);
+        else snprintf(flag, sizeof flag, "-%c", c);
+        idx = -1;
+        if (c == 'h') { p->usage(stdout); return -1; }
+        if (c == p->version_code) { printf("%s %s\n", o->prog, GR_VERSION); return -1; }
+        if (c == '?') return ro_bad_flag(o, "option", argv[optind - 1], "unknown option (see --help)");
+        if (c == ':') return ro_bad_flag(o, "option", argv[optind - 1], "needs a value");
+        int rc = p->flag(p->ctx, c, optarg, flag);
+        if (rc) return rc;
+    }
+    if (optind < argc) o->scene = argv[optind++];
+    if (optind < argc) return ro_bad_flag(o, "argument", argv[optind], "only one SCENE may be given");
+    return 0;
+}

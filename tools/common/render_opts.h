@@ -63,6 +63,23 @@ void ro_free(ro_options *o);
 #define RO_NOT_MINE (-2)
 int ro_parse_one(ro_options *o, int c, const char *arg, const char *flag);
 
+/* What a program adds to the shared options' getopt loop. */
+typedef struct ro_program {
+    const char *shorts;            /* its short options, after RO_SHORT_OPTIONS */
+    const struct option *longs;    /* RO_LONG_OPTIONS and its own, zero-terminated */
+    int version_code;              /* the code of its --version */
+    void (*usage)(FILE *out);
+    /* One of its flags (flag: "--name" or "-c"), then ro_parse_one for the shared ones:
+     * 0, or an exit status. */
+    int (*flag)(void *ctx, int c, const char *arg, const char *flag);
+    void *ctx;
+} ro_program;
+
+/* The command line: -h prints the usage and --version "PROG VERSION" (both return -1:
+ * exit 0), an unknown option or a missing value is a bad flag, every other flag goes
+ * to p->flag, then at most one SCENE. 0, -1, or an exit status. */
+int ro_parse_args(ro_options *o, int argc, char **argv, const ro_program *p);
+
 /* "PROG: FLAG 'VALUE': WHY" on stderr; returns 2, the exit status of a bad flag. */
 int ro_bad_flag(const ro_options *o, const char *flag, const char *value, const char *why);
 

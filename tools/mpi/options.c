@@ -29,8 +29,9 @@ static void usage(FILE *out)
 
 enum { OPT_STATS = RO_OPT_END, OPT_VERSION, OPT_CHUNK_ROWS, OPT_HANDOUT, OPT_UNSUPPORTED };
 
-static int parse_own(mp_options *o, int c, const char *arg, const char *flag)
+static int parse_own(void *ctx, int c, const char *arg, const char *flag)
 {
+    mp_options *o = ctx;
     switch (c) {
     case 'o': o->output = arg; return 0;
     case OPT_STATS: o->stats = arg; return 0;
@@ -65,23 +66,8 @@ int mp_parse_args(int argc, char **argv, mp_options *o)
     *o = (mp_options){0};
     int rc = ro_init(&o->c, MP_PROG, argc);
     if (rc) return rc;
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":" RO_SHORT_OPTIONS "o:h", longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { usage(stdout); return -1; }
-        if (c == OPT_VERSION) { printf(MP_PROG " %s\n", GR_VERSION); return -1; }
-        if (c == '?') return ro_bad_flag(&o->c, "option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return ro_bad_flag(&o->c, "option", argv[optind - 1], "needs a value");
-        rc = parse_own(o, c, optarg, flag);
-        if (rc) return rc;
-    }
-    if (optind < argc) o->c.scene = argv[optind++];
-    if (optind < argc) return ro_bad_flag(&o->c, "argument", argv[optind], "only one SCENE may be given");
-    return 0;
+    return ro_parse_args(&o->c, argc, argv,
+                         &(ro_program){"o:h", longs, OPT_VERSION, usage, parse_own, o});
 }
 
 void mp_options_free(mp_options *o) { ro_free(&o->c); }

@@ -25,8 +25,9 @@ static void usage(FILE *out)
 }
 
 /* The options only gramps-view has. */
-static int parse_one(vw_options *o, int c, const char *arg, const char *flag)
+static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
+    vw_options *o = ctx;
     switch (c) {
     case OPT_SCREENSHOT: o->screenshot = arg; return 0;
     case OPT_NO_OVERLAY: o->overlay = false; return 0;
@@ -46,22 +47,9 @@ int vw_parse_options(int argc, char **argv, vw_options *o)
     int rc = ro_init(&o->r, "gramps-view", argc);
     if (rc) return rc;
     o->r.frames = 0;
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":" RO_SHORT_OPTIONS "h", longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { usage(stdout); return -1; }
-        if (c == OPT_VERSION) { printf("gramps-view %s\n", GR_VERSION); return -1; }
-        if (c == '?') return ro_bad_flag(&o->r, "option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return ro_bad_flag(&o->r, "option", argv[optind - 1], "needs a value");
-        rc = parse_one(o, c, optarg, flag);
-        if (rc) return rc;
-    }
-    if (optind < argc) o->r.scene = argv[optind++];
-    if (optind < argc) return ro_bad_flag(&o->r, "argument", argv[optind], "only one SCENE may be given");
+    rc = ro_parse_args(&o->r, argc, argv,
+                       &(ro_program){"h", longs, OPT_VERSION, usage, parse_one, o});
+    if (rc) return rc;
     if (o->screenshot && !o->r.frames)
         return ro_bad_flag(&o->r, "--screenshot", o->screenshot, "needs --frames N (F12 saves one interactively)");
     return 0;

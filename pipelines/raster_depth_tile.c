@@ -1,0 +1,29 @@
+/* raster_depth_tile.c — the depth and visibility tile of the per-tile stages (see
+ * raster_internal.h). */
+#include "pipelines/raster_internal.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+/* The tile is not empty: the binning stages send nothing to a tile outside the region. */
+bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile)
+{
+    tile_rect r;
+    rsp_tile_rect(&s->rc, tile, &r);
+    d->x0 = r.x0;
+    d->y0 = r.y0;
+    d->x1 = r.x1;
+    d->y1 = r.y1;
+    size_t pixels = (size_t)s->tile * (size_t)s->tile;
+    d->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
+                             r.ox, r.oy, s->tile, NULL, 0};
+    if (!d->t.z || !d->t.vis) return false;
+    for (size_t i = 0; i < pixels; i++) d->t.z[i] = FLT_MAX;
+    return true;
+}
+
+void rsp_depth_tile_free(rsp_depth_tile *d)
+{
+    free(d->t.z);
+    free(d->t.vis);
+}
