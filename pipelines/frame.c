@@ -121,7 +121,7 @@ rsp_hiz *pl_frame_hiz(pl_frame *f)
 
 int64_t *pl_frame_accum(pl_frame *f)
 {
-    if (!f->accum) f->accum = calloc(pixels(f) * 3, sizeof *f->accum);
+    if (!f->accum) f->accum = malloc(pixels(f) * 3 * sizeof *f->accum);
     return f->accum;
 }
 

@@ -86,7 +86,7 @@ bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
 uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster background */
 _Atomic(uint32_t) *pl_frame_depth(pl_frame *f);
 rsp_hiz *pl_frame_hiz(pl_frame *f);
-int64_t *pl_frame_accum(pl_frame *f);              /* cleared to 0 */
+int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clears its bands */
 uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
 const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 const sh_ray_env *pl_frame_ray_env(pl_frame *f);

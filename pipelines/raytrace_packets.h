@@ -67,32 +67,64 @@ static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float r
 }
 
 /* Contributions go to a queue set with one rt.blend instance per subqueue; its size is a
- * power of two, 2^n. A pixel's subqueue is that of its run of 8 consecutive pixels,
- * runs dealt round-robin: every contribution to a pixel reaches the same instance, so
- * instances add into disjoint pixels and need no locks. Neighbouring runs go to
- * different instances, so a region's work spreads over all of them; for a width that
- * is a multiple of 8 x 2^n, an 8x8 block is one subqueue's (one full packet).
+ * power of two, 2^n. The `span` pixel indices of the frame's region (from `first`, its
+ * top-left pixel's, through its bottom-right pixel's) are cut into 2^n contiguous bands
+ * of nearly equal size (by a multiply and shift, not a division per contribution); a
+ * pixel's subqueue is its band's. So every contribution to a pixel reaches the same
+ * instance, instances add into disjoint pixels and need no locks, and each clears and
+ * encodes its own band, a contiguous stretch of rows. A packet's pixels (an 8x8 block,
+ * or runs of neighbours) mostly share a band: one push per packet.
  * A plain queue (no set) has mask 0: everything goes to key 0, which it ignores. */
-static inline uint64_t rtp_blend_key(uint32_t pixel, uint32_t mask) { return (pixel >> 3) & mask; }
+typedef struct rtp_blend_keys {
+    uint32_t first, span, mask;
+    uint64_t scale;                       /* 2^32 bands / span, rounded down */
+} rtp_blend_keys;
 
-/* The key mask for an output bound to a set of `subqueues` (0: a plain queue); false
- * when that is not a power of two. */
-static inline bool rtp_blend_mask(uint32_t subqueues, uint32_t *mask)
+static inline uint64_t rtp_blend_key(uint32_t pixel, const rtp_blend_keys *k)
 {
-    *mask = subqueues ? subqueues - 1 : 0;
+    return (((uint64_t)(pixel - k->first) * k->scale) >> 32) & k->mask;
+}
+
+/* The keys for frame f's region and an output bound to a set of `subqueues` (0: a plain
+ * queue); false when that is not a power of two. */
+static inline bool rtp_blend_keys_of(const pl_frame *f, uint32_t subqueues, rtp_blend_keys *k)
+{
+    const pl_region *r = &f->region;
+    uint64_t first = (uint64_t)r->y0 * (uint64_t)f->width + (uint64_t)r->x0;
+    uint64_t span = (uint64_t)(r->y1 - 1) * (uint64_t)f->width + (uint64_t)r->x1 - first;
+    k->first = (uint32_t)first;
+    k->span = (uint32_t)span;
+    k->mask = subqueues ? subqueues - 1 : 0;
+    k->scale = (((uint64_t)k->mask + 1) << 32) / span;
     return (subqueues & (subqueues - 1)) == 0;
+}
+
+/* Band `key`: pixel indices [*lo, *hi), the ones rtp_blend_key sends to it (the key
+ * grows with the index, so the band starts at the first index whose product reaches
+ * key * 2^32). */
+static inline void rtp_blend_band(const rtp_blend_keys *k, uint32_t key, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t from[2];
+    for (int i = 0; i < 2; i++) {
+        uint64_t b = (uint64_t)key + (uint64_t)i, at = k->span;
+        if (b == 0) at = 0;
+        else if (b <= k->mask) at = ((b << 32) + k->scale - 1) / k->scale;
+        from[i] = (uint64_t)k->first + (at < k->span ? at : k->span);
+    }
+    *lo = from[0];
+    *hi = from[1];
 }
 
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one
  * push per run instead of one per contribution. A task makes at most one per ray of its
  * input packet, so RT_PACKET_MAX of them. */
-typedef struct rtp_contribs { uint32_t n, mask; rtp_contrib k[RT_PACKET_MAX]; } rtp_contribs;
+typedef struct rtp_contribs { uint32_t n; rtp_blend_keys keys; rtp_contrib k[RT_PACKET_MAX]; } rtp_contribs;
 
-/* Empties b for keys of that mask (not `= {0}`: that would clear all 2 KiB per task). */
-static inline void rtp_contribs_start(rtp_contribs *b, uint32_t mask)
+/* Empties b for those keys (not `= {0}`: that would clear all 2 KiB per task). */
+static inline void rtp_contribs_start(rtp_contribs *b, const rtp_blend_keys *keys)
 {
     b->n = 0;
-    b->mask = mask;
+    b->keys = *keys;
 }
 
 static inline void rtp_add_contrib(rtp_contribs *b, uint32_t pixel, const float rgb[3])
@@ -105,8 +137,8 @@ static inline void rtp_add_contrib(rtp_contribs *b, uint32_t pixel, const float 
 static inline void rtp_push_contribs(gr_ctx *c, int output, rtp_contribs *b)
 {
     for (uint32_t i = 0, j; i < b->n; i = j) {
-        uint64_t key = rtp_blend_key(b->k[i].pixel, b->mask);
-        for (j = i + 1; j < b->n && rtp_blend_key(b->k[j].pixel, b->mask) == key; j++) {}
+        uint64_t key = rtp_blend_key(b->k[i].pixel, &b->keys);
+        for (j = i + 1; j < b->n && rtp_blend_key(b->k[j].pixel, &b->keys) == key; j++) {}
         gr_push_key_n(c, output, key, &b->k[i], j - i);
     }
     b->n = 0;

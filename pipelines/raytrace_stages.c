@@ -177,15 +177,16 @@ static void camera_main(gr_ctx *c)
 typedef struct trace_state {
     const rt_bvh *bvh;
     _Atomic(uint64_t) *primary, *secondary, *shadow;
-    uint32_t blend_mask;                  /* rtp_blend_key's, for Shadow's contributions */
+    rtp_blend_keys keys;                  /* for Shadow's contributions */
 } trace_state;
 
-/* The blend-key mask of the contributions set bound to port `out`. */
-static bool blend_mask_of(const cp_stage_init *i, uint32_t *mask, char err[CP_ERR_MAX])
+/* The blend keys of the contributions set bound to `port`. */
+static bool blend_keys_of(const cp_stage_init *i, const char *port, rtp_blend_keys *keys,
+                          char err[CP_ERR_MAX])
 {
-    if (rtp_blend_mask(cp_port_subqueues(i, "out"), mask)) return true;
-    snprintf(err, CP_ERR_MAX, "port 'out': the contributions queue set needs a power of two "
-             "of subqueues (one rt.blend instance each), not %u", cp_port_subqueues(i, "out"));
+    if (rtp_blend_keys_of(i->frame, cp_port_subqueues(i, port), keys)) return true;
+    snprintf(err, CP_ERR_MAX, "port '%s': the contributions queue set needs a power of two "
+             "of subqueues (one rt.blend instance each), not %u", port, cp_port_subqueues(i, port));
     return false;
 }
 
@@ -195,8 +196,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     trace_state *s = malloc(sizeof *s);
     if (s) *s = (trace_state){pl_frame_bvh(f), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
-                              pl_frame_counter(f, "rays.shadow"), 0};
-    if (s && cp_port_subqueues(i, "out") && !blend_mask_of(i, &s->blend_mask, err)) {
+                              pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0}};
+    if (s && cp_port_subqueues(i, "out") && !blend_keys_of(i, "out", &s->keys, err)) {
         free(s);
         return NULL;
     }
@@ -238,7 +239,7 @@ static void shadow_main(gr_ctx *c)
     rt_ray rays[RT_PACKET_MAX];
     uint8_t occluded[RT_PACKET_MAX];
     rtp_contribs out;
-    rtp_contribs_start(&out, s->blend_mask);
+    rtp_contribs_start(&out, &s->keys);
     for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
     rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
     for (uint32_t i = 0; i < n; i++)
@@ -257,7 +258,7 @@ typedef struct shade_state {
     sh_aov aov;
     int bounces;
     float min_weight;
-    uint32_t blend_mask;                  /* rtp_blend_key's */
+    rtp_blend_keys keys;
 } shade_state;
 
 static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -266,8 +267,8 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight"), 0};
-    if (!blend_mask_of(i, &s->blend_mask, err)) { free(s); return NULL; }
+                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0}};
+    if (!blend_keys_of(i, "out", &s->keys, err)) { free(s); return NULL; }
     if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
     s->env = &s->own_env;
     return s;
@@ -320,7 +321,7 @@ static void shade_main(gr_ctx *c)
     uint32_t n = gr_count(in);
     const rtp_ray *h = rtp_elems(in);
     rtp_contribs out;
-    rtp_contribs_start(&out, s->blend_mask);
+    rtp_contribs_start(&out, &s->keys);
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n; i++) shade_one(c, s, &h[i], &out);
     rtp_push_contribs(c, SHADE_CONTRIB, &out);
@@ -328,34 +329,37 @@ static void shade_main(gr_ctx *c)
 
 /* ---- Blend --------------------------------------------------------------------------------- */
 
+/* Blend instance k owns band k of the region's pixels (rtp_blend_key): it clears their
+ * sums, adds its contributions, and encodes them once its subqueue closes, so no pass
+ * over the image runs on one thread. An instance whose subqueue got nothing never runs;
+ * `ran` tells the finish hook which bands (all sums zero) it still has to encode. */
+typedef struct blend_state {
+    pl_frame *f;
+    rtp_blend_keys keys;
+    uint8_t *ran;                         /* per key */
+} blend_state;
+
+static void blend_free(void *state)
+{
+    blend_state *b = state;
+    if (b) free(b->ran);
+    free(b);
+}
+
 static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
-    if (!pl_frame_accum(f) || !pl_frame_color(f)) {
+    rtp_blend_keys keys;
+    if (!blend_keys_of(i, "in", &keys, err)) return NULL;
+    blend_state *b = calloc(1, sizeof *b);
+    if (b) *b = (blend_state){f, keys, calloc((size_t)keys.mask + 1, 1)};
+    if (!b || !b->ran || !pl_frame_accum(f) || !pl_frame_color(f)) {
+        blend_free(b);
         snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
         return NULL;
     }
-    return f;
-}
-
-/* One instance per subqueue of the contributions set: each adds into the pixels whose
- * key is its subqueue's (rtp_blend_key), which no other instance touches. Integer sums
- * are associative, so the result is independent of arrival order. */
-static void blend_main(gr_ctx *c)
-{
-    pl_frame *f = gr_user(c);
-    gr_window w;
-    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        uint32_t n = gr_count(w.mem);
-        const rtp_contrib *k = rtp_elems(w.mem);
-        for (uint32_t i = 0; i < n; i++) {
-            int64_t *a = f->accum + (size_t)k[i].pixel * 3;
-            a[0] += k[i].v[0];
-            a[1] += k[i].v[1];
-            a[2] += k[i].v[2];
-        }
-        gr_commit(c, 0, 1);
-    }
+    sh_srgb_init();                       /* then the inline lookup, without a call per value */
+    return b;
 }
 
 /* One channel's output byte from its fixed-point sum. */
@@ -367,27 +371,80 @@ static uint8_t encode(sh_aov aov, int64_t sum)
     return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
 }
 
-/* After the run, on one thread: the sums of the frame's region become its pixels (a
- * region's chunk of a large image pays for its own pixels only). Runs of equal sums
- * (background, flat areas) reuse the last byte instead of encoding again. */
+/* Pixels [lo, hi) from their sums. Runs of equal sums (background, flat areas) reuse the
+ * last byte instead of encoding again. */
+static void encode_pixels(const pl_frame *f, size_t lo, size_t hi)
+{
+    uint8_t *restrict rgba = (uint8_t *)f->color;
+    const int64_t *restrict accum = f->accum;
+    const sh_aov aov = f->aov;
+    int64_t last = 0;
+    uint8_t byte = encode(aov, 0);
+    for (size_t i = lo; i < hi; i++) {
+        for (int ch = 0; ch < 3; ch++) {
+            int64_t sum = accum[i * 3 + ch];
+            if (sum != last) { last = sum; byte = encode(aov, sum); }
+            rgba[i * 4 + ch] = byte;
+        }
+        rgba[i * 4 + 3] = 255;
+    }
+}
+
+typedef enum blend_step { BLEND_CLEAR, BLEND_ENCODE } blend_step;
+
+/* Does `step` for the region's pixels in band `key`, row by row. */
+static void blend_band(const blend_state *b, uint32_t key, blend_step step)
+{
+    const pl_frame *f = b->f;
+    const pl_region *r = &f->region;
+    uint64_t band_lo, band_hi;
+    rtp_blend_band(&b->keys, key, &band_lo, &band_hi);
+    for (int y = r->y0; y < r->y1; y++) {
+        uint64_t lo = (uint64_t)y * (uint64_t)f->width + (uint64_t)r->x0,
+                 hi = lo + (uint64_t)(r->x1 - r->x0);
+        if (hi <= band_lo) continue;
+        if (lo >= band_hi) break;
+        if (lo < band_lo) lo = band_lo;
+        if (hi > band_hi) hi = band_hi;
+        if (step == BLEND_CLEAR) memset(f->accum + lo * 3, 0, (size_t)(hi - lo) * 3 * sizeof *f->accum);
+        else encode_pixels(f, (size_t)lo, (size_t)hi);
+    }
+}
+
+/* One instance per subqueue of the contributions set (see blend_state). Integer sums
+ * are associative, so the result is independent of arrival order. */
+static void blend_main(gr_ctx *c)
+{
+    blend_state *b = gr_user(c);
+    uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
+    int64_t *accum = b->f->accum;
+    blend_band(b, key, BLEND_CLEAR);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        uint32_t n = gr_count(w.mem);
+        const rtp_contrib *k = rtp_elems(w.mem);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t *a = accum + (size_t)k[i].pixel * 3;
+            a[0] += k[i].v[0];
+            a[1] += k[i].v[1];
+            a[2] += k[i].v[2];
+        }
+        gr_commit(c, 0, 1);
+    }
+    blend_band(b, key, BLEND_ENCODE);
+    b->ran[key] = 1;
+}
+
+/* After the run: the bands of instances that never ran (no contribution). */
 static void blend_finish(void *state, void *frame)
 {
-    (void)state;
-    pl_frame *f = frame;
-    const pl_region *r = &f->region;
-    uint8_t *rgba = (uint8_t *)f->color;
-    sh_srgb_init();                       /* then the inline lookup, without a call per value */
-    int64_t last = 0;
-    uint8_t byte = encode(f->aov, 0);
-    for (int y = r->y0; y < r->y1; y++)
-        for (size_t i = (size_t)y * f->width + r->x0; i < (size_t)y * f->width + r->x1; i++) {
-            for (int ch = 0; ch < 3; ch++) {
-                int64_t sum = f->accum[i * 3 + ch];
-                if (sum != last) { last = sum; byte = encode(f->aov, sum); }
-                rgba[i * 4 + ch] = byte;
-            }
-            rgba[i * 4 + 3] = 255;
-        }
+    (void)frame;
+    blend_state *b = state;
+    for (uint32_t key = 0; key <= b->keys.mask; key++) {
+        if (b->ran[key]) continue;
+        blend_band(b, key, BLEND_CLEAR);
+        blend_band(b, key, BLEND_ENCODE);
+    }
 }
 
 /* ---- the registry -------------------------------------------------------------------------- */
@@ -445,7 +502,7 @@ static const cp_stage_type stages[] = {
      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, true, blend_ports, 1, NULL, 0, blend_main, blend_create,
-     blend_finish, NULL},
+     blend_finish, blend_free},
 };
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])

@@ -149,6 +149,14 @@ typedef struct rs_depth_target {
 int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id);
 
+/* rs_depth_rect with the kernel chosen: AVX2 (four pixels at a time; only where
+ * rs_avx2_available) or the baseline. Same results, won order and count. */
+int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int y1,
+                      rs_depth_target *t, uint32_t id);
+
+/* Whether this CPU runs AVX2 code (checked once). */
+bool rs_avx2_available(void);
+
 /* The exact (unbiased) values of edges 0 and 1 at pixel (x, y)'s centre: what
  * rs_raster_rect reports for a covered pixel there. */
 void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1);

@@ -42,13 +42,13 @@ typedef struct ao_state {
     _Atomic(uint64_t) *rays;              /* the frame's "rays.ao" */
     uint32_t samples;
     float radius;                         /* in scene units */
-    uint32_t blend_mask;                  /* rtp_blend_key's */
+    rtp_blend_keys keys;                  /* of the contributions set */
 } ao_state;
 
 /* The contributions set needs a power of two of subqueues (rtp_blend_key). */
-static bool check_ports(const cp_stage_init *i, uint32_t *mask, char err[CP_ERR_MAX])
+static bool check_ports(const cp_stage_init *i, rtp_blend_keys *keys, char err[CP_ERR_MAX])
 {
-    if (rtp_blend_mask(cp_port_subqueues(i, "contrib"), mask)) return true;
+    if (rtp_blend_keys_of(i->frame, cp_port_subqueues(i, "contrib"), keys)) return true;
     snprintf(err, CP_ERR_MAX, "stage '%s': its contrib queue set has %u subqueues, not a "
              "power of two", i->name, cp_port_subqueues(i, "contrib"));
     return false;
@@ -62,11 +62,11 @@ static void *ao_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                  "gramps-render)", i->name);
         return NULL;
     }
-    uint32_t mask;
-    if (!check_ports(i, &mask, err)) return NULL;
+    rtp_blend_keys keys;
+    if (!check_ports(i, &keys, err)) return NULL;
     ao_state *s = malloc(sizeof *s);
     if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_bvh(f),
-                           pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0, mask};
+                           pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0, keys};
     if (!s || !s->env || !s->bvh || !s->rays) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
@@ -143,7 +143,7 @@ static void ao_main(gr_ctx *c)
     uint32_t n = gr_count(in), cast = 0;
     const rtp_ray *h = rtp_elems(in);
     rtp_contribs out;
-    rtp_contribs_start(&out, s->blend_mask);
+    rtp_contribs_start(&out, &s->keys);
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && s->active; i++) {
         if (h[i].hit.prim == RT_NO_HIT) continue;

@@ -138,7 +138,7 @@ static void test_graph_errors(void)
     expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
                        (const char *[]){"/nonexistent/ao.so", NULL});
     CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
-    /* rtp_blend_key deals pixels to Blend instances by a mask */
+    /* rtp_blend_key deals pixels to Blend instances in a power of two of bands */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
     /* a Tiler cutting runs for more samples per pixel than the Sampler writes: the

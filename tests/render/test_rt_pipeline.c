@@ -1,8 +1,9 @@
 /* The ray-tracing graph: bit-identical images for any worker count and any packet size,
  * the primid output equal to a serial closest-hit loop for every pixel, ray counts, and
  * the Sampler->Camera capacity honoured, light colours past the fixed point saturate,
- * no singleton stage but the Tiler. */
+ * no singleton stage but the Tiler; Blend's bands cover each region's pixels once. */
 #include "pipelines/raytrace.h"
+#include "pipelines/raytrace_packets.h"
 #include "raytracer/bvh_traverse.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
@@ -203,8 +204,42 @@ static void test_blinding_light(void)
     unload(&l);
 }
 
+/* Every pixel index of a region goes to the band (rtp_blend_band) of its key
+ * (rtp_blend_key): the bands are contiguous, ascending and cover the region's span
+ * exactly once, and none is empty when the span has a pixel per band. */
+static void test_blend_bands(void)
+{
+    static const struct { int w, h; pl_region r; uint32_t subqueues; } cases[] = {
+        {1024, 1024, {0, 0, 1024, 1024}, 16}, {1000, 1000, {0, 0, 1000, 1000}, 16},
+        {1920, 1080, {0, 0, 1920, 1080}, 16}, {333, 200, {17, 5, 300, 9}, 8},
+        {7, 5, {0, 0, 7, 5}, 16}, {64, 64, {3, 60, 4, 61}, 16}, {100, 37, {0, 0, 100, 37}, 1},
+        {96, 64, {0, 0, 96, 64}, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        pl_frame f = {.width = cases[c].w, .height = cases[c].h, .region = cases[c].r};
+        rtp_blend_keys k;
+        CHECK(rtp_blend_keys_of(&f, cases[c].subqueues, &k));
+        uint64_t next = k.first, bad = 0, empty = 0;
+        for (uint32_t key = 0; key <= k.mask; key++) {
+            uint64_t lo, hi;
+            rtp_blend_band(&k, key, &lo, &hi);
+            bad += lo != next || hi < lo;
+            empty += hi == lo;
+            for (uint64_t p = lo; p < hi; p++) bad += rtp_blend_key((uint32_t)p, &k) != key;
+            next = hi;
+        }
+        CHECK_MSG(!bad && next == (uint64_t)k.first + k.span, "case %zu: %llu pixels misplaced",
+                  c, (unsigned long long)bad);
+        CHECK_MSG(k.span < k.mask + 1 || !empty, "case %zu: %llu empty bands", c,
+                  (unsigned long long)empty);
+    }
+    pl_frame f = {.width = 8, .height = 8, .region = {0, 0, 8, 8}};
+    rtp_blend_keys k;
+    CHECK(!rtp_blend_keys_of(&f, 12, &k));   /* not a power of two */
+}
+
 int main(void)
 {
+    RUN(test_blend_bands);
     RUN(test_bit_identical);
     RUN(test_packet_size_invariant);
     RUN(test_primid_matches_serial);

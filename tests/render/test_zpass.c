@@ -79,9 +79,10 @@ static int reference(const rs_setup *su, const uint32_t *id, int n, float *z, ui
     return ties;
 }
 
-/* The triangles in the order given, tile by tile (tile edge `tile`), by rs_depth_rect. */
-static void by_tiles(const rs_setup *su, const uint32_t *id, const int *order, int n, int tile,
-                     float *z, uint32_t *vis)
+/* The triangles in the order given, tile by tile (tile edge `tile`), by rs_depth_rect's
+ * AVX2 or baseline kernel. */
+static void by_tiles(bool avx2, const rs_setup *su, const uint32_t *id, const int *order, int n,
+                     int tile, float *z, uint32_t *vis)
 {
     static float tz[256 * 256];
     static uint32_t tv[256 * 256];
@@ -91,7 +92,7 @@ static void by_tiles(const rs_setup *su, const uint32_t *id, const int *order, i
             rs_depth_target t = {tz, tv, x0, y0, tile, NULL, 0};
             for (int i = 0; i < tile * tile; i++) { tz[i] = FLT_MAX; tv[i] = 0; }
             for (int i = 0; i < n; i++)
-                rs_depth_rect(&su[order[i]], x0, y0, x1, y1, &t, id[order[i]]);
+                rs_depth_rect_isa(avx2, &su[order[i]], x0, y0, x1, y1, &t, id[order[i]]);
             for (int y = y0; y < y1; y++)
                 for (int x = x0; x < x1; x++) {
                     z[y * W + x] = tz[(y - y0) * tile + (x - x0)];
@@ -123,9 +124,61 @@ static void test_depth_rect_any_order(void)
                 order[i] = order[j];
                 order[j] = tmp;
             }
-        by_tiles(su, id, order, n, tiles[round % 4], z, v);
-        CHECK(memcmp(z, zr, sizeof z) == 0);
-        CHECK(memcmp(v, vr, sizeof v) == 0);
+        for (int avx2 = 0; avx2 <= (int)rs_avx2_available(); avx2++) {
+            by_tiles(avx2, su, id, order, n, tiles[round % 4], z, v);
+            CHECK_MSG(memcmp(z, zr, sizeof z) == 0, "round %d, avx2 %d: depths", round, avx2);
+            CHECK_MSG(memcmp(v, vr, sizeof v) == 0, "round %d, avx2 %d: primitives", round, avx2);
+        }
+    }
+}
+
+/* A triangle over a 64x64 tile at depths around `depth` (clip z / w = 2 depth - 1). */
+static rs_triangle tile_triangle(float depth, float size)
+{
+    rs_triangle t;
+    float cx = frand() * 64.0f, cy = frand() * 64.0f;
+    for (int k = 0; k < 3; k++) {
+        float x = cx + (frand() - 0.5f) * size, y = cy + (frand() - 0.5f) * size;
+        float w = 0.5f + frand(), d = depth * (1.0f + (frand() - 0.5f) * 1e-3f);
+        t.v[k] = vertex(x / 32.0f - 1.0f, 1.0f - y / 32.0f, 2.0f * d - 1.0f, w);
+    }
+    t.prim = 0;
+    return t;
+}
+
+/* The AVX2 kernel and the baseline leave the same depths, primitives, won lists and
+ * counts, at depths where the AVX2 kernel's plane depth settles the float (mid-range)
+ * and where it cannot (depths near 0, whose float steps are finer than its slack, so
+ * every pixel takes the exact path), for small and tile-sized triangles. */
+static void test_depth_rect_kernels_agree(void)
+{
+    if (!rs_avx2_available()) { printf("  skip: avx2 not available\n"); return; }
+    static const float depths[] = {0.5f, 0.97f, 3e-8f, 0.0f};
+    static float z[2][64 * 64];
+    static uint32_t vis[2][64 * 64];
+    static int32_t won[2][64 * 64];
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 64 * 64; i++) { z[k][i] = FLT_MAX; vis[k][i] = 0; }
+        int same = 0, tests = 0;
+        for (int i = 0; i < 2000; i++) {
+            rs_triangle t = tile_triangle(depths[d], i % 3 ? 6.0f : 70.0f);
+            rs_setup su;
+            if (!rs_setup_triangle(&t, 64, 64, &su)) continue;
+            int x0 = (int)(frand() * 8), y0 = (int)(frand() * 8);   /* odd rectangles too */
+            int n[2], nwon[2];
+            for (int k = 0; k < 2; k++) {
+                rs_depth_target tg = {z[k], vis[k], 0, 0, 64, won[k], 0};
+                n[k] = rs_depth_rect_isa(k == 1, &su, x0, y0, 64 - x0 / 2, 61, &tg, (uint32_t)i % 97);
+                nwon[k] = tg.nwon;
+            }
+            tests++;
+            same += n[0] == n[1] && nwon[0] == nwon[1] &&
+                    memcmp(won[0], won[1], (size_t)nwon[0] * sizeof **won) == 0;
+        }
+        CHECK_MSG(same == tests, "depth %g: %d of %d triangles differ", depths[d], tests - same, tests);
+        CHECK_MSG(memcmp(z[0], z[1], sizeof z[0]) == 0 && memcmp(vis[0], vis[1], sizeof vis[0]) == 0,
+                  "depth %g: buffers differ", depths[d]);
     }
 }
 
@@ -188,6 +241,7 @@ static void test_intersect_each_matches_scalar(void)
 int main(void)
 {
     RUN(test_depth_rect_any_order);
+    RUN(test_depth_rect_kernels_agree);
     RUN(test_intersect_each_matches_scalar);
     return check_finish();
 }
