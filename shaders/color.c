@@ -2,6 +2,9 @@
 #include "shaders/color.h"
 
 #include <math.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <pthread.h>
 #include <string.h>
 
@@ -18,7 +21,8 @@ uint8_t sh_to_srgb8_exact(float x)
  * threshold[k] <= x is the exact result. Positive floats order like their bit patterns,
  * so each threshold is a bisection over bits; the buckets are explained in common.h. */
 float sh_srgb_threshold[257];
-uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS];
+uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];
+int sh_srgb_max_steps;
 static pthread_once_t srgb_once = PTHREAD_ONCE_INIT;
 
 static float float_of_bits(uint32_t b) { float f; memcpy(&f, &b, sizeof f); return f; }
@@ -36,11 +40,57 @@ static void build_srgb_tables(void)
         }
         sh_srgb_threshold[k] = float_of_bits(hi);
     }
-    for (uint32_t b = 0; b < SH_SRGB_BUCKETS; b++)
-        sh_srgb_bucket[b] = sh_to_srgb8_exact(float_of_bits(SH_SRGB_LOW_BITS + (b << SH_SRGB_BUCKET_SHIFT)));
+    for (uint32_t b = 0; b < SH_SRGB_BUCKETS; b++) {
+        uint32_t first = SH_SRGB_LOW_BITS + (b << SH_SRGB_BUCKET_SHIFT);
+        uint32_t last = first + (1u << SH_SRGB_BUCKET_SHIFT) - 1;   /* below ONE_BITS */
+        sh_srgb_bucket[b] = sh_to_srgb8_exact(float_of_bits(first));
+        int steps = sh_to_srgb8_exact(float_of_bits(last)) - sh_srgb_bucket[b];
+        if (steps > sh_srgb_max_steps) sh_srgb_max_steps = steps;
+    }
 }
 
 void sh_srgb_init(void) { pthread_once(&srgb_once, build_srgb_tables); }
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void encode_avx2(const float *x, uint8_t *out, int n)
+{
+    const __m256i low = _mm256_set1_epi32((int32_t)SH_SRGB_LOW_BITS),
+                  below_one = _mm256_set1_epi32((int32_t)SH_SRGB_ONE_BITS - 1);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256i bits = _mm256_castps_si256(v);
+        /* among positive floats (and +inf) signed compares of the bits order the values */
+        __m256i positive = _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
+        __m256i saturated = _mm256_and_si256(positive, _mm256_cmpgt_epi32(bits, below_one));
+        __m256i tiny = _mm256_cmpgt_epi32(low, bits);
+        __m256i looked_up = _mm256_andnot_si256(_mm256_or_si256(tiny, saturated), positive);
+        __m256i bucket = _mm256_and_si256(
+            _mm256_srli_epi32(_mm256_sub_epi32(bits, low), SH_SRGB_BUCKET_SHIFT), looked_up);
+        __m256i k = _mm256_and_si256(_mm256_i32gather_epi32((const int *)sh_srgb_bucket, bucket, 1),
+                                     _mm256_set1_epi32(0xff));
+        for (int s = 0; s < sh_srgb_max_steps; s++) {
+            __m256 t = _mm256_i32gather_ps(sh_srgb_threshold + 1, k, 4);
+            k = _mm256_sub_epi32(k, _mm256_castps_si256(_mm256_cmp_ps(t, v, _CMP_LE_OQ)));
+        }
+        __m256i r = _mm256_or_si256(_mm256_and_si256(looked_up, k),
+                                    _mm256_and_si256(saturated, _mm256_set1_epi32(255)));
+        __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(words, words));
+    }
+    for (; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);
+}
+#endif
+
+void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2)
+{
+#if defined(__x86_64__)
+    if (avx2) { encode_avx2(x, out, n); return; }
+#endif
+    (void)avx2;
+    for (int i = 0; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);
+}
 
 uint8_t sh_to_srgb8(float x)
 {

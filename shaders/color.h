@@ -4,6 +4,7 @@
 #ifndef SHADERS_COLOR_H
 #define SHADERS_COLOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -45,7 +46,8 @@ void sh_srgb_init(void);
 #define SH_SRGB_ONE_BITS 0x3f800000u
 #define SH_SRGB_BUCKETS ((SH_SRGB_ONE_BITS - SH_SRGB_LOW_BITS) >> SH_SRGB_BUCKET_SHIFT)
 extern float sh_srgb_threshold[257];
-extern uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS];
+extern uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];   /* + 3: room for 4-byte gathers */
+extern int sh_srgb_max_steps;             /* the most thresholds one bucket spans */
 
 static inline uint8_t sh_srgb8_lookup(float x)
 {
@@ -57,5 +59,11 @@ static inline uint8_t sh_srgb8_lookup(float x)
     while (sh_srgb_threshold[k + 1] <= x) k++;
     return (uint8_t)k;
 }
+
+/* sh_srgb8_lookup of x[0..n) into out, once sh_srgb_init() has run; with avx2 (only
+ * where the CPU has it) eight values at a time, by gathers and sh_srgb_max_steps
+ * threshold steps in every lane (steps past a lane's byte add nothing, since the
+ * thresholds increase). The same bytes either way. */
+void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2);
 
 #endif

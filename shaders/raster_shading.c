@@ -246,9 +246,12 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
         c.z[i] = e->ambient * pm.albedo[2][i];
     }
     for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
-    for (int i = 0; i < n; i++)
-        rgba[i] = (uint32_t)sh_srgb8_lookup(c.x[i]) | (uint32_t)sh_srgb8_lookup(c.y[i]) << 8 |
-                  (uint32_t)sh_srgb8_lookup(c.z[i]) << 16 | 0xff000000u;
+    uint8_t r[SH_PS_MAX], g[SH_PS_MAX], b[SH_PS_MAX];
+    const bool avx2 = e->isa == SH_ISA_AVX2;
+    sh_srgb8_encode_n(c.x, r, n, avx2);
+    sh_srgb8_encode_n(c.y, g, n, avx2);
+    sh_srgb8_encode_n(c.z, b, n, avx2);
+    PS_LOOP(i, n) rgba[i] = (uint32_t)r[i] | (uint32_t)g[i] << 8 | (uint32_t)b[i] << 16 | 0xff000000u;
 }
 
 PS_INLINE void ps_depth(const sh_raster_env *e, float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)

@@ -40,6 +40,35 @@ static void test_srgb_table_exact(void)
     CHECK_MSG(bad == 0, "%d floats encode differently", bad);
 }
 
+/* sh_srgb8_encode_n gives sh_srgb8_lookup's byte under each instruction set the CPU has,
+ * for every 7th float of (2^-20, 1) and around it, the special values and negative
+ * numbers, in arrays whose lengths leave a scalar tail. */
+static void test_srgb_encode_n(void)
+{
+    static float x[1 << 16];
+    static uint8_t got[1 << 16];
+    const float special[] = {0.0f, -0.0f, -1.0f, 1.0f, 2.0f, INFINITY, -INFINITY, NAN, -NAN,
+                             1e-30f, 1e-38f, 0.0031308f, 0.04045f, 0.5f, 0.99999994f, 1e30f};
+    sh_srgb_init();
+    CHECK(sh_srgb_max_steps >= 1);
+    for (int isa = SH_ISA_BASELINE; isa <= SH_ISA_AVX2; isa++) {
+        if (!sh_isa_available((sh_isa)isa)) { printf("  skip: %s not available\n", sh_isa_name((sh_isa)isa)); continue; }
+        long bad = 0;
+        uint32_t b = 0x35000000u;
+        int n = 0;
+        for (size_t i = 0; i < sizeof special / sizeof *special; i++) x[n++] = special[i];
+        while (b < 0x3f900000u) {
+            for (; n < (int)(sizeof x / sizeof *x) && b < 0x3f900000u; n++, b += 7)
+                x[n] = (n & 1) ? f_of(b) : (n % 6 == 2 ? -f_of(b) : f_of(b + 1));
+            int len = n - 3;                  /* a tail of 8k + 5 */
+            sh_srgb8_encode_n(x, got, len, isa == SH_ISA_AVX2);
+            for (int i = 0; i < len; i++) bad += got[i] != sh_srgb8_lookup(x[i]);
+            n = 0;
+        }
+        CHECK_MSG(bad == 0, "%s: %ld floats encode differently", sh_isa_name((sh_isa)isa), bad);
+    }
+}
+
 /* ---- the pixel shader --------------------------------------------------------------- */
 
 static uint32_t lcg_state = 12345;
@@ -167,6 +196,7 @@ static void test_ps_kernel_matches_scalar(void)
 int main(void)
 {
     RUN(test_srgb_table_exact);
+    RUN(test_srgb_encode_n);
     RUN(test_ps_kernel_matches_scalar);
     return check_finish();
 }
