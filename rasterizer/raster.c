@@ -389,11 +389,16 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                   quad2 = _mm256_set1_epi64x(4 * step2),
                   bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
     int n = 0;
-    for (int y = y0; y < y1; y++) {
-        int64_t Y = (int64_t)y * one + half;
-        __m256i E0 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 0, X0, Y) + s->bias[0]), lanes0);
-        __m256i E1 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 1, X0, Y) + s->bias[1]), lanes1);
-        __m256i E2 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 2, X0, Y) + s->bias[2]), lanes2);
+    const int64_t Y0 = (int64_t)y0 * one + half;
+    __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 0, X0, Y0) + s->bias[0]), lanes0),
+            row1 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 1, X0, Y0) + s->bias[1]), lanes1),
+            row2 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 2, X0, Y0) + s->bias[2]), lanes2);
+    const __m256i down0 = _mm256_set1_epi64x((int64_t)s->b[0] * one),
+                  down1 = _mm256_set1_epi64x((int64_t)s->b[1] * one),
+                  down2 = _mm256_set1_epi64x((int64_t)s->b[2] * one);
+    for (int y = y0; y < y1; y++, row0 = _mm256_add_epi64(row0, down0),
+             row1 = _mm256_add_epi64(row1, down1), row2 = _mm256_add_epi64(row2, down2)) {
+        __m256i E0 = row0, E1 = row1, E2 = row2;
         ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
         bool in_span = false;
         for (int x = x0; x < x1; x += 4) {
@@ -452,10 +457,3 @@ int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_ta
     return rs_depth_rect_isa(rs_avx2_available(), s, x0, y0, x1, y1, t, id);
 }
 
-void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1)
-{
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
-    *e0 = edge_at(s, 0, X, Y);
-    *e1 = edge_at(s, 1, X, Y);
-}

@@ -158,7 +158,13 @@ int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int 
 bool rs_avx2_available(void);
 
 /* The exact (unbiased) values of edges 0 and 1 at pixel (x, y)'s centre: what
- * rs_raster_rect reports for a covered pixel there. */
-void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1);
+ * rs_raster_rect reports for a covered pixel there (inline: Tile-Shade asks per pixel). */
+static inline void rs_edges_at(const rs_setup *s, int x, int y, int64_t *e0, int64_t *e1)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+    *e0 = s->a[0] * X + s->b[0] * Y + s->c[0];
+    *e1 = s->a[1] * X + s->b[1] * Y + s->c[1];
+}
 
 #endif
