@@ -61,7 +61,8 @@ typedef struct pl_frame {
      * a pixel outside keeps its cleared value. */
     pl_region region;
     uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
-    _Atomic(uint32_t) *depth;         /* raster depth, float bits, cleared to FLT_MAX */
+    _Atomic(uint32_t) *depth;         /* the ordered raster graph's depth, float bits, cleared
+                                         to FLT_MAX (sort-middle stages keep depth per tile) */
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
     bool has_hiz;
     int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */

@@ -32,24 +32,30 @@ static int64_t param_or(const cp_stage_init *i, const char *name, int64_t def)
 
 /* The frame's buffers, and its counters a stage of this type adds to: a graph's
  * statistics then list only what its stages count (no coarse_z_culled without a coarse
- * test). fragments_shaded is the shading stages' (shading_create). */
-static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+ * test). fragments_shaded is the shading stages' (shading_create). The frame's depth
+ * buffer and its coarse bounds are made only for the stages that test against them
+ * (the ordered graph's Rast, PS and OM): the sort-middle stages keep depth in their
+ * tiles, and making the buffers is a pass over the image before every frame. */
+static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, bool frame_depth,
+                          char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     s->env = pl_frame_raster_env(f);
     s->color = pl_frame_color(f);
-    s->depth = pl_frame_depth(f);
-    s->hiz = pl_frame_hiz(f);
+    s->depth = frame_depth ? pl_frame_depth(f) : NULL;
+    s->hiz = frame_depth ? pl_frame_hiz(f) : NULL;
     s->rasterized = pl_frame_counter(f, "triangles_rasterized");
     bool coarse = declared(i, "coarse_z") != NULL;
     s->hidden = coarse ? pl_frame_counter(f, "coarse_z_culled") : NULL;
-    if (s->color && s->depth && s->hiz && s->rasterized && (s->hidden || !coarse)) return true;
+    if (s->color && (!frame_depth || (s->depth && s->hiz)) && s->rasterized && (s->hidden || !coarse))
+        return true;
     snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
     return false;
 }
 
-/* Every raster stage's state: the frame's buffers and the parameters its type has. */
-static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
+ * and the parameters its type has. */
+static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     rsp_state *s = calloc(1, sizeof *s);
@@ -67,8 +73,19 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
     s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
-    if (!fetch_buffers(s, i, err)) { free(s); return NULL; }
+    if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
     return s;
+}
+
+static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return raster_state(i, false, err);
+}
+
+/* The ordered graph's stages that test against the frame's depth (coarse or exact). */
+static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return raster_state(i, true, err);
 }
 
 /* A stage that shades fragments (the PS, Tile-Shade): it counts them. */
@@ -84,7 +101,7 @@ static void *shading_create(rsp_state *s, const cp_stage_init *i, char err[CP_ER
 
 static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    return shading_create(raster_create(i, err), i, err);
+    return shading_create(raster_state(i, false, err), i, err);
 }
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
@@ -103,7 +120,7 @@ static rsp_state *any_order(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
 /* The PS and OM: in any order when the graph asks for it (no Reorder before them). */
 static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_create(i, err);
+    rsp_state *s = raster_state(i, true, err);
     return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
 }
 
@@ -115,7 +132,7 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 /* Z-Tile: writes depth and the visible primitive per pixel, no colour. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = any_order(raster_create(i, err), i->frame, err);
+    rsp_state *s = any_order(raster_state(i, false, err), i->frame, err);
     if (s && !(s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested"))) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
@@ -193,12 +210,12 @@ static const cp_stage_type stages[] = {
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, rsp_reorder_main, raster_create, NULL, free},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
-     GR_FIXED, false, rast_ports, 2, tile_params, 2, rsp_rast_main, raster_create, NULL, free},
+     GR_FIXED, false, rast_ports, 2, tile_params, 2, rsp_rast_main, depth_test_create, NULL, free},
     {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
-     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, rsp_setup_bin_main, raster_create,
+     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, rsp_setup_bin_main, depth_test_create,
      NULL, free},
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
-     tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, raster_create, NULL, free},
+     tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, depth_test_create, NULL, free},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
      ps_ports, 2, tile_params + 2, 1, rsp_ps_main, ps_create, NULL, free},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "

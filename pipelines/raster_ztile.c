@@ -3,7 +3,7 @@
  * sent its tile, in any order, and rasterizes them straight into a private depth and
  * visibility tile (rs_depth_rect: no fragment packets, no shading). When its subqueue
  * closes, every triangle of the frame has been seen, so the tile is final: it goes to
- * the frame's depth and visibility buffers, and its samples go on to the pixel stages
+ * the frame's visibility buffer, and its samples go on to the pixel stages
  * (the ray tracer's Sampler) as runs (pipelines/sample_runs.h).
  *
  * Why this gives the image of the draw-order pass: rs_depth_rect keeps the nearest depth
@@ -14,17 +14,13 @@
 
 #include <string.h>
 
-/* The finished tile into the frame's buffers (only this instance writes these pixels). */
+/* The finished tile's visible primitives into the frame's visibility buffer (only this
+ * instance writes these pixels); its depths stay in the tile. */
 static void ztile_store(const rsp_depth_tile *z, rsp_state *s)
 {
     for (int y = z->y0; y < z->y1; y++) {
         size_t at = (size_t)y * (size_t)s->width;
         size_t from = (size_t)(y - z->t.oy) * (size_t)z->t.stride + (size_t)(z->x0 - z->t.ox);
-        for (int x = z->x0; x < z->x1; x++) {
-            uint32_t bits;
-            memcpy(&bits, &z->t.z[from + (size_t)(x - z->x0)], sizeof bits);
-            atomic_store_explicit(&s->depth[at + (size_t)x], bits, memory_order_relaxed);
-        }
         memcpy(&s->vis[at + (size_t)z->x0], &z->t.vis[from], (size_t)(z->x1 - z->x0) * sizeof *s->vis);
     }
 }
