@@ -1,6 +1,7 @@
-/* Rasterization against Mesa's llvmpipe (through OSMesa): the same bunny triangles, the
- * same camera and projection (scenes/bunny.scene), per-pixel Blinn-Phong in GLSL with the
- * same light, at 1024x1024. llvmpipe runs in a child process per thread count because it
+/* Rasterization against Mesa's llvmpipe (through OSMesa): the same triangles, the same
+ * camera and projection, per-pixel Blinn-Phong in GLSL with the same light, at 1024x1024,
+ * for each scene given (one material, one light; default scenes/bunny.scene and the
+ * held-out scenes/horse.scene, whose mesh is ../shared/scenes/horse.obj). llvmpipe runs in a child process per thread count because it
  * reads LP_NUM_THREADS when its screen is created. Prints "name value unit": median frame
  * times of both and the ratio ours / llvmpipe (below 1 = we are faster).
  *
@@ -26,7 +27,6 @@
 
 #define SIZE 1024
 #define FRAMES 10
-#define SCENE "scenes/bunny.scene"
 
 static double now_ms(void)
 {
@@ -146,10 +146,11 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
 
 /* Median and minimum frame time of llvmpipe, from a child process (LP_NUM_THREADS is
  * read once per process). */
-static void llvmpipe_ms(const char *self, int threads, double *median, double *min)
+static void llvmpipe_ms(const char *self, const char *scene, int threads, double *median,
+                        double *min)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d %s --llvmpipe-child", threads, self);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d '%s' --llvmpipe-child '%s'", threads, self, scene);
     FILE *p = popen(cmd, "r");
     *median = *min = -1;
     if (p && fscanf(p, "%lf %lf", median, min) != 2) *median = *min = -1;
@@ -176,29 +177,55 @@ static void ours_ms(const sc_scene *s, const sc_geometry *g, int threads, double
     *min = t[0];
 }
 
-int main(int argc, char **argv)
+/* The scene's name in the output: its file name without directory and extension. */
+static void label_of(const char *path, char *out, size_t size)
 {
-    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    const char *base = strrchr(path, '/');
+    snprintf(out, size, "%s", base ? base + 1 : path);
+    char *dot = strrchr(out, '.');
+    if (dot) *dot = 0;
+}
+
+static void compare(const char *self, const char *path)
+{
     sc_scene *s;
     sc_geometry g;
-    char err[SC_ERR_MAX];
-    if (sc_load(SCENE, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return 0; }
-    if (argc > 1 && !strcmp(argv[1], "--llvmpipe-child")) return llvmpipe_child(s, &g);
-    char self[512];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = 0;
+    char err[SC_ERR_MAX], name[128];
+    if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return; }
+    label_of(path, name, sizeof name);
     for (int threads = 1; threads <= 2; threads++) {
         double lp, lp_min, us, us_min;
-        llvmpipe_ms(self, threads, &lp, &lp_min);
+        llvmpipe_ms(self, path, threads, &lp, &lp_min);
         ours_ms(s, &g, threads, &us, &us_min);
-        printf("llvmpipe_frame_ms_bunny_%dt %.1f ms\n", threads, lp);
-        printf("raster_frame_ms_bunny_%dt %.1f ms\n", threads, us);
-        printf("raster_vs_llvmpipe_bunny_%dt %.2f ratio\n", threads, lp > 0 ? us / lp : -1);
+        printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, lp);
+        printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, us);
+        printf("raster_vs_llvmpipe_%s_%dt %.2f ratio\n", name, threads, lp > 0 ? us / lp : -1);
         /* the best frames: steadier than medians on a shared, noisy machine */
-        printf("raster_vs_llvmpipe_min_bunny_%dt %.2f ratio\n", threads, lp_min > 0 ? us_min / lp_min : -1);
+        printf("raster_vs_llvmpipe_min_%s_%dt %.2f ratio\n", name, threads,
+               lp_min > 0 ? us_min / lp_min : -1);
     }
     sc_geometry_free(&g);
     sc_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    if (argc == 3 && !strcmp(argv[1], "--llvmpipe-child")) {
+        sc_scene *s;
+        sc_geometry g;
+        char err[SC_ERR_MAX];
+        if (sc_load(argv[2], &s, err) || sc_flatten(s, &g, err)) { printf("nan nan\n"); return 1; }
+        return llvmpipe_child(s, &g);
+    }
+    char self[512];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    static const char *const defaults[] = {"scenes/bunny.scene", "scenes/horse.scene"};
+    if (argc > 1)
+        for (int i = 1; i < argc; i++) compare(self, argv[i]);
+    else
+        for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) compare(self, defaults[i]);
     return 0;
 }
 
