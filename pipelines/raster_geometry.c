@@ -39,30 +39,63 @@ bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out)
     return true;
 }
 
+/* Triangles per call of the vertex kernel: its arrays hold their corners. */
+#define VS_CHUNK (SH_VS_MAX / 3)
+
+/* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
+ * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped). */
+static bool vs_triangle(const rsp_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
+                        const uint32_t *vertex, prim_rec *r, bool *set_up)
+{
+    const int c = 3 * j;
+    switch (rs_clip_classify_codes(v->code[c], v->code[c + 1], v->code[c + 2])) {
+    case RS_CLIP_CULLED:
+        return false;
+    case RS_CLIP_CUT:
+        r->cut = 1;
+        for (int k = 0; k < 3; k++) {
+            for (int q = 0; q < 4; q++) r->raw.v[k].clip[q] = v->clip[q][c + k];
+            sh_vs_attrs(s->env, vertex[c + k], r->raw.v[k].attr);
+        }
+        r->raw.prim = prim;
+        r->raw.material = s->geo->materials[prim];
+        *set_up = false;
+        return true;
+    default: {
+        rs_screen_vertex sv[3];
+        for (int k = 0; k < 3; k++)
+            sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
+                                       v->clip[3][c + k] > 0};
+        rsp_prim *p = &r->set;
+        if (!rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
+                                s->width, s->height, &p->su))
+            return false;
+        for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);
+        p->tri.prim = prim;
+        p->tri.material = s->geo->materials[prim];
+        r->cut = 0;
+        *set_up = true;
+        return true;
+    }
+    }
+}
+
 void rsp_vs_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     const ia_pkt *in = gr_input(c, NULL);
     prim_pkt *out = gr_output(c, 0);
-    rs_triangle tris[MAX_BATCH];
-    sh_vs_triangles(s->env, in->first, in->count, tris);
     uint32_t n = 0, set_up = 0;
-    for (uint32_t i = 0; i < in->count; i++) {
-        prim_rec *r = &out->rec[n];
-        switch (rs_clip_classify(&tris[i])) {
-        case RS_CLIP_CULLED:
-            continue;
-        case RS_CLIP_CUT:
-            r->cut = 1;
-            r->raw = tris[i];
+    for (uint32_t first = 0; first < in->count; first += VS_CHUNK) {
+        uint32_t count = in->count - first < VS_CHUNK ? in->count - first : VS_CHUNK;
+        const uint32_t *idx = s->geo->indices + 3 * (size_t)(in->first + first);
+        sh_vs_vertices v;
+        sh_vs_vertices_of(s->env, idx, 3 * (int)count, s->width, s->height, &v);
+        for (uint32_t j = 0; j < count; j++) {
+            bool inside;
+            if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, &out->rec[n], &inside)) continue;
             n++;
-            break;
-        case RS_CLIP_INSIDE:
-            if (!rsp_setup_prim(s, &tris[i], &r->set)) continue;
-            r->cut = 0;
-            n++;
-            set_up++;
-            break;
+            set_up += inside;
         }
     }
     out->seq = in->seq;

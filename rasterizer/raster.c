@@ -50,24 +50,25 @@ static int clip_polygon(const rs_vertex *in, int n, rs_vertex *out, int plane)
     return m;
 }
 
-/* Bit p set when the vertex is outside plane p (the planes of plane_dist). */
-static unsigned outcode(const rs_vertex *v)
+unsigned rs_outcode(const rs_vertex *v)
 {
-    const float x = v->clip[0], y = v->clip[1], z = v->clip[2], w = v->clip[3], g = RS_GUARD * w;
-    return (unsigned)(z + w < 0) | (unsigned)(w - z < 0) << 1 | (unsigned)(g - x < 0) << 2 |
-           (unsigned)(g + x < 0) << 3 | (unsigned)(g - y < 0) << 4 | (unsigned)(g + y < 0) << 5;
+    return rs_outcode_of(v->clip[0], v->clip[1], v->clip[2], v->clip[3]);
 }
 
-rs_clip_kind rs_clip_classify(const rs_triangle *t)
+rs_clip_kind rs_clip_classify_codes(unsigned c0, unsigned c1, unsigned c2)
 {
-    unsigned c0 = outcode(&t->v[0]), c1 = outcode(&t->v[1]), c2 = outcode(&t->v[2]);
     if (c0 & c1 & c2) return RS_CLIP_CULLED;   /* entirely outside one plane */
     return (c0 | c1 | c2) ? RS_CLIP_CUT : RS_CLIP_INSIDE;
 }
 
+rs_clip_kind rs_clip_classify(const rs_triangle *t)
+{
+    return rs_clip_classify_codes(rs_outcode(&t->v[0]), rs_outcode(&t->v[1]), rs_outcode(&t->v[2]));
+}
+
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 {
-    unsigned c0 = outcode(&in->v[0]), c1 = outcode(&in->v[1]), c2 = outcode(&in->v[2]);
+    unsigned c0 = rs_outcode(&in->v[0]), c1 = rs_outcode(&in->v[1]), c2 = rs_outcode(&in->v[2]);
     unsigned outside_all = c0 & c1 & c2, any_outside = c0 | c1 | c2;
     if (outside_all) return 0;                 /* entirely outside one plane */
     if (!any_outside) { out[0] = *in; return 1; }
@@ -91,8 +92,6 @@ int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 
 /* ---- setup ----------------------------------------------------------------------------- */
 
-static int64_t snap(float v) { return llrintf(v * (float)(1 << RS_SUBPIXEL_BITS)); }
-
 /* Edge i goes from vertex (i+1)%3 to (i+2)%3, so it is zero at both and equals the
  * doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y down);
  * left edge: interior to the right (dy < 0). */
@@ -106,21 +105,38 @@ static void make_edge(rs_setup *s, const int64_t x[3], const int64_t y[3], int i
     s->bias[i] = ((dy == 0 && dx > 0) || dy < 0) ? 0 : -1;
 }
 
+void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out)
+{
+    const float *c = v->clip;
+    out->ok = c[3] > 0;
+    if (!out->ok) return;
+    float sx, sy;
+    rs_project(c[0], c[1], c[2], c[3], width, height, &out->inv_w, &out->z, &sx, &sy);
+    out->x = llrintf(rs_subpixels(sx));
+    out->y = llrintf(rs_subpixels(sy));
+}
+
 bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
 {
-    float sx[3], sy[3];
+    rs_screen_vertex sv[3];
+    for (int k = 0; k < 3; k++) {
+        rs_project_vertex(&t->v[k], width, height, &sv[k]);
+        if (!sv[k].ok) return false;
+    }
+    return rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]}, width,
+                              height, s);
+}
+
+bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s)
+{
     int64_t x[3], y[3];                        /* snapped screen coordinates (fixed point) */
     uint8_t ord[3] = {0, 1, 2};
     for (int k = 0; k < 3; k++) {
-        const float *c = t->v[k].clip;
-        if (!(c[3] > 0)) return false;
-        float iw = 1.0f / c[3];
-        sx[k] = (c[0] * iw * 0.5f + 0.5f) * (float)width;
-        sy[k] = (0.5f - c[1] * iw * 0.5f) * (float)height;
-        s->inv_w[k] = iw;
-        s->z[k] = c[2] * iw * 0.5f + 0.5f;
-        x[k] = snap(sx[k]);
-        y[k] = snap(sy[k]);
+        if (!v[k]->ok) return false;
+        s->inv_w[k] = v[k]->inv_w;
+        s->z[k] = v[k]->z;
+        x[k] = v[k]->x;
+        y[k] = v[k]->y;
     }
     int64_t area = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
     if (area == 0) return false;

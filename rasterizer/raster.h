@@ -115,6 +115,19 @@ void rs_weights_packet(int n, const double *e0, const double *e1, const double *
 typedef enum rs_clip_kind { RS_CLIP_INSIDE, RS_CLIP_CULLED, RS_CLIP_CUT } rs_clip_kind;
 rs_clip_kind rs_clip_classify(const rs_triangle *t);
 
+/* The same from the vertices' outcodes, for a vertex shader that computes them once per
+ * vertex: bit p is set when the vertex is outside clip plane p (near z >= -w, far
+ * z <= w, the guard band |x|, |y| <= RS_GUARD w). Inline so a loop over vertices
+ * vectorizes. */
+static inline unsigned rs_outcode_of(float x, float y, float z, float w)
+{
+    const float g = RS_GUARD * w;
+    return (unsigned)(z + w < 0) | (unsigned)(w - z < 0) << 1 | (unsigned)(g - x < 0) << 2 |
+           (unsigned)(g + x < 0) << 3 | (unsigned)(g - y < 0) << 4 | (unsigned)(g + y < 0) << 5;
+}
+unsigned rs_outcode(const rs_vertex *v);
+rs_clip_kind rs_clip_classify_codes(unsigned c0, unsigned c1, unsigned c2);
+
 /* Clips against near, far and the guard band. Returns the number of triangles written
  * to out (0 when nothing is left); each keeps prim and material. */
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
@@ -122,6 +135,28 @@ int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
 /* Sets up a clipped triangle for a width x height image. false when it covers no sample
  * (zero area, or outside the image). */
 bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s);
+
+/* rs_setup_triangle in two steps, for vertices shared by several triangles: each vertex
+ * projected (rs_project: 1/w, window depth, screen position; then snapped to
+ * rs_subpixels, rounded to nearest; ok is false behind the eye, w <= 0), then the
+ * triangle set up from its three. The same result. rs_project and rs_subpixels are
+ * inline so a vertex shader's loop over vertices vectorizes. */
+typedef struct rs_screen_vertex { int64_t x, y; float z, inv_w; bool ok; } rs_screen_vertex;
+
+static inline void rs_project(float cx, float cy, float cz, float cw, int width, int height,
+                              float *inv_w, float *z, float *sx, float *sy)
+{
+    float iw = 1.0f / cw;
+    *sx = (cx * iw * 0.5f + 0.5f) * (float)width;
+    *sy = (0.5f - cy * iw * 0.5f) * (float)height;
+    *inv_w = iw;
+    *z = cz * iw * 0.5f + 0.5f;
+}
+
+static inline float rs_subpixels(float v) { return v * (float)(1 << RS_SUBPIXEL_BITS); }
+
+void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out);
+bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s);
 
 /* Writes the covered pixels of s inside the pixel rectangle [x0,x1) x [y0,y1) to out,
  * in row-major order; returns how many (at most (x1-x0)*(y1-y0)). Coverage only: depth

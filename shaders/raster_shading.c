@@ -48,36 +48,6 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
     e->background[0] = e->background[1] = e->background[2] = 0.05f;
 }
 
-/* Camera space: x right, y up, depth along the view direction; OpenGL projection. */
-static void to_clip(const sh_raster_env *e, const float p[3], float clip[4])
-{
-    float d[3] = {p[0] - e->frame.eye[0], p[1] - e->frame.eye[1], p[2] - e->frame.eye[2]};
-    float depth = sh_dot3(d, e->frame.forward), n = e->near, f = e->far;
-    clip[0] = sh_dot3(d, e->frame.right) / e->frame.half_w;
-    clip[1] = sh_dot3(d, e->frame.up) / e->frame.half_h;
-    clip[2] = (f + n) / (f - n) * depth - 2.0f * f * n / (f - n);
-    clip[3] = depth;
-}
-
-void sh_vs_triangles(const sh_raster_env *e, uint32_t first, uint32_t n, rs_triangle *out)
-{
-    const sc_geometry *g = e->geo;
-    for (uint32_t t = 0; t < n; t++) {
-        uint32_t prim = first + t;
-        rs_triangle *o = &out[t];
-        o->prim = prim;
-        o->material = g->materials[prim];
-        for (int k = 0; k < 3; k++) {
-            uint32_t v = g->indices[3 * (size_t)prim + k];
-            const float *p = g->positions + 3 * (size_t)v, *nn = g->normals + 3 * (size_t)v;
-            to_clip(e, p, o->v[k].clip);
-            memcpy(o->v[k].attr, p, 3 * sizeof(float));
-            memcpy(o->v[k].attr + 3, nn, 3 * sizeof(float));
-            memcpy(o->v[k].attr + 6, g->texcoords + 2 * (size_t)v, 2 * sizeof(float));
-        }
-    }
-}
-
 static uint32_t pack_rgb(const float c[3])
 {
     return (uint32_t)sh_to_srgb8(c[0]) | (uint32_t)sh_to_srgb8(c[1]) << 8 |
@@ -295,6 +265,84 @@ PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t 
     if (e->aov == SH_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
     else if (e->aov == SH_AOV_NORMAL) ps_normal(a, f->n, rgba);
     else ps_color(e, f, a, rgba);
+}
+
+/* ---- the vertex kernel ----------------------------------------------------------------
+ * to_clip, rs_outcode_of and rs_project per vertex, as loops over arrays: the positions
+ * are gathered first so the arithmetic loop has none. The projection's constants are
+ * to_clip's subexpressions, evaluated the same way. */
+#define VS_SNAP_LIMIT 0x1p30f             /* beyond: not a vertex rs_setup_projected uses */
+
+PS_INLINE int32_t vs_snap(float pixels)
+{
+    float v = rs_subpixels(pixels);
+    v = v >= -VS_SNAP_LIMIT && v <= VS_SNAP_LIMIT ? v : 0.0f;   /* also NaN */
+    return (int32_t)rintf(v);
+}
+
+PS_INLINE void vs_vertices(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+                           int height, sh_vs_vertices *restrict o)
+{
+    float px[SH_VS_MAX], py[SH_VS_MAX], pz[SH_VS_MAX];
+    const float *pos = e->geo->positions;
+    for (int i = 0; i < n; i++) {
+        const float *p = pos + 3 * (size_t)vertex[i];
+        px[i] = p[0];
+        py[i] = p[1];
+        pz[i] = p[2];
+    }
+    const sc_camera_frame *fr = &e->frame;
+    const float ex = fr->eye[0], ey = fr->eye[1], ez = fr->eye[2];
+    const float f0 = fr->forward[0], f1 = fr->forward[1], f2 = fr->forward[2];
+    const float r0 = fr->right[0], r1 = fr->right[1], r2 = fr->right[2];
+    const float u0 = fr->up[0], u1 = fr->up[1], u2 = fr->up[2];
+    const float half_w = fr->half_w, half_h = fr->half_h, nr = e->near, fa = e->far;
+    const float scale = (fa + nr) / (fa - nr), offset = 2.0f * fa * nr / (fa - nr);
+    PS_LOOP(i, n) {
+        float d0 = px[i] - ex, d1 = py[i] - ey, d2 = pz[i] - ez;
+        float depth = d0 * f0 + d1 * f1 + d2 * f2;
+        float c0 = (d0 * r0 + d1 * r1 + d2 * r2) / half_w;
+        float c1 = (d0 * u0 + d1 * u1 + d2 * u2) / half_h;
+        float c2 = scale * depth - offset;
+        o->clip[0][i] = c0;
+        o->clip[1][i] = c1;
+        o->clip[2][i] = c2;
+        o->clip[3][i] = depth;
+        o->code[i] = (uint8_t)rs_outcode_of(c0, c1, c2, depth);
+        float iw, z, sx, sy;
+        rs_project(c0, c1, c2, depth, width, height, &iw, &z, &sx, &sy);
+        o->inv_w[i] = iw;
+        o->z[i] = z;
+        o->x[i] = vs_snap(sx);
+        o->y[i] = vs_snap(sy);
+    }
+}
+
+static void vs_vertices_baseline(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+                                 int height, sh_vs_vertices *o)
+{
+    vs_vertices(e, vertex, n, width, height, o);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void vs_vertices_avx2(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+                             int height, sh_vs_vertices *o)
+{
+    vs_vertices(e, vertex, n, width, height, o);
+}
+#endif
+
+void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+                       int height, sh_vs_vertices *out)
+{
+#if defined(__x86_64__)
+    if (e->isa == SH_ISA_AVX2) {
+        vs_vertices_avx2(e, vertex, n, width, height, out);
+        return;
+    }
+#endif
+    vs_vertices_baseline(e, vertex, n, width, height, out);
 }
 
 /* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is made once

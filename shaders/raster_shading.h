@@ -1,7 +1,7 @@
 /* raster_shading.h — vertex and pixel shaders of the rasterization pipeline, written as
  * packet kernels (loops over a packet's elements).
  *
- * Data flow: sc_geometry triangles -> sh_vs_triangles() (model-view-projection, world
+ * Data flow: sc_geometry vertices -> sh_vs_vertices_of() (model-view-projection, world
  * position and normal as attributes) -> rasterizer -> fragments ->
  * sh_ps_packet() (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional
  * albedo texture) or an AOV value -> RGBA8. Pure functions: same input, same bits. */
@@ -12,6 +12,8 @@
 #include "shaders/color.h"
 #include "rasterizer/raster.h"
 #include "scenes/scene.h"
+
+#include <string.h>
 
 #define SH_MAX_LIGHTS 8
 
@@ -37,8 +39,34 @@ typedef struct sh_raster_env {
 void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
                         int width, int height, sh_aov aov);
 
-/* Vertex shader + primitive assembly for triangles [first, first + n). */
-void sh_vs_triangles(const sh_raster_env *e, uint32_t first, uint32_t n, rs_triangle *out);
+/* The vertex shader and the rasterizer's per-vertex setup for n <= SH_VS_MAX vertices
+ * (vertex[i]: an index into the geometry), as arrays: clip position, outcode
+ * (rs_outcode_of) and, for vertices in front of the eye (w > 0), 1/w, window depth and
+ * the snapped screen position (rs_project, rs_subpixels, rounded to nearest). x and y
+ * are exact for the vertices of triangles inside the guard band; others are 0 beyond
+ * 2^30 (those triangles are clipped and set up again). Camera space: x right, y up,
+ * depth along the view direction; OpenGL projection. One loop per step over the
+ * vertices, so it vectorizes (the AVX2 body when e->isa says so); the same bits either
+ * way, and as rs_outcode and rs_project_vertex on the clip positions. */
+#define SH_VS_MAX 96
+typedef struct sh_vs_vertices {
+    float clip[4][SH_VS_MAX];
+    float inv_w[SH_VS_MAX], z[SH_VS_MAX];
+    int32_t x[SH_VS_MAX], y[SH_VS_MAX];
+    uint8_t code[SH_VS_MAX];
+} sh_vs_vertices;
+void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+                       int height, sh_vs_vertices *out);
+
+/* A vertex's attributes: world position, normal and uv (inline: the VS copies them per
+ * triangle corner). */
+static inline void sh_vs_attrs(const sh_raster_env *e, uint32_t v, float attr[RS_ATTRS])
+{
+    const sc_geometry *g = e->geo;
+    memcpy(attr, g->positions + 3 * (size_t)v, 3 * sizeof(float));
+    memcpy(attr + 3, g->normals + 3 * (size_t)v, 3 * sizeof(float));
+    memcpy(attr + 6, g->texcoords + 2 * (size_t)v, 2 * sizeof(float));
+}
 
 /* What the pixel shader needs of a triangle: its vertices' attributes in the order the
  * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */

@@ -140,6 +140,65 @@ static void random_tri(sh_ps_tri *t, uint32_t nmaterials)
     t->material = (uint32_t)rnd(0, (float)nmaterials - 0.01f);
 }
 
+/* The vertex kernel (sh_vs_vertices_of) against the scalar formulas: camera-space clip
+ * position (OpenGL projection), rs_outcode and rs_project_vertex, bit for bit, under
+ * each instruction set the CPU has, for vertices in view, behind the eye, on the eye
+ * plane, far outside the guard band and in between, and for every count up to
+ * SH_VS_MAX (a scalar tail). */
+static void reference_clip(const sh_raster_env *e, const float p[3], float clip[4])
+{
+    float d[3] = {p[0] - e->frame.eye[0], p[1] - e->frame.eye[1], p[2] - e->frame.eye[2]};
+    float depth = sh_dot3(d, e->frame.forward), n = e->near, f = e->far;
+    clip[0] = sh_dot3(d, e->frame.right) / e->frame.half_w;
+    clip[1] = sh_dot3(d, e->frame.up) / e->frame.half_h;
+    clip[2] = (f + n) / (f - n) * depth - 2.0f * f * n / (f - n);
+    clip[3] = depth;
+}
+
+static void test_vs_kernel_matches_scalar(void)
+{
+    enum { N = 4000 };
+    static float pos[3 * N];
+    static uint32_t vertex[SH_VS_MAX];
+    for (int i = 0; i < N; i++) {
+        float r = i % 5 == 0 ? 1e4f : i % 5 == 1 ? 0.01f : 3.0f;   /* far out, near, around */
+        for (int k = 0; k < 3; k++) pos[3 * i + k] = rnd(-r, r);
+    }
+    pos[0] = 0; pos[1] = 0; pos[2] = 5;                         /* the eye itself: w = 0 */
+    sc_scene scene = {0};
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    sc_geometry geo = {0};
+    geo.positions = pos;
+    geo.nvertices = N;
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -3; geo.bbox_max[i] = 3; }
+    long bad = 0, inside = 0;
+    for (int isa = SH_ISA_BASELINE; isa <= SH_ISA_AVX2; isa++) {
+        if (!sh_isa_available((sh_isa)isa)) continue;
+        sh_raster_env e;
+        sh_raster_env_init(&e, &scene, &geo, 640, 480, SH_AOV_COLOR);
+        e.isa = (sh_isa)isa;
+        for (int first = 0, n = 1; first + n <= N; first += n, n = n % SH_VS_MAX + 1) {
+            for (int i = 0; i < n; i++) vertex[i] = (uint32_t)(first + i);
+            sh_vs_vertices v;
+            sh_vs_vertices_of(&e, vertex, n, 640, 480, &v);
+            for (int i = 0; i < n; i++) {
+                rs_vertex r;
+                reference_clip(&e, &pos[3 * vertex[i]], r.clip);
+                for (int q = 0; q < 4; q++) bad += memcmp(&r.clip[q], &v.clip[q][i], sizeof(float)) != 0;
+                unsigned code = rs_outcode(&r);
+                bad += v.code[i] != code;
+                rs_screen_vertex sv;
+                rs_project_vertex(&r, 640, 480, &sv);
+                if (code || !sv.ok) continue;      /* only in-band vertices are set up from these */
+                inside++;
+                bad += sv.x != v.x[i] || sv.y != v.y[i] || memcmp(&sv.z, &v.z[i], 4) || memcmp(&sv.inv_w, &v.inv_w[i], 4);
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%ld values differ", bad);
+    CHECK(inside > 1000);
+}
+
 static void test_ps_kernel_matches_scalar(void)
 {
     unsigned char texels[4 * 4 * 4];
@@ -197,6 +256,7 @@ int main(void)
 {
     RUN(test_srgb_table_exact);
     RUN(test_srgb_encode_n);
+    RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
     return check_finish();
 }
