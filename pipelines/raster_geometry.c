@@ -70,7 +70,8 @@ static bool vs_triangle(const rsp_state *s, const sh_vs_vertices *v, int j, uint
         if (!rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
                                 s->width, s->height, &p->su))
             return false;
-        for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);
+        if (s->attributes)
+            for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);
         p->tri.prim = prim;
         p->tri.material = s->geo->materials[prim];
         r->cut = 0;

@@ -72,6 +72,7 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->replicas = i->replicas;
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
+    s->attributes = param_or(i, "attributes", 1);
     s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
     if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
     return s;
@@ -161,6 +162,9 @@ static const cp_format formats[] = {
 };
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
+static const cp_param vs_params[] = {
+    {"attributes", CP_BOOL, "true", 0, 0, "pass the vertices' attributes on for a pixel shader "
+     "(false: a depth-only pass, which needs positions only)"}};
 static const cp_param tile_params[] = {
     {"tile", CP_INT, "64", 8, 256, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
     {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
@@ -206,7 +210,7 @@ static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
      GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, raster_create, NULL, free},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, NULL, 0, rsp_vs_main, raster_create, NULL, free},
+     vs_ports, 2, vs_params, 1, rsp_vs_main, raster_create, NULL, free},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, rsp_reorder_main, raster_create, NULL, free},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
