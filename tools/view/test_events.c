@@ -22,6 +22,7 @@ void vw_test_events_start(void)
 
 void vw_test_events_frame(uint64_t n)
 {
-    static const SDL_Keycode cycle[] = {SDLK_p, SDLK_a, SDLK_s, SDLK_PLUS, SDLK_MINUS};
+    static const SDL_Keycode cycle[] = {SDLK_p, SDLK_a, SDLK_p, SDLK_s,
+                                        SDLK_p, SDLK_PLUS, SDLK_p, SDLK_MINUS};
     push_key(cycle[n % (sizeof cycle / sizeof *cycle)]);
 }

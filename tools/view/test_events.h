@@ -9,8 +9,10 @@
 /* At start: C (prints the camera), an arrow key (orbit), a left-button drag (orbit), a
  * wheel step (zoom), C again: the two printed cameras differ. */
 void vw_test_events_start(void);
-/* After the n-th frame shown: one of P, A, S, +, - in turn, so a run of many frames
- * switches pipeline, AOV, scheduler and workers while rendering. */
+/* After the n-th frame the window takes (counted there: the renderer's own frame
+ * numbers skip the frames it replaced before they were shown, so keys chosen by them
+ * could repeat): P after every other frame, A, S, + and - in turn between, so a run of
+ * a few frames switches pipeline, AOV, scheduler and workers while rendering. */
 void vw_test_events_frame(uint64_t n);
 
 #endif
