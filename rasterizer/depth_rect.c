@@ -1,0 +1,272 @@
+/* depth_rect.c — rs_depth_rect (see raster.h): coverage, depth and the depth test of a
+ * triangle over a rectangle of a depth and visibility buffer, in one pass, for the
+ * sort-middle stages (Tile-Shade, Z-Tile). A baseline kernel, and on x86-64 an AVX2 one
+ * (four pixels per step) with the same results, chosen once from the CPU. */
+#include "rasterizer/raster.h"
+
+#include "rasterizer/edges.h"
+
+#include <math.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <stddef.h>
+
+/* The test of one covered pixel: nearer, or as near with a smaller id. */
+static inline bool depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
+{
+    if (depth < *z || (depth == *z && (*vis == 0 || id + 1 < *vis))) {
+        *z = depth;
+        *vis = id + 1;
+        return true;
+    }
+    return false;
+}
+
+/* Covered pixels whose depth cannot win are rejected without rs_depth's two divisions:
+ * the triangle's depth plane, z2 + (z0 - z2) e0 / area + (z1 - z2) e1 / area (the same
+ * quantity rs_depth rounds), is stepped along the row in double. It differs from
+ * rs_depth's float by that float's rounding (below 2^-24 for depths in [0, 1]) and a few
+ * double roundings per step (below 1e-12 over a row), both far below the margin; so a
+ * pixel whose plane depth exceeds the stored one by more than the margin would fail the
+ * exact test too (a tie needs equal depths). Only the work changes, never the result. */
+#define DEPTH_REJECT_MARGIN 1e-5
+
+typedef struct depth_plane { double dz0, dz1, z2; } depth_plane;
+
+static inline double plane_at(const depth_plane *p, int64_t e0, int64_t e1)
+{
+    return p->z2 + p->dz0 * (double)e0 + p->dz1 * (double)e1;
+}
+
+static inline depth_plane depth_plane_of(const rs_setup *s, const rs_interp *ip)
+{
+    return (depth_plane){((double)s->z[0] - s->z[2]) / ip->area,
+                         ((double)s->z[1] - s->z[2]) / ip->area, s->z[2]};
+}
+
+/* The exact depth and test of a covered pixel (biased edge values e0, e1) at index i. */
+static inline void depth_test_pixel(const rs_setup *s, const rs_interp *ip, int64_t e0,
+                                    int64_t e1, ptrdiff_t i, rs_depth_target *t, uint32_t id)
+{
+    float z = rs_depth(ip, e0 - s->bias[0], e1 - s->bias[1]);
+    if (depth_test(&t->z[i], &t->vis[i], z, id) && t->won) t->won[t->nwon++] = (int32_t)i;
+}
+
+#if defined(__x86_64__)
+/* rs_depth and depth_test for the lanes in `lanes` of four pixels from index i (unbiased
+ * edge values U0, U1); returns the lanes won. */
+__attribute__((target("avx2")))
+static int depth_test_exact(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
+                            rs_depth_target *t, uint32_t id, int lanes)
+{
+    int64_t u0[4], u1[4];
+    _mm256_storeu_si256((__m256i *)u0, U0);
+    _mm256_storeu_si256((__m256i *)u1, U1);
+    int won = 0;
+    for (; lanes; lanes &= lanes - 1) {
+        int k = __builtin_ctz((unsigned)lanes);
+        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
+    }
+    return won;
+}
+#endif
+
+/* The same row walk as rs_raster_rect, with the depth test in place of the output. */
+static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1,
+                               rs_depth_target *t, uint32_t id)
+{
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    rs_interp ip;
+    rs_interp_of(s, &ip);
+    const depth_plane pl = depth_plane_of(s, &ip);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X0 = (int64_t)x0 * one + half;
+    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
+                  step2 = (int64_t)s->a[2] * one;
+    const double plane_step = pl.dz0 * (double)step0 + pl.dz1 * (double)step1;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        int64_t Y = (int64_t)y * one + half;
+        int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
+        int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
+        int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        double plane = plane_at(&pl, e0 - s->bias[0], e1 - s->bias[1]);
+        ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
+        bool in_span = false;
+        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2, plane += plane_step) {
+            if ((e0 | e1 | e2) >= 0) {
+                n++;
+                in_span = true;
+                if (plane > (double)t->z[row + x] + DEPTH_REJECT_MARGIN) continue;
+                depth_test_pixel(s, &ip, e0, e1, row + x, t, id);
+            } else if (in_span) {
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+#if defined(__x86_64__)
+/* The AVX2 kernel computes depths without rs_depth's divisions: the depth plane (as in
+ * the pre-test, but evaluated from the exact edge values of each pixel, never stepped)
+ * differs from rs_depth's double sum by less than 2^-45 at a covered pixel when the
+ * vertex depths are within [-2, 2] (barycentrics in [0, 1], each of the dozen roundings
+ * below 2^-52 of a term at most 2); so where rounding the plane depth down and up by
+ * EXACT_DEPTH_SLACK gives one float, rs_depth gives that float too. Pixels where the two
+ * differ (a depth within 2^-40 of a float rounding boundary, about one in 10^4 near depth
+ * 1) get rs_depth itself. Edge values are converted exactly while below 2^51. */
+#define EXACT_DEPTH_SLACK 0x1p-40
+#define EXACT_EDGE_LIMIT ((int64_t)1 << 50)
+
+__attribute__((target("avx2")))
+static inline __m256d exact_to_double(__m256i v)   /* exact for |v| < 2^51 */
+{
+    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);   /* 2^52 + 2^51 */
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(v, magic)),
+                         _mm256_castsi256_pd(magic));
+}
+
+/* The float depths of four pixels (unbiased edges U0, U1); *inexact gets the lanes
+ * whose depth the plane cannot settle. */
+__attribute__((target("avx2")))
+static inline __m128 plane_depths(const depth_plane *pl, __m256i U0, __m256i U1, int *inexact)
+{
+    __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_set1_pd(pl->z2),
+                                            _mm256_mul_pd(_mm256_set1_pd(pl->dz0), exact_to_double(U0))),
+                              _mm256_mul_pd(_mm256_set1_pd(pl->dz1), exact_to_double(U1)));
+    __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_add_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+    *inexact = 0xf & ~_mm_movemask_ps(_mm_cmpeq_ps(lo, hi));
+    return lo;
+}
+
+/* depth_test over the lanes in `lanes` (all four: plain loads and stores; otherwise
+ * masked ones, so no pixel outside the lanes is read or written): nearer, or as near with
+ * a smaller id (vis 0: none). Returns the lanes won; stores their depth and id + 1. */
+__attribute__((target("avx2")))
+static inline int depth_test_lanes(float *z, uint32_t *vis, __m128 depth, uint32_t id, int lanes)
+{
+    static const int32_t lane_masks[16][4] = {
+        {0, 0, 0, 0}, {-1, 0, 0, 0}, {0, -1, 0, 0}, {-1, -1, 0, 0}, {0, 0, -1, 0}, {-1, 0, -1, 0},
+        {0, -1, -1, 0}, {-1, -1, -1, 0}, {0, 0, 0, -1}, {-1, 0, 0, -1}, {0, -1, 0, -1},
+        {-1, -1, 0, -1}, {0, 0, -1, -1}, {-1, 0, -1, -1}, {0, -1, -1, -1}, {-1, -1, -1, -1}};
+    const bool all = lanes == 0xf;
+    __m128i m = _mm_loadu_si128((const __m128i *)lane_masks[lanes]);
+    __m128 cur = all ? _mm_loadu_ps(z) : _mm_maskload_ps(z, m);
+    __m128i cur_vis = all ? _mm_loadu_si128((const __m128i *)vis)
+                          : _mm_maskload_epi32((const int *)vis, m);
+    const __m128i flip = _mm_set1_epi32(INT32_MIN);   /* unsigned order by a signed compare */
+    const __m128i ids = _mm_set1_epi32((int32_t)(id + 1));
+    __m128i smaller_id = _mm_cmpgt_epi32(_mm_xor_si128(cur_vis, flip), _mm_xor_si128(ids, flip));
+    __m128i tie_wins = _mm_or_si128(_mm_cmpeq_epi32(cur_vis, _mm_setzero_si128()), smaller_id);
+    __m128 wins = _mm_or_ps(_mm_cmplt_ps(depth, cur),
+                            _mm_and_ps(_mm_cmpeq_ps(depth, cur), _mm_castsi128_ps(tie_wins)));
+    int won = _mm_movemask_ps(wins) & lanes;
+    if (!won) return 0;
+    __m128i w = _mm_loadu_si128((const __m128i *)lane_masks[won]);
+    if (all) {
+        _mm_storeu_ps(z, _mm_blendv_ps(cur, depth, _mm_castsi128_ps(w)));
+        _mm_storeu_si128((__m128i *)vis, _mm_blendv_epi8(cur_vis, ids, w));
+    } else {
+        _mm_maskstore_ps(z, w, depth);
+        _mm_maskstore_epi32((int *)vis, w, ids);
+    }
+    return won;
+}
+
+/* depth_rect_baseline four pixels at a time: coverage signs, depths and the test run
+ * across the lanes; won is appended in increasing x, so results, won order and the
+ * count are the baseline's. Triangles outside the plane depths' bounds (huge edge
+ * values, vertex depths beyond [-2, 2] or not numbers) take the baseline. */
+__attribute__((target("avx2")))
+static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
+                           rs_depth_target *t, uint32_t id)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(fabsf(s->z[k]) <= 2.0f)) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+    if (s->area >= EXACT_EDGE_LIMIT) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    rs_interp ip;
+    rs_interp_of(s, &ip);
+    const depth_plane pl = depth_plane_of(s, &ip);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X0 = (int64_t)x0 * one + half;
+    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
+                  step2 = (int64_t)s->a[2] * one;
+    const __m256i lanes0 = _mm256_setr_epi64x(0, step0, 2 * step0, 3 * step0),
+                  lanes1 = _mm256_setr_epi64x(0, step1, 2 * step1, 3 * step1),
+                  lanes2 = _mm256_setr_epi64x(0, step2, 2 * step2, 3 * step2),
+                  quad0 = _mm256_set1_epi64x(4 * step0), quad1 = _mm256_set1_epi64x(4 * step1),
+                  quad2 = _mm256_set1_epi64x(4 * step2),
+                  bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
+    int n = 0;
+    const int64_t Y0 = (int64_t)y0 * one + half;
+    __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 0, X0, Y0) + s->bias[0]), lanes0),
+            row1 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 1, X0, Y0) + s->bias[1]), lanes1),
+            row2 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 2, X0, Y0) + s->bias[2]), lanes2);
+    const __m256i down0 = _mm256_set1_epi64x((int64_t)s->b[0] * one),
+                  down1 = _mm256_set1_epi64x((int64_t)s->b[1] * one),
+                  down2 = _mm256_set1_epi64x((int64_t)s->b[2] * one);
+    for (int y = y0; y < y1; y++, row0 = _mm256_add_epi64(row0, down0),
+             row1 = _mm256_add_epi64(row1, down1), row2 = _mm256_add_epi64(row2, down2)) {
+        __m256i E0 = row0, E1 = row1, E2 = row2;
+        ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
+        bool in_span = false;
+        for (int x = x0; x < x1; x += 4) {
+            int left = x1 - x, valid = left >= 4 ? 0xf : (1 << left) - 1;
+            __m256i signs = _mm256_or_si256(_mm256_or_si256(E0, E1), E2);
+            int cover = ~_mm256_movemask_pd(_mm256_castsi256_pd(signs)) & valid;
+            if (cover) {
+                in_span = true;
+                n += __builtin_popcount((unsigned)cover);
+                __m256i U0 = _mm256_sub_epi64(E0, bias0), U1 = _mm256_sub_epi64(E1, bias1);
+                int inexact;
+                __m128 depth = plane_depths(&pl, U0, U1, &inexact);
+                int won = depth_test_lanes(&t->z[row + x], &t->vis[row + x], depth, id,
+                                           cover & ~inexact);
+                if (cover & inexact) won |= depth_test_exact(&ip, U0, U1, row + x, t, id, cover & inexact);
+                for (; won && t->won; won &= won - 1)
+                    t->won[t->nwon++] = (int32_t)(row + x + __builtin_ctz((unsigned)won));
+                if (!(cover & 8)) break;  /* the span ended in these lanes */
+            } else if (in_span) {
+                break;
+            }
+            E0 = _mm256_add_epi64(E0, quad0);
+            E1 = _mm256_add_epi64(E1, quad1);
+            E2 = _mm256_add_epi64(E2, quad2);
+        }
+    }
+    return n;
+}
+#endif
+
+int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int y1,
+                      rs_depth_target *t, uint32_t id)
+{
+#if defined(__x86_64__)
+    if (avx2) return depth_rect_avx2(s, x0, y0, x1, y1, t, id);
+#endif
+    (void)avx2;
+    return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+}
+
+bool rs_avx2_available(void)
+{
+#if defined(__x86_64__)
+    static int avx2 = -1;                 /* racing first calls store the same value */
+    int v = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
+    if (v < 0) __atomic_store_n(&avx2, v = __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
+    return v;
+#else
+    return false;
+#endif
+}
+
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
+                  uint32_t id)
+{
+    return rs_depth_rect_isa(rs_avx2_available(), s, x0, y0, x1, y1, t, id);
+}
+
