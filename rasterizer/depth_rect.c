@@ -80,21 +80,18 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
     rs_interp ip;
     rs_interp_of(s, &ip);
     const depth_plane pl = depth_plane_of(s, &ip);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    const int64_t X0 = (int64_t)x0 * one + half;
-    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
-                  step2 = (int64_t)s->a[2] * one;
-    const double plane_step = pl.dz0 * (double)step0 + pl.dz1 * (double)step1;
+    const edge_walk w = edge_walk_from(s, x0);
+    const double plane_step = pl.dz0 * (double)w.step[0] + pl.dz1 * (double)w.step[1];
     int n = 0;
     for (int y = y0; y < y1; y++) {
-        int64_t Y = (int64_t)y * one + half;
-        int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
-        int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
-        int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        int64_t Y = pixel_centre(y);
+        int64_t e0 = edge_at(s, 0, w.X0, Y) + s->bias[0];
+        int64_t e1 = edge_at(s, 1, w.X0, Y) + s->bias[1];
+        int64_t e2 = edge_at(s, 2, w.X0, Y) + s->bias[2];
         double plane = plane_at(&pl, e0 - s->bias[0], e1 - s->bias[1]);
         ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
         bool in_span = false;
-        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2, plane += plane_step) {
+        for (int x = x0; x < x1; x++, e0 += w.step[0], e1 += w.step[1], e2 += w.step[2], plane += plane_step) {
             if ((e0 | e1 | e2) >= 0) {
                 n++;
                 in_span = true;
@@ -191,10 +188,9 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
     rs_interp ip;
     rs_interp_of(s, &ip);
     const depth_plane pl = depth_plane_of(s, &ip);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    const int64_t X0 = (int64_t)x0 * one + half;
-    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
-                  step2 = (int64_t)s->a[2] * one;
+    const edge_walk w = edge_walk_from(s, x0);
+    const int64_t X0 = w.X0, step0 = w.step[0], step1 = w.step[1], step2 = w.step[2];
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const __m256i lanes0 = _mm256_setr_epi64x(0, step0, 2 * step0, 3 * step0),
                   lanes1 = _mm256_setr_epi64x(0, step1, 2 * step1, 3 * step1),
                   lanes2 = _mm256_setr_epi64x(0, step2, 2 * step2, 3 * step2),
@@ -202,7 +198,7 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                   quad2 = _mm256_set1_epi64x(4 * step2),
                   bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
     int n = 0;
-    const int64_t Y0 = (int64_t)y0 * one + half;
+    const int64_t Y0 = pixel_centre(y0);
     __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 0, X0, Y0) + s->bias[0]), lanes0),
             row1 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 1, X0, Y0) + s->bias[1]), lanes1),
             row2 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 2, X0, Y0) + s->bias[2]), lanes2);

@@ -15,6 +15,22 @@ static inline int64_t edge_at(const rs_setup *s, int i, int64_t X, int64_t Y)
     return s->a[i] * X + s->b[i] * Y + s->c[i];
 }
 
+/* Pixel p's centre in subpixels. */
+static inline int64_t pixel_centre(int p)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    return (int64_t)p * one + one / 2;
+}
+
+/* A row walk from column x0: its pixel centre's x and each edge's step per pixel. */
+typedef struct edge_walk { int64_t X0, step[3]; } edge_walk;
+
+static inline edge_walk edge_walk_from(const rs_setup *s, int x0)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    return (edge_walk){pixel_centre(x0), {s->a[0] * one, s->a[1] * one, s->a[2] * one}};
+}
+
 /* The rectangle [x0,x1) x [y0,y1) cut to the triangle's pixel bounds. */
 static inline void clamp_to_bounds(const rs_setup *s, int *x0, int *y0, int *x1, int *y1)
 {

@@ -177,18 +177,15 @@ bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int heigh
 int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out)
 {
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    const int64_t X0 = (int64_t)x0 * one + half;
-    const int64_t step0 = (int64_t)s->a[0] * one, step1 = (int64_t)s->a[1] * one,
-                  step2 = (int64_t)s->a[2] * one;
+    const edge_walk w = edge_walk_from(s, x0);
     int n = 0;
     for (int y = y0; y < y1; y++) {
-        int64_t Y = (int64_t)y * one + half;
-        int64_t e0 = edge_at(s, 0, X0, Y) + s->bias[0];
-        int64_t e1 = edge_at(s, 1, X0, Y) + s->bias[1];
-        int64_t e2 = edge_at(s, 2, X0, Y) + s->bias[2];
+        int64_t Y = pixel_centre(y);
+        int64_t e0 = edge_at(s, 0, w.X0, Y) + s->bias[0];
+        int64_t e1 = edge_at(s, 1, w.X0, Y) + s->bias[1];
+        int64_t e2 = edge_at(s, 2, w.X0, Y) + s->bias[2];
         bool in_span = false;
-        for (int x = x0; x < x1; x++, e0 += step0, e1 += step1, e2 += step2) {
+        for (int x = x0; x < x1; x++, e0 += w.step[0], e1 += w.step[1], e2 += w.step[2]) {
             if ((e0 | e1 | e2) >= 0) {
                 out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e0 - s->bias[0], e1 - s->bias[1]};
                 in_span = true;
