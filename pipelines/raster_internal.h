@@ -46,7 +46,8 @@ typedef struct rsp_state {
     uint32_t batches;
     uint32_t replica, replicas;           /* IA: deals batches replica, replica + replicas, ... */
     bool coarse_z;                        /* coarse depth test on (and possible) */
-    bool attributes;                      /* VS: the PS gets the vertices' attributes */
+    bool attributes;                      /* VS: the PS gets the vertices' attributes (not
+                                             raster.vs-depth's) */
     bool any_order;                       /* fragments in any order, ties to the smaller
                                              primitive id (raster_pixels.c) */
     rast_cfg rc;

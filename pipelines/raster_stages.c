@@ -72,7 +72,7 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->replicas = i->replicas;
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
-    s->attributes = param_or(i, "attributes", 1);
+    s->attributes = true;
     s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
     if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
     return s;
@@ -87,6 +87,14 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     return raster_state(i, true, err);
+}
+
+/* The depth-only pass's VS: no attributes, which nothing after it reads. */
+static void *vs_depth_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = raster_state(i, false, err);
+    if (s) s->attributes = false;
+    return s;
 }
 
 /* A stage that shades fragments (the PS, Tile-Shade): it counts them. */
@@ -153,6 +161,9 @@ static const cp_format formats[] = {
     {"raster.primitives", "a batch of set-up (or to-be-clipped) triangles with its sequence "
      "number; elements = triangles per batch", GR_OPAQUE, 0, offsetof(prim_pkt, rec),
      sizeof(prim_rec), 64, MAX_BATCH},
+    {"raster.depth-primitives", "raster.primitives without the vertices' attributes (from "
+     "raster.vs-depth, for a depth-only pass)", GR_OPAQUE, 0, offsetof(prim_pkt, rec),
+     sizeof(prim_rec), 64, MAX_BATCH},
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
     {"raster.zbins", "set-up triangles of one framebuffer tile with their primitive ids, in "
@@ -162,9 +173,6 @@ static const cp_format formats[] = {
 };
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
-static const cp_param vs_params[] = {
-    {"attributes", CP_BOOL, "true", 0, 0, "pass the vertices' attributes on for a pixel shader "
-     "(false: a depth-only pass, which needs positions only)"}};
 static const cp_param tile_params[] = {
     {"tile", CP_INT, "64", 8, 256, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
     {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
@@ -174,6 +182,8 @@ static const cp_param tile_params[] = {
 static const cp_port ia_ports[] = {{"out", GR_BIND_OUTPUT, "raster.batch", NULL}};
 static const cp_port vs_ports[] = {{"in", GR_BIND_INPUT, "raster.batch", NULL},
                                    {"out", GR_BIND_OUTPUT, "raster.primitives", NULL}};
+static const cp_port vs_depth_ports[] = {{"in", GR_BIND_INPUT, "raster.batch", NULL},
+                                         {"out", GR_BIND_OUTPUT, "raster.depth-primitives", NULL}};
 static const cp_port reorder_ports[] = {{"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
                                         {"out", GR_BIND_OUTPUT, "raster.primitives", "in draw order"}};
 static const cp_port rast_ports[] = {
@@ -195,7 +205,7 @@ static const cp_port bin_ports[] = {
 static const cp_port tile_shade_ports[] = {
     {"in", GR_BIND_INPUT, "raster.binned", "a queue set with a subqueue per tile, any order"}};
 static const cp_port zbin_ports[] = {
-    {"in", GR_BIND_INPUT, "raster.primitives", "in any order"},
+    {"in", GR_BIND_INPUT, "raster.depth-primitives", "in any order"},
     {"out", GR_BIND_OUTPUT, "raster.zbins", "a queue set with a subqueue per tile"}};
 static const cp_port ztile_ports[] = {
     {"in", GR_BIND_INPUT, "raster.zbins", "a queue set with a subqueue per tile"},
@@ -210,7 +220,10 @@ static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
      GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, raster_create, NULL, free},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, vs_params, 1, rsp_vs_main, raster_create, NULL, free},
+     vs_ports, 2, NULL, 0, rsp_vs_main, raster_create, NULL, free},
+    {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
+     "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
+     vs_depth_ports, 2, NULL, 0, rsp_vs_main, vs_depth_create, NULL, free},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, rsp_reorder_main, raster_create, NULL, free},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",

@@ -147,6 +147,32 @@ static void test_graph_errors(void)
               strstr(out, "stage 'sampler': assertion failed"), "tiler.spp = 4: %s", out);
 }
 
+/* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:
+ * wiring a plain VS into Z-Bin, or the depth VS into the shading graph's Bin, is an
+ * error naming the formats, never an image shaded from missing attributes. */
+static void test_depth_primitives_not_shaded(void)
+{
+    static const char *const swaps[][2] = {
+        {"type = raster.vs-depth", "type = raster.vs"},
+        {"format = raster.depth-primitives", "format = raster.primitives"}};
+    for (int k = 0; k < 2; k++) {
+        long n = 0;
+        char *src = slurp("pipelines/graphs/hybrid.graph", &n);
+        char *at = src ? strstr(src, swaps[k][0]) : NULL;
+        if (!at) { CHECK(0); free(src); return; }
+        char path[300], args[600];
+        snprintf(path, sizeof path, "%s/depth.graph", dir);
+        FILE *f = fopen(path, "w");
+        if (!f) { CHECK(0); free(src); return; }
+        fprintf(f, "%.*s%s%s", (int)(at - src), src, swaps[k][1], at + strlen(swaps[k][0]));
+        fclose(f);
+        free(src);
+        snprintf(args, sizeof args, "-q --size 32x32 --graph %s cornell", path);
+        CHECK_MSG(run(args) == 1 && strstr(out, "raster.depth-primitives") && strstr(out, "raster.primitives"),
+                  "%s: %s", swaps[k][1], out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -157,6 +183,7 @@ int main(int argc, char **argv)
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
     RUN(test_graph_errors);
+    RUN(test_depth_primitives_not_shaded);
     char rm[300];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
