@@ -61,9 +61,8 @@ static inline int64_t rtp_to_fixed(float x)
 
 static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])
 {
-    k->pixel = pixel;
-    k->pad = 0;
-    for (int ch = 0; ch < 3; ch++) k->v[ch] = rtp_to_fixed(rgb[ch]);
+    int64_t r = rtp_to_fixed(rgb[0]), g = rtp_to_fixed(rgb[1]), b = rtp_to_fixed(rgb[2]);
+    *k = (rtp_contrib){pixel, 0, {r, g, b}};
 }
 
 /* Contributions go to a queue set with one rt.blend instance per subqueue; its size is a
