@@ -14,6 +14,7 @@ bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile)
     d->y0 = r.y0;
     d->x1 = r.x1;
     d->y1 = r.y1;
+    d->avx2 = s->env->isa == SH_ISA_AVX2;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     d->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
                              r.ox, r.oy, s->tile, NULL, 0};

@@ -68,7 +68,11 @@ typedef struct rsp_state {
 /* A per-tile stage's depth and visibility tile (Z-Tile, Tile-Shade): its pixels in the
  * frame's region, [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared
  * (depth FLT_MAX, no primitive) by rsp_depth_tile_init (raster_depth_tile.c). */
-typedef struct rsp_depth_tile { int x0, y0, x1, y1; rs_depth_target t; } rsp_depth_tile;
+typedef struct rsp_depth_tile {
+    int x0, y0, x1, y1;
+    rs_depth_target t;
+    bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
+} rsp_depth_tile;
 
 bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile);
 void rsp_depth_tile_free(rsp_depth_tile *d);

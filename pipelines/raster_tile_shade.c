@@ -85,7 +85,8 @@ static bool tile_add(shade_tile *st, const rsp_prim *p)
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while rasterizing */
     st->d.t.nwon = 0;
-    rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim);
+    rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim,
+                  st->d.avx2);
     for (int k = 0; k < st->d.t.nwon; k++) {
         uint32_t *own = &st->owner[st->d.t.won[k]];
         if (*own) slot_release(&st->slots, *own - 1);

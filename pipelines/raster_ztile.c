@@ -35,7 +35,8 @@ void rsp_ztile_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const zbin_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++)
-            covered += (uint64_t)rs_depth_rect(&p->t[i].su, z.x0, z.y0, z.x1, z.y1, &z.t, p->t[i].prim);
+            covered += (uint64_t)rs_depth_rect(&p->t[i].su, z.x0, z.y0, z.x1, z.y1, &z.t,
+                                               p->t[i].prim, z.avx2);
         gr_commit(c, 0, 1);
     }
     ztile_store(&z, s);

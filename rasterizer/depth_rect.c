@@ -1,7 +1,8 @@
 /* depth_rect.c — rs_depth_rect (see raster.h): coverage, depth and the depth test of a
  * triangle over a rectangle of a depth and visibility buffer, in one pass, for the
  * sort-middle stages (Tile-Shade, Z-Tile). A baseline kernel, and on x86-64 an AVX2 one
- * (four pixels per step) with the same results, chosen once from the CPU. */
+ * (four pixels per step) with the same results; the caller chooses, as for
+ * rs_weights_packet. */
 #include "rasterizer/raster.h"
 
 #include "rasterizer/edges.h"
@@ -84,10 +85,9 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
     const double plane_step = pl.dz0 * (double)w.step[0] + pl.dz1 * (double)w.step[1];
     int n = 0;
     for (int y = y0; y < y1; y++) {
-        int64_t Y = pixel_centre(y);
-        int64_t e0 = edge_at(s, 0, w.X0, Y) + s->bias[0];
-        int64_t e1 = edge_at(s, 1, w.X0, Y) + s->bias[1];
-        int64_t e2 = edge_at(s, 2, w.X0, Y) + s->bias[2];
+        int64_t e[3];
+        edge_row(s, &w, y, e);
+        int64_t e0 = e[0], e1 = e[1], e2 = e[2];
         double plane = plane_at(&pl, e0 - s->bias[0], e1 - s->bias[1]);
         ptrdiff_t row = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
         bool in_span = false;
@@ -189,7 +189,7 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
     rs_interp_of(s, &ip);
     const depth_plane pl = depth_plane_of(s, &ip);
     const edge_walk w = edge_walk_from(s, x0);
-    const int64_t X0 = w.X0, step0 = w.step[0], step1 = w.step[1], step2 = w.step[2];
+    const int64_t step0 = w.step[0], step1 = w.step[1], step2 = w.step[2];
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const __m256i lanes0 = _mm256_setr_epi64x(0, step0, 2 * step0, 3 * step0),
                   lanes1 = _mm256_setr_epi64x(0, step1, 2 * step1, 3 * step1),
@@ -198,10 +198,11 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                   quad2 = _mm256_set1_epi64x(4 * step2),
                   bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
     int n = 0;
-    const int64_t Y0 = pixel_centre(y0);
-    __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 0, X0, Y0) + s->bias[0]), lanes0),
-            row1 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 1, X0, Y0) + s->bias[1]), lanes1),
-            row2 = _mm256_add_epi64(_mm256_set1_epi64x(edge_at(s, 2, X0, Y0) + s->bias[2]), lanes2);
+    int64_t first[3];
+    edge_row(s, &w, y0, first);
+    __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(first[0]), lanes0),
+            row1 = _mm256_add_epi64(_mm256_set1_epi64x(first[1]), lanes1),
+            row2 = _mm256_add_epi64(_mm256_set1_epi64x(first[2]), lanes2);
     const __m256i down0 = _mm256_set1_epi64x((int64_t)s->b[0] * one),
                   down1 = _mm256_set1_epi64x((int64_t)s->b[1] * one),
                   down2 = _mm256_set1_epi64x((int64_t)s->b[2] * one);
@@ -238,8 +239,8 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
 }
 #endif
 
-int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int y1,
-                      rs_depth_target *t, uint32_t id)
+int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
+                  uint32_t id, bool avx2)
 {
 #if defined(__x86_64__)
     if (avx2) return depth_rect_avx2(s, x0, y0, x1, y1, t, id);
@@ -247,22 +248,3 @@ int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int 
     (void)avx2;
     return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
 }
-
-bool rs_avx2_available(void)
-{
-#if defined(__x86_64__)
-    static int avx2 = -1;                 /* racing first calls store the same value */
-    int v = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
-    if (v < 0) __atomic_store_n(&avx2, v = __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
-    return v;
-#else
-    return false;
-#endif
-}
-
-int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
-                  uint32_t id)
-{
-    return rs_depth_rect_isa(rs_avx2_available(), s, x0, y0, x1, y1, t, id);
-}
-

@@ -31,6 +31,13 @@ static inline edge_walk edge_walk_from(const rs_setup *s, int x0)
     return (edge_walk){pixel_centre(x0), {s->a[0] * one, s->a[1] * one, s->a[2] * one}};
 }
 
+/* The biased values of the three edges at the walk's first pixel of row y. */
+static inline void edge_row(const rs_setup *s, const edge_walk *w, int y, int64_t e[3])
+{
+    const int64_t Y = pixel_centre(y);
+    for (int i = 0; i < 3; i++) e[i] = edge_at(s, i, w->X0, Y) + s->bias[i];
+}
+
 /* The rectangle [x0,x1) x [y0,y1) cut to the triangle's pixel bounds. */
 static inline void clamp_to_bounds(const rs_setup *s, int *x0, int *y0, int *x1, int *y1)
 {

@@ -180,10 +180,9 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *
     const edge_walk w = edge_walk_from(s, x0);
     int n = 0;
     for (int y = y0; y < y1; y++) {
-        int64_t Y = pixel_centre(y);
-        int64_t e0 = edge_at(s, 0, w.X0, Y) + s->bias[0];
-        int64_t e1 = edge_at(s, 1, w.X0, Y) + s->bias[1];
-        int64_t e2 = edge_at(s, 2, w.X0, Y) + s->bias[2];
+        int64_t e[3];
+        edge_row(s, &w, y, e);
+        int64_t e0 = e[0], e1 = e[1], e2 = e[2];
         bool in_span = false;
         for (int x = x0; x < x1; x++, e0 += w.step[0], e1 += w.step[1], e2 += w.step[2]) {
             if ((e0 | e1 | e2) >= 0) {

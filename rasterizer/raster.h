@@ -180,17 +180,11 @@ typedef struct rs_depth_target {
  * rs_raster_rect, depth as rs_depth) against t, keeping the nearer depth and, at equal
  * depths, the smaller primitive id: the result is the draw-order `less` test's whatever
  * order the triangles come in (ids follow draw order). id is the triangle's primitive
- * id. Returns the number of covered pixels. */
+ * id. Returns the number of covered pixels. With avx2 (only where the CPU has it; the
+ * shaders' sh_raster_env.isa says) the AVX2 kernel, four pixels at a time, else the
+ * baseline (rasterizer/depth_rect.c): the same results, won order and count. */
 int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
-                  uint32_t id);
-
-/* rs_depth_rect with the kernel chosen: AVX2 (four pixels at a time; only where
- * rs_avx2_available) or the baseline. Same results, won order and count. */
-int rs_depth_rect_isa(bool avx2, const rs_setup *s, int x0, int y0, int x1, int y1,
-                      rs_depth_target *t, uint32_t id);
-
-/* Whether this CPU runs AVX2 code (checked once). */
-bool rs_avx2_available(void);
+                  uint32_t id, bool avx2);
 
 /* The exact (unbiased) values of edges 0 and 1 at pixel (x, y)'s centre: what
  * rs_raster_rect reports for a covered pixel there (inline: Tile-Shade asks per pixel). */

@@ -21,7 +21,6 @@
 #include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
 #include "tools/common/render_opts.h"
-#include "tools/common/safe_file.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -390,17 +389,11 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
 static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
                          const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
 {
-    char err[600] = "out of memory encoding the outputs";
-    size_t png_size = 0, stats_size = 0;
-    uint8_t *png = o->output ? io_encode_png(o->c.width, o->c.height, rgba, &png_size) : NULL;
+    char err[600];
+    size_t stats_size = 0;
     char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
-    io_file files[2] = {{.fd = -1}, {.fd = -1}};
-    int rc = (o->output && !png) || (o->stats && !stats);
-    if (!rc && o->output) rc = io_stage(&files[0], o->output, png, png_size, err, sizeof err) != 0;
-    if (!rc && o->stats) rc = io_stage(&files[1], o->stats, stats, stats_size, err, sizeof err) != 0;
-    if (!rc) rc = io_commit_all(files, 2, err, sizeof err) != 0;
-    for (int i = 0; i < 2; i++) io_discard(&files[i]);
-    free(png);
+    int rc = io_write_outputs(o->output, o->c.width, o->c.height, rgba, o->stats, stats,
+                              stats_size, err, sizeof err) != 0;
     free(stats);
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;

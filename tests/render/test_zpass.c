@@ -92,7 +92,7 @@ static void by_tiles(bool avx2, const rs_setup *su, const uint32_t *id, const in
             rs_depth_target t = {tz, tv, x0, y0, tile, NULL, 0};
             for (int i = 0; i < tile * tile; i++) { tz[i] = FLT_MAX; tv[i] = 0; }
             for (int i = 0; i < n; i++)
-                rs_depth_rect_isa(avx2, &su[order[i]], x0, y0, x1, y1, &t, id[order[i]]);
+                rs_depth_rect(&su[order[i]], x0, y0, x1, y1, &t, id[order[i]], avx2);
             for (int y = y0; y < y1; y++)
                 for (int x = x0; x < x1; x++) {
                     z[y * W + x] = tz[(y - y0) * tile + (x - x0)];
@@ -124,7 +124,7 @@ static void test_depth_rect_any_order(void)
                 order[i] = order[j];
                 order[j] = tmp;
             }
-        for (int avx2 = 0; avx2 <= (int)rs_avx2_available(); avx2++) {
+        for (int avx2 = 0; avx2 <= (int)rt_isa_available(RT_ISA_AVX2); avx2++) {
             by_tiles(avx2, su, id, order, n, tiles[round % 4], z, v);
             CHECK_MSG(memcmp(z, zr, sizeof z) == 0, "round %d, avx2 %d: depths", round, avx2);
             CHECK_MSG(memcmp(v, vr, sizeof v) == 0, "round %d, avx2 %d: primitives", round, avx2);
@@ -152,7 +152,7 @@ static rs_triangle tile_triangle(float depth, float size)
  * every pixel takes the exact path), for small and tile-sized triangles. */
 static void test_depth_rect_kernels_agree(void)
 {
-    if (!rs_avx2_available()) { printf("  skip: avx2 not available\n"); return; }
+    if (!rt_isa_available(RT_ISA_AVX2)) { printf("  skip: avx2 not available\n"); return; }
     static const float depths[] = {0.5f, 0.97f, 3e-8f, 0.0f};
     static float z[2][64 * 64];
     static uint32_t vis[2][64 * 64];
@@ -169,7 +169,7 @@ static void test_depth_rect_kernels_agree(void)
             int n[2], nwon[2];
             for (int k = 0; k < 2; k++) {
                 rs_depth_target tg = {z[k], vis[k], 0, 0, 64, won[k], 0};
-                n[k] = rs_depth_rect_isa(k == 1, &su, x0, y0, 64 - x0 / 2, 61, &tg, (uint32_t)i % 97);
+                n[k] = rs_depth_rect(&su, x0, y0, 64 - x0 / 2, 61, &tg, (uint32_t)i % 97, k == 1);
                 nwon[k] = tg.nwon;
             }
             tests++;

@@ -12,7 +12,6 @@
  * otherwise. */
 #include "pipelines/frame_memory.h"
 #include "tools/common/image_out.h"
-#include "tools/common/safe_file.h"
 #include "tools/mpi/sanitizers.h"
 #include "tools/mpi/master.h"
 #include "tools/mpi/protocol.h"
@@ -86,18 +85,11 @@ static char *stats_json(const mp_report *rep, size_t *size)
 static int write_outputs(const mp_report *rep)
 {
     const mp_options *o = rep->o;
-    char err[600] = "out of memory encoding the outputs";
-    size_t png_size = 0, stats_size = 0;
-    uint8_t *png = o->output ? io_encode_png(o->c.width, o->c.height, mp_frames_last(rep->frames), &png_size)
-                             : NULL;
+    char err[600];
+    size_t stats_size = 0;
     char *stats = o->stats ? stats_json(rep, &stats_size) : NULL;
-    io_file files[2] = {{.fd = -1}, {.fd = -1}};
-    int rc = (o->output && !png) || (o->stats && !stats);
-    if (!rc && o->output) rc = io_stage(&files[0], o->output, png, png_size, err, sizeof err) != 0;
-    if (!rc && o->stats) rc = io_stage(&files[1], o->stats, stats, stats_size, err, sizeof err) != 0;
-    if (!rc) rc = io_commit_all(files, 2, err, sizeof err) != 0;
-    for (int i = 0; i < 2; i++) io_discard(&files[i]);
-    free(png);
+    int rc = io_write_outputs(o->output, o->c.width, o->c.height, mp_frames_last(rep->frames),
+                              o->stats, stats, stats_size, err, sizeof err) != 0;
     free(stats);
     if (rc) fprintf(stderr, MP_PROG ": %s\n", err);
     return rc;
