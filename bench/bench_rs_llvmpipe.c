@@ -186,12 +186,13 @@ static void label_of(const char *path, char *out, size_t size)
     if (dot) *dot = 0;
 }
 
-static void compare(const char *self, const char *path)
+/* Both renderers on one scene; 1 when it does not load. */
+static int compare(const char *self, const char *path)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX], name[128];
-    if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return; }
+    if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return 1; }
     label_of(path, name, sizeof name);
     for (int threads = 1; threads <= 2; threads++) {
         double lp, lp_min, us, us_min;
@@ -206,6 +207,7 @@ static void compare(const char *self, const char *path)
     }
     sc_geometry_free(&g);
     sc_free(s);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -221,12 +223,19 @@ int main(int argc, char **argv)
     char self[512];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "bench_rs_llvmpipe: unknown option '%s'\nusage: bench_rs_llvmpipe "
+                    "[SCENE...] (default scenes/bunny.scene scenes/horse.scene)\n", argv[i]);
+            return 2;
+        }
     static const char *const defaults[] = {"scenes/bunny.scene", "scenes/horse.scene"};
+    int rc = 0;
     if (argc > 1)
-        for (int i = 1; i < argc; i++) compare(self, argv[i]);
+        for (int i = 1; i < argc; i++) rc |= compare(self, argv[i]);
     else
-        for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) compare(self, defaults[i]);
-    return 0;
+        for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) rc |= compare(self, defaults[i]);
+    return rc;
 }
 
 #else
