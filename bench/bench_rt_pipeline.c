@@ -2,7 +2,7 @@
  * a shadow ray per hit, one bounce of reflections, and their shadow rays) on teapot,
  * courtyard, fairy and ../shared/scenes/bunny.obj. Prints "name value unit": frame time
  * (median of 3 after a warm-up), rays per second and peak queue footprint per worker
- * count, and the footprint with and without the Sampler->Camera capacity limit.
+ * count, and the footprint with and without the Tiler -> Primary capacity limit.
  * Footprints are medians over the frames: at 2 workers a frame's peak is bimodal (tens
  * of KB while Blend keeps up, hundreds once every bounded queue behind it has filled),
  * so a single frame's figure, or a ratio of two, is a coin flip.
@@ -83,7 +83,8 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
     sc_free(d.s);
 }
 
-/* The thesis: a capacity on Sampler->Camera cut the footprint more than tenfold. */
+/* The thesis: a capacity on Sampler->Camera cut the footprint more than tenfold; here
+ * the Sampler is part of Primary, and the capacity is the Tiler -> Primary one. */
 static void bench_capacity(unsigned workers)
 {
     scene_data d;
@@ -95,19 +96,19 @@ static void bench_capacity(unsigned workers)
     c.workers = workers;
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
     rtp_counts n;
-    const uint32_t capacity = c.camera_capacity;
+    const uint32_t capacity = c.runs_capacity;
     unsigned long long limited[FOOTPRINT_FRAMES], unlimited[FOOTPRINT_FRAMES];
     for (int i = 0; i < FOOTPRINT_FRAMES; i++) {     /* alternating, so drift hits both */
-        c.camera_capacity = capacity;
+        c.runs_capacity = capacity;
         frame(&d, &c, img, &n, &limited[i]);
-        c.camera_capacity = 1u << 20;
+        c.runs_capacity = 1u << 20;
         frame(&d, &c, img, &n, &unlimited[i]);
     }
     qsort(limited, FOOTPRINT_FRAMES, sizeof *limited, cmp_u64);
     qsort(unlimited, FOOTPRINT_FRAMES, sizeof *unlimited, cmp_u64);
     const int mid = FOOTPRINT_FRAMES / 2;
-    printf("rt_footprint_camera_cap16_bunny_%uw %llu bytes\n", workers, limited[mid]);
-    printf("rt_footprint_camera_unbounded_bunny_%uw %llu bytes\n", workers, unlimited[mid]);
+    printf("rt_footprint_runs_cap32_bunny_%uw %llu bytes\n", workers, limited[mid]);
+    printf("rt_footprint_runs_unbounded_bunny_%uw %llu bytes\n", workers, unlimited[mid]);
     printf("rt_footprint_reduction_bunny_%uw %.1f x\n", workers,
            (double)unlimited[mid] / (double)limited[mid]);
     free(img);

@@ -1,7 +1,7 @@
 /* hybrid_stages.c — the stage that joins the raster front end to the ray tracer in the
  * hybrid graph (pipelines/graphs/hybrid.graph):
  *
- *   hybrid.visible (Shader): sample positions -> rays with their primary hits, taken from
+ *   hybrid.visible (Shader): runs of samples -> rays with their primary hits, taken from
  *   the visibility buffer the depth-only raster pass wrote (raster.zom) instead of
  *   traversing the BVH. For a pixel the raster pass saw primitive P, the camera ray is
  *   tested against P alone with the ray tracer's own watertight triangle test, whose
@@ -13,6 +13,7 @@
 #include "pipelines/stages.h"
 
 #include "pipelines/raytrace_packets.h"
+#include "pipelines/sample_runs.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/tri_each.h"
 
@@ -25,7 +26,9 @@ typedef struct visible_state {
     const uint32_t *vis;
     const sc_geometry *geo;
     const rt_bvh *bvh;
+    int spp;
     float weight;
+    uint32_t packet;
     _Atomic(uint64_t) *from_raster, *traced;
 } visible_state;
 
@@ -34,7 +37,8 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     visible_state *s = malloc(sizeof *s);
     int spp = pl_samples_per_pixel(i);
-    if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), 1.0f / (float)spp,
+    if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), spp,
+                                1.0f / (float)spp, cp_port_elements(i, "out"),
                                 pl_frame_counter(f, "primary_hits_from_raster"),
                                 pl_frame_counter(f, "rays.primary")};
     if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced) {
@@ -94,12 +98,18 @@ static uint32_t primary_ray(const visible_state *s, const rtp_sample *smp, rtp_r
     return 0;
 }
 
+/* A run's samples (sample_runs.h, as rt.sampler writes them) are made here, on the
+ * stack: one task per packet instead of a Sampler's and this stage's. */
 static void visible_main(gr_ctx *c)
 {
     visible_state *s = gr_user(c);
-    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
-    uint32_t n = gr_count(in), raster = 0;
-    const rtp_sample *smp = rtp_elems(in);
+    const rtp_sample_run *run = gr_input(c, NULL);
+    void *out = gr_output(c, 0);
+    rtp_sample smp[RT_PACKET_MAX];
+    gr_assert(c, run->count <= s->packet);
+    uint32_t n = run->count <= s->packet ? rtp_run_samples(run, s->frame->width, s->spp, smp) : 0;
+    gr_assert(c, n == run->count);        /* a Z-Tile with another spp ran past the tile */
+    uint32_t raster = 0;
     rtp_ray *rays = rtp_elems(out);
     own_tests o;
     o.rays.n = 0;
@@ -121,7 +131,7 @@ static void visible_main(gr_ctx *c)
 }
 
 static const cp_port visible_ports[] = {
-    {"in", GR_BIND_INPUT, "rt.samples", NULL},
+    {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
     {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays with their hits, ready to shade"}};
 static const cp_param visible_params[] = {
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (the sampler's)"}};

@@ -18,7 +18,7 @@ void rtp_config_default(rtp_config *c)
     c->bounces = 1;
     c->packet_rays = 64;
     c->tile = 32;
-    c->camera_capacity = 16;
+    c->runs_capacity = 32;
     c->min_weight = 0.01f;
 }
 
@@ -43,12 +43,12 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[1], 32, "%d", c->bounces);
     snprintf(v[2], 32, "%d", c->packet_rays);
     snprintf(v[3], 32, "%d", c->tile);
-    snprintf(v[4], 32, "%u", c->camera_capacity);
+    snprintf(v[4], 32, "%u", c->runs_capacity);
     snprintf(v[5], 32, "%.9g", c->min_weight);
     const char *w = "rtp_config";
     return cp_put(g, "graph", "spp", v[0], w, err) || cp_put(g, "graph", "bounces", v[1], w, err) ||
            cp_put(g, "graph", "rays", v[2], w, err) || cp_put(g, "stage tiler", "tile", v[3], w, err) ||
-           cp_put(g, "queue samples", "capacity", v[4], w, err) ||
+           cp_put(g, "queue runs", "capacity", v[4], w, err) ||
            cp_put(g, "stage shade", "min_weight", v[5], w, err);
 }
 

@@ -1,12 +1,12 @@
 /* raytrace.h — the packet ray tracer as a GRAMPS graph (thesis Fig. 4.2):
  *
- *   Tiler -> Sampler -> Camera -> Intersect -> Shade -> Shadow Intersect -> Blend
- *                                     ^-----------'  (reflection rays: the cycle)
+ *   Tiler -> Primary -> Intersect -> Shade -> Shadow Intersect -> Blend
+ *                          ^-----------'  (reflection rays: the cycle)
  *
  * The Tiler (a Thread stage, the graph's one singleton) cuts tiles into runs of
- * samples; Sampler, Camera, Intersect, Shade and Shadow are Shader stages; Blend is a
- * Thread stage with an instance per subqueue of the contributions set. The Sampler's
- * packets cover 8x8-pixel blocks; Intersect writes hits into its input packet (in
+ * samples; Primary (the thesis' Sampler and Camera in one task per run), Intersect,
+ * Shade and Shadow are Shader stages; Blend is a Thread stage with an instance per
+ * subqueue of the contributions set. Primary packets cover 8x8-pixel blocks; Intersect writes hits into its input packet (in
  * place). Shade pushes shadow rays and reflection rays, which the runtime coalesces
  * into full packets, and each ray's direct contribution to its pixel's Blend instance;
  * Shadow Intersect pushes the unoccluded lights' terms likewise. Contributions are
@@ -27,7 +27,7 @@ typedef struct rtp_config {
     int bounces;                   /* reflection depth (default 1) */
     int packet_rays;               /* rays per packet, 1..64 (default 64) */
     int tile;                      /* Tiler's tile edge in pixels (default 32) */
-    uint32_t camera_capacity;      /* Sampler -> Camera queue capacity in packets (default 16) */
+    uint32_t runs_capacity;        /* Tiler -> Primary queue capacity in runs (default 32) */
     float min_weight;              /* drop rays whose weight falls below (default 0.01) */
     sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */

@@ -1,6 +1,7 @@
 /* raytrace_stages.c — the ray tracer's stages (thesis Fig. 4.2) as registered stage
- * types: rt.tiler (Thread), rt.sampler, rt.camera, rt.intersect, rt.shade and
- * rt.shadow (Shader), rt.blend (Thread, one instance per subqueue). Each keeps its own parameters and reads the
+ * types: rt.tiler (Thread), rt.sampler, rt.camera, rt.primary (the two in one),
+ * rt.intersect, rt.shade and rt.shadow (Shader), rt.blend (Thread, one instance per
+ * subqueue). Each keeps its own parameters and reads the
  * scene, BVH and buffers from the frame (pipelines/frame.h); pipelines/graphs/
  * raytrace.graph wires them. Packet formats: pipelines/raytrace_packets.h. */
 #include "pipelines/stages.h"
@@ -67,98 +68,35 @@ static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;
-    return x;
-}
-
-/* Sample position: the pixel centre for one sample, else jittered from a fixed hash. */
-static void sample_pos(const sampler_state *s, int x, int y, int k, float *px, float *py)
-{
-    if (s->spp == 1) { *px = x + 0.5f; *py = y + 0.5f; return; }
-    uint32_t h = hash32((uint32_t)(y * s->width + x) * 9781u + (uint32_t)k * 6271u + 1);
-    *px = x + (float)(h & 0xffff) / 65536.0f;
-    *py = y + (float)(h >> 16) / 65536.0f;
-}
-
-/* Where a run is: the block (clipped to the tile), the pixel in it, the sample. */
-typedef struct run_cursor { int bx, by, x1, y1, x, y, k; } run_cursor;
-
-static void enter_block(run_cursor *u, const rtp_tile *t, int bx, int by)
-{
-    u->bx = bx;
-    u->by = by;
-    u->x1 = bx + RTP_BLOCK < t->x1 ? bx + RTP_BLOCK : t->x1;
-    u->y1 = by + RTP_BLOCK < t->y1 ? by + RTP_BLOCK : t->y1;
-}
-
-/* The cursor at sample `first` of the block at (bx, by): one division per packet. */
-static run_cursor run_start(const rtp_sample_run *r, int spp)
-{
-    run_cursor u;
-    enter_block(&u, &r->tile, r->bx, r->by);
-    uint32_t pixel = r->first / (uint32_t)spp, w = (uint32_t)(u.x1 - u.bx);
-    u.x = u.bx + (int)(pixel % w);
-    u.y = u.by + (int)(pixel / w);
-    u.k = (int)(r->first % (uint32_t)spp);
-    return u;
-}
-
-/* The next sample in the Tiler's order (rtp_sample_run). */
-static void run_advance(run_cursor *u, const rtp_tile *t, int spp)
-{
-    if (++u->k < spp) return;
-    u->k = 0;
-    if (++u->x < u->x1) return;
-    u->x = u->bx;
-    if (++u->y < u->y1) return;
-    if (u->x1 < t->x1) enter_block(u, t, u->x1, u->by);
-    else enter_block(u, t, t->x0, u->y1);
-    u->x = u->bx;
-    u->y = u->by;
-}
-
-/* One run of samples into one packet. Packets follow 8x8 blocks, not tile rows: a
- * square packet's rays diverge less than a 32x2 strip's, so the packet traversal
- * culls more of the tree for the whole packet. */
+/* One run of samples into one packet (sample_runs.h: rtp_run_samples). */
 static void sampler_main(gr_ctx *c)
 {
     const sampler_state *s = gr_user(c);
     const rtp_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
     gr_assert(c, r->count <= s->packet);
-    rtp_sample *smp = rtp_elems(out);
-    run_cursor u = run_start(r, s->spp);
-    for (uint32_t i = 0; i < r->count; i++) {
-        gr_assert(c, u.y < r->tile.y1);   /* a Tiler with another spp would run past it */
-        smp[i].pixel = (uint32_t)(u.y * s->width + u.x);
-        sample_pos(s, u.x, u.y, u.k, &smp[i].px, &smp[i].py);
-        run_advance(&u, &r->tile, s->spp);
-    }
-    gr_set_count(out, r->count);
+    uint32_t n = r->count <= s->packet ? rtp_run_samples(r, s->width, s->spp, rtp_elems(out)) : 0;
+    gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
+    gr_set_count(out, n);
 }
 
 /* ---- Camera -------------------------------------------------------------------------------- */
 
-typedef struct camera_state { const pl_frame *frame; float weight; } camera_state;
+typedef struct camera_state { const pl_frame *frame; int spp; float weight; uint32_t packet; } camera_state;
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (camera_state){i->frame, 1.0f / (float)pl_samples_per_pixel(i)};
+    int spp = pl_samples_per_pixel(i);
+    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out")};
     return s;
 }
 
-static void camera_main(gr_ctx *c)
+/* The primary rays through n samples. */
+static void camera_rays(const camera_state *s, const rtp_sample *smp, uint32_t n, rtp_ray *rays)
 {
-    camera_state *s = gr_user(c);
     const pl_frame *f = s->frame;
-    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
-    uint32_t n = gr_count(in);
-    const rtp_sample *smp = rtp_elems(in);
-    rtp_ray *rays = rtp_elems(out);
     for (uint32_t i = 0; i < n; i++) {
         rtp_ray *r = &rays[i];
         memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
@@ -169,6 +107,28 @@ static void camera_main(gr_ctx *c)
         r->pixel = smp[i].pixel;
         r->depth = 0;
     }
+}
+
+static void camera_main(gr_ctx *c)
+{
+    void *in = gr_input(c, NULL), *out = gr_output(c, 0);
+    uint32_t n = gr_count(in);
+    camera_rays(gr_user(c), rtp_elems(in), n, rtp_elems(out));
+    gr_set_count(out, n);
+}
+
+/* Sampler and Camera in one task: a run's samples stay on the stack instead of going
+ * through a queue, which halves the tasks and packets before Intersect. */
+static void primary_main(gr_ctx *c)
+{
+    const camera_state *s = gr_user(c);
+    const rtp_sample_run *r = gr_input(c, NULL);
+    void *out = gr_output(c, 0);
+    rtp_sample smp[RT_PACKET_MAX];
+    gr_assert(c, r->count <= s->packet);
+    uint32_t n = r->count <= s->packet ? rtp_run_samples(r, s->frame->width, s->spp, smp) : 0;
+    gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
+    camera_rays(s, smp, n, rtp_elems(out));
     gr_set_count(out, n);
 }
 
@@ -463,12 +423,14 @@ static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", 
 static const cp_param tiler_params[] = {
     {"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"},
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
-    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the Sampler's packet size)"}};
+    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the packet size of the stage that samples it)"}};
 static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
 static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"}};
 static const cp_port camera_ports[] = {{"in", GR_BIND_INPUT, "rt.samples", NULL},
                                        {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
+static const cp_port primary_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
+                                        {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
 static const cp_port intersect_ports[] = {{"in", GR_BIND_INPUT, "rt.rays", NULL},
                                           {"out", GR_BIND_INPLACE, "rt.rays", "the input with its hits"}};
 static const cp_port shade_ports[] = {
@@ -494,6 +456,8 @@ static const cp_stage_type stages[] = {
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
      spp_params, 1, camera_main, camera_create, NULL, free},
+    {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
+     GR_SHADER, false, primary_ports, 2, spp_params, 1, primary_main, camera_create, NULL, free},
     {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",

@@ -3,6 +3,59 @@
 
 #include <string.h>
 
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;
+    return x;
+}
+
+/* Sample position: the pixel centre for one sample, else jittered from a fixed hash. */
+static void sample_pos(int width, int spp, int x, int y, int k, float *px, float *py)
+{
+    if (spp == 1) { *px = x + 0.5f; *py = y + 0.5f; return; }
+    uint32_t h = hash32((uint32_t)(y * width + x) * 9781u + (uint32_t)k * 6271u + 1);
+    *px = x + (float)(h & 0xffff) / 65536.0f;
+    *py = y + (float)(h >> 16) / 65536.0f;
+}
+
+/* Where a run is: the block (clipped to the tile), the pixel in it, the sample. */
+typedef struct run_cursor { int bx, by, x1, y1, x, y, k; } run_cursor;
+
+static void enter_block(run_cursor *u, const rtp_tile *t, int bx, int by)
+{
+    u->bx = bx;
+    u->by = by;
+    u->x1 = bx + RTP_BLOCK < t->x1 ? bx + RTP_BLOCK : t->x1;
+    u->y1 = by + RTP_BLOCK < t->y1 ? by + RTP_BLOCK : t->y1;
+}
+
+/* The cursor at sample `first` of the block at (bx, by): one division per packet. */
+static run_cursor run_start(const rtp_sample_run *r, int spp)
+{
+    run_cursor u;
+    enter_block(&u, &r->tile, r->bx, r->by);
+    uint32_t pixel = r->first / (uint32_t)spp, w = (uint32_t)(u.x1 - u.bx);
+    u.x = u.bx + (int)(pixel % w);
+    u.y = u.by + (int)(pixel / w);
+    u.k = (int)(r->first % (uint32_t)spp);
+    return u;
+}
+
+/* The next sample in the Tiler's order (rtp_sample_run). */
+static void run_advance(run_cursor *u, const rtp_tile *t, int spp)
+{
+    if (++u->k < spp) return;
+    u->k = 0;
+    if (++u->x < u->x1) return;
+    u->x = u->bx;
+    if (++u->y < u->y1) return;
+    if (u->x1 < t->x1) enter_block(u, t, u->x1, u->by);
+    else enter_block(u, t, t->x0, u->y1);
+    u->x = u->bx;
+    u->y = u->by;
+}
+
+
 void rtp_runs_init(rtp_run_cutter *r, int spp, uint32_t samples, int output)
 {
     memset(r, 0, sizeof *r);
@@ -47,4 +100,16 @@ void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t)
             }
         }
     close_run(r, c);
+}
+
+uint32_t rtp_run_samples(const rtp_sample_run *r, int width, int spp, rtp_sample *out)
+{
+    run_cursor u = run_start(r, spp);
+    uint32_t i = 0;
+    for (; i < r->count && u.y < r->tile.y1; i++) {
+        out[i].pixel = (uint32_t)(u.y * width + u.x);
+        sample_pos(width, spp, u.x, u.y, u.k, &out[i].px, &out[i].py);
+        run_advance(&u, &r->tile, spp);
+    }
+    return i;
 }

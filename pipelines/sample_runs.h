@@ -29,4 +29,11 @@ void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t);
 /* Commits the runs still waiting. */
 void rtp_runs_flush(rtp_run_cutter *r, gr_ctx *c);
 
+/* The run's r->count samples into out, in its order, for an image `width` pixels wide:
+ * each pixel's centre for spp 1, else positions jittered by a fixed hash of pixel and
+ * sample (the same for any worker count). Returns how many it wrote: fewer than
+ * r->count when the run goes past its tile (it was cut for another spp), and then only
+ * those inside are written. */
+uint32_t rtp_run_samples(const rtp_sample_run *r, int width, int spp, rtp_sample *out);
+
 #endif

@@ -141,10 +141,21 @@ static void test_graph_errors(void)
     /* rtp_blend_key deals pixels to Blend instances in a power of two of bands */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
-    /* a Tiler cutting runs for more samples per pixel than the Sampler writes: the
-     * Sampler stops at its tile's end instead of writing past it */
+    /* a Tiler cutting runs for more samples per pixel than Primary samples: Primary
+     * stops at its tile's end instead of running past it */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'sampler': assertion failed"), "tiler.spp = 4: %s", out);
+              strstr(out, "stage 'primary': assertion failed"), "tiler.spp = 4: %s", out);
+    /* the same for the hybrid's Visible, which samples Z-Tile's runs; and runs longer
+     * than the packets they are sampled into (both once wrote past their buffers) */
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
+              strstr(out, "stage 'visible': assertion failed"), "ztile.spp = 4: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
+              strstr(out, "stage 'visible': assertion failed"), "hybrid runs > rays: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
+              strstr(out, "stage 'primary': assertion failed"), "runs > rays: %s", out);
+    CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-ao.graph --set tiler.samples=64 "
+                  "--set graph.rays=32 cornell") == 1 &&
+              strstr(out, "stage 'sampler': assertion failed"), "sampler runs > rays: %s", out);
 }
 
 /* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:

@@ -1,6 +1,6 @@
 /* The ray-tracing graph: bit-identical images for any worker count and any packet size,
  * the primid output equal to a serial closest-hit loop for every pixel, ray counts, and
- * the Sampler->Camera capacity honoured, light colours past the fixed point saturate,
+ * the Tiler -> Primary capacity honoured, light colours past the fixed point saturate,
  * no singleton stage but the Tiler; Blend's bands cover each region's pixels once. */
 #include "pipelines/raytrace.h"
 #include "pipelines/raytrace_packets.h"
@@ -120,7 +120,7 @@ static void test_counts_and_capacity(void)
     rtp_config_default(&c);
     c.width = c.height = 64;
     c.spp = 2;
-    c.camera_capacity = 3;
+    c.runs_capacity = 16;   /* the Tiler reserves 16 runs at once (RTP_RUN_BATCH) */
     c.workers = 2;
     rtp_counts counts;
     gr_graph *g;
@@ -129,8 +129,8 @@ static void test_counts_and_capacity(void)
     CHECK(counts.shadow > 0 && counts.secondary > 0);   /* cornell has a mirror */
     const gr_stats *st = g ? gr_get_stats(g) : NULL;
     for (int i = 0; st && i < st->nqueues; i++)
-        if (!strcmp(st->queues[i].name, "samples"))
-            CHECK_MSG(st->queues[i].peak_packets <= 3, "samples peak %llu",
+        if (!strcmp(st->queues[i].name, "runs"))
+            CHECK_MSG(st->queues[i].peak_packets <= 16, "runs peak %llu",
                       (unsigned long long)st->queues[i].peak_packets);
     gr_graph_destroy(g);
     free(img);
@@ -138,8 +138,8 @@ static void test_counts_and_capacity(void)
 }
 
 /* No stage touches every sample, ray or pixel alone: the Tiler (a few operations per 8x8
- * block) is the only singleton, the Sampler is a Shader and Blend runs one instance per
- * subqueue of the contributions set; the serial share is the Tiler's. */
+ * block) is the only singleton, Primary (which samples) is a Shader and Blend runs one
+ * instance per subqueue of the contributions set; the serial share is the Tiler's. */
 static void test_no_serial_stage(void)
 {
     loaded l;
@@ -159,7 +159,7 @@ static void test_no_serial_stage(void)
         CHECK_MSG(s->singleton == tiler, "stage '%s': singleton %d", s->name, s->singleton);
         if (!strcmp(s->name, "blend"))   /* 128 x 128 pixels: every one of the 16 subqueues */
             CHECK_MSG(s->instances == 16, "blend: %llu instances", (unsigned long long)s->instances);
-        if (!strcmp(s->name, "sampler")) CHECK(s->kind == GR_SHADER);
+        if (!strcmp(s->name, "primary")) CHECK(s->kind == GR_SHADER);
         tiler_ms += tiler ? s->busy_ms : 0;
         all_ms += s->busy_ms;
     }
