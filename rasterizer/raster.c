@@ -93,17 +93,16 @@ int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 
 /* ---- setup ----------------------------------------------------------------------------- */
 
-/* Edge i goes from vertex (i+1)%3 to (i+2)%3, so it is zero at both and equals the
- * doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y down);
- * left edge: interior to the right (dy < 0). */
-static void make_edge(rs_setup *s, const int64_t x[3], const int64_t y[3], int i)
+/* Edge i goes from vertex j = (i+1)%3 to k = (i+2)%3, so it is zero at both and equals
+ * the doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y
+ * down); left edge: interior to the right (dy < 0). */
+static inline void make_edge(rs_setup *s, const int64_t x[3], const int64_t y[3], int i, int j, int k)
 {
-    int j = (i + 1) % 3, k = (i + 2) % 3;
     int64_t dx = x[k] - x[j], dy = y[k] - y[j];
     s->a[i] = (int32_t)-dy;
     s->b[i] = (int32_t)dx;
     s->c[i] = dy * x[j] - dx * y[j];
-    s->bias[i] = ((dy == 0 && dx > 0) || dy < 0) ? 0 : -1;
+    s->bias[i] = (int8_t)-!(((dy == 0) & (dx > 0)) | (dy < 0));
 }
 
 void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out)
@@ -128,45 +127,45 @@ bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
                               height, s);
 }
 
+/* Branch-free where it can be: whether a triangle faces the camera, and its edges'
+ * top-left bias, are as good as random per triangle, and mispredicted branches were
+ * most of the setup's time on meshes of small triangles. */
 bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s)
 {
-    int64_t x[3], y[3];                        /* snapped screen coordinates (fixed point) */
-    uint8_t ord[3] = {0, 1, 2};
-    for (int k = 0; k < 3; k++) {
-        if (!v[k]->ok) return false;
-        s->inv_w[k] = v[k]->inv_w;
-        s->z[k] = v[k]->z;
-        x[k] = v[k]->x;
-        y[k] = v[k]->y;
-    }
-    int64_t area = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+    if (!(v[0]->ok & v[1]->ok & v[2]->ok)) return false;
+    int64_t area = (v[1]->x - v[0]->x) * (v[2]->y - v[0]->y) - (v[2]->x - v[0]->x) * (v[1]->y - v[0]->y);
     if (area == 0) return false;
-    if (area < 0) {                            /* both windings: swap to positive area */
-        int64_t tx = x[1], ty = y[1];
-        x[1] = x[2]; y[1] = y[2]; x[2] = tx; y[2] = ty;
-        float tz = s->z[1], tw = s->inv_w[1];
-        s->z[1] = s->z[2]; s->inv_w[1] = s->inv_w[2]; s->z[2] = tz; s->inv_w[2] = tw;
-        ord[1] = 2; ord[2] = 1;
-        area = -area;
+    /* both windings: vertices 1 and 2 swap places for a negative area */
+    const int swap = area < 0;
+    const rs_screen_vertex *const in[3] = {v[0], v[1 + swap], v[2 - swap]};
+    int64_t x[3], y[3];                        /* snapped screen coordinates (fixed point) */
+    for (int k = 0; k < 3; k++) {
+        s->inv_w[k] = in[k]->inv_w;
+        s->z[k] = in[k]->z;
+        x[k] = in[k]->x;
+        y[k] = in[k]->y;
     }
-    memcpy(s->order, ord, sizeof ord);
-    s->area = area;
-    for (int i = 0; i < 3; i++) make_edge(s, x, y, i);
+    s->order[0] = 0;
+    s->order[1] = (uint8_t)(1 + swap);
+    s->order[2] = (uint8_t)(2 - swap);
+    s->area = swap ? -area : area;
+    make_edge(s, x, y, 0, 1, 2);
+    make_edge(s, x, y, 1, 2, 0);
+    make_edge(s, x, y, 2, 0, 1);
     const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
-    int64_t minx = x[0], maxx = x[0], miny = y[0], maxy = y[0];
-    for (int k = 1; k < 3; k++) {
-        if (x[k] < minx) minx = x[k];
-        if (x[k] > maxx) maxx = x[k];
-        if (y[k] < miny) miny = y[k];
-        if (y[k] > maxy) maxy = y[k];
-    }
+    int64_t minx = x[0] < x[1] ? x[0] : x[1], maxx = x[0] < x[1] ? x[1] : x[0];
+    int64_t miny = y[0] < y[1] ? y[0] : y[1], maxy = y[0] < y[1] ? y[1] : y[0];
+    minx = x[2] < minx ? x[2] : minx;
+    maxx = x[2] > maxx ? x[2] : maxx;
+    miny = y[2] < miny ? y[2] : miny;
+    maxy = y[2] > maxy ? y[2] : maxy;
     /* pixels whose centre (p + 1/2) can lie inside: ceil((min - half) / one) .. */
     int64_t x0 = (minx - half + one - 1) >> RS_SUBPIXEL_BITS, x1 = (maxx - half) >> RS_SUBPIXEL_BITS;
     int64_t y0 = (miny - half + one - 1) >> RS_SUBPIXEL_BITS, y1 = (maxy - half) >> RS_SUBPIXEL_BITS;
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 > width - 1) x1 = width - 1;
-    if (y1 > height - 1) y1 = height - 1;
+    x0 = x0 < 0 ? 0 : x0;
+    y0 = y0 < 0 ? 0 : y0;
+    x1 = x1 > width - 1 ? width - 1 : x1;
+    y1 = y1 > height - 1 ? height - 1 : y1;
     if (x0 > x1 || y0 > y1) return false;
     s->x0 = (int)x0; s->x1 = (int)x1; s->y0 = (int)y0; s->y1 = (int)y1;
     return true;
