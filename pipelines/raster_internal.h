@@ -18,23 +18,45 @@
 #include <stddef.h>
 
 /* Rast's view of the framebuffer tiling. */
-/* region: the frame's pixels to render; Rast makes no fragment outside it */
-typedef struct rast_cfg { int width, height, tile, tiles_x; pl_region region; } rast_cfg;
+/* region: the frame's pixels to render; Rast makes no fragment outside it.
+ * tile_shift: log2(tile) when the tile edge is a power of two (the default 64), else -1:
+ * the binning stages find a triangle's tiles by a shift rather than integer divisions,
+ * which were most of their per-triangle time. */
+typedef struct rast_cfg { int width, height, tile, tiles_x, tile_shift; pl_region region; } rast_cfg;
+
+static inline rast_cfg rsp_rast_cfg(int width, int height, int tile, int tiles_x, pl_region region)
+{
+    int shift = __builtin_ctz((unsigned)tile);
+    return (rast_cfg){width, height, tile, tiles_x, (1 << shift) == tile ? shift : -1, region};
+}
+
+/* The tile column (or row) of pixel column (or row) p >= 0. */
+static inline int rsp_tile_of(const rast_cfg *rc, int p)
+{
+    return rc->tile_shift >= 0 ? p >> rc->tile_shift : p / rc->tile;
+}
 
 /* The pixels of framebuffer tile `tile` the frame renders: the tile clipped to the
  * image and the region, [x0,x1) x [y0,y1); false when that is empty. */
 typedef struct tile_rect { int ox, oy, x0, y0, x1, y1; } tile_rect;   /* ox, oy: its corner */
 
-static inline bool rsp_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t)
+/* The same for the tile in column tx, row ty. */
+static inline bool rsp_tile_rect_at(const rast_cfg *rc, int tx, int ty, tile_rect *t)
 {
     const pl_region *r = &rc->region;
-    t->ox = (int)(tile % (uint64_t)rc->tiles_x) * rc->tile;
-    t->oy = (int)(tile / (uint64_t)rc->tiles_x) * rc->tile;
+    t->ox = tx * rc->tile;
+    t->oy = ty * rc->tile;
     t->x0 = t->ox > r->x0 ? t->ox : r->x0;
     t->y0 = t->oy > r->y0 ? t->oy : r->y0;
     t->x1 = t->ox + rc->tile < r->x1 ? t->ox + rc->tile : r->x1;
     t->y1 = t->oy + rc->tile < r->y1 ? t->oy + rc->tile : r->y1;
     return t->x0 < t->x1 && t->y0 < t->y1;
+}
+
+static inline bool rsp_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t)
+{
+    return rsp_tile_rect_at(rc, (int)(tile % (uint64_t)rc->tiles_x),
+                            (int)(tile / (uint64_t)rc->tiles_x), t);
 }
 
 /* A raster stage's state: its parameters and pointers to what it uses of the frame

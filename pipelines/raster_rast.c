@@ -58,18 +58,13 @@ static float nearest_depth(const rs_setup *su)
     return z < su->z[2] ? z : su->z[2];
 }
 
-/* Rasterizes a set-up triangle inside one tile into the tile's staged packets, unless
- * the coarse depth test shows the OM already holds nearer depths under all of it. */
-static void rast_in_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+/* Rasterizes a set-up triangle inside one tile (its pixels the frame renders: r) into
+ * the tile's staged packets, unless the coarse depth test shows the OM already holds
+ * nearer depths under all of it. */
+static void rast_in_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
                          const rsp_prim *t, uint32_t uid)
 {
-    int tx = (int)(tile % (uint32_t)rc->tiles_x), ty = (int)(tile / (uint32_t)rc->tiles_x);
-    int x0 = tx * rc->tile, y0 = ty * rc->tile, x1 = x0 + rc->tile, y1 = y0 + rc->tile;
-    /* only the frame's region: the fragments inside it are the same as without one */
-    const pl_region *r = &rc->region;
-    x0 = x0 > r->x0 ? x0 : r->x0; y0 = y0 > r->y0 ? y0 : r->y0;
-    x1 = x1 < r->x1 ? x1 : r->x1; y1 = y1 < r->y1 ? y1 : r->y1;
-    if (x0 >= x1 || y0 >= y1) return;
+    int x0 = r->x0, y0 = r->y0, x1 = r->x1, y1 = r->y1;
     if (l->hiz) {
         int bx0 = x0 > t->su.x0 ? x0 : t->su.x0, by0 = y0 > t->su.y0 ? y0 : t->su.y0;
         int bx1 = x1 < t->su.x1 + 1 ? x1 : t->su.x1 + 1, by1 = y1 < t->su.y1 + 1 ? y1 : t->su.y1 + 1;
@@ -130,17 +125,23 @@ static void rast_local_free(rast_local *l, rsp_state *s)
     free(l->buf);
 }
 
-/* Calls per_tile for every tile the primitive's bounds touch. */
-typedef void (*tile_fn)(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+/* Calls per_tile for every tile the primitive's bounds touch that the frame renders
+ * pixels of, with those pixels (tiles outside the frame's region are skipped). */
+typedef void (*tile_fn)(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
                         const rsp_prim *p, uint32_t uid);
 
 static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const rsp_prim *p,
                           tile_fn per_tile)
 {
     uint32_t uid = l->next_uid++;
-    for (int ty = p->su.y0 / rc->tile; ty <= p->su.y1 / rc->tile; ty++)
-        for (int tx = p->su.x0 / rc->tile; tx <= p->su.x1 / rc->tile; tx++)
-            per_tile(l, c, rc, (uint32_t)(ty * rc->tiles_x + tx), p, uid);
+    const int tx0 = rsp_tile_of(rc, p->su.x0), tx1 = rsp_tile_of(rc, p->su.x1);
+    const int ty0 = rsp_tile_of(rc, p->su.y0), ty1 = rsp_tile_of(rc, p->su.y1);
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++) {
+            tile_rect r;
+            if (rsp_tile_rect_at(rc, tx, ty, &r))
+                per_tile(l, c, (uint32_t)(ty * rc->tiles_x + tx), &r, p, uid);
+        }
 }
 
 /* One record of a primitive packet: set up by the VS, or clipped and set up here. */
@@ -191,11 +192,10 @@ void rsp_rast_main(gr_ctx *c)
 /* ---- binning: the parallel variant's Setup/Bin singleton (Rast per tile after it) and
  * the sort-middle graph's Bin per group (Tile-Shade after it) ------------------------------ */
 
-static void bin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
                      const rsp_prim *prim, uint32_t uid)
 {
-    tile_rect r;
-    if (!rsp_tile_rect(rc, tile, &r)) return;    /* outside the frame's region */
+    (void)r;
     binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
     if (p->count == BINNED_PER_PACKET) {
         rsp_stager_send(&l->stager, c, tile);
@@ -224,14 +224,16 @@ void rsp_tile_rast_main(gr_ctx *c)
     rsp_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
     uint32_t tile = (uint32_t)gr_key(c);
+    tile_rect r;
+    bool renders = rsp_tile_rect(rc, tile, &r);   /* Setup/Bin sends only such tiles */
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),
                                  copy_frag_pkt));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
-        for (uint32_t i = 0; i < b->count; i++)
-            rast_in_tile(&l, c, rc, tile, &b->t[i].prim, b->t[i].uid);
+        for (uint32_t i = 0; renders && i < b->count; i++)
+            rast_in_tile(&l, c, tile, &r, &b->t[i].prim, b->t[i].uid);
         gr_commit(c, 0, 1);
         rsp_stager_flush(&l.stager, c);
     }
@@ -247,12 +249,11 @@ static void copy_zbin_pkt(void *dst, const void *src, size_t bytes)
     memcpy(dst, p, offsetof(zbin_pkt, t) + p->count * sizeof p->t[0]);
 }
 
-static void zbin_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, uint32_t tile,
+static void zbin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
                       const rsp_prim *prim, uint32_t uid)
 {
     (void)uid;
-    tile_rect r;
-    if (!rsp_tile_rect(rc, tile, &r)) return;    /* outside the frame's region */
+    (void)r;
     uint32_t sq = (uint32_t)rsp_zbin_subqueue(gr_user(c), tile);
     zbin_pkt *p = rsp_stager_packet(&l->stager, c, sq);
     if (p->count == ZBIN_PER_PACKET) {

@@ -73,7 +73,7 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
     s->attributes = true;
-    s->rc = (rast_cfg){s->width, s->height, s->tile, s->tiles_x, f->region};
+    s->rc = rsp_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
     return s;
 }
