@@ -14,6 +14,7 @@
 #include <GL/glext.h>
 #include <GL/osmesa.h>
 
+#include "bench/line_round_trip.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
 #include "shaders/raster_shading.h"
@@ -196,8 +197,13 @@ static int compare(const char *self, const char *path)
     label_of(path, name, sizeof name);
     for (int threads = 1; threads <= 2; threads++) {
         double lp, lp_min, us, us_min;
+        const double trip_before = bench_line_round_trip_ns();
         llvmpipe_ms(self, path, threads, &lp, &lp_min);
         ours_ms(s, &g, threads, &us, &us_min);
+        if (threads > 1)
+            printf("# %s %dt: cache-line round trip between two threads %.0f ns before, %.0f ns "
+                   "after (bench/line_round_trip.h)\n", name, threads, trip_before,
+                   bench_line_round_trip_ns());
         printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, lp);
         printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, us);
         printf("raster_vs_llvmpipe_%s_%dt %.2f ratio\n", name, threads, lp > 0 ? us / lp : -1);

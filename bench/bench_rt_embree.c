@@ -33,6 +33,7 @@
 
 #include <embree3/rtcore.h>
 
+#include "bench/line_round_trip.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
 #include "scenes/camera.h"
@@ -450,6 +451,7 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
     span ours = {INFINITY, 0}, e16 = {INFINITY, 0}, e1m = {INFINITY, 0};
     uint64_t ours_rays = 0;
     size_t emb_rays = 0;
+    const double trip_before = bench_line_round_trip_ns();
     for (int rep = 0; rep < frame_reps; rep++) {
         span_add(&ours, our_frame(s, g, bvh, threads, ours_img, &ours_rays));
         f->mode = EMB_STREAM;
@@ -470,6 +472,10 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
            threads, name, ours.lo, ours.hi, e16.lo, e16.hi, e1m.lo, e1m.hi, frame_reps,
            (unsigned long long)ours_rays, emb_rays, pixels_differing(ours_img, f->rgba, npix),
            npix);
+    if (threads > 1)
+        printf("# %dt %s: cache-line round trip between two threads %.0f ns before, %.0f ns "
+               "after (bench/line_round_trip.h)\n", threads, name, trip_before,
+               bench_line_round_trip_ns());
     free(ours_img);
 }
 

@@ -13,6 +13,8 @@
  *    other tenants), which no runtime can remove.
  *  - thread_pingpong_round_trip_ns: two Thread stages bounce one packet through two
  *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
+ *  - machine_line_round_trip_ns: the control for every 2-worker figure, the machine's
+ *    time to move a cache line to another thread and back (bench/line_round_trip.h).
  *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
  *    synthetic_machine_efficiency_Nw is the control: the same work split over N plain
  *    pthreads with no runtime at all, so efficiency lost there is the machine's.
@@ -20,6 +22,7 @@
  * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
  * Arguments, if any, pick groups by name: overhead, parallel, pingpong, synthetic
  * (e.g. `bench_runtime parallel` to re-measure one figure under perf). */
+#include "bench/line_round_trip.h"
 #include "gramps/gramps.h"
 
 #include <stdbool.h>
@@ -326,7 +329,10 @@ int main(int argc, char **argv)
         for (unsigned w = 1; w <= maxw; w *= 2) bench_shader_overhead_parallel(w);
         for (unsigned w = 2; w <= maxw; w *= 2) bench_shader_overhead_independent(w);
     }
-    if (wanted("pingpong")) bench_pingpong();
+    if (wanted("pingpong")) {
+        bench_pingpong();
+        if (maxw >= 2) printf("machine_line_round_trip_ns %.1f ns\n", bench_line_round_trip_ns());
+    }
     if (!wanted("synthetic")) return 0;
     params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
     unsigned long long fp;
