@@ -281,7 +281,7 @@ static void send_partial(gr_worker *w, gr_partial *pa)
     gr_comp *producer = pa->producer;
     pa->pkt = NULL;
     gr_enqueue(w, p);
-    gr_pending_sub(w, producer, 1);
+    gr_pending_sub_later(w, producer, 1);
 }
 
 /* The worker's partial packet for (q, sub), started if there is none; NULL after a

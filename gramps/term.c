@@ -46,7 +46,8 @@ static void comp_quiescent(gr_worker *w, gr_comp *c)
 
 /* Per-worker surplus: each worker keeps, per component, a count of units it has added to
  * `pending` beyond the true count (pending = true count + every worker's surplus, all
- * surpluses >= 0, so pending never reaches zero early). A finished Shader task adds one
+ * surpluses >= 0, so pending never reaches zero early). A finished Shader task, a
+ * coalesced push packet sent on and a Thread instance that blocks on input each add one
  * unit of surplus instead of decrementing; a new task spends one instead of
  * incrementing, and when there is none the worker adds a batch at once. In a steady
  * pipeline a worker's finished tasks pay for its new ones: no contended atomic per

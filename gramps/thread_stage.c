@@ -74,7 +74,7 @@ static void park_in(gr_worker *w, gr_inst *inst)
     }
     gr_spin_unlock(&s->lock);
     if (ready) gr_push_task(w, inst->stage, gr_inst_task(inst));
-    else gr_pending_sub(w, &w->g->comps[inst->stage->comp], 1);
+    else gr_pending_sub_later(w, &w->g->comps[inst->stage->comp], 1);
 }
 
 static bool fits(int64_t held, uint32_t need, uint32_t capacity)
