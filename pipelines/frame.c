@@ -153,6 +153,20 @@ _Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name)
     return &c->value;
 }
 
+_Atomic(uint32_t) *pl_frame_cursor(pl_frame *f, const char *name)
+{
+    for (int i = 0; i < f->ncursors; i++)
+        if (!strcmp(f->cursors[i].name, name)) {
+            atomic_store(&f->cursors[i].next, 0);
+            return &f->cursors[i].next;
+        }
+    if (f->ncursors == PL_MAX_CURSORS) return NULL;
+    pl_cursor *c = &f->cursors[f->ncursors++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    atomic_init(&c->next, 0);
+    return &c->next;
+}
+
 uint64_t pl_frame_count(const pl_frame *f, const char *name)
 {
     for (int i = 0; i < f->ncounters; i++)

@@ -44,6 +44,14 @@ typedef struct pl_counter {
     _Atomic(uint64_t) value;
 } pl_counter;
 
+#define PL_MAX_CURSORS 8
+
+/* A position the copies of one replicated stage take work from. */
+typedef struct pl_cursor {
+    _Atomic(uint32_t) next;
+    char name[PL_COUNTER_NAME];
+} pl_cursor;
+
 /* The fixed point the ray tracer's stages sum contributions in: 24 fraction bits. */
 #define PL_FIXED_ONE 16777216.0
 
@@ -72,6 +80,8 @@ typedef struct pl_frame {
     bool has_raster_env, has_ray_env;
     pl_counter counters[PL_MAX_COUNTERS];
     int ncounters;
+    pl_cursor cursors[PL_MAX_CURSORS];
+    int ncursors;
 } pl_frame;
 
 /* A frame of width x height. false (message in err) for a bad size or no memory. */
@@ -96,6 +106,13 @@ const rt_bvh *pl_frame_bvh(pl_frame *f);
 /* The counter named `name`, made at 0 on first request (create hooks only); stages add
  * to it with relaxed atomics. NULL when PL_MAX_COUNTERS are in use. */
 _Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name);
+
+/* The work cursor named `name`, set to 0 (create hooks only: every copy's create runs
+ * before the graph does, and a frame may serve several runs, as gramps-render-mpi's
+ * chunks do, each starting from 0): the copies of a replicated stage share it to take
+ * work (the next batch, say) as they go instead of dealing it out in turns. Not a
+ * statistic. NULL when PL_MAX_CURSORS are in use. */
+_Atomic(uint32_t) *pl_frame_cursor(pl_frame *f, const char *name);
 /* Its value after the run (0 if no stage made it). */
 uint64_t pl_frame_count(const pl_frame *f, const char *name);
 

@@ -8,11 +8,16 @@
 
 /* ---- IA and VS ----------------------------------------------------------------------- */
 
+/* The replicas take the next batch from their shared cursor as they go, rather than
+ * every R-th batch each: a group held back (its worker busy in a long Z-Tile or OM
+ * activation) then leaves no share of its own for one worker to finish while the others
+ * idle (2-3 ms at the end of the hybrid's depth pass at 2 workers). Batch numbers still
+ * give draw order (Reorder, primitive ids). */
 void rsp_ia_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
     uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->batch;
-    for (uint32_t seq = s->replica; seq < s->batches; seq += s->replicas) {
+    for (uint32_t seq; (seq = atomic_fetch_add_explicit(s->next_batch, 1, memory_order_relaxed)) < s->batches;) {
         gr_window w;
         gr_reserve_out(c, 0, 1, &w);
         ia_pkt *p = w.mem;

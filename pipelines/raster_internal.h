@@ -82,6 +82,7 @@ typedef struct rsp_state {
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
+    _Atomic(uint32_t) *next_batch;        /* IA: the cursor its replicas share */
     _Atomic(uint64_t) *depth_tested;      /* Z-Tile's covered pixels (else NULL) */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */

@@ -83,6 +83,23 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return raster_state(i, false, err);
 }
 
+/* IA: its replicas take batches from one cursor per stage (named after the stage
+ * without its replica suffix: "ia-1" -> "ia"). */
+static void *ia_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = raster_state(i, false, err);
+    if (!s) return NULL;
+    char name[PL_COUNTER_NAME];
+    snprintf(name, sizeof name, "%s", i->name);
+    char *dash = i->replicas > 1 ? strrchr(name, '-') : NULL;
+    if (dash) *dash = 0;
+    s->next_batch = pl_frame_cursor(i->frame, name);
+    if (s->next_batch) return s;
+    free(s);
+    snprintf(err, CP_ERR_MAX, "more than %d replicated IA stages in one graph", PL_MAX_CURSORS);
+    return NULL;
+}
+
 /* The ordered graph's stages that test against the frame's depth (coarse or exact). */
 static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
@@ -217,8 +234,8 @@ static const cp_param ztile_params[] = {
     {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"}};
 
 static const cp_stage_type stages[] = {
-    {"raster.ia", "input assembly: deals batches of triangles (replicas take turns)",
-     GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, raster_create, NULL, free},
+    {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
+     GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, ia_create, NULL, free},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
      vs_ports, 2, NULL, 0, rsp_vs_main, raster_create, NULL, free},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
