@@ -3,7 +3,9 @@
  * (every tile of the image) and raster.ztile (each tile once its depth pass is final).
  *
  * A run covers `samples` consecutive samples of one tile, 8x8-pixel blocks in order
- * (RTP_BLOCK), `spp` samples per pixel; runs never span tiles. Runs wait in the cutter to
+ * (RTP_BLOCK), `spp` samples per pixel; runs never span tiles. Blocks, not tile rows: a
+ * square packet's rays diverge less than a 32x2 strip's, so the packet traversal culls
+ * more of the tree for the whole packet. Runs wait in the cutter to
  * be committed RTP_RUN_BATCH at a time: one reserve and commit per run would be the
  * cutting stage's main cost. */
 #ifndef PIPELINES_SAMPLE_RUNS_H
