@@ -1,13 +1,15 @@
-/* sample_runs.h — cutting image tiles into sample runs (rt.sample-runs, one per Sampler
- * packet), for the stages that hand pixel work to the ray tracer's Sampler: rt.tiler
- * (every tile of the image) and raster.ztile (each tile once its depth pass is final).
+/* sample_runs.h — sample runs (rt.sample-runs, one per packet of samples or rays): cutting
+ * image tiles into them, for the stages that hand pixel work to the ray tracer (rt.tiler:
+ * every tile of the image; raster.ztile: each tile once its depth pass is final), and
+ * the samples of a run, for the stages that take them (rt.sampler, rt.primary,
+ * hybrid.visible).
  *
  * A run covers `samples` consecutive samples of one tile, 8x8-pixel blocks in order
  * (RTP_BLOCK), `spp` samples per pixel; runs never span tiles. Blocks, not tile rows: a
  * square packet's rays diverge less than a 32x2 strip's, so the packet traversal culls
- * more of the tree for the whole packet. Runs wait in the cutter to
- * be committed RTP_RUN_BATCH at a time: one reserve and commit per run would be the
- * cutting stage's main cost. */
+ * more of the tree for the whole packet. Runs wait in the cutter to be committed
+ * RTP_RUN_BATCH at a time: one reserve and commit per run would be the cutting stage's
+ * main cost. */
 #ifndef PIPELINES_SAMPLE_RUNS_H
 #define PIPELINES_SAMPLE_RUNS_H
 
