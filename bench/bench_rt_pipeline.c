@@ -107,7 +107,7 @@ static void bench_capacity(unsigned workers)
     qsort(limited, FOOTPRINT_FRAMES, sizeof *limited, cmp_u64);
     qsort(unlimited, FOOTPRINT_FRAMES, sizeof *unlimited, cmp_u64);
     const int mid = FOOTPRINT_FRAMES / 2;
-    printf("rt_footprint_runs_cap32_bunny_%uw %llu bytes\n", workers, limited[mid]);
+    printf("rt_footprint_runs_cap64_bunny_%uw %llu bytes\n", workers, limited[mid]);
     printf("rt_footprint_runs_unbounded_bunny_%uw %llu bytes\n", workers, unlimited[mid]);
     printf("rt_footprint_reduction_bunny_%uw %.1f x\n", workers,
            (double)unlimited[mid] / (double)limited[mid]);

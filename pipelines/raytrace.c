@@ -18,7 +18,7 @@ void rtp_config_default(rtp_config *c)
     c->bounces = 1;
     c->packet_rays = 64;
     c->tile = 32;
-    c->runs_capacity = 32;
+    c->runs_capacity = 64;
     c->min_weight = 0.01f;
 }
 

@@ -27,7 +27,7 @@ typedef struct rtp_config {
     int bounces;                   /* reflection depth (default 1) */
     int packet_rays;               /* rays per packet, 1..64 (default 64) */
     int tile;                      /* Tiler's tile edge in pixels (default 32) */
-    uint32_t runs_capacity;        /* Tiler -> Primary queue capacity in runs (default 32) */
+    uint32_t runs_capacity;        /* Tiler -> Primary queue capacity in runs (default 64) */
     float min_weight;              /* drop rays whose weight falls below (default 0.01) */
     sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */
