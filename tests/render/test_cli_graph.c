@@ -90,7 +90,8 @@ static void test_list_stages(void)
     static const char *const stages[] = {"raster.ia", "raster.vs", "raster.reorder", "raster.rast",
                                          "raster.setup-bin", "raster.tile-rast", "raster.ps",
                                          "raster.om", "rt.tiler", "rt.sampler", "rt.camera",
-                                         "rt.intersect", "rt.shade", "rt.shadow", "rt.blend"};
+                                         "rt.primary", "rt.intersect", "rt.shade", "rt.shadow",
+                                         "rt.blend", "hybrid.visible"};
     CHECK(run("--list-stages") == 0);
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char want[64];
