@@ -197,7 +197,7 @@ static int compare(const char *self, const char *path)
     label_of(path, name, sizeof name);
     for (int threads = 1; threads <= 2; threads++) {
         double lp, lp_min, us, us_min;
-        const double trip_before = bench_line_round_trip_ns();
+        const double trip_before = threads > 1 ? bench_line_round_trip_ns() : 0;
         llvmpipe_ms(self, path, threads, &lp, &lp_min);
         ours_ms(s, &g, threads, &us, &us_min);
         if (threads > 1)

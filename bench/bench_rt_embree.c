@@ -451,7 +451,7 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
     span ours = {INFINITY, 0}, e16 = {INFINITY, 0}, e1m = {INFINITY, 0};
     uint64_t ours_rays = 0;
     size_t emb_rays = 0;
-    const double trip_before = bench_line_round_trip_ns();
+    const double trip_before = threads > 1 ? bench_line_round_trip_ns() : 0;
     for (int rep = 0; rep < frame_reps; rep++) {
         span_add(&ours, our_frame(s, g, bvh, threads, ours_img, &ours_rays));
         f->mode = EMB_STREAM;

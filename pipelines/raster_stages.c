@@ -69,7 +69,6 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
     s->replica = i->replica;
-    s->replicas = i->replicas;
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
     s->attributes = true;

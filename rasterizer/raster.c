@@ -62,11 +62,6 @@ rs_clip_kind rs_clip_classify_codes(unsigned c0, unsigned c1, unsigned c2)
     return (c0 | c1 | c2) ? RS_CLIP_CUT : RS_CLIP_INSIDE;
 }
 
-rs_clip_kind rs_clip_classify(const rs_triangle *t)
-{
-    return rs_clip_classify_codes(rs_outcode(&t->v[0]), rs_outcode(&t->v[1]), rs_outcode(&t->v[2]));
-}
-
 int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 {
     unsigned c0 = rs_outcode(&in->v[0]), c1 = rs_outcode(&in->v[1]), c2 = rs_outcode(&in->v[2]);

@@ -111,14 +111,13 @@ static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float
 void rs_weights_packet(int n, const double *e0, const double *e1, const double *area,
                        const float *const iw[3], float *b1, float *b2, bool avx2);
 
-/* What clipping would do to a triangle: nothing, drop it, or cut it into pieces. */
+/* What clipping would do to a triangle: nothing, drop it, or cut it into pieces, from
+ * its vertices' outcodes (rs_clip_classify_codes), which a vertex shader computes once
+ * per vertex: bit p is set when the vertex is outside clip plane p (near z >= -w, far
+ * z <= w, the guard band |x|, |y| <= RS_GUARD w). rs_outcode_of is inline so a loop
+ * over vertices vectorizes. */
 typedef enum rs_clip_kind { RS_CLIP_INSIDE, RS_CLIP_CULLED, RS_CLIP_CUT } rs_clip_kind;
-rs_clip_kind rs_clip_classify(const rs_triangle *t);
 
-/* The same from the vertices' outcodes, for a vertex shader that computes them once per
- * vertex: bit p is set when the vertex is outside clip plane p (near z >= -w, far
- * z <= w, the guard band |x|, |y| <= RS_GUARD w). Inline so a loop over vertices
- * vectorizes. */
 static inline unsigned rs_outcode_of(float x, float y, float z, float w)
 {
     const float g = RS_GUARD * w;
