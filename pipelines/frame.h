@@ -44,7 +44,7 @@ typedef struct pl_counter {
     _Atomic(uint64_t) value;
 } pl_counter;
 
-#define PL_MAX_CURSORS 8
+#define PL_MAX_CURSORS PL_MAX_COUNTERS
 
 /* A position the copies of one replicated stage take work from. */
 typedef struct pl_cursor {

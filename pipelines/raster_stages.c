@@ -95,7 +95,7 @@ static void *ia_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->next_batch = pl_frame_cursor(i->frame, name);
     if (s->next_batch) return s;
     free(s);
-    snprintf(err, CP_ERR_MAX, "more than %d replicated IA stages in one graph", PL_MAX_CURSORS);
+    snprintf(err, CP_ERR_MAX, "more than %d IA stages in one graph", PL_MAX_CURSORS);
     return NULL;
 }
 
