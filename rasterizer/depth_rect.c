@@ -1,7 +1,8 @@
 /* depth_rect.c — rs_depth_rect (see raster.h): coverage, depth and the depth test of a
  * triangle over a rectangle of a depth and visibility buffer, in one pass, for the
- * sort-middle stages (Tile-Shade, Z-Tile). A baseline kernel, and on x86-64 an AVX2 one
- * (four pixels per step) with the same results; the caller chooses, as for
+ * stages that resolve visibility in any order (Tile-Shade, Z-Raster). A baseline kernel,
+ * and on x86-64 AVX2 ones (eight pixels per step with int32 edge values, four with
+ * int64 for the largest triangles) with the same results; the caller chooses, as for
  * rs_weights_packet. */
 #include "rasterizer/raster.h"
 
@@ -173,6 +174,191 @@ static inline int depth_test_lanes(float *z, uint32_t *vis, __m128 depth, uint32
     return won;
 }
 
+/* Eight pixels at a time, for triangles whose edge values over the rectangle fit in
+ * int32 (all but the largest; edges_fit_int32): the same sign tests, plane depths (each
+ * lane's edge values converted exactly, the same double operations in the same order),
+ * exact fallback and depth test as the four-lane kernel below, so the same results, won
+ * order and count. */
+__attribute__((target("avx2")))
+static inline __m256i lane_mask8(int lanes)
+{
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(lanes), bit), bit);
+}
+
+/* plane_depths for eight pixels (unbiased int32 edge values U0, U1). */
+__attribute__((target("avx2")))
+static inline __m256 plane_depths8(const depth_plane *pl, __m256i U0, __m256i U1, int *inexact)
+{
+    __m128 lo[2], hi[2];
+    for (int half = 0; half < 2; half++) {
+        __m256d u0 = _mm256_cvtepi32_pd(half ? _mm256_extracti128_si256(U0, 1) : _mm256_castsi256_si128(U0));
+        __m256d u1 = _mm256_cvtepi32_pd(half ? _mm256_extracti128_si256(U1, 1) : _mm256_castsi256_si128(U1));
+        __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_set1_pd(pl->z2), _mm256_mul_pd(_mm256_set1_pd(pl->dz0), u0)),
+                                  _mm256_mul_pd(_mm256_set1_pd(pl->dz1), u1));
+        lo[half] = _mm256_cvtpd_ps(_mm256_sub_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+        hi[half] = _mm256_cvtpd_ps(_mm256_add_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+    }
+    __m256 l = _mm256_set_m128(lo[1], lo[0]), h = _mm256_set_m128(hi[1], hi[0]);
+    *inexact = 0xff & ~_mm256_movemask_ps(_mm256_cmp_ps(l, h, _CMP_EQ_OQ));
+    return l;
+}
+
+/* depth_test_lanes for eight pixels. */
+__attribute__((target("avx2")))
+static inline int depth_test_lanes8(float *z, uint32_t *vis, __m256 depth, uint32_t id, int lanes)
+{
+    const bool all = lanes == 0xff;
+    __m256i m = lane_mask8(lanes);
+    __m256 cur = all ? _mm256_loadu_ps(z) : _mm256_maskload_ps(z, m);
+    __m256i cur_vis = all ? _mm256_loadu_si256((const __m256i *)vis)
+                          : _mm256_maskload_epi32((const int *)vis, m);
+    const __m256i flip = _mm256_set1_epi32(INT32_MIN);
+    const __m256i ids = _mm256_set1_epi32((int32_t)(id + 1));
+    __m256i smaller_id = _mm256_cmpgt_epi32(_mm256_xor_si256(cur_vis, flip), _mm256_xor_si256(ids, flip));
+    __m256i tie_wins = _mm256_or_si256(_mm256_cmpeq_epi32(cur_vis, _mm256_setzero_si256()), smaller_id);
+    __m256 wins = _mm256_or_ps(_mm256_cmp_ps(depth, cur, _CMP_LT_OQ),
+                               _mm256_and_ps(_mm256_cmp_ps(depth, cur, _CMP_EQ_OQ), _mm256_castsi256_ps(tie_wins)));
+    int won = _mm256_movemask_ps(wins) & lanes;
+    if (!won) return 0;
+    __m256i w = lane_mask8(won);
+    if (all) {
+        _mm256_storeu_ps(z, _mm256_blendv_ps(cur, depth, _mm256_castsi256_ps(w)));
+        _mm256_storeu_si256((__m256i *)vis, _mm256_blendv_epi8(cur_vis, ids, w));
+    } else {
+        _mm256_maskstore_ps(z, w, depth);
+        _mm256_maskstore_epi32((int *)vis, w, ids);
+    }
+    return won;
+}
+
+/* depth_test_exact for eight lanes of int32 edge values. */
+__attribute__((target("avx2")))
+static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
+                             rs_depth_target *t, uint32_t id, int lanes)
+{
+    int32_t u0[8], u1[8];
+    _mm256_storeu_si256((__m256i *)u0, U0);
+    _mm256_storeu_si256((__m256i *)u1, U1);
+    int won = 0;
+    for (; lanes; lanes &= lanes - 1) {
+        int k = __builtin_ctz((unsigned)lanes);
+        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
+    }
+    return won;
+}
+
+/* Whether every edge value (biased and unbiased) at the pixel centres of
+ * [x0, x1) x [y0, y1) lies within int32: edges are linear, so their corners bound them.
+ * Lanes past x1 may wrap; they are never covered, and the wrapped sums of the lanes
+ * inside are still exact (two's complement addition is exact modulo 2^32). */
+static bool edges_fit_int32(const int64_t first[3], const int64_t step[3], const int64_t down[3],
+                            int width, int height)
+{
+    const int64_t limit = INT32_MAX - 1;
+    for (int k = 0; k < 3; k++) {
+        int64_t across = step[k] * (width - 1), below = down[k] * (height - 1);
+        int64_t ends[4] = {first[k], first[k] + across, first[k] + below, first[k] + across + below};
+        for (int c = 0; c < 4; c++)
+            if (ends[c] > limit || ends[c] < -limit) return false;
+    }
+    return true;
+}
+
+/* depth_test_lanes8 without branches on the data, for rectangles at most eight pixels
+ * wide: masked loads and stores whatever the lanes (none: nothing is read or written). */
+__attribute__((target("avx2")))
+static inline int depth_test_masked8(float *z, uint32_t *vis, __m256 depth, uint32_t id, int lanes)
+{
+    __m256i m = lane_mask8(lanes);
+    __m256 cur = _mm256_maskload_ps(z, m);
+    __m256i cur_vis = _mm256_maskload_epi32((const int *)vis, m);
+    const __m256i flip = _mm256_set1_epi32(INT32_MIN);
+    const __m256i ids = _mm256_set1_epi32((int32_t)(id + 1));
+    __m256i smaller_id = _mm256_cmpgt_epi32(_mm256_xor_si256(cur_vis, flip), _mm256_xor_si256(ids, flip));
+    __m256i tie_wins = _mm256_or_si256(_mm256_cmpeq_epi32(cur_vis, _mm256_setzero_si256()), smaller_id);
+    __m256 wins = _mm256_or_ps(_mm256_cmp_ps(depth, cur, _CMP_LT_OQ),
+                               _mm256_and_ps(_mm256_cmp_ps(depth, cur, _CMP_EQ_OQ), _mm256_castsi256_ps(tie_wins)));
+    __m256i w = _mm256_and_si256(_mm256_castps_si256(wins), m);
+    _mm256_maskstore_ps(z, w, depth);
+    _mm256_maskstore_epi32((int *)vis, w, ids);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(w));
+}
+
+/* The row walk of depth_rect_narrow for a rectangle at most eight pixels wide: one step
+ * per row and no branch on coverage or the test (small triangles mispredict them). */
+__attribute__((target("avx2")))
+static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                       __m256i row[3], const __m256i below[3], int x0, int y0, int x1, int y1,
+                       rs_depth_target *t, uint32_t id)
+{
+    const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
+    const int valid = (1 << (x1 - x0)) - 1;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
+        __m256i signs = _mm256_or_si256(_mm256_or_si256(row[0], row[1]), row[2]);
+        int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & valid;
+        n += __builtin_popcount((unsigned)cover);
+        __m256i U0 = _mm256_sub_epi32(row[0], bias0), U1 = _mm256_sub_epi32(row[1], bias1);
+        int inexact;
+        __m256 depth = plane_depths8(pl, U0, U1, &inexact);
+        int won = depth_test_masked8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
+        if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
+        for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
+        for (int k = 0; k < 3; k++) row[k] = _mm256_add_epi32(row[k], below[k]);
+    }
+    return n;
+}
+
+/* The row walk of depth_rect_avx2 over int32 edge values, eight pixels per step. */
+__attribute__((target("avx2")))
+static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                             const int64_t first[3], const int64_t step[3], const int64_t down[3],
+                             int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i row[3], along[3], below[3];
+    for (int k = 0; k < 3; k++) {
+        row[k] = _mm256_add_epi32(_mm256_set1_epi32((int32_t)first[k]),
+                                  _mm256_mullo_epi32(lane, _mm256_set1_epi32((int32_t)step[k])));
+        along[k] = _mm256_set1_epi32((int32_t)(8 * step[k]));
+        below[k] = _mm256_set1_epi32((int32_t)down[k]);
+    }
+    if (x1 - x0 <= 8) return depth_rows8(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
+    const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        __m256i E0 = row[0], E1 = row[1], E2 = row[2];
+        ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox;
+        bool in_span = false;
+        for (int x = x0; x < x1; x += 8) {
+            int left = x1 - x, valid = left >= 8 ? 0xff : (1 << left) - 1;
+            __m256i signs = _mm256_or_si256(_mm256_or_si256(E0, E1), E2);
+            int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & valid;
+            if (cover) {
+                in_span = true;
+                n += __builtin_popcount((unsigned)cover);
+                __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
+                int inexact;
+                __m256 depth = plane_depths8(pl, U0, U1, &inexact);
+                int won = depth_test_lanes8(&t->z[at + x], &t->vis[at + x], depth, id, cover & ~inexact);
+                if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at + x, t, id, cover & inexact);
+                for (; won && t->won; won &= won - 1)
+                    t->won[t->nwon++] = (int32_t)(at + x + __builtin_ctz((unsigned)won));
+                if (!(cover & 0x80)) break;  /* the span ended in these lanes */
+            } else if (in_span) {
+                break;
+            }
+            E0 = _mm256_add_epi32(E0, along[0]);
+            E1 = _mm256_add_epi32(E1, along[1]);
+            E2 = _mm256_add_epi32(E2, along[2]);
+        }
+        for (int k = 0; k < 3; k++) row[k] = _mm256_add_epi32(row[k], below[k]);
+    }
+    return n;
+}
+
 /* depth_rect_baseline four pixels at a time: coverage signs, depths and the test run
  * across the lanes; won is appended in increasing x, so results, won order and the
  * count are the baseline's. Triangles outside the plane depths' bounds (huge edge
@@ -191,6 +377,11 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
     const edge_walk w = edge_walk_from(s, x0);
     const int64_t step0 = w.step[0], step1 = w.step[1], step2 = w.step[2];
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int64_t first[3];
+    edge_row(s, &w, y0, first);
+    const int64_t down[3] = {(int64_t)s->b[0] * one, (int64_t)s->b[1] * one, (int64_t)s->b[2] * one};
+    if (x1 > x0 && y1 > y0 && edges_fit_int32(first, w.step, down, x1 - x0, y1 - y0))
+        return depth_rect_narrow(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
     const __m256i lanes0 = _mm256_setr_epi64x(0, step0, 2 * step0, 3 * step0),
                   lanes1 = _mm256_setr_epi64x(0, step1, 2 * step1, 3 * step1),
                   lanes2 = _mm256_setr_epi64x(0, step2, 2 * step2, 3 * step2),
@@ -198,14 +389,11 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                   quad2 = _mm256_set1_epi64x(4 * step2),
                   bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
     int n = 0;
-    int64_t first[3];
-    edge_row(s, &w, y0, first);
     __m256i row0 = _mm256_add_epi64(_mm256_set1_epi64x(first[0]), lanes0),
             row1 = _mm256_add_epi64(_mm256_set1_epi64x(first[1]), lanes1),
             row2 = _mm256_add_epi64(_mm256_set1_epi64x(first[2]), lanes2);
-    const __m256i down0 = _mm256_set1_epi64x((int64_t)s->b[0] * one),
-                  down1 = _mm256_set1_epi64x((int64_t)s->b[1] * one),
-                  down2 = _mm256_set1_epi64x((int64_t)s->b[2] * one);
+    const __m256i down0 = _mm256_set1_epi64x(down[0]), down1 = _mm256_set1_epi64x(down[1]),
+                  down2 = _mm256_set1_epi64x(down[2]);
     for (int y = y0; y < y1; y++, row0 = _mm256_add_epi64(row0, down0),
              row1 = _mm256_add_epi64(row1, down1), row2 = _mm256_add_epi64(row2, down2)) {
         __m256i E0 = row0, E1 = row1, E2 = row2;

@@ -180,7 +180,7 @@ typedef struct rs_depth_target {
  * depths, the smaller primitive id: the result is the draw-order `less` test's whatever
  * order the triangles come in (ids follow draw order). id is the triangle's primitive
  * id. Returns the number of covered pixels. With avx2 (only where the CPU has it; the
- * shaders' sh_raster_env.isa says) the AVX2 kernel, four pixels at a time, else the
+ * shaders' sh_raster_env.isa says) the AVX2 kernels, eight or four pixels a step, else the
  * baseline (rasterizer/depth_rect.c): the same results, won order and count. */
 int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id, bool avx2);
