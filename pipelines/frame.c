@@ -58,6 +58,10 @@ void pl_frame_free(pl_frame *f)
     free(f->depth);
     free(f->accum);
     free(f->vis);
+    for (int i = 0; i < f->nlayers; i++) {
+        free(f->layers[i].z);
+        free(f->layers[i].vis);
+    }
     if (f->has_hiz) rsp_hiz_free(&f->hiz);
     memset(f, 0, sizeof *f);
 }
@@ -129,6 +133,25 @@ uint32_t *pl_frame_vis(pl_frame *f)
 {
     if (!f->vis) f->vis = calloc(pixels(f), sizeof *f->vis);
     return f->vis;
+}
+
+pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner)
+{
+    for (int i = 0; i < f->nlayers; i++)
+        if (!strcmp(f->layers[i].owner, owner)) return &f->layers[i];
+    if (f->nlayers == PL_MAX_DEPTH_LAYERS || strlen(owner) >= PL_COUNTER_NAME) return NULL;
+    pl_depth_layer *l = &f->layers[f->nlayers];
+    l->z = malloc(pixels(f) * sizeof *l->z);
+    l->vis = malloc(pixels(f) * sizeof *l->vis);
+    if (!l->z || !l->vis) {
+        free(l->z);
+        free(l->vis);
+        *l = (pl_depth_layer){0};
+        return NULL;
+    }
+    snprintf(l->owner, sizeof l->owner, "%s", owner);
+    f->nlayers++;
+    return l;
 }
 
 const rt_bvh *pl_frame_bvh(pl_frame *f) { return pl_scene_data_bvh(f->data); }

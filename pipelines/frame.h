@@ -55,6 +55,17 @@ typedef struct pl_cursor {
 /* The fixed point the ray tracer's stages sum contributions in: 24 fraction bits. */
 #define PL_FIXED_ONE 16777216.0
 
+/* A depth layer: depth and visible primitive + 1 per pixel over the whole image, private
+ * to the stage copy named `owner` (raster.zraster, one per IA/VS group), which clears
+ * the parts it draws in; undefined elsewhere. */
+typedef struct pl_depth_layer {
+    float *z;
+    uint32_t *vis;
+    char owner[PL_COUNTER_NAME];
+} pl_depth_layer;
+
+#define PL_MAX_DEPTH_LAYERS 64
+
 /* A rectangle of image pixels, [x0,x1) x [y0,y1). */
 typedef struct pl_region { int x0, y0, x1, y1; } pl_region;
 
@@ -75,6 +86,8 @@ typedef struct pl_frame {
     bool has_hiz;
     int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
     uint32_t *vis;                    /* visibility buffer: visible primitive + 1, 0 = none */
+    pl_depth_layer layers[PL_MAX_DEPTH_LAYERS];   /* made by pl_frame_depth_layer */
+    int nlayers;
     sh_raster_env raster_env;
     sh_ray_env ray_env;
     bool has_raster_env, has_ray_env;
@@ -99,6 +112,11 @@ _Atomic(uint32_t) *pl_frame_depth(pl_frame *f);
 rsp_hiz *pl_frame_hiz(pl_frame *f);
 int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clears its bands */
 uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
+/* The depth layer of the stage copy named `owner` (its own, so no two copies share one;
+ * the same one for every run of a graph on the frame), not cleared: width x height x 8
+ * bytes. NULL when out of memory, when PL_MAX_DEPTH_LAYERS are in use or when the name
+ * does not fit PL_COUNTER_NAME (two names cut to one would share a layer). */
+pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner);
 const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 const sh_ray_env *pl_frame_ray_env(pl_frame *f);
 const rt_bvh *pl_frame_bvh(pl_frame *f);

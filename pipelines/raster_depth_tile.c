@@ -1,5 +1,4 @@
-/* raster_depth_tile.c — the depth and visibility tile of the per-tile stages (see
- * raster_internal.h). */
+/* raster_depth_tile.c — Tile-Shade's depth and visibility tile (see raster_internal.h). */
 #include "pipelines/raster_internal.h"
 
 #include <float.h>

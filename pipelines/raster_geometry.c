@@ -44,6 +44,22 @@ bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out)
     return true;
 }
 
+void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg)
+{
+    if (!r->cut) {
+        fn(arg, &r->set);
+        return;
+    }
+    rs_triangle clipped[RS_MAX_CLIPPED];
+    int n = rs_clip(&r->raw, clipped);
+    for (int k = 0; k < n; k++) {
+        rsp_prim p;
+        if (!rsp_setup_prim(s, &clipped[k], &p)) continue;
+        atomic_fetch_add_explicit(s->rasterized, 1, memory_order_relaxed);
+        fn(arg, &p);
+    }
+}
+
 /* Triangles per call of the vertex kernel: its arrays hold their corners. */
 #define VS_CHUNK (SH_VS_MAX / 3)
 

@@ -4,8 +4,9 @@
  *
  * Files: raster_stages.c (the registered types), raster.c (rsp_render over the graph
  * files), raster_geometry.c (IA, VS, Reorder), raster_rast.c (Rast; Setup/Bin and
- * per-tile Rast; Bin and Z-Bin), raster_pixels.c (PS, OM), raster_tile_shade.c (Tile-Shade), raster_ztile.c
- * (Z-Tile), raster_depth_tile.c (their depth and visibility tile). */
+ * per-tile Rast; Bin), raster_pixels.c (PS, OM), raster_tile_shade.c (Tile-Shade),
+ * raster_depth_tile.c (its depth and visibility tile), raster_zraster.c and raster_ztile.c
+ * (the hybrid's depth-only pass: Z-Raster per group, Z-Tile per tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
@@ -83,14 +84,18 @@ typedef struct rsp_state {
     rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
     _Atomic(uint32_t) *next_batch;        /* IA: the cursor its replicas share */
-    _Atomic(uint64_t) *depth_tested;      /* Z-Tile's covered pixels (else NULL) */
+    _Atomic(uint64_t) *depth_tested;      /* Z-Raster's covered pixels (else NULL) */
+    pl_depth_layer *layer;                /* Z-Raster: its copy's depth layer */
+    uint8_t *layer_drawn;                 /* Z-Raster: per tile, 1 once the layer's part
+                                             there is cleared (it draws there) */
+    const pl_frame *frame;                /* Z-Tile: the layers it folds */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
 } rsp_state;
 
-/* A per-tile stage's depth and visibility tile (Z-Tile, Tile-Shade): its pixels in the
- * frame's region, [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared
- * (depth FLT_MAX, no primitive) by rsp_depth_tile_init (raster_depth_tile.c). */
+/* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
+ * [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared (depth FLT_MAX,
+ * no primitive) by rsp_depth_tile_init (raster_depth_tile.c). */
 typedef struct rsp_depth_tile {
     int x0, y0, x1, y1;
     rs_depth_target t;
@@ -100,19 +105,24 @@ typedef struct rsp_depth_tile {
 bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile);
 void rsp_depth_tile_free(rsp_depth_tile *d);
 
-/* The subqueue of the hybrid's bins set that carries tile `tile`, and back (the map is
- * its own inverse). The Z-Tiles become ready together when the depth pass ends, and the
- * runtime runs them from the highest subqueue down; numbering the subqueues from the
- * last tile hands the tiles to the pixel stages in ascending order, as rt.tiler does,
- * which Blend's accumulator accesses prefer (2-3 ms of a 1024x1024 frame here). Only the
- * order of the work changes, never the image. */
-static inline uint64_t rsp_zbin_subqueue(const rsp_state *s, uint64_t tile)
+/* The subqueue of the hybrid's Z-Raster -> Z-Tile set that carries tile `tile`, and back
+ * (the map is its own inverse). The Z-Tiles become ready together when the depth pass
+ * ends, and the runtime runs them from the highest subqueue down; numbering the
+ * subqueues from the last tile hands the tiles to the pixel stages in ascending order,
+ * as rt.tiler does, which Blend's accumulator accesses prefer (2-3 ms of a 1024x1024
+ * frame here). Only the order of the work changes, never the image. */
+static inline uint64_t rsp_ztile_subqueue(const rsp_state *s, uint64_t tile)
 {
     return (uint64_t)(s->tiles_x * s->tiles_y) - 1 - tile;
 }
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
 bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out);
+
+/* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
+ * pieces of a triangle the planes cut, clipped and set up here (raster_geometry.c). */
+typedef void (*rsp_prim_fn)(void *arg, const rsp_prim *p);
+void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg);
 
 /* Stage programs. */
 void rsp_ia_main(gr_ctx *c);
@@ -124,7 +134,7 @@ void rsp_tile_rast_main(gr_ctx *c);
 void rsp_ps_main(gr_ctx *c);
 void rsp_bin_main(gr_ctx *c);
 void rsp_tile_shade_main(gr_ctx *c);
-void rsp_zbin_main(gr_ctx *c);
+void rsp_zraster_main(gr_ctx *c);
 void rsp_ztile_main(gr_ctx *c);
 void rsp_om_main(gr_ctx *c);
 

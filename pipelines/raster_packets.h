@@ -22,7 +22,6 @@
 #define TRIS_PER_PACKET 16                /* triangles one fragment packet can refer to */
 #define BINNED_PER_PACKET 16              /* triangles per tile per Setup/Bin packet */
 #define OPEN_TILES 64                     /* tiles a stager fills at once */
-#define ZBIN_PER_PACKET 16                /* triangles per tile per depth-pass bin packet */
 
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
 
@@ -70,11 +69,9 @@ typedef struct binned_pkt {
     struct { rsp_prim prim; uint32_t uid; } t[BINNED_PER_PACKET];
 } binned_pkt;
 
-/* Up to ZBIN_PER_PACKET set-up triangles for one tile of a depth-only pass, in any
- * order: each with its primitive id, which settles equal depths. */
-typedef struct zbin_pkt {
-    uint32_t count, pad;
-    struct { rs_setup su; uint32_t prim; } t[ZBIN_PER_PACKET];
-} zbin_pkt;
+/* The depth-only pass (raster.zraster -> raster.ztile): one copy of the rasterizer is
+ * done with one tile; drawn says whether it drew in the tile's part of its depth layer
+ * (`layer`, pl_frame_depth_layer). */
+typedef struct ztile_done_pkt { uint32_t layer, drawn; } ztile_done_pkt;
 
 #endif

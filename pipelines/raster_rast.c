@@ -1,8 +1,8 @@
 /* raster_rast.c — Rast, the fixed-function stage: walks the tiles each set-up triangle
  * touches, skips what the coarse depth test hides, and stages the covered pixels per
  * tile; plus the stages that walk the same tiles to bin triangles: the parallel
- * variant's Setup/Bin and per-tile Rast, the sort-middle graph's Bin and the hybrid's
- * Z-Bin (see raster_internal.h). */
+ * variant's Setup/Bin and per-tile Rast, and the sort-middle graph's Bin (see
+ * raster_internal.h). */
 #include "pipelines/raster_internal.h"
 
 #include "pipelines/tile_stager.h"
@@ -144,25 +144,20 @@ static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const rs
         }
 }
 
-/* One record of a primitive packet: set up by the VS, or clipped and set up here. */
-static void for_each_record_tile(rast_local *l, gr_ctx *c, rsp_state *s, const rast_cfg *rc,
-                                 const prim_rec *r, tile_fn per_tile)
+typedef struct tile_walk {
+    rast_local *l;
+    gr_ctx *c;
+    const rast_cfg *rc;
+    tile_fn per_tile;
+} tile_walk;
+
+static void walk_prim_tiles(void *arg, const rsp_prim *p)
 {
-    if (!r->cut) {
-        for_each_tile(l, c, rc, &r->set, per_tile);
-        return;
-    }
-    rs_triangle clipped[RS_MAX_CLIPPED];
-    int n = rs_clip(&r->raw, clipped);
-    for (int k = 0; k < n; k++) {
-        rsp_prim p;
-        if (!rsp_setup_prim(s, &clipped[k], &p)) continue;
-        atomic_fetch_add_explicit(s->rasterized, 1, memory_order_relaxed);
-        for_each_tile(l, c, rc, &p, per_tile);
-    }
+    tile_walk *w = arg;
+    for_each_tile(w->l, w->c, w->rc, p, w->per_tile);
 }
 
-/* Rast, Setup/Bin and Z-Bin: every record of each primitive batch goes to per_tile for
+/* Rast, Setup/Bin and Bin: every record of each primitive batch goes to per_tile for
  * the tiles it touches. In draw order the staged packets leave when each batch is done
  * (a tile's packets must not overtake a later batch's); in any order they leave when
  * full, or when the stager needs their slot, or at the end. */
@@ -173,10 +168,11 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, t
     const rast_cfg *rc = &s->rc;
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
+    tile_walk walk = {&l, c, rc, per_tile};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) for_each_record_tile(&l, c, s, rc, &p->rec[i], per_tile);
+        for (uint32_t i = 0; i < p->count; i++) rsp_each_prim(s, &p->rec[i], walk_prim_tiles, &walk);
         gr_commit(c, 0, 1);
         if (draw_order) rsp_stager_flush(&l.stager, c);
     }
@@ -238,51 +234,4 @@ void rsp_tile_rast_main(gr_ctx *c)
         rsp_stager_flush(&l.stager, c);
     }
     rast_local_free(&l, s);
-}
-
-/* ---- sort-middle depth pass: Z-Bin per IA/VS group, Z-Tile per tile ----------------------- */
-
-static void copy_zbin_pkt(void *dst, const void *src, size_t bytes)
-{
-    (void)bytes;
-    const zbin_pkt *p = src;
-    memcpy(dst, p, offsetof(zbin_pkt, t) + p->count * sizeof p->t[0]);
-}
-
-static void zbin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
-                      const rsp_prim *prim, uint32_t uid)
-{
-    (void)uid;
-    (void)r;
-    uint32_t sq = (uint32_t)rsp_zbin_subqueue(gr_user(c), tile);
-    zbin_pkt *p = rsp_stager_packet(&l->stager, c, sq);
-    if (p->count == ZBIN_PER_PACKET) {
-        rsp_stager_send(&l->stager, c, sq);
-        p = rsp_stager_packet(&l->stager, c, sq);
-    }
-    uint32_t i = p->count++;
-    p->t[i].su = prim->su;
-    p->t[i].prim = prim->tri.prim;
-}
-
-/* An instanced stage runs for a subqueue once a packet arrives there, so the first
- * replica sends every tile an empty packet: each tile's Z-Tile then runs and hands on
- * its pixels even where no triangle falls. */
-static void open_every_tile(gr_ctx *c, const rsp_state *s)
-{
-    for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
-        tile_rect r;
-        if (!rsp_tile_rect(&s->rc, t, &r)) continue;
-        gr_window w;
-        gr_reserve_out_key(c, 0, 1, rsp_zbin_subqueue(s, t), &w);
-        ((zbin_pkt *)w.mem)->count = 0;
-        gr_commit_out(c, 0, 1);
-    }
-}
-
-/* Any order: a tile's triangles may arrive from every group, interleaved. */
-void rsp_zbin_main(gr_ctx *c)
-{
-    if (((rsp_state *)gr_user(c))->replica == 0) open_every_tile(c, gr_user(c));
-    walk_batches(c, sizeof(zbin_pkt), copy_zbin_pkt, zbin_tile, false);
 }

@@ -3,10 +3,10 @@
  * raster.rast (Fixed-function), raster.setup-bin and raster.tile-rast (the parallel
  * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile), the sort-middle
  * raster.bin (Fixed-function) and raster.tile-shade (Thread, instanced per tile), and the
- * sort-middle depth-only pass raster.zbin (Fixed-function) and raster.ztile (Thread,
- * instanced per tile). Their code is
- * in raster_geometry.c, raster_rast.c and raster_pixels.c; pipelines/graphs/
- * raster.graph and raster-parallel.graph wire them. */
+ * depth-only pass raster.zraster (Fixed-function, one per group) and raster.ztile
+ * (Thread, instanced per tile). Their code is in raster_geometry.c, raster_rast.c,
+ * raster_pixels.c, raster_tile_shade.c, raster_zraster.c and raster_ztile.c;
+ * pipelines/graphs/raster*.graph and hybrid.graph wire them. */
 #include "pipelines/raster_internal.h"
 
 #include "pipelines/stages.h"
@@ -154,16 +154,37 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return shading_create(pixel_create(i, err), i, err);
 }
 
-/* Z-Tile: writes depth and the visible primitive per pixel, no colour. */
+/* Z-Raster: its own depth layer, named after the stage copy. */
+static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    rsp_state *s = raster_state(i, false, err);
+    if (!s) return NULL;
+    s->frame = i->frame;
+    s->layer = pl_frame_depth_layer(i->frame, i->name);
+    s->layer_drawn = malloc((size_t)(s->tiles_x * s->tiles_y));
+    s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested");
+    if (s->layer && s->layer_drawn && s->depth_tested) return s;
+    snprintf(err, CP_ERR_MAX, "no depth layer (%dx%d x 8 bytes; at most %d copies of depth-pass "
+             "rasterizers, names under %d characters) or out of memory", s->width, s->height,
+             PL_MAX_DEPTH_LAYERS, PL_COUNTER_NAME);
+    free(s->layer_drawn);
+    free(s);
+    return NULL;
+}
+
+static void zraster_destroy(void *state)
+{
+    rsp_state *s = state;
+    free(s->layer_drawn);
+    free(s);
+}
+
+/* Z-Tile: writes the visible primitive per pixel, no colour. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     rsp_state *s = any_order(raster_state(i, false, err), i->frame, err);
-    if (s && !(s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested"))) {
-        free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-        return NULL;
-    }
     if (s) {
+        s->frame = i->frame;
         s->color = NULL;
         s->spp = pl_samples_per_pixel(i);
         s->run_samples = (uint32_t)cp_int(i, "samples");
@@ -182,8 +203,9 @@ static const cp_format formats[] = {
      sizeof(prim_rec), 64, MAX_BATCH},
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
-    {"raster.zbins", "set-up triangles of one framebuffer tile with their primitive ids, in "
-     "any order (pipelines/raster_packets.h zbin_pkt)", GR_OPAQUE, sizeof(zbin_pkt), 0, 0, 0, 0},
+    {"raster.ztile-done", "a depth-pass rasterizer is done with one tile, and whether it drew "
+     "there (pipelines/raster_packets.h ztile_done_pkt)", GR_OPAQUE, sizeof(ztile_done_pkt), 0, 0,
+     0, 0},
     {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
      "after the PS (pipelines/raster_packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
 };
@@ -220,11 +242,11 @@ static const cp_port bin_ports[] = {
     {"out", GR_BIND_OUTPUT, "raster.binned", "a queue set with a subqueue per tile"}};
 static const cp_port tile_shade_ports[] = {
     {"in", GR_BIND_INPUT, "raster.binned", "a queue set with a subqueue per tile, any order"}};
-static const cp_port zbin_ports[] = {
+static const cp_port zraster_ports[] = {
     {"in", GR_BIND_INPUT, "raster.depth-primitives", "in any order"},
-    {"out", GR_BIND_OUTPUT, "raster.zbins", "a queue set with a subqueue per tile"}};
+    {"out", GR_BIND_OUTPUT, "raster.ztile-done", "a queue set with a subqueue per tile"}};
 static const cp_port ztile_ports[] = {
-    {"in", GR_BIND_INPUT, "raster.zbins", "a queue set with a subqueue per tile"},
+    {"in", GR_BIND_INPUT, "raster.ztile-done", "a queue set with a subqueue per tile"},
     {"out", GR_BIND_OUTPUT, "rt.sample-runs", "the tile's samples, once its depth and visible "
      "primitives are final"}};
 static const cp_param ztile_params[] = {
@@ -261,11 +283,12 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once",
      GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, rsp_tile_shade_main,
      tile_shade_create, NULL, free},
-    {"raster.zbin", "depth-only pass: sends each triangle to the tiles it touches, in any order "
-     "(one per IA/VS group)", GR_FIXED, false, zbin_ports, 2, tile_params, 1, rsp_zbin_main,
-     raster_create, NULL, free},
-    {"raster.ztile", "depth-only pass of one tile: rasterizes its triangles into depth and the "
-     "visible primitive per pixel (visibility buffer), then hands the tile on",
+    {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
+     "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
+     tile_params, 1, rsp_zraster_main, zraster_create, NULL, zraster_destroy},
+    {"raster.ztile", "depth-only pass of one tile: once every rasterizer is done, the visible "
+     "primitive per pixel (the nearest over their layers) into the visibility buffer, then "
+     "the tile's samples on",
      GR_THREAD, true, ztile_ports, 2, ztile_params, 3, rsp_ztile_main, ztile_create, NULL, free},
 };
 

@@ -1,49 +1,64 @@
-/* raster_ztile.c — Z-Tile, the per-tile stage of the sort-middle depth pass (hybrid
- * graph): one instance per framebuffer tile takes the set-up triangles the Z-Bin stages
- * sent its tile, in any order, and rasterizes them straight into a private depth and
- * visibility tile (rs_depth_rect: no fragment packets, no shading). When its subqueue
- * closes, every triangle of the frame has been seen, so the tile is final: it goes to
- * the frame's visibility buffer, and its samples go on to the pixel stages
- * (the ray tracer's Sampler) as runs (pipelines/sample_runs.h).
+/* raster_ztile.c — Z-Tile, the end of the hybrid's depth-only pass for one framebuffer
+ * tile (instanced per tile): the Z-Rasters tell it which of their depth layers they drew
+ * in there (raster_zraster.c). When its subqueue closes every Z-Raster is done, so the
+ * layers are final: it folds them into the frame's visibility buffer and hands the tile's
+ * samples on to the pixel stages as runs (pipelines/sample_runs.h).
  *
- * Why this gives the image of the draw-order pass: rs_depth_rect keeps the nearest depth
- * and, at equal depths, the smaller primitive id, whatever order triangles come in. */
+ * Why the image is the draw-order pass's, whatever the groups and the order triangles
+ * came in: each layer holds, per pixel, the least (depth, primitive id) of its triangles
+ * (rs_depth_rect), and the fold takes the least over the layers, so the result is the
+ * least over all triangles. */
 #include "pipelines/raster_internal.h"
 
 #include "pipelines/sample_runs.h"
 
 #include <string.h>
 
-/* The finished tile's visible primitives into the frame's visibility buffer (only this
- * instance writes these pixels); its depths stay in the tile. */
-static void ztile_store(const rsp_depth_tile *z, rsp_state *s)
+/* The visible primitive of each pixel of r: the least (depth, id) over the layers (no
+ * layer: none). Only this instance writes these pixels of the visibility buffer. */
+static void fold_layers(const rsp_state *s, const tile_rect *r, const pl_depth_layer *const *l, int n)
 {
-    for (int y = z->y0; y < z->y1; y++) {
-        size_t at = (size_t)y * (size_t)s->width;
-        size_t from = (size_t)(y - z->t.oy) * (size_t)z->t.stride + (size_t)(z->x0 - z->t.ox);
-        memcpy(&s->vis[at + (size_t)z->x0], &z->t.vis[from], (size_t)(z->x1 - z->x0) * sizeof *s->vis);
+    const size_t width = (size_t)(r->x1 - r->x0);
+    for (int y = r->y0; y < r->y1; y++) {
+        const size_t row = (size_t)y * (size_t)s->width + (size_t)r->x0;
+        uint32_t *out = &s->vis[row];
+        if (n <= 1) {
+            if (n == 0) memset(out, 0, width * sizeof *out);
+            else memcpy(out, &l[0]->vis[row], width * sizeof *out);
+            continue;
+        }
+        for (size_t x = 0; x < width; x++) {
+            float z = l[0]->z[row + x];
+            uint32_t v = l[0]->vis[row + x];
+            for (int k = 1; k < n; k++) {
+                float zk = l[k]->z[row + x];
+                uint32_t vk = l[k]->vis[row + x];
+                bool nearer = vk && (!v || zk < z || (zk == z && vk < v));
+                z = nearer ? zk : z;
+                v = nearer ? vk : v;
+            }
+            out[x] = v;
+        }
     }
 }
 
 void rsp_ztile_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
-    rsp_depth_tile z;
-    gr_assert(c, rsp_depth_tile_init(&z, s, rsp_zbin_subqueue(s, gr_key(c))));
-    uint64_t covered = 0;
+    tile_rect r;
+    gr_assert(c, rsp_tile_rect(&s->rc, rsp_ztile_subqueue(s, gr_key(c)), &r));
+    const pl_depth_layer *drawn[PL_MAX_DEPTH_LAYERS];
+    int n = 0;
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
-        const zbin_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++)
-            covered += (uint64_t)rs_depth_rect(&p->t[i].su, z.x0, z.y0, z.x1, z.y1, &z.t,
-                                               p->t[i].prim, z.avx2);
+        const ztile_done_pkt *p = w.mem;
+        gr_assert(c, p->layer < (uint32_t)s->frame->nlayers);
+        if (p->drawn && p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS) drawn[n++] = &s->frame->layers[p->layer];
         gr_commit(c, 0, 1);
     }
-    ztile_store(&z, s);
-    atomic_fetch_add_explicit(s->depth_tested, covered, memory_order_relaxed);
+    fold_layers(s, &r, drawn, n);
     rtp_run_cutter runs;
     rtp_runs_init(&runs, s->spp, s->run_samples, 0);
-    rtp_runs_cut(&runs, c, &(rtp_tile){z.x0, z.y0, z.x1, z.y1});
+    rtp_runs_cut(&runs, c, &(rtp_tile){r.x0, r.y0, r.x1, r.y1});
     rtp_runs_flush(&runs, c);
-    rsp_depth_tile_free(&z);
 }

@@ -160,7 +160,7 @@ static void test_graph_errors(void)
 }
 
 /* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:
- * wiring a plain VS into Z-Bin, or the depth VS into the shading graph's Bin, is an
+ * wiring a plain VS into Z-Raster, or the depth VS into the shading graph's Bin, is an
  * error naming the formats, never an image shaded from missing attributes. */
 static void test_depth_primitives_not_shaded(void)
 {

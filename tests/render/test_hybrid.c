@@ -147,7 +147,7 @@ static void test_deterministic(void)
 }
 
 /* Neither the hybrid graph nor the default raster graph has a singleton: their raster
- * stages are copies per group (ia-N, vs-N, zbin-N / bin-N) or instances per tile, the
+ * stages are copies per group (ia-N, vs-N, zraster-N / bin-N) or instances per tile, the
  * ray-tracing half's Sampler is a Shader and its Blend an instance per subqueue (all 16
  * subqueues get pixels here). */
 static void test_no_singleton(void)

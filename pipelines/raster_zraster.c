@@ -1,0 +1,89 @@
+/* raster_zraster.c — Z-Raster, the rasterizer of the hybrid's depth-only pass: one per
+ * IA/VS group, it takes its group's set-up triangles in any order and rasterizes each
+ * once, straight into its own depth layer (pl_frame_depth_layer: depth and visible
+ * primitive + 1 per pixel over the whole image; rs_depth_rect: the nearest depth, equal
+ * depths to the smaller primitive id). When its input ends it tells each tile's Z-Tile
+ * whether it drew there; Z-Tile folds the layers once every group is done
+ * (raster_ztile.c).
+ *
+ * Why layers (sort-last) rather than bins per tile (sort-middle): the pass keeps only
+ * depth and a primitive per pixel, so binning cost more than it saved. Copying each
+ * set-up triangle (112 bytes) to every tile it touches, handing the copies from the
+ * workers that binned them to those that rasterize them, and waking a Thread per tile
+ * for every 16 of them took a third of the pass (docs/performance.md). A layer is
+ * memory instead: width x height x 8 bytes per group. Each layer is cleared a tile at a
+ * time, when its group first draws there, so the clearing is spread over the groups and
+ * a tile no triangle of the group reached is never touched. */
+#include "pipelines/raster_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+typedef struct zraster_walk {
+    rsp_state *s;
+    rs_depth_target layer;                /* the whole image */
+    bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
+    uint64_t covered;
+} zraster_walk;
+
+/* Clears the layer (depth FLT_MAX, no primitive) in the tiles under the triangle's
+ * bounds it has not drawn in yet. */
+static void clear_tiles_under(rsp_state *s, const rs_setup *su)
+{
+    const rast_cfg *rc = &s->rc;
+    const int tx0 = rsp_tile_of(rc, su->x0), tx1 = rsp_tile_of(rc, su->x1);
+    const int ty0 = rsp_tile_of(rc, su->y0), ty1 = rsp_tile_of(rc, su->y1);
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++) {
+            uint8_t *drawn = &s->layer_drawn[ty * rc->tiles_x + tx];
+            tile_rect r;
+            if (*drawn || !rsp_tile_rect_at(rc, tx, ty, &r)) continue;
+            *drawn = 1;
+            for (int y = r.y0; y < r.y1; y++) {
+                size_t at = (size_t)y * (size_t)s->width + (size_t)r.x0;
+                for (int x = 0; x < r.x1 - r.x0; x++) s->layer->z[at + (size_t)x] = FLT_MAX;
+                memset(&s->layer->vis[at], 0, (size_t)(r.x1 - r.x0) * sizeof *s->layer->vis);
+            }
+        }
+}
+
+/* One set-up triangle into the layer, inside the frame's region. */
+static void zraster_prim(void *arg, const rsp_prim *p)
+{
+    zraster_walk *w = arg;
+    const pl_region *r = &w->s->rc.region;
+    clear_tiles_under(w->s, &p->su);
+    w->covered += (uint64_t)rs_depth_rect(&p->su, r->x0, r->y0, r->x1, r->y1, &w->layer,
+                                          p->tri.prim, w->avx2);
+}
+
+/* Tells the Z-Tiles this copy is done: those of the tiles it drew in, and (copy 0) every
+ * tile the frame renders, so that each Z-Tile runs, drawn in or not. */
+static void tell_tiles(gr_ctx *c, const rsp_state *s)
+{
+    const uint32_t layer = (uint32_t)(s->layer - s->frame->layers);
+    for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
+        tile_rect r;
+        if ((!s->layer_drawn[t] && s->replica != 0) || !rsp_tile_rect(&s->rc, t, &r)) continue;
+        gr_window w;
+        gr_reserve_out_key(c, 0, 1, rsp_ztile_subqueue(s, t), &w);
+        *(ztile_done_pkt *)w.mem = (ztile_done_pkt){layer, s->layer_drawn[t]};
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+void rsp_zraster_main(gr_ctx *c)
+{
+    rsp_state *s = gr_user(c);
+    memset(s->layer_drawn, 0, (size_t)(s->tiles_x * s->tiles_y));
+    zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0},
+                      s->env->isa == SH_ISA_AVX2, 0};
+    gr_window in;
+    while (gr_reserve(c, 0, 1, &in) == GR_OK) {
+        const prim_pkt *p = in.mem;
+        for (uint32_t i = 0; i < p->count; i++) rsp_each_prim(s, &p->rec[i], zraster_prim, &w);
+        gr_commit(c, 0, 1);
+    }
+    atomic_fetch_add_explicit(s->depth_tested, w.covered, memory_order_relaxed);
+    tell_tiles(c, s);
+}
