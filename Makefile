@@ -54,7 +54,7 @@ RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
 # become one instruction. Neither changes a result. The ray tracer's Shade kernel gains
 # too (unrolled per-channel loops, inline sqrtf): -18% instructions per hit.
 VECTOR_KERNELS := shaders/raster_shading.c shaders/ray_shading.c raytracer/tri_each.c \
-    rasterizer/weights.c
+    rasterizer/weights.c pipelines/raster_ztile.c
 $(patsubst %,$(BUILD)/obj/%.o,$(VECTOR_KERNELS)): CFLAGS += -O3 -fno-math-errno
 
 LIBGRAMPS := $(BUILD)/lib/libgramps.a

@@ -14,31 +14,35 @@
 
 #include <string.h>
 
+/* One row of the fold: into (z, v), the nearer of it and layer (zk, vk) per pixel
+ * (vk 0: none there). Bitwise logic and selects, no branches: the loop vectorizes. */
+static void fold_row(float *restrict z, uint32_t *restrict v, const float *restrict zk,
+                     const uint32_t *restrict vk, size_t n)
+{
+    for (size_t x = 0; x < n; x++) {
+        const uint32_t nearer = (vk[x] != 0) & ((v[x] == 0) | (zk[x] < z[x]) | ((zk[x] == z[x]) & (vk[x] < v[x])));
+        z[x] = nearer ? zk[x] : z[x];
+        v[x] = nearer ? vk[x] : v[x];
+    }
+}
+
 /* The visible primitive of each pixel of r: the least (depth, id) over the layers (no
  * layer: none). Only this instance writes these pixels of the visibility buffer. */
 static void fold_layers(const rsp_state *s, const tile_rect *r, const pl_depth_layer *const *l, int n)
 {
     const size_t width = (size_t)(r->x1 - r->x0);
+    float z[RSP_MAX_TILE];
     for (int y = r->y0; y < r->y1; y++) {
         const size_t row = (size_t)y * (size_t)s->width + (size_t)r->x0;
         uint32_t *out = &s->vis[row];
-        if (n <= 1) {
-            if (n == 0) memset(out, 0, width * sizeof *out);
-            else memcpy(out, &l[0]->vis[row], width * sizeof *out);
+        if (n == 0) {
+            memset(out, 0, width * sizeof *out);
             continue;
         }
-        for (size_t x = 0; x < width; x++) {
-            float z = l[0]->z[row + x];
-            uint32_t v = l[0]->vis[row + x];
-            for (int k = 1; k < n; k++) {
-                float zk = l[k]->z[row + x];
-                uint32_t vk = l[k]->vis[row + x];
-                bool nearer = vk && (!v || zk < z || (zk == z && vk < v));
-                z = nearer ? zk : z;
-                v = nearer ? vk : v;
-            }
-            out[x] = v;
-        }
+        memcpy(out, &l[0]->vis[row], width * sizeof *out);
+        if (n == 1) continue;
+        memcpy(z, &l[0]->z[row], width * sizeof *z);
+        for (int k = 1; k < n; k++) fold_row(z, out, &l[k]->z[row], &l[k]->vis[row], width);
     }
 }
 

@@ -184,11 +184,13 @@ static void test_depth_rect_kernels_agree(void)
     }
 }
 
-/* One triangle per ray; the rays' targets are inside, on edges, on vertices or beside. */
-static void make_rays(rt_each_rays *r, float *pos, uint32_t *idx, int n, int kind)
+/* One triangle per ray; the rays' targets are inside, on edges, on vertices or beside.
+ * From origin `org`: placed along each axis, on either side, the rays' dominant axis and
+ * its sign (the test's per-ray axis order) take every value. */
+static void make_rays(rt_each_rays *r, float *pos, uint32_t *idx, int n, int kind, const float org[3])
 {
     r->n = n;
-    r->org[0] = 0.25f; r->org[1] = -0.5f; r->org[2] = 3.0f;
+    for (int k = 0; k < 3; k++) r->org[k] = org[k];
     r->tmin = 0.0f;
     r->tmax = INFINITY;
     for (int i = 0; i < n; i++) {
@@ -213,12 +215,14 @@ static void test_intersect_each_matches_scalar(void)
     static float pos[9 * RT_EACH_MAX];
     static uint32_t idx[3 * RT_EACH_MAX];
     rt_each_rays r;
+    static const float origins[6][3] = {{0.25f, -0.5f, 3.0f}, {0.25f, -0.5f, -3.0f}, {3.0f, 0.3f, -0.2f},
+                                        {-3.0f, 0.3f, -0.2f}, {0.1f, 3.0f, 0.4f}, {0.1f, -3.0f, 0.4f}};
     int hits = 0, misses = 0, differ = 0;
     for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
         if (!rt_isa_available((rt_isa)isa)) { printf("  skip: %s not available\n", rt_isa_name((rt_isa)isa)); continue; }
-        for (int round = 0; round < 200; round++) {
+        for (int round = 0; round < 600; round++) {
             int n = 1 + round % RT_EACH_MAX;
-            make_rays(&r, pos, idx, n, round % 5);
+            make_rays(&r, pos, idx, n, round % 5, origins[round / 5 % 6]);
             float t[RT_EACH_MAX], u[RT_EACH_MAX], v[RT_EACH_MAX];
             uint8_t hit[RT_EACH_MAX];
             rt_intersect_each_isa((rt_isa)isa, pos, idx, &r, t, u, v, hit);
