@@ -7,7 +7,8 @@
  * ucontext (slower: it makes a sigprocmask system call per switch).
  *
  * Stacks come from a pool: mmap'd, with a PROT_NONE guard page below each so an
- * overflow faults instead of corrupting a neighbour, and reused instead of unmapped.
+ * overflow faults instead of corrupting a neighbour, and reused instead of unmapped,
+ * by later graphs too (a process-wide cache: gr_release_cached_stacks).
  * Every switch is announced to ThreadSanitizer (__tsan_switch_to_fiber), AddressSanitizer
  * (__sanitizer_start/finish_switch_fiber) and valgrind (VALGRIND_STACK_REGISTER) when
  * built with them, so sanitizer runs of Thread stages stay clean. */
@@ -40,7 +41,8 @@ typedef struct gr_fiber {
 } gr_fiber;
 
 int gr_stack_pool_init(gr_stack_pool *pool, size_t stack_bytes);
-void gr_stack_pool_destroy(gr_stack_pool *pool);   /* unmaps pooled stacks */
+/* Gives the pooled stacks to the process-wide cache later pools take from (fiber.c). */
+void gr_stack_pool_destroy(gr_stack_pool *pool);
 
 /* Makes `self` stand for the calling pthread's own context (no stack of its own). */
 void gr_fiber_init_self(gr_fiber *self);

@@ -150,6 +150,12 @@ typedef struct gr_profile gr_profile;
 gr_profile *gr_profile_take(const gr_graph *g);  /* after gr_wait; NULL when out of memory */
 void gr_profile_free(gr_profile *p);
 
+/* Thread-stage stacks outlive their graph: a destroyed graph's go to a process-wide
+ * cache that later graphs take from (at most 4096 stacks of one size; only the pages
+ * their fibers touched are resident). This unmaps the cached ones; graphs still alive
+ * keep theirs. */
+void gr_release_cached_stacks(void);
+
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);

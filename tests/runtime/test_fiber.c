@@ -2,11 +2,14 @@
  * switch in gramps/fiber_<arch>.S): ping-pong with the main context, many fibers, a
  * fiber suspended on one pthread and resumed on another, callee-saved integer and
  * floating-point registers kept across switches, the FP control state (rounding mode,
- * MXCSR) kept per fiber, stack alignment at entry, stack reuse by the pool, deep
+ * MXCSR) kept per fiber, stack alignment at entry, stack reuse by the pool and by later
+ * pools (the process-wide cache), deep
  * recursion, the guard page, and abort() when an entry function returns. */
 #include "gramps/fiber.h"
+#include "gramps/gramps.h"
 #include "tests/check.h"
 
+#include <errno.h>
 #include <fenv.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +17,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -489,6 +493,45 @@ static void test_stack_pool_reuse(void)
     gr_stack_pool_destroy(&p);
 }
 
+/* A destroyed pool's stacks go to the process-wide cache: a later pool of the same size
+ * gets those very stacks and runs fibers on them, and gr_release_cached_stacks unmaps
+ * them (msync on an unmapped page fails with ENOMEM). */
+static void test_stacks_outlive_their_pool(void)
+{
+    enum { N = 5 };
+    gr_release_cached_stacks();
+    gr_stack_pool a, b;
+    CHECK(gr_stack_pool_init(&a, 64 * 1024) == 0);
+    once o = {0};
+    gr_fiber_init_self(&o.main);
+    gr_fiber f[N];
+    void *first[N];
+    for (int i = 0; i < N; i++) {
+        CHECK(gr_fiber_create(&f[i], &a, run_once, &o) == 0);
+        first[i] = f[i].stack_base;
+    }
+    for (int i = 0; i < N; i++) gr_fiber_destroy(&f[i], &a);
+    gr_stack_pool_destroy(&a);
+    CHECK(gr_stack_pool_init(&b, 64 * 1024) == 0);
+    int reused = 0;
+    for (int i = 0; i < N; i++) {
+        CHECK(gr_fiber_create(&f[i], &b, run_once, &o) == 0);
+        for (int k = 0; k < N; k++) reused += f[i].stack_base == first[k];
+    }
+    CHECK_MSG(reused == N, "%d of %d stacks reused", reused, N);
+    gr_fiber_switch(&o.main, &f[N - 1]);
+    CHECK(o.ran == 1);
+    for (int i = 0; i < N; i++) gr_fiber_destroy(&f[i], &b);
+    gr_stack_pool_destroy(&b);
+    gr_release_cached_stacks();
+    const long page = sysconf(_SC_PAGESIZE);
+    for (int k = 0; k < N; k++) {
+        errno = 0;
+        CHECK(msync((char *)first[k] + page, (size_t)page, MS_ASYNC) == -1 && errno == ENOMEM);
+    }
+    gr_fiber_destroy_self(&o.main);
+}
+
 /* ---- deep recursion and the guard page -------------------------------------------- */
 
 typedef struct deep { gr_fiber main, fib; uintptr_t lowest, deepest_array; long sum; } deep;
@@ -600,6 +643,7 @@ int main(void)
     RUN(test_entry_stack_alignment);
     RUN(test_rounding_mode_per_fiber);
     RUN(test_stack_pool_reuse);
+    RUN(test_stacks_outlive_their_pool);
     RUN(test_deep_recursion);
     RUN(test_guard_page);
     RUN(test_returning_entry_aborts);
