@@ -141,8 +141,8 @@ pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner)
         if (!strcmp(f->layers[i].owner, owner)) return &f->layers[i];
     if (f->nlayers == PL_MAX_DEPTH_LAYERS || strlen(owner) >= PL_COUNTER_NAME) return NULL;
     pl_depth_layer *l = &f->layers[f->nlayers];
-    l->z = malloc(pixels(f) * sizeof *l->z);
-    l->vis = malloc(pixels(f) * sizeof *l->vis);
+    l->z = malloc((pixels(f) + RS_DEPTH_SLACK) * sizeof *l->z);
+    l->vis = malloc((pixels(f) + RS_DEPTH_SLACK) * sizeof *l->vis);
     if (!l->z || !l->vis) {
         free(l->z);
         free(l->vis);

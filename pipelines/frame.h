@@ -114,8 +114,9 @@ int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clea
 uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
 /* The depth layer of the stage copy named `owner` (its own, so no two copies share one;
  * the same one for every run of a graph on the frame), not cleared: width x height x 8
- * bytes. NULL when out of memory, when PL_MAX_DEPTH_LAYERS are in use or when the name
- * does not fit PL_COUNTER_NAME (two names cut to one would share a layer). */
+ * bytes and rs_depth_rect's slack. NULL when out of memory, when PL_MAX_DEPTH_LAYERS
+ * are in use or when the name does not fit PL_COUNTER_NAME (two names cut to one would
+ * share a layer). */
 pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner);
 const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 const sh_ray_env *pl_frame_ray_env(pl_frame *f);

@@ -15,7 +15,8 @@ bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile)
     d->y1 = r.y1;
     d->avx2 = s->env->isa == SH_ISA_AVX2;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
-    d->t = (rs_depth_target){malloc(pixels * sizeof(float)), calloc(pixels, sizeof(uint32_t)),
+    d->t = (rs_depth_target){malloc((pixels + RS_DEPTH_SLACK) * sizeof(float)),
+                             calloc(pixels + RS_DEPTH_SLACK, sizeof(uint32_t)),
                              r.ox, r.oy, s->tile, NULL, 0};
     if (!d->t.z || !d->t.vis) return false;
     for (size_t i = 0; i < pixels; i++) d->t.z[i] = FLT_MAX;

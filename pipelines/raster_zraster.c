@@ -39,10 +39,13 @@ static void clear_tiles_under(rsp_state *s, const rs_setup *su)
             tile_rect r;
             if (*drawn || !rsp_tile_rect_at(rc, tx, ty, &r)) continue;
             *drawn = 1;
+            const size_t first = (size_t)r.y0 * (size_t)s->width + (size_t)r.x0;
+            const size_t row_bytes = (size_t)(r.x1 - r.x0) * sizeof(float);
+            for (int x = 0; x < r.x1 - r.x0; x++) s->layer->z[first + (size_t)x] = FLT_MAX;
             for (int y = r.y0; y < r.y1; y++) {
                 size_t at = (size_t)y * (size_t)s->width + (size_t)r.x0;
-                for (int x = 0; x < r.x1 - r.x0; x++) s->layer->z[at + (size_t)x] = FLT_MAX;
-                memset(&s->layer->vis[at], 0, (size_t)(r.x1 - r.x0) * sizeof *s->layer->vis);
+                if (y > r.y0) memcpy(&s->layer->z[at], &s->layer->z[first], row_bytes);
+                memset(&s->layer->vis[at], 0, row_bytes);
             }
         }
 }

@@ -164,8 +164,14 @@ int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *
 
 /* A depth and visibility buffer over a rectangle of the image: pixel (x, y) is at
  * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none).
+ * The AVX2 kernels work on whole steps of eight pixels: they may read up to
+ * RS_DEPTH_SLACK - 1 elements past a row's last pixel and write them back unchanged, so
+ * both buffers must extend that far (allocate RS_DEPTH_SLACK more elements than the last
+ * pixel's index) and no other thread may touch them during the call.
  * When won is not NULL, rs_depth_rect appends there the index of every pixel the
  * triangle takes (at most the rectangle's area) and counts them in nwon. */
+#define RS_DEPTH_SLACK 8
+
 typedef struct rs_depth_target {
     float *z;
     uint32_t *vis;

@@ -1,5 +1,5 @@
 /* The kernels of the sort-middle depth passes and the hybrid's primary hits:
- * - rs_depth_rect (Z-Tile, Tile-Shade) leaves, for triangles in any order and for any
+ * - rs_depth_rect (Z-Raster, Tile-Shade) leaves, for triangles in any order and for any
  *   tile cut, the depth and primitive the draw-order pass would (rs_raster_rect +
  *   rs_depth, `less`, first wins), bit for bit, coincident, nearly coplanar and
  *   edge-sharing triangles included;
