@@ -29,9 +29,11 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a struct below changes layout; plugins built against another
- * version are refused. */
-#define CP_API_VERSION 1
+/* Bumped whenever a struct below, or a built-in packet format a plugin may read or
+ * write (pipelines/raster_packets.h, raytrace_packets.h), changes layout; plugins built
+ * against another version are refused. 2: rt.contributions carries floats (16 bytes an
+ * element). */
+#define CP_API_VERSION 2
 #define CP_ERR_MAX 1024
 
 typedef struct cp_registry cp_registry;

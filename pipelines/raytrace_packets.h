@@ -40,8 +40,12 @@ typedef struct rtp_shadow { rt_ray ray; float color[3]; uint32_t pixel; } rtp_sh
 typedef struct rtp_sample_run { rtp_tile tile; int bx, by; uint32_t first, count; } rtp_sample_run;
 #define RTP_BLOCK 8
 
-/* rt.contributions: converted to fixed point where they are made, so Blend only adds. */
-typedef struct rtp_contrib { uint32_t pixel, pad; int64_t v[3]; } rtp_contrib;
+/* rt.contributions: a pixel and the RGB to add to it. rt.blend turns each value into
+ * fixed point (rtp_to_fixed) and sums integers: the same float always gives the same
+ * integer, and integer sums do not depend on the order, so neither does the image.
+ * Floats rather than fixed point keep the packets half as large (16 bytes an element):
+ * they cross from the workers that shade to those that blend. */
+typedef struct rtp_contrib { uint32_t pixel; float v[3]; } rtp_contrib;
 
 static inline void *rtp_elems(void *packet) { return (char *)packet + RTP_HDR; }
 
@@ -61,8 +65,7 @@ static inline int64_t rtp_to_fixed(float x)
 
 static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])
 {
-    int64_t r = rtp_to_fixed(rgb[0]), g = rtp_to_fixed(rgb[1]), b = rtp_to_fixed(rgb[2]);
-    *k = (rtp_contrib){pixel, 0, {r, g, b}};
+    *k = (rtp_contrib){pixel, {rgb[0], rgb[1], rgb[2]}};
 }
 
 /* Contributions go to a queue set with one rt.blend instance per subqueue; its size is a

@@ -385,9 +385,9 @@ static void blend_main(gr_ctx *c)
         const rtp_contrib *k = rtp_elems(w.mem);
         for (uint32_t i = 0; i < n; i++) {
             int64_t *a = accum + (size_t)k[i].pixel * 3;
-            a[0] += k[i].v[0];
-            a[1] += k[i].v[1];
-            a[2] += k[i].v[2];
+            a[0] += rtp_to_fixed(k[i].v[0]);
+            a[1] += rtp_to_fixed(k[i].v[1]);
+            a[2] += rtp_to_fixed(k[i].v[2]);
         }
         gr_commit(c, 0, 1);
     }

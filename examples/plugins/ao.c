@@ -16,7 +16,7 @@
  *
  * Deterministic for any worker count: ray directions come from a fixed hash of the pixel,
  * the sample index and the primary ray's direction, each hit is computed alone, and
- * contributions are fixed point (rtp_set_contrib) summed in integers by rt.blend. The
+ * rt.blend sums contributions (rtp_set_contrib) as integers in fixed point. The
  * frame counter "rays.ao" counts the occlusion rays. Other outputs than colour (--aov) get
  * nothing from this stage (Shade writes them).
  *
