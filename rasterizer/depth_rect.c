@@ -56,8 +56,20 @@ static inline void depth_test_pixel(const rs_setup *s, const rs_interp *ip, int6
 }
 
 #if defined(__x86_64__)
-/* rs_depth and depth_test for the lanes in `lanes` of four pixels from index i (unbiased
- * edge values U0, U1); returns the lanes won. */
+/* rs_depth and depth_test for the lanes in `lanes` of the pixels from index i, whose
+ * unbiased edge values are u0[k], u1[k]; returns the lanes won. */
+static int depth_test_listed(const rs_interp *ip, const int64_t *u0, const int64_t *u1,
+                             ptrdiff_t i, rs_depth_target *t, uint32_t id, int lanes)
+{
+    int won = 0;
+    for (; lanes; lanes &= lanes - 1) {
+        int k = __builtin_ctz((unsigned)lanes);
+        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
+    }
+    return won;
+}
+
+/* depth_test_listed for four pixels (int64 edge values U0, U1). */
 __attribute__((target("avx2")))
 static int depth_test_exact(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
                             rs_depth_target *t, uint32_t id, int lanes)
@@ -65,12 +77,7 @@ static int depth_test_exact(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff
     int64_t u0[4], u1[4];
     _mm256_storeu_si256((__m256i *)u0, U0);
     _mm256_storeu_si256((__m256i *)u1, U1);
-    int won = 0;
-    for (; lanes; lanes &= lanes - 1) {
-        int k = __builtin_ctz((unsigned)lanes);
-        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
-    }
-    return won;
+    return depth_test_listed(ip, u0, u1, i, t, id, lanes);
 }
 #endif
 
@@ -226,20 +233,19 @@ static inline int depth_test_lanes8(float *z, uint32_t *vis, __m256 depth, uint3
     return _mm256_movemask_ps(_mm256_castsi256_ps(w));
 }
 
-/* depth_test_exact for eight lanes of int32 edge values. */
+/* depth_test_listed for eight pixels (int32 edge values U0, U1). */
 __attribute__((target("avx2")))
 static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
                              rs_depth_target *t, uint32_t id, int lanes)
 {
-    int32_t u0[8], u1[8];
-    _mm256_storeu_si256((__m256i *)u0, U0);
-    _mm256_storeu_si256((__m256i *)u1, U1);
-    int won = 0;
-    for (; lanes; lanes &= lanes - 1) {
-        int k = __builtin_ctz((unsigned)lanes);
-        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
+    int64_t u0[8], u1[8];
+    for (int half = 0; half < 2; half++) {
+        __m128i a = half ? _mm256_extracti128_si256(U0, 1) : _mm256_castsi256_si128(U0);
+        __m128i b = half ? _mm256_extracti128_si256(U1, 1) : _mm256_castsi256_si128(U1);
+        _mm256_storeu_si256((__m256i *)&u0[4 * half], _mm256_cvtepi32_epi64(a));
+        _mm256_storeu_si256((__m256i *)&u1[4 * half], _mm256_cvtepi32_epi64(b));
     }
-    return won;
+    return depth_test_listed(ip, u0, u1, i, t, id, lanes);
 }
 
 /* Whether every edge value (biased and unbiased) at the pixel centres of
