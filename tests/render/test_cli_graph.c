@@ -41,8 +41,9 @@ static void test_builtin_equals_graph_file(void)
 }
 
 /* 200 copies of one triangle at exactly the same depth, dealt to different IA/VS/Bin
- * groups: whichever arrives first, the visible one must be the first drawn (primitive
- * 0), as the thesis' ordered graph gives. */
+ * groups (the hybrid's: to different depth layers, folded per tile): whichever arrives
+ * first, the visible one must be the first drawn (primitive 0), as the thesis' ordered
+ * graph gives. */
 static void test_equal_depths_in_draw_order(void)
 {
     char obj[300], a[300], b[300], args[1024];
@@ -62,6 +63,14 @@ static void test_equal_depths_in_draw_order(void)
                  "--graph pipelines/graphs/raster.graph -o %s %s", t, b, obj);
         CHECK_MSG(run(args) == 0, "%s", out);
         CHECK_MSG(same_files(a, b), "equal depths at %d workers: not the first drawn", t);
+    }
+    for (int t = 1; t <= 3; t++) {
+        snprintf(b, sizeof b, "%s/ties-hybrid-%d.png", dir, t);
+        snprintf(args, sizeof args, "-q --size 64x64 --aov primid -t %d --set graph.batch=8 "
+                 "--set graph.groups=%d -p hybrid -o %s %s", t, 2 + t, b, obj);
+        CHECK_MSG(run(args) == 0, "%s", out);
+        CHECK_MSG(same_files(a, b), "hybrid, equal depths in %d layers at %d workers: not the "
+                  "first drawn", 2 + t, t);
     }
 }
 
