@@ -10,12 +10,14 @@
 #include <stdlib.h>
 
 io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_t ntriangles,
-                                      int width, int height, bool raytrace, unsigned threads)
+                                      int width, int height, bool raytrace, unsigned threads,
+                                      unsigned depth_layers)
 {
     io_memory_estimate e = {0};
     const double pixels = (double)width * height;
     e.image = pixels * 4 * 2;                         /* RGBA, and its PNG encoding */
     e.buffers = pixels * (raytrace ? 3 * 8 : 4 + 4);
+    if (depth_layers) e.buffers += pixels * (8.0 * depth_layers + 4);
     for (size_t i = 0; i < s->ntextures; i++)
         e.textures += (double)s->textures[i].width * s->textures[i].height * 4;
     e.geometry = (double)nvertices * 8 * 4 + (double)ntriangles * 4 * 4;

@@ -14,8 +14,11 @@ typedef struct io_memory_estimate {
     double image, buffers, textures, geometry, bvh, queues, total;   /* bytes */
 } io_memory_estimate;
 
+/* depth_layers: the depth layers a depth-only pass keeps (raster.zraster copies: 8
+ * bytes a pixel each, with a 4-byte visibility buffer), 0 for none. */
 io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_t ntriangles,
-                                      int width, int height, bool raytrace, unsigned threads);
+                                      int width, int height, bool raytrace, unsigned threads,
+                                      unsigned depth_layers);
 
 /* "SIZE" in bytes with an optional K, M, G or T suffix (powers of 1024); false when
  * malformed, zero or past 2^60. */
