@@ -35,6 +35,10 @@ static void test_bad_scene(void)
     /* the memory estimate is checked before rendering */
     CHECK(run("-q --size 4096x4096 -p raytrace --max-memory 64M teapot") == 1 &&
           strstr(out, "needs about") && strstr(out, "--max-memory 64 MiB"));
+    /* the hybrid's depth layers (8 bytes a pixel per group) count: 80 MiB more here */
+    CHECK(run("-q --size 2048x2048 -t 2 -p raytrace --max-memory 190M cornell") == 0);
+    CHECK(run("-q --size 2048x2048 -t 2 -p hybrid --max-memory 190M cornell") == 1 &&
+          strstr(out, "frame buffers 176"));
     CHECK(run("-q /nonexistent.obj") == 1 && strstr(out, "/nonexistent.obj"));
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
 }
