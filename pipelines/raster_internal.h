@@ -90,7 +90,7 @@ typedef struct rsp_state {
     pl_depth_layer *layer;                /* Z-Raster: its copy's depth layer */
     uint8_t *layer_drawn;                 /* Z-Raster: per tile, 1 once the layer's part
                                              there is cleared (it draws there) */
-    const pl_frame *frame;                /* Z-Tile: the layers it folds */
+    const pl_frame *frame;                /* Z-Raster, Z-Tile: the frame's depth layers */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
 } rsp_state;

@@ -265,6 +265,22 @@ static bool edges_fit_int32(const int64_t first[3], const int64_t step[3], const
     return true;
 }
 
+/* One step of eight pixels from index at whose edge values are E0, E1 (biased by
+ * bias0, bias1): depths and the test of the lanes in `cover`, the ones won appended to
+ * t->won. */
+__attribute__((target("avx2"), always_inline))
+static inline void depth_step8(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
+                               __m256i bias0, __m256i bias1, int cover, ptrdiff_t at,
+                               rs_depth_target *t, uint32_t id)
+{
+    __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
+    int inexact;
+    __m256 depth = plane_depths8(pl, U0, U1, &inexact);
+    int won = depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
+    if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
+    for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
+}
+
 /* The row walk of depth_rect_narrow for a rectangle at most eight pixels wide: one step
  * per row and no branch on coverage or the test (small triangles mispredict them). */
 __attribute__((target("avx2")))
@@ -280,12 +296,7 @@ static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane
         __m256i signs = _mm256_or_si256(_mm256_or_si256(row[0], row[1]), row[2]);
         int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & valid;
         n += __builtin_popcount((unsigned)cover);
-        __m256i U0 = _mm256_sub_epi32(row[0], bias0), U1 = _mm256_sub_epi32(row[1], bias1);
-        int inexact;
-        __m256 depth = plane_depths8(pl, U0, U1, &inexact);
-        int won = depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
-        if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
-        for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
+        depth_step8(ip, pl, row[0], row[1], bias0, bias1, cover, at, t, id);
         for (int k = 0; k < 3; k++) row[k] = _mm256_add_epi32(row[k], below[k]);
     }
     return n;
@@ -319,13 +330,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
             if (cover) {
                 in_span = true;
                 n += __builtin_popcount((unsigned)cover);
-                __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
-                int inexact;
-                __m256 depth = plane_depths8(pl, U0, U1, &inexact);
-                int won = depth_test_lanes8(&t->z[at + x], &t->vis[at + x], depth, id, cover & ~inexact);
-                if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at + x, t, id, cover & inexact);
-                for (; won && t->won; won &= won - 1)
-                    t->won[t->nwon++] = (int32_t)(at + x + __builtin_ctz((unsigned)won));
+                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id);
                 if (!(cover & 0x80)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;
