@@ -264,10 +264,14 @@ static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_typ
     for (int i = 0; i < in->nqueues; i++) {
         inst_queue *q = &in->queues[i];
         if (strcmp(q->base, v)) continue;
-        if (q->replicas && q->replicas != reps)
+        if (q->replicas && q->replicas != reps && reps)
             return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
                            "but the stage is replicated %u times", s->where,
                            cp_section_label(sec, label), p->name, v, q->replicas, reps);
+        if (q->replicas && !reps)
+            return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
+                           "but the stage is not replicated (give it the same `replicate`)",
+                           s->where, cp_section_label(sec, label), p->name, v, q->replicas);
         if (q->replicas && q->replica != k) continue;
         if (strcmp(q->format->name, p->format))
             return cp_fail(err, "%s: %s (type %s): port '%s' takes format '%s' but queue "

@@ -3,10 +3,11 @@
  *   Tiler -> Primary -> Intersect -> Shade -> Shadow Intersect -> Blend
  *                          ^-----------'  (reflection rays: the cycle)
  *
- * The Tiler (a Thread stage, the graph's one singleton) cuts tiles into runs of
- * samples; Primary (the thesis' Sampler and Camera in one task per run), Intersect,
- * Shade and Shadow are Shader stages; Blend is a Thread stage with an instance per
- * subqueue of the contributions set. Primary packets cover 8x8-pixel blocks; Intersect writes hits into its input packet (in
+ * The Tiler (a Thread stage) cuts tiles into runs of samples; Primary (the thesis'
+ * Sampler and Camera in one task per run), Intersect, Shade and Shadow are Shader
+ * stages; all five run in a copy per worker group (pipelines/graphs/raytrace.graph),
+ * each Tiler copy taking its own pixel bands. Blend is a Thread stage with an instance
+ * per subqueue of the contributions set. Primary packets cover 8x8-pixel blocks; Intersect writes hits into its input packet (in
  * place). Shade pushes shadow rays and reflection rays, which the runtime coalesces
  * into full packets, and each ray's direct contribution to its pixel's Blend instance;
  * Shadow Intersect pushes the unoccluded lights' terms likewise. Contributions are

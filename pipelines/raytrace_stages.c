@@ -17,27 +17,53 @@
 
 /* ---- Tiler -------------------------------------------------------------------------------- */
 
-/* The Tiler is the graph's one serial stage: it does no per-sample work, only cuts each
- * tile into sample runs (one per Sampler packet), a few operations per 8x8 block. The
- * Sampler, a Shader, then writes the samples of each run in parallel. */
-typedef struct tiler_state { int tile, spp; uint32_t packet; pl_region region; } tiler_state;
+/* The Tiler does no per-sample work, only cuts each tile into sample runs (one per
+ * Sampler packet), a few operations per 8x8 block. The Sampler, a Shader, then writes
+ * the samples of each run in parallel.
+ *
+ * Replicated (copy k of n), it emits only the tiles whose first pixel lies in one of the
+ * `bands` equal pixel bands (rtp_blend_key) numbered k modulo n. With `bands` set to the
+ * Blend instances, each copy's rays end in Blend bands of their own: a worker that runs
+ * one copy, and the Shader tasks its runs start, sums into pixels no other worker
+ * touches, instead of every worker moving the same bands' cache lines. Which copy emits
+ * a tile changes no pixel: each tile is emitted exactly once. */
+typedef struct tiler_state {
+    int tile, spp, width;
+    uint32_t packet, replica, replicas;
+    rtp_blend_keys bands;
+    pl_region region;
+} tiler_state;
 
 static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
-                       f->region};
+    *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), f->width,
+                       (uint32_t)cp_int(i, "samples"), i->replica, i->replicas ? i->replicas : 1,
+                       {0, 0, 0, 0}, f->region};
+    uint32_t bands = (uint32_t)cp_int(i, "bands");
+    if (!rtp_blend_keys_of(f, bands, &s->bands)) {
+        snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
+        free(s);
+        return NULL;
+    }
     return s;
 }
 
 static int min_int(int a, int b) { return a < b ? a : b; }
 static int max_int(int a, int b) { return a > b ? a : b; }
 
+/* Whether this copy emits the tile whose first pixel is (x, y). */
+static bool tile_is_mine(const tiler_state *s, int x, int y)
+{
+    uint32_t pixel = (uint32_t)y * (uint32_t)s->width + (uint32_t)x;
+    return rtp_blend_key(pixel, &s->bands) % s->replicas == s->replica;
+}
+
 /* The image's tiles (a grid from pixel 0,0, so a tile's pixels are the same whatever the
- * region) clipped to the frame's region, each cut into runs; tiles outside it are not
- * emitted. */
+ * region) clipped to the frame's region, each cut into runs; tiles outside it, and
+ * other copies' tiles, are not emitted. */
 static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
@@ -48,7 +74,7 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
         for (int x = r->x0 / t * t; x < r->x1; x += t) {
             rtp_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
                              min_int(y + t, r->y1)};
-            rtp_runs_cut(&runs, c, &tile);
+            if (tile_is_mine(s, tile.x0, tile.y0)) rtp_runs_cut(&runs, c, &tile);
         }
     rtp_runs_flush(&runs, c);
 }
@@ -423,7 +449,9 @@ static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", 
 static const cp_param tiler_params[] = {
     {"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"},
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
-    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the packet size of the stage that samples it)"}};
+    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the packet size of the stage that samples it)"},
+    {"bands", CP_INT, "1", 1, 1 << 20, "replicated: copy k emits the tiles in pixel bands k, k + copies, ... of "
+     "this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
 static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
 static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"}};
@@ -450,7 +478,7 @@ static const cp_port blend_ports[] = {
 
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles and each tile into runs of samples (one per "
-     "Sampler packet)", GR_THREAD, false, tiler_ports, 1, tiler_params, 3, tiler_main,
+     "Sampler packet)", GR_THREAD, false, tiler_ports, 1, tiler_params, 4, tiler_main,
      tiler_create, NULL, free},
     {"rt.sampler", "sample positions of one run, 8x8-pixel blocks per packet", GR_SHADER, false,
      sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},

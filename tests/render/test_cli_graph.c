@@ -75,6 +75,30 @@ static void test_equal_depths_in_draw_order(void)
 }
 
 /* --set reaches the queue: the statistics report the new capacity. */
+/* The ray tracer's Tiler copies (one per group) split the tiles by pixel band: each
+ * tile is rendered exactly once whatever the copies, bands or workers, and in an image
+ * whose width is no multiple of the tile (tiles straddle bands) or that has fewer bands
+ * than copies. A tile emitted twice sums twice; one emitted by no copy stays empty. */
+static void test_tiler_copies_cover_once(void)
+{
+    static const char *const cases[] = {
+        "-t 2 --set graph.groups=2", "-t 3 --set graph.groups=3", "-t 2 --set graph.groups=5",
+        "-t 2 --set graph.groups=16", "-t 1 --set graph.groups=4 --set graph.blenders=2",
+        "-t 2 --set graph.groups=3 --set graph.blenders=1",
+    };
+    char a[300], b[300], args[1024];
+    snprintf(a, sizeof a, "%s/tiler-1.png", dir);
+    snprintf(args, sizeof args, "-q --size 200x136 -t 1 --set graph.groups=1 -p raytrace "
+             "-o %s teapot", a);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    for (int c = 0; c < 6; c++) {
+        snprintf(b, sizeof b, "%s/tiler-%d.png", dir, c + 2);
+        snprintf(args, sizeof args, "-q --size 200x136 %s -p raytrace -o %s teapot", cases[c], b);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        CHECK_MSG(same_files(a, b), "%s: not the one-copy image", cases[c]);
+    }
+}
+
 static void test_set_changes_capacity(void)
 {
     char json[300], args[1024];
@@ -143,8 +167,10 @@ static void test_graph_errors(void)
                        (const char *[]){"unknown stage type 'rt.nothing'", NULL});
     expect_graph_error("[stage shade]\nglossiness = 3",
                        (const char *[]){"no port or parameter 'glossiness'", NULL});
+    expect_graph_error("[stage shadow-intersect]\nin = hits",
+                       (const char *[]){"port 'in'", "rt.shadow-rays", "rt.rays", NULL});
     expect_graph_error("[stage blend]\nin = hits",
-                       (const char *[]){"port 'in'", "rt.contributions", "rt.rays", NULL});
+                       (const char *[]){"port 'in'", "queue 'hits'", "not replicated", NULL});
     expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
                        (const char *[]){"/nonexistent/ao.so", NULL});
     CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
@@ -159,7 +185,7 @@ static void test_graph_errors(void)
     /* a Tiler cutting runs for more samples per pixel than Primary samples: Primary
      * stops at its tile's end instead of running past it */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'primary': assertion failed"), "tiler.spp = 4: %s", out);
+              strstr(out, "stage 'primary-0': assertion failed"), "tiler.spp = 4: %s", out);
     /* the same for the hybrid's Visible, which samples Z-Tile's runs; and runs longer
      * than the packets they are sampled into (both once wrote past their buffers) */
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
@@ -167,7 +193,7 @@ static void test_graph_errors(void)
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'visible': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
-              strstr(out, "stage 'primary': assertion failed"), "runs > rays: %s", out);
+              strstr(out, "stage 'primary-0': assertion failed"), "runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-ao.graph --set tiler.samples=64 "
                   "--set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'sampler': assertion failed"), "sampler runs > rays: %s", out);
@@ -206,6 +232,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_builtin_equals_graph_file);
     RUN(test_equal_depths_in_draw_order);
+    RUN(test_tiler_copies_cover_once);
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
     RUN(test_graph_errors);
