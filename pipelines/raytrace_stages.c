@@ -25,8 +25,10 @@
  * `bands` equal pixel bands (rtp_blend_key) numbered k modulo n. With `bands` set to the
  * Blend instances, each copy's rays end in Blend bands of their own: a worker that runs
  * one copy, and the Shader tasks its runs start, sums into pixels no other worker
- * touches, instead of every worker moving the same bands' cache lines. Which copy emits
- * a tile changes no pixel: each tile is emitted exactly once. */
+ * touches, instead of every worker moving the same bands' cache lines. Bands thinner
+ * than a row of tiles are merged in pairs (a power of two of them stays one) until they
+ * are not: else some bands would hold no tile's first pixel and their copies would get
+ * no work. Which copy emits a tile changes no pixel: each tile is emitted exactly once. */
 typedef struct tiler_state {
     int tile, spp, width;
     uint32_t packet, replica, replicas;
@@ -48,6 +50,9 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         free(s);
         return NULL;
     }
+    uint64_t tile_row = (uint64_t)s->tile * (uint64_t)(f->region.x1 - f->region.x0);
+    while (bands > 1 && s->bands.span / bands < tile_row) bands /= 2;
+    rtp_blend_keys_of(f, bands, &s->bands);
     return s;
 }
 
