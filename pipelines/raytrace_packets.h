@@ -21,7 +21,11 @@
 typedef struct rtp_tile { int x0, y0, x1, y1; } rtp_tile;                  /* rt.tile */
 typedef struct rtp_sample { uint32_t pixel; float px, py; uint32_t pad; } rtp_sample; /* rt.samples */
 
-/* rt.rays: a ray and, once Intersect has filled it in place, its hit. */
+/* rt.rays: a ray and, once Intersect has filled it in place, its hit. Camera rays
+ * start with hit.prim = RTP_UNTRACED, past any mesh's triangles (that many would take
+ * 48 GB of indices), which Shade refuses: a graph that skips Intersect fails by name
+ * instead of shading garbage. */
+#define RTP_UNTRACED (RT_NO_HIT - 1)
 typedef struct rtp_ray {
     rt_ray ray;
     float weight[3];

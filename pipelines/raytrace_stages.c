@@ -113,14 +113,37 @@ static void sampler_main(gr_ctx *c)
 
 /* ---- Camera -------------------------------------------------------------------------------- */
 
-typedef struct camera_state { const pl_frame *frame; int spp; float weight; uint32_t packet; } camera_state;
+/* rt.primary with `trace` also holds the BVH and the primary-ray counter. */
+typedef struct camera_state {
+    const pl_frame *frame;
+    int spp;
+    float weight;
+    uint32_t packet;
+    const rt_bvh *bvh;                    /* rt.primary with `trace`, else NULL */
+    _Atomic(uint64_t) *traced;
+} camera_state;
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
-    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out")};
+    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL};
+    return s;
+}
+
+static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    camera_state *s = camera_create(i, err);
+    if (!s || !cp_bool(i, "trace")) return s;
+    pl_frame *f = i->frame;
+    s->bvh = pl_frame_bvh(f);
+    s->traced = pl_frame_counter(f, "rays.primary");
+    if (!s->bvh || !s->traced) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
+        return NULL;
+    }
     return s;
 }
 
@@ -137,6 +160,7 @@ static void camera_rays(const camera_state *s, const rtp_sample *smp, uint32_t n
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
+        r->hit = (rt_hit){0.0f, 0.0f, 0.0f, RTP_UNTRACED};
     }
 }
 
@@ -149,7 +173,9 @@ static void camera_main(gr_ctx *c)
 }
 
 /* Sampler and Camera in one task: a run's samples stay on the stack instead of going
- * through a queue, which halves the tasks and packets before Intersect. */
+ * through a queue, which halves the tasks and packets before Intersect. With `trace`,
+ * Intersect's work on them too: the packet leaves with its hits, one task and one
+ * packet hand-over fewer per primary packet. */
 static void primary_main(gr_ctx *c)
 {
     const camera_state *s = gr_user(c);
@@ -161,6 +187,14 @@ static void primary_main(gr_ctx *c)
     gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
     camera_rays(s, smp, n, rtp_elems(out));
     gr_set_count(out, n);
+    if (!s->bvh) return;
+    rtp_ray *pr = rtp_elems(out);
+    rt_ray rays[RT_PACKET_MAX];
+    rt_hit hits[RT_PACKET_MAX];
+    for (uint32_t i = 0; i < n; i++) rays[i] = pr[i].ray;
+    rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
+    for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
+    atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
@@ -284,9 +318,21 @@ static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_con
     }
 }
 
+/* A miss, or a triangle of the mesh: not a ray no stage traced (RTP_UNTRACED), nor a
+ * primitive from nowhere, either of which would index past the mesh. */
+static bool hit_in_mesh(const shade_state *s, const rtp_ray *h)
+{
+    return h->hit.prim == RT_NO_HIT || h->hit.prim < s->env->geo->ntriangles;
+}
+
 /* Ray h's contribution, if it has one (AOVs of a miss have none). */
 static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contribs *out)
 {
+    if (!hit_in_mesh(s, h)) {
+        gr_assert_at(c, false, "a ray came with no hit or a primitive outside the mesh (is the "
+                     "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
+        return;
+    }
     if (s->aov != SH_AOV_COLOR) {
         float v[3];
         if (h->hit.prim == RT_NO_HIT) return;
@@ -463,7 +509,10 @@ static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per
 static const cp_port camera_ports[] = {{"in", GR_BIND_INPUT, "rt.samples", NULL},
                                        {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
 static const cp_port primary_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
-                                        {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
+                                        {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays (with `trace`: and their hits)"}};
+static const cp_param primary_params[] = {
+    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"},
+    {"trace", CP_BOOL, "false", 0, 0, "also find the rays' closest hits (rt.intersect's work: bind out to Shade's input)"}};
 static const cp_port intersect_ports[] = {{"in", GR_BIND_INPUT, "rt.rays", NULL},
                                           {"out", GR_BIND_INPLACE, "rt.rays", "the input with its hits"}};
 static const cp_port shade_ports[] = {
@@ -490,7 +539,7 @@ static const cp_stage_type stages[] = {
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
      spp_params, 1, camera_main, camera_create, NULL, free},
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
-     GR_SHADER, false, primary_ports, 2, spp_params, 1, primary_main, camera_create, NULL, free},
+     GR_SHADER, false, primary_ports, 2, primary_params, 2, primary_main, primary_create, NULL, free},
     {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",

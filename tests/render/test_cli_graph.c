@@ -78,20 +78,22 @@ static void test_equal_depths_in_draw_order(void)
 /* The ray tracer's Tiler copies (one per group) split the tiles by pixel band: each
  * tile is rendered exactly once whatever the copies, bands or workers, and in an image
  * whose width is no multiple of the tile (tiles straddle bands) or that has fewer bands
- * than copies. A tile emitted twice sums twice; one emitted by no copy stays empty. */
+ * than copies; and camera rays traced by Intersect instead of Primary give it too. A
+ * tile emitted twice sums twice; one emitted by no copy stays empty. */
 static void test_tiler_copies_cover_once(void)
 {
     static const char *const cases[] = {
         "-t 2 --set graph.groups=2", "-t 3 --set graph.groups=3", "-t 2 --set graph.groups=5",
         "-t 2 --set graph.groups=16", "-t 1 --set graph.groups=4 --set graph.blenders=2",
         "-t 2 --set graph.groups=3 --set graph.blenders=1",
+        "-t 2 --set primary.trace=false --set primary.out=rays",
     };
     char a[300], b[300], args[1024];
     snprintf(a, sizeof a, "%s/tiler-1.png", dir);
     snprintf(args, sizeof args, "-q --size 200x136 -t 1 --set graph.groups=1 -p raytrace "
              "-o %s teapot", a);
     CHECK_MSG(run(args) == 0, "%s: %s", args, out);
-    for (int c = 0; c < 6; c++) {
+    for (int c = 0; c < 7; c++) {
         snprintf(b, sizeof b, "%s/tiler-%d.png", dir, c + 2);
         snprintf(args, sizeof args, "-q --size 200x136 %s -p raytrace -o %s teapot", cases[c], b);
         CHECK_MSG(run(args) == 0, "%s: %s", args, out);
@@ -182,6 +184,12 @@ static void test_graph_errors(void)
     /* rtp_blend_key deals pixels to Blend instances in a power of two of bands */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
+    /* rays that skip Intersect (Primary without `trace` wired to Shade) reach Shade with
+     * no hit: a named error, not a crash; wired through Intersect, the same image */
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set primary.trace=false cornell") == 1 &&
+              strstr(out, "stage 'shade-0'") && strstr(out, "no hit"), "untraced: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set primary.trace=false --set primary.out=rays "
+                  "cornell") == 0, "trace = false through Intersect: %s", out);
     /* a Tiler cutting runs for more samples per pixel than Primary samples: Primary
      * stops at its tile's end instead of running past it */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
