@@ -1,9 +1,9 @@
 /* Our ray tracer against Intel Embree 3 in Embree's best configuration, 1 and 2 threads,
  * on the bunny, the teapot and the dragon (a held-out mesh of the bunny's size), or the
  * scenes named as arguments (built-ins, .scene or mesh files). Prints "name value
- * unit"; ratios are ours / Embree's (frame times: below
- * 1 is faster than Embree; rates: above 1 is faster). A '# rt_isa' line names our
- * kernels' instruction set (GRAMPS_ISA=baseline: SSE).
+ * unit"; ratios are ours / Embree's (frame times: below 1 is faster than Embree; rates:
+ * above 1 is faster). A '# rt_isa' line names our kernels' instruction set
+ * (GRAMPS_ISA=baseline: SSE).
  *
  * The frame (the figure that counts): the whole GRAMPS ray-tracing graph (rtp_render:
  * rays generated, traced, shaded, blended; primary + shadow + one mirror bounce + its
