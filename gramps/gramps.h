@@ -210,6 +210,9 @@ void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-
 void gr_discard(gr_ctx *c, int output);         /* this task produces no packet there */
 void gr_push(gr_ctx *c, int output, const void *element);
 void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element);
+/* n elements (contiguous): the same as n gr_push calls, in that order, for one copy per
+ * packet they fill instead of a call and a copy each. */
+void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n);
 /* n elements (contiguous) with one key: the same as n gr_push_key calls, in that order,
  * for one key lookup and one copy per packet they fill. */
 void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);

@@ -341,6 +341,11 @@ void gr_push(gr_ctx *c, int output, const void *element)
     push_elements(c, output, 0, false, element, 1);
 }
 
+void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n)
+{
+    push_elements(c, output, 0, false, elements, n);
+}
+
 void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element)
 {
     push_elements(c, output, key, true, element, 1);

@@ -299,22 +299,38 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
+/* What one Shade task sends on: its contributions, and its shadow and reflection rays
+ * gathered to be pushed a packet's worth at a time (gr_push_n; a push per ray cost
+ * about a fifth of Shade). A task makes at most one reflection per input ray. */
+typedef struct shade_out {
+    rtp_contribs contribs;
+    uint32_t nshadow, nreflect;
+    rtp_shadow shadow[RT_PACKET_MAX];
+    rtp_ray reflect[RT_PACKET_MAX];
+} shade_out;
+
+static void push_shadows(gr_ctx *c, shade_out *o)
+{
+    if (o->nshadow) gr_push_n(c, SHADE_SHADOW, o->shadow, o->nshadow);
+    o->nshadow = 0;
+}
+
 /* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
-static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contribs *out)
+static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, shade_out *o)
 {
     sh_ray_result res;
     sh_ray_shade(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
-    rtp_add_contrib(out, h->pixel, res.direct);
+    rtp_add_contrib(&o->contribs, h->pixel, res.direct);
     for (int l = 0; l < res.nshadow; l++) {
-        rtp_shadow sh = {res.shadow[l], {res.shadow_color[l][0], res.shadow_color[l][1],
-                         res.shadow_color[l][2]}, h->pixel};
-        gr_push(c, SHADE_SHADOW, &sh);
+        if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
+        o->shadow[o->nshadow++] = (rtp_shadow){res.shadow[l], {res.shadow_color[l][0],
+                                  res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
     }
     if (res.reflect && (int)h->depth < s->bounces) {
         rtp_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
                       res.reflect_weight[2]}, h->pixel, h->depth + 1, {0, 0, 0, 0}, {0, 0, 0}};
         float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
-        if (wmax >= s->min_weight) gr_push(c, SHADE_REFLECT, &rr);
+        if (wmax >= s->min_weight) o->reflect[o->nreflect++] = rr;
     }
 }
 
@@ -326,8 +342,9 @@ static bool hit_in_mesh(const shade_state *s, const rtp_ray *h)
 }
 
 /* Ray h's contribution, if it has one (AOVs of a miss have none). */
-static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_contribs *out)
+static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, shade_out *o)
 {
+    rtp_contribs *out = &o->contribs;
     if (!hit_in_mesh(s, h)) {
         gr_assert_at(c, false, "a ray came with no hit or a primitive outside the mesh (is the "
                      "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
@@ -343,25 +360,28 @@ static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, rtp_con
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
         rtp_add_contrib(out, h->pixel, bg);
     } else {
-        shade_hit(c, s, h, out);
+        shade_hit(c, s, h, o);
     }
 }
 
 /* Contributions, shadow rays and reflection rays are all pushed: a contribution goes
  * to the Blend instance of its pixel, and one packet of rays (reflections come from
  * many tasks) may cover pixels of every instance. Each ray makes at most one
- * contribution, so the task's fit one rtp_contribs. */
+ * contribution and one reflection, so the task's fit one shade_out. */
 static void shade_main(gr_ctx *c)
 {
     shade_state *s = gr_user(c);
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
     const rtp_ray *h = rtp_elems(in);
-    rtp_contribs out;
-    rtp_contribs_start(&out, &s->keys);
+    shade_out o;
+    rtp_contribs_start(&o.contribs, &s->keys);
+    o.nshadow = o.nreflect = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
-    for (uint32_t i = 0; i < n; i++) shade_one(c, s, &h[i], &out);
-    rtp_push_contribs(c, SHADE_CONTRIB, &out);
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) shade_one(c, s, &h[i], &o);
+    push_shadows(c, &o);
+    if (o.nreflect) gr_push_n(c, SHADE_REFLECT, o.reflect, o.nreflect);
+    rtp_push_contribs(c, SHADE_CONTRIB, &o.contribs);
 }
 
 /* ---- Blend --------------------------------------------------------------------------------- */

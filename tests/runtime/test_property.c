@@ -268,11 +268,16 @@ static void shader_forward(gr_ctx *c, pstage *s, uint32_t *in)
     if (q->feed != F_CHAIN_END) note_produced(q, sub, units(q, out[0]));
 }
 
+/* Elements for a plain output queue go one gr_push at a time, or (packets with an odd
+ * count) gathered and sent with one gr_push_n at the end, which must be the same. */
 static void shader_push(gr_ctx *c, pstage *s, uint32_t *in)
 {
     pgraph *pg = s->pg;
     pqueue *q = &pg->q[s->out];
-    for (uint32_t i = 0; i < in[0]; i++) {
+    elem gathered[MAX_E];
+    uint32_t ngathered = 0;
+    bool gather = in[0] % 2 == 1;
+    for (uint32_t i = 0; i < in[0] && i < MAX_E; i++) {
         elem e = *elem_at(in, i);
         e.hops++;
         if (goes_back(s, &e)) {
@@ -283,10 +288,12 @@ static void shader_push(gr_ctx *c, pstage *s, uint32_t *in)
             gr_push_key(c, 0, key_of(q, sub), &e);
             note_produced(q, sub, 1);
         } else {
-            gr_push(c, 0, &e);
+            if (gather) gathered[ngathered++] = e;
+            else gr_push(c, 0, &e);
             note_produced(q, 0, 1);
         }
     }
+    if (ngathered) gr_push_n(c, 0, gathered, ngathered);
 }
 
 static void shader_main(gr_ctx *c)
