@@ -512,8 +512,8 @@ static const cp_format formats[] = {
      RTP_HDR, sizeof(rtp_ray), 64, RT_PACKET_MAX},
     {"rt.shadow-rays", "rays toward lights with the light's term", GR_COLLECTION, 0, RTP_HDR,
      sizeof(rtp_shadow), 64, RT_PACKET_MAX},
-    {"rt.contributions", "(pixel, RGB in fixed point) to add to the image", GR_COLLECTION, 0,
-     RTP_HDR, sizeof(rtp_contrib), 64, RT_PACKET_MAX},
+    {"rt.contributions", "(pixel, RGB as floats) to add to the image", GR_COLLECTION, 0,
+     RTP_HDR, sizeof(rtp_contrib), 64, 1024},
 };
 
 static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", NULL}};
