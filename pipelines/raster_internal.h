@@ -14,6 +14,7 @@
 #include "pipelines/hiz.h"
 #include "pipelines/raster.h"
 #include "pipelines/raster_packets.h"
+#include "pipelines/raytrace_packets.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -91,8 +92,10 @@ typedef struct rsp_state {
     uint8_t *layer_drawn;                 /* Z-Raster: per tile, 1 once the layer's part
                                              there is cleared (it draws there) */
     const pl_frame *frame;                /* Z-Raster, Z-Tile: the frame's depth layers */
+    uint32_t ztile_copies;                /* Z-Raster: the Z-Tile copies it tells */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
+    rtp_tile_deal deal;                   /* Z-Tile: which copy takes which tile */
 } rsp_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
@@ -106,17 +109,6 @@ typedef struct rsp_depth_tile {
 
 bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile);
 void rsp_depth_tile_free(rsp_depth_tile *d);
-
-/* The subqueue of the hybrid's Z-Raster -> Z-Tile set that carries tile `tile`, and back
- * (the map is its own inverse). The Z-Tiles become ready together when the depth pass
- * ends, and the runtime runs them from the highest subqueue down; numbering the
- * subqueues from the last tile hands the tiles to the pixel stages in ascending order,
- * as rt.tiler does, which Blend's accumulator accesses prefer (2-3 ms of a 1024x1024
- * frame here). Only the order of the work changes, never the image. */
-static inline uint64_t rsp_ztile_subqueue(const rsp_state *s, uint64_t tile)
-{
-    return (uint64_t)(s->tiles_x * s->tiles_y) - 1 - tile;
-}
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
 bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out);

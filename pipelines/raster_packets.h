@@ -70,8 +70,12 @@ typedef struct binned_pkt {
 } binned_pkt;
 
 /* The depth-only pass (raster.zraster -> raster.ztile): one copy of the rasterizer is
- * done with one tile; drawn says whether it drew in the tile's part of its depth layer
- * (`layer`, pl_frame_depth_layer). */
-typedef struct ztile_done_pkt { uint32_t layer, drawn; } ztile_done_pkt;
+ * done with its depth layer (`layer`, pl_frame_depth_layer); drawn[t] says whether it
+ * drew in tile t's part of it (the rasterizer's own flags, final once it is done, read
+ * by Z-Tile only after every rasterizer is). */
+typedef struct ztile_done_pkt {
+    uint32_t layer, pad;
+    const uint8_t *drawn;
+} ztile_done_pkt;
 
 #endif

@@ -163,6 +163,7 @@ static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->layer = pl_frame_depth_layer(i->frame, i->name);
     s->layer_drawn = malloc((size_t)(s->tiles_x * s->tiles_y));
     s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested");
+    s->ztile_copies = cp_port_subqueues(i, "out");
     if (s->layer && s->layer_drawn && s->depth_tested) return s;
     snprintf(err, CP_ERR_MAX, "no depth layer (%dx%d x 8 bytes; at most %d copies of depth-pass "
              "rasterizers, names under %d characters) or out of memory", s->width, s->height,
@@ -179,17 +180,22 @@ static void zraster_destroy(void *state)
     free(s);
 }
 
-/* Z-Tile: writes the visible primitive per pixel, no colour. */
+/* Z-Tile: writes the visible primitive per pixel, no colour; a copy per subqueue of
+ * its input set, dealt tiles by `bands`. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     rsp_state *s = any_order(raster_state(i, false, err), i->frame, err);
-    if (s) {
-        s->frame = i->frame;
-        s->color = NULL;
-        s->spp = pl_samples_per_pixel(i);
-        s->run_samples = (uint32_t)cp_int(i, "samples");
-    }
-    return s;
+    if (!s) return NULL;
+    s->frame = i->frame;
+    s->color = NULL;
+    s->spp = pl_samples_per_pixel(i);
+    s->run_samples = (uint32_t)cp_int(i, "samples");
+    uint32_t bands = (uint32_t)cp_int(i, "bands");
+    if (rtp_tile_deal_init(&s->deal, i->frame, bands, s->rc.tile, cp_port_subqueues(i, "in")))
+        return s;
+    snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
+    free(s);
+    return NULL;
 }
 
 static const cp_format formats[] = {
@@ -203,8 +209,8 @@ static const cp_format formats[] = {
      sizeof(prim_rec), 64, MAX_BATCH},
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
-    {"raster.ztile-done", "a depth-pass rasterizer is done with one tile, and whether it drew "
-     "there (pipelines/raster_packets.h ztile_done_pkt)", GR_OPAQUE, sizeof(ztile_done_pkt), 0, 0,
+    {"raster.ztile-done", "a depth-pass rasterizer is done with its layer, and where it drew "
+     "(pipelines/raster_packets.h ztile_done_pkt)", GR_OPAQUE, sizeof(ztile_done_pkt), 0, 0,
      0, 0},
     {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
      "after the PS (pipelines/raster_packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
@@ -244,15 +250,17 @@ static const cp_port tile_shade_ports[] = {
     {"in", GR_BIND_INPUT, "raster.binned", "a queue set with a subqueue per tile, any order"}};
 static const cp_port zraster_ports[] = {
     {"in", GR_BIND_INPUT, "raster.depth-primitives", "in any order"},
-    {"out", GR_BIND_OUTPUT, "raster.ztile-done", "a queue set with a subqueue per tile"}};
+    {"out", GR_BIND_OUTPUT, "raster.ztile-done", "a queue set with a subqueue per Z-Tile copy"}};
 static const cp_port ztile_ports[] = {
-    {"in", GR_BIND_INPUT, "raster.ztile-done", "a queue set with a subqueue per tile"},
-    {"out", GR_BIND_OUTPUT, "rt.sample-runs", "the tile's samples, once its depth and visible "
-     "primitives are final"}};
+    {"in", GR_BIND_INPUT, "raster.ztile-done", "a queue set with a subqueue per copy"},
+    {"out", GR_BIND_OUTPUT, "rt.sample-runs", "its tiles' samples, each tile once its depth "
+     "and visible primitives are final"}};
 static const cp_param ztile_params[] = {
-    {"tile", CP_INT, "64", 8, RSP_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
+    {"tile", CP_INT, "64", 8, RSP_MAX_TILE, "framebuffer tile edge in pixels"},
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
-    {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"}};
+    {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"},
+    {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
+     "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
@@ -286,10 +294,10 @@ static const cp_stage_type stages[] = {
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_params, 1, rsp_zraster_main, zraster_create, NULL, zraster_destroy},
-    {"raster.ztile", "depth-only pass of one tile: once every rasterizer is done, the visible "
-     "primitive per pixel (the nearest over their layers) into the visibility buffer, then "
-     "the tile's samples on",
-     GR_THREAD, true, ztile_ports, 2, ztile_params, 3, rsp_ztile_main, ztile_create, NULL, free},
+    {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
+     "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
+     "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, rsp_ztile_main, ztile_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

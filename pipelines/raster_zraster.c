@@ -2,9 +2,9 @@
  * IA/VS group, it takes its group's set-up triangles in any order and rasterizes each
  * once, straight into its own depth layer (pl_frame_depth_layer: depth and visible
  * primitive + 1 per pixel over the whole image; rs_depth_rect: the nearest depth, equal
- * depths to the smaller primitive id). When its input ends it tells each tile's Z-Tile
- * whether it drew there; Z-Tile folds the layers once every group is done
- * (raster_ztile.c).
+ * depths to the smaller primitive id). When its input ends it tells every Z-Tile copy
+ * that its layer is done and where it drew; each copy folds the layers of its tiles once
+ * every group is done (raster_ztile.c).
  *
  * Why layers (sort-last) rather than bins per tile (sort-middle): the pass keeps only
  * depth and a primitive per pixel, so binning cost more than it saved. Copying each
@@ -62,15 +62,14 @@ static void zraster_prim(void *arg, const rsp_prim *p)
 
 /* Tells the Z-Tiles this copy is done: those of the tiles it drew in, and (copy 0) every
  * tile the frame renders, so that each Z-Tile runs, drawn in or not. */
-static void tell_tiles(gr_ctx *c, const rsp_state *s)
+/* Every Z-Tile copy (a subqueue each) learns that the layer is done and where it drew. */
+static void tell_copies(gr_ctx *c, const rsp_state *s)
 {
     const uint32_t layer = (uint32_t)(s->layer - s->frame->layers);
-    for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
-        tile_rect r;
-        if ((!s->layer_drawn[t] && s->replica != 0) || !rsp_tile_rect(&s->rc, t, &r)) continue;
+    for (uint32_t k = 0; k < s->ztile_copies; k++) {
         gr_window w;
-        gr_reserve_out_key(c, 0, 1, rsp_ztile_subqueue(s, t), &w);
-        *(ztile_done_pkt *)w.mem = (ztile_done_pkt){layer, s->layer_drawn[t]};
+        gr_reserve_out_key(c, 0, 1, k, &w);
+        *(ztile_done_pkt *)w.mem = (ztile_done_pkt){layer, 0, s->layer_drawn};
         gr_commit_out(c, 0, 1);
     }
 }
@@ -88,5 +87,5 @@ void rsp_zraster_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     atomic_fetch_add_explicit(s->depth_tested, w.covered, memory_order_relaxed);
-    tell_tiles(c, s);
+    tell_copies(c, s);
 }

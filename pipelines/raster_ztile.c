@@ -1,8 +1,13 @@
-/* raster_ztile.c — Z-Tile, the end of the hybrid's depth-only pass for one framebuffer
- * tile (instanced per tile): the Z-Rasters tell it which of their depth layers they drew
- * in there (raster_zraster.c). When its subqueue closes every Z-Raster is done, so the
- * layers are final: it folds them into the frame's visibility buffer and hands the tile's
- * samples on to the pixel stages as runs (pipelines/sample_runs.h).
+/* raster_ztile.c — Z-Tile, the end of the hybrid's depth-only pass, instanced per
+ * subqueue of its input set: one copy per group, each taking its share of the
+ * framebuffer tiles (rtp_tile_deal, by Blend band, as rt.tiler's copies do). Every
+ * Z-Raster tells every copy when its depth layer is done and where it drew
+ * (raster_zraster.c). When the copy's subqueue closes every Z-Raster is done, so the
+ * layers are final: tile by tile, it folds them into the frame's visibility buffer and
+ * hands the tile's samples on to the pixel stages as runs (pipelines/sample_runs.h).
+ * The copies become ready together when the last Z-Raster finishes, and the workers take
+ * one each, so each worker's pixel stages shade its own tiles and sum into its own
+ * Blend bands, as in the ray tracer.
  *
  * Why the image is the draw-order pass's, whatever the groups and the order triangles
  * came in: each layer holds, per pixel, the least (depth, primitive id) of its triangles
@@ -49,20 +54,31 @@ static void fold_layers(const rsp_state *s, const tile_rect *r, const pl_depth_l
 void rsp_ztile_main(gr_ctx *c)
 {
     rsp_state *s = gr_user(c);
-    tile_rect r;
-    gr_assert(c, rsp_tile_rect(&s->rc, rsp_ztile_subqueue(s, gr_key(c)), &r));
-    const pl_depth_layer *drawn[PL_MAX_DEPTH_LAYERS];
+    const uint32_t copy = (uint32_t)gr_key(c);
+    const pl_depth_layer *layer[PL_MAX_DEPTH_LAYERS];
+    const uint8_t *drawn[PL_MAX_DEPTH_LAYERS];
     int n = 0;
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const ztile_done_pkt *p = w.mem;
-        gr_assert(c, p->layer < (uint32_t)s->frame->nlayers);
-        if (p->drawn && p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS) drawn[n++] = &s->frame->layers[p->layer];
+        gr_assert(c, p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS);
+        if (p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS) {
+            layer[n] = &s->frame->layers[p->layer];
+            drawn[n++] = p->drawn;
+        }
         gr_commit(c, 0, 1);
     }
-    fold_layers(s, &r, drawn, n);
     rtp_run_cutter runs;
     rtp_runs_init(&runs, s->spp, s->run_samples, 0);
-    rtp_runs_cut(&runs, c, &(rtp_tile){r.x0, r.y0, r.x1, r.y1});
+    for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
+        tile_rect r;
+        if (!rsp_tile_rect(&s->rc, t, &r) || rtp_tile_copy(&s->deal, r.x0, r.y0) != copy) continue;
+        const pl_depth_layer *here[PL_MAX_DEPTH_LAYERS];
+        int m = 0;
+        for (int k = 0; k < n; k++)
+            if (drawn[k][t]) here[m++] = layer[k];
+        fold_layers(s, &r, here, m);
+        rtp_runs_cut(&runs, c, &(rtp_tile){r.x0, r.y0, r.x1, r.y1});
+    }
     rtp_runs_flush(&runs, c);
 }

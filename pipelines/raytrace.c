@@ -47,7 +47,7 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[5], 32, "%.9g", c->min_weight);
     const char *w = "rtp_config";
     return cp_put(g, "graph", "spp", v[0], w, err) || cp_put(g, "graph", "bounces", v[1], w, err) ||
-           cp_put(g, "graph", "rays", v[2], w, err) || cp_put(g, "stage tiler", "tile", v[3], w, err) ||
+           cp_put(g, "graph", "rays", v[2], w, err) || cp_put(g, "graph", "tile", v[3], w, err) ||
            cp_put(g, "queue runs", "capacity", v[4], w, err) ||
            cp_put(g, "stage shade", "min_weight", v[5], w, err);
 }

@@ -121,6 +121,38 @@ static inline void rtp_blend_band(const rtp_blend_keys *k, uint32_t key, uint64_
     *hi = from[1];
 }
 
+/* How the copies of a stage that cuts the image into tiles (rt.tiler, the hybrid's
+ * raster.ztile) share the tiles: copy k takes the tiles whose first pixel lies in one of
+ * `bands` equal pixel bands (rtp_blend_key) numbered k modulo the copies. With `bands`
+ * the Blend instances', each copy's rays end in Blend bands of their own, so a worker
+ * that runs one copy sums into pixels no other worker touches. Bands thinner than a row
+ * of tiles are merged in pairs until they are not (else some bands would hold no tile's
+ * first pixel and their copies would get no work). Each tile goes to exactly one copy. */
+typedef struct rtp_tile_deal {
+    rtp_blend_keys bands;
+    uint32_t copies;
+    int width;
+} rtp_tile_deal;
+
+/* false when bands is not a power of two. */
+static inline bool rtp_tile_deal_init(rtp_tile_deal *d, const pl_frame *f, uint32_t bands,
+                                      int tile, uint32_t copies)
+{
+    d->copies = copies ? copies : 1;
+    d->width = f->width;
+    if (!rtp_blend_keys_of(f, bands, &d->bands)) return false;
+    uint64_t tile_row = (uint64_t)tile * (uint64_t)(f->region.x1 - f->region.x0);
+    while (bands > 1 && d->bands.span / bands < tile_row) bands /= 2;
+    return rtp_blend_keys_of(f, bands, &d->bands);
+}
+
+/* The copy that takes the tile whose first pixel is (x, y). */
+static inline uint32_t rtp_tile_copy(const rtp_tile_deal *d, int x, int y)
+{
+    uint32_t pixel = (uint32_t)y * (uint32_t)d->width + (uint32_t)x;
+    return (uint32_t)(rtp_blend_key(pixel, &d->bands) % d->copies);
+}
+
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one
  * push per run instead of one per contribution. A task makes at most one per ray of its
  * input packet, so RT_PACKET_MAX of them. */

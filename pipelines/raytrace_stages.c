@@ -19,20 +19,13 @@
 
 /* The Tiler does no per-sample work, only cuts each tile into sample runs (one per
  * Sampler packet), a few operations per 8x8 block. The Sampler, a Shader, then writes
- * the samples of each run in parallel.
- *
- * Replicated (copy k of n), it emits only the tiles whose first pixel lies in one of the
- * `bands` equal pixel bands (rtp_blend_key) numbered k modulo n. With `bands` set to the
- * Blend instances, each copy's rays end in Blend bands of their own: a worker that runs
- * one copy, and the Shader tasks its runs start, sums into pixels no other worker
- * touches, instead of every worker moving the same bands' cache lines. Bands thinner
- * than a row of tiles are merged in pairs (a power of two of them stays one) until they
- * are not: else some bands would hold no tile's first pixel and their copies would get
- * no work. Which copy emits a tile changes no pixel: each tile is emitted exactly once. */
+ * the samples of each run in parallel. Replicated, copy k cuts only its share of the
+ * tiles (rtp_tile_deal, by the `bands` given: the Blend instances'), so each worker's
+ * rays, queues and pixel sums stay its own; which copy cuts a tile changes no pixel. */
 typedef struct tiler_state {
-    int tile, spp, width;
-    uint32_t packet, replica, replicas;
-    rtp_blend_keys bands;
+    int tile, spp;
+    uint32_t packet, replica;
+    rtp_tile_deal deal;
     pl_region region;
 } tiler_state;
 
@@ -41,30 +34,19 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), f->width,
-                       (uint32_t)cp_int(i, "samples"), i->replica, i->replicas ? i->replicas : 1,
-                       {0, 0, 0, 0}, f->region};
+    *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
+                       i->replica, {{0, 0, 0, 0}, 0, 0}, f->region};
     uint32_t bands = (uint32_t)cp_int(i, "bands");
-    if (!rtp_blend_keys_of(f, bands, &s->bands)) {
+    if (!rtp_tile_deal_init(&s->deal, f, bands, s->tile, i->replicas)) {
         snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
         free(s);
         return NULL;
     }
-    uint64_t tile_row = (uint64_t)s->tile * (uint64_t)(f->region.x1 - f->region.x0);
-    while (bands > 1 && s->bands.span / bands < tile_row) bands /= 2;
-    rtp_blend_keys_of(f, bands, &s->bands);
     return s;
 }
 
 static int min_int(int a, int b) { return a < b ? a : b; }
 static int max_int(int a, int b) { return a > b ? a : b; }
-
-/* Whether this copy emits the tile whose first pixel is (x, y). */
-static bool tile_is_mine(const tiler_state *s, int x, int y)
-{
-    uint32_t pixel = (uint32_t)y * (uint32_t)s->width + (uint32_t)x;
-    return rtp_blend_key(pixel, &s->bands) % s->replicas == s->replica;
-}
 
 /* The image's tiles (a grid from pixel 0,0, so a tile's pixels are the same whatever the
  * region) clipped to the frame's region, each cut into runs; tiles outside it, and
@@ -79,7 +61,7 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
         for (int x = r->x0 / t * t; x < r->x1; x += t) {
             rtp_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
                              min_int(y + t, r->y1)};
-            if (tile_is_mine(s, tile.x0, tile.y0)) rtp_runs_cut(&runs, c, &tile);
+            if (rtp_tile_copy(&s->deal, tile.x0, tile.y0) == s->replica) rtp_runs_cut(&runs, c, &tile);
         }
     rtp_runs_flush(&runs, c);
 }

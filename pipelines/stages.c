@@ -81,6 +81,22 @@ static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
     return buf;
 }
 
+/* Blend bands for the graph's `tile` at this image size: one per row of tiles, rounded
+ * down to a power of two (rtp_blend_key), at most PL_MAX_DEFAULT_BANDS. A band is what a
+ * copy of the stages before Blend takes at a time (rtp_tile_deal), so there is no use
+ * in thinner ones, and each is a subqueue that every worker may hold a partly filled
+ * packet of: at 64x64, 32 bands held more than the rest of the ray tracer's queues. */
+static const char *bands_var(const pl_vars_ctx *c, char buf[64])
+{
+    const char *t = cp_graph_value(c->graph, "tile");
+    long tile = t ? strtol(t, NULL, 10) : 0;
+    if (tile <= 0) return NULL;
+    long rows = (c->frame->height + tile - 1) / tile, bands = 1;
+    while (bands * 2 <= rows && bands * 2 <= PL_MAX_DEFAULT_BANDS) bands *= 2;
+    snprintf(buf, 64, "%ld", bands);
+    return buf;
+}
+
 static const char *get_var(void *ctx, const char *name, char buf[64])
 {
     pl_vars_ctx *c = ctx;
@@ -91,6 +107,7 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
     else if (!strcmp(name, "default_groups"))
         snprintf(buf, 64, "%u", workers < RSP_DEFAULT_GROUPS_MAX ? workers : RSP_DEFAULT_GROUPS_MAX);
     else if (!strcmp(name, "tiles")) return tiles_var(c, buf);
+    else if (!strcmp(name, "default_bands")) return bands_var(c, buf);
     else return NULL;
     return buf;
 }

@@ -31,7 +31,10 @@ extern const char *const pl_builtin_graph_names[];
  *   width, height   the image size
  *   workers         the worker count (hardware threads when 0)
  *   default_groups  raster IA/VS groups by default: workers, at most RSP_DEFAULT_GROUPS_MAX
- *   tiles           framebuffer tiles for the graph's `tile` setting (raster queue sets) */
+ *   tiles           framebuffer tiles for the graph's `tile` setting (raster queue sets)
+ *   default_bands   Blend bands: a power of two, one per row of `tile` tiles, at most
+ *                   PL_MAX_DEFAULT_BANDS */
+#define PL_MAX_DEFAULT_BANDS 32
 typedef struct pl_vars_ctx {
     const cp_graph *graph;
     const pl_frame *frame;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gramps-cli-graph-XXXXXX";
@@ -99,6 +100,33 @@ static void test_tiler_copies_cover_once(void)
         CHECK_MSG(run(args) == 0, "%s: %s", args, out);
         CHECK_MSG(same_files(a, b), "%s: not the one-copy image", cases[c]);
     }
+}
+
+/* The tasks gramps-render's --stats file gives stage `name`, or -1. */
+static long stage_tasks(const char *stats, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "{\"name\": \"%s\"", name);
+    const char *p = strstr(stats, key);
+    p = p ? strstr(p, "\"tasks\": ") : NULL;
+    return p ? strtol(p + strlen("\"tasks\": "), NULL, 10) : -1;
+}
+
+/* Blend bands thinner than a row of tiles (64 bands of 2 rows at 128x128) are merged
+ * before the Tiler copies share them: by the bands alone every tile would start in an
+ * even band, and copy 1 would get no work. */
+static void test_thin_bands_still_shared(void)
+{
+    char stats[300], args[1024];
+    snprintf(stats, sizeof stats, "%s/thin.json", dir);
+    snprintf(args, sizeof args, "-q --size 128x128 -t 2 -p raytrace --set graph.groups=2 "
+             "--set graph.blenders=64 --stats %s cornell", stats);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    char *text = slurp(stats, NULL);
+    CHECK_MSG(text && stage_tasks(text, "primary-0") > 0 && stage_tasks(text, "primary-1") > 0,
+              "a copy got no runs: %ld and %ld tasks", text ? stage_tasks(text, "primary-0") : -1,
+              text ? stage_tasks(text, "primary-1") : -1);
+    free(text);
 }
 
 static void test_set_changes_capacity(void)
@@ -241,6 +269,7 @@ int main(int argc, char **argv)
     RUN(test_builtin_equals_graph_file);
     RUN(test_equal_depths_in_draw_order);
     RUN(test_tiler_copies_cover_once);
+    RUN(test_thin_bands_still_shared);
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
     RUN(test_graph_errors);
