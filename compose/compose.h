@@ -116,6 +116,9 @@ size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port);
 uint32_t cp_port_elements(const cp_stage_init *i, const char *port);
 /* The number of subqueues of the queue set bound to a port (0: not a set). */
 uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port);
+/* The queues an output port sends to: 1, or the copies of a replicated queue the graph
+ * binds with `QUEUE[*]` (the stage's last port only), as outputs port, port + 1, ... */
+uint32_t cp_port_copies(const cp_stage_init *i, const char *port);
 
 /* ---- the registry ------------------------------------------------------------------ */
 

@@ -27,7 +27,10 @@ typedef struct inst_stage {
     char name[GR_NAME_MAX_CP];
     const cp_section *sec;
     param_value *params;               /* per type param */
-    int *port_queue;                   /* per type port: index into queues */
+    int *port_queue;                   /* per type port: index into queues (copy 0 of a
+                                          fan-out binding) */
+    uint32_t *port_copies;             /* per type port: 1, or the copies a `QUEUE[*]`
+                                          binding sends to (output indices in a row) */
     void *state;
     bool created;
     int64_t priority;
@@ -249,9 +252,49 @@ static int parse_param(cp_instance *in, const cp_section *sec, const cp_param *p
     return 0;
 }
 
-/* The queue a port binds to for replica k of a stage with `reps` copies. */
+/* Whether queue q (named by the port) is the one copy k of a stage with `reps` copies
+ * binds: 1 yes, 0 another copy of it, -1 an error (message in err). */
+static int copy_binding(const cp_section *sec, const cp_setting *s, const cp_port *p,
+                        uint32_t k, uint32_t reps, const inst_queue *q, char err[CP_ERR_MAX])
+{
+    char label[160];
+    if (q->replicas && q->replicas != reps && reps)
+        return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
+                       "but the stage is replicated %u times", s->where,
+                       cp_section_label(sec, label), p->name, q->base, q->replicas, reps);
+    if (q->replicas && !reps)
+        return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
+                       "but the stage is not replicated (give it the same `replicate`, or "
+                       "bind `%s[*]` to send to every copy)", s->where,
+                       cp_section_label(sec, label), p->name, q->base, q->replicas, q->base);
+    return !q->replicas || q->replica == k;
+}
+
+/* `QUEUE[*]` on a port: every copy of a replicated queue, for an output port that is its
+ * (unreplicated) stage's last, so no other port's output index moves. The stage picks a
+ * copy per packet (cp_port_copies); one that does not know of copies sends all to copy 0.
+ * 1 for copy 0 of q, 0 another copy, -1 an error (message in err). */
+static int fan_out_binding(const cp_section *sec, const cp_setting *s, const cp_stage_type *t,
+                           const cp_port *p, uint32_t reps, const inst_queue *q,
+                           char err[CP_ERR_MAX])
+{
+    char label[160];
+    const char *why = NULL;
+    if (reps) why = "the stage is replicated (its copies bind copy to copy)";
+    else if (p->mode == GR_BIND_INPUT) why = "it is an input";
+    else if (p != &t->ports[t->nports - 1]) why = "only a stage's last port may (the others' outputs would move)";
+    else if (!q->replicas) why = "the queue is not replicated";
+    if (why)
+        return cp_fail(err, "%s: %s: port '%s' binds every copy of queue '%s' ([*]), but %s",
+                       s->where, cp_section_label(sec, label), p->name, q->base, why);
+    return q->replica == 0;
+}
+
+/* The queue a port binds to for replica k of a stage with `reps` copies; *copies is 1,
+ * or the copies of a `QUEUE[*]` binding (the index returned is copy 0's). */
 static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_type *t,
-                      const cp_port *p, uint32_t k, uint32_t reps, char err[CP_ERR_MAX])
+                      const cp_port *p, uint32_t k, uint32_t reps, uint32_t *copies,
+                      char err[CP_ERR_MAX])
 {
     char buf[256], label[160];
     bool missing;
@@ -261,26 +304,25 @@ static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_typ
                        cp_section_label(sec, label), p->name, p->format);
     if (!v) return -1;
     const cp_setting *s = cp_setting_find(sec, p->name);
+    size_t len = strlen(v);
+    bool every = len > 3 && !strcmp(v + len - 3, "[*]");
+    if (every) len -= 3;
     for (int i = 0; i < in->nqueues; i++) {
         inst_queue *q = &in->queues[i];
-        if (strcmp(q->base, v)) continue;
-        if (q->replicas && q->replicas != reps && reps)
-            return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
-                           "but the stage is replicated %u times", s->where,
-                           cp_section_label(sec, label), p->name, v, q->replicas, reps);
-        if (q->replicas && !reps)
-            return cp_fail(err, "%s: %s: port '%s' binds queue '%s', replicated %u times, "
-                           "but the stage is not replicated (give it the same `replicate`)",
-                           s->where, cp_section_label(sec, label), p->name, v, q->replicas);
-        if (q->replicas && q->replica != k) continue;
+        if (strlen(q->base) != len || strncmp(q->base, v, len)) continue;
+        int match = every ? fan_out_binding(sec, s, t, p, reps, q, err)
+                          : copy_binding(sec, s, p, k, reps, q, err);
+        if (match < 0) return -1;
+        if (!match) continue;
         if (strcmp(q->format->name, p->format))
             return cp_fail(err, "%s: %s (type %s): port '%s' takes format '%s' but queue "
                            "'%s' carries '%s'", s->where, cp_section_label(sec, label),
-                           t->name, p->name, p->format, v, q->format->name);
+                           t->name, p->name, p->format, q->base, q->format->name);
+        *copies = every ? q->replicas : 1;
         return i;
     }
-    return cp_fail(err, "%s: %s: port '%s' names queue '%s', which the graph does not "
-                   "declare", s->where, cp_section_label(sec, label), p->name, v);
+    return cp_fail(err, "%s: %s: port '%s' names queue '%.*s', which the graph does not "
+                   "declare", s->where, cp_section_label(sec, label), p->name, (int)len, v);
 }
 
 static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
@@ -294,13 +336,14 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     else snprintf(st->name, sizeof st->name, "%s", sec->name);
     st->params = calloc((size_t)t->nparams + 1, sizeof *st->params);
     st->port_queue = calloc((size_t)t->nports + 1, sizeof *st->port_queue);
-    if (!st->params || !st->port_queue) return cp_fail(err, "out of memory");
+    st->port_copies = calloc((size_t)t->nports + 1, sizeof *st->port_copies);
+    if (!st->params || !st->port_queue || !st->port_copies) return cp_fail(err, "out of memory");
     if (int_of(in, sec, "priority", 0, -1000000, 1000000, &st->priority, err) ||
         bool_of(in, sec, "fifo", &st->fifo, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
     for (int i = 0; i < t->nports; i++) {
-        st->port_queue[i] = port_queue(in, sec, t, &t->ports[i], k, reps, err);
+        st->port_queue[i] = port_queue(in, sec, t, &t->ports[i], k, reps, &st->port_copies[i], err);
         if (st->port_queue[i] < 0) return -1;
     }
     return 0;
@@ -381,6 +424,15 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* The index of copy c of the queue at index first (c 0: first itself). */
+static int copy_of(const cp_instance *in, int first, uint32_t c)
+{
+    for (int i = 0; c && i < in->nqueues; i++)
+        if (!strcmp(in->queues[i].base, in->queues[first].base) && in->queues[i].replica == c)
+            return i;
+    return first;
+}
+
 static int build(cp_instance *in, char err[CP_ERR_MAX])
 {
     gr_graph *g = in->g = gr_graph_create();
@@ -397,9 +449,10 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .replicated = st->replicated});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)
-            if (gr_bind(g, id, t->ports[p].mode, in->queues[st->port_queue[p]].id) < 0)
-                return cp_fail(err, "%s: stage '%s' port '%s': %s", st->sec->where, st->name,
-                               t->ports[p].name, gr_error(g));
+            for (uint32_t c = 0; c < st->port_copies[p]; c++)
+                if (gr_bind(g, id, t->ports[p].mode, in->queues[copy_of(in, st->port_queue[p], c)].id) < 0)
+                    return cp_fail(err, "%s: stage '%s' port '%s': %s", st->sec->where,
+                                   st->name, t->ports[p].name, gr_error(g));
     }
     return 0;
 }
@@ -429,6 +482,7 @@ void cp_instance_free(cp_instance *in)
             if (t->params[p].type == CP_STRING) free(st->params[p].s);
         free(st->params);
         free(st->port_queue);
+        free(st->port_copies);
     }
     gr_graph_destroy(in->g);
     free(in->stages);
@@ -514,3 +568,11 @@ size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port)
 
 uint32_t cp_port_elements(const cp_stage_init *i, const char *port) { return port_q(i, port)->elements; }
 uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port) { return port_q(i, port)->desc.subqueues; }
+
+uint32_t cp_port_copies(const cp_stage_init *i, const char *port)
+{
+    const cp_stage_type *t = i->type;
+    for (int p = 0; p < t->nports; p++)
+        if (!strcmp(t->ports[p].name, port)) return stage_of(i)->port_copies[p];
+    return 1;
+}

@@ -96,6 +96,7 @@ typedef struct rsp_state {
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
     rtp_tile_deal deal;                   /* Z-Tile: which copy takes which tile */
+    uint32_t run_outputs;                 /* Z-Tile: its runs output's copies (runs[*]) */
 } rsp_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,

@@ -190,6 +190,7 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->color = NULL;
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
+    s->run_outputs = cp_port_copies(i, "out");
     uint32_t bands = (uint32_t)cp_int(i, "bands");
     if (rtp_tile_deal_init(&s->deal, i->frame, bands, s->rc.tile, cp_port_subqueues(i, "in")))
         return s;
@@ -254,7 +255,7 @@ static const cp_port zraster_ports[] = {
 static const cp_port ztile_ports[] = {
     {"in", GR_BIND_INPUT, "raster.ztile-done", "a queue set with a subqueue per copy"},
     {"out", GR_BIND_OUTPUT, "rt.sample-runs", "its tiles' samples, each tile once its depth "
-     "and visible primitives are final"}};
+     "and visible primitives are final (runs[*]: copy k sends to copy k modulo their number)"}};
 static const cp_param ztile_params[] = {
     {"tile", CP_INT, "64", 8, RSP_MAX_TILE, "framebuffer tile edge in pixels"},
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},

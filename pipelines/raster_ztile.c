@@ -68,8 +68,8 @@ void rsp_ztile_main(gr_ctx *c)
         }
         gr_commit(c, 0, 1);
     }
-    rtp_run_cutter runs;
-    rtp_runs_init(&runs, s->spp, s->run_samples, 0);
+    rtp_run_cutter runs;    /* to its own copy of the pixel stages, when the graph has them */
+    rtp_runs_init(&runs, s->spp, s->run_samples, (int)(copy % s->run_outputs));
     for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
         tile_rect r;
         if (!rsp_tile_rect(&s->rc, t, &r) || rtp_tile_copy(&s->deal, r.x0, r.y0) != copy) continue;

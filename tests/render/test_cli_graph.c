@@ -201,6 +201,17 @@ static void test_graph_errors(void)
                        (const char *[]){"port 'in'", "rt.shadow-rays", "rt.rays", NULL});
     expect_graph_error("[stage blend]\nin = hits",
                        (const char *[]){"port 'in'", "queue 'hits'", "not replicated", NULL});
+    /* QUEUE[*], every copy of a replicated queue: an unreplicated stage's last output only */
+    expect_graph_error("[stage blend]\nin = hits[*]",
+                       (const char *[]){"port 'in'", "every copy of queue 'hits'", "an input", NULL});
+    expect_graph_error("[stage shade]\nout = hits[*]",
+                       (const char *[]){"port 'out'", "the stage is replicated", NULL});
+    expect_graph_error("[queue extra]\nformat = rt.sample-runs\n"
+                       "[stage extra-tiler]\ntype = rt.tiler\nout = extra[*]",
+                       (const char *[]){"every copy of queue 'extra'", "not replicated", NULL});
+    expect_graph_error("[queue extra-hits]\nformat = rt.rays\n"
+                       "[stage extra-shade]\ntype = rt.shade\nin = extra-hits\nreflections = rays[*]",
+                       (const char *[]){"port 'reflections'", "last port", NULL});
     expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
                        (const char *[]){"/nonexistent/ao.so", NULL});
     CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
@@ -225,9 +236,9 @@ static void test_graph_errors(void)
     /* the same for the hybrid's Visible, which samples Z-Tile's runs; and runs longer
      * than the packets they are sampled into (both once wrote past their buffers) */
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'visible': assertion failed"), "ztile.spp = 4: %s", out);
+              strstr(out, "stage 'visible-0': assertion failed"), "ztile.spp = 4: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
-              strstr(out, "stage 'visible': assertion failed"), "hybrid runs > rays: %s", out);
+              strstr(out, "stage 'visible-0': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'primary-0': assertion failed"), "runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-ao.graph --set tiler.samples=64 "
