@@ -85,6 +85,9 @@ typedef struct pl_frame {
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
     bool has_hiz;
     int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
+    bool tiles_clear_sums;            /* the graph's tile cutters (rt.tiler, raster.ztile)
+                                         clear each tile's sums before handing it on, so
+                                         rt.blend does not (set when they are made) */
     uint32_t *vis;                    /* visibility buffer: visible primitive + 1, 0 = none */
     pl_depth_layer layers[PL_MAX_DEPTH_LAYERS];   /* made by pl_frame_depth_layer */
     int nlayers;

@@ -192,9 +192,15 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
     uint32_t bands = (uint32_t)cp_int(i, "bands");
-    if (rtp_tile_deal_init(&s->deal, i->frame, bands, s->rc.tile, cp_port_subqueues(i, "in")))
+    pl_frame *f = i->frame;
+    if (!rtp_tile_deal_init(&s->deal, f, bands, s->rc.tile, cp_port_subqueues(i, "in")))
+        snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
+    else if (!pl_frame_accum(f))
+        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
+    else {
+        f->tiles_clear_sums = true;       /* rsp_ztile_main clears each tile's sums */
         return s;
-    snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
+    }
     free(s);
     return NULL;
 }

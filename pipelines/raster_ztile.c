@@ -78,6 +78,7 @@ void rsp_ztile_main(gr_ctx *c)
         for (int k = 0; k < n; k++)
             if (drawn[k][t]) here[m++] = layer[k];
         fold_layers(s, &r, here, m);
+        rtp_clear_tile_sums(s->frame, r.x0, r.y0, r.x1, r.y1);
         rtp_runs_cut(&runs, c, &(rtp_tile){r.x0, r.y0, r.x1, r.y1});
     }
     rtp_runs_flush(&runs, c);

@@ -15,6 +15,7 @@
 #include "raytracer/ray.h"
 
 #include <emmintrin.h>
+#include <string.h>
 
 #define RTP_HDR 16
 
@@ -151,6 +152,18 @@ static inline uint32_t rtp_tile_copy(const rtp_tile_deal *d, int x, int y)
 {
     uint32_t pixel = (uint32_t)y * (uint32_t)d->width + (uint32_t)x;
     return (uint32_t)(rtp_blend_key(pixel, &d->bands) % d->copies);
+}
+
+/* The stage that cuts tile t (whole pixels of the frame's region) clears their sums
+ * before it hands the tile on: every contribution to them comes from the tile's own
+ * samples, so after this. rt.blend then clears nothing (pl_frame.tiles_clear_sums):
+ * when Blend cleared its band at its first activation, its subqueue filled meanwhile and,
+ * a queue set being full while any subqueue is, held every Shade task back. */
+static inline void rtp_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1, int y1)
+{
+    for (int y = y0; y < y1; y++)
+        memset(f->accum + ((size_t)y * (size_t)f->width + (size_t)x0) * 3, 0,
+               (size_t)(x1 - x0) * 3 * sizeof *f->accum);
 }
 
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one

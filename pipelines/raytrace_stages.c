@@ -27,6 +27,7 @@ typedef struct tiler_state {
     uint32_t packet, replica;
     rtp_tile_deal deal;
     pl_region region;
+    const pl_frame *frame;
 } tiler_state;
 
 static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -35,13 +36,20 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
-                       i->replica, {{0, 0, 0, 0}, 0, 0}, f->region};
+                       i->replica, {{0, 0, 0, 0}, 0, 0}, f->region, f};
     uint32_t bands = (uint32_t)cp_int(i, "bands");
     if (!rtp_tile_deal_init(&s->deal, f, bands, s->tile, i->replicas)) {
         snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
         free(s);
         return NULL;
     }
+    if (!pl_frame_accum(f)) {
+        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
+        free(s);
+        return NULL;
+    }
+    f->tiles_clear_sums = true;           /* emit_tiles clears each tile's sums */
+    s->frame = f;
     return s;
 }
 
@@ -61,7 +69,9 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
         for (int x = r->x0 / t * t; x < r->x1; x += t) {
             rtp_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
                              min_int(y + t, r->y1)};
-            if (rtp_tile_copy(&s->deal, tile.x0, tile.y0) == s->replica) rtp_runs_cut(&runs, c, &tile);
+            if (rtp_tile_copy(&s->deal, tile.x0, tile.y0) != s->replica) continue;
+            rtp_clear_tile_sums(s->frame, tile.x0, tile.y0, tile.x1, tile.y1);
+            rtp_runs_cut(&runs, c, &tile);
         }
     rtp_runs_flush(&runs, c);
 }
@@ -368,10 +378,12 @@ static void shade_main(gr_ctx *c)
 
 /* ---- Blend --------------------------------------------------------------------------------- */
 
-/* Blend instance k owns band k of the region's pixels (rtp_blend_key): it clears their
- * sums, adds its contributions, and encodes them once its subqueue closes, so no pass
- * over the image runs on one thread. An instance whose subqueue got nothing never runs;
- * `ran` tells the finish hook which bands (all sums zero) it still has to encode. */
+/* Blend instance k owns band k of the region's pixels (rtp_blend_key): it adds its
+ * contributions and encodes the sums once its subqueue closes, so no pass over the image
+ * runs on one thread. The sums start at zero: the stages that cut the image into tiles
+ * clear each tile's (rtp_clear_tile_sums); in a graph without such a cutter each
+ * instance clears its band when it starts. An instance whose subqueue got nothing never
+ * runs; `ran` tells the finish hook which bands (all sums zero) it still has to encode. */
 typedef struct blend_state {
     pl_frame *f;
     rtp_blend_keys keys;
@@ -457,7 +469,7 @@ static void blend_main(gr_ctx *c)
     blend_state *b = gr_user(c);
     uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
     int64_t *accum = b->f->accum;
-    blend_band(b, key, BLEND_CLEAR);
+    if (!b->f->tiles_clear_sums) blend_band(b, key, BLEND_CLEAR);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         uint32_t n = gr_count(w.mem);

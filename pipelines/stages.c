@@ -119,6 +119,7 @@ gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *la
 {
     pl_vars_ctx vc = {g, frame, launch ? launch->workers : 0};
     cp_vars vars = pl_vars(&vc);
+    frame->tiles_clear_sums = false;      /* until this graph's cutters say so */
     cp_instance *in = cp_instance_new(g, frame, &vars, err);
     if (!in) return NULL;
     if (!pl_frame_color(frame)) {
