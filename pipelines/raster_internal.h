@@ -70,7 +70,6 @@ typedef struct rsp_state {
     int tile, tiles_x, tiles_y;           /* framebuffer tiles (the `tile` parameter) */
     int batch;                            /* triangles per IA/VS packet */
     uint32_t batches;
-    uint32_t replica;                     /* position among a replicated stage's copies */
     bool coarse_z;                        /* coarse depth test on (and possible) */
     bool attributes;                      /* VS: the PS gets the vertices' attributes (not
                                              raster.vs-depth's) */

@@ -68,7 +68,6 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->tiles_y = (s->height + s->tile - 1) / s->tile;
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
-    s->replica = i->replica;
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
     s->attributes = true;
@@ -191,16 +190,9 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
-    uint32_t bands = (uint32_t)cp_int(i, "bands");
-    pl_frame *f = i->frame;
-    if (!rtp_tile_deal_init(&s->deal, f, bands, s->rc.tile, cp_port_subqueues(i, "in")))
-        snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
-    else if (!pl_frame_accum(f))
-        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
-    else {
-        f->tiles_clear_sums = true;       /* rsp_ztile_main clears each tile's sums */
+    if (rtp_tile_cutter_init(&s->deal, i->frame, (uint32_t)cp_int(i, "bands"), s->rc.tile,
+                             cp_port_subqueues(i, "in"), err, CP_ERR_MAX))
         return s;
-    }
     free(s);
     return NULL;
 }

@@ -60,8 +60,6 @@ static void zraster_prim(void *arg, const rsp_prim *p)
                                           p->tri.prim, w->avx2);
 }
 
-/* Tells the Z-Tiles this copy is done: those of the tiles it drew in, and (copy 0) every
- * tile the frame renders, so that each Z-Tile runs, drawn in or not. */
 /* Every Z-Tile copy (a subqueue each) learns that the layer is done and where it drew. */
 static void tell_copies(gr_ctx *c, const rsp_state *s)
 {

@@ -15,6 +15,7 @@
 #include "raytracer/ray.h"
 
 #include <emmintrin.h>
+#include <stdio.h>
 #include <string.h>
 
 #define RTP_HDR 16
@@ -145,6 +146,24 @@ static inline bool rtp_tile_deal_init(rtp_tile_deal *d, const pl_frame *f, uint3
     uint64_t tile_row = (uint64_t)tile * (uint64_t)(f->region.x1 - f->region.x0);
     while (bands > 1 && d->bands.span / bands < tile_row) bands /= 2;
     return rtp_blend_keys_of(f, bands, &d->bands);
+}
+
+/* A copy of a tile cutter of frame f (rt.tiler, raster.ztile): its share of the tiles
+ * (rtp_tile_deal_init), and the frame's sums, which it clears a tile at a time
+ * (rtp_clear_tile_sums) so that rt.blend need not. false with a message in err when
+ * bands is not a power of two or the sums cannot be had. */
+static inline bool rtp_tile_cutter_init(rtp_tile_deal *d, pl_frame *f, uint32_t bands, int tile,
+                                        uint32_t copies, char *err, size_t errlen)
+{
+    if (!rtp_tile_deal_init(d, f, bands, tile, copies))
+        snprintf(err, errlen, "bands = %u: not a power of two", bands);
+    else if (!pl_frame_accum(f))
+        snprintf(err, errlen, "out of memory (accumulation buffer)");
+    else {
+        f->tiles_clear_sums = true;
+        return true;
+    }
+    return false;
 }
 
 /* The copy that takes the tile whose first pixel is (x, y). */

@@ -37,20 +37,11 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
                        i->replica, {{0, 0, 0, 0}, 0, 0}, f->region, f};
-    uint32_t bands = (uint32_t)cp_int(i, "bands");
-    if (!rtp_tile_deal_init(&s->deal, f, bands, s->tile, i->replicas)) {
-        snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
-        free(s);
-        return NULL;
-    }
-    if (!pl_frame_accum(f)) {
-        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
-        free(s);
-        return NULL;
-    }
-    f->tiles_clear_sums = true;           /* emit_tiles clears each tile's sums */
-    s->frame = f;
-    return s;
+    if (rtp_tile_cutter_init(&s->deal, f, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
+                             err, CP_ERR_MAX))
+        return s;
+    free(s);
+    return NULL;
 }
 
 static int min_int(int a, int b) { return a < b ? a : b; }

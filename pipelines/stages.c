@@ -70,12 +70,19 @@ static unsigned hardware_threads(void)
     return n < 1 ? 1 : (unsigned)n;
 }
 
-/* Framebuffer tiles for the graph's `tile` setting (a number, or $variable of one). */
-static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
+/* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. */
+static long graph_tile(const pl_vars_ctx *c)
 {
     const char *t = cp_graph_value(c->graph, "tile");
     long tile = t ? strtol(t, NULL, 10) : 0;
-    if (tile <= 0) return NULL;
+    return tile > 0 ? tile : 0;
+}
+
+/* Framebuffer tiles for the graph's `tile` setting. */
+static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
+{
+    long tile = graph_tile(c);
+    if (!tile) return NULL;
     long tx = (c->frame->width + tile - 1) / tile, ty = (c->frame->height + tile - 1) / tile;
     snprintf(buf, 64, "%ld", tx * ty);
     return buf;
@@ -88,9 +95,8 @@ static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
  * packet of: at 64x64, 32 bands held more than the rest of the ray tracer's queues. */
 static const char *bands_var(const pl_vars_ctx *c, char buf[64])
 {
-    const char *t = cp_graph_value(c->graph, "tile");
-    long tile = t ? strtol(t, NULL, 10) : 0;
-    if (tile <= 0) return NULL;
+    long tile = graph_tile(c);
+    if (!tile) return NULL;
     long rows = (c->frame->height + tile - 1) / tile, bands = 1;
     while (bands * 2 <= rows && bands * 2 <= PL_MAX_DEFAULT_BANDS) bands *= 2;
     snprintf(buf, 64, "%ld", bands);
