@@ -223,6 +223,13 @@ static void test_graph_errors(void)
     /* rtp_blend_key deals pixels to Blend instances in a power of two of bands */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
+    /* the tile cutters deal tiles by such bands too, and name themselves */
+    CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.bands=6 cornell") == 1 &&
+              strstr(out, "tiler-0") && strstr(out, "bands = 6: not a power of two"),
+              "tiler.bands = 6: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.bands=6 cornell") == 1 &&
+              strstr(out, "'ztile'") && strstr(out, "bands = 6: not a power of two"),
+              "ztile.bands = 6: %s", out);
     /* rays that skip Intersect (Primary without `trace` wired to Shade) reach Shade with
      * no hit: a named error, not a crash; wired through Intersect, the same image */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set primary.trace=false cornell") == 1 &&
