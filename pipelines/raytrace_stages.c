@@ -217,10 +217,9 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* Packet traversal for every packet: primaries are coherent, and the packet path splits
- * reflections by direction octant (small octants go ray by ray), which beats tracing
- * them one by one. The hits are written into the input packet, which goes on (in
- * place: no copy). */
+/* The packet path for every packet: it traces coherent packets (camera rays) as packets
+ * and incoherent ones (reflections) as streams, either beating one ray at a time. The
+ * hits are written into the input packet, which goes on (in place: no copy). */
 static void intersect_main(gr_ctx *c)
 {
     trace_state *s = gr_user(c);

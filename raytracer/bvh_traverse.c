@@ -9,6 +9,8 @@
  * fewer nodes, as with Embree's BVH8 on AVX2 machines. */
 #include "raytracer/bvh_traverse.h"
 
+#include <string.h>
+
 #define RT_W 4
 #include "raytracer/bvh_traverse_tmp.h"
 #undef RT_W
@@ -33,4 +35,36 @@ int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray)
     if (!rt_ray_traceable(ray)) return 0;
     if (bvh->isa == RT_ISA_AVX2) return bvh->root8 != RT_EMPTY_REF && occluded8(bvh, ray);
     return bvh->root != RT_EMPTY_REF && occluded4(bvh, ray);
+}
+
+/* The rays of rays[0..n) that are traceable, one bit each. */
+static uint64_t traceable_rays(const rt_ray *rays, int n)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < n; i++) m |= (uint64_t)rt_ray_traceable(&rays[i]) << i;
+    return m;
+}
+
+static void trace_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+                         uint8_t *occluded)
+{
+    const uint64_t live = traceable_rays(rays, n);
+    if (!live) return;
+    if (bvh->isa == RT_ISA_AVX2) {
+        if (bvh->root8 != RT_EMPTY_REF) trace_stream8(bvh, rays, n, live, hits, occluded);
+    } else if (bvh->root != RT_EMPTY_REF) {
+        trace_stream4(bvh, rays, n, live, hits, occluded);
+    }
+}
+
+void rt_intersect_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits)
+{
+    for (int i = 0; i < n; i++) hits[i] = (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
+    trace_stream(bvh, rays, n, hits, NULL);
+}
+
+void rt_occluded_stream(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded)
+{
+    memset(occluded, 0, (size_t)n);
+    trace_stream(bvh, rays, n, NULL, occluded);
 }

@@ -24,6 +24,16 @@ int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit);
 /* 1 when any triangle is hit in [ray->tmin, ray->tmax]. */
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray);
 
+/* Rays traced together by rt_occluded_stream at most. */
+#define RT_STREAM_MAX 64
+
+/* rt_intersect1 and rt_occluded1 for n <= RT_STREAM_MAX rays at once, traced as one
+ * stream (bvh_traverse_tmp.h): each node is fetched once for all the rays that reach it
+ * and tested ray by ray. For incoherent rays, which share too few nodes for a packet's
+ * shared tests to pay. Same results bit for bit. */
+void rt_intersect_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits);
+void rt_occluded_stream(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded);
+
 /* Below: building blocks shared with the packet kernels (packet_tmp.h). */
 
 /* A zero direction component would give 0 * inf = NaN on a slab through the origin;

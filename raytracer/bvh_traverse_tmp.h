@@ -37,9 +37,10 @@ W_INLINE VF TAG(plane_dist)(const float *b, VF inv, VF oinv)
     return V(sub)(V(mul)(V(load)(b), inv), oinv);
 }
 
-/* Slab test of the node's children; returns the hit mask and the entry distances. */
-W_INLINE unsigned TAG(node_test)(const TAG(rt_node) *n, const TAG(node_ray) *r, VF tmin,
-                                 VF tmax, VF *tnear)
+/* Slab test of the node's children: all ones in the lanes of the children the ray
+ * enters, and their entry distances. */
+W_INLINE VF TAG(node_hits)(const TAG(rt_node) *n, const TAG(node_ray) *r, VF tmin, VF tmax,
+                           VF *tnear)
 {
     const VF tnx = TAG(plane_dist)(n->b[r->nx], r->ix, r->oix);
     const VF tny = TAG(plane_dist)(n->b[r->ny], r->iy, r->oiy);
@@ -50,7 +51,14 @@ W_INLINE unsigned TAG(node_test)(const TAG(rt_node) *n, const TAG(node_ray) *r, 
     const VF tn = V(max)(V(max)(tnx, tny), V(max)(tnz, tmin));
     const VF tf = V(min)(V(min)(tfx, tfy), V(min)(tfz, tmax));
     *tnear = tn;
-    return V(mask)(V(le)(tn, tf));
+    return V(le)(tn, tf);
+}
+
+/* node_hits as a mask of children. */
+W_INLINE unsigned TAG(node_test)(const TAG(rt_node) *n, const TAG(node_ray) *r, VF tmin,
+                                 VF tmax, VF *tnear)
+{
+    return V(mask)(TAG(node_hits)(n, r, tmin, tmax, tnear));
 }
 
 /* Starts fetching a box that will be visited after the current subtree: random rays
@@ -180,5 +188,144 @@ W_FN int TAG(occluded)(const rt_bvh *bvh, const rt_ray *ray)
         }
         if (sp == 0) return 0;
         ref = stack[--sp].ref;
+    }
+}
+
+/* ---- streams: many rays at once, each tested alone ------------------------------------ */
+
+/* A stream's rays: per-ray node-test constants (scalars, broadcast at each test), t
+ * ranges, and watertight constants made at a ray's first leaf. */
+typedef struct TAG(stream) {
+    float ix[RT_STREAM_MAX], iy[RT_STREAM_MAX], iz[RT_STREAM_MAX];
+    float oix[RT_STREAM_MAX], oiy[RT_STREAM_MAX], oiz[RT_STREAM_MAX];
+    float tmin[RT_STREAM_MAX], tmax[RT_STREAM_MAX];   /* tmax: the best hit so far */
+    uint8_t nx[RT_STREAM_MAX], ny[RT_STREAM_MAX], nz[RT_STREAM_MAX];
+    rt_wtray w[RT_STREAM_MAX];
+    uint64_t wready;
+    const rt_ray *rays;
+} TAG(stream);
+
+/* node_ray_init's values for each ray, as scalars. */
+W_INLINE void TAG(stream_init)(TAG(stream) *s, const rt_ray *rays, int n)
+{
+    s->rays = rays;
+    s->wready = 0;
+    for (int i = 0; i < n; i++) {
+        const rt_ray *r = &rays[i];
+        const float ix = rt_safe_inverse(r->dir[0]), iy = rt_safe_inverse(r->dir[1]),
+                    iz = rt_safe_inverse(r->dir[2]);
+        s->ix[i] = ix;
+        s->iy[i] = iy;
+        s->iz[i] = iz;
+        s->oix[i] = r->org[0] * ix;
+        s->oiy[i] = r->org[1] * iy;
+        s->oiz[i] = r->org[2] * iz;
+        s->tmin[i] = r->tmin;
+        s->tmax[i] = r->tmax;
+        s->nx[i] = ix >= 0.0f ? RT_LO_X : RT_HI_X;
+        s->ny[i] = iy >= 0.0f ? RT_LO_Y : RT_HI_Y;
+        s->nz[i] = iz >= 0.0f ? RT_LO_Z : RT_HI_Z;
+    }
+}
+
+/* For rays `m` of the stream (bit b: ray base + b), adds each ray that enters a child of
+ * n to that child's lane of *acc (no branch per child), and lowers each child's lane of
+ * *dist to the nearest entry. node_hits' arithmetic, so the same boxes as one ray alone. */
+W_INLINE void TAG(stream_node_rays)(const TAG(rt_node) *n, const TAG(stream) *s, uint32_t m,
+                                    int base, VF *acc, VF *dist)
+{
+    for (; m; m &= m - 1) {
+        const int b = __builtin_ctz(m), i = base + b;
+        const TAG(node_ray) r = {V(set1)(s->ix[i]), V(set1)(s->iy[i]), V(set1)(s->iz[i]),
+                                 V(set1)(s->oix[i]), V(set1)(s->oiy[i]), V(set1)(s->oiz[i]),
+                                 s->nx[i], s->ny[i], s->nz[i]};
+        VF tn;
+        const VF hit = TAG(node_hits)(n, &r, V(set1)(s->tmin[i]), V(set1)(s->tmax[i]), &tn);
+        *acc = V(or)(*acc, V(and)(hit, V(set1_bits)((int)(1u << b))));
+        *dist = V(min)(*dist, V(select)(hit, tn, V(set1)(INFINITY)));
+    }
+}
+
+typedef struct TAG(stream_entry) {
+    uint32_t ref;
+    float dist;                 /* the nearest entry of its rays into ref's box */
+    uint64_t rays;              /* the stream's rays that entered ref's box */
+} TAG(stream_entry);
+
+/* The children of node n that rays enter, each with those rays; returns their count and
+ * leaves them in kids nearest first. */
+W_INLINE int TAG(stream_node)(const TAG(rt_node) *n, const TAG(stream) *s, uint64_t rays,
+                              TAG(stream_entry) kids[RT_W])
+{
+    VF lo = V(zero)(), hi = V(zero)(), dist = V(set1)(INFINITY);
+    TAG(stream_node_rays)(n, s, (uint32_t)rays, 0, &lo, &dist);
+    TAG(stream_node_rays)(n, s, (uint32_t)(rays >> 32), 32, &hi, &dist);
+    int32_t lo_bits[RT_W], hi_bits[RT_W];
+    float d[RT_W];
+    V(store_bits)(lo_bits, lo);
+    V(store_bits)(hi_bits, hi);
+    V(storeu)(d, dist);
+    int k = 0;
+    for (int c = 0; c < RT_W; c++) {
+        const uint64_t cr = (uint32_t)lo_bits[c] | (uint64_t)(uint32_t)hi_bits[c] << 32;
+        if (!cr) continue;
+        const TAG(stream_entry) e = {n->child[c], d[c], cr};
+        int j = k++;
+        for (; j > 0 && kids[j - 1].dist > e.dist; j--) kids[j] = kids[j - 1];
+        kids[j] = e;
+    }
+    return k;
+}
+
+/* Ray i's watertight constants, made on its first leaf. */
+W_INLINE const rt_wtray *TAG(stream_wtray)(TAG(stream) *s, int i)
+{
+    if (!(s->wready >> i & 1)) rt_wtray_init(&s->w[i], s->rays[i].org, s->rays[i].dir);
+    s->wready |= (uint64_t)1 << i;
+    return &s->w[i];
+}
+
+/* Walks the tree for the stream's rays in `live` (n <= RT_STREAM_MAX): a stack entry
+ * carries the rays that entered its box, each node is fetched once for all of them and
+ * tested ray by ray (so rays that share few nodes cost about what they cost alone, less
+ * the node fetches), nearest child first. Closest hit (best != NULL): best[i] must hold
+ * ray i's miss; leaves lower it. Any hit: occluded[i] is set at ray i's first hit, which
+ * takes it out of the stream. Results are those of one ray alone, whatever the order. */
+W_FN void TAG(trace_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64_t live,
+                            rt_hit *best, uint8_t *occluded)
+{
+    TAG(stream) st, *s = &st;
+    TAG(stream_init)(s, rays, n);
+    TAG(stream_entry) stack[TAG(RT_STACK)];
+    int sp = 0;
+    TAG(stream_entry) cur = {TAG(rt_root)(bvh), 0.0f, live};
+    for (;;) {
+        cur.rays &= live;
+        if (cur.rays && !rt_ref_is_leaf(cur.ref)) {
+            TAG(stream_entry) kids[RT_W];
+            const int k = TAG(stream_node)(&TAG(rt_nodes)(bvh)[cur.ref], s, cur.rays, kids);
+            if (k) {
+                for (int j = k - 1; j > 0; j--) stack[sp++] = kids[j];
+                cur = kids[0];
+                continue;
+            }
+        } else if (cur.rays) {
+            for (uint64_t m = cur.rays; m; m &= m - 1) {
+                const int i = __builtin_ctzll(m);
+                const rt_wtray *w = TAG(stream_wtray)(s, i);
+                TAG(rt_wtray) wv;
+                TAG(rt_wtray_init)(&wv, w);
+                if (best) {
+                    if (TAG(rt_leaf_closest)(bvh, cur.ref, w, &wv, s->tmin[i], &best[i]))
+                        s->tmax[i] = best[i].t;
+                } else if (TAG(rt_leaf_any)(bvh, cur.ref, w, &wv, s->tmin[i], s->tmax[i])) {
+                    occluded[i] = 1;
+                    live &= ~((uint64_t)1 << i);
+                }
+            }
+            if (!live) return;
+        }
+        if (sp == 0) return;
+        cur = stack[--sp];
     }
 }

@@ -2,9 +2,10 @@
  *
  * Data flow: the CPU (cpuid, once per query) and the environment variable GRAMPS_ISA ->
  * rt_isa_best() -> rt_bvh_build (bvh.c) builds the 8-wide nodes the AVX2 kernels read
- * and records the choice in rt_bvh.isa -> rt_intersect1 / rt_occluded1 (and through them
- * the packet path's single-ray fallback) dispatch on it, one predictable branch per ray,
- * and so does the packet path (packet.c: the 4-wide or 8-wide instance of packet_tmp.h).
+ * and records the choice in rt_bvh.isa -> rt_intersect1 / rt_occluded1 dispatch on it,
+ * one predictable branch per ray, and so do the stream traversal (bvh_traverse.c, one
+ * branch per stream) and the packet path (packet.c: the 4-wide or 8-wide instance of
+ * packet_tmp.h).
  *
  * Same convention as the pixel shader's sh_isa_best() (shaders/raster_shading.c):
  * GRAMPS_ISA=baseline forces the baseline, the choice is made at run time with

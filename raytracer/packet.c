@@ -15,8 +15,11 @@
  * children are usually entered by the first group tested, so an inner node costs about
  * one slab test per child instead of one per ray, and children the packet misses are
  * rejected by a single interval test. It needs all rays to share direction signs (one
- * near/far plane choice per axis), so packets without that are split by sign octant
- * into packets that have it (trace_by_octant).
+ * near/far plane choice per axis), and it pays only while they enter the same boxes.
+ * Packets without the one or the other (reflections, shadow rays from reflection hits:
+ * mixed signs, or origins spread over the scene) go as a stream instead
+ * (bvh_traverse.h), each ray tested alone at each node its rays reach; on those, the
+ * packet's wide intervals and first-active scans cost more than they save.
  *
  * The scheme is the template packet_tmp.h at two widths: 4 lanes and 4 children at a
  * time over the 4-wide nodes (SSE2), or 8 and 8 over the 8-wide nodes (AVX2, when
@@ -43,6 +46,7 @@ typedef struct pkt {
     uint8_t *occluded;          /* any-hit output, NULL for closest hit */
     int n;
     float tmax_max;             /* the largest tmax of a live lane */
+    float max_spread;           /* origins further apart: incoherent (set_intervals) */
     uint64_t live;              /* rays still searching (any hit) */
 } __attribute__((aligned(64))) pkt;
 
@@ -112,68 +116,35 @@ RT_AVX2_INLINE void load_rays8(const rt_ray *rays, int i, int n, vf8 c[8])
 #include "raytracer/packet_tmp.h"
 #undef RT_W
 
-/* Octant packets smaller than this are traced ray by ray: below it a packet's setup
- * costs more than its shared node tests save. */
-#define RT_OCTANT_MIN_RAYS 8
+/* Packets whose origins spread over more than this share of the scene's diagonal go as
+ * streams: rays from far-apart points (shadow rays from reflection hits) enter few of the
+ * same boxes, and the packet's wide intervals cull little. Chosen on frames of four
+ * meshes, timing both paths on every packet (docs/performance.md). */
+#define RT_PACKET_MAX_SPREAD 0.1f
 
 static rt_hit miss(const rt_ray *r) { return (rt_hit){r->tmax, 0.0f, 0.0f, RT_NO_HIT}; }
 
-static void trace_single(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
-                         uint8_t *occluded)
+/* Origins further apart than this go as a stream. */
+static float max_spread(const rt_bvh *bvh)
 {
-    for (int i = 0; i < n; i++) {
-        if (occluded) occluded[i] = (uint8_t)rt_occluded1(bvh, &rays[i]);
-        else rt_intersect1(bvh, &rays[i], &hits[i]);
-    }
+    float d2 = 0.0f;
+    for (int a = 0; a < 3; a++)
+        if (bvh->hi[a] > bvh->lo[a]) d2 += (bvh->hi[a] - bvh->lo[a]) * (bvh->hi[a] - bvh->lo[a]);
+    return RT_PACKET_MAX_SPREAD * sqrtf(d2);
 }
 
 /* Traces rays[0..n) as one packet with the kernels of bvh->isa (isa.h); returns 0, having
- * traced nothing, when their direction signs differ. occluded must be zeroed. */
+ * traced nothing, when the packet is incoherent. occluded must be zeroed. */
 static int trace_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
                         uint8_t *occluded, rt_packet_stats *st)
 {
     pkt p;
+    p.max_spread = max_spread(bvh);
     const int traced = bvh->isa == RT_ISA_AVX2 ? packet_trace8(bvh, &p, rays, n, occluded, st)
                                                : packet_trace4(bvh, &p, rays, n, occluded, st);
     for (int i = 0; traced && !occluded && i < n; i++)
         hits[i] = p.wready >> i & 1 ? p.best[i] : miss(&rays[i]);
     return traced;
-}
-
-/* The sign octant of a ray's direction: the sign bits pkt_init compares (those of
- * 1/dir, which rt_safe_inverse keeps for zero and tiny components too). */
-static int sign_octant(const rt_ray *r)
-{
-    return (signbit(r->dir[0]) != 0) | (signbit(r->dir[1]) != 0) << 1 | (signbit(r->dir[2]) != 0) << 2;
-}
-
-/* A packet whose direction signs differ (reflections off a curved surface, shadow rays
- * around a light): the rays of each sign octant, in their order, are traced as a packet
- * of their own, so they still share node tests; octants of few rays go ray by ray. Each
- * ray's answer does not depend on its packet, so the results are those of any other
- * grouping. */
-static void trace_by_octant(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
-                            uint8_t *occluded, rt_packet_stats *st)
-{
-    uint8_t oct[RT_PACKET_MAX], sub_occ[RT_PACKET_MAX];
-    int idx[RT_PACKET_MAX];
-    rt_ray sub[RT_PACKET_MAX];
-    rt_hit sub_hits[RT_PACKET_MAX];
-    unsigned present = 0;
-    for (int i = 0; i < n; i++) present |= 1u << (oct[i] = (uint8_t)sign_octant(&rays[i]));
-    for (; present; present &= present - 1) {
-        const int o = __builtin_ctz(present);
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (oct[i] == o) idx[m] = i, sub[m++] = rays[i];
-        uint8_t *so = occluded ? memset(sub_occ, 0, (size_t)m) : NULL;
-        if (m < RT_OCTANT_MIN_RAYS || !trace_packet(bvh, sub, m, sub_hits, so, st))
-            trace_single(bvh, sub, m, sub_hits, so);
-        for (int j = 0; j < m; j++) {
-            if (occluded) occluded[idx[j]] = sub_occ[j];
-            else hits[idx[j]] = sub_hits[j];
-        }
-    }
 }
 
 static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -186,10 +157,10 @@ static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
         for (int i = 0; hits && i < n; i++) hits[i] = miss(&rays[i]);
         return;
     }
-    if (!trace_packet(bvh, rays, n, hits, occluded, st)) {
-        st->fallback_packets++;
-        trace_by_octant(bvh, rays, n, hits, occluded, st);
-    }
+    if (trace_packet(bvh, rays, n, hits, occluded, st)) return;
+    st->streamed_packets++;
+    if (occluded) rt_occluded_stream(bvh, rays, n, occluded);
+    else rt_intersect_stream(bvh, rays, n, hits);
 }
 
 void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -218,7 +189,7 @@ void rt_packet_stats_add(rt_packet_stats *a, const rt_packet_stats *b)
 {
     a->packets += b->packets;
     a->rays += b->rays;
-    a->fallback_packets += b->fallback_packets;
+    a->streamed_packets += b->streamed_packets;
     a->node_visits += b->node_visits;
     a->node_lanes += b->node_lanes;
     a->leaf_visits += b->leaf_visits;
@@ -232,11 +203,11 @@ void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out
     const double nv = s->node_visits ? (double)s->node_visits : 1.0;
     const double lv = s->leaf_visits ? (double)s->leaf_visits : 1.0;
     fprintf(out,
-            "packets %s: %llu packets of %.1f rays, %.1f%% split by sign octant; per packet %.1f node "
+            "packets %s: %llu packets of %.1f rays, %.1f%% traced as streams; per packet %.1f node "
             "and %.1f leaf visits; lanes from first active: %.1f at nodes, %.1f at leaves; "
             "rays entering a visited leaf: %.1f (%.0f%% of those lanes)\n",
             name ? name : "", (unsigned long long)s->packets, (double)s->rays / pk,
-            100.0 * (double)s->fallback_packets / pk, (double)s->node_visits / pk,
+            100.0 * (double)s->streamed_packets / pk, (double)s->node_visits / pk,
             (double)s->leaf_visits / pk, (double)s->node_lanes / nv,
             (double)s->leaf_lanes / lv, (double)s->leaf_active / lv,
             s->leaf_lanes ? 100.0 * (double)s->leaf_active / (double)s->leaf_lanes : 0.0);

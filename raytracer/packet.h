@@ -4,9 +4,9 @@
  * tile) -> packet.c: SoA copy, interval (frustum-like) culling of each node's children
  * for the whole packet, then the first ray that really enters a child ("first active")
  * -> leaves tested ray by ray for the rays that enter the leaf's box -> rt_hit[] or
- * occlusion flags. Packets whose rays do not share direction signs (incoherent ones)
- * are split by sign octant, counted in the statistics; octants of few rays go to
- * single-ray traversal (bvh_traverse.h).
+ * occlusion flags. Incoherent packets (direction signs differ, or origins spread over
+ * more than a tenth of the scene) go to the stream traversal (bvh_traverse.h),
+ * counted in the statistics.
  *
  * Results equal the single-ray functions exactly (same watertight test, same tie rule),
  * with the SSE kernels over the 4-wide nodes or, when rt_bvh.isa is AVX2, the AVX2 ones
@@ -26,7 +26,7 @@
 typedef struct rt_packet_stats {
     uint64_t packets;           /* packet calls (per chunk of RT_PACKET_MAX rays) */
     uint64_t rays;
-    uint64_t fallback_packets;  /* direction signs differ: split by sign octant (packet.c) */
+    uint64_t streamed_packets;  /* incoherent: traced as a stream (packet.c) */
     uint64_t node_visits;       /* inner nodes visited by a packet */
     uint64_t node_lanes;        /* rays at or after the first active ray, summed per visit */
     uint64_t leaf_visits;
@@ -44,7 +44,7 @@ void rt_occluded_packet(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *o
 
 /* Adds b's counters to a. */
 void rt_packet_stats_add(rt_packet_stats *a, const rt_packet_stats *b);
-/* One line: packets, fallback share, average active lanes at nodes and leaves. */
+/* One line: packets, streamed share, average active lanes at nodes and leaves. */
 void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out);
 
 #endif

@@ -269,26 +269,30 @@ W_INLINE void TAG(fill_group)(pkt *p, const rt_ray *rays, int n, int g, TAG(boun
     p->live |= (uint64_t)vm << i;
 }
 
-/* The packet-wide constants from the bounds; 0 when direction signs differ. */
+/* The packet-wide constants from the bounds; 0 when the packet is incoherent: its
+ * direction signs differ, or its origins spread further than p->max_spread. */
 W_INLINE int TAG(set_intervals)(pkt *p, TAG(pktc) *k, const TAG(bounds) *b)
 {
+    float spread2 = 0.0f;
     for (int a = 0; a < 3; a++) {
         if (b->neg[a] && b->pos[a]) return 0;
         const int positive = !b->neg[a];
         const float lo = V(hmin)(b->olo[a]), hi = V(hmax)(b->ohi[a]);
+        if (hi > lo) spread2 += (hi - lo) * (hi - lo);   /* lo > hi: no traceable ray */
         k->near[a] = 2 * a + (positive ? 0 : 1);
         k->ilo[a] = V(set1)(V(hmin)(b->ilo[a]));
         k->ihi[a] = V(set1)(V(hmax)(b->ihi[a]));
         k->onear[a] = V(set1)(positive ? hi : lo);
         k->ofar[a] = V(set1)(positive ? lo : hi);
     }
+    if (spread2 > p->max_spread * p->max_spread) return 0;
     k->tmin_min = V(set1)(V(hmin)(b->tmin_min));
     p->tmax_max = V(hmax)(b->tmax_max);
     return 1;
 }
 
-/* Fills p and k from rays[0..n); 0 when the packet must be traced ray by ray instead
- * (direction signs differ). */
+/* Fills p and k from rays[0..n); 0 when the packet must be traced as a stream instead
+ * (set_intervals). */
 W_INLINE int TAG(pkt_init)(pkt *p, TAG(pktc) *k, const rt_ray *rays, int n, uint8_t *occluded)
 {
     TAG(bounds) b;
@@ -311,7 +315,7 @@ W_INLINE int TAG(pkt_init)(pkt *p, TAG(pktc) *k, const rt_ray *rays, int n, uint
 }
 
 /* Traces the packet rays[0..n) into p->best / occluded; returns 0 (having traced
- * nothing) when it must be traced ray by ray instead. */
+ * nothing) when it must be traced as a stream instead. */
 W_FN int TAG(packet_trace)(const rt_bvh *bvh, pkt *p, const rt_ray *rays, int n,
                            uint8_t *occluded, rt_packet_stats *st)
 {

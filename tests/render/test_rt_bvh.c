@@ -349,6 +349,27 @@ static int test_isas(const rt_bvh *bvh, rt_isa isas[2])
     return n;
 }
 
+/* The stream kernels on rays[0..n), in streams of every size up to RT_STREAM_MAX in
+ * turn, give the single-ray answers (hit1, occ1) bit for bit, misses included. */
+static void check_streams(const rt_bvh *bvh, const rt_ray *rays, int n, const rt_hit *hit1,
+                          const uint8_t *occ1, const char *label)
+{
+    rt_hit h[RT_STREAM_MAX];
+    uint8_t occ[RT_STREAM_MAX];
+    int bad_hits = 0, bad_occ = 0;
+    for (int i = 0, size = 1; i < n; i += size, size = size % RT_STREAM_MAX + 1) {
+        const int m = n - i < size ? n - i : size;
+        rt_intersect_stream(bvh, rays + i, m, h);
+        rt_occluded_stream(bvh, rays + i, m, occ);
+        for (int j = 0; j < m; j++) {
+            bad_hits += memcmp(&h[j], &hit1[i + j], sizeof h[j]) != 0;
+            bad_occ += occ[j] != occ1[i + j];
+        }
+    }
+    CHECK_MSG(bad_hits == 0 && bad_occ == 0, "%s: %d closest and %d any hits of %d differ "
+              "between streams and single rays", label, bad_hits, bad_occ, n);
+}
+
 /* Checks single-ray and packet closest hit and any hit for n rays against brute force,
  * with every ISA test_isas gives, and the AVX2 answers against the baseline's bit for bit
  * (t, u, v, primitive, occlusion). want may be NULL (computed here) or precomputed. */
@@ -389,6 +410,7 @@ static void compare_rays(const mesh *m, rt_bvh *bvh, const rt_ray *rays, int n,
         CHECK_MSG(any1.bad == 0, "%s: %d/%d single-ray any hits differ", label, any1.bad, n);
         CHECK_MSG(pk.bad == 0, "%s: %d/%d packet closest hits differ", label, pk.bad, n);
         CHECK_MSG(anyp.bad == 0, "%s: %d/%d packet any hits differ", label, anyp.bad, n);
+        check_streams(bvh, rays, n, hit1[k], occ1[k], label);
     }
     if (nisa == 2) {            /* misses included: t = tmax, u = v = 0 on both */
         int bits = 0, occs = 0;
@@ -905,12 +927,12 @@ static void test_packet_fallback_stats(void)
         rt_packet_stats st = {0};
         random_rays(lo, hi, rays, 256);
         rt_intersect_packet(bvh, rays, 256, h, &st);
-        CHECK(st.packets == 4 && st.rays == 256 && st.fallback_packets == 4);
+        CHECK(st.packets == 4 && st.rays == 256 && st.streamed_packets == 4);
         memset(&st, 0, sizeof st);
         for (int i = 0; i < 64; i++)
             rays[i] = camera_ray(&cam, 1024, (float)(600 + i % 8), (float)(600 + i / 8));
         rt_intersect_packet(bvh, rays, 64, h, &st);
-        CHECK(st.packets == 1 && st.fallback_packets == 0 && st.node_visits > 0);
+        CHECK(st.packets == 1 && st.streamed_packets == 0 && st.node_visits > 0);
         CHECK(st.leaf_visits > 0 && st.leaf_active > 0);
         CHECK(st.leaf_active <= st.leaf_lanes && st.node_lanes <= 64 * st.node_visits);
     }
@@ -946,7 +968,7 @@ static void test_packet_sizes(void)
             memset(occ[k], 0xa5, sizeof occ[k]);
             rt_intersect_packet(bvh, rays, sizes[s], h[k], &st);
             rt_occluded_packet(bvh, rays, sizes[s], occ[k], &st);
-            CHECK(st.fallback_packets == 0);
+            CHECK(st.streamed_packets == 0);
             for (int i = 0; i < sizes[s]; i++) {
                 rt_hit h1;
                 const int hit = rt_intersect1(bvh, &rays[i], &h1);
@@ -967,10 +989,10 @@ static void test_packet_sizes(void)
     mesh_free(&m);
 }
 
-/* A packet mixing direction-sign octants is split into one packet per octant (octants
- * of few rays go ray by ray): two octants of about 30 rays, three strays and a NaN ray in
- * one 64-ray packet, each answer equal to the single-ray kernels' bit for bit. */
-static void test_packet_octant_split(void)
+/* An incoherent packet goes as a stream, each answer equal to the single-ray kernels'
+ * bit for bit: a packet mixing direction-sign octants (two octants of about 30 rays,
+ * three strays and a NaN ray in one 64-ray packet). */
+static void test_packet_octant_stream(void)
 {
     mesh m = {0};
     const float c[3] = {0, 0, 0};
@@ -996,9 +1018,9 @@ static void test_packet_octant_split(void)
         rt_hit h[64];
         uint8_t occ[64];
         rt_intersect_packet(bvh, rays, 64, h, &st);
-        CHECK(st.packets == 1 && st.fallback_packets == 1 && st.node_visits > 0);
+        CHECK(st.packets == 1 && st.streamed_packets == 1);
         rt_occluded_packet(bvh, rays, 64, occ, &st);
-        CHECK(st.packets == 2 && st.fallback_packets == 2);
+        CHECK(st.packets == 2 && st.streamed_packets == 2);
         int hits = 0;
         for (int i = 0; i < 64; i++) {
             rt_hit h1;
@@ -1008,6 +1030,51 @@ static void test_packet_octant_split(void)
             CHECK_MSG(occ[i] == hit, "[%s] ray %d", rt_isa_name(isas[k]), i);
         }
         CHECK(hits >= 50 && h[63].prim == RT_NO_HIT);
+    }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
+    rt_bvh_free(bvh);
+    mesh_free(&m);
+}
+
+/* Parallel rays whose origins spread over the scene go as a stream, those from a small
+ * patch as a packet (packet.c: RT_PACKET_MAX_SPREAD), both with the single-ray answers. */
+static void test_packet_spread_stream(void)
+{
+    mesh m = {0};
+    const float c[3] = {0, 0, 0};
+    add_icosphere(&m, c, 1.0f, 3);    /* diagonal 2 sqrt(3): a tenth of it is 0.35 */
+    rt_bvh *bvh = build(&m);
+    const float patch[2] = {1.6f, 0.2f};   /* origin spread: 2.26 and 0.28 */
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    for (int p = 0; p < 2; p++) {
+        rt_ray rays[64];
+        for (int i = 0; i < 64; i++) {
+            const float x = patch[p] * ((float)(i % 8) / 7.0f - 0.5f);
+            const float y = patch[p] * ((float)(i / 8) / 7.0f - 0.5f);
+            rays[i] = (rt_ray){{x, y, 3.0f}, 0.0f, {0.01f, 0.02f, -1.0f}, INFINITY};
+        }
+        for (int k = 0; k < nisa; k++) {
+            CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+            rt_packet_stats st = {0};
+            rt_hit h[64];
+            uint8_t occ[64];
+            rt_intersect_packet(bvh, rays, 64, h, &st);
+            rt_occluded_packet(bvh, rays, 64, occ, &st);
+            CHECK_MSG(st.streamed_packets == (p == 0 ? 2u : 0u), "[%s] patch %.1f: %llu of 2 "
+                      "packets streamed", rt_isa_name(isas[k]), (double)patch[p],
+                      (unsigned long long)st.streamed_packets);
+            int hits = 0;
+            for (int i = 0; i < 64; i++) {
+                rt_hit h1;
+                const int hit = rt_intersect1(bvh, &rays[i], &h1);
+                hits += hit;
+                CHECK_MSG(!memcmp(&h[i], &h1, sizeof h1), "[%s] ray %d", rt_isa_name(isas[k]), i);
+                CHECK_MSG(occ[i] == hit, "[%s] ray %d", rt_isa_name(isas[k]), i);
+            }
+            CHECK(hits > 16 && (p == 1 || hits < 64));   /* the wide patch misses at its corners */
+        }
     }
     CHECK(rt_bvh_set_isa(bvh, orig) == 0);
     rt_bvh_free(bvh);
@@ -1033,7 +1100,7 @@ static void test_packet_direction_ties(void)
         rays[i] = make_ray(o, dirs[(i + i / 8) % 8], 0.0f, INFINITY);
     }
     for (int i = 0; i < 64; i++) {     /* zero components: -0 in x, +0 in y */
-        const float o[3] = {0.05f * (float)(i % 8) - 0.2f, 0.05f * (float)(i / 8) - 0.2f, 3.0f};
+        const float o[3] = {0.03f * (float)(i % 8) - 0.1f, 0.03f * (float)(i / 8) - 0.1f, 3.0f};
         const float d[3] = {-0.0f, i % 3 ? 0.0f : 0.25f, i % 2 ? -1.0f : -2.0f};
         rays[64 + i] = make_ray(o, d, 0.0f, INFINITY);
     }
@@ -1045,7 +1112,7 @@ static void test_packet_direction_ties(void)
     rt_packet_stats st = {0};
     rt_hit h[3 * 64];
     rt_intersect_packet(bvh, rays, 3 * 64, h, &st);
-    CHECK(st.packets == 3 && st.fallback_packets == 0);
+    CHECK(st.packets == 3 && st.streamed_packets == 0);   /* origins within RT_PACKET_MAX_SPREAD */
     int hits = 0;
     for (int i = 0; i < 3 * 64; i++) hits += h[i].prim != RT_NO_HIT;
     CHECK(hits > 150);
@@ -1200,7 +1267,8 @@ int main(void)
     RUN(test_bvh8_structure);
     RUN(test_packet_sizes);
     RUN(test_packet_direction_ties);
-    RUN(test_packet_octant_split);
+    RUN(test_packet_octant_stream);
+    RUN(test_packet_spread_stream);
     RUN(test_coincident_and_deep);
     RUN(test_packet_fallback_stats);
     RUN(test_t_range);
