@@ -51,9 +51,12 @@ static void trace_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *h
     const uint64_t live = traceable_rays(rays, n);
     if (!live) return;
     if (bvh->isa == RT_ISA_AVX2) {
-        if (bvh->root8 != RT_EMPTY_REF) trace_stream8(bvh, rays, n, live, hits, occluded);
+        if (bvh->root8 == RT_EMPTY_REF) return;
+        if (hits) closest_stream8(bvh, rays, n, live, hits);
+        else occluded_stream8(bvh, rays, n, live, occluded);
     } else if (bvh->root != RT_EMPTY_REF) {
-        trace_stream4(bvh, rays, n, live, hits, occluded);
+        if (hits) closest_stream4(bvh, rays, n, live, hits);
+        else occluded_stream4(bvh, rays, n, live, occluded);
     }
 }
 

@@ -231,9 +231,10 @@ W_INLINE void TAG(stream_init)(TAG(stream) *s, const rt_ray *rays, int n)
 /* For rays `m` of the stream (bit b: ray base + b), adds each ray that enters a child of
  * n to that child's lane of *acc (no branch per child), and lowers each child's lane of
  * *dist to the nearest entry. node_hits' arithmetic, so the same boxes as one ray alone. */
-W_INLINE void TAG(stream_node_rays)(const TAG(rt_node) *n, const TAG(stream) *s, uint32_t m,
-                                    int base, VF *acc, VF *dist)
+W_INLINE unsigned TAG(stream_node_rays)(const TAG(rt_node) *n, const TAG(stream) *s, uint32_t m,
+                                        int base, VF *acc, VF *dist)
 {
+    unsigned entered = 0;
     for (; m; m &= m - 1) {
         const int b = __builtin_ctz(m), i = base + b;
         const TAG(node_ray) r = {V(set1)(s->ix[i]), V(set1)(s->iy[i]), V(set1)(s->iz[i]),
@@ -243,7 +244,9 @@ W_INLINE void TAG(stream_node_rays)(const TAG(rt_node) *n, const TAG(stream) *s,
         const VF hit = TAG(node_hits)(n, &r, V(set1)(s->tmin[i]), V(set1)(s->tmax[i]), &tn);
         *acc = V(or)(*acc, V(and)(hit, V(set1_bits)((int)(1u << b))));
         *dist = V(min)(*dist, V(select)(hit, tn, V(set1)(INFINITY)));
+        entered |= V(mask)(hit);
     }
+    return entered;
 }
 
 typedef struct TAG(stream_entry) {
@@ -255,23 +258,23 @@ typedef struct TAG(stream_entry) {
 /* The children of node n that rays enter, each with those rays; returns their count and
  * leaves them in kids nearest first. */
 W_INLINE int TAG(stream_node)(const TAG(rt_node) *n, const TAG(stream) *s, uint64_t rays,
-                              TAG(stream_entry) kids[RT_W])
+                              int ordered, TAG(stream_entry) kids[RT_W])
 {
     VF lo = V(zero)(), hi = V(zero)(), dist = V(set1)(INFINITY);
-    TAG(stream_node_rays)(n, s, (uint32_t)rays, 0, &lo, &dist);
-    TAG(stream_node_rays)(n, s, (uint32_t)(rays >> 32), 32, &hi, &dist);
+    unsigned entered = TAG(stream_node_rays)(n, s, (uint32_t)rays, 0, &lo, &dist);
+    entered |= TAG(stream_node_rays)(n, s, (uint32_t)(rays >> 32), 32, &hi, &dist);
     int32_t lo_bits[RT_W], hi_bits[RT_W];
     float d[RT_W];
     V(store_bits)(lo_bits, lo);
     V(store_bits)(hi_bits, hi);
     V(storeu)(d, dist);
     int k = 0;
-    for (int c = 0; c < RT_W; c++) {
+    for (; entered; entered &= entered - 1) {
+        const int c = __builtin_ctz(entered);
         const uint64_t cr = (uint32_t)lo_bits[c] | (uint64_t)(uint32_t)hi_bits[c] << 32;
-        if (!cr) continue;
         const TAG(stream_entry) e = {n->child[c], d[c], cr};
         int j = k++;
-        for (; j > 0 && kids[j - 1].dist > e.dist; j--) kids[j] = kids[j - 1];
+        for (; ordered && j > 0 && kids[j - 1].dist > e.dist; j--) kids[j] = kids[j - 1];
         kids[j] = e;
     }
     return k;
@@ -291,8 +294,8 @@ W_INLINE const rt_wtray *TAG(stream_wtray)(TAG(stream) *s, int i)
  * the node fetches), nearest child first. Closest hit (best != NULL): best[i] must hold
  * ray i's miss; leaves lower it. Any hit: occluded[i] is set at ray i's first hit, which
  * takes it out of the stream. Results are those of one ray alone, whatever the order. */
-W_FN void TAG(trace_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64_t live,
-                            rt_hit *best, uint8_t *occluded)
+W_INLINE void TAG(walk_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64_t live,
+                               rt_hit *best, uint8_t *occluded)
 {
     TAG(stream) st, *s = &st;
     TAG(stream_init)(s, rays, n);
@@ -303,7 +306,7 @@ W_FN void TAG(trace_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64
         cur.rays &= live;
         if (cur.rays && !rt_ref_is_leaf(cur.ref)) {
             TAG(stream_entry) kids[RT_W];
-            const int k = TAG(stream_node)(&TAG(rt_nodes)(bvh)[cur.ref], s, cur.rays, kids);
+            const int k = TAG(stream_node)(&TAG(rt_nodes)(bvh)[cur.ref], s, cur.rays, best != NULL, kids);
             if (k) {
                 for (int j = k - 1; j > 0; j--) stack[sp++] = kids[j];
                 cur = kids[0];
@@ -328,4 +331,17 @@ W_FN void TAG(trace_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64
         if (sp == 0) return;
         cur = stack[--sp];
     }
+}
+
+/* walk_stream made twice, so each kind of search compiles without the other's tests. */
+W_FN void TAG(closest_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64_t live,
+                              rt_hit *best)
+{
+    TAG(walk_stream)(bvh, rays, n, live, best, NULL);
+}
+
+W_FN void TAG(occluded_stream)(const rt_bvh *bvh, const rt_ray *rays, int n, uint64_t live,
+                               uint8_t *occluded)
+{
+    TAG(walk_stream)(bvh, rays, n, live, NULL, occluded);
 }
