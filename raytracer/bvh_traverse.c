@@ -45,6 +45,7 @@ static uint64_t traceable_rays(const rt_ray *rays, int n)
     return m;
 }
 
+/* One stream of n <= RT_STREAM_MAX rays; hits or occluded hold their misses. */
 static void trace_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
                          uint8_t *occluded)
 {
@@ -63,11 +64,13 @@ static void trace_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *h
 void rt_intersect_stream(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits)
 {
     for (int i = 0; i < n; i++) hits[i] = (rt_hit){rays[i].tmax, 0.0f, 0.0f, RT_NO_HIT};
-    trace_stream(bvh, rays, n, hits, NULL);
+    for (int i = 0; i < n; i += RT_STREAM_MAX)
+        trace_stream(bvh, rays + i, n - i < RT_STREAM_MAX ? n - i : RT_STREAM_MAX, hits + i, NULL);
 }
 
 void rt_occluded_stream(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded)
 {
-    memset(occluded, 0, (size_t)n);
-    trace_stream(bvh, rays, n, NULL, occluded);
+    if (n > 0) memset(occluded, 0, (size_t)n);
+    for (int i = 0; i < n; i += RT_STREAM_MAX)
+        trace_stream(bvh, rays + i, n - i < RT_STREAM_MAX ? n - i : RT_STREAM_MAX, NULL, occluded + i);
 }

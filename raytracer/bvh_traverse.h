@@ -24,10 +24,10 @@ int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit);
 /* 1 when any triangle is hit in [ray->tmin, ray->tmax]. */
 int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray);
 
-/* Rays traced together by rt_occluded_stream at most. */
+/* Rays traced together as one stream at most (a 64-bit mask per stack entry). */
 #define RT_STREAM_MAX 64
 
-/* rt_intersect1 and rt_occluded1 for n <= RT_STREAM_MAX rays at once, traced as one
+/* rt_intersect1 and rt_occluded1 for n rays, traced RT_STREAM_MAX at a time as a
  * stream (bvh_traverse_tmp.h): each node is fetched once for all the rays that reach it
  * and tested ray by ray. For incoherent rays, which share too few nodes for a packet's
  * shared tests to pay. Same results bit for bit. */

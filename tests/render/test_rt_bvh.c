@@ -350,7 +350,8 @@ static int test_isas(const rt_bvh *bvh, rt_isa isas[2])
 }
 
 /* The stream kernels on rays[0..n), in streams of every size up to RT_STREAM_MAX in
- * turn, give the single-ray answers (hit1, occ1) bit for bit, misses included. */
+ * turn and in one call for all n, give the single-ray answers (hit1, occ1) bit for bit,
+ * misses included. */
 static void check_streams(const rt_bvh *bvh, const rt_ray *rays, int n, const rt_hit *hit1,
                           const uint8_t *occ1, const char *label)
 {
@@ -366,6 +367,16 @@ static void check_streams(const rt_bvh *bvh, const rt_ray *rays, int n, const rt
             bad_occ += occ[j] != occ1[i + j];
         }
     }
+    rt_hit *all = malloc((size_t)n * sizeof *all);   /* one call for all n, past RT_STREAM_MAX */
+    uint8_t *all_occ = malloc((size_t)n);
+    rt_intersect_stream(bvh, rays, n, all);
+    rt_occluded_stream(bvh, rays, n, all_occ);
+    for (int i = 0; i < n; i++) {
+        bad_hits += memcmp(&all[i], &hit1[i], sizeof all[i]) != 0;
+        bad_occ += all_occ[i] != occ1[i];
+    }
+    free(all);
+    free(all_occ);
     CHECK_MSG(bad_hits == 0 && bad_occ == 0, "%s: %d closest and %d any hits of %d differ "
               "between streams and single rays", label, bad_hits, bad_occ, n);
 }
@@ -506,6 +517,14 @@ static void test_empty_scene(void)
         rt_occluded_packet(bvh, r, 3, occ, NULL);
         for (int i = 0; i < 3; i++) CHECK(h[i].prim == RT_NO_HIT && occ[i] == 0);
         CHECK(h[2].t == 5.0f);
+        memset(occ, 1, sizeof occ);
+        memset(h, 0, sizeof h);
+        rt_intersect_stream(bvh, r, 3, h);
+        rt_occluded_stream(bvh, r, 3, occ);
+        for (int i = 0; i < 3; i++) CHECK(h[i].prim == RT_NO_HIT && occ[i] == 0);
+        CHECK(h[2].t == 5.0f);
+        rt_intersect_stream(bvh, r, 0, h);     /* nothing to trace, nothing written */
+        rt_occluded_stream(bvh, r, 0, occ);
     }
     CHECK(rt_bvh_get_stats(bvh)->inner_nodes == 0 && rt_bvh_get_stats(bvh)->inner_nodes8 == 0);
     rt_bvh_free(bvh);
@@ -989,6 +1008,22 @@ static void test_packet_sizes(void)
     mesh_free(&m);
 }
 
+/* Checks hits and occlusion flags of n rays against the single-ray kernels bit for bit;
+ * returns how many rays hit. */
+static int same_as_single(const rt_bvh *bvh, const rt_ray *rays, int n, const rt_hit *h,
+                          const uint8_t *occ, const char *isa)
+{
+    int hits = 0;
+    for (int i = 0; i < n; i++) {
+        rt_hit h1;
+        const int hit = rt_intersect1(bvh, &rays[i], &h1);
+        hits += hit;
+        CHECK_MSG(!memcmp(&h[i], &h1, sizeof h1), "[%s] ray %d", isa, i);
+        CHECK_MSG(occ[i] == hit, "[%s] ray %d", isa, i);
+    }
+    return hits;
+}
+
 /* An incoherent packet goes as a stream, each answer equal to the single-ray kernels'
  * bit for bit: a packet mixing direction-sign octants (two octants of about 30 rays,
  * three strays and a NaN ray in one 64-ray packet). */
@@ -1021,14 +1056,7 @@ static void test_packet_octant_stream(void)
         CHECK(st.packets == 1 && st.streamed_packets == 1);
         rt_occluded_packet(bvh, rays, 64, occ, &st);
         CHECK(st.packets == 2 && st.streamed_packets == 2);
-        int hits = 0;
-        for (int i = 0; i < 64; i++) {
-            rt_hit h1;
-            const int hit = rt_intersect1(bvh, &rays[i], &h1);
-            hits += hit;
-            CHECK_MSG(!memcmp(&h[i], &h1, sizeof h1), "[%s] ray %d", rt_isa_name(isas[k]), i);
-            CHECK_MSG(occ[i] == hit, "[%s] ray %d", rt_isa_name(isas[k]), i);
-        }
+        const int hits = same_as_single(bvh, rays, 64, h, occ, rt_isa_name(isas[k]));
         CHECK(hits >= 50 && h[63].prim == RT_NO_HIT);
     }
     CHECK(rt_bvh_set_isa(bvh, orig) == 0);
@@ -1065,14 +1093,7 @@ static void test_packet_spread_stream(void)
             CHECK_MSG(st.streamed_packets == (p == 0 ? 2u : 0u), "[%s] patch %.1f: %llu of 2 "
                       "packets streamed", rt_isa_name(isas[k]), (double)patch[p],
                       (unsigned long long)st.streamed_packets);
-            int hits = 0;
-            for (int i = 0; i < 64; i++) {
-                rt_hit h1;
-                const int hit = rt_intersect1(bvh, &rays[i], &h1);
-                hits += hit;
-                CHECK_MSG(!memcmp(&h[i], &h1, sizeof h1), "[%s] ray %d", rt_isa_name(isas[k]), i);
-                CHECK_MSG(occ[i] == hit, "[%s] ray %d", rt_isa_name(isas[k]), i);
-            }
+            const int hits = same_as_single(bvh, rays, 64, h, occ, rt_isa_name(isas[k]));
             CHECK(hits > 16 && (p == 1 || hits < 64));   /* the wide patch misses at its corners */
         }
     }
