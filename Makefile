@@ -3,6 +3,8 @@
 #   make                 build library, tools, tests, benchmarks into build/
 #   make test            run every test; last line is "N passed, N failed"
 #   make bench           run the benchmark programs (prints "name value unit")
+#   make bench-scaling [THREADS=1,2,4,8,16]   both renderers against llvmpipe and Embree
+#                        at each thread count, as tables with speedups
 #   make run             render the default scene (or run the demo graph)
 #   make install PREFIX=/usr/local [DESTDIR=...]   runtime and renderer libraries, headers,
 #                        pkg-config files (gramps, gramps-render), graph files
@@ -66,7 +68,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: all deps test test-runtime bench run install install-files clean check-all fuzz
+.PHONY: all deps test test-runtime bench bench-scaling run install install-files clean check-all fuzz
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -125,6 +127,10 @@ test-runtime: $(LIBGRAMPS) $(RUNTIME_TESTS)
 
 bench: all
 	@sh bench/run_bench.sh $(BUILD)
+
+# The many-core figures against llvmpipe and Embree: THREADS=1,2,4,8,16 by default.
+bench-scaling: all
+	@sh bench/scaling.sh $(BUILD) $(THREADS)
 
 run: $(DEPS_STAMP) $(TOOLS)
 	@sh mk/run_default.sh $(BUILD)

@@ -3,7 +3,8 @@
  * for each scene given (one material, one light; default scenes/bunny.scene and the
  * held-out scenes/horse.scene, whose mesh is ../shared/scenes/horse.obj). llvmpipe runs in a child process per thread count because it
  * reads LP_NUM_THREADS when its screen is created. Prints "name value unit": median frame
- * times of both and the ratio ours / llvmpipe (below 1 = we are faster).
+ * times of both and the ratio ours / llvmpipe (below 1 = we are faster), at each thread
+ * count of --threads (default 1,2), and with 1 among them each one's speedup.
  *
  * Built against OSMesa when Debian's libosmesa6-dev is installed (`make osmesa`);
  * otherwise it prints a note. */
@@ -15,6 +16,7 @@
 #include <GL/osmesa.h>
 
 #include "bench/line_round_trip.h"
+#include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
 #include "shaders/raster_shading.h"
@@ -187,33 +189,52 @@ static void label_of(const char *path, char *out, size_t size)
     if (dot) *dot = 0;
 }
 
-/* Both renderers on one scene; 1 when it does not load. */
-static int compare(const char *self, const char *path)
+/* Both renderers' median frames at one thread count, printed with their ratio. */
+static void compare_at(const char *self, const char *path, const char *name, const sc_scene *s,
+                       const sc_geometry *g, int threads, double *lp, double *us)
+{
+    double lp_min, us_min;
+    const double trip_before = threads > 1 ? bench_line_round_trip_ns() : 0;
+    llvmpipe_ms(self, path, threads, lp, &lp_min);
+    ours_ms(s, g, threads, us, &us_min);
+    if (threads > 1)
+        printf("# %s %dt: cache-line round trip between two threads %.0f ns before, %.0f ns "
+               "after (bench/line_round_trip.h)\n", name, threads, trip_before,
+               bench_line_round_trip_ns());
+    printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, *lp);
+    printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, *us);
+    printf("raster_vs_llvmpipe_%s_%dt %.2f ratio\n", name, threads, *lp > 0 ? *us / *lp : -1);
+    /* the best frames: steadier than medians on a shared, noisy machine */
+    printf("raster_vs_llvmpipe_min_%s_%dt %.2f ratio\n", name, threads,
+           lp_min > 0 ? us_min / lp_min : -1);
+}
+
+/* Both renderers on one scene at every thread count; 1 when it does not load. */
+static int compare(const char *self, const char *path, const bench_threads *t)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX], name[128];
     if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s\n", err); return 1; }
     label_of(path, name, sizeof name);
-    for (int threads = 1; threads <= 2; threads++) {
-        double lp, lp_min, us, us_min;
-        const double trip_before = threads > 1 ? bench_line_round_trip_ns() : 0;
-        llvmpipe_ms(self, path, threads, &lp, &lp_min);
-        ours_ms(s, &g, threads, &us, &us_min);
-        if (threads > 1)
-            printf("# %s %dt: cache-line round trip between two threads %.0f ns before, %.0f ns "
-                   "after (bench/line_round_trip.h)\n", name, threads, trip_before,
-                   bench_line_round_trip_ns());
-        printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, lp);
-        printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, us);
-        printf("raster_vs_llvmpipe_%s_%dt %.2f ratio\n", name, threads, lp > 0 ? us / lp : -1);
-        /* the best frames: steadier than medians on a shared, noisy machine */
-        printf("raster_vs_llvmpipe_min_%s_%dt %.2f ratio\n", name, threads,
-               lp_min > 0 ? us_min / lp_min : -1);
+    double lp[BENCH_MAX_COUNTS], us[BENCH_MAX_COUNTS];
+    for (int i = 0; i < t->n; i++) compare_at(self, path, name, s, &g, t->count[i], &lp[i], &us[i]);
+    const int one = bench_threads_one(t);
+    for (int i = 0; one >= 0 && i < t->n; i++) {
+        printf("llvmpipe_speedup_%s_%dt %.2f x\n", name, t->count[i], lp[i] > 0 && lp[one] > 0 ? lp[one] / lp[i] : -1);
+        printf("raster_speedup_%s_%dt %.2f x\n", name, t->count[i], us[one] / us[i]);
     }
     sc_geometry_free(&g);
     sc_free(s);
     return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_rs_llvmpipe [--threads LIST] [SCENE...]\n"
+                 "  SCENE           default scenes/bunny.scene scenes/horse.scene\n"
+                 "  --threads LIST  thread counts, e.g. 1,2,4,8,16 (default 1,2); llvmpipe gets\n"
+                 "                  LP_NUM_THREADS, ours as many workers\n");
 }
 
 int main(int argc, char **argv)
@@ -229,18 +250,28 @@ int main(int argc, char **argv)
     char self[512];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-') {
-            fprintf(stderr, "bench_rs_llvmpipe: unknown option '%s'\nusage: bench_rs_llvmpipe "
-                    "[SCENE...] (default scenes/bunny.scene scenes/horse.scene)\n", argv[i]);
+    bench_threads threads = bench_threads_default;
+    const char *scenes[64];
+    int nscenes = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if (bench_threads_parse("bench_rs_llvmpipe", argv[++i], &threads)) return 2;
+        } else if (argv[i][0] != '-' && nscenes < 64) {
+            scenes[nscenes++] = argv[i];
+        } else {
+            fprintf(stderr, "bench_rs_llvmpipe: bad argument '%s'\n", argv[i]);
+            usage(stderr);
             return 2;
         }
+    }
     static const char *const defaults[] = {"scenes/bunny.scene", "scenes/horse.scene"};
+    if (nscenes == 0)
+        for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) scenes[nscenes++] = defaults[i];
     int rc = 0;
-    if (argc > 1)
-        for (int i = 1; i < argc; i++) rc |= compare(self, argv[i]);
-    else
-        for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) rc |= compare(self, defaults[i]);
+    for (int i = 0; i < nscenes; i++) rc |= compare(self, scenes[i], &threads);
     return rc;
 }
 

@@ -1,4 +1,5 @@
-/* Our ray tracer against Intel Embree 3 in Embree's best configuration, 1 and 2 threads,
+/* Our ray tracer against Intel Embree 3 in Embree's best configuration, 1 and 2 threads
+ * (--threads: any list of thread counts, with each one's speedup when 1 is among them),
  * on the bunny, the teapot and the dragon (a held-out mesh of the bunny's size), or the
  * scenes named as arguments (built-ins, .scene or mesh files). Prints "name value
  * unit"; ratios are ours / Embree's (frame times: below 1 is faster than Embree; rates:
@@ -14,7 +15,7 @@
  * tile's shadow rays and reflection rays packed 16 at a time (rtcOccluded16 /
  * rtcIntersect16 with valid masks, incoherent flag), shaded with our ray tracer's own
  * kernel (sh_ray_shade: same lights, materials, shadow and reflection rays), summed per
- * pixel and encoded to sRGB. Tiles are handed to 1 or 2 threads one at a time. The same
+ * pixel and encoded to sRGB. Tiles are handed to the threads one at a time. The same
  * frame is also traced with Embree's ray streams (rtcIntersect1M / rtcOccluded1M, same
  * flags); the faster of the two is "embree". Each of the three frames runs in turn,
  * 5 times (--reps), and the best time counts ('#' lines give the range). --frames-only
@@ -35,6 +36,7 @@
 #include <embree3/rtcore.h>
 
 #include "bench/line_round_trip.h"
+#include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
 #include "scenes/camera.h"
@@ -234,6 +236,7 @@ static void occluded_stream(RTCScene scene, struct RTCIntersectContext *ic, cons
 #define FBATCH (FTILE_RAYS * SH_RAY_MAX_LIGHTS)   /* most rays of one kind in a tile */
 
 static int frame_reps = 5;      /* --reps */
+static bench_threads frame_threads; /* --threads */
 
 typedef enum emb_mode { EMB_PACKET16, EMB_STREAM } emb_mode;
 
@@ -386,7 +389,7 @@ static void *frame_worker(void *arg)
 /* One frame on nthreads threads (the caller is one of them); returns milliseconds. */
 static double embree_frame(emb_frame *f, int nthreads)
 {
-    pthread_t th[64];
+    pthread_t th[BENCH_MAX_THREADS];
     f->next_tile = 0;
     f->rays = 0;
     const double t0 = now_s();
@@ -443,9 +446,11 @@ static size_t pixels_differing(const uint8_t *a, const uint8_t *b, size_t npix)
     return n;
 }
 
-/* Our frame and Embree's two, in turn, FRAME_REPS times; prints the best of each. */
+/* Our frame and Embree's two, in turn, FRAME_REPS times; prints the best of each and
+ * returns ours and Embree's best in *ours_ms and *emb_ms. */
 static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
-                      const rt_bvh *bvh, emb_frame *f, int threads)
+                      const rt_bvh *bvh, emb_frame *f, int threads, double *ours_ms,
+                      double *emb_ms)
 {
     const size_t npix = (size_t)f->width * f->height;
     uint8_t *ours_img = malloc(4 * npix);
@@ -467,6 +472,8 @@ static void frames_at(const char *name, const sc_scene *s, const sc_geometry *g,
     printf("embree1M_frame_%dt_%s %.2f ms\n", threads, name, e1m.lo);
     printf("embree_frame_%dt_%s %.2f ms\n", threads, name, emb);
     printf("ratio_frame_%dt_%s %.3f ratio\n", threads, name, ours.lo / emb);
+    *ours_ms = ours.lo;
+    *emb_ms = emb;
     printf("# %dt %s: ours %.1f-%.1f ms, embree16 %.1f-%.1f ms, embree1M %.1f-%.1f ms (%d runs "
            "each, in turn); rays ours %llu, embree %zu; pixels differing by more than one "
            "level: %zu of %zu\n",
@@ -511,7 +518,14 @@ static void compare_frames(const char *source, const char *name)
     sh_ray_env_init(&env, s, &g, &f.cam);
     sh_srgb_init();
     f.env = &env;
-    for (int threads = 1; threads <= 2; threads++) frames_at(name, s, &g, bvh, &f, threads);
+    double ours[BENCH_MAX_COUNTS], emb[BENCH_MAX_COUNTS];
+    for (int i = 0; i < frame_threads.n; i++)
+        frames_at(name, s, &g, bvh, &f, frame_threads.count[i], &ours[i], &emb[i]);
+    const int one = bench_threads_one(&frame_threads);
+    for (int i = 0; one >= 0 && i < frame_threads.n; i++) {
+        printf("rt_speedup_%dt_%s %.2f x\n", frame_threads.count[i], name, ours[one] / ours[i]);
+        printf("embree_speedup_%dt_%s %.2f x\n", frame_threads.count[i], name, emb[one] / emb[i]);
+    }
     free(f.rgba);
     embree_free(&high);
     rt_bvh_free(bvh);
@@ -587,17 +601,20 @@ static int compare_kernels(bench_scene *b)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bench_rt_embree [--frames-only] [--reps N] [SCENE...]\n"
+    fprintf(out, "usage: bench_rt_embree [--frames-only] [--reps N] [--threads LIST] [SCENE...]\n"
                  "  SCENE  default: bunny teapot " SCENES "dragon.obj; bunny is " SCENES "bunny.obj\n"
                  "         (its README camera for the kernel rates), dragon the held-out mesh of\n"
                  "         the same size; or a built-in, .scene or mesh file\n"
                  "  --frames-only  only the frame comparison, not the kernel rates\n"
-                 "  --reps N       frames of each kind per thread count (default 5)\n");
+                 "  --reps N       frames of each kind per thread count (default 5)\n"
+                 "  --threads LIST thread counts of the frame comparison, e.g. 1,2,4,8,16\n"
+                 "                 (default 1,2), with speedups when 1 is among them\n");
 }
 
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
+    frame_threads = bench_threads_default;
     static const char *defaults[] = {"bunny", "teapot", SCENES "dragon.obj"};
     const char *scenes[64];
     int nscenes = 0, kernels = 1;
@@ -609,6 +626,8 @@ int main(int argc, char **argv)
             kernels = 0;
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
             frame_reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if (bench_threads_parse("bench_rt_embree", argv[++i], &frame_threads)) return 2;
         } else if (argv[i][0] != '-' && nscenes < 64) {
             scenes[nscenes++] = argv[i];
         } else {
