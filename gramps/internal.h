@@ -336,6 +336,10 @@ struct gr_worker {
     bool started;
     gr_fiber sched_fiber;             /* the pthread's own context */
     gr_dq *dq;                        /* one per stage (policies use a subset: scheduler.h) */
+    /* A bit per deque that may hold tasks: every push sets it (only the owner pushes),
+     * the owner clears it on finding the deque empty, and thieves only take, so a clear
+     * bit means an empty deque. The pop scans these words, not every stage's deque. */
+    uint64_t *ready_ranks;
     int *victims;                     /* other workers, nearest first */
     gr_ctx shader_ctx;
     void *scratch;                    /* sink for outputs of a failed Shader call */
@@ -482,6 +486,23 @@ bool gr_running(gr_graph *g);
 
 /* sched.c: the GRAMPS policy's local pop, shared with the Static policy */
 void *gr_pop_by_priority(gr_worker *w);
+
+/* The highest rank below r whose deque may hold tasks (gr_worker.ready_ranks), or -1. */
+static inline int gr_ready_below(const gr_worker *w, int r)
+{
+    for (int word = (r - 1) >> 6; r > 0 && word >= 0; word--) {
+        uint64_t m = w->ready_ranks[word];
+        const int top = word == (r - 1) >> 6 ? (r - 1) & 63 : 63;
+        if (top < 63) m &= ((uint64_t)1 << (top + 1)) - 1;
+        if (m) return word * 64 + 63 - __builtin_clzll(m);
+    }
+    return -1;
+}
+
+static inline void gr_ready_clear(gr_worker *w, int r)
+{
+    w->ready_ranks[r >> 6] &= ~((uint64_t)1 << (r & 63));
+}
 
 /* scheduler.c: the policy named by the options or GRAMPS_SCHEDULER */
 gr_status gr_scheduler_choose(gr_graph *g);

@@ -11,15 +11,18 @@
 void *gr_pop_by_priority(gr_worker *w)
 {
     gr_graph *g = w->g;
-    for (int r = g->nstages - 1; r >= 0; r--) {
+    for (int r = gr_ready_below(w, g->nstages); r >= 0; r = gr_ready_below(w, r)) {
         gr_dq *dq = &w->dq[r];
-        if (gr_dq_owner_bound(dq) <= 0) continue;       /* no read of thieves' line */
+        if (gr_dq_owner_bound(dq) <= 0) {               /* no read of thieves' line */
+            gr_ready_clear(w, r);
+            continue;
+        }
         gr_stage_rt *s = g->stages[g->by_rank[r]];
         if (gr_stage_blocked(w, s)) continue;
         /* Ordered chains keep FIFO task order so the reorder buffer drains in order. */
         void *t = s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq);
         if (t) return t;
-        gr_dq_owner_size(dq);             /* thieves emptied it: refresh the bound */
+        if (gr_dq_owner_size(dq) <= 0) gr_ready_clear(w, r);   /* thieves emptied it */
     }
     return NULL;
 }

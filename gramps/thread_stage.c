@@ -183,11 +183,14 @@ static void maybe_preempt(gr_ctx *c, uint32_t committed)
         }
         /* the bound first: it does not touch the lines thieves write */
         const int64_t mark = (int64_t)c->g->opts.low_watermark;
+        const int rank = c->stage->rank;
         int64_t local = 0;
-        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_owner_bound(&w->dq[r]);
+        for (int r = gr_ready_below(w, c->g->nstages); r > rank; r = gr_ready_below(w, r))
+            local += gr_dq_owner_bound(&w->dq[r]);
         if (local < mark) return;
         local = 0;
-        for (int r = c->stage->rank + 1; r < c->g->nstages; r++) local += gr_dq_owner_size(&w->dq[r]);
+        for (int r = gr_ready_below(w, c->g->nstages); r > rank; r = gr_ready_below(w, r))
+            local += gr_dq_owner_size(&w->dq[r]);
         if (local < mark) return;
     }
     yield_to_worker(c, GR_YIELD_PREEMPT);
