@@ -16,33 +16,26 @@ echo "# cores online: $(getconf _NPROCESSORS_ONLN); thread counts: $threads; lin
 # Lines are "name value unit"; the thread count is the "<n>t" field of the name.
 awk '
 function cell(k) { return (k in v) ? v[k] : "-" }
-function raster_key(s, t) { return "_" s "_" t "t" }
-function rt_key(s, t) { return "_" t "t_" s }
+# The bench_rs_llvmpipe names end in _<scene>_<n>t, the bench_rt_embree ones in _<n>t_<scene>.
+function key(style, s, t) { return style == "raster" ? "_" s "_" t "t" : "_" t "t_" s }
+function table(title, peer, list, style, ours_ms, peer_ms, ours_sp, peer_sp, ratio,    n, i, t, k, sc) {
+    n = split(list, sc, " ")
+    for (i = 1; i <= n; i++) {
+        printf "\n%s, %s\n\n| threads | ours ms | %s ms | our speedup | %s speedup | ours / %s |\n|---|---|---|---|---|---|\n", title, sc[i], peer, peer, peer
+        for (t = 1; t <= nt; t++) {
+            k = key(style, sc[i], th[t])
+            printf "| %s | %s | %s | %s | %s | %s |\n", th[t], cell(ours_ms k), cell(peer_ms k),
+                   cell(ours_sp k), cell(peer_sp k), cell(ratio k)
+        }
+    }
+}
 { v[$1] = $2 }
 /^raster_frame_ms_/ { s = $1; sub(/^raster_frame_ms_/, "", s); sub(/_[0-9]+t$/, "", s); if (!(s in rs)) { rs[s] = 1; rlist = rlist " " s } }
 /^rt_frame_[0-9]+t_/ { s = $1; sub(/^rt_frame_[0-9]+t_/, "", s); if (!(s in ts)) { ts[s] = 1; tlist = tlist " " s } }
 END {
     nt = split(threads, th, ",")
-    n = split(rlist, sc, " ")
-    for (i = 1; i <= n; i++) {
-        s = sc[i]
-        printf "\nraster graph against llvmpipe, %s\n\n| threads | ours ms | llvmpipe ms | our speedup | llvmpipe speedup | ours / llvmpipe |\n|---|---|---|---|---|---|\n", s
-        for (t = 1; t <= nt; t++) {
-            k = raster_key(s, th[t])
-            printf "| %s | %s | %s | %s | %s | %s |\n", th[t], cell("raster_frame_ms" k),
-                   cell("llvmpipe_frame_ms" k), cell("raster_speedup" k),
-                   cell("llvmpipe_speedup" k), cell("raster_vs_llvmpipe" k)
-        }
-    }
-    n = split(tlist, sc, " ")
-    for (i = 1; i <= n; i++) {
-        s = sc[i]
-        printf "\nray tracer against Embree, %s\n\n| threads | ours ms | Embree ms | our speedup | Embree speedup | ours / Embree |\n|---|---|---|---|---|---|\n", s
-        for (t = 1; t <= nt; t++) {
-            k = rt_key(s, th[t])
-            printf "| %s | %s | %s | %s | %s | %s |\n", th[t], cell("rt_frame" k),
-                   cell("embree_frame" k), cell("rt_speedup" k), cell("embree_speedup" k),
-                   cell("ratio_frame" k)
-        }
-    }
+    table("raster graph against llvmpipe", "llvmpipe", rlist, "raster", "raster_frame_ms",
+          "llvmpipe_frame_ms", "raster_speedup", "llvmpipe_speedup", "raster_vs_llvmpipe")
+    table("ray tracer against Embree", "Embree", tlist, "rt", "rt_frame", "embree_frame",
+          "rt_speedup", "embree_speedup", "ratio_frame")
 }' threads="$threads" "$log"
