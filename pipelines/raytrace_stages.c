@@ -26,7 +26,6 @@ typedef struct tiler_state {
     int tile, spp;
     uint32_t packet, replica;
     rtp_tile_deal deal;
-    pl_region region;
     const pl_frame *frame;
 } tiler_state;
 
@@ -36,7 +35,7 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
-                       i->replica, {{0, 0, 0, 0}, 0, 0}, f->region, f};
+                       i->replica, {{0, 0, 0, 0}, 0, 0}, f};
     if (rtp_tile_cutter_init(&s->deal, f, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
                              err, CP_ERR_MAX))
         return s;
@@ -53,7 +52,7 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
-    const pl_region *r = &s->region;
+    const pl_region *r = &s->frame->region;
     rtp_run_cutter runs;
     rtp_runs_init(&runs, s->spp, s->packet, output);
     for (int y = r->y0 / t * t; y < r->y1; y += t)

@@ -43,6 +43,25 @@ RT_INLINE float rt_safe_inverse(float d)
     return 1.0f / (__builtin_fabsf(d) < 1e-18f ? __builtin_copysignf(1e-18f, d) : d);
 }
 
+/* A ray's slab-test constants: 1/dir (rt_safe_inverse), org/dir (so a plane distance is
+ * one mul and one sub) and the near plane per axis (RT_LO_* or RT_HI_*, from the sign of
+ * 1/dir). The single-ray and stream traversals broadcast these (bvh_traverse_tmp.h). */
+typedef struct rt_slab_ray {
+    float inv[3], oinv[3];
+    int near[3];
+} rt_slab_ray;
+
+RT_INLINE rt_slab_ray rt_slab_ray_of(const rt_ray *ray)
+{
+    rt_slab_ray s;
+    for (int a = 0; a < 3; a++) {
+        s.inv[a] = rt_safe_inverse(ray->dir[a]);
+        s.oinv[a] = ray->org[a] * s.inv[a];
+        s.near[a] = 2 * a + (s.inv[a] >= 0.0f ? 0 : 1);   /* RT_LO_X + 2a or RT_HI_X + 2a */
+    }
+    return s;
+}
+
 /* Single-ray stack entry: a box's reference and its entry distance when pushed, so popped
  * boxes beyond the current hit are skipped without touching memory. */
 typedef struct rt_stack_entry {

@@ -16,19 +16,18 @@ typedef struct TAG(node_ray) {
     int nx, ny, nz;             /* near plane per axis (RT_LO_* or RT_HI_*) */
 } TAG(node_ray);
 
+/* The slab constants broadcast, one lane per child. */
+W_INLINE TAG(node_ray) TAG(node_ray_of)(const rt_slab_ray *s)
+{
+    return (TAG(node_ray)){V(set1)(s->inv[0]), V(set1)(s->inv[1]), V(set1)(s->inv[2]),
+                           V(set1)(s->oinv[0]), V(set1)(s->oinv[1]), V(set1)(s->oinv[2]),
+                           s->near[0], s->near[1], s->near[2]};
+}
+
 W_INLINE void TAG(node_ray_init)(TAG(node_ray) *r, const rt_ray *ray)
 {
-    const float ix = rt_safe_inverse(ray->dir[0]), iy = rt_safe_inverse(ray->dir[1]),
-                iz = rt_safe_inverse(ray->dir[2]);
-    r->ix = V(set1)(ix);
-    r->iy = V(set1)(iy);
-    r->iz = V(set1)(iz);
-    r->oix = V(set1)(ray->org[0] * ix);
-    r->oiy = V(set1)(ray->org[1] * iy);
-    r->oiz = V(set1)(ray->org[2] * iz);
-    r->nx = ix >= 0.0f ? RT_LO_X : RT_HI_X;
-    r->ny = iy >= 0.0f ? RT_LO_Y : RT_HI_Y;
-    r->nz = iz >= 0.0f ? RT_LO_Z : RT_HI_Z;
+    const rt_slab_ray s = rt_slab_ray_of(ray);
+    *r = TAG(node_ray_of)(&s);
 }
 
 /* Distance to plane values b along one axis: b / dir - org / dir. */
@@ -193,38 +192,24 @@ W_FN int TAG(occluded)(const rt_bvh *bvh, const rt_ray *ray)
 
 /* ---- streams: many rays at once, each tested alone ------------------------------------ */
 
-/* A stream's rays: per-ray node-test constants (scalars, broadcast at each test), t
- * ranges, and watertight constants made at a ray's first leaf. */
+/* A stream's rays: per-ray slab constants (broadcast at each test), t ranges, and
+ * watertight constants made at a ray's first leaf. */
 typedef struct TAG(stream) {
-    float ix[RT_STREAM_MAX], iy[RT_STREAM_MAX], iz[RT_STREAM_MAX];
-    float oix[RT_STREAM_MAX], oiy[RT_STREAM_MAX], oiz[RT_STREAM_MAX];
+    rt_slab_ray slab[RT_STREAM_MAX];
     float tmin[RT_STREAM_MAX], tmax[RT_STREAM_MAX];   /* tmax: the best hit so far */
-    uint8_t nx[RT_STREAM_MAX], ny[RT_STREAM_MAX], nz[RT_STREAM_MAX];
     rt_wtray w[RT_STREAM_MAX];
     uint64_t wready;
     const rt_ray *rays;
 } TAG(stream);
 
-/* node_ray_init's values for each ray, as scalars. */
 W_INLINE void TAG(stream_init)(TAG(stream) *s, const rt_ray *rays, int n)
 {
     s->rays = rays;
     s->wready = 0;
     for (int i = 0; i < n; i++) {
-        const rt_ray *r = &rays[i];
-        const float ix = rt_safe_inverse(r->dir[0]), iy = rt_safe_inverse(r->dir[1]),
-                    iz = rt_safe_inverse(r->dir[2]);
-        s->ix[i] = ix;
-        s->iy[i] = iy;
-        s->iz[i] = iz;
-        s->oix[i] = r->org[0] * ix;
-        s->oiy[i] = r->org[1] * iy;
-        s->oiz[i] = r->org[2] * iz;
-        s->tmin[i] = r->tmin;
-        s->tmax[i] = r->tmax;
-        s->nx[i] = ix >= 0.0f ? RT_LO_X : RT_HI_X;
-        s->ny[i] = iy >= 0.0f ? RT_LO_Y : RT_HI_Y;
-        s->nz[i] = iz >= 0.0f ? RT_LO_Z : RT_HI_Z;
+        s->slab[i] = rt_slab_ray_of(&rays[i]);
+        s->tmin[i] = rays[i].tmin;
+        s->tmax[i] = rays[i].tmax;
     }
 }
 
@@ -237,9 +222,7 @@ W_INLINE unsigned TAG(stream_node_rays)(const TAG(rt_node) *n, const TAG(stream)
     unsigned entered = 0;
     for (; m; m &= m - 1) {
         const int b = __builtin_ctz(m), i = base + b;
-        const TAG(node_ray) r = {V(set1)(s->ix[i]), V(set1)(s->iy[i]), V(set1)(s->iz[i]),
-                                 V(set1)(s->oix[i]), V(set1)(s->oiy[i]), V(set1)(s->oiz[i]),
-                                 s->nx[i], s->ny[i], s->nz[i]};
+        const TAG(node_ray) r = TAG(node_ray_of)(&s->slab[i]);
         VF tn;
         const VF hit = TAG(node_hits)(n, &r, V(set1)(s->tmin[i]), V(set1)(s->tmax[i]), &tn);
         *acc = V(or)(*acc, V(and)(hit, V(set1_bits)((int)(1u << b))));
