@@ -338,9 +338,12 @@ struct gr_worker {
     gr_dq *dq;                        /* one per stage (policies use a subset: scheduler.h) */
     /* A bit per deque that may hold tasks: every push sets it (only the owner pushes),
      * the owner clears it on finding the deque empty, and thieves only take, so a clear
-     * bit means an empty deque. The pop scans these words, not every stage's deque. */
-    uint64_t *ready_ranks;
+     * bit means an empty deque. The pop scans these words, not every stage's deque, and
+     * thieves read them (atomic, on lines of their own) to probe only flagged deques.
+     * Only the owner writes them, so it stores without read-modify-write. */
+    _Atomic(uint64_t) *ready_ranks;
     int *victims;                     /* other workers, nearest first */
+    uint64_t *victim_ready;           /* steal's snapshot of one word of each victim's bits */
     gr_ctx shader_ctx;
     void *scratch;                    /* sink for outputs of a failed Shader call */
     gr_partial **partials;            /* [queue] -> array indexed by subqueue */
@@ -487,11 +490,17 @@ bool gr_running(gr_graph *g);
 /* sched.c: the GRAMPS policy's local pop, shared with the Static policy */
 void *gr_pop_by_priority(gr_worker *w);
 
+static inline uint64_t gr_ready_word(const gr_worker *w, int word)
+{
+    /* relaxed: a hint; a stale bit costs a probe of an empty deque or a later steal */
+    return atomic_load_explicit(&w->ready_ranks[word], memory_order_relaxed);
+}
+
 /* The highest rank below r whose deque may hold tasks (gr_worker.ready_ranks), or -1. */
 static inline int gr_ready_below(const gr_worker *w, int r)
 {
     for (int word = (r - 1) >> 6; r > 0 && word >= 0; word--) {
-        uint64_t m = w->ready_ranks[word];
+        uint64_t m = gr_ready_word(w, word);
         const int top = word == (r - 1) >> 6 ? (r - 1) & 63 : 63;
         if (top < 63) m &= ((uint64_t)1 << (top + 1)) - 1;
         if (m) return word * 64 + 63 - __builtin_clzll(m);
@@ -501,7 +510,15 @@ static inline int gr_ready_below(const gr_worker *w, int r)
 
 static inline void gr_ready_clear(gr_worker *w, int r)
 {
-    w->ready_ranks[r >> 6] &= ~((uint64_t)1 << (r & 63));
+    uint64_t m = gr_ready_word(w, r >> 6), bit = (uint64_t)1 << (r & 63);
+    if (m & bit) atomic_store_explicit(&w->ready_ranks[r >> 6], m & ~bit, memory_order_relaxed);
+}
+
+/* Stores only on a change: thieves share the line, and an unchanged word stays shared. */
+static inline void gr_ready_set(gr_worker *w, int r)
+{
+    uint64_t m = gr_ready_word(w, r >> 6), bit = (uint64_t)1 << (r & 63);
+    if (!(m & bit)) atomic_store_explicit(&w->ready_ranks[r >> 6], m | bit, memory_order_relaxed);
 }
 
 /* scheduler.c: the policy named by the options or GRAMPS_SCHEDULER */

@@ -139,6 +139,7 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     if (w->dq) memset(w->dq, 0, dq_bytes);
     w->ready_ranks = gr_calloc_lines(((size_t)g->nstages + 63) / 64, sizeof *w->ready_ranks);
     w->victims = calloc(g->nworkers, sizeof *w->victims);
+    w->victim_ready = calloc(g->nworkers, sizeof *w->victim_ready);
     w->partials = calloc((size_t)g->nqueues, sizeof *w->partials);
     w->partials_len = calloc((size_t)g->nqueues, sizeof *w->partials_len);
     w->stage_ticks = gr_calloc_lines((size_t)g->nstages, sizeof *w->stage_ticks);
@@ -148,9 +149,9 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->pending_surplus = gr_calloc_lines((size_t)g->ncomps, sizeof *w->pending_surplus);
     w->credit = gr_calloc_lines((size_t)g->nqueues, sizeof *w->credit);
     if (!alloc_shader_outputs(&w->shader_ctx, max_shader_outputs(g))) return false;
-    if (!w->dq || !w->ready_ranks || !w->victims || !w->partials || !w->partials_len || !w->stage_ticks ||
-        !w->stage_tasks || !w->queue_packets || !w->scratch || !w->pending_surplus ||
-        !w->credit)
+    if (!w->dq || !w->ready_ranks || !w->victims || !w->victim_ready || !w->partials ||
+        !w->partials_len || !w->stage_ticks || !w->stage_tasks || !w->queue_packets ||
+        !w->scratch || !w->pending_surplus || !w->credit)
         return false;
     for (int r = 0; r < g->nstages; r++)
         if (gr_dq_init(&w->dq[r], 6) != 0) return false;
@@ -171,7 +172,8 @@ static void free_worker(gr_graph *g, gr_worker *w)
         for (int r = 0; r < g->nstages; r++) gr_dq_destroy(&w->dq[r]);
     if (w->partials)
         for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
-    free(w->dq); free(w->ready_ranks); free(w->victims); free(w->partials); free(w->partials_len);
+    free(w->dq); free(w->ready_ranks); free(w->victims); free(w->victim_ready);
+    free(w->partials); free(w->partials_len);
     free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch);
     free(w->journal); free(w->pending_surplus); free(w->credit);
     free(w->shader_ctx.out);

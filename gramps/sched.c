@@ -27,16 +27,33 @@ void *gr_pop_by_priority(gr_worker *w)
     return NULL;
 }
 
+static void *steal_rank(gr_worker *w, int r, int bit, unsigned nvictims)
+{
+    for (unsigned v = 0; v < nvictims; v++) {
+        if (!(w->victim_ready[v] >> bit & 1)) continue;
+        gr_dq *dq = &w->g->workers[w->victims[v]].dq[r];
+        if (gr_dq_size(dq) <= 0) continue;
+        void *t = gr_dq_steal(dq);
+        if (t) return t;
+    }
+    return NULL;
+}
+
+/* From the lowest rank up, nearest victim first within a rank (as a scan of every
+ * victim's every deque would take them), probing only the deques the victims' ready bits
+ * flag: one line per victim per 64 stages instead of one per victim per stage. */
 static void *steal(gr_worker *w)
 {
     gr_graph *g = w->g;
-    for (int r = 0; r < g->nstages; r++) {
-        gr_stage_rt *s = g->stages[g->by_rank[r]];
-        if (gr_stage_blocked(w, s)) continue;
-        for (unsigned v = 0; v + 1 < g->nworkers; v++) {
-            gr_worker *victim = &g->workers[w->victims[v]];
-            if (gr_dq_size(&victim->dq[r]) <= 0) continue;
-            void *t = gr_dq_steal(&victim->dq[r]);
+    const unsigned nvictims = g->nworkers - 1;
+    for (int word = 0; word * 64 < g->nstages; word++) {
+        uint64_t any = 0;
+        for (unsigned v = 0; v < nvictims; v++)
+            any |= w->victim_ready[v] = gr_ready_word(&g->workers[w->victims[v]], word);
+        for (; any; any &= any - 1) {
+            const int bit = __builtin_ctzll(any), r = word * 64 + bit;
+            if (gr_stage_blocked(w, g->stages[g->by_rank[r]])) continue;
+            void *t = steal_rank(w, r, bit, nvictims);
             if (t) return t;
         }
     }

@@ -38,7 +38,7 @@ void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task)
         atomic_store(&w->g->abort, true);
         return;
     }
-    w->ready_ranks[deque >> 6] |= (uint64_t)1 << (deque & 63);
+    gr_ready_set(w, deque);
     /* Relaxed is enough: a sleeper that misses this wakes within a millisecond. */
     if (atomic_load_explicit(&w->g->sleepers, memory_order_relaxed) > 0) gr_wake_sleepers(w->g);
 }
