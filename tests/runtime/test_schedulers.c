@@ -8,9 +8,11 @@
 #include "gramps/partition.h"
 #include "tests/check.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N 2000
 
@@ -122,6 +124,77 @@ static void test_task_stealing_work_first(void)
     gr_graph_destroy(g);
 }
 
+/* Shader for test_idle_workers_steal: marks its worker, then waits (up to 5 s, once)
+ * until a second worker has run one of these tasks too. */
+typedef struct meeting { _Atomic(uint64_t) workers; atomic_bool timed_out; } meeting;
+
+static void meet(gr_ctx *c)
+{
+    meeting *m = gr_user(c);
+    atomic_fetch_or(&m->workers, (uint64_t)1 << gr_worker_id(c));
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (__builtin_popcountll(atomic_load(&m->workers)) < 2 && !atomic_load(&m->timed_out)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 5) atomic_store(&m->timed_out, true);
+    }
+}
+
+/* Stages that never get a packet: a source that makes none and a chain of Shaders. */
+static void make_nothing(gr_ctx *c) { (void)c; }
+
+static int add_idle_chain(gr_graph *g, int length)
+{
+    int src_id = gr_stage(g, &(gr_stage_desc){.name = "nothing", .kind = GR_THREAD,
+                                              .main = make_nothing});
+    int from = src_id;
+    for (int i = 0; i < length; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "idle%d", i);
+        int q = gr_queue(g, &(gr_queue_desc){.name = name, .packet_bytes = 4});
+        int s = gr_stage(g, &(gr_stage_desc){.name = name, .kind = GR_SHADER,
+                                             .main = make_nothing});
+        gr_bind(g, from, GR_BIND_OUTPUT, q);
+        gr_bind(g, s, GR_BIND_INPUT, q);
+        from = s;
+    }
+    return src_id;
+}
+
+/* The policies that steal hand an idle worker the tasks a busy one made: one worker runs
+ * the producer, whose first task blocks until another worker has run a task, which it
+ * can only have taken from the producer's worker (the producer is a single instance).
+ * With 70 idle stages ranked below it, the tasks' deque lies past the first word of the
+ * workers' ready bits. */
+static void test_idle_workers_steal(void)
+{
+    for (int k = 0; k < 3; k++)
+        for (unsigned workers = 2; workers <= 4; workers += 2)
+            for (int idle = 0; idle <= 70; idle += 70) {
+                app a = {.n = 64};
+                meeting m = {0};
+                gr_graph *g = gr_graph_create();
+                int q = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4,
+                                                     .capacity = 64});
+                int s0 = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD,
+                                                      .main = src, .user = &a});
+                int s1 = gr_stage(g, &(gr_stage_desc){.name = "meet", .kind = GR_SHADER,
+                                                      .main = meet, .user = &m,
+                                                      .priority = 1000});
+                gr_bind(g, s0, GR_BIND_OUTPUT, q);
+                gr_bind(g, s1, GR_BIND_INPUT, q);
+                int start[] = {s0, add_idle_chain(g, idle)};
+                gr_launch_opts o = {.workers = workers, .scheduler = all[k]};
+                gr_status st = gr_launch(g, &o, start, 2);
+                if (st == GR_OK) st = gr_wait(g);
+                CHECK_MSG(st == GR_OK, "%s: %s", all[k], gr_error(g));
+                CHECK_MSG(!atomic_load(&m.timed_out),
+                          "%s, %u workers, %d idle stages: no other worker took a task in 5 s",
+                          all[k], workers, idle);
+                gr_graph_destroy(g);
+            }
+}
+
 /* One stage at a time: the producer finishes before its consumer starts, so its queue
  * once held every packet (capacity 4 notwithstanding), at any worker count. */
 static void test_breadth_first_whole_stages(void)
@@ -204,6 +277,7 @@ int main(void)
     RUN(test_unknown_name);
     RUN(test_same_results);
     RUN(test_task_stealing_work_first);
+    RUN(test_idle_workers_steal);
     RUN(test_breadth_first_whole_stages);
     RUN(test_static_stays_put);
     RUN(test_partition_beats_round_robin);
