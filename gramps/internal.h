@@ -398,6 +398,9 @@ struct gr_graph {
     _Atomic(bool) abort;
     _Atomic(int) comps_left;
     _Atomic(int) sleepers;
+    /* Set by the push that woke the sleepers, cleared by each worker that goes to sleep:
+     * one broadcast per sleep, not one per push while someone sleeps. */
+    _Atomic(bool) wake_sent;
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
     pthread_mutex_t error_lock;
@@ -480,6 +483,7 @@ void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task);
 void gr_make_runnable(gr_worker *w, gr_inst *inst);
 void gr_requeue(gr_worker *w, gr_inst *inst);       /* a preempted instance goes back */
 void gr_wake_sleepers(gr_graph *g);
+void gr_wake_for_task(gr_graph *g);
 uint64_t gr_account(gr_worker *w, gr_time_cat cat);
 bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s);
 gr_stage_rt *gr_task_stage(const gr_graph *g, void *task);

@@ -57,7 +57,7 @@ static void st_push(gr_worker *w, gr_stage_rt *s, void *task)
                      "stage '%s'", s->name);
         atomic_store(&w->g->abort, true);
     }
-    if (atomic_load_explicit(&w->g->sleepers, memory_order_relaxed) > 0) gr_wake_sleepers(w->g);
+    gr_wake_for_task(w->g);
 }
 
 /* Moves what other workers sent into w's own deques, in the order it came. */

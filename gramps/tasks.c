@@ -29,6 +29,17 @@ void gr_wake_sleepers(gr_graph *g)
     pthread_mutex_unlock(&g->sleep_lock);
 }
 
+/* A task was pushed: wake the sleepers unless a push already did since the last of them
+ * went to sleep (they are awake, or about to be, and will look). Relaxed is enough: a
+ * sleeper that misses this wakes within a millisecond. */
+void gr_wake_for_task(gr_graph *g)
+{
+    if (atomic_load_explicit(&g->sleepers, memory_order_relaxed) > 0 &&
+        !atomic_load_explicit(&g->wake_sent, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&g->wake_sent, true, memory_order_relaxed))
+        gr_wake_sleepers(g);
+}
+
 /* Pushes onto a deque w owns; a full deque grows, and only running out of memory fails. */
 void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task)
 {
@@ -39,8 +50,7 @@ void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task)
         return;
     }
     gr_ready_set(w, deque);
-    /* Relaxed is enough: a sleeper that misses this wakes within a millisecond. */
-    if (atomic_load_explicit(&w->g->sleepers, memory_order_relaxed) > 0) gr_wake_sleepers(w->g);
+    gr_wake_for_task(w->g);
 }
 
 /* Per packet: one predictable branch on the policy's push hook (GRAMPS has none). */
@@ -121,6 +131,7 @@ void gr_idle_wait(gr_worker *w, unsigned *fails)
         if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
         atomic_fetch_add(&g->sleepers, 1);
         pthread_mutex_lock(&g->sleep_lock);
+        atomic_store_explicit(&g->wake_sent, false, memory_order_relaxed);
         if (atomic_load(&g->comps_left) > 0 && !atomic_load(&g->abort))
             pthread_cond_timedwait(&g->sleep_cond, &g->sleep_lock, &ts);
         pthread_mutex_unlock(&g->sleep_lock);
