@@ -156,6 +156,11 @@ void gr_profile_free(gr_profile *p);
  * keep theirs. */
 void gr_release_cached_stacks(void);
 
+/* Worker and watchdog threads outlive their graph too: when a run ends they park, and
+ * later launches wake them instead of making threads (the process keeps as many as the
+ * most workers it ran at once). This ends the parked ones; running graphs keep theirs. */
+void gr_release_parked_threads(void);
+
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);

@@ -30,6 +30,7 @@
 #include "gramps/keymap.h"
 #include "gramps/scheduler.h"
 #include "gramps/spin.h"
+#include "gramps/thread_pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -332,8 +333,7 @@ static inline double gr_sampled_total(const gr_sampled *s, uint64_t cap)
 struct gr_worker {
     _Alignas(64) unsigned id;
     gr_graph *g;
-    pthread_t thread;
-    bool started;
+    gr_thread *thread;                /* NULL until started (thread_pool.h) */
     gr_fiber sched_fiber;             /* the pthread's own context */
     gr_dq *dq;                        /* one per stage (policies use a subset: scheduler.h) */
     /* A bit per deque that may hold tasks: every push sets it (only the owner pushes),
@@ -394,7 +394,6 @@ struct gr_graph {
     gr_stack_pool stacks;
     bool launched, waited;
     bool synchronous;                 /* GRAMPS_NUM_THREADS=0: worker 0 runs in gr_wait */
-    bool watchdog_started;
     _Atomic(bool) abort;
     _Atomic(int) comps_left;
     _Atomic(int) sleepers;
@@ -412,7 +411,7 @@ struct gr_graph {
     double sampled_ticks;             /* time the samples cover (the averages' divisor) */
     uint64_t footprint_peak;
     double footprint_sum;             /* sum of footprint bytes x ticks over samples */
-    pthread_t watchdog;
+    gr_thread *watchdog;              /* NULL until started */
     _Atomic(bool) watchdog_stop;
     uint64_t t_start, t_end;
     gr_stats stats;

@@ -195,25 +195,14 @@ static bool start_instances(gr_graph *g)
     return true;
 }
 
-static void pin_worker(gr_graph *g, gr_worker *w)
-{
-    if (!g->opts.pin) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(w->id % CPU_SETSIZE, &set);
-    pthread_setaffinity_np(w->thread, sizeof set, &set);
-}
-
 static bool start_threads(gr_graph *g)
 {
-    if (pthread_create(&g->watchdog, NULL, gr_watchdog_main, g) != 0) return false;
-    g->watchdog_started = true;
+    if (!(g->watchdog = gr_thread_start(gr_watchdog_main, g, -1))) return false;
     if (g->synchronous) return true;
     for (unsigned i = 0; i < g->nworkers; i++) {
-        if (pthread_create(&g->workers[i].thread, NULL, gr_worker_main, &g->workers[i]) != 0)
+        int cpu = g->opts.pin ? (int)(i % CPU_SETSIZE) : -1;
+        if (!(g->workers[i].thread = gr_thread_start(gr_worker_main, &g->workers[i], cpu)))
             return false;
-        g->workers[i].started = true;
-        pin_worker(g, &g->workers[i]);
     }
     return true;
 }
@@ -273,13 +262,13 @@ gr_status gr_wait(gr_graph *g)
     if (!g || !g->launched) return GR_ERR_INVALID;
     if (g->waited) return g->status;
     g->waited = true;
-    if (g->synchronous && g->watchdog_started) gr_worker_main(&g->workers[0]);
+    if (g->synchronous && g->watchdog) gr_worker_main(&g->workers[0]);
     for (unsigned i = 0; i < g->nworkers; i++)
-        if (g->workers[i].started) pthread_join(g->workers[i].thread, NULL);
+        if (g->workers[i].thread) gr_thread_join(g->workers[i].thread);
     g->t_end = gr_ticks();
     atomic_store(&g->watchdog_stop, true);
     gr_wake_sleepers(g);
-    if (g->watchdog_started) pthread_join(g->watchdog, NULL);
+    if (g->watchdog) gr_thread_join(g->watchdog);
     gr_sample_final(g);
     gr_buffers_protect(g, false);         /* host access again; a failure sets the error */
     gr_stats_collect(g);
