@@ -161,6 +161,12 @@ void gr_release_cached_stacks(void);
  * most workers it ran at once). This ends the parked ones; running graphs keep theirs. */
 void gr_release_parked_threads(void);
 
+/* Runs part(arg, i, n) for i = 0..n-1 at the same time, part 0 on the caller and the
+ * others on parked threads (made when none is parked; where none can be made, the
+ * caller runs that part too), and returns when every part has returned. For work a
+ * program does between runs, such as clearing a frame's buffers. */
+void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg);
+
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);

@@ -161,3 +161,36 @@ void gr_release_parked_threads(void)
         t = next;
     }
 }
+
+/* ---- gr_parallel ---------------------------------------------------------------------- */
+
+typedef struct part_job {
+    void (*part)(void *arg, unsigned i, unsigned n);
+    void *arg;
+    unsigned i, n;
+} part_job;
+
+static void *run_part(void *p)
+{
+    part_job *j = p;
+    j->part(j->arg, j->i, j->n);
+    return NULL;
+}
+
+void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg)
+{
+    if (n == 0) return;
+    part_job *jobs = n > 1 ? calloc(n, sizeof *jobs) : NULL;
+    gr_thread **threads = n > 1 ? calloc(n, sizeof *threads) : NULL;
+    for (unsigned i = 1; jobs && threads && i < n; i++) {
+        jobs[i] = (part_job){part, arg, i, n};
+        threads[i] = gr_thread_start(run_part, &jobs[i], -1);
+    }
+    part(arg, 0, n);
+    for (unsigned i = 1; i < n; i++) {
+        if (threads && threads[i]) gr_thread_join(threads[i]);
+        else part(arg, i, n);             /* no memory or no thread for it: on the caller */
+    }
+    free(jobs);
+    free(threads);
+}

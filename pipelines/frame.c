@@ -1,6 +1,8 @@
 /* frame.c — the frame object: buffers made on first request, named counters. */
 #include "pipelines/frame.h"
 
+#include "gramps/gramps.h"
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX])
 
 void pl_frame_free(pl_frame *f)
 {
-    free(f->color);
+    if (!f->color_borrowed) free(f->color);
     free(f->depth);
     free(f->accum);
     free(f->vis);
@@ -86,14 +88,27 @@ const sh_ray_env *pl_frame_ray_env(pl_frame *f)
     return &f->ray_env;
 }
 
-uint32_t *pl_frame_color(pl_frame *f)
+uint32_t *pl_frame_color_overwritten(pl_frame *f)
 {
     if (f->color) return f->color;
     f->color = malloc(pixels(f) * sizeof *f->color);
-    if (!f->color) return NULL;
-    uint32_t bg = sh_background(pl_frame_raster_env(f));
-    for (size_t i = 0; i < pixels(f); i++) f->color[i] = bg;
+    if (f->color) f->fresh |= PL_CLEAR_COLOR;
     return f->color;
+}
+
+uint32_t *pl_frame_color(pl_frame *f)
+{
+    if (!pl_frame_color_overwritten(f)) return NULL;
+    f->clears |= PL_CLEAR_COLOR;
+    return f->color;
+}
+
+void pl_frame_use_color(pl_frame *f, uint32_t *pixels)
+{
+    if (!f->color_borrowed) free(f->color);
+    f->color = pixels;
+    f->color_borrowed = true;
+    f->fresh |= PL_CLEAR_COLOR;
 }
 
 static uint32_t far_bits(void)
@@ -106,11 +121,8 @@ static uint32_t far_bits(void)
 
 _Atomic(uint32_t) *pl_frame_depth(pl_frame *f)
 {
-    if (f->depth) return f->depth;
-    f->depth = malloc(pixels(f) * sizeof *f->depth);
-    if (!f->depth) return NULL;
-    uint32_t far = far_bits();
-    for (size_t i = 0; i < pixels(f); i++) atomic_init(&f->depth[i], far);
+    if (!f->depth && (f->depth = malloc(pixels(f) * sizeof *f->depth))) f->fresh |= PL_CLEAR_DEPTH;
+    if (f->depth) f->clears |= PL_CLEAR_DEPTH;
     return f->depth;
 }
 
@@ -131,7 +143,8 @@ int64_t *pl_frame_accum(pl_frame *f)
 
 uint32_t *pl_frame_vis(pl_frame *f)
 {
-    if (!f->vis) f->vis = calloc(pixels(f), sizeof *f->vis);
+    if (!f->vis && (f->vis = malloc(pixels(f) * sizeof *f->vis))) f->fresh |= PL_CLEAR_VIS;
+    if (f->vis) f->clears |= PL_CLEAR_VIS;
     return f->vis;
 }
 
@@ -197,7 +210,66 @@ uint64_t pl_frame_count(const pl_frame *f, const char *name)
     return 0;
 }
 
+/* ---- clearing before a run ------------------------------------------------------------ */
+
+typedef struct clear_job {
+    pl_frame *f;
+    unsigned clears, fresh;
+    uint32_t background, far;
+} clear_job;
+
+static void fill(uint32_t *p, size_t n, uint32_t v)
+{
+    for (size_t i = 0; i < n; i++) p[i] = v;
+}
+
+/* Row y of one buffer: its region part when asked for, the rest when the buffer is new. */
+static void clear_row(const pl_frame *f, uint32_t *buf, int y, bool region, bool outside,
+                      uint32_t v)
+{
+    const pl_region *r = &f->region;
+    uint32_t *row = buf + (size_t)y * (size_t)f->width;
+    if (y < r->y0 || y >= r->y1) {
+        if (outside) fill(row, (size_t)f->width, v);
+        return;
+    }
+    if (outside) {
+        fill(row, (size_t)r->x0, v);
+        fill(row + r->x1, (size_t)(f->width - r->x1), v);
+    }
+    if (region) fill(row + r->x0, (size_t)(r->x1 - r->x0), v);
+}
+
+static void clear_rows(void *arg, unsigned part, unsigned parts)
+{
+    const clear_job *j = arg;
+    const pl_frame *f = j->f;
+    const int y0 = (int)((int64_t)f->height * part / parts);
+    const int y1 = (int)((int64_t)f->height * (part + 1) / parts);
+    uint32_t *const bufs[3] = {f->color, (uint32_t *)f->depth, f->vis};
+    const unsigned bits[3] = {PL_CLEAR_COLOR, PL_CLEAR_DEPTH, PL_CLEAR_VIS};
+    const uint32_t values[3] = {j->background, j->far, 0};
+    for (int b = 0; b < 3; b++) {
+        if (!((j->clears | j->fresh) & bits[b])) continue;
+        for (int y = y0; y < y1; y++)
+            clear_row(f, bufs[b], y, j->clears & bits[b], j->fresh & bits[b], values[b]);
+    }
+}
+
+void pl_frame_prepare(pl_frame *f, unsigned parts)
+{
+    if (!(f->clears | f->fresh)) return;
+    clear_job j = {f, f->clears, f->fresh, 0, far_bits()};
+    if ((f->clears | f->fresh) & PL_CLEAR_COLOR) j.background = sh_background(pl_frame_raster_env(f));
+    if (parts > (unsigned)f->height) parts = (unsigned)f->height;
+    gr_parallel(parts ? parts : 1, clear_rows, &j);
+    f->clears = f->fresh = 0;
+}
+
+/* A frame no graph ran on is all background. */
 const uint8_t *pl_frame_image(pl_frame *f)
 {
-    return (const uint8_t *)pl_frame_color(f);
+    if (!f->color && !pl_frame_color(f)) return NULL;
+    if (f->fresh & PL_CLEAR_COLOR) pl_frame_prepare(f, 1);
+    return (const uint8_t *)f->color;
 }

@@ -80,6 +80,11 @@ typedef struct pl_frame {
      * a pixel outside keeps its cleared value. */
     pl_region region;
     uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
+    bool color_borrowed;              /* the caller's (pl_frame_use_color): not freed */
+    /* What pl_frame_prepare owes before the next run, as PL_CLEAR_* bits: `clears`, the
+     * region of each buffer a stage asked for cleared; `fresh`, the buffers made since the
+     * last run, whose pixels outside the region are cleared once. */
+    unsigned clears, fresh;
     _Atomic(uint32_t) *depth;         /* the ordered raster graph's depth, float bits, cleared
                                          to FLT_MAX (sort-middle stages keep depth per tile) */
     rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
@@ -109,12 +114,25 @@ void pl_frame_free(pl_frame *f);
 bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
 
 /* Buffers and environments, made on first request (create hooks only: not thread-safe).
- * NULL when out of memory. */
+ * NULL when out of memory. "Cleared" means before each run, by pl_frame_prepare. */
 uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster background */
-_Atomic(uint32_t) *pl_frame_depth(pl_frame *f);
+/* The color buffer for a stage that writes every pixel of the region (rt.blend): unless
+ * another stage asks for pl_frame_color, only pixels outside the region are cleared. */
+uint32_t *pl_frame_color_overwritten(pl_frame *f);
+_Atomic(uint32_t) *pl_frame_depth(pl_frame *f);    /* cleared to FLT_MAX */
 rsp_hiz *pl_frame_hiz(pl_frame *f);
 int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clears its bands */
 uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
+/* Draws into the caller's width x height pixels instead of a buffer of its own (call
+ * before the run; pl_frame_free leaves them), so the image needs no copy. */
+void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
+
+#define PL_CLEAR_COLOR 1u
+#define PL_CLEAR_DEPTH 2u
+#define PL_CLEAR_VIS 4u
+/* The clears the buffers' requests owe (see pl_frame.clears), split into `parts` bands
+ * of rows cleared at once (gr_parallel); pl_render_frame calls it before each run. */
+void pl_frame_prepare(pl_frame *f, unsigned parts);
 /* The depth layer of the stage copy named `owner` (its own, so no two copies share one;
  * the same one for every run of a graph on the frame), not cleared: width x height x 8
  * bytes and rs_depth_rect's slack. NULL when out of memory, when PL_MAX_DEPTH_LAYERS

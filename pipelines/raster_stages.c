@@ -41,13 +41,12 @@ static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, bool frame_depth
 {
     pl_frame *f = i->frame;
     s->env = pl_frame_raster_env(f);
-    s->color = pl_frame_color(f);
     s->depth = frame_depth ? pl_frame_depth(f) : NULL;
     s->hiz = frame_depth ? pl_frame_hiz(f) : NULL;
     s->rasterized = pl_frame_counter(f, "triangles_rasterized");
     bool coarse = declared(i, "coarse_z") != NULL;
     s->hidden = coarse ? pl_frame_counter(f, "coarse_z_culled") : NULL;
-    if (s->color && (!frame_depth || (s->depth && s->hiz)) && s->rasterized && (s->hidden || !coarse))
+    if ((!frame_depth || (s->depth && s->hiz)) && s->rasterized && (s->hidden || !coarse))
         return true;
     snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
     return false;
@@ -123,9 +122,22 @@ static void *shading_create(rsp_state *s, const cp_stage_init *i, char err[CP_ER
     return s;
 }
 
+/* The stages that write the image (Tile-Shade, the OM) ask for it: a frame's color
+ * buffer is cleared to the background before the run only when one of them is in the
+ * graph (the hybrid's raster stages leave the image to rt.blend). */
+static rsp_state *with_color(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    if (s && !(s->color = pl_frame_color(i->frame))) {
+        free(s);
+        snprintf(err, CP_ERR_MAX, "out of memory (image)");
+        return NULL;
+    }
+    return s;
+}
+
 static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    return shading_create(raster_state(i, false, err), i, err);
+    return shading_create(with_color(raster_state(i, false, err), i, err), i, err);
 }
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
@@ -151,6 +163,11 @@ static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     return shading_create(pixel_create(i, err), i, err);
+}
+
+static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return with_color(pixel_create(i, err), i, err);
 }
 
 /* Z-Raster: its own depth layer, named after the stage copy. */
@@ -186,7 +203,6 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     rsp_state *s = any_order(raster_state(i, false, err), i->frame, err);
     if (!s) return NULL;
     s->frame = i->frame;
-    s->color = NULL;
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
@@ -282,7 +298,7 @@ static const cp_stage_type stages[] = {
      ps_ports, 2, tile_params + 2, 1, rsp_ps_main, ps_create, NULL, free},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
-     GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, pixel_create, NULL, free},
+     GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, om_create, NULL, free},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, rsp_bin_main,
      raster_create, NULL, free},

@@ -393,7 +393,7 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (!blend_keys_of(i, "in", &keys, err)) return NULL;
     blend_state *b = calloc(1, sizeof *b);
     if (b) *b = (blend_state){f, keys, calloc((size_t)keys.mask + 1, 1)};
-    if (!b || !b->ran || !pl_frame_accum(f) || !pl_frame_color(f)) {
+    if (!b || !b->ran || !pl_frame_accum(f) || !pl_frame_color_overwritten(f)) {
         blend_free(b);
         snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
         return NULL;

@@ -120,6 +120,13 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
 
 cp_vars pl_vars(pl_vars_ctx *ctx) { return (cp_vars){get_var, ctx}; }
 
+/* Clearing a frame's buffers is bound by memory bandwidth: a part per worker, up to 16. */
+static unsigned clear_parts(unsigned workers)
+{
+    unsigned n = workers ? workers : hardware_threads();
+    return n < 16 ? n : 16;
+}
+
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
@@ -128,11 +135,12 @@ gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *la
     frame->tiles_clear_sums = false;      /* until this graph's cutters say so */
     cp_instance *in = cp_instance_new(g, frame, &vars, err);
     if (!in) return NULL;
-    if (!pl_frame_color(frame)) {
+    if (!frame->color && !pl_frame_color(frame)) {   /* no stage draws: background */
         cp_instance_free(in);
         snprintf(err, CP_ERR_MAX, "out of memory (image)");
         return NULL;
     }
+    pl_frame_prepare(frame, clear_parts(vc.workers));
     gr_graph *result = NULL;
     if (cp_instance_run(in, launch, err) == GR_OK) result = cp_instance_take_graph(in);
     cp_instance_free(in);

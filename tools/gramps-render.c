@@ -53,8 +53,11 @@ typedef struct render_ctx {
 } render_ctx;
 
 /* What the statistics report per frame (the runtime's are the last frame's only). */
+/* outside_ms: the frame's time outside its graph's run (building the graph and its
+ * stages' state, clearing buffers, launching and joining the workers); busy_ms: the
+ * stages' busy time, of which serial_share went to singletons. */
 typedef struct frame_stats {
-    double ms, avg_footprint;
+    double ms, avg_footprint, outside_ms, busy_ms, serial_share;
     uint64_t peak_footprint;
 } frame_stats;
 
@@ -144,11 +147,11 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
 {
     pl_frame f;
     if (!pl_frame_init(&f, &ctx->data, o->c.width, o->c.height, o->c.aov, err)) return 1;
+    pl_frame_use_color(&f, (uint32_t *)rgba);
     gr_launch_opts launch = launch_opts(o);
     launch.workers = o->c.threads;
     r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
     if (r->graph) {
-        memcpy(rgba, pl_frame_image(&f), (size_t)o->c.width * o->c.height * 4);
         r->ncounters = f.ncounters;
         for (int i = 0; i < f.ncounters; i++) {
             snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f.counters[i].name);
@@ -228,6 +231,29 @@ static double frame_ms(const frame_stats *f) { return f->ms; }
 static double frame_peak(const frame_stats *f) { return (double)f->peak_footprint; }
 static double frame_avg(const frame_stats *f) { return f->avg_footprint; }
 
+static frame_stats frame_stats_of(const frame_result *r)
+{
+    const gr_stats *st = gr_get_stats(r->graph);
+    frame_stats f = {.ms = r->ms};
+    if (!st) return f;
+    f.avg_footprint = st->avg_footprint_bytes;
+    f.peak_footprint = st->peak_footprint_bytes;
+    f.outside_ms = r->ms > st->wall_ms ? r->ms - st->wall_ms : 0;
+    for (int i = 0; i < st->nstages; i++) f.busy_ms += st->stages[i].busy_ms;
+    f.serial_share = st->serial_share;
+    return f;
+}
+
+/* The share of a frame's work that more workers do not spread, counting all the time
+ * outside the graph's run as such (its clears are parallel, so this is an upper bound). */
+static double frame_serial_share(const frame_stats *f)
+{
+    double all = f->outside_ms + f->busy_ms;
+    return all > 0 ? (f->outside_ms + f->serial_share * f->busy_ms) / all : 0;
+}
+
+static double frame_outside(const frame_stats *f) { return f->outside_ms; }
+
 static spread spread_of(const frame_stats *fs, int n, double (*figure)(const frame_stats *))
 {
     double v[n];
@@ -268,6 +294,16 @@ static void write_work(const frame_stats *fs, int n, const frame_result *last, F
     fprintf(f, ",\n");
 }
 
+/* The frames' time outside their graphs and the serial share it makes (medians). */
+static void write_frame_serial(const frame_stats *fs, int n, FILE *f)
+{
+    spread out = spread_of(fs, n, frame_outside), share = spread_of(fs, n, frame_serial_share);
+    fprintf(f, "\"outside_graph_ms\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f},\n"
+            "\"frame_serial_share\": %.4f,\n\"frame_amdahl_bound_16\": %.2f,\n"
+            "\"frame_amdahl_bound_64\": %.2f,\n", out.median, out.min, out.max, share.median,
+            gr_amdahl_bound(share.median, 16), gr_amdahl_bound(share.median, 64));
+}
+
 static void write_frames(const frame_stats *fs, int n, FILE *f)
 {
     spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak),
@@ -277,13 +313,15 @@ static void write_frames(const frame_stats *fs, int n, FILE *f)
     for (int i = 0; i < n; i++) fprintf(f, "%s%.3f", i ? ", " : "", fs[i].ms);
     fprintf(f, "]},\n\"frames\": [");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s\n  {\"frame_ms\": %.3f, \"peak_footprint_bytes\": %llu, "
-                "\"avg_footprint_bytes\": %.1f}", i ? "," : "", fs[i].ms,
-                (unsigned long long)fs[i].peak_footprint, fs[i].avg_footprint);
+        fprintf(f, "%s\n  {\"frame_ms\": %.3f, \"outside_graph_ms\": %.3f, "
+                "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %.1f}", i ? "," : "",
+                fs[i].ms, fs[i].outside_ms, (unsigned long long)fs[i].peak_footprint,
+                fs[i].avg_footprint);
     fprintf(f, "\n],\n\"peak_footprint_bytes\": %.0f,\n\"avg_footprint_bytes\": %.1f,\n"
             "\"footprint_over_frames\": {\"peak_bytes\": {\"median\": %.1f, \"max\": %.0f}, "
             "\"avg_bytes\": {\"median\": %.1f, \"max\": %.1f}},\n", peak.max,
             avg_footprint(fs, n), peak.median, peak.max, avg.median, avg.max);
+    write_frame_serial(fs, n, f);
 }
 
 static void write_stats(const options *o, const sc_scene *s, const sc_geometry *g,
@@ -329,13 +367,12 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
         printf("serial share %.1f%% (work in singleton stages; Amdahl bound %.1fx at 16 workers, "
                "%.1fx at 64)\n", st->serial_share * 100, gr_amdahl_bound(st->serial_share, 16),
                gr_amdahl_bound(st->serial_share, 64));
+    spread out = spread_of(fs, n, frame_outside), share = spread_of(fs, n, frame_serial_share);
+    printf("outside the graph %.2f ms a frame (building, clearing, launching); frame serial "
+           "share %.1f%% (Amdahl bound %.1fx at 16 workers)\n", out.median, share.median * 100,
+           gr_amdahl_bound(share.median, 16));
 }
 
-static frame_stats frame_stats_of(const frame_result *r)
-{
-    const gr_stats *st = gr_get_stats(r->graph);
-    return (frame_stats){r->ms, st ? st->avg_footprint_bytes : 0, st ? st->peak_footprint_bytes : 0};
-}
 
 /* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
  * traffic weigh the partition (Sanchez et al. 2011 §IV-C). NULL when it failed. */

@@ -7,6 +7,7 @@
 #include "tests/cli.h"
 #include "tests/json_check.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -155,16 +156,29 @@ static void test_stats_per_frame(void)
     CHECK(run(args) == 0);
     char *text = slurp(json, NULL);
     CHECK(text && json_valid(text));
-    double ms[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1, peak_top = -1;
+    double ms[2] = {0}, out[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1,
+           peak_top = -1;
     unsigned long long peak[2] = {0};
     const char *fr = text ? strstr(text, "\n\"frames\": [") : NULL;
-    CHECK(fr && sscanf(fr, "\n\"frames\": [ {\"frame_ms\": %lf, \"peak_footprint_bytes\": %llu, "
-                       "\"avg_footprint_bytes\": %lf}, {\"frame_ms\": %lf, "
+    CHECK(fr && sscanf(fr, "\n\"frames\": [ {\"frame_ms\": %lf, \"outside_graph_ms\": %lf, "
+                       "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %lf}, "
+                       "{\"frame_ms\": %lf, \"outside_graph_ms\": %lf, "
                        "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %lf} ]",
-                       &ms[0], &peak[0], &avg[0], &ms[1], &peak[1], &avg[1]) == 6);
+                       &ms[0], &out[0], &peak[0], &avg[0], &ms[1], &out[1], &peak[1],
+                       &avg[1]) == 8);
     for (int i = 0; i < 2; i++)
-        CHECK_MSG(ms[i] > 0 && peak[i] > 0 && avg[i] > 0 && avg[i] <= (double)peak[i],
-                  "frame %d: %.3f ms, peak %llu, average %.1f", i, ms[i], peak[i], avg[i]);
+        CHECK_MSG(ms[i] > 0 && out[i] >= 0 && out[i] < ms[i] && peak[i] > 0 && avg[i] > 0 &&
+                  avg[i] <= (double)peak[i], "frame %d: %.3f ms (%.3f outside the graph), "
+                  "peak %llu, average %.1f", i, ms[i], out[i], peak[i], avg[i]);
+    double out_median = -1, share = -1, bound16 = -1;
+    const char *o = text ? strstr(text, "\"outside_graph_ms\": {\"median\": ") : NULL;
+    CHECK(o && sscanf(o, "\"outside_graph_ms\": {\"median\": %lf", &out_median) == 1);
+    CHECK(out_median > (out[0] + out[1]) / 2 - 0.002 && out_median < (out[0] + out[1]) / 2 + 0.002);
+    o = text ? strstr(text, "\"frame_serial_share\": ") : NULL;
+    CHECK(o && sscanf(o, "\"frame_serial_share\": %lf,\n\"frame_amdahl_bound_16\": %lf",
+                      &share, &bound16) == 2);
+    CHECK_MSG(share > 0 && share < 1 && fabs(bound16 - 1 / (share + (1 - share) / 16)) < 0.01,
+              "frame serial share %.4f, bound %.2f at 16", share, bound16);
     double listed[2] = {0};               /* frame_ms's own list, also in the old format */
     const char *m = text ? strstr(text, "\"frame_ms\": {\"median\": ") : NULL;
     CHECK(m && sscanf(m, "\"frame_ms\": {\"median\": %lf", &median_ms) == 1);
