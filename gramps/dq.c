@@ -42,17 +42,24 @@ static inline void ring_put(gr_dq_ring *r, int64_t i, void *x)
     atomic_store_explicit(&r->slot[i & (r->size - 1)], x, memory_order_relaxed);
 }
 
-int gr_dq_init(gr_dq *dq, unsigned log2_capacity)
+void gr_dq_init(gr_dq *dq, unsigned log2_capacity)
 {
-    if (log2_capacity > MAX_LOG2_CAPACITY) log2_capacity = MAX_LOG2_CAPACITY;
-    gr_dq_ring *r = ring_new((int64_t)1 << log2_capacity);
-    if (!r) return -1;
     atomic_init(&dq->top, 0);
     atomic_init(&dq->bottom, 0);
     dq->top_seen = 0;
-    atomic_init(&dq->ring, r);
+    atomic_init(&dq->ring, NULL);
     dq->retired = NULL;
-    return 0;
+    dq->log2_capacity = log2_capacity < MAX_LOG2_CAPACITY ? log2_capacity : MAX_LOG2_CAPACITY;
+}
+
+/* Owner only, at its first push: no ring before, so nobody can hold an old one. */
+static gr_dq_ring *first_ring(gr_dq *dq)
+{
+    gr_dq_ring *r = ring_new((int64_t)1 << dq->log2_capacity);
+    /* release: pairs with the thief's acquire load of `ring`, which it makes only after
+     * seeing this push's bottom, so it sees the ring's size */
+    if (r) atomic_store_explicit(&dq->ring, r, memory_order_release);
+    return r;
 }
 
 void gr_dq_destroy(gr_dq *dq)
@@ -87,6 +94,7 @@ int gr_dq_push(gr_dq *dq, void *item)
     int64_t b = atomic_load_explicit(&dq->bottom, memory_order_relaxed); /* own variable */
     /* relaxed: only the owner (this thread) ever stores ring */
     gr_dq_ring *r = atomic_load_explicit(&dq->ring, memory_order_relaxed);
+    if (!r && !(r = first_ring(dq))) return -1;
     /* top only grows, so b - top_seen bounds the count: top is read (a cache miss while
      * thieves work) only when the ring may be full. The acquire load that produced
      * top_seen pairs with the thieves' successful CAS on top, so the slots below it that

@@ -21,13 +21,16 @@ typedef struct gr_dq {
     int64_t top_seen;                      /* owner only: a top it has read (<= top) */
     _Atomic(gr_dq_ring *) ring;
     gr_dq_ring *retired;                   /* old rings, freed at destroy */
+    unsigned log2_capacity;                /* of the first ring */
 } gr_dq;
 
-/* log2_capacity: initial ring size is 1 << log2_capacity items. Returns 0 or -1 (ENOMEM). */
-int gr_dq_init(gr_dq *dq, unsigned log2_capacity);
+/* log2_capacity: the first ring, made at the first push, holds 1 << log2_capacity items
+ * (a deque never pushed to costs no allocation: a graph has one per stage per worker). */
+void gr_dq_init(gr_dq *dq, unsigned log2_capacity);
 void gr_dq_destroy(gr_dq *dq);
 
-/* Owner only. item must not be NULL. Returns 0, or -1 if growing failed (ENOMEM). */
+/* Owner only. item must not be NULL. Returns 0, or -1 if making or growing the ring
+ * failed (ENOMEM). */
 int gr_dq_push(gr_dq *dq, void *item);
 /* Owner only: the most recently pushed item, or NULL when empty. */
 void *gr_dq_pop(gr_dq *dq);

@@ -153,8 +153,7 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
         !w->partials_len || !w->stage_ticks || !w->stage_tasks || !w->queue_packets ||
         !w->scratch || !w->pending_surplus || !w->credit)
         return false;
-    for (int r = 0; r < g->nstages; r++)
-        if (gr_dq_init(&w->dq[r], 6) != 0) return false;
+    for (int r = 0; r < g->nstages; r++) gr_dq_init(&w->dq[r], 6);
     order_victims(w, g->nworkers);
     w->shader_ctx.g = g;
     w->shader_ctx.w = w;

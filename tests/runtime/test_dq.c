@@ -20,7 +20,7 @@ static void *item(uintptr_t i) { return (void *)i; }
 static void test_lifo_pop(void)
 {
     gr_dq dq;
-    CHECK(gr_dq_init(&dq, 4) == 0);
+    gr_dq_init(&dq, 4);
     CHECK(gr_dq_pop(&dq) == NULL);
     for (uintptr_t i = 1; i <= 10; i++) CHECK(gr_dq_push(&dq, item(i)) == 0);
     CHECK(gr_dq_size(&dq) == 10);
@@ -33,10 +33,26 @@ static void test_lifo_pop(void)
     gr_dq_destroy(&dq);
 }
 
+/* A deque never pushed to has no ring yet: pops, steals and sizes see it empty, and
+ * destroying it frees nothing that was not made. */
+static void test_never_pushed(void)
+{
+    gr_dq dq;
+    gr_dq_init(&dq, 3);
+    CHECK(gr_dq_pop(&dq) == NULL && gr_dq_steal(&dq) == NULL && gr_dq_pop(&dq) == NULL);
+    CHECK(gr_dq_size(&dq) == 0 && gr_dq_owner_size(&dq) == 0 && gr_dq_owner_bound(&dq) == 0);
+    gr_dq_destroy(&dq);
+    gr_dq_init(&dq, 0);                         /* one slot: the first push grows it too */
+    CHECK(gr_dq_steal(&dq) == NULL);
+    CHECK(gr_dq_push(&dq, item(1)) == 0 && gr_dq_push(&dq, item(2)) == 0);
+    CHECK(gr_dq_steal(&dq) == item(1) && gr_dq_pop(&dq) == item(2) && gr_dq_pop(&dq) == NULL);
+    gr_dq_destroy(&dq);
+}
+
 static void test_fifo_steal(void)
 {
     gr_dq dq;
-    CHECK(gr_dq_init(&dq, 4) == 0);
+    gr_dq_init(&dq, 4);
     CHECK(gr_dq_steal(&dq) == NULL);
     for (uintptr_t i = 1; i <= 10; i++) gr_dq_push(&dq, item(i));
     for (uintptr_t i = 1; i <= 10; i++) CHECK(gr_dq_steal(&dq) == item(i));
@@ -49,7 +65,7 @@ static void test_fifo_steal(void)
 static void test_mixed_ends(void)
 {
     gr_dq dq;
-    CHECK(gr_dq_init(&dq, 1) == 0);
+    gr_dq_init(&dq, 1);
     for (uintptr_t i = 1; i <= 6; i++) gr_dq_push(&dq, item(i));
     CHECK(gr_dq_steal(&dq) == item(1));
     CHECK(gr_dq_pop(&dq) == item(6));
@@ -68,7 +84,7 @@ static void test_mixed_ends(void)
 static void test_growth(void)
 {
     gr_dq dq;
-    CHECK(gr_dq_init(&dq, 2) == 0);
+    gr_dq_init(&dq, 2);
     uintptr_t next_steal = 1, pushed = 0;
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 1000; i++) CHECK(gr_dq_push(&dq, item(++pushed)) == 0);
@@ -146,7 +162,7 @@ static void stress_with(int nthieves)
 {
     stress *s = aligned_alloc(_Alignof(stress), sizeof *s);   /* gr_dq is 64-aligned */
     memset(s, 0, sizeof *s);
-    CHECK(gr_dq_init(&s->dq, 2) == 0);
+    gr_dq_init(&s->dq, 2);
     pthread_t t[3];
     for (int i = 0; i < nthieves; i++) pthread_create(&t[i], NULL, thief, s);
     owner_run(s);
@@ -176,6 +192,7 @@ static void test_stress_3_thieves(void) { stress_with(3); }
 int main(void)
 {
     RUN(test_lifo_pop);
+    RUN(test_never_pushed);
     RUN(test_fifo_steal);
     RUN(test_mixed_ends);
     RUN(test_growth);
