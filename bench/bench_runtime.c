@@ -15,12 +15,15 @@
  *    capacity-1 queues; a round trip is two commits, two wake-ups and two switches.
  *  - machine_line_round_trip_ns: the control for every 2-worker figure, the machine's
  *    time to move a cache line to another thread and back (bench/line_round_trip.h).
+ *  - launch_join_ms_Nw: gr_launch + gr_wait of a graph whose one Thread stage does
+ *    nothing, N = 1, 2, 4, 8, 16 workers whatever the machine (minimum of 200): what a
+ *    renderer's frame pays per run before and after its work (threads, set-up, join).
  *  - synthetic_*: Thread -> Shader -> Shader -> Thread with ~10 us of work per packet
  *    synthetic_machine_efficiency_Nw is the control: the same work split over N plain
  *    pthreads with no runtime at all, so efficiency lost there is the machine's.
  *    per Shader: time, parallel efficiency against 1 worker, and peak footprint.
  * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
- * Arguments, if any, pick groups by name: overhead, parallel, pingpong, synthetic
+ * Arguments, if any, pick groups by name: overhead, parallel, pingpong, launch, synthetic
  * (e.g. `bench_runtime parallel` to re-measure one figure under perf). */
 #include "bench/line_round_trip.h"
 #include "gramps/gramps.h"
@@ -294,6 +297,27 @@ static double synthetic(unsigned workers, params *p, unsigned long long *footpri
     return t;
 }
 
+static void bench_launch_join(unsigned workers)
+{
+    double best = 1e9;
+    for (int i = 0; i < 200; i++) {
+        gr_graph *g = gr_graph_create();
+        int s = gr_stage(g, &(gr_stage_desc){.name = "nothing", .kind = GR_THREAD,
+                                             .main = empty_shader});
+        int start[] = {s};
+        double t0 = now_s();
+        if (gr_launch(g, &(gr_launch_opts){.workers = workers}, start, 1) != GR_OK ||
+            gr_wait(g) != GR_OK) {
+            fprintf(stderr, "launch bench failed: %s\n", gr_error(g));
+            exit(1);
+        }
+        double t = now_s() - t0;
+        if (t < best) best = t;
+        gr_graph_destroy(g);
+    }
+    printf("launch_join_ms_%uw %.3f ms\n", workers, best * 1e3);
+}
+
 static int nselected;
 static char **selected;
 
@@ -307,12 +331,13 @@ static bool wanted(const char *group)
 
 int main(int argc, char **argv)
 {
-    static const char *groups[] = {"overhead", "parallel", "pingpong", "synthetic"};
+    static const char *groups[] = {"overhead", "parallel", "pingpong", "launch", "synthetic"};
     for (int i = 1; i < argc; i++) {
         bool known = false;
         for (size_t k = 0; k < sizeof groups / sizeof *groups; k++) known |= !strcmp(argv[i], groups[k]);
         if (!known) {
-            fprintf(stderr, "bench_runtime: unknown group '%s' (overhead, parallel, pingpong, synthetic)\n", argv[i]);
+            fprintf(stderr, "bench_runtime: unknown group '%s' (overhead, parallel, pingpong, launch, "
+                            "synthetic)\n", argv[i]);
             return 2;
         }
     }
@@ -333,6 +358,8 @@ int main(int argc, char **argv)
         bench_pingpong();
         if (maxw >= 2) printf("machine_line_round_trip_ns %.1f ns\n", bench_line_round_trip_ns());
     }
+    if (wanted("launch"))
+        for (unsigned w = 1; w <= 16; w *= 2) bench_launch_join(w);
     if (!wanted("synthetic")) return 0;
     params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
     unsigned long long fp;
