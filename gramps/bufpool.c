@@ -3,7 +3,9 @@
  * (gramps/launch.c) and used through gr_pkt_alloc/gr_pkt_free (gramps/queue.c).
  *
  * Each worker owns a partition: a LIFO free list threaded through the first word of
- * each free packet, under its own spin lock. Only stealing touches another worker's
+ * each free packet, and a run of packets never handed out (`fresh`), under its own spin
+ * lock. Preallocated packets start in the runs, so launching touches none of them: each
+ * is first written by the worker that takes it. Only stealing touches another worker's
  * lock, so in the steady state every lock stays in its owner's cache. An empty
  * partition steals half of a victim's packets, nearest worker first; when a whole round
  * finds nothing (possible only with cycles in the graph) it mallocs a chunk, the
@@ -24,8 +26,9 @@
 struct gr_buf_part {
     _Alignas(64) gr_spin lock;
     void *head;                   /* most recently freed packet (cache-hot) */
-    /* Number of packets on the list. Written under the lock; read without it only as
-     * a hint (relaxed), to skip empty victims without taking their locks. */
+    char *fresh, *fresh_end;      /* packets never handed out, taken from the front */
+    /* Number of packets on the list and in the fresh run. Written under the lock; read
+     * without it only as a hint (relaxed), to skip empty victims without their locks. */
     _Atomic(size_t) n;
 };
 
@@ -125,16 +128,20 @@ int gr_buf_init(gr_bufpool *p, size_t packet_bytes, unsigned nworkers, size_t pr
     if (!p->parts) return -1;
     memset(p->parts, 0, nworkers * sizeof *p->parts);
     if (prealloc < nworkers) prealloc = nworkers;
+    char *chunk = aligned_alloc(PACKET_ALIGN, prealloc * p->packet_bytes);
+    if (!chunk || !record_chunk(p, chunk)) {
+        free(chunk);
+        gr_buf_destroy(p);         /* the caller does not destroy a pool that failed */
+        return -1;
+    }
+    atomic_store_explicit(&p->packets_total, prealloc, memory_order_relaxed);
     for (unsigned w = 0; w < nworkers; w++) {
         gr_spin_init(&p->parts[w].lock);
         /* evenly: the first prealloc % nworkers partitions get one extra packet */
         size_t n = prealloc / nworkers + (w < prealloc % nworkers);
-        pkt_list l;
-        if (!new_chunk(p, n, &l)) {
-            gr_buf_destroy(p);     /* the caller does not destroy a pool that failed */
-            return -1;
-        }
-        splice(&p->parts[w], l);
+        p->parts[w].fresh = chunk;
+        p->parts[w].fresh_end = chunk += n * p->packet_bytes;
+        set_count(&p->parts[w], n);
     }
     return 0;
 }
@@ -151,30 +158,40 @@ void gr_buf_destroy(gr_bufpool *p)
 
 /* ---- stealing -------------------------------------------------------------------- */
 
-/* Takes the colder half (rounded up) of victim's packets, the end of its LIFO list, so
- * the victim keeps the packets still warm in its cache. */
-static bool steal_half(gr_buf_part *victim, pkt_list *out)
+/* Takes the colder half (rounded up) of victim's packets: its fresh run's end first
+ * (never touched), then the end of its LIFO list, so the victim keeps the packets still
+ * warm in its cache. The thief's partition is empty, so it takes over the run as is. */
+static bool steal_half(gr_bufpool *p, gr_buf_part *victim, gr_buf_part *thief, pkt_list *out)
 {
     if (count_of(victim) == 0) return false;         /* hint: skip without locking */
     gr_spin_lock(&victim->lock);
-    size_t n = count_of(victim), take = (n + 1) / 2, keep = n - take;
+    size_t n = count_of(victim), take = (n + 1) / 2;
     if (take == 0) {
         gr_spin_unlock(&victim->lock);
         return false;
     }
-    if (keep == 0) {
+    size_t in_run = (size_t)(victim->fresh_end - victim->fresh) / p->packet_bytes;
+    size_t from_run = take < in_run ? take : in_run, from_list = take - from_run;
+    char *run = victim->fresh_end - from_run * p->packet_bytes;
+    victim->fresh_end = run;
+    size_t keep = n - in_run - from_list;            /* of the list */
+    *out = (pkt_list){NULL, NULL, from_list};
+    if (from_list && keep == 0) {
         out->first = victim->head;
         victim->head = NULL;
-    } else {
+    } else if (from_list) {
         void *cut = victim->head;                    /* last packet the victim keeps */
         for (size_t i = 1; i < keep; i++) cut = next_of(cut);
         out->first = next_of(cut);
         set_next(cut, NULL);
     }
-    set_count(victim, keep);
+    set_count(victim, n - take);
     gr_spin_unlock(&victim->lock);
-    out->last = NULL;
-    out->n = take;
+    gr_spin_lock(&thief->lock);
+    thief->fresh = run;
+    thief->fresh_end = run + from_run * p->packet_bytes;
+    set_count(thief, count_of(thief) + from_run);
+    gr_spin_unlock(&thief->lock);
     return true;
 }
 
@@ -192,8 +209,8 @@ static bool refill(gr_bufpool *p, unsigned worker)
     gr_buf_part *part = &p->parts[worker];
     pkt_list l;
     for (unsigned d = 1; d < p->nworkers; d++) {
-        if (steal_half(&p->parts[victim_at(p, worker, d)], &l)) {
-            splice(part, l);
+        if (steal_half(p, &p->parts[victim_at(p, worker, d)], part, &l)) {
+            if (l.n) splice(part, l);
             atomic_fetch_add_explicit(&p->steals, 1, memory_order_relaxed);
             return true;
         }
@@ -209,14 +226,17 @@ static bool refill(gr_bufpool *p, unsigned worker)
 
 /* ---- alloc / free ---------------------------------------------------------------- */
 
-static void *pop_packet(gr_buf_part *part)
+static void *pop_packet(gr_buf_part *part, size_t packet_bytes)
 {
     gr_spin_lock(&part->lock);
     void *pkt = part->head;
     if (pkt) {
         part->head = next_of(pkt);
-        set_count(part, count_of(part) - 1);
+    } else if (part->fresh < part->fresh_end) {
+        pkt = part->fresh;
+        part->fresh += packet_bytes;
     }
+    if (pkt) set_count(part, count_of(part) - 1);
     gr_spin_unlock(&part->lock);
     return pkt;
 }
@@ -225,7 +245,7 @@ void *gr_buf_alloc(gr_bufpool *p, unsigned worker)
 {
     gr_buf_part *part = &p->parts[worker];
     for (;;) {
-        void *pkt = pop_packet(part);
+        void *pkt = pop_packet(part, p->packet_bytes);
         if (pkt) return pkt;
         /* Loops only if a thief emptied the refilled partition in between. */
         if (!refill(p, worker)) return NULL;

@@ -85,6 +85,26 @@ static int in_set(void *x, void **set, int n)
     return 0;
 }
 
+/* A victim with both kinds of free packets: the never-used run goes first (4 of its 5),
+ * then, once the run is down to one packet, that one and the coldest freed packet. */
+static void test_steal_run_then_list(void)
+{
+    gr_bufpool p;
+    CHECK(gr_buf_init(&p, 64, 2, 16) == 0);
+    void *used[3], *got[12];
+    for (int i = 0; i < 3; i++) used[i] = gr_buf_alloc(&p, 1);
+    for (int i = 0; i < 3; i++) gr_buf_free(&p, 1, used[i]);   /* list: used[2], [1], [0] */
+    for (int i = 0; i < 12; i++) got[i] = gr_buf_alloc(&p, 0); /* own 8, stolen 4 */
+    CHECK(counter(&p.steals) == 1);
+    for (int i = 8; i < 12; i++) CHECK(!in_set(got[i], used, 3));
+    void *a = gr_buf_alloc(&p, 0), *b = gr_buf_alloc(&p, 0);   /* steal 2 of 4 */
+    CHECK(counter(&p.steals) == 2 && counter(&p.mallocs) == 0);
+    CHECK((a == used[0]) != (b == used[0]) && !in_set(a == used[0] ? b : a, used, 3));
+    CHECK(gr_buf_alloc(&p, 1) == used[2] && gr_buf_alloc(&p, 1) == used[1]);
+    CHECK(counter(&p.mallocs) == 0);
+    gr_buf_destroy(&p);
+}
+
 /* Four workers: once worker 0 has exhausted worker 1 (its nearest, +1), it steals from
  * worker 3 (-1) before worker 2 (+2). */
 static void test_nearest_victim_first(void)
@@ -248,6 +268,7 @@ int main(void)
     RUN(test_lifo_reuse);
     RUN(test_alignment);
     RUN(test_steal_half);
+    RUN(test_steal_run_then_list);
     RUN(test_nearest_victim_first);
     RUN(test_malloc_safeguard);
     RUN(test_init_errors);
