@@ -1,11 +1,12 @@
 /* thread_pool.c — the process's parked threads, which run graphs' workers and watchdogs.
  *
  * A renderer builds and runs a graph per frame. Creating its threads each time (a clone,
- * an 8 MiB stack mapping, a join) cost 30 us a thread on the development VM: 0.5 ms a
- * frame at 16 workers, with the last worker starting that much after the first. A
- * thread whose job returned parks here instead, and the next job wakes it (one futex
- * call). Threads are made only when none is parked, so the pool holds as many as the
- * most jobs ever run at once; gr_release_parked_threads ends them.
+ * a stack mapping and a join per thread, one after another on the launching thread) is
+ * serial work that grows with the worker count, and the last worker starts that much
+ * after the first (docs/performance.md). A thread whose job returned parks here
+ * instead, and the next job wakes it (one futex call). Threads are made only when none
+ * is parked, so the pool holds as many as the most jobs ever run at once;
+ * gr_release_parked_threads ends them.
  *
  * A job's thread is the launcher's until gr_thread_join returns: only then does it go
  * back on the parked list, so no job can take a thread whose last job is not joined.
