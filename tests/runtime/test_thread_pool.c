@@ -1,13 +1,15 @@
 /* The worker threads outlive their graph (gramps/thread_pool.c), seen from the stages:
  * later launches run on the same kernel threads, a pinned run leaves no thread pinned
  * for the next one, a forked child (which has none of its parent's parked threads) can
- * still launch, and gr_release_parked_threads ends them without breaking later runs. */
+ * still launch, gr_release_parked_threads ends them without breaking later runs, and
+ * gr_parallel runs its parts at once. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TASKS 64
@@ -134,12 +136,50 @@ static void test_release_then_run(void)
     CHECK(run(3, false, &t) && t.n == TASKS);
 }
 
+/* gr_parallel: every part runs once, with its index and the count, at once (each part
+ * waits, up to 5 s, until all have started: parts run one after another would time out). */
+typedef struct parts_seen {
+    _Atomic(uint32_t) runs[40], started;
+    unsigned n;
+    atomic_bool wrong_n, timed_out;
+} parts_seen;
+
+static void note_part(void *arg, unsigned i, unsigned n)
+{
+    parts_seen *p = arg;
+    if (n != p->n || i >= 40) { atomic_store(&p->wrong_n, true); return; }
+    atomic_fetch_add(&p->runs[i], 1);
+    atomic_fetch_add(&p->started, 1);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (atomic_load(&p->started) < n && !atomic_load(&p->timed_out)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 5) atomic_store(&p->timed_out, true);
+        sched_yield();
+    }
+}
+
+static void test_parallel_parts(void)
+{
+    const unsigned counts[] = {1, 2, 5, 40};
+    for (int k = 0; k < 4; k++) {
+        parts_seen p = {.n = counts[k]};
+        gr_parallel(counts[k], note_part, &p);
+        CHECK(!atomic_load(&p.wrong_n) && !atomic_load(&p.timed_out));
+        for (unsigned i = 0; i < counts[k]; i++)
+            CHECK_MSG(atomic_load(&p.runs[i]) == 1, "%u parts: part %u ran %u times",
+                      counts[k], i, atomic_load(&p.runs[i]));
+    }
+    gr_parallel(0, note_part, NULL);            /* no parts: nothing runs */
+}
+
 int main(void)
 {
     RUN(test_workers_reused);
     RUN(test_pin_undone);
     RUN(test_forked_child_launches);
     RUN(test_release_then_run);
+    RUN(test_parallel_parts);
     gr_release_parked_threads();
     return check_finish();
 }
