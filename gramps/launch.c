@@ -6,7 +6,6 @@
  * stages at every reserve/commit), GRAMPS_PIN=1, GRAMPS_SCHEDULER (scheduler.c). */
 #include "gramps/internal.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -199,7 +198,7 @@ static bool start_threads(gr_graph *g)
     if (!(g->watchdog = gr_thread_start(gr_watchdog_main, g, -1))) return false;
     if (g->synchronous) return true;
     for (unsigned i = 0; i < g->nworkers; i++) {
-        int cpu = g->opts.pin ? (int)(i % CPU_SETSIZE) : -1;
+        int cpu = g->opts.pin ? (int)i : -1;
         if (!(g->workers[i].thread = gr_thread_start(gr_worker_main, &g->workers[i], cpu)))
             return false;
     }

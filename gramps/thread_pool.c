@@ -112,7 +112,7 @@ static void pin(gr_thread *t, unsigned cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpu % CPU_SETSIZE, &set);
+    CPU_SET(cpu % CPU_SETSIZE, &set);       /* past the set's size: wrap around */
     t->pinned = true;
     pthread_setaffinity_np(t->id, sizeof set, &set);
 }
@@ -169,6 +169,7 @@ typedef struct part_job {
     void (*part)(void *arg, unsigned i, unsigned n);
     void *arg;
     unsigned i, n;
+    gr_thread *thread;                    /* NULL: the caller runs the part */
 } part_job;
 
 static void *run_part(void *p)
@@ -182,16 +183,14 @@ void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), vo
 {
     if (n == 0) return;
     part_job *jobs = n > 1 ? calloc(n, sizeof *jobs) : NULL;
-    gr_thread **threads = n > 1 ? calloc(n, sizeof *threads) : NULL;
-    for (unsigned i = 1; jobs && threads && i < n; i++) {
-        jobs[i] = (part_job){part, arg, i, n};
-        threads[i] = gr_thread_start(run_part, &jobs[i], -1);
+    for (unsigned i = 1; jobs && i < n; i++) {
+        jobs[i] = (part_job){part, arg, i, n, NULL};
+        jobs[i].thread = gr_thread_start(run_part, &jobs[i], -1);
     }
     part(arg, 0, n);
     for (unsigned i = 1; i < n; i++) {
-        if (threads && threads[i]) gr_thread_join(threads[i]);
+        if (jobs && jobs[i].thread) gr_thread_join(jobs[i].thread);
         else part(arg, i, n);             /* no memory or no thread for it: on the caller */
     }
     free(jobs);
-    free(threads);
 }

@@ -88,12 +88,19 @@ const sh_ray_env *pl_frame_ray_env(pl_frame *f)
     return &f->ray_env;
 }
 
+/* A buffer of 4 bytes a pixel: `buf`, or a new one that pl_frame_prepare clears whole
+ * (its `bit` in `fresh`). */
+static void *buffer_of(pl_frame *f, void *buf, unsigned bit)
+{
+    if (buf) return buf;
+    buf = malloc(pixels(f) * 4);
+    if (buf) f->fresh |= bit;
+    return buf;
+}
+
 uint32_t *pl_frame_color_overwritten(pl_frame *f)
 {
-    if (f->color) return f->color;
-    f->color = malloc(pixels(f) * sizeof *f->color);
-    if (f->color) f->fresh |= PL_CLEAR_COLOR;
-    return f->color;
+    return f->color = buffer_of(f, f->color, PL_CLEAR_COLOR);
 }
 
 uint32_t *pl_frame_color(pl_frame *f)
@@ -121,8 +128,7 @@ static uint32_t far_bits(void)
 
 _Atomic(uint32_t) *pl_frame_depth(pl_frame *f)
 {
-    if (!f->depth && (f->depth = malloc(pixels(f) * sizeof *f->depth))) f->fresh |= PL_CLEAR_DEPTH;
-    if (f->depth) f->clears |= PL_CLEAR_DEPTH;
+    if ((f->depth = buffer_of(f, (void *)f->depth, PL_CLEAR_DEPTH))) f->clears |= PL_CLEAR_DEPTH;
     return f->depth;
 }
 
@@ -143,8 +149,7 @@ int64_t *pl_frame_accum(pl_frame *f)
 
 uint32_t *pl_frame_vis(pl_frame *f)
 {
-    if (!f->vis && (f->vis = malloc(pixels(f) * sizeof *f->vis))) f->fresh |= PL_CLEAR_VIS;
-    if (f->vis) f->clears |= PL_CLEAR_VIS;
+    if ((f->vis = buffer_of(f, f->vis, PL_CLEAR_VIS))) f->clears |= PL_CLEAR_VIS;
     return f->vis;
 }
 

@@ -52,8 +52,8 @@ typedef struct render_ctx {
     pl_scene_data data;
 } render_ctx;
 
-/* What the statistics report per frame (the runtime's are the last frame's only). */
-/* outside_ms: the frame's time outside its graph's run (building the graph and its
+/* What the statistics report per frame (the runtime's are the last frame's only).
+ * outside_ms: the frame's time outside its graph's run (building the graph and its
  * stages' state, clearing buffers, launching and joining the workers); busy_ms: the
  * stages' busy time, of which serial_share went to singletons. */
 typedef struct frame_stats {
@@ -372,7 +372,6 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
            "share %.1f%% (Amdahl bound %.1fx at 16 workers)\n", out.median, share.median * 100,
            gr_amdahl_bound(share.median, 16));
 }
-
 
 /* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
  * traffic weigh the partition (Sanchez et al. 2011 §IV-C). NULL when it failed. */
