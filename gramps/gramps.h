@@ -253,7 +253,8 @@ typedef struct gr_queue_stats {
     uint64_t packets;              /* packets that went through */
     uint64_t peak_packets;         /* most packets held at once in a footprint sample (all
                                       subqueues, incl. partial pushes, not reorder slots
-                                      holding no packet; sampled every 100 us) */
+                                      holding no packet; sampled every 100 us, sooner
+                                      in the first 64 us of a run) */
     uint64_t reserved_peak_packets;/* most queue space reserved at once: exact, never below the
                                       true peak, above it by at most the space workers cached */
     double avg_packets;            /* time-averaged (sampled) */

@@ -4,7 +4,10 @@
  *
  * Per-queue depths are sums over workers (capacity.c), so peaks, averages and the
  * whole-graph footprint are all sampled: every 100 us, plus once at the end, by
- * whichever thread finds a sample due: workers check at every scheduling step (they
+ * whichever thread finds a sample due. The first samples come sooner, 1, 2, 4 ... 64 us
+ * after launch, so that a run shorter than the period (a small render chunk, a
+ * test graph) is sampled while its packets are in flight, not only before and after
+ * (where every queue is empty and its peak would read 0). Who samples: workers check at every scheduling step (they
  * read the clock there anyway), the watchdog every 10 ms in case every worker is
  * inside a long task. A sampler thread of its own woke 10,000 times a second and,
  * with every core busy, preempted a worker each time: 20% of the per-packet cost of
@@ -17,6 +20,7 @@
 #include <time.h>
 
 #define GR_SAMPLE_NS 100000
+#define GR_FIRST_SAMPLE_NS 1000 /* the warm-up's first period; it doubles up to GR_SAMPLE_NS */
 #define GR_WATCHDOG_NS 10000000
 
 /* With the journal on, queue depths go to the timeline too (changes only, at most
@@ -66,7 +70,7 @@ static void take_sample(gr_graph *g, uint64_t now)
 
 void gr_sample_start(gr_graph *g, uint64_t now)
 {
-    g->sample_period = (uint64_t)(GR_SAMPLE_NS * gr_ticks_per_ns());
+    g->sample_period = (uint64_t)(GR_FIRST_SAMPLE_NS * gr_ticks_per_ns());
     g->last_sample = now;
     atomic_store_explicit(&g->next_sample, now + g->sample_period, memory_order_relaxed);
 }
@@ -77,6 +81,8 @@ void gr_sample_due(gr_graph *g, uint64_t now)
     if (atomic_exchange_explicit(&g->sampling, true, memory_order_acquire)) return;
     if (now >= atomic_load_explicit(&g->next_sample, memory_order_relaxed)) {
         take_sample(g, now);
+        uint64_t steady = (uint64_t)(GR_SAMPLE_NS * gr_ticks_per_ns());
+        g->sample_period = g->sample_period * 2 < steady ? g->sample_period * 2 : steady;
         atomic_store_explicit(&g->next_sample, now + g->sample_period, memory_order_relaxed);
     }
     atomic_store_explicit(&g->sampling, false, memory_order_release);
