@@ -309,7 +309,10 @@ static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_typ
     if (every) len -= 3;
     for (int i = 0; i < in->nqueues; i++) {
         inst_queue *q = &in->queues[i];
-        if (strlen(q->base) != len || strncmp(q->base, v, len)) continue;
+        if (strlen(q->base) != len || strncmp(q->base, v, len)) {
+            if (q->replicas) i += (int)q->replicas - 1;   /* past the section's copies */
+            continue;
+        }
         int match = every ? fan_out_binding(sec, s, t, p, reps, q, err)
                           : copy_binding(sec, s, p, k, reps, q, err);
         if (match < 0) return -1;
@@ -349,15 +352,47 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     return 0;
 }
 
+/* Copy k > 0 of a replicated stage: copy 0's values (no setting depends on the copy, so
+ * they are resolved, parsed and checked once a section), its own name, and copy k of each
+ * replicated queue copy 0 binds (a queue section's copies are consecutive in
+ * in->queues, copy 0 first). */
+static int copy_stage(cp_instance *in, inst_stage *st, const inst_stage *first, uint32_t k,
+                      char err[CP_ERR_MAX])
+{
+    const cp_stage_type *t = first->init.type;
+    *st = (inst_stage){.init = first->init, .sec = first->sec, .priority = first->priority,
+                       .fifo = first->fifo, .replicated = true};
+    st->init.name = st->name;
+    st->init.replica = k;
+    snprintf(st->name, sizeof st->name, "%s-%u", st->sec->name, k);
+    st->params = calloc((size_t)t->nparams + 1, sizeof *st->params);
+    st->port_queue = calloc((size_t)t->nports + 1, sizeof *st->port_queue);
+    st->port_copies = calloc((size_t)t->nports + 1, sizeof *st->port_copies);
+    if (!st->params || !st->port_queue || !st->port_copies) return cp_fail(err, "out of memory");
+    for (int i = 0; i < t->nparams; i++) {
+        st->params[i] = first->params[i];
+        if (t->params[i].type == CP_STRING && !(st->params[i].s = cp_strdup(first->params[i].s)))
+            return cp_fail(err, "out of memory");
+    }
+    for (int i = 0; i < t->nports; i++) {
+        int q = first->port_queue[i];
+        st->port_queue[i] = in->queues[q].replicas ? q + (int)k : q;
+        st->port_copies[i] = first->port_copies[i];
+    }
+    return 0;
+}
+
 static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP_ERR_MAX])
 {
     const cp_stage_type *t;
     int64_t reps;
     if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
         return -1;
+    const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
         inst_stage *st = &in->stages[in->nstages++];
-        if (fill_stage(in, st, sec, t, (uint32_t)k, (uint32_t)reps, err)) return -1;
+        if (k == 0 ? fill_stage(in, st, sec, t, 0, (uint32_t)reps, err)
+                   : copy_stage(in, st, first, (uint32_t)k, err)) return -1;
     }
     return 0;
 }
@@ -424,13 +459,11 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
-/* The index of copy c of the queue at index first (c 0: first itself). */
+/* The index of copy c of the queue at index first, its copy 0 (a section's copies are
+ * consecutive). */
 static int copy_of(const cp_instance *in, int first, uint32_t c)
 {
-    for (int i = 0; c && i < in->nqueues; i++)
-        if (!strcmp(in->queues[i].base, in->queues[first].base) && in->queues[i].replica == c)
-            return i;
-    return first;
+    return c < in->queues[first].replicas ? first + (int)c : first;
 }
 
 static int build(cp_instance *in, char err[CP_ERR_MAX])

@@ -154,6 +154,25 @@ static void test_replication(void)
                         "[stage dbl3]\ntype = toy.double\nreplicate = 3\nin = part\nout = doubled\n";
     CHECK_MSG(!*run_text(r, extra, NULL, &f, NULL, err), "%s", err);
     CHECK(f.packets == 1000 + 30 && f.sum == 999 * 1000 + 29 * 30);
+    /* copy k of src3 sends k, k + 3, ... (10 values) through copy k of part, not copy 0's */
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", pipeline_text, extra);
+    cp_graph *g = cp_graph_new(r);
+    CHECK_MSG(cp_graph_load_text(g, text, "toy.graph", err) == 0, "%s", err);
+    memset(&f, 0, sizeof f);
+    cp_instance *in = cp_instance_new(g, &f, NULL, err);
+    CHECK_MSG(in && cp_instance_run(in, &(gr_launch_opts){.workers = 2}, err) == GR_OK, "%s", err);
+    const gr_stats *st = in ? gr_get_stats(cp_instance_graph(in)) : NULL;
+    int parts = 0;
+    for (int q = 0; st && q < st->nqueues; q++) {
+        if (strncmp(st->queues[q].name, "part-", 5)) continue;
+        parts++;
+        CHECK_MSG(st->queues[q].packets == 10, "queue %s carried %llu packets, not 10",
+                  st->queues[q].name, (unsigned long long)st->queues[q].packets);
+    }
+    CHECK(parts == 3);
+    cp_instance_free(in);
+    cp_graph_free(g);
     cp_registry_free(r);
 }
 
