@@ -328,13 +328,14 @@ static inline double gr_sampled_total(const gr_sampled *s, uint64_t cap)
 }
 
 /* Each worker's struct (aligned, so its size is whole lines too) and the arrays it writes
- * per task start on cache lines of their own (gr_calloc_lines): workers sharing a line
- * would invalidate each other's copy on every packet. */
+ * per task start on cache lines of their own (launch.c's carve_arrays): workers sharing
+ * a line would invalidate each other's copy on every packet. */
 struct gr_worker {
     _Alignas(64) unsigned id;
     gr_graph *g;
     gr_thread *thread;                /* NULL until started (thread_pool.h) */
     gr_fiber sched_fiber;             /* the pthread's own context */
+    void *arrays;                     /* the block the arrays below live in (launch.c) */
     gr_dq *dq;                        /* one per stage (policies use a subset: scheduler.h) */
     /* A bit per deque that may hold tasks: every push sets it (only the owner pushes),
      * the owner clears it on finding the deque empty, and thieves only take, so a clear

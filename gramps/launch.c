@@ -101,21 +101,6 @@ static int max_shader_outputs(const gr_graph *g)
     return m;
 }
 
-/* A worker's Shader task arrays (see gr_ctx), in one block on lines of their own: every
- * task writes them. */
-static bool alloc_shader_outputs(gr_ctx *c, int n)
-{
-    size_t ptrs = (size_t)n * sizeof *c->out, keys = (size_t)n * sizeof *c->out_key;
-    char *block = gr_calloc_lines(1, ptrs + keys + 3 * (size_t)n * sizeof(bool));
-    if (!block) return false;
-    c->out = (gr_pkt **)block;
-    c->out_key = (uint64_t *)(block + ptrs);
-    c->out_keyed = (bool *)(block + ptrs + keys);
-    c->discarded = c->out_keyed + n;
-    c->push_unit = c->discarded + n;
-    return true;
-}
-
 /* Victims nearest first: w+1, w-1, w+2, w-2, ... */
 static void order_victims(gr_worker *w, unsigned n)
 {
@@ -127,31 +112,53 @@ static void order_victims(gr_worker *w, unsigned n)
     }
 }
 
+/* n elements of `size` at *at in a worker's block (NULL while sizing it), rounded up to
+ * whole lines so that no two arrays share one. */
+static void *carve(char *block, size_t *at, size_t n, size_t size)
+{
+    void *p = block ? block + *at : NULL;
+    *at += (n * size + 63) / 64 * 64;
+    return p;
+}
+
+/* A worker's fixed-size arrays, all in one zeroed block (`block` NULL: only sizes it);
+ * returns its size. One allocation instead of a dozen per worker at each launch. Each
+ * array starts a line: the deques and ready bits, which thieves read, share none with
+ * what only the owner writes, and the Shader task arrays (see gr_ctx) are written by
+ * every task. */
+static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block)
+{
+    size_t at = 0, nq = (size_t)g->nqueues, ns = (size_t)g->nstages;
+    size_t outs = (size_t)max_shader_outputs(g);
+    gr_ctx *c = &w->shader_ctx;
+    w->dq = carve(block, &at, ns, sizeof *w->dq);
+    w->ready_ranks = carve(block, &at, (ns + 63) / 64, sizeof *w->ready_ranks);
+    w->victims = carve(block, &at, g->nworkers, sizeof *w->victims);
+    w->victim_ready = carve(block, &at, g->nworkers, sizeof *w->victim_ready);
+    w->partials = carve(block, &at, nq, sizeof *w->partials);
+    w->partials_len = carve(block, &at, nq, sizeof *w->partials_len);
+    w->stage_ticks = carve(block, &at, ns, sizeof *w->stage_ticks);
+    w->stage_tasks = carve(block, &at, ns, sizeof *w->stage_tasks);
+    w->queue_packets = carve(block, &at, nq, sizeof *w->queue_packets);
+    w->scratch = carve(block, &at, 1, max_packet_bytes(g));
+    w->pending_surplus = carve(block, &at, (size_t)g->ncomps, sizeof *w->pending_surplus);
+    w->credit = carve(block, &at, nq, sizeof *w->credit);
+    c->out = carve(block, &at, outs, sizeof *c->out);
+    c->out_key = carve(block, &at, outs, sizeof *c->out_key);
+    c->out_keyed = carve(block, &at, outs, sizeof *c->out_keyed);
+    c->discarded = carve(block, &at, outs, sizeof *c->discarded);
+    c->push_unit = carve(block, &at, outs, sizeof *c->push_unit);
+    return at;
+}
+
 static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
 {
     w->id = id;
     w->g = g;
     w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
-    /* gr_dq keeps top and bottom on separate cache lines: 64-byte alignment. */
-    size_t dq_bytes = ((size_t)g->nstages * sizeof *w->dq + 63) & ~(size_t)63;
-    w->dq = aligned_alloc(64, dq_bytes);
-    if (w->dq) memset(w->dq, 0, dq_bytes);
-    w->ready_ranks = gr_calloc_lines(((size_t)g->nstages + 63) / 64, sizeof *w->ready_ranks);
-    w->victims = calloc(g->nworkers, sizeof *w->victims);
-    w->victim_ready = calloc(g->nworkers, sizeof *w->victim_ready);
-    w->partials = calloc((size_t)g->nqueues, sizeof *w->partials);
-    w->partials_len = calloc((size_t)g->nqueues, sizeof *w->partials_len);
-    w->stage_ticks = gr_calloc_lines((size_t)g->nstages, sizeof *w->stage_ticks);
-    w->stage_tasks = gr_calloc_lines((size_t)g->nstages, sizeof *w->stage_tasks);
-    w->queue_packets = gr_calloc_lines((size_t)g->nqueues, sizeof *w->queue_packets);
-    w->scratch = gr_calloc_lines(1, max_packet_bytes(g));
-    w->pending_surplus = gr_calloc_lines((size_t)g->ncomps, sizeof *w->pending_surplus);
-    w->credit = gr_calloc_lines((size_t)g->nqueues, sizeof *w->credit);
-    if (!alloc_shader_outputs(&w->shader_ctx, max_shader_outputs(g))) return false;
-    if (!w->dq || !w->ready_ranks || !w->victims || !w->victim_ready || !w->partials ||
-        !w->partials_len || !w->stage_ticks || !w->stage_tasks || !w->queue_packets ||
-        !w->scratch || !w->pending_surplus || !w->credit)
-        return false;
+    w->arrays = gr_calloc_lines(1, carve_arrays(g, w, NULL));
+    if (!w->arrays) return false;
+    carve_arrays(g, w, w->arrays);
     for (int r = 0; r < g->nstages; r++) gr_dq_init(&w->dq[r], 6);
     order_victims(w, g->nworkers);
     w->shader_ctx.g = g;
@@ -166,19 +173,13 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
 
 static void free_worker(gr_graph *g, gr_worker *w)
 {
-    if (w->dq)
-        for (int r = 0; r < g->nstages; r++) gr_dq_destroy(&w->dq[r]);
-    if (w->partials)
-        for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
-    free(w->dq); free(w->ready_ranks); free(w->victims); free(w->victim_ready);
-    free(w->partials); free(w->partials_len);
-    free(w->stage_ticks); free(w->stage_tasks); free(w->queue_packets); free(w->scratch);
-    free(w->journal); free(w->pending_surplus); free(w->credit);
-    free(w->shader_ctx.out);
+    if (!w->arrays) return;
+    for (int r = 0; r < g->nstages; r++) gr_dq_destroy(&w->dq[r]);
+    for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
+    free(w->arrays);
+    free(w->journal);
 }
 
-/* Runnable Thread stages get their instance, spread round-robin over the workers'
- * deques (no worker runs yet, so pushing into another worker's deque is safe here). */
 static bool start_instances(gr_graph *g)
 {
     unsigned k = 0;
