@@ -95,7 +95,8 @@ static void sampler_main(gr_ctx *c)
 
 /* ---- Camera -------------------------------------------------------------------------------- */
 
-/* rt.primary with `trace` also holds the BVH and the primary-ray counter. */
+/* rt.primary with `trace` also holds the BVH and the primary-ray counter, and with
+ * `background` (one sample per pixel) what a miss adds to its pixel's sums. */
 typedef struct camera_state {
     const pl_frame *frame;
     int spp;
@@ -103,6 +104,8 @@ typedef struct camera_state {
     uint32_t packet;
     const rt_bvh *bvh;                    /* rt.primary with `trace`, else NULL */
     _Atomic(uint64_t) *traced;
+    bool sum_misses;                      /* `background` with spp 1 (see sum_misses) */
+    const float *background;              /* the frame's, with sum_misses */
 } camera_state;
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -110,7 +113,8 @@ static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
-    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL};
+    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL,
+                        false, NULL};
     return s;
 }
 
@@ -121,11 +125,14 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     s->bvh = pl_frame_bvh(f);
     s->traced = pl_frame_counter(f, "rays.primary");
-    if (!s->bvh || !s->traced) {
+    s->sum_misses = cp_bool(i, "background") && s->spp == 1;
+    const sh_ray_env *env = s->sum_misses ? pl_frame_ray_env(f) : NULL;
+    if (!s->bvh || !s->traced || (s->sum_misses && (!env || !pl_frame_accum(f)))) {
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
+        snprintf(err, CP_ERR_MAX, "out of memory (BVH, counters or sums)");
         return NULL;
     }
+    if (env) s->background = env->background;
     return s;
 }
 
@@ -158,6 +165,29 @@ static void camera_main(gr_ctx *c)
  * through a queue, which halves the tasks and packets before Intersect. With `trace`,
  * Intersect's work on them too: the packet leaves with its hits, one task and one
  * packet hand-over fewer per primary packet. */
+/* rt.primary with `background`: each camera ray that missed adds what rt.shade would add
+ * for it (its weight times the background in colour; nothing for an AOV) straight to its
+ * pixel's sums and leaves the packet, the hits packed to its front: on a scene with much
+ * background most Shade tasks and contributions were misses'. The sums are the same
+ * integers. No race: with one sample per pixel a missed pixel has no other sample, so
+ * nothing else adds to its sums; a cutter cleared them before it sent the run
+ * (pl_frame.tiles_clear_sums, checked by the caller); rt.blend encodes them after its
+ * input ends, which is after this task. Returns the hits. */
+static uint32_t sum_misses(const camera_state *s, rtp_ray *pr, const rt_hit *hits, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (hits[i].prim != RT_NO_HIT) {
+            if (kept != i) pr[kept] = pr[i];
+            pr[kept++].hit = hits[i];
+        } else if (s->frame->aov == SH_AOV_COLOR) {
+            int64_t *sums = s->frame->accum + (size_t)pr[i].pixel * 3;
+            for (int ch = 0; ch < 3; ch++) sums[ch] += rtp_to_fixed(pr[i].weight[ch] * s->background[ch]);
+        }
+    }
+    return kept;
+}
+
 static void primary_main(gr_ctx *c)
 {
     const camera_state *s = gr_user(c);
@@ -175,8 +205,14 @@ static void primary_main(gr_ctx *c)
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = pr[i].ray;
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
-    for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
     atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
+    if (s->sum_misses && s->frame->tiles_clear_sums) {
+        uint32_t kept = sum_misses(s, pr, hits, n);
+        if (kept) gr_set_count(out, kept);
+        else gr_discard(c, 0);            /* all background: no Shade task */
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
@@ -475,14 +511,16 @@ static void blend_main(gr_ctx *c)
     b->ran[key] = 1;
 }
 
-/* After the run: the bands of instances that never ran (no contribution). */
+/* After the run: the bands of instances that never ran (no contribution). Where the
+ * cutters cleared the sums, stages may have added to them directly (rt.primary's
+ * `background`), so they are encoded as they are. */
 static void blend_finish(void *state, void *frame)
 {
     (void)frame;
     blend_state *b = state;
     for (uint32_t key = 0; key <= b->keys.mask; key++) {
         if (b->ran[key]) continue;
-        blend_band(b, key, BLEND_CLEAR);
+        if (!b->f->tiles_clear_sums) blend_band(b, key, BLEND_CLEAR);
         blend_band(b, key, BLEND_ENCODE);
     }
 }
@@ -515,7 +553,10 @@ static const cp_port primary_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", 
                                         {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays (with `trace`: and their hits)"}};
 static const cp_param primary_params[] = {
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"},
-    {"trace", CP_BOOL, "false", 0, 0, "also find the rays' closest hits (rt.intersect's work: bind out to Shade's input)"}};
+    {"trace", CP_BOOL, "false", 0, 0, "also find the rays' closest hits (rt.intersect's work: bind out to Shade's input)"},
+    {"background", CP_BOOL, "false", 0, 0, "with trace and spp 1, in a graph whose cutter clears the sums (rt.tiler): "
+     "add each miss's background to its pixel's sums here, as rt.shade would, instead of sending it on (out must go to "
+     "rt.shade); otherwise misses go on as without it"}};
 static const cp_port intersect_ports[] = {{"in", GR_BIND_INPUT, "rt.rays", NULL},
                                           {"out", GR_BIND_INPLACE, "rt.rays", "the input with its hits"}};
 static const cp_port shade_ports[] = {
@@ -542,7 +583,7 @@ static const cp_stage_type stages[] = {
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
      spp_params, 1, camera_main, camera_create, NULL, free},
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
-     GR_SHADER, false, primary_ports, 2, primary_params, 2, primary_main, primary_create, NULL, free},
+     GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free},
     {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
