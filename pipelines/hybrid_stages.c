@@ -30,6 +30,7 @@ typedef struct visible_state {
     float weight;
     uint32_t packet;
     _Atomic(uint64_t) *from_raster, *traced;
+    const float *background;              /* the frame's with `background`, else NULL */
 } visible_state;
 
 static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -40,12 +41,15 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), spp,
                                 1.0f / (float)spp, cp_port_elements(i, "out"),
                                 pl_frame_counter(f, "primary_hits_from_raster"),
-                                pl_frame_counter(f, "rays.primary")};
-    if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced) {
+                                pl_frame_counter(f, "rays.primary"), NULL};
+    const sh_ray_env *env = cp_bool(i, "background") ? pl_frame_ray_env(f) : NULL;
+    if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced ||
+        (cp_bool(i, "background") && (!env || !pl_frame_accum(f)))) {
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer, BVH or counters)");
+        snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer, BVH, counters or sums)");
         return NULL;
     }
+    if (env) s->background = env->background;
     return s;
 }
 
@@ -128,17 +132,24 @@ static void visible_main(gr_ctx *c)
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(s->traced, n - raster, memory_order_relaxed);
+    if (!s->background || !rtp_may_sum_misses(s->frame, s->spp)) return;
+    uint32_t kept = rtp_sum_misses(s->frame, s->background, rays, n);
+    if (kept) gr_set_count(out, kept);
+    else gr_discard(c, 0);                /* all background: no Shade task */
 }
 
 static const cp_port visible_ports[] = {
     {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
     {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays with their hits, ready to shade"}};
 static const cp_param visible_params[] = {
-    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (the sampler's)"}};
+    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (the sampler's)"},
+    {"background", CP_BOOL, "false", 0, 0, "with spp 1, after raster.ztile (which clears the sums): add each miss's "
+     "background to its pixel's sums here, as rt.shade would, instead of sending it on (out must go to rt.shade); "
+     "otherwise misses go on as without it"}};
 
 static const cp_stage_type stages[] = {
     {"hybrid.visible", "primary hits from the visibility buffer of a depth-only raster pass "
-     "(traced where it misses)", GR_SHADER, false, visible_ports, 2, visible_params, 1,
+     "(traced where it misses)", GR_SHADER, false, visible_ports, 2, visible_params, 2,
      visible_main, visible_create, NULL, free},
 };
 

@@ -185,6 +185,38 @@ static inline void rtp_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1
                (size_t)(x1 - x0) * 3 * sizeof *f->accum);
 }
 
+/* A stage that has its camera rays' hits (rt.primary with `trace`, hybrid.visible) may
+ * add the background of those that missed to their pixels' sums itself and drop them,
+ * instead of sending them to rt.shade, which would push exactly that (the ray's weight
+ * times the background in colour; nothing for an AOV) for rt.blend to add: the sums are
+ * the same integers, and on a scene with much background most Shade tasks and
+ * contributions were misses'. Only with one sample per pixel after a cutter that clears
+ * the sums (pl_frame.tiles_clear_sums), where it cannot race: the cutter cleared the
+ * pixel's sums before it sent the run, a missed pixel has no other sample for anything
+ * else to add, and rt.blend encodes the sums after its input ends, after this task. */
+static inline bool rtp_may_sum_misses(const pl_frame *f, int spp)
+{
+    return spp == 1 && f->tiles_clear_sums;
+}
+
+/* Adds the misses among rays[0..n) (all camera rays, traced) to the sums; returns how
+ * many are left: the hits, packed to the front in their order. */
+static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[3], rtp_ray *rays,
+                                      uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (rays[i].hit.prim != RT_NO_HIT) {
+            if (kept != i) rays[kept] = rays[i];
+            kept++;
+        } else if (f->aov == SH_AOV_COLOR) {
+            int64_t *sums = f->accum + (size_t)rays[i].pixel * 3;
+            for (int ch = 0; ch < 3; ch++) sums[ch] += rtp_to_fixed(rays[i].weight[ch] * background[ch]);
+        }
+    }
+    return kept;
+}
+
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one
  * push per run instead of one per contribution. A task makes at most one per ray of its
  * input packet, so RT_PACKET_MAX of them. */

@@ -96,7 +96,7 @@ static void sampler_main(gr_ctx *c)
 /* ---- Camera -------------------------------------------------------------------------------- */
 
 /* rt.primary with `trace` also holds the BVH and the primary-ray counter, and with
- * `background` (one sample per pixel) what a miss adds to its pixel's sums. */
+ * `background` the colour its misses add to the sums (rtp_sum_misses). */
 typedef struct camera_state {
     const pl_frame *frame;
     int spp;
@@ -104,8 +104,7 @@ typedef struct camera_state {
     uint32_t packet;
     const rt_bvh *bvh;                    /* rt.primary with `trace`, else NULL */
     _Atomic(uint64_t) *traced;
-    bool sum_misses;                      /* `background` with spp 1 (see sum_misses) */
-    const float *background;              /* the frame's, with sum_misses */
+    const float *background;              /* the frame's with `background`, else NULL */
 } camera_state;
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -114,7 +113,7 @@ static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
     *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL,
-                        false, NULL};
+                        NULL};
     return s;
 }
 
@@ -125,9 +124,9 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     s->bvh = pl_frame_bvh(f);
     s->traced = pl_frame_counter(f, "rays.primary");
-    s->sum_misses = cp_bool(i, "background") && s->spp == 1;
-    const sh_ray_env *env = s->sum_misses ? pl_frame_ray_env(f) : NULL;
-    if (!s->bvh || !s->traced || (s->sum_misses && (!env || !pl_frame_accum(f)))) {
+    bool background = cp_bool(i, "background");
+    const sh_ray_env *env = background ? pl_frame_ray_env(f) : NULL;
+    if (!s->bvh || !s->traced || (background && (!env || !pl_frame_accum(f)))) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH, counters or sums)");
         return NULL;
@@ -165,29 +164,6 @@ static void camera_main(gr_ctx *c)
  * through a queue, which halves the tasks and packets before Intersect. With `trace`,
  * Intersect's work on them too: the packet leaves with its hits, one task and one
  * packet hand-over fewer per primary packet. */
-/* rt.primary with `background`: each camera ray that missed adds what rt.shade would add
- * for it (its weight times the background in colour; nothing for an AOV) straight to its
- * pixel's sums and leaves the packet, the hits packed to its front: on a scene with much
- * background most Shade tasks and contributions were misses'. The sums are the same
- * integers. No race: with one sample per pixel a missed pixel has no other sample, so
- * nothing else adds to its sums; a cutter cleared them before it sent the run
- * (pl_frame.tiles_clear_sums, checked by the caller); rt.blend encodes them after its
- * input ends, which is after this task. Returns the hits. */
-static uint32_t sum_misses(const camera_state *s, rtp_ray *pr, const rt_hit *hits, uint32_t n)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (hits[i].prim != RT_NO_HIT) {
-            if (kept != i) pr[kept] = pr[i];
-            pr[kept++].hit = hits[i];
-        } else if (s->frame->aov == SH_AOV_COLOR) {
-            int64_t *sums = s->frame->accum + (size_t)pr[i].pixel * 3;
-            for (int ch = 0; ch < 3; ch++) sums[ch] += rtp_to_fixed(pr[i].weight[ch] * s->background[ch]);
-        }
-    }
-    return kept;
-}
-
 static void primary_main(gr_ctx *c)
 {
     const camera_state *s = gr_user(c);
@@ -206,13 +182,11 @@ static void primary_main(gr_ctx *c)
     for (uint32_t i = 0; i < n; i++) rays[i] = pr[i].ray;
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
-    if (s->sum_misses && s->frame->tiles_clear_sums) {
-        uint32_t kept = sum_misses(s, pr, hits, n);
-        if (kept) gr_set_count(out, kept);
-        else gr_discard(c, 0);            /* all background: no Shade task */
-        return;
-    }
     for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
+    if (!s->background || !rtp_may_sum_misses(s->frame, s->spp)) return;
+    uint32_t kept = rtp_sum_misses(s->frame, s->background, pr, n);
+    if (kept) gr_set_count(out, kept);
+    else gr_discard(c, 0);                /* all background: no Shade task */
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */

@@ -127,37 +127,42 @@ static long shade_tasks(const char *stats_path)
     return sum;
 }
 
-/* rt.primary's `background` (on in the built-in graph) sums each camera ray that missed
- * itself: the image is the one Shade and Blend make of the misses, bit for bit, in
- * colour and in an AOV (a miss adds nothing there), with bands of background only
- * (whose Blend instance never runs: it must encode the sums, not clear them), with
- * one worker or three, and with fewer Shade tasks; at 2 samples per pixel it is off. */
-static void test_primary_sums_misses(void)
+/* rt.primary's and hybrid.visible's `background` (on in the built-in graphs) sum each
+ * camera ray that missed themselves: the image is the one Shade and Blend make of the
+ * misses, bit for bit, in colour and in an AOV (a miss adds nothing there), with bands
+ * of background only (whose Blend instance never runs: it must encode the sums, not
+ * clear them), with one worker or three, and with fewer Shade tasks; at 2 samples per
+ * pixel it is off. */
+static void test_misses_summed_where_found(void)
 {
     static const char *const cases[] = {
         "-t 1", "-t 3 --set graph.groups=3 --set graph.blenders=8", "-t 2 --aov depth",
         "-t 2 --aov normal --size 77x61", "-t 2 --spp 2",
     };
+    static const char *const graphs[][2] = {{"raytrace", "primary"}, {"hybrid", "visible"}};
     char a[300], b[300], sa[300], sb[300], args[1024];
-    for (int c = 0; c < 5; c++) {
-        snprintf(a, sizeof a, "%s/misses-off-%d.png", dir, c);
-        snprintf(b, sizeof b, "%s/misses-on-%d.png", dir, c);
-        snprintf(sa, sizeof sa, "%s/misses-off-%d.json", dir, c);
-        snprintf(sb, sizeof sb, "%s/misses-on-%d.json", dir, c);
-        snprintf(args, sizeof args, "-q --size 200x136 %s -p raytrace --set primary.background=false "
-                 "--stats %s -o %s teapot", cases[c], sa, a);
-        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
-        snprintf(args, sizeof args, "-q --size 200x136 %s -p raytrace --stats %s -o %s teapot",
-                 cases[c], sb, b);
-        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
-        CHECK_MSG(same_files(a, b), "%s: the misses summed in Primary give another image", cases[c]);
-        long off = shade_tasks(sa), on = shade_tasks(sb);
-        bool spp2 = strstr(cases[c], "--spp 2") != NULL;
-        /* (pushed reflections coalesce into packets as the workers meet, so the task
-         * counts of two runs differ by a few) */
-        CHECK_MSG(off > 0 && (spp2 ? on > off * 9 / 10 : on < off / 2), "%s: %ld Shade tasks "
-                  "with the misses summed in Primary, %ld without", cases[c], on, off);
-    }
+    for (int g = 0; g < 2; g++)
+        for (int c = 0; c < 5; c++) {
+            snprintf(a, sizeof a, "%s/misses-off-%d.png", dir, c);
+            snprintf(b, sizeof b, "%s/misses-on-%d.png", dir, c);
+            snprintf(sa, sizeof sa, "%s/misses-off-%d.json", dir, c);
+            snprintf(sb, sizeof sb, "%s/misses-on-%d.json", dir, c);
+            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --set %s.background=false "
+                     "--stats %s -o %s teapot", cases[c], graphs[g][0], graphs[g][1], sa, a);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --stats %s -o %s teapot",
+                     cases[c], graphs[g][0], sb, b);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            CHECK_MSG(same_files(a, b), "-p %s %s: the misses summed in %s give another image",
+                      graphs[g][0], cases[c], graphs[g][1]);
+            long off = shade_tasks(sa), on = shade_tasks(sb);
+            bool spp2 = strstr(cases[c], "--spp 2") != NULL;
+            /* (pushed reflections coalesce into packets as the workers meet, so the task
+             * counts of two runs differ by a few) */
+            CHECK_MSG(off > 0 && (spp2 ? on > off * 9 / 10 : on < off / 2), "-p %s %s: %ld "
+                      "Shade tasks with the misses summed in %s, %ld without", graphs[g][0],
+                      cases[c], on, graphs[g][1], off);
+        }
 }
 
 /* Blend bands thinner than a row of tiles (64 bands of 2 rows at 128x128) are merged
@@ -335,7 +340,7 @@ int main(int argc, char **argv)
     RUN(test_builtin_equals_graph_file);
     RUN(test_equal_depths_in_draw_order);
     RUN(test_tiler_copies_cover_once);
-    RUN(test_primary_sums_misses);
+    RUN(test_misses_summed_where_found);
     RUN(test_thin_bands_still_shared);
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
