@@ -32,8 +32,8 @@ extern "C" {
 /* Bumped whenever a struct below, or a built-in packet format a plugin may read or
  * write (pipelines/raster_packets.h, raytrace_packets.h), changes layout; plugins built
  * against another version are refused. 2: rt.contributions carries floats (16 bytes an
- * element). */
-#define CP_API_VERSION 2
+ * element). 3: cp_stage_type.instanced is a cp_instancing. */
+#define CP_API_VERSION 3
 #define CP_ERR_MAX 1024
 
 typedef struct cp_registry cp_registry;
@@ -75,6 +75,17 @@ typedef struct cp_param {
     const char *help;
 } cp_param;
 
+/* How many instances a Thread stage runs. */
+typedef enum cp_instancing {
+    CP_ONE_INSTANCE = 0,               /* one (false) */
+    CP_PER_SUBQUEUE = 1,               /* one per subqueue of its input set that gets a packet
+                                          (true; gr_stage_desc.instanced) */
+    CP_PER_EVERY_SUBQUEUE = 2,         /* one per subqueue, also those that get none, once
+                                          the input has ended (gr_stage_desc.every_subqueue):
+                                          for a stage that must finish each subqueue's share
+                                          of the output */
+} cp_instancing;
+
 /* A stage's program sees its ports as gramps slots: inputs numbered in the order they
  * appear in `ports`, outputs (OUTPUT, PUSH, INPLACE) likewise. The composer binds every
  * port in that order, so an enum next to the port table is always the right slot. */
@@ -82,7 +93,7 @@ typedef struct cp_stage_type {
     const char *name;                  /* e.g. "raster.ps" */
     const char *help;
     gr_stage_kind kind;
-    bool instanced;                    /* Thread: one instance per subqueue of its input set */
+    cp_instancing instanced;           /* Thread: see cp_instancing (false/true work too) */
     const cp_port *ports;
     int nports;
     const cp_param *params;

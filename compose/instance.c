@@ -477,7 +477,9 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;
         int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
-                                               .user = st->state, .instanced = t->instanced,
+                                               .user = st->state,
+                                               .instanced = t->instanced != CP_ONE_INSTANCE,
+                                               .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = (int)st->priority, .fifo = st->fifo,
                                                .replicated = st->replicated});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));

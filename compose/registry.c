@@ -110,7 +110,8 @@ static const char *param_type_name(cp_param_type t)
 static void print_stage(const cp_stage_type *t, FILE *out)
 {
     fprintf(out, "%s (%s%s)%s%s\n", t->name, kind_name(t->kind),
-            t->instanced ? ", instanced per subqueue" : "", t->help ? ": " : "",
+            t->instanced == CP_PER_EVERY_SUBQUEUE ? ", an instance per subqueue, fed or not"
+            : t->instanced ? ", instanced per subqueue" : "", t->help ? ": " : "",
             t->help ? t->help : "");
     for (int i = 0; i < t->nports; i++)
         fprintf(out, "    port  %-14s %-8s %s%s%s\n", t->ports[i].name, mode_name(t->ports[i].mode),

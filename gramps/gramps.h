@@ -87,6 +87,11 @@ typedef struct gr_stage_desc {
     bool replicated;               /* one of the copies a graph makes of a stage per worker
                                       group (graph files' `replicate`): their work divides
                                       among the copies, so none is counted as serial */
+    bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
+                                      got no packet also gets an instance, once the input
+                                      has ended (it reads the end at once), for a stage
+                                      that must finish each subqueue's share of the output
+                                      (rt.blend writes its band of pixels) */
 } gr_stage_desc;
 
 typedef enum gr_bind_mode {

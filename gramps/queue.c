@@ -403,11 +403,16 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
 }
 
 /* No producer will add to q again: blocked consumers get their short reservations. */
+/* Closing a set whose instanced consumer wants every subqueue (every_subqueue) starts an
+ * instance on each one that got no packet. The consumer's component still holds a
+ * pending unit here (the producers' until they finish, or the hold of the quiescence
+ * check that closes its inputs), so these instances run before it can finish. */
 void gr_close_queue(gr_worker *w, gr_queue_rt *q)
 {
     if (atomic_exchange(&q->closed, true)) return;
     if (!q->physical) return;
     uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
+    bool every = w->g->stages[q->consumer]->d.every_subqueue;
     for (uint32_t i = 0; i < n; i++) {
         gr_subq *s = q->subs[i];
         if (!s) continue;
@@ -416,6 +421,7 @@ void gr_close_queue(gr_worker *w, gr_queue_rt *q)
         gr_inst *waiter = take_in_waiter(s);
         gr_spin_unlock(&s->lock);
         if (waiter) gr_make_runnable(w, waiter);
+        if (every) ensure_consumer(w, q, s);
     }
 }
 

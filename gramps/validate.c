@@ -50,9 +50,16 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
 
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
+    if (s->d.every_subqueue && !s->d.instanced)
+        FAIL("stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
+             "instanced", s->name);
     if (!s->d.instanced) return true;
     if (s->nin != 1 || !g->queues[s->in[0].queue]->is_set)
         FAIL("instanced Thread stage '%s' must have exactly one input, a queue set", s->name);
+    if (s->d.every_subqueue && g->queues[s->in[0].queue]->d.dynamic_keys)
+        FAIL("stage '%s' asks for an instance per subqueue (every_subqueue) of queue set '%s', "
+             "whose subqueues come with their keys (dynamic_keys): which there will be is not "
+             "known", s->name, g->queues[s->in[0].queue]->name);
     return true;
 }
 

@@ -379,32 +379,25 @@ static void shade_main(gr_ctx *c)
 
 /* Blend instance k owns band k of the region's pixels (rtp_blend_key): it adds its
  * contributions and encodes the sums once its subqueue closes, so no pass over the image
- * runs on one thread. The sums start at zero: the stages that cut the image into tiles
- * clear each tile's (rtp_clear_tile_sums); in a graph without such a cutter each
- * instance clears its band when it starts. An instance whose subqueue got nothing never
- * runs; `ran` tells the finish hook which bands (all sums zero) it still has to encode. */
+ * runs on one thread. Every band gets an instance, one that got no contribution too
+ * (every_subqueue): its sums may still have been added to directly (rtp_sum_misses), and
+ * its pixels must be written either way. The sums start at zero: the stages that cut
+ * the image into tiles clear each tile's (rtp_clear_tile_sums); in a graph without such
+ * a cutter each instance clears its band when it starts. */
 typedef struct blend_state {
     pl_frame *f;
     rtp_blend_keys keys;
-    uint8_t *ran;                         /* per key */
 } blend_state;
-
-static void blend_free(void *state)
-{
-    blend_state *b = state;
-    if (b) free(b->ran);
-    free(b);
-}
 
 static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     rtp_blend_keys keys;
     if (!blend_keys_of(i, "in", &keys, err)) return NULL;
-    blend_state *b = calloc(1, sizeof *b);
-    if (b) *b = (blend_state){f, keys, calloc((size_t)keys.mask + 1, 1)};
-    if (!b || !b->ran || !pl_frame_accum(f) || !pl_frame_color_overwritten(f)) {
-        blend_free(b);
+    blend_state *b = malloc(sizeof *b);
+    if (b) *b = (blend_state){f, keys};
+    if (!b || !pl_frame_accum(f) || !pl_frame_color_overwritten(f)) {
+        free(b);
         snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
         return NULL;
     }
@@ -482,21 +475,6 @@ static void blend_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     blend_band(b, key, BLEND_ENCODE);
-    b->ran[key] = 1;
-}
-
-/* After the run: the bands of instances that never ran (no contribution). Where the
- * cutters cleared the sums, stages may have added to them directly (rt.primary's
- * `background`), so they are encoded as they are. */
-static void blend_finish(void *state, void *frame)
-{
-    (void)frame;
-    blend_state *b = state;
-    for (uint32_t key = 0; key <= b->keys.mask; key++) {
-        if (b->ran[key]) continue;
-        if (!b->f->tiles_clear_sums) blend_band(b, key, BLEND_CLEAR);
-        blend_band(b, key, BLEND_ENCODE);
-    }
 }
 
 /* ---- the registry -------------------------------------------------------------------------- */
@@ -565,8 +543,8 @@ static const cp_stage_type stages[] = {
     {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
-     "makes the image", GR_THREAD, true, blend_ports, 1, NULL, 0, blend_main, blend_create,
-     blend_finish, blend_free},
+     "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, NULL, 0, blend_main,
+     blend_create, NULL, free},
 };
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])

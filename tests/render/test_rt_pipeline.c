@@ -139,14 +139,13 @@ static void test_counts_and_capacity(void)
 
 /* No stage touches every sample, ray or pixel alone: the Tiler runs a copy per group
  * (each cutting its own pixel bands, and every copy gets some), Primary (which samples)
- * is a Shader and Blend runs one instance per subqueue of the contributions set; so
- * nothing is a singleton and the serial share is zero. The Cornell box fills the image,
- * so every band has contributions (a band of background only has none: Primary sums
- * its misses, and its Blend instance never runs). */
+ * is a Shader and Blend runs one instance per subqueue of the contributions set, also
+ * for a band of background only, which gets no contribution (Primary sums its misses);
+ * so nothing is a singleton and the serial share is zero. */
 static void test_no_serial_stage(void)
 {
     loaded l;
-    CHECK(load("cornell", &l));
+    CHECK(load("teapot", &l));
     rtp_config c;
     rtp_config_default(&c);
     c.width = c.height = 128;

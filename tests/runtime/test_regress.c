@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static gr_launch_opts opts_for(unsigned workers)
@@ -92,6 +93,94 @@ static void test_set_reduce_keyed(void)
 static void test_set_reduce_static(void)
 {
     for (unsigned w = 1; w <= 4; w++) set_reduce(3000, 5, false, w);
+}
+
+/* ---- an instance for every subqueue -------------------------------------------------- */
+
+#define EVERY_LANES 8
+typedef struct every_params {
+    uint32_t fed_mask;                    /* the lanes the producer sends to */
+    uint32_t per_lane;
+    _Atomic(uint32_t) ran[EVERY_LANES], got[EVERY_LANES], bad;
+} every_params;
+
+static void generate_some_lanes(gr_ctx *c)
+{
+    every_params *p = gr_user(c);
+    for (uint32_t i = 0; i < p->per_lane; i++)
+        for (uint32_t lane = 0; lane < EVERY_LANES; lane++) {
+            if (!(p->fed_mask >> lane & 1)) continue;
+            gr_window w;
+            gr_reserve_out_key(c, 0, 1, lane, &w);
+            *(uint32_t *)w.mem = lane;
+            gr_commit_out(c, 0, 1);
+        }
+}
+
+static void count_lane(gr_ctx *c)
+{
+    every_params *p = gr_user(c);
+    uint64_t lane = gr_key(c);
+    if (lane >= EVERY_LANES) { atomic_fetch_add(&p->bad, 1); return; }
+    atomic_fetch_add(&p->ran[lane], 1);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        if (*(uint32_t *)w.mem != lane) atomic_fetch_add(&p->bad, 1);
+        atomic_fetch_add(&p->got[lane], 1);
+        gr_commit(c, 0, 1);
+    }
+}
+
+static gr_graph *every_graph(every_params *p, bool every, bool instanced, bool dynamic)
+{
+    gr_graph *g = gr_graph_create();
+    gr_queue_desc qd = {.name = "lanes", .packet_bytes = 4, .capacity = 16};
+    if (dynamic) qd.dynamic_keys = true; else qd.subqueues = EVERY_LANES;
+    int q = gr_queue(g, &qd);
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "generate", .kind = GR_THREAD,
+                                           .main = generate_some_lanes, .user = p});
+    int cnt = gr_stage(g, &(gr_stage_desc){.name = "count", .kind = GR_THREAD, .main = count_lane,
+                                           .user = p, .instanced = instanced,
+                                           .every_subqueue = every});
+    gr_bind(g, gen, GR_BIND_OUTPUT, q);
+    gr_bind(g, cnt, GR_BIND_INPUT, q);
+    return g;
+}
+
+/* every_subqueue: each of the 8 subqueues gets exactly one instance, fed or not (none
+ * fed, some, all), and a fed one sees all its packets; without it only the fed ones
+ * run. Asking for it on a stage that is not instanced, or on a set with dynamic keys,
+ * is refused at launch. */
+static void test_every_subqueue(void)
+{
+    static const uint32_t masks[] = {0x00, 0x92, 0xff};
+    for (unsigned w = 1; w <= 3; w++)
+        for (int m = 0; m < 3; m++)
+            for (int every = 0; every <= 1; every++) {
+                every_params p = {.fed_mask = masks[m], .per_lane = 40};
+                gr_graph *g = every_graph(&p, every, true, false);
+                CHECK(run(g, w) == GR_OK);
+                CHECK(atomic_load(&p.bad) == 0);
+                uint32_t runs = 0;
+                for (int lane = 0; lane < EVERY_LANES; lane++) {
+                    bool fed = masks[m] >> lane & 1;
+                    uint32_t ran = atomic_load(&p.ran[lane]), got = atomic_load(&p.got[lane]);
+                    runs += ran;
+                    CHECK_MSG(ran == (fed || every) && got == (fed ? 40u : 0u), "%u workers, "
+                              "mask %#x, every %d: lane %d ran %u times, got %u packets", w,
+                              masks[m], every, lane, ran, got);
+                }
+                const gr_stats *st = gr_get_stats(g);
+                CHECK(st && st->stages[1].instances == runs);
+                gr_graph_destroy(g);
+            }
+    every_params p = {.fed_mask = 1, .per_lane = 1};
+    gr_graph *g = every_graph(&p, true, false, false);
+    CHECK(gr_launch(g, NULL, NULL, 0) == GR_ERR_INVALID && strstr(gr_error(g), "not instanced"));
+    gr_graph_destroy(g);
+    g = every_graph(&p, true, true, true);
+    CHECK(gr_launch(g, NULL, NULL, 0) == GR_ERR_INVALID && strstr(gr_error(g), "dynamic_keys"));
+    gr_graph_destroy(g);
 }
 
 /* ---- Shader pipeline with push ------------------------------------------------------ */
@@ -759,6 +848,7 @@ int main(void)
     RUN(test_time_averaged_depth);
     RUN(test_set_reduce_keyed);
     RUN(test_set_reduce_static);
+    RUN(test_every_subqueue);
     RUN(test_shader_push);
     RUN(test_inplace_reduction);
     RUN(test_ordered_chain);
