@@ -132,10 +132,7 @@ static void visible_main(gr_ctx *c)
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(s->traced, n - raster, memory_order_relaxed);
-    if (!s->background || !rtp_may_sum_misses(s->frame, s->spp)) return;
-    uint32_t kept = rtp_sum_misses(s->frame, s->background, rays, n);
-    if (kept) gr_set_count(out, kept);
-    else gr_discard(c, 0);                /* all background: no Shade task */
+    rtp_drop_misses(c, 0, out, s->frame, s->background, s->spp, rays, n);
 }
 
 static const cp_port visible_ports[] = {

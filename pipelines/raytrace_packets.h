@@ -217,6 +217,18 @@ static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[
     return kept;
 }
 
+/* The end of such a stage's task: with `background` (the frame's, else NULL) and where
+ * allowed, the misses summed and the packet `out` of output slot `output` left with the
+ * hits, or not sent when none is left. */
+static inline void rtp_drop_misses(gr_ctx *c, int output, void *out, const pl_frame *f,
+                                   const float *background, int spp, rtp_ray *rays, uint32_t n)
+{
+    if (!background || !rtp_may_sum_misses(f, spp)) return;
+    uint32_t kept = rtp_sum_misses(f, background, rays, n);
+    if (kept) gr_set_count(out, kept);
+    else gr_discard(c, output);          /* all background: no Shade task */
+}
+
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one
  * push per run instead of one per contribution. A task makes at most one per ray of its
  * input packet, so RT_PACKET_MAX of them. */

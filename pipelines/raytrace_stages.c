@@ -183,10 +183,7 @@ static void primary_main(gr_ctx *c)
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
-    if (!s->background || !rtp_may_sum_misses(s->frame, s->spp)) return;
-    uint32_t kept = rtp_sum_misses(s->frame, s->background, pr, n);
-    if (kept) gr_set_count(out, kept);
-    else gr_discard(c, 0);                /* all background: no Shade task */
+    rtp_drop_misses(c, 0, out, s->frame, s->background, s->spp, pr, n);
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
