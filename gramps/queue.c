@@ -402,9 +402,9 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
     }
 }
 
-/* No producer will add to q again: blocked consumers get their short reservations. */
-/* Closing a set whose instanced consumer wants every subqueue (every_subqueue) starts an
- * instance on each one that got no packet. The consumer's component still holds a
+/* No producer will add to q again: blocked consumers get their short reservations. A
+ * set whose instanced consumer wants every subqueue (every_subqueue) also gets an
+ * instance on each subqueue that got no packet. The consumer's component still holds a
  * pending unit here (the producers' until they finish, or the hold of the quiescence
  * check that closes its inputs), so these instances run before it can finish. */
 void gr_close_queue(gr_worker *w, gr_queue_rt *q)

@@ -5,11 +5,11 @@
  * Per-queue depths are sums over workers (capacity.c), so peaks, averages and the
  * whole-graph footprint are all sampled: every 100 us, plus once at the end, by
  * whichever thread finds a sample due. The first samples come sooner, 1, 2, 4 ... 64 us
- * after launch, so that a run shorter than the period (a small render chunk, a
- * test graph) is sampled while its packets are in flight, not only before and after
- * (where every queue is empty and its peak would read 0). Who samples: workers check at every scheduling step (they
- * read the clock there anyway), the watchdog every 10 ms in case every worker is
- * inside a long task. A sampler thread of its own woke 10,000 times a second and,
+ * after launch, so that a run shorter than the period (a small render chunk, a test
+ * graph) is sampled while its packets are in flight, not only before and after (where
+ * every queue is empty and its peak would read 0). Workers check at every scheduling
+ * step (they read the clock there anyway), the watchdog every 10 ms in case every
+ * worker is inside a long task. A sampler thread of its own woke 10,000 times a second and,
  * with every core busy, preempted a worker each time: 20% of the per-packet cost of
  * empty Shader tasks at 2 workers on the development VM. Samples are weighted by the
  * time since the previous one, so uneven spacing does not bias the averages. */

@@ -42,14 +42,12 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                                 1.0f / (float)spp, cp_port_elements(i, "out"),
                                 pl_frame_counter(f, "primary_hits_from_raster"),
                                 pl_frame_counter(f, "rays.primary"), NULL};
-    const sh_ray_env *env = cp_bool(i, "background") ? pl_frame_ray_env(f) : NULL;
     if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced ||
-        (cp_bool(i, "background") && (!env || !pl_frame_accum(f)))) {
+        !rtp_misses_background(f, cp_bool(i, "background"), &s->background)) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer, BVH, counters or sums)");
         return NULL;
     }
-    if (env) s->background = env->background;
     return s;
 }
 

@@ -194,9 +194,18 @@ static inline void rtp_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1
  * the sums (pl_frame.tiles_clear_sums), where it cannot race: the cutter cleared the
  * pixel's sums before it sent the run, a missed pixel has no other sample for anything
  * else to add, and rt.blend encodes the sums after its input ends, after this task. */
-static inline bool rtp_may_sum_misses(const pl_frame *f, int spp)
+
+/* Such a stage's create hook, for its `background` parameter (`asked`): *out becomes the
+ * frame's background, with the sums made, or NULL when not asked. false when out of
+ * memory. */
+static inline bool rtp_misses_background(pl_frame *f, bool asked, const float **out)
 {
-    return spp == 1 && f->tiles_clear_sums;
+    *out = NULL;
+    if (!asked) return true;
+    const sh_ray_env *env = pl_frame_ray_env(f);
+    if (!env || !pl_frame_accum(f)) return false;
+    *out = env->background;
+    return true;
 }
 
 /* Adds the misses among rays[0..n) (all camera rays, traced) to the sums; returns how
@@ -223,7 +232,7 @@ static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[
 static inline void rtp_drop_misses(gr_ctx *c, int output, void *out, const pl_frame *f,
                                    const float *background, int spp, rtp_ray *rays, uint32_t n)
 {
-    if (!background || !rtp_may_sum_misses(f, spp)) return;
+    if (!background || spp != 1 || !f->tiles_clear_sums) return;
     uint32_t kept = rtp_sum_misses(f, background, rays, n);
     if (kept) gr_set_count(out, kept);
     else gr_discard(c, output);          /* all background: no Shade task */

@@ -124,14 +124,12 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     s->bvh = pl_frame_bvh(f);
     s->traced = pl_frame_counter(f, "rays.primary");
-    bool background = cp_bool(i, "background");
-    const sh_ray_env *env = background ? pl_frame_ray_env(f) : NULL;
-    if (!s->bvh || !s->traced || (background && (!env || !pl_frame_accum(f)))) {
+    if (!s->bvh || !s->traced ||
+        !rtp_misses_background(f, cp_bool(i, "background"), &s->background)) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH, counters or sums)");
         return NULL;
     }
-    if (env) s->background = env->background;
     return s;
 }
 
