@@ -5,25 +5,12 @@
  * Prints "name value unit". */
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
+#include "tools/common/measure.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void bench_scene(const char *label, const char *path, unsigned maxw, rsp_graph kind)
 {
@@ -43,14 +30,14 @@ static void bench_scene(const char *label, const char *path, unsigned maxw, rsp_
         unsigned long long fp = 0;
         rsp_counts n;
         for (int i = 0; i < 4; i++) {
-            double t0 = now_ms();
+            double t0 = io_now_ms();
             gr_graph *gg = rsp_render(s, &g, &c, img, &n, err);
-            t[i] = now_ms() - t0;
+            t[i] = io_now_ms() - t0;
             if (!gg) { printf("# %s\n", err); exit(1); }
             fp = gr_get_stats(gg)->peak_footprint_bytes;
             gr_graph_destroy(gg);
         }
-        qsort(t + 1, 3, sizeof *t, cmp);
+        qsort(t + 1, 3, sizeof *t, io_cmp_double);
         printf("raster_%sframe_ms_%s_%uw %.1f ms\n", v, label, w, t[2]);
         printf("raster_%speak_footprint_%s_%uw %llu bytes\n", v, label, w, fp);
         if (w == 1) printf("raster_%sfragments_%s %llu fragments\n", v, label, (unsigned long long)n.fragments);

@@ -20,29 +20,15 @@
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster.h"
 #include "shaders/raster_shading.h"
-#include "tools/common/median.h"
+#include "tools/common/measure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SIZE 1024
 #define FRAMES 10
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static const char *vs_src =
     "uniform mat4 proj;\n"
@@ -130,14 +116,14 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
     glViewport(0, 0, SIZE, SIZE);
     double t[FRAMES];
     for (int i = -2; i < FRAMES; i++) {
-        double t0 = now_ms();
+        double t0 = io_now_ms();
         glClearColor(0.05f, 0.05f, 0.05f, 1);
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
         glDrawElements(GL_TRIANGLES, (GLsizei)(g->ntriangles * 3), GL_UNSIGNED_INT, 0);
         glFinish();
-        if (i >= 0) t[i] = now_ms() - t0;
+        if (i >= 0) t[i] = io_now_ms() - t0;
     }
-    qsort(t, FRAMES, sizeof *t, cmp);
+    qsort(t, FRAMES, sizeof *t, io_cmp_double);
     size_t covered = 0;                   /* a sanity check that it drew the model */
     for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) covered += buf[4 * i] != buf[0] || buf[4 * i + 1] != buf[1];
     fprintf(stderr, "# llvmpipe covered %zu pixels\n", covered);
@@ -169,13 +155,13 @@ static void ours_ms(const sc_scene *s, const sc_geometry *g, int threads, double
     char err[SC_ERR_MAX];
     double t[FRAMES];
     for (int i = -2; i < FRAMES; i++) {
-        double t0 = now_ms();
+        double t0 = io_now_ms();
         gr_graph *gg = rsp_render(s, g, &c, img, NULL, err);
-        if (i >= 0) t[i] = now_ms() - t0;
+        if (i >= 0) t[i] = io_now_ms() - t0;
         gr_graph_destroy(gg);
     }
     free(img);
-    qsort(t, FRAMES, sizeof *t, cmp);
+    qsort(t, FRAMES, sizeof *t, io_cmp_double);
     *median = io_median_sorted(t, FRAMES);
     *min = t[0];
 }

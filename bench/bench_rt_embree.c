@@ -66,7 +66,7 @@ static int embree_init(embree *e, const float *pos, size_t nv, const uint32_t *i
 {
     e->dev = rtcNewDevice("threads=1");
     if (!e->dev) return -1;
-    const double t0 = now_s();
+    const double t0 = io_now_s();
     e->scene = rtcNewScene(e->dev);
     rtcSetSceneBuildQuality(e->scene, quality);
     RTCGeometry g = rtcNewGeometry(e->dev, RTC_GEOMETRY_TYPE_TRIANGLE);
@@ -81,7 +81,7 @@ static int embree_init(embree *e, const float *pos, size_t nv, const uint32_t *i
     rtcAttachGeometry(e->scene, g);
     rtcReleaseGeometry(g);
     rtcCommitScene(e->scene);
-    e->build_ms = (now_s() - t0) * 1e3;
+    e->build_ms = (io_now_s() - t0) * 1e3;
     return 0;
 }
 
@@ -392,11 +392,11 @@ static double embree_frame(emb_frame *f, int nthreads)
     pthread_t th[BENCH_MAX_THREADS];
     f->next_tile = 0;
     f->rays = 0;
-    const double t0 = now_s();
+    const double t0 = io_now_s();
     for (int i = 1; i < nthreads; i++) pthread_create(&th[i], NULL, frame_worker, f);
     frame_worker(f);
     for (int i = 1; i < nthreads; i++) pthread_join(th[i], NULL);
-    return (now_s() - t0) * 1e3;
+    return (io_now_s() - t0) * 1e3;
 }
 
 /* ---- our frame and the comparison --------------------------------------------------- */
@@ -411,9 +411,9 @@ static double our_frame(const sc_scene *s, const sc_geometry *g, const rt_bvh *b
     c.workers = (unsigned)workers;
     rtp_counts n;
     char err[SC_ERR_MAX];
-    const double t0 = now_s();
+    const double t0 = io_now_s();
     gr_graph *gg = rtp_render(s, g, bvh, &c, img, &n, err);
-    const double ms = (now_s() - t0) * 1e3;
+    const double ms = (io_now_s() - t0) * 1e3;
     if (!gg) {
         printf("# rtp_render: %s\n", err);
         return INFINITY;

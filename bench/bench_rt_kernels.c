@@ -25,13 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "raytracer/bvh.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 #include "raytracer/ray.h"
 #include "scenes/scene.h"
+#include "tools/common/measure.h"
 
 /* ---- meshes ------------------------------------------------------------------------ */
 
@@ -96,13 +96,6 @@ static void bmesh_free(bmesh *m)
 }
 
 /* ---- timing, camera, rays ---------------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define RES 1024
 #define TILE 8
@@ -412,11 +405,11 @@ static double run_pool(pool *p, int nthreads)
     pthread_t th[64];
     p->next = 0;
     p->rays = 0;
-    const double t0 = now_s();
+    const double t0 = io_now_s();
     for (int i = 1; i < nthreads; i++) pthread_create(&th[i], NULL, worker, p);
     worker(p);
     for (int i = 1; i < nthreads; i++) pthread_join(th[i], NULL);
-    return now_s() - t0;
+    return io_now_s() - t0;
 }
 
 static int repeats = 5;     /* --repeats */

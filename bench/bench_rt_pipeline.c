@@ -9,25 +9,12 @@
  * GRAMPS_BENCH_MAX_WORKERS caps the sweep (default: hardware threads). */
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
+#include "tools/common/measure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -43,9 +30,9 @@ static double frame(scene_data *d, rtp_config *c, uint8_t *img, rtp_counts *n,
                     unsigned long long *footprint)
 {
     char err[SC_ERR_MAX];
-    double t0 = now_ms();
+    double t0 = io_now_ms();
     gr_graph *g = rtp_render(d->s, &d->g, d->bvh, c, img, n, err);
-    double t = now_ms() - t0;
+    double t = io_now_ms() - t0;
     if (!g) { fprintf(stderr, "%s\n", err); exit(1); }
     *footprint = gr_get_stats(g)->peak_footprint_bytes;
     gr_graph_destroy(g);
@@ -57,9 +44,9 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
     scene_data d;
     char err[SC_ERR_MAX];
     if (sc_load(path, &d.s, err) || sc_flatten(d.s, &d.g, err)) { printf("# %s: %s\n", label, err); return; }
-    double t0 = now_ms();
+    double t0 = io_now_ms();
     d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
-    printf("rt_bvh_build_ms_%s %.1f ms\n", label, now_ms() - t0);
+    printf("rt_bvh_build_ms_%s %.1f ms\n", label, io_now_ms() - t0);
     rtp_config c;
     rtp_config_default(&c);
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
@@ -70,7 +57,7 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
         double t[3];
         frame(&d, &c, img, &n, &fp[0]);
         for (int i = 0; i < 3; i++) t[i] = frame(&d, &c, img, &n, &fp[i]);
-        qsort(t, 3, sizeof *t, cmp);
+        qsort(t, 3, sizeof *t, io_cmp_double);
         qsort(fp, 3, sizeof *fp, cmp_u64);
         double rays = (double)(n.primary + n.shadow + n.secondary);
         printf("rt_frame_ms_%s_%uw %.1f ms\n", label, w, t[1]);

@@ -27,21 +27,14 @@
  * (e.g. `bench_runtime parallel` to re-measure one figure under perf). */
 #include "bench/line_round_trip.h"
 #include "gramps/gramps.h"
+#include "tools/common/measure.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct params { uint32_t packets; double work_us; double spin_per_us; } params;
 
@@ -81,12 +74,12 @@ static void consume(gr_ctx *c)
 static double run_graph(gr_graph *g, unsigned workers)
 {
     gr_launch_opts o = {.workers = workers};
-    double t0 = now_s();
+    double t0 = io_now_s();
     if (gr_launch(g, &o, NULL, 0) != GR_OK || gr_wait(g) != GR_OK) {
         fprintf(stderr, "bench graph failed: %s\n", gr_error(g));
         exit(1);
     }
-    return now_s() - t0;
+    return io_now_s() - t0;
 }
 
 static gr_graph *producer_to_empty_shader(params *p)
@@ -108,14 +101,14 @@ static void bench_shader_overhead_independent(unsigned graphs)
     double best = 1e9;
     for (int rep = 0; rep < 3; rep++) {
         for (unsigned i = 0; i < graphs; i++) g[i] = producer_to_empty_shader(&p);
-        double t0 = now_s();
+        double t0 = io_now_s();
         for (unsigned i = 0; i < graphs; i++)
             if (gr_launch(g[i], &(gr_launch_opts){.workers = 1}, NULL, 0) != GR_OK) {
                 fprintf(stderr, "bench graph failed: %s\n", gr_error(g[i]));
                 exit(1);
             }
         for (unsigned i = 0; i < graphs; i++) gr_wait(g[i]);
-        double t = now_s() - t0;
+        double t = io_now_s() - t0;
         if (t < best) best = t;
         for (unsigned i = 0; i < graphs; i++) gr_graph_destroy(g[i]);
     }
@@ -219,20 +212,20 @@ static void bench_pingpong(void)
     gr_bind(g, s0, GR_BIND_INPUT, b);
     int runnable[] = {s0, s1};
     gr_launch_opts o = {.workers = 1};
-    double t0 = now_s();
+    double t0 = io_now_s();
     if (gr_launch(g, &o, runnable, 2) != GR_OK || gr_wait(g) != GR_OK) {
         fprintf(stderr, "pingpong failed: %s\n", gr_error(g));
         exit(1);
     }
-    printf("thread_pingpong_round_trip_ns %.1f ns\n", (now_s() - t0) * 1e9 / p.packets);
+    printf("thread_pingpong_round_trip_ns %.1f ns\n", (io_now_s() - t0) * 1e9 / p.packets);
     gr_graph_destroy(g);
 }
 
 static double calibrate_spin(void)
 {
-    double t0 = now_s();
+    double t0 = io_now_s();
     spin_work(2e7);
-    return 2e7 / ((now_s() - t0) * 1e6);
+    return 2e7 / ((io_now_s() - t0) * 1e6);
 }
 
 typedef struct plain_share { const params *p; uint32_t packets; } plain_share;
@@ -250,13 +243,13 @@ static double plain_threads(unsigned n, const params *p)
     pthread_t t[64];
     plain_share sh[64];
     if (n > 64) n = 64;
-    double t0 = now_s();
+    double t0 = io_now_s();
     for (unsigned i = 0; i < n; i++) {
         sh[i] = (plain_share){p, p->packets / n + (i < p->packets % n)};
         if (pthread_create(&t[i], NULL, plain_work, &sh[i]) != 0) exit(1);
     }
     for (unsigned i = 0; i < n; i++) pthread_join(t[i], NULL);
-    return now_s() - t0;
+    return io_now_s() - t0;
 }
 
 static double synthetic(unsigned workers, params *p, unsigned long long *footprint)
@@ -305,13 +298,13 @@ static void bench_launch_join(unsigned workers)
         int s = gr_stage(g, &(gr_stage_desc){.name = "nothing", .kind = GR_THREAD,
                                              .main = empty_shader});
         int start[] = {s};
-        double t0 = now_s();
+        double t0 = io_now_s();
         if (gr_launch(g, &(gr_launch_opts){.workers = workers}, start, 1) != GR_OK ||
             gr_wait(g) != GR_OK) {
             fprintf(stderr, "launch bench failed: %s\n", gr_error(g));
             exit(1);
         }
-        double t = now_s() - t0;
+        double t = io_now_s() - t0;
         if (t < best) best = t;
         gr_graph_destroy(g);
     }

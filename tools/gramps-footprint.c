@@ -18,13 +18,13 @@
 #include "tools/common/fp_report.h"
 #include "tools/common/fp_run.h"
 #include "tools/common/render_graph.h"
+#include "tools/common/measure.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #define MAX_LIST 64                /* entries of one list option */
 
@@ -192,13 +192,6 @@ typedef struct study_run {
     double t0;
 } study_run;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_summary *v)
 {
     r->done++;
@@ -206,7 +199,7 @@ static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_s
     fprintf(stderr, "gramps-footprint: [%3d/%d] %s %s %s %uw: %.1f ms, peak %.0f KiB, avg %.0f "
             "KiB (%.0f s)\n", r->done, r->total, r->s->scenes[sc], r->s->pipelines[p],
             c->scheduler, c->workers, v->ms.median, v->peak_bytes.median / 1024,
-            v->avg_bytes.median / 1024, now_s() - r->t0);
+            v->avg_bytes.median / 1024, io_now_s() - r->t0);
 }
 
 /* One configuration's repeats, summarised into its cell. */
@@ -341,7 +334,7 @@ static int study_main(const options *o)
     int rc = !setups || !pipelines || !scenes || !s.cells || !s.timelines;
     for (int i = 0; !rc && i < ns; i++) rc = !(scenes[i] = scene_label(o->scenes.item[i]));
     if (!rc) rc = setup_graphs(o, setups, pipelines, err);
-    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, now_s()};
+    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s()};
     for (int sc = 0; sc < ns && !rc; sc++) rc = run_scene(&r, sc, err);
     if (!rc) rc = write_outputs(o, &s, err);
     if (rc) fprintf(stderr, "gramps-footprint: %s\n", err);

@@ -18,7 +18,7 @@
 #include "scenes/scene.h"
 #include "tools/common/image_out.h"
 #include "tools/common/json_out.h"
-#include "tools/common/median.h"
+#include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
 #include "tools/common/render_opts.h"
@@ -28,7 +28,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct options {
@@ -127,13 +126,6 @@ static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
                 "ignores them (albedo colours only)\n", o->c.scene);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 /* The runtime options every frame launches with (the pipelines set the worker count). */
 static gr_launch_opts launch_opts(const options *o)
 {
@@ -165,9 +157,9 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
 static int render_frame(const options *o, render_ctx *ctx, uint8_t *rgba, frame_result *r)
 {
     char err[CP_ERR_MAX];
-    double t0 = now_ms();
+    double t0 = io_now_ms();
     int rc = render_graph(o, ctx, rgba, r, err);
-    r->ms = now_ms() - t0;
+    r->ms = io_now_ms() - t0;
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;
 }

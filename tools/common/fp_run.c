@@ -1,16 +1,9 @@
 /* fp_run.c — one configuration's frames for the footprint study (see fp_run.h). */
 #include "tools/common/fp_run.h"
+#include "tools/common/measure.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 /* One frame under `scheduler`; the finished graph (the caller destroys it) and its time,
  * or NULL with a message. */
@@ -20,11 +13,11 @@ static gr_graph *render(const fp_config *c, const char *scheduler, bool journal,
     gr_launch_opts launch = {.workers = c->workers, .scheduler = scheduler,
                              .journal = journal, .profile = c->profile};
     pl_frame f;
-    double t0 = now_ms();
+    double t0 = io_now_ms();
     if (!pl_frame_init(&f, c->data, c->width, c->height, SH_AOV_COLOR, err)) return NULL;
     gr_graph *g = pl_render_frame(c->graph, &f, &launch, err);
     pl_frame_free(&f);
-    *ms = now_ms() - t0;
+    *ms = io_now_ms() - t0;
     return g;
 }
 

@@ -1,6 +1,6 @@
 /* fp_summary.c — medians, spreads and time shares over a configuration's repeats. */
 #include "tools/common/fp_summary.h"
-#include "tools/common/median.h"
+#include "tools/common/measure.h"
 
 #include <stdlib.h>
 

@@ -12,6 +12,7 @@
  * otherwise. */
 #include "pipelines/frame_memory.h"
 #include "tools/common/image_out.h"
+#include "tools/common/measure.h"
 #include "tools/mpi/sanitizers.h"
 #include "tools/mpi/master.h"
 #include "tools/mpi/protocol.h"
@@ -98,11 +99,11 @@ static int write_outputs(const mp_report *rep)
 /* Rank 0: serves and renders the plan, gathers every rank's work, reports. */
 static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nranks)
 {
-    double t0 = mp_now_ms();
+    double t0 = io_now_ms();
     mp_master_result res;
     if (mp_master_run(r, p, o->handout, nranks, &res)) MPI_Abort(MPI_COMM_WORLD, 1);
     mp_report rep = {.o = o, .r = r, .plan = p, .frames = &res.frames, .nranks = nranks,
-                     .wall_ms = mp_now_ms() - t0};
+                     .wall_ms = io_now_ms() - t0};
     mp_work *works = calloc((size_t)nranks, sizeof *works);
     if (!works) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Gather(&res.local, MP_WORK_FIELDS, MPI_DOUBLE, works, MP_WORK_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);

@@ -1,6 +1,7 @@
 /* master.c — rank 0's server and renderer (see master.h). */
 #include "tools/mpi/master.h"
 
+#include "tools/common/measure.h"
 #include "tools/mpi/protocol.h"
 
 #include <mpi.h>
@@ -32,7 +33,7 @@ static mp_chunk next_chunk(master *m, int rank)
 {
     mp_chunk c = {.frame = -1};
     pthread_mutex_lock(&m->lock);
-    if (mp_dispenser_take(&m->disp, rank, &c) && !mp_frames_begin(&m->res->frames, &c, mp_now_ms())) {
+    if (mp_dispenser_take(&m->disp, rank, &c) && !mp_frames_begin(&m->res->frames, &c, io_now_ms())) {
         fail(m, 0, "out of memory for a frame's image");
         c.frame = -1;
     }
@@ -43,7 +44,7 @@ static mp_chunk next_chunk(master *m, int rank)
 static void put_chunk(master *m, const mp_chunk *c, const uint8_t *pixels)
 {
     pthread_mutex_lock(&m->lock);
-    mp_frames_put(&m->res->frames, c, pixels, mp_now_ms());
+    mp_frames_put(&m->res->frames, c, pixels, io_now_ms());
     pthread_mutex_unlock(&m->lock);
 }
 

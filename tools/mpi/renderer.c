@@ -2,16 +2,9 @@
 #include "tools/mpi/renderer.h"
 
 #include "pipelines/stages.h"
+#include "tools/common/measure.h"
 
 #include <string.h>
-#include <time.h>
-
-double mp_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 int mp_renderer_init(mp_renderer *r, mp_options *o, char err[CP_ERR_MAX])
 {
@@ -86,7 +79,7 @@ int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work 
                     char err[CP_ERR_MAX])
 {
     const ro_options *o = &r->o->c;
-    double t0 = mp_now_ms();
+    double t0 = io_now_ms();
     pl_frame *f = frame_for(r, c->frame, err);
     if (!f || !pl_frame_set_region(f, c->region, err)) return 1;
     gr_launch_opts launch = {.scheduler = o->scheduler, .workers = o->threads, .verbose = o->verbose};
@@ -97,6 +90,6 @@ int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work 
     if (st && st->peak_footprint_bytes > w->peak_footprint) w->peak_footprint = (double)st->peak_footprint_bytes;
     gr_graph_destroy(g);
     w->chunks++;
-    w->busy_ms += mp_now_ms() - t0;
+    w->busy_ms += io_now_ms() - t0;
     return 0;
 }

@@ -54,6 +54,4 @@ int mp_render_chunk(mp_renderer *r, const mp_chunk *c, uint8_t *pixels, mp_work 
 /* After the last chunk: the open frame's counters join r->counters and it is freed. */
 void mp_renderer_end_frame(mp_renderer *r);
 
-double mp_now_ms(void);
-
 #endif

@@ -2,7 +2,7 @@
 #include "tools/mpi/report.h"
 
 #include "tools/common/json_out.h"
-#include "tools/common/median.h"
+#include "tools/common/measure.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,7 @@
 /* worker.c — a rank other than 0 (see worker.h). */
 #include "tools/mpi/worker.h"
 
+#include "tools/common/measure.h"
 #include "tools/mpi/protocol.h"
 
 #include <mpi.h>
@@ -10,12 +11,12 @@
  * communication's. */
 static mp_chunk exchange(int tag, const void *data, size_t size, mp_work *w)
 {
-    double t0 = mp_now_ms();
+    double t0 = io_now_ms();
     MPI_Send(data, (int)size, tag == MP_TAG_FAIL ? MPI_CHAR : MPI_BYTE, 0, tag, MPI_COMM_WORLD);
     int h[MP_HEADER_INTS];
     MPI_Recv(h, MP_HEADER_INTS, MPI_INT, 0, MP_TAG_CHUNK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     w->bytes_sent += (double)size;
-    w->comm_ms += mp_now_ms() - t0;
+    w->comm_ms += io_now_ms() - t0;
     return mp_header_unpack(h);
 }
 

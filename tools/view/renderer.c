@@ -2,20 +2,13 @@
 #include "tools/view/renderer.h"
 
 #include "pipelines/stages.h"
+#include "tools/common/measure.h"
 
 #include <SDL.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char *const vw_pipelines[VW_NPIPELINES] = {"raster", "raytrace", "hybrid"};
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 /* The graph's name for the overlay: its [graph] name, else the built-in's or file's. */
 static const char *graph_name(const rg_setup *s)
@@ -73,9 +66,9 @@ static int render_one(vw_renderer *r, const vw_settings *s, const char *schedule
     }
     gr_launch_opts launch = {.workers = s->threads, .scheduler = scheduler, .journal = !profile_out,
                              .profile = r->profile, .verbose = o->verbose};
-    double t0 = now_ms();
+    double t0 = io_now_ms();
     gr_graph *g = pl_render_frame(r->setup.graph, &f, &launch, err);
-    double ms = now_ms() - t0;
+    double ms = io_now_ms() - t0;
     bool ok = g != NULL;
     if (ok) memcpy(r->back, pl_frame_image(&f), (size_t)o->width * o->height * 4);
     if (ok && profile_out) ok = (*profile_out = gr_profile_take(g)) != NULL;

@@ -1,0 +1,34 @@
+/* measure.h — wall-clock time and the median of measurements (frame times, footprints)
+ * as the tools and benchmarks take and report them. */
+#ifndef TOOLS_MEASURE_H
+#define TOOLS_MEASURE_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* Seconds on the monotonic clock, from an arbitrary origin. */
+static inline double io_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline double io_now_ms(void) { return io_now_s() * 1e3; }
+
+/* qsort's comparison for doubles, ascending. */
+static inline int io_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of sorted[0..n-1], sorted ascending, n >= 1: for an even count, the mean of
+ * the two middle values (the upper middle value alone biased every even-count median
+ * upwards). */
+static inline double io_median_sorted(const double *sorted, size_t n)
+{
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+#endif
