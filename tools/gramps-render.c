@@ -421,8 +421,8 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
     char err[600];
     size_t stats_size = 0;
     char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
-    int rc = io_write_outputs(o->output, o->c.width, o->c.height, rgba, o->stats, stats,
-                              stats_size, err, sizeof err) != 0;
+    int rc = io_write_outputs(o->output, o->c.width, o->c.height, rgba, o->c.threads, o->stats,
+                              stats, stats_size, err, sizeof err) != 0;
     free(stats);
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;

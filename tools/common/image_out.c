@@ -1,5 +1,4 @@
-/* image_out.c — PNG encoding through stb_image_write, to memory, and the renderer
- * programs' outputs written together (see image_out.h). */
+/* image_out.c — the renderer programs' outputs written together (see image_out.h). */
 #include "tools/common/image_out.h"
 
 #include "tools/common/safe_file.h"
@@ -7,24 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_WRITE_STATIC
-#include <stb/stb_image_write.h>
-
-uint8_t *io_encode_png(int width, int height, const uint8_t *rgba, size_t *size)
-{
-    int len = 0;
-    uint8_t *png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &len);
-    *size = png ? (size_t)len : 0;
-    return png;
-}
-
 int io_write_outputs(const char *png_path, int width, int height, const uint8_t *rgba,
-                     const char *stats_path, const char *stats, size_t stats_size, char *err,
-                     size_t errlen)
+                     unsigned threads, const char *stats_path, const char *stats,
+                     size_t stats_size, char *err, size_t errlen)
 {
     size_t png_size = 0;
-    uint8_t *png = png_path ? io_encode_png(width, height, rgba, &png_size) : NULL;
+    uint8_t *png = png_path ? io_encode_png_on(width, height, rgba, threads, &png_size) : NULL;
     io_file files[2] = {{.fd = -1}, {.fd = -1}};
     int rc = (png_path && !png) || (stats_path && !stats);
     if (rc) snprintf(err, errlen, "out of memory encoding the outputs");

@@ -90,7 +90,7 @@ static int write_outputs(const mp_report *rep)
     size_t stats_size = 0;
     char *stats = o->stats ? stats_json(rep, &stats_size) : NULL;
     int rc = io_write_outputs(o->output, o->c.width, o->c.height, mp_frames_last(rep->frames),
-                              o->stats, stats, stats_size, err, sizeof err) != 0;
+                              o->c.threads, o->stats, stats, stats_size, err, sizeof err) != 0;
     free(stats);
     if (rc) fprintf(stderr, MP_PROG ": %s\n", err);
     return rc;
