@@ -32,6 +32,9 @@
 #define PNG_MAX_THREADS 16
 #define PNG_FILTER_UP 2
 #define PNG_MAX_WIDTH (1 << 28)           /* a row's bytes fit zlib's 32-bit counts */
+#ifndef PNG_FIRST_OUT                     /* a band's first output room; tests shrink it */
+#define PNG_FIRST_OUT(bound) ((bound) + 64) /* + the sync flush's empty block */
+#endif
 
 typedef struct band {
     uint8_t *out;                         /* its raw deflate stream */
@@ -66,10 +69,12 @@ static size_t filter_up(const png_job *j, int y0, int y1, uint8_t *out)
 }
 
 /* Deflates in[0..n) into b->out, growing it as needed: to the end of the stream (last)
- * or to a byte boundary (sync flush). */
+ * or to a byte boundary (sync flush). zlib's contract: a sync flush is complete once a
+ * call returns with output room left; Z_FINISH is complete at Z_STREAM_END, and until
+ * then each call fills the room. */
 static bool deflate_band(z_stream *z, const uint8_t *in, size_t n, bool last, band *b)
 {
-    size_t cap = deflateBound(z, (uLong)n) + 64;
+    size_t cap = PNG_FIRST_OUT(deflateBound(z, (uLong)n));
     if (!(b->out = malloc(cap))) return false;
     z->next_in = (Bytef *)in;
     z->avail_in = (uInt)n;
@@ -79,8 +84,9 @@ static bool deflate_band(z_stream *z, const uint8_t *in, size_t n, bool last, ba
         z->avail_out = (uInt)(cap - b->len);
         int rc = deflate(z, flush);
         b->len = cap - z->avail_out;
-        if (rc == Z_STREAM_END || (!last && rc == Z_OK && z->avail_out > 0)) return true;
-        if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
+        if (rc == Z_STREAM_END) return true;
+        if (rc == Z_STREAM_ERROR) return false;
+        if (z->avail_out > 0) return !last;
         uint8_t *grown = realloc(b->out, cap * 2);
         if (!grown) return false;
         b->out = grown;
