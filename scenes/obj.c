@@ -7,6 +7,7 @@
  * references set that position's normal / texture coordinate. Handles negative
  * (relative) indices, `v/t/n`, `v//n`, CRLF and tabs. Errors name file and line. */
 #include "scenes/build.h"
+#include "scenes/decimal.h"
 #include "scenes/loaders.h"
 
 #include <ctype.h>
@@ -37,7 +38,7 @@ static bool parse_floats(char *p, int n, float *out, char **end)
 {
     for (int i = 0; i < n; i++) {
         char *e;
-        out[i] = strtof(p, &e);
+        out[i] = sc_strtof(p, &e);
         /* nan, inf and overflow are refused here, where the line is known; denormals
          * (strtof's ERANGE on underflow) are valid numbers. */
         if (e == p || !isfinite(out[i])) return false;
@@ -72,13 +73,13 @@ static long resolve(long i, size_t count)
 static bool face_vertex(obj_state *o, char **pp, uint32_t *out)
 {
     char *p = *pp, *e;
-    long v = strtol(p, &e, 10), t = 0, n = 0;
+    long v = sc_strtol(p, &e), t = 0, n = 0;
     if (e == p) return fail(o, "malformed face (expected a vertex index)");
     p = e;
     if (*p == '/') {
         p++;
-        if (*p != '/') { t = strtol(p, &e, 10); if (e == p) return fail(o, "malformed texture index"); p = e; }
-        if (*p == '/') { p++; n = strtol(p, &e, 10); if (e == p) return fail(o, "malformed normal index"); p = e; }
+        if (*p != '/') { t = sc_strtol(p, &e); if (e == p) return fail(o, "malformed texture index"); p = e; }
+        if (*p == '/') { p++; n = sc_strtol(p, &e); if (e == p) return fail(o, "malformed normal index"); p = e; }
     }
     long rv = resolve(v, o->b.nv);
     if (rv < 0) {
