@@ -30,8 +30,9 @@ bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov 
                    char err[SC_ERR_MAX])
 {
     memset(f, 0, sizeof *f);
-    if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
-        snprintf(err, SC_ERR_MAX, "image size %dx%d: each side must be 1..16384", width, height);
+    if (width <= 0 || height <= 0 || width > PL_MAX_IMAGE_SIDE || height > PL_MAX_IMAGE_SIDE) {
+        snprintf(err, SC_ERR_MAX, "image size %dx%d: each side must be 1..%d", width, height,
+                 PL_MAX_IMAGE_SIDE);
         return false;
     }
     f->data = d;

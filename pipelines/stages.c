@@ -70,12 +70,16 @@ static unsigned hardware_threads(void)
     return n < 1 ? 1 : (unsigned)n;
 }
 
-/* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. */
+/* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A
+ * tile that is not a positive number or is larger than any image counts as one
+ * image-sized tile here, so that the sums below cannot overflow and the graph still
+ * expands: the stages that read `tile` then refuse it, naming it. */
 static long graph_tile(const pl_vars_ctx *c)
 {
     const char *t = cp_graph_value(c->graph, "tile");
-    long tile = t ? strtol(t, NULL, 10) : 0;
-    return tile > 0 ? tile : 0;
+    if (!t) return 0;
+    long tile = strtol(t, NULL, 10);
+    return tile <= 0 || tile > PL_MAX_IMAGE_SIDE ? PL_MAX_IMAGE_SIDE : tile;
 }
 
 /* Framebuffer tiles for the graph's `tile` setting. */

@@ -306,6 +306,24 @@ static void test_graph_errors(void)
               strstr(out, "stage 'sampler': assertion failed"), "sampler runs > rays: %s", out);
 }
 
+/* A bad `tile` in [graph] (from which $tiles and $default_bands are worked out before
+ * any stage reads it) is refused by the stage that reads it, naming the value: a
+ * negative or absurd one once overflowed that sum (UBSan), a non-positive one left
+ * $default_bands unset and the error named that variable instead. */
+static void test_bad_graph_tile_named(void)
+{
+    static const char *graphs[] = {"raster", "raster-ordered", "raster-parallel", "raytrace", "hybrid"};
+    static const char *tiles[] = {"-5", "0", "abc", "99999999999999999999"};
+    for (int g = 0; g < 5; g++)
+        for (int t = 0; t < 4; t++) {
+            char args[256];
+            snprintf(args, sizeof args, "-q --size 32x32 -p %s --set graph.tile=%s cornell",
+                     graphs[g], tiles[t]);
+            CHECK_MSG(run(args) == 1 && strstr(out, "tile = ") && strstr(out, tiles[t]) &&
+                      !strstr(out, "variable"), "%s: %s", args, out);
+        }
+}
+
 /* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:
  * wiring a plain VS into Z-Raster, or the depth VS into the shading graph's Bin, is an
  * error naming the formats, never an image shaded from missing attributes. */
@@ -345,6 +363,7 @@ int main(int argc, char **argv)
     RUN(test_set_changes_capacity);
     RUN(test_list_stages);
     RUN(test_graph_errors);
+    RUN(test_bad_graph_tile_named);
     RUN(test_depth_primitives_not_shaded);
     char rm[300];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
