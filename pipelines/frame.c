@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g)
 {
@@ -175,10 +176,39 @@ pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner)
 
 const rt_bvh *pl_frame_bvh(pl_frame *f) { return pl_scene_data_bvh(f->data); }
 
+/* The BVH build's tasks on the parked threads (rt_executor over gr_parallel): each part
+ * takes the next task until none is left, so uneven tasks even out. */
+typedef struct task_list {
+    size_t n;
+    void (*task)(void *arg, size_t i);
+    void *arg;
+    _Atomic(size_t) next;
+} task_list;
+
+static void run_tasks(void *list, unsigned part, unsigned parts)
+{
+    (void)part, (void)parts;
+    task_list *l = list;
+    for (size_t i; (i = atomic_fetch_add(&l->next, 1)) < l->n;) l->task(l->arg, i);
+}
+
+static void for_each_on_parked_threads(void *width, size_t n, void (*task)(void *, size_t),
+                                       void *arg)
+{
+    task_list l = {n, task, arg, 0};
+    unsigned w = *(const unsigned *)width;
+    gr_parallel(n < w ? (unsigned)n : w, run_tasks, &l);
+}
+
 const rt_bvh *pl_scene_data_bvh(pl_scene_data *d)
 {
     if (!d->bvh) {
-        d->bvh = rt_bvh_build(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned w = d->build_threads ? d->build_threads : cpus > 1 ? (unsigned)cpus : 1;
+        if (w > 16) w = 16;
+        const rt_executor ex = {for_each_on_parked_threads, &w, w};
+        d->bvh = rt_bvh_build_on(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL,
+                                 w > 1 ? &ex : NULL);
         d->own_bvh = d->bvh != NULL;
     }
     return d->bvh;

@@ -21,12 +21,15 @@
 
 #include <stdatomic.h>
 
-/* What a scene needs for any number of frames; the BVH is built on first use. */
+/* What a scene needs for any number of frames; the BVH is built on first use, on up to
+ * build_threads threads at once (0, as pl_scene_data_init sets it: one per online CPU,
+ * at most 16; the tree is the same for any count). */
 typedef struct pl_scene_data {
     const sc_scene *scene;
     const sc_geometry *geo;
     rt_bvh *bvh;
     bool own_bvh;
+    unsigned build_threads;
 } pl_scene_data;
 
 void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);

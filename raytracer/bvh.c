@@ -1,6 +1,7 @@
 /* BVH build entry point: options, timing, the build pipeline and freeing.
  *
- * Data flow: positions/indices -> rt_btree_build (bvh_build.c, binned SAH) ->
+ * Data flow: positions/indices -> rt_btree_build (bvh_tasks.c and bvh_build.c, binned
+ * SAH in rounds of tasks the caller's executor may run at once) ->
  * rt_btree_collapse (bvh_collapse.c, 4-wide nodes + triangle blocks) -> with AVX2,
  * rt_btree_collapse8 (bvh_collapse.c, 8-wide nodes over the same blocks) -> statistics
  * (bvh_stats.c) -> rt_bvh for bvh_traverse.c and packet.c. */
@@ -58,6 +59,12 @@ static void scene_bounds(rt_bvh *bvh, const float *pos, const uint32_t *idx, siz
 rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntriangles,
                      const rt_build_opts *opts)
 {
+    return rt_bvh_build_on(positions, indices, ntriangles, opts, NULL);
+}
+
+rt_bvh *rt_bvh_build_on(const float *positions, const uint32_t *indices, size_t ntriangles,
+                        const rt_build_opts *opts, const rt_executor *ex)
+{
     const double t0 = now_ms();
     const rt_build_opts o = sanitize(opts);
     rt_bvh *bvh = calloc(1, sizeof *bvh);
@@ -70,7 +77,7 @@ rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntr
     double ms8 = 0.0;
     if (ntriangles > 0) {
         rt_btree bt;
-        if (rt_btree_build(&bt, positions, indices, ntriangles, &o) != 0) {
+        if (rt_btree_build(&bt, positions, indices, ntriangles, &o, ex) != 0) {
             rt_bvh_free(bvh);
             return NULL;
         }

@@ -111,14 +111,28 @@ static inline uint32_t rt_root8(const rt_bvh *b) { return b->root8; }
 /* Default options, for callers that want to change one field. */
 rt_build_opts rt_build_opts_default(void);
 
+/* How a caller runs the build's independent tasks, since the ray tracer makes no
+ * threads: for_each(ctx, n, task, arg) calls task(arg, i) once for every i < n, at once
+ * on several threads if it likes, and returns when all have returned; width is how many
+ * it runs at once (the build cuts its work into tasks by it). */
+typedef struct rt_executor {
+    void (*for_each)(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg);
+    void *ctx;
+    unsigned width;
+} rt_executor;
+
 /* Builds the BVH of ntriangles triangles (indices[3i..3i+2] into positions, 3 floats a
- * vertex); triangle i gets primitive id i. Single-threaded and deterministic: identical
- * input gives an identical tree. opts may be NULL for the defaults. Returns NULL when out
- * of memory. Degenerate triangles are kept (they never hit). The 8-wide nodes are built
- * when rt_isa_best() is RT_ISA_AVX2 (so GRAMPS_ISA=baseline gives the baseline's memory
- * and build time too), and rt_bvh.isa is set to that choice. */
+ * vertex); triangle i gets primitive id i. Deterministic: identical input gives an
+ * identical tree, node for node, whatever the executor. opts may be NULL for the
+ * defaults. Returns NULL when out of memory. Degenerate triangles are kept (they never
+ * hit). The 8-wide nodes are built when rt_isa_best() is RT_ISA_AVX2 (so
+ * GRAMPS_ISA=baseline gives the baseline's memory and build time too), and rt_bvh.isa
+ * is set to that choice. rt_bvh_build runs on the calling thread alone; rt_bvh_build_on
+ * runs the binary build's tasks through ex (NULL: the calling thread). */
 rt_bvh *rt_bvh_build(const float *positions, const uint32_t *indices, size_t ntriangles,
                      const rt_build_opts *opts);
+rt_bvh *rt_bvh_build_on(const float *positions, const uint32_t *indices, size_t ntriangles,
+                        const rt_build_opts *opts, const rt_executor *ex);
 void rt_bvh_free(rt_bvh *bvh);
 
 /* Selects the kernels rt_intersect1 / rt_occluded1 and the packet functions (packet.h)

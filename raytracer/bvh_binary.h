@@ -1,6 +1,7 @@
 /* Binary BVH, the intermediate product of the build.
  *
- * Data flow: positions/indices -> rt_btree_build() (binned SAH, bvh_build.c) -> rt_btree
+ * Data flow: positions/indices -> rt_btree_build() (binned SAH, bvh_build.c, in task
+ * rounds: bvh_tasks.c) -> rt_btree
  * -> rt_btree_collapse() (bvh_collapse.c) -> the 4-wide rt_bvh that traversal reads, and
  * on AVX2 machines also rt_btree_collapse8() (bvh_collapse.c) -> its 8-wide nodes.
  * Building binary first and collapsing keeps the SAH sweep simple and lets the collapse
@@ -27,9 +28,10 @@ typedef struct rt_btree {
     int depth;
 } rt_btree;
 
-/* Returns 0, or -1 when out of memory. n must be > 0. */
+/* Returns 0, or -1 when out of memory. n must be > 0. ex runs the build's independent
+ * tasks (bvh_tasks.c), or is NULL; the tree does not depend on it. */
 int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices, size_t n,
-                   const rt_build_opts *o);
+                   const rt_build_opts *o, const rt_executor *ex);
 void rt_btree_free(rt_btree *bt);
 
 /* Fills bvh->nodes, bvh->tris and bvh->root from the binary tree. Returns 0 or -1.

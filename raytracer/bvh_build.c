@@ -1,15 +1,18 @@
-/* Binned SAH build of a binary BVH (Wald 2007, "On fast construction of SAH-based
- * bounding volume hierarchies").
+/* Binned SAH splits of ranges of primitive references (Wald 2007, "On fast construction
+ * of SAH-based bounding volume hierarchies"): one split at a time (rt_build_split) or a
+ * whole subtree (rt_build_subtree), for the build's task rounds (bvh_tasks.c).
  *
- * Data flow: positions/indices -> primitive references (box + id) -> recursive binning
- * and in-place partition -> rt_btree (bvh_binary.h), which bvh_collapse.c turns into the
- * 4-wide BVH. Single-threaded; the recursion splits disjoint ranges, so the two halves
- * could later run as parallel tasks without changing the result.
+ * Data flow: positions/indices -> primitive references (box + id) -> binning and
+ * in-place partition of a range -> rt_bnode(s) of the binary tree (bvh_binary.h). No
+ * threads here; calls on disjoint ranges may run at once (each partitions through its
+ * own part of the scratch array).
  *
- * Determinism: every choice is a pure function of the input (first best split in axis
- * then bin order, ties in fallback sorts broken by primitive id), so the same input
- * always gives the same tree. Costs count triangle blocks of 4, as traversal tests them. */
-#include "raytracer/bvh_binary.h"
+ * Determinism: every choice is a pure function of the set of references in the range
+ * (boxes and bin counts are minima, maxima and sums; first best split in axis then bin
+ * order; ties in fallback sorts and leaf order broken by primitive id), so the same
+ * input always gives the same tree, whatever order the references are in. Costs count
+ * triangle blocks of 4, as traversal tests them. */
+#include "raytracer/bvh_split.h"
 
 #include <emmintrin.h>
 #include <math.h>
@@ -41,9 +44,14 @@ typedef struct split {
     float cost;             /* sum of area * blocks of the two sides */
 } split;
 
-typedef struct builder {
+struct rt_build_refs {
     pref *refs;
-    pref *tmp;              /* partition scratch, as long as refs */
+    pref *tmp;              /* partition scratch, as long as refs: a range uses its own part */
+    size_t n;
+};
+
+typedef struct builder {    /* one subtree's build */
+    rt_build_refs *r;
     rt_bnode *nodes;
     size_t nnodes;
     const rt_build_opts *o;
@@ -278,19 +286,18 @@ static size_t median_split(pref *r, size_t n, const bounds *bd)
     return n / 2;
 }
 
-static uint32_t make_leaf(builder *b, uint32_t node, size_t begin, size_t n)
+static void make_leaf(pref *r, size_t begin, size_t n, rt_bnode *node)
 {
     /* Ascending ids inside a leaf: a fixed order whatever the partition did. */
-    qsort(b->refs + begin, n, sizeof *b->refs, cmp_id);
-    b->nodes[node].first = (uint32_t)begin;
-    b->nodes[node].count = (uint32_t)n;
-    return node;
+    qsort(r, n, sizeof *r, cmp_id);
+    node->first = (uint32_t)begin;
+    node->count = (uint32_t)n;
 }
 
-/* Where to split [begin, begin + n): the size of the left part, or 0 for a leaf. */
-static size_t choose_split(builder *b, pref *r, size_t n, const bounds *bd, int depth)
+/* Where to split r[0, n): the size of the left part, or 0 for a leaf. */
+static size_t choose_split(const rt_build_opts *o, pref *r, size_t n, const bounds *bd,
+                           int depth, pref *tmp)
 {
-    const rt_build_opts *o = b->o;
     const int may_leaf = n <= (size_t)o->max_leaf;
     if (n == 1) return 0;
     /* One block's worth: any split costs a node visit plus at least one block test on
@@ -308,34 +315,52 @@ static size_t choose_split(builder *b, pref *r, size_t n, const bounds *bd, int 
                 o->trav_cost + (area > 0.0f ? o->isect_cost * s.cost / area : 0.0f);
             if (may_leaf && o->isect_cost * (float)blocks_of((uint32_t)n) <= split_cost)
                 return 0;
-            return partition(r, n, &s, &bn, b->tmp);
+            return partition(r, n, &s, &bn, tmp);
         }
     }
     /* No usable binned split (coincident centroids) or too deep. */
     return may_leaf ? 0 : median_split(r, n, bd);
 }
 
-static uint32_t build_rec(builder *b, size_t begin, size_t end, int depth)
+size_t rt_build_split(rt_build_refs *rf, const rt_build_opts *o, size_t begin, size_t end,
+                      int depth, rt_bnode *node)
 {
-    const uint32_t node = (uint32_t)b->nnodes++;
-    pref *r = b->refs + begin;
+    pref *r = rf->refs + begin;
     const size_t n = end - begin;
     bounds bd;
     range_bounds(r, n, &bd);
     float lo[4], hi[4];
     _mm_storeu_ps(lo, bd.box.lo);
     _mm_storeu_ps(hi, bd.box.hi);
-    memcpy(b->nodes[node].lo, lo, sizeof b->nodes[node].lo);
-    memcpy(b->nodes[node].hi, hi, sizeof b->nodes[node].hi);
-    b->nodes[node].count = 0;
+    *node = (rt_bnode){0};
+    memcpy(node->lo, lo, sizeof node->lo);
+    memcpy(node->hi, hi, sizeof node->hi);
+    const size_t nleft = choose_split(o, r, n, &bd, depth, rf->tmp + begin);
+    if (nleft == 0) make_leaf(r, begin, n, node);
+    return nleft;
+}
+
+/* Nodes in pre-order: each node before its left subtree, that before its right one. */
+static uint32_t build_rec(builder *b, size_t begin, size_t end, int depth)
+{
+    const uint32_t node = (uint32_t)b->nnodes++;
     if (depth > b->depth) b->depth = depth;
-    const size_t nleft = choose_split(b, r, n, &bd, depth);
-    if (nleft == 0) return make_leaf(b, node, begin, n);
+    const size_t nleft = rt_build_split(b->r, b->o, begin, end, depth, &b->nodes[node]);
+    if (nleft == 0) return node;
     const uint32_t left = build_rec(b, begin, begin + nleft, depth + 1);
     const uint32_t right = build_rec(b, begin + nleft, end, depth + 1);
     b->nodes[node].left = left;
     b->nodes[node].right = right;
     return node;
+}
+
+size_t rt_build_subtree(rt_build_refs *r, const rt_build_opts *o, size_t begin, size_t end,
+                        int depth, rt_bnode *nodes, int *max_depth)
+{
+    builder b = {r, nodes, 0, o, depth};
+    build_rec(&b, begin, end, depth);
+    *max_depth = b.depth;
+    return b.nnodes;
 }
 
 static void make_refs(pref *refs, const float *pos, const uint32_t *idx, size_t n)
@@ -357,39 +382,30 @@ static void make_refs(pref *refs, const float *pos, const uint32_t *idx, size_t 
     }
 }
 
-int rt_btree_build(rt_btree *bt, const float *positions, const uint32_t *indices, size_t n,
-                   const rt_build_opts *o)
+rt_build_refs *rt_build_refs_new(const float *positions, const uint32_t *indices, size_t n)
 {
-    memset(bt, 0, sizeof *bt);
-    builder b = {0};
-    b.o = o;
-    b.refs = aligned_alloc(32, n * sizeof *b.refs);
-    b.tmp = aligned_alloc(32, n * sizeof *b.tmp);
-    b.nodes = malloc((2 * n - 1) * sizeof *b.nodes);
-    bt->prims = malloc(n * sizeof *bt->prims);
-    if (!b.refs || !b.tmp || !b.nodes || !bt->prims) {
-        free(b.refs);
-        free(b.tmp);
-        free(b.nodes);
-        free(bt->prims);
-        bt->prims = NULL;
-        return -1;
+    rt_build_refs *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->n = n;
+    r->refs = aligned_alloc(32, n * sizeof *r->refs);
+    r->tmp = aligned_alloc(32, n * sizeof *r->tmp);
+    if (!r->refs || !r->tmp) {
+        rt_build_refs_free(r);
+        return NULL;
     }
-    make_refs(b.refs, positions, indices, n);
-    bt->root = build_rec(&b, 0, n, 1);
-    for (size_t i = 0; i < n; i++) bt->prims[i] = pref_id(&b.refs[i]);
-    free(b.refs);
-    free(b.tmp);
-    bt->nodes = b.nodes;
-    bt->nnodes = b.nnodes;
-    bt->depth = b.depth;
-    return 0;
+    make_refs(r->refs, positions, indices, n);
+    return r;
 }
 
-void rt_btree_free(rt_btree *bt)
+void rt_build_refs_prims(const rt_build_refs *r, uint32_t *prims)
 {
-    free(bt->nodes);
-    free(bt->prims);
-    bt->nodes = NULL;
-    bt->prims = NULL;
+    for (size_t i = 0; i < r->n; i++) prims[i] = pref_id(&r->refs[i]);
+}
+
+void rt_build_refs_free(rt_build_refs *r)
+{
+    if (!r) return;
+    free(r->refs);
+    free(r->tmp);
+    free(r);
 }

@@ -511,6 +511,7 @@ static int render_main(options *o)
                 sc_report(s, o->c.width, o->c.height, stdout);
             } else {
                 pl_scene_data_init(&ctx.data, s, &g);
+                ctx.data.build_threads = o->c.threads;
                 rc = run(o, &ctx);
                 pl_scene_data_free(&ctx.data);
                 sc_geometry_free(&g);

@@ -19,6 +19,7 @@ int mp_renderer_init(mp_renderer *r, mp_options *o, char err[CP_ERR_MAX])
     }
     r->have_scene = true;
     pl_scene_data_init(&r->data, r->scene, &r->geo);
+    r->data.build_threads = o->c.threads;
     /* the BVH is the scene's: built once per rank, before any chunk */
     if (rg_uses_stage_type(&r->setup, "rt.") && !pl_scene_data_bvh(&r->data)) {
         snprintf(err, CP_ERR_MAX, "out of memory building the BVH of %s", o->c.scene);
