@@ -2,11 +2,13 @@
  * a shadow ray per hit, one bounce of reflections, and their shadow rays) on teapot,
  * courtyard, fairy and ../shared/scenes/bunny.obj. Prints "name value unit": frame time
  * (median of 3 after a warm-up), rays per second and peak queue footprint per worker
- * count, and the footprint with and without the Tiler -> Primary capacity limit.
+ * count, the BVH build's time per thread count, and the footprint with and without the
+ * Tiler -> Primary capacity limit.
  * Footprints are medians over the frames: at 2 workers a frame's peak is bimodal (tens
  * of KB while Blend keeps up, hundreds once every bounded queue behind it has filled),
  * so a single frame's figure, or a ratio of two, is a coin flip.
  * GRAMPS_BENCH_MAX_WORKERS caps the sweep (default: hardware threads). */
+#include "pipelines/frame.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace.h"
 #include "tools/common/measure.h"
@@ -39,14 +41,36 @@ static double frame(scene_data *d, rtp_config *c, uint8_t *img, rtp_counts *n,
     return t;
 }
 
+/* The BVH build on 1, 2, 4 ... threads (pl_scene_data_bvh, the renderers' way):
+ * minimum of 5, and the speed-up over one thread. */
+static void bench_bvh_build(const char *label, const sc_geometry *g, unsigned maxw)
+{
+    double one = 0;
+    for (unsigned t = 1; t <= maxw; t *= 2) {
+        double best = 1e30;
+        for (int i = 0; i < 5; i++) {
+            pl_scene_data d;
+            pl_scene_data_init(&d, NULL, g);
+            d.build_threads = t;
+            double t0 = io_now_ms();
+            if (!pl_scene_data_bvh(&d)) { fprintf(stderr, "out of memory\n"); exit(1); }
+            double ms = io_now_ms() - t0;
+            best = ms < best ? ms : best;
+            pl_scene_data_free(&d);
+        }
+        if (t == 1) one = best;
+        printf("rt_bvh_build_ms_%s_%ut %.1f ms\n", label, t, best);
+        printf("rt_bvh_build_speedup_%s_%ut %.2f x\n", label, t, one / best);
+    }
+}
+
 static void bench_scene(const char *label, const char *path, unsigned maxw)
 {
     scene_data d;
     char err[SC_ERR_MAX];
     if (sc_load(path, &d.s, err) || sc_flatten(d.s, &d.g, err)) { printf("# %s: %s\n", label, err); return; }
-    double t0 = io_now_ms();
+    bench_bvh_build(label, &d.g, maxw);
     d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
-    printf("rt_bvh_build_ms_%s %.1f ms\n", label, io_now_ms() - t0);
     rtp_config c;
     rtp_config_default(&c);
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
