@@ -172,6 +172,13 @@ void gr_release_parked_threads(void);
  * program does between runs, such as clearing a frame's buffers. */
 void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg);
 
+/* How many parts to cut such work into: `threads`, or one per online CPU when it is 0,
+ * and at most GR_PARALLEL_MAX_PARTS (the work programs hand gr_parallel, clearing
+ * buffers, building a BVH, compressing an image, is bound by memory bandwidth long
+ * before that many cores). */
+#define GR_PARALLEL_MAX_PARTS 16
+unsigned gr_parallel_parts(unsigned threads);
+
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
 gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);

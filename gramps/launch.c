@@ -180,6 +180,8 @@ static void free_worker(gr_graph *g, gr_worker *w)
     free(w->journal);
 }
 
+/* Runnable Thread stages get their instance, spread round-robin over the workers'
+ * deques (no worker runs yet, so pushing into another worker's deque is safe here). */
 static bool start_instances(gr_graph *g)
 {
     unsigned k = 0;

@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct gr_thread {
     pthread_t id;
@@ -177,6 +178,15 @@ static void *run_part(void *p)
     part_job *j = p;
     j->part(j->arg, j->i, j->n);
     return NULL;
+}
+
+unsigned gr_parallel_parts(unsigned threads)
+{
+    if (!threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus > 1 ? (unsigned)cpus : 1;
+    }
+    return threads < GR_PARALLEL_MAX_PARTS ? threads : GR_PARALLEL_MAX_PARTS;
 }
 
 void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g)
 {
@@ -203,9 +202,7 @@ static void for_each_on_parked_threads(void *width, size_t n, void (*task)(void 
 const rt_bvh *pl_scene_data_bvh(pl_scene_data *d)
 {
     if (!d->bvh) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        unsigned w = d->build_threads ? d->build_threads : cpus > 1 ? (unsigned)cpus : 1;
-        if (w > 16) w = 16;
+        unsigned w = gr_parallel_parts(d->build_threads);
         const rt_executor ex = {for_each_on_parked_threads, &w, w};
         d->bvh = rt_bvh_build_on(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL,
                                  w > 1 ? &ex : NULL);

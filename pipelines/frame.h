@@ -21,9 +21,9 @@
 
 #include <stdatomic.h>
 
-/* What a scene needs for any number of frames; the BVH is built on first use, on up to
- * build_threads threads at once (0, as pl_scene_data_init sets it: one per online CPU,
- * at most 16; the tree is the same for any count). */
+/* What a scene needs for any number of frames; the BVH is built on first use, on
+ * gr_parallel_parts(build_threads) threads at once (build_threads 0, as
+ * pl_scene_data_init sets it: one per online CPU; the tree is the same for any count). */
 typedef struct pl_scene_data {
     const sc_scene *scene;
     const sc_geometry *geo;

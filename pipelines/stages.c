@@ -124,14 +124,14 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
 
 cp_vars pl_vars(pl_vars_ctx *ctx) { return (cp_vars){get_var, ctx}; }
 
-/* Clearing a frame's buffers is bound by memory bandwidth: a part per worker, up to 16,
- * and none under 64 K pixels (waking a thread costs more than clearing that much). */
+/* Clearing a frame's buffers is bound by memory bandwidth: a part per worker (at most
+ * gr_parallel_parts), and none under 64 K pixels (waking a thread costs more than
+ * clearing that much). */
 static unsigned clear_parts(unsigned workers, const pl_frame *f)
 {
-    unsigned n = workers ? workers : hardware_threads();
+    unsigned n = gr_parallel_parts(workers);
     uint64_t by_size = ((uint64_t)f->width * (uint64_t)f->height + 65535) / 65536;
-    if (n > by_size) n = (unsigned)by_size;
-    return n < 16 ? n : 16;
+    return n < by_size ? n : (unsigned)by_size;
 }
 
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,

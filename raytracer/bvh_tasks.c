@@ -4,10 +4,10 @@
  * A round is a list of ranges of references. A range larger than the caller's share
  * (`subtree_max`: the references over four times the executor's width, and at least
  * RT_BUILD_TASK_MIN, below which a task costs less than handing it out) is split once
- * (rt_build_split) and its two sides join the next round; a smaller one, or one that
- * became a leaf, is built whole into nodes of its own (rt_build_subtree). Tasks of a
- * round work on disjoint ranges, so they may run in any order and at once. The first
- * rounds have few tasks (1, 2, 4 ...), the last round most of the work in many.
+ * (rt_build_split) and its two sides join the next round; a smaller one is built whole
+ * into nodes of its own (rt_build_subtree). Tasks of a round work on disjoint ranges,
+ * so they may run in any order and at once. The first rounds have few tasks (1, 2, 4
+ * ...), the last round most of the work in many.
  *
  * Then the tasks are stitched in pre-order (each split's node, then its left side's
  * nodes, then its right side's), which is the order a single recursive build numbers
@@ -21,11 +21,13 @@
 #include <string.h>
 
 #define RT_BUILD_TASK_MIN 2048
+/* So a range split in a round is never a leaf: it has more references than a leaf may. */
+_Static_assert(RT_BUILD_TASK_MIN > 4 * RT_LEAF_MAX_BLOCKS, "split ranges must exceed max_leaf");
 
 typedef struct task {
     size_t begin, end;
     int depth;
-    bool whole;                 /* built whole into nodes (a leaf is a subtree of one) */
+    bool whole;                 /* built whole into nodes, else split once */
     rt_bnode node;              /* a split's node */
     size_t nleft;               /* a split's left side */
     uint32_t side[2];           /* a split's two sides, as task indices */
@@ -67,20 +69,12 @@ static void run_task(void *arg, size_t i)
 {
     job *j = arg;
     task *t = &j->tasks[j->first + i];
-    bool ok = true;
     if (t->end - t->begin <= j->subtree_max) {
-        ok = build_whole(j, t);
-    } else {
-        note_depth(j, t->depth);
-        t->nleft = rt_build_split(j->refs, j->o, t->begin, t->end, t->depth, &t->node);
-        if (t->nleft == 0) {
-            ok = (t->nodes = malloc(sizeof *t->nodes)) != NULL;
-            if (ok) t->nodes[0] = t->node;
-            t->nnodes = 1;
-            t->whole = true;
-        }
+        if (!build_whole(j, t)) atomic_store(&j->failed, true);
+        return;
     }
-    if (!ok) atomic_store(&j->failed, true);
+    note_depth(j, t->depth);
+    t->nleft = rt_build_split(j->refs, j->o, t->begin, t->end, t->depth, &t->node);
 }
 
 static bool add_task(job *j, size_t begin, size_t end, int depth)

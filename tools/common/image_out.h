@@ -9,11 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A renderer program's -o and --stats: the PNG of rgba (encoded on up to `threads`
- * threads, 0: one per CPU) to png_path and `stats` (stats_size bytes) to stats_path,
- * each when its path is not NULL, staged and committed together (safe_file.h), so both
- * are written or neither. stats NULL with stats_path
- * set means making them ran out of memory. 0, or -1 with the message in err. */
+/* A renderer program's -o and --stats: the PNG of rgba (encoded as io_encode_png_on
+ * with `threads`) to png_path and `stats` (stats_size bytes) to stats_path, each when
+ * its path is not NULL, staged and committed together (safe_file.h), so both are
+ * written or neither. stats NULL with stats_path set means making them ran out of
+ * memory. 0, or -1 with the message in err. */
 int io_write_outputs(const char *png_path, int width, int height, const uint8_t *rgba,
                      unsigned threads, const char *stats_path, const char *stats,
                      size_t stats_size, char *err, size_t errlen);

@@ -24,12 +24,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define PNG_BAND_BYTES (256u * 1024u)
 #define PNG_LEVEL 3
-#define PNG_MAX_THREADS 16
 #define PNG_FILTER_UP 2
 #define PNG_MAX_WIDTH (1 << 28)           /* a row's bytes fit zlib's 32-bit counts */
 #ifndef PNG_FIRST_OUT                     /* a band's first output room; tests shrink it */
@@ -194,12 +192,8 @@ static uint8_t *assemble(const png_job *j, int width, size_t *size)
 
 static unsigned parts_for(unsigned threads, int nbands)
 {
-    if (!threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (unsigned)cpus : 1;
-    }
-    if (threads > PNG_MAX_THREADS) threads = PNG_MAX_THREADS;
-    return threads < (unsigned)nbands ? threads : (unsigned)nbands;
+    unsigned n = gr_parallel_parts(threads);
+    return n < (unsigned)nbands ? n : (unsigned)nbands;
 }
 
 uint8_t *io_encode_png_on(int width, int height, const uint8_t *rgba, unsigned threads,

@@ -8,12 +8,12 @@
 
 /* The PNG of a width x height RGBA image (row 0 at the top), malloc'ed, its size in
  * *size; NULL when out of memory, a side is not positive or the width is over 2^28.
- * Up to `threads` bands of rows are compressed at once (0: one per online CPU, at most
- * 16). The bytes depend on the image alone, not on `threads`. */
+ * gr_parallel_parts(threads) bands of rows are compressed at once (threads 0: one per
+ * online CPU). The bytes depend on the image alone, not on `threads`. */
 uint8_t *io_encode_png_on(int width, int height, const uint8_t *rgba, unsigned threads,
                           size_t *size);
 
-/* io_encode_png_on with one thread per online CPU (at most 16). */
+/* io_encode_png_on with threads 0. */
 uint8_t *io_encode_png(int width, int height, const uint8_t *rgba, size_t *size);
 
 #endif
