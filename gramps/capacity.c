@@ -25,6 +25,13 @@
  * samples, with `reserved_peak` (most space ever taken from the pool, exact) as the
  * upper bound.
  *
+ * Space moving between the pool and a credit is, for a moment, in neither (the pool is
+ * written first on the way out, the credit first on the way back): a sum read then
+ * would count it as held, packets that do not exist (test_stats' short run once sampled
+ * more than the 24 packets it ever held). Each such move is bracketed
+ * (move_begin/move_end), and gr_queue_held reads again when one overlapped its reads.
+ * The brackets sit on the pool's line, which the move writes anyway.
+ *
  * Space stranded in another worker's credits is never lost: a charge that finds the
  * pool short takes every worker's credits back first, a producer that parks on a full
  * queue recounts after registering (pairing with the release side's waiter check),
@@ -111,12 +118,30 @@ static void give_back(gr_queue_rt *q, int64_t n)
     if (n) atomic_fetch_add(&q->free, n);
 }
 
+/* seq_cst, both: a reader that saw no move begun and the same count of moves ended
+ * before and after its reads read no space in transit. */
+static void move_begin(gr_queue_rt *q) { atomic_fetch_add(&q->moving, 1); }
+
+static void move_end(gr_queue_rt *q)
+{
+    atomic_fetch_add(&q->moves, 1);
+    atomic_fetch_sub(&q->moving, 1);
+}
+
+/* Moves the whole credit *c back to the pool. */
+static void return_credit(gr_queue_rt *q, _Atomic(int64_t) *c)
+{
+    move_begin(q);
+    give_back(q, atomic_exchange(c, 0));
+    move_end(q);
+}
+
 /* Moves every worker's credits for q back to the pool. */
 static void reclaim_all(gr_graph *g, gr_queue_rt *q)
 {
     for (unsigned i = 0; i < g->nworkers; i++) {
         _Atomic(int64_t) *c = credit_of(&g->workers[i], q);
-        if (atomic_load_explicit(c, memory_order_relaxed)) give_back(q, atomic_exchange(c, 0));
+        if (atomic_load_explicit(c, memory_order_relaxed)) return_credit(q, c);
     }
 }
 
@@ -127,11 +152,14 @@ static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n)
     while (f >= n) {
         int64_t keep = keep_of(q);
         int64_t take = f - n < keep ? f : n + keep;
-        if (atomic_compare_exchange_weak(&q->free, &f, f - take)) {
+        if (take > n) move_begin(q);
+        bool taken = atomic_compare_exchange_weak(&q->free, &f, f - take);
+        if (taken) {
             note_reserved(q, f - take);
             if (take > n) atomic_fetch_add(credit_of(w, q), take - n);
-            return true;
         }
+        if (take > n) move_end(q);
+        if (taken) return true;
     }
     return false;
 }
@@ -186,11 +214,15 @@ bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n)
     } else {
         _Atomic(int64_t) *c = credit_of(w, q);
         int64_t have = atomic_fetch_add(c, n) + n;
-        while (have > 2 * keep && !atomic_compare_exchange_weak(c, &have, keep)) {}
-        if (have > 2 * keep) give_back(q, have - keep);
+        if (have > 2 * keep) {
+            move_begin(q);
+            while (have > 2 * keep && !atomic_compare_exchange_weak(c, &have, keep)) {}
+            if (have > 2 * keep) give_back(q, have - keep);
+            move_end(q);
+        }
     }
     if (atomic_load(&q->nwaiters) == 0) return false;
-    if (keep) give_back(q, atomic_exchange(credit_of(w, q), 0));
+    if (keep) return_credit(q, credit_of(w, q));
     return true;
 }
 
@@ -201,7 +233,7 @@ void gr_credits_return(gr_worker *w)
     for (int i = 0; i < w->g->nqueues; i++) {
         gr_queue_rt *q = w->g->queues[i];
         _Atomic(int64_t) *c = credit_of(w, q);
-        if (atomic_load_explicit(c, memory_order_relaxed)) give_back(q, atomic_exchange(c, 0));
+        if (atomic_load_explicit(c, memory_order_relaxed)) return_credit(q, c);
     }
 }
 
@@ -214,9 +246,17 @@ static int64_t all_credits(const gr_graph *g, const gr_queue_rt *q)
     return sum;
 }
 
+/* Reads again (up to 16 times) while a move between the pool and a credit overlaps the
+ * reads, which would count the moving space as held. */
 int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q)
 {
-    int64_t held = q->space - atomic_load(&q->free) - all_credits(g, q);
+    int64_t held = 0;
+    for (int tries = 0; tries < 16; tries++) {
+        uint32_t moves = atomic_load(&q->moves);
+        bool still = atomic_load(&q->moving) == 0;
+        held = q->space - atomic_load(&q->free) - all_credits(g, q);
+        if (still && atomic_load(&q->moving) == 0 && atomic_load(&q->moves) == moves) break;
+    }
     return held > 0 ? held : 0;
 }
 

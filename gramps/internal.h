@@ -145,6 +145,9 @@ struct gr_queue_rt {
      * packet reads. */
     _Alignas(64) _Atomic(int64_t) free;
     _Atomic(int64_t) reserved_peak;   /* most space taken from `free` at once */
+    /* Moves of space between `free` and a worker's credits: begun and not ended, and
+     * ended (capacity.c's move_begin/move_end; gr_queue_held retries around them). */
+    _Atomic(uint32_t) moving, moves;
     /* Ordered chain end: reserved slots holding no packet yet (PENDING) or ever (SKIP,
      * until removed). Charged, so they bound the chain, but the packet they stand for
      * is counted in the chain's earlier queue (or does not exist): the footprint leaves
