@@ -47,7 +47,7 @@ LDLIBS   := -lmetis -lm
 RENDER_LDLIBS := -lassimp -linih -lz -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
-RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c tools/common/*.c)
+RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c tools/common/*.c)
 GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))
 RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
 
@@ -56,7 +56,7 @@ RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
 # become one instruction. Neither changes a result. The ray tracer's Shade kernel gains
 # too (unrolled per-channel loops, inline sqrtf): -18% instructions per hit.
 VECTOR_KERNELS := shaders/raster_shading.c shaders/ray_shading.c raytracer/tri_each.c \
-    rasterizer/weights.c pipelines/raster_ztile.c
+    rasterizer/weights.c pipelines/raster/ztile.c
 $(patsubst %,$(BUILD)/obj/%.o,$(VECTOR_KERNELS)): CFLAGS += -O3 -fno-math-errno
 
 LIBGRAMPS := $(BUILD)/lib/libgramps.a
@@ -147,7 +147,8 @@ check-all:
 # installed under include/gramps/ in the source layout, so that one -I (gramps-render.pc
 # gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
 RENDER_API_HEADERS := compose/compose.h tools/common/image_out.h \
-    $(patsubst %,pipelines/%.h,stages frame hiz raster raytrace raster_packets raytrace_packets)
+    pipelines/stages.h pipelines/frame.h pipelines/raster/hiz.h pipelines/raster/raster.h \
+    pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
 # install an already built tree without starting a rebuild.

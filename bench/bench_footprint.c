@@ -12,8 +12,8 @@
  * (ray-0/ray-1 with the GRAMPS scheduler at 24 threads, average and maximum). They are
  * not measured here; docs/footprint.md says what is comparable. */
 #include "pipelines/frame_memory.h"
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,19 +69,19 @@ static gr_graph *render(scene_data *d, variant v, unsigned workers, uint8_t *img
                         char err[SC_ERR_MAX])
 {
     if (v <= RASTER_PARALLEL) {
-        rsp_config c;
-        rsp_config_default(&c);
+        plr_config c;
+        plr_config_default(&c);
         c.workers = workers;
-        c.graph = v == RASTER ? RSP_TILED : v == RASTER_ORDERED ? RSP_ORDERED : RSP_PARALLEL;
-        rsp_counts n;
-        return rsp_render(d->s, &d->g, &c, img, &n, err);
+        c.graph = v == RASTER ? PLR_TILED : v == RASTER_ORDERED ? PLR_ORDERED : PLR_PARALLEL;
+        plr_counts n;
+        return plr_render(d->s, &d->g, &c, img, &n, err);
     }
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.workers = workers;
     c.bounces = v == RAY_B1 ? 1 : 0;
-    rtp_counts n;
-    return rtp_render(d->s, &d->g, d->bvh, &c, img, &n, err);
+    plrt_counts n;
+    return plrt_render(d->s, &d->g, d->bvh, &c, img, &n, err);
 }
 
 static void measure(scene_data *d, const char *label, variant v, unsigned workers, uint8_t *img)
@@ -115,8 +115,8 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
         exit(1);
     }
     d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
-    rsp_config c;
-    rsp_config_default(&c);
+    plr_config c;
+    plr_config_default(&c);
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
     for (int v = 0; v < NVARIANTS; v++)
         for (unsigned w = 1; w <= maxw; w *= 2) measure(&d, label, (variant)v, w, img);

@@ -4,7 +4,7 @@
  * (median of 5) and file size, ours at 1, 2, 4 ... threads up to the hardware's, and
  * ours / stb's time at each. */
 #include "pipelines/frame_memory.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "tools/common/measure.h"
 #include "tools/common/png_encode.h"
 
@@ -19,7 +19,7 @@
 #define RUNS 5
 
 /* A 1024x1024 ray-traced frame of the scene at `path`, or NULL. */
-static uint8_t *render(const char *path, rtp_config *c)
+static uint8_t *render(const char *path, plrt_config *c)
 {
     sc_scene *s;
     sc_geometry g;
@@ -29,9 +29,9 @@ static uint8_t *render(const char *path, rtp_config *c)
         return NULL;
     }
     rt_bvh *bvh = rt_bvh_build(g.positions, g.indices, g.ntriangles, NULL);
-    rtp_counts n;
+    plrt_counts n;
     uint8_t *img = malloc((size_t)c->width * c->height * 4);
-    gr_graph *done = img && bvh ? rtp_render(s, &g, bvh, c, img, &n, err) : NULL;
+    gr_graph *done = img && bvh ? plrt_render(s, &g, bvh, c, img, &n, err) : NULL;
     if (!done) {
         printf("# %s: %s\n", path, img && bvh ? err : "out of memory");
         free(img);
@@ -64,8 +64,8 @@ static double encode_ms(const uint8_t *img, int w, int h, unsigned threads, size
 
 static void bench_scene(const char *label, const char *path, unsigned maxw)
 {
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     uint8_t *img = render(path, &c);
     if (!img) return;
     size_t bytes;

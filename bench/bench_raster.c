@@ -4,7 +4,7 @@
  * per worker count (1, 2, 4, ... up to GRAMPS_BENCH_MAX_WORKERS or the hardware threads).
  * Prints "name value unit". */
 #include "pipelines/frame_memory.h"
-#include "pipelines/raster.h"
+#include "pipelines/raster/raster.h"
 #include "tools/common/measure.h"
 
 #include <stdbool.h>
@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void bench_scene(const char *label, const char *path, unsigned maxw, rsp_graph kind)
+static void bench_scene(const char *label, const char *path, unsigned maxw, plr_graph kind)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX];
     if (sc_load(path, &s, err) || sc_flatten(s, &g, err)) { printf("# %s: %s\n", label, err); return; }
-    rsp_config c;
-    rsp_config_default(&c);
+    plr_config c;
+    plr_config_default(&c);
     c.graph = kind;
     const char *const prefixes[] = {"", "ordered_", "prast_"};
     const char *v = prefixes[kind];
@@ -28,10 +28,10 @@ static void bench_scene(const char *label, const char *path, unsigned maxw, rsp_
         c.workers = w;
         double t[4];
         unsigned long long fp = 0;
-        rsp_counts n;
+        plr_counts n;
         for (int i = 0; i < 4; i++) {
             double t0 = io_now_ms();
-            gr_graph *gg = rsp_render(s, &g, &c, img, &n, err);
+            gr_graph *gg = plr_render(s, &g, &c, img, &n, err);
             t[i] = io_now_ms() - t0;
             if (!gg) { printf("# %s\n", err); exit(1); }
             fp = gr_get_stats(gg)->peak_footprint_bytes;
@@ -52,11 +52,11 @@ int main(void)
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     const char *cap = getenv("GRAMPS_BENCH_MAX_WORKERS");
     unsigned maxw = (unsigned)(cap ? atol(cap) : sysconf(_SC_NPROCESSORS_ONLN));
-    for (int kind = RSP_TILED; kind <= RSP_PARALLEL; kind++) {
-        bench_scene("teapot", "teapot", maxw, (rsp_graph)kind);
-        bench_scene("courtyard", "courtyard", maxw, (rsp_graph)kind);
-        bench_scene("fairy", "fairy", maxw, (rsp_graph)kind);
-        bench_scene("bunny", "../shared/scenes/bunny.obj", maxw, (rsp_graph)kind);
+    for (int kind = PLR_TILED; kind <= PLR_PARALLEL; kind++) {
+        bench_scene("teapot", "teapot", maxw, (plr_graph)kind);
+        bench_scene("courtyard", "courtyard", maxw, (plr_graph)kind);
+        bench_scene("fairy", "fairy", maxw, (plr_graph)kind);
+        bench_scene("bunny", "../shared/scenes/bunny.obj", maxw, (plr_graph)kind);
     }
     return 0;
 }

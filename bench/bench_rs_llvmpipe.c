@@ -18,7 +18,7 @@
 #include "bench/line_round_trip.h"
 #include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
-#include "pipelines/raster.h"
+#include "pipelines/raster/raster.h"
 #include "shaders/raster_shading.h"
 #include "tools/common/measure.h"
 
@@ -148,15 +148,15 @@ static void llvmpipe_ms(const char *self, const char *scene, int threads, double
 
 static void ours_ms(const sc_scene *s, const sc_geometry *g, int threads, double *median, double *min)
 {
-    rsp_config c;
-    rsp_config_default(&c);
+    plr_config c;
+    plr_config_default(&c);
     c.workers = (unsigned)threads;
     uint8_t *img = malloc(SIZE * SIZE * 4);
     char err[SC_ERR_MAX];
     double t[FRAMES];
     for (int i = -2; i < FRAMES; i++) {
         double t0 = io_now_ms();
-        gr_graph *gg = rsp_render(s, g, &c, img, NULL, err);
+        gr_graph *gg = plr_render(s, g, &c, img, NULL, err);
         if (i >= 0) t[i] = io_now_ms() - t0;
         gr_graph_destroy(gg);
     }

@@ -6,7 +6,7 @@
  * above 1 is faster). A '# rt_isa' line names our kernels' instruction set
  * (GRAMPS_ISA=baseline: SSE).
  *
- * The frame (the figure that counts): the whole GRAMPS ray-tracing graph (rtp_render:
+ * The frame (the figure that counts): the whole GRAMPS ray-tracing graph (plrt_render:
  * rays generated, traced, shaded, blended; primary + shadow + one mirror bounce + its
  * shadows, 1024x1024) against a renderer of the same frame on Embree written the way
  * Embree is fastest: the scene built with RTC_BUILD_QUALITY_HIGH (its build time is
@@ -38,7 +38,7 @@
 #include "bench/line_round_trip.h"
 #include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "shaders/ray_shading.h"
@@ -406,16 +406,16 @@ static double embree_frame(emb_frame *f, int nthreads)
 static double our_frame(const sc_scene *s, const sc_geometry *g, const rt_bvh *bvh, int workers,
                         uint8_t *img, uint64_t *rays)
 {
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.workers = (unsigned)workers;
-    rtp_counts n;
+    plrt_counts n;
     char err[SC_ERR_MAX];
     const double t0 = io_now_s();
-    gr_graph *gg = rtp_render(s, g, bvh, &c, img, &n, err);
+    gr_graph *gg = plrt_render(s, g, bvh, &c, img, &n, err);
     const double ms = (io_now_s() - t0) * 1e3;
     if (!gg) {
-        printf("# rtp_render: %s\n", err);
+        printf("# plrt_render: %s\n", err);
         return INFINITY;
     }
     gr_graph_destroy(gg);
@@ -508,8 +508,8 @@ static void compare_frames(const char *source, const char *name)
     printf("embree_build_high_1t_%s %.2f ms\n", name, high.build_ms);
     printf("embree_build_medium_1t_%s %.2f ms\n", name, medium.build_ms);
     embree_free(&medium);
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     emb_frame f = {.scene = high.scene, .mode = EMB_PACKET16, .width = c.width,
                    .height = c.height, .bounces = c.bounces, .min_weight = c.min_weight,
                    .rgba = malloc((size_t)c.width * c.height * 4)};

@@ -10,7 +10,7 @@
  * GRAMPS_BENCH_MAX_WORKERS caps the sweep (default: hardware threads). */
 #include "pipelines/frame.h"
 #include "pipelines/frame_memory.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "tools/common/measure.h"
 
 #include <stdio.h>
@@ -28,12 +28,12 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef struct scene_data { sc_scene *s; sc_geometry g; rt_bvh *bvh; } scene_data;
 
-static double frame(scene_data *d, rtp_config *c, uint8_t *img, rtp_counts *n,
+static double frame(scene_data *d, plrt_config *c, uint8_t *img, plrt_counts *n,
                     unsigned long long *footprint)
 {
     char err[SC_ERR_MAX];
     double t0 = io_now_ms();
-    gr_graph *g = rtp_render(d->s, &d->g, d->bvh, c, img, n, err);
+    gr_graph *g = plrt_render(d->s, &d->g, d->bvh, c, img, n, err);
     double t = io_now_ms() - t0;
     if (!g) { fprintf(stderr, "%s\n", err); exit(1); }
     *footprint = gr_get_stats(g)->peak_footprint_bytes;
@@ -71,12 +71,12 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
     if (sc_load(path, &d.s, err) || sc_flatten(d.s, &d.g, err)) { printf("# %s: %s\n", label, err); return; }
     bench_bvh_build(label, &d.g, maxw);
     d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
     for (unsigned w = 1; w <= maxw; w *= 2) {
         c.workers = w;
-        rtp_counts n;
+        plrt_counts n;
         unsigned long long fp[3];
         double t[3];
         frame(&d, &c, img, &n, &fp[0]);
@@ -102,11 +102,11 @@ static void bench_capacity(unsigned workers)
     char err[SC_ERR_MAX];
     if (sc_load("../shared/scenes/bunny.obj", &d.s, err) || sc_flatten(d.s, &d.g, err)) return;
     d.bvh = rt_bvh_build(d.g.positions, d.g.indices, d.g.ntriangles, NULL);
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.workers = workers;
     uint8_t *img = malloc((size_t)c.width * c.height * 4);
-    rtp_counts n;
+    plrt_counts n;
     const uint32_t capacity = c.runs_capacity;
     unsigned long long limited[FOOTPRINT_FRAMES], unlimited[FOOTPRINT_FRAMES];
     for (int i = 0; i < FOOTPRINT_FRAMES; i++) {     /* alternating, so drift hits both */

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below, or a built-in packet format a plugin may read or
- * write (pipelines/raster_packets.h, raytrace_packets.h), changes layout; plugins built
+ * write (pipelines/raster/packets.h, pipelines/raytrace/packets.h), changes layout; plugins built
  * against another version are refused. 2: rt.contributions carries floats (16 bytes an
  * element). 3: cp_stage_type.instanced is a cp_instancing. */
 #define CP_API_VERSION 3

@@ -7,7 +7,7 @@
 FUZZ_SECONDS ?= 30
 FUZZ_KINDS := scene obj ply gltf
 FUZZ_DIR := build/fuzz
-FUZZ_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c gramps/*.c)
+FUZZ_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c gramps/*.c)
 FUZZ_ASM := $(wildcard gramps/*.S)
 FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM))
 .SECONDARY: $(FUZZ_OBJ)

@@ -65,7 +65,7 @@ void pl_frame_free(pl_frame *f)
         free(f->layers[i].z);
         free(f->layers[i].vis);
     }
-    if (f->has_hiz) rsp_hiz_free(&f->hiz);
+    if (f->has_hiz) plr_hiz_free(&f->hiz);
     memset(f, 0, sizeof *f);
 }
 
@@ -133,10 +133,10 @@ _Atomic(uint32_t) *pl_frame_depth(pl_frame *f)
     return f->depth;
 }
 
-rsp_hiz *pl_frame_hiz(pl_frame *f)
+plr_hiz *pl_frame_hiz(pl_frame *f)
 {
     if (!f->has_hiz) {
-        if (!rsp_hiz_init(&f->hiz, f->width, f->height, far_bits())) return NULL;
+        if (!plr_hiz_init(&f->hiz, f->width, f->height, far_bits())) return NULL;
         f->has_hiz = true;
     }
     return &f->hiz;

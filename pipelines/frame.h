@@ -14,7 +14,7 @@
 
 #include "scenes/camera.h"
 #include "shaders/color.h"
-#include "pipelines/hiz.h"
+#include "pipelines/raster/hiz.h"
 #include "raytracer/bvh.h"
 #include "shaders/ray_shading.h"
 #include "shaders/raster_shading.h"
@@ -91,7 +91,7 @@ typedef struct pl_frame {
     unsigned clears, fresh;
     _Atomic(uint32_t) *depth;         /* the ordered raster graph's depth, float bits, cleared
                                          to FLT_MAX (sort-middle stages keep depth per tile) */
-    rsp_hiz hiz;                      /* coarse depth bounds over `depth` */
+    plr_hiz hiz;                      /* coarse depth bounds over `depth` */
     bool has_hiz;
     int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
     bool tiles_clear_sums;            /* the graph's tile cutters (rt.tiler, raster.ztile)
@@ -124,7 +124,7 @@ uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster back
  * another stage asks for pl_frame_color, only pixels outside the region are cleared. */
 uint32_t *pl_frame_color_overwritten(pl_frame *f);
 _Atomic(uint32_t) *pl_frame_depth(pl_frame *f);    /* cleared to FLT_MAX */
-rsp_hiz *pl_frame_hiz(pl_frame *f);
+plr_hiz *pl_frame_hiz(pl_frame *f);
 int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clears its bands */
 uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call

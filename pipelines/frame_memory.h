@@ -1,6 +1,6 @@
 /* frame_memory.h — keeping the memory one frame frees for the next.
  *
- * Every rsp_render / rtp_render call builds a graph with its own packet pools, fiber
+ * Every plr_render / plrt_render call builds a graph with its own packet pools, fiber
  * stacks and frame buffers (depth, tiles, Blend's 24 bytes per pixel) and frees them
  * at the end. With glibc's defaults, blocks that large go back to the kernel, and the
  * next frame pays one page fault per 4 KiB page to get them again: measured on the

@@ -1,20 +1,20 @@
 /* stages.c — the built-in stage library, graphs and variables (see stages.h). */
 #include "pipelines/stages.h"
 
-#include "pipelines/raster.h"
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/packets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Runs of samples of an image tile (pipelines/sample_runs.h): what the ray tracer's
+/* Runs of samples of an image tile (pipelines/raytrace/sample_runs.h): what the ray tracer's
  * Tiler makes and what the hybrid's depth pass hands on when a tile is final, so both
  * libraries' stages use it. */
 static const cp_format runs_format = {
     "rt.sample-runs", "one samples packet's run of a tile: tile, block, first sample, count",
-    GR_OPAQUE, sizeof(rtp_sample_run), 0, 0, 0, 0};
+    GR_OPAQUE, sizeof(plrt_sample_run), 0, 0, 0, 0};
 
 int pl_samples_per_pixel(const cp_stage_init *i)
 {
@@ -93,8 +93,8 @@ static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
 }
 
 /* Blend bands for the graph's `tile` at this image size: one per row of tiles, rounded
- * down to a power of two (rtp_blend_key), at most PL_MAX_DEFAULT_BANDS. A band is what a
- * copy of the stages before Blend takes at a time (rtp_tile_deal), so there is no use
+ * down to a power of two (plrt_blend_key), at most PL_MAX_DEFAULT_BANDS. A band is what a
+ * copy of the stages before Blend takes at a time (plrt_tile_deal), so there is no use
  * in thinner ones, and each is a subqueue that every worker may hold a partly filled
  * packet of: at 64x64, 32 bands held more than the rest of the ray tracer's queues. */
 static const char *bands_var(const pl_vars_ctx *c, char buf[64])
@@ -115,7 +115,7 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
     else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->frame->height);
     else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);
     else if (!strcmp(name, "default_groups"))
-        snprintf(buf, 64, "%u", workers < RSP_DEFAULT_GROUPS_MAX ? workers : RSP_DEFAULT_GROUPS_MAX);
+        snprintf(buf, 64, "%u", workers < PLR_DEFAULT_GROUPS_MAX ? workers : PLR_DEFAULT_GROUPS_MAX);
     else if (!strcmp(name, "tiles")) return tiles_var(c, buf);
     else if (!strcmp(name, "default_bands")) return bands_var(c, buf);
     else return NULL;

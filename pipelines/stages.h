@@ -30,7 +30,7 @@ extern const char *const pl_builtin_graph_names[];
 /* Variables for $name values, from the frame and launch settings:
  *   width, height   the image size
  *   workers         the worker count (hardware threads when 0)
- *   default_groups  raster IA/VS groups by default: workers, at most RSP_DEFAULT_GROUPS_MAX
+ *   default_groups  raster IA/VS groups by default: workers, at most PLR_DEFAULT_GROUPS_MAX
  *   tiles           framebuffer tiles for the graph's `tile` setting (raster queue sets)
  *   default_bands   Blend bands: a power of two, one per row of `tile` tiles, at most
  *                   PL_MAX_DEFAULT_BANDS */
@@ -50,7 +50,7 @@ gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *la
                           char err[CP_ERR_MAX]);
 
 /* The same for the built-in graph `name` with a program's settings applied first by
- * put(g, cfg), as `--set` would apply them (rsp_render and rtp_render pass their
+ * put(g, cfg), as `--set` would apply them (plr_render and plrt_render pass their
  * configs this way). */
 typedef int (*pl_put_fn)(cp_graph *g, const void *cfg, char err[CP_ERR_MAX]);
 gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl_frame *frame,

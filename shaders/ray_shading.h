@@ -1,7 +1,7 @@
 /* ray_shading.h — shading kernels of the ray tracer: what a hit contributes directly,
  * which shadow rays it casts (one per light facing the surface) and its reflection ray.
  *
- * Data flow: Shade stage (pipelines/raytrace.c) -> sh_ray_shade() per hit -> pushed
+ * Data flow: Shade stage (pipelines/raytrace/raytrace.c) -> sh_ray_shade() per hit -> pushed
  * shadow rays / reflection rays / contributions. Pure functions of their inputs: the
  * same hit gives the same result on every worker. */
 #ifndef SHADERS_RAY_SHADING_H

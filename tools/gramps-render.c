@@ -9,7 +9,7 @@
  * file and renamed over the target only after a successful render. */
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
-#include "pipelines/raster.h"
+#include "pipelines/raster/raster.h"
 #include "shaders/color.h"
 #include "pipelines/stages.h"
 #include "raytracer/bvh.h"
@@ -435,7 +435,7 @@ static int check_memory(const options *o, const render_ctx *ctx)
     const sc_geometry *g = ctx->data.geo;
     /* the depth layers at the default groups (one per worker, at most 16) */
     unsigned layers = !rg_uses_stage_type(&ctx->setup, "raster.zraster") ? 0
-                      : threads < RSP_DEFAULT_GROUPS_MAX ? threads : RSP_DEFAULT_GROUPS_MAX;
+                      : threads < PLR_DEFAULT_GROUPS_MAX ? threads : PLR_DEFAULT_GROUPS_MAX;
     io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, o->c.width,
                                               o->c.height, rg_uses_stage_type(&ctx->setup, "rt."), threads,
                                               layers);

@@ -1,7 +1,7 @@
 /* render_with_stage.c — built against an installed gramps (Makefile beside it): the
  * thesis' ordered raster graph (its fragments flow from PS to OM) plus its own Shader, inverting each shaded fragment's colour between the pixel
  * shader and the output merger; one frame of the teapot as a PNG. [OUT.png [SIZE]] */
-#include "pipelines/raster_packets.h"
+#include "pipelines/raster/packets.h"
 #include "pipelines/stages.h"
 #include "tools/common/image_out.h"
 #include <math.h>

@@ -5,7 +5,7 @@
  *
  * Stage type "ao" (Shader): input rt.rays with their hits; output `out`, the same packet
  * in place (GR_BIND_INPLACE) for Shade; output `contrib`, at most one contribution per
- * ray, pushed to its pixel's subqueue of the contributions set (rtp_push_contribs). Shade runs with `ambient = false`, so this stage adds
+ * ray, pushed to its pixel's subqueue of the contributions set (plrt_push_contribs). Shade runs with `ambient = false`, so this stage adds
  * the ambient term instead, exactly as Shade computes it
  *   weight * (1 - reflectivity) * ambient * albedo
  * times, for primary hits (depth 0), the unoccluded fraction of `samples` rays cast in a
@@ -16,7 +16,7 @@
  *
  * Deterministic for any worker count: ray directions come from a fixed hash of the pixel,
  * the sample index and the primary ray's direction, each hit is computed alone, and
- * rt.blend sums contributions (rtp_set_contrib) as integers in fixed point. The
+ * rt.blend sums contributions (plrt_set_contrib) as integers in fixed point. The
  * frame counter "rays.ao" counts the occlusion rays. Other outputs than colour (--aov) get
  * nothing from this stage (Shade writes them).
  *
@@ -24,7 +24,7 @@
  * symbols). */
 #include "compose/compose.h"
 #include "pipelines/frame.h"
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raytrace/packets.h"
 #include "raytracer/bvh_traverse.h"
 #include "shaders/ray_shading.h"
 
@@ -42,13 +42,13 @@ typedef struct ao_state {
     _Atomic(uint64_t) *rays;              /* the frame's "rays.ao" */
     uint32_t samples;
     float radius;                         /* in scene units */
-    rtp_blend_keys keys;                  /* of the contributions set */
+    plrt_blend_keys keys;                  /* of the contributions set */
 } ao_state;
 
-/* The contributions set needs a power of two of subqueues (rtp_blend_key). */
-static bool check_ports(const cp_stage_init *i, rtp_blend_keys *keys, char err[CP_ERR_MAX])
+/* The contributions set needs a power of two of subqueues (plrt_blend_key). */
+static bool check_ports(const cp_stage_init *i, plrt_blend_keys *keys, char err[CP_ERR_MAX])
 {
-    if (rtp_blend_keys_of(i->frame, cp_port_subqueues(i, "contrib"), keys)) return true;
+    if (plrt_blend_keys_of(i->frame, cp_port_subqueues(i, "contrib"), keys)) return true;
     snprintf(err, CP_ERR_MAX, "stage '%s': its contrib queue set has %u subqueues, not a "
              "power of two", i->name, cp_port_subqueues(i, "contrib"));
     return false;
@@ -62,7 +62,7 @@ static void *ao_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                  "gramps-render)", i->name);
         return NULL;
     }
-    rtp_blend_keys keys;
+    plrt_blend_keys keys;
     if (!check_ports(i, &keys, err)) return NULL;
     ao_state *s = malloc(sizeof *s);
     if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_bvh(f),
@@ -108,7 +108,7 @@ static void hemisphere_dir(const float n[3], uint32_t pixel, const float dir[3],
 }
 
 /* The unoccluded fraction of s->samples rays from the primary hit h. */
-static float unoccluded(const ao_state *s, const rtp_ray *h)
+static float unoccluded(const ao_state *s, const plrt_ray *h)
 {
     float n[3];
     sh_ray_hit_normal(s->env, &h->ray, &h->hit, n);
@@ -124,7 +124,7 @@ static float unoccluded(const ao_state *s, const rtp_ray *h)
 
 /* The ambient term Shade leaves out, in the same float operations as sh_ray_shade's
  * direct term, scaled by the unoccluded fraction (1: the same bits as Shade's). */
-static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rtp_contribs *out)
+static void ambient_term(const ao_state *s, const plrt_ray *h, float fraction, plrt_contribs *out)
 {
     const sc_material *m = sh_ray_hit_material(s->env, &h->hit);
     float local = 1.0f - m->reflectivity, rgb[3];
@@ -132,7 +132,7 @@ static void ambient_term(const ao_state *s, const rtp_ray *h, float fraction, rt
         float scale = h->weight[ch] * local;
         rgb[ch] = scale * s->env->ambient * m->albedo[ch] * fraction;
     }
-    rtp_add_contrib(out, h->pixel, rgb);
+    plrt_add_contrib(out, h->pixel, rgb);
 }
 
 /* The rays go on to Shade in place; each hit adds one contribution. */
@@ -141,9 +141,9 @@ static void ao_main(gr_ctx *c)
     const ao_state *s = gr_user(c);
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in), cast = 0;
-    const rtp_ray *h = rtp_elems(in);
-    rtp_contribs out;
-    rtp_contribs_start(&out, &s->keys);
+    const plrt_ray *h = plrt_elems(in);
+    plrt_contribs out;
+    plrt_contribs_start(&out, &s->keys);
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && s->active; i++) {
         if (h[i].hit.prim == RT_NO_HIT) continue;
@@ -151,7 +151,7 @@ static void ao_main(gr_ctx *c)
         ambient_term(s, &h[i], primary ? unoccluded(s, &h[i]) : 1.0f, &out);
         cast += primary ? s->samples : 0;
     }
-    rtp_push_contribs(c, AO_CONTRIB, &out);
+    plrt_push_contribs(c, AO_CONTRIB, &out);
     atomic_fetch_add_explicit(s->rays, cast, memory_order_relaxed);
 }
 

@@ -23,7 +23,7 @@
  * the symbols). */
 #include "compose/compose.h"
 #include "pipelines/frame.h"
-#include "pipelines/raster_packets.h"
+#include "pipelines/raster/packets.h"
 
 #include <math.h>
 #include <stdio.h>

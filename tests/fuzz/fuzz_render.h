@@ -4,8 +4,8 @@
 #ifndef TESTS_FUZZ_RENDER_H
 #define TESTS_FUZZ_RENDER_H
 
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "raytracer/bvh.h"
 #include "scenes/scene.h"
 
@@ -25,21 +25,21 @@ static inline int fuzz_load_and_render(const char *path, char err[SC_ERR_MAX])
     int rc = sc_flatten(s, &g, err);
     uint8_t rgba[16 * 16 * 4];
     if (rc == 0) {
-        rsp_config rc_cfg;
-        rsp_config_default(&rc_cfg);
+        plr_config rc_cfg;
+        plr_config_default(&rc_cfg);
         rc_cfg.width = rc_cfg.height = 16;
         rc_cfg.workers = 1;
-        rsp_counts rcounts;
-        gr_graph *gr = rsp_render(s, &g, &rc_cfg, rgba, &rcounts, err);
+        plr_counts rcounts;
+        gr_graph *gr = plr_render(s, &g, &rc_cfg, rgba, &rcounts, err);
         rc = gr ? 0 : -1;
         gr_graph_destroy(gr);
         rt_bvh *bvh = rc == 0 ? rt_bvh_build(g.positions, g.indices, g.ntriangles, NULL) : NULL;
-        rtp_config rt_cfg;
-        rtp_config_default(&rt_cfg);
+        plrt_config rt_cfg;
+        plrt_config_default(&rt_cfg);
         rt_cfg.width = rt_cfg.height = 16;
         rt_cfg.workers = 1;
-        rtp_counts tcounts;
-        gr = bvh ? rtp_render(s, &g, bvh, &rt_cfg, rgba, &tcounts, err) : NULL;
+        plrt_counts tcounts;
+        gr = bvh ? plrt_render(s, &g, bvh, &rt_cfg, rgba, &tcounts, err) : NULL;
         if (rc == 0 && !gr) rc = -1;
         gr_graph_destroy(gr);
         rt_bvh_free(bvh);

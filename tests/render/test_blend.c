@@ -2,9 +2,9 @@
  * pixel contributions of every kind (single ones beyond 2^32 in fixed point, one beyond
  * the clamp, running sums past 256, negative ones and negative totals, ordinary ones),
  * in a different order per pixel, and the image must be the encoding of each pixel's
- * exact sum (rtp_to_fixed per contribution, summed in 64 bits), at 1 and 2 workers and
+ * exact sum (plrt_to_fixed per contribution, summed in 64 bits), at 1 and 2 workers and
  * with 1 or 4 Blend bands. */
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raytrace/packets.h"
 #include "pipelines/stages.h"
 #include "shaders/color.h"
 #include "tests/check.h"
@@ -49,12 +49,12 @@ static void channels_of(float v, float rgb[3])
     rgb[2] = -v * 0.25f + 0.125f;
 }
 
-typedef struct source_state { rtp_blend_keys keys; } source_state;
+typedef struct source_state { plrt_blend_keys keys; } source_state;
 
 static void *source_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     source_state *s = malloc(sizeof *s);
-    if (!s || !rtp_blend_keys_of(i->frame, cp_port_subqueues(i, "out"), &s->keys)) {
+    if (!s || !plrt_blend_keys_of(i->frame, cp_port_subqueues(i, "out"), &s->keys)) {
         free(s);
         snprintf(err, CP_ERR_MAX, "no keys");
         return NULL;
@@ -71,13 +71,13 @@ static void source_main(gr_ctx *c)
         int n = terms_of(p, v);
         for (int at = 0; at < n;) {
             gr_window w;
-            gr_reserve_out_key(c, 0, 1, rtp_blend_key((uint32_t)p, &s->keys), &w);
-            rtp_contrib *k = rtp_elems(w.mem);
+            gr_reserve_out_key(c, 0, 1, plrt_blend_key((uint32_t)p, &s->keys), &w);
+            plrt_contrib *k = plrt_elems(w.mem);
             int m = 0;
             for (; at < n && m < 64; at++, m++) {
                 float rgb[3];
                 channels_of(v[at], rgb);
-                rtp_set_contrib(&k[m], (uint32_t)p, rgb);
+                plrt_set_contrib(&k[m], (uint32_t)p, rgb);
             }
             gr_set_count(w.mem, (uint32_t)m);
             gr_commit_out(c, 0, 1);
@@ -111,7 +111,7 @@ static uint8_t expected(int p, int ch)
     for (int i = 0; i < n; i++) {
         float rgb[3];
         channels_of(v[i], rgb);
-        sum += rtp_to_fixed(rgb[ch]);
+        sum += plrt_to_fixed(rgb[ch]);
     }
     return sh_srgb8_lookup((float)((double)sum / PL_FIXED_ONE));
 }

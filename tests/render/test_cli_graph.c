@@ -273,7 +273,7 @@ static void test_graph_errors(void)
               strstr(out, "zraster-64") && strstr(out, "no depth layer"), "65 groups: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set graph.groups=64 cornell") == 0,
               "64 groups: %s", out);
-    /* rtp_blend_key deals pixels to Blend instances in a power of two of bands */
+    /* plrt_blend_key deals pixels to Blend instances in a power of two of bands */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set graph.blenders=12 cornell") == 1 &&
               strstr(out, "power of two"), "blenders = 12: %s", out);
     /* the tile cutters deal tiles by such bands too, and name themselves */

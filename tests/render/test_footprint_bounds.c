@@ -10,8 +10,8 @@
  * (thesis Table 4.2: 156-205 KB at 32 threads). Fails on the runtime before the
  * capacity fix: the in-place 'hits' queue overruns at 2+ workers (hundreds to
  * thousands of packets against 32 in some runs) and the footprint reaches 3-25 MB. */
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "shaders/ray_shading.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
@@ -54,14 +54,14 @@ static void check_bounds(const char *what, const gr_graph *g, const push_bound *
 
 static gr_graph *raytrace(loaded *l, int size, int bounces, unsigned workers)
 {
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = size;
     c.bounces = bounces;
     c.workers = workers;
     char err[SC_ERR_MAX];
     uint8_t *img = malloc((size_t)size * size * 4);
-    gr_graph *g = rtp_render(l->s, &l->g, l->bvh, &c, img, NULL, err);
+    gr_graph *g = plrt_render(l->s, &l->g, l->bvh, &c, img, NULL, err);
     CHECK_MSG(g != NULL, "%s", err);
     free(img);
     return g;
@@ -122,22 +122,22 @@ static void test_raster_bounds(void)
 {
     loaded l;
     if (!load("teapot", &l)) { CHECK(0); return; }
-    for (int kind = RSP_TILED; kind <= RSP_PARALLEL; kind++)
+    for (int kind = PLR_TILED; kind <= PLR_PARALLEL; kind++)
         for (unsigned w = 1; w <= 8; w *= 2) {
-            rsp_config c;
-            rsp_config_default(&c);
+            plr_config c;
+            plr_config_default(&c);
             c.width = c.height = 256;
-            c.graph = (rsp_graph)kind;
+            c.graph = (plr_graph)kind;
             c.workers = w;
             char err[SC_ERR_MAX];
             uint8_t *img = malloc(256 * 256 * 4);
-            gr_graph *g = rsp_render(l.s, &l.g, &c, img, NULL, err);
+            gr_graph *g = plr_render(l.s, &l.g, &c, img, NULL, err);
             CHECK_MSG(g != NULL, "%s", err);
             free(img);
             if (!g) continue;
             /* no push bindings: every queue's bound is its capacity (the ordered chain's
              * end 'tiles' exactly; 'fragments' is a chain start fed by a Thread) */
-            check_bounds(kind == RSP_PARALLEL ? "raster teapot 256x256 parallel-rast" : kind == RSP_ORDERED ? "raster teapot 256x256 ordered" : "raster teapot 256x256",
+            check_bounds(kind == PLR_PARALLEL ? "raster teapot 256x256 parallel-rast" : kind == PLR_ORDERED ? "raster teapot 256x256 ordered" : "raster teapot 256x256",
                          g, NULL, 0);
             gr_graph_destroy(g);
         }

@@ -62,9 +62,9 @@ static void test_install_tree(void)
         "share/gramps/graphs/raytrace.graph", "include/gramps/gramps.h",
         "include/gramps/compose/compose.h", "include/gramps/pipelines/stages.h",
         "include/gramps/pipelines/frame.h", "include/gramps/shaders/color.h", "include/gramps/scenes/camera.h",
-        "include/gramps/pipelines/hiz.h", "include/gramps/pipelines/raster.h",
-        "include/gramps/pipelines/raytrace.h", "include/gramps/pipelines/raster_packets.h",
-        "include/gramps/pipelines/raytrace_packets.h", "include/gramps/scenes/scene.h",
+        "include/gramps/pipelines/raster/hiz.h", "include/gramps/pipelines/raster/raster.h",
+        "include/gramps/pipelines/raytrace/raytrace.h", "include/gramps/pipelines/raster/packets.h",
+        "include/gramps/pipelines/raytrace/packets.h", "include/gramps/scenes/scene.h",
         "include/gramps/tools/common/image_out.h"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         CHECK_MSG(exists(files[i]), "%s not installed", files[i]);

@@ -3,8 +3,8 @@
  * rasterizer (>= 99.9% of pixels) and with the ray tracer (>= 99.5%); the fill rule
  * covers every pixel exactly once; clipping handles triangles behind the camera,
  * crossing the near plane, huge or degenerate; per-queue peaks stay within capacity. */
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "rasterizer/raster.h"
 #include "shaders/raster_shading.h"
 #include "tests/check.h"
@@ -31,12 +31,12 @@ static bool load(const char *name, loaded *l)
 
 static void unload(loaded *l) { sc_geometry_free(&l->g); sc_free(l->s); }
 
-static rsp_graph graph_kind;          /* RSP_TILED (the default) unless a test sets it */
+static plr_graph graph_kind;          /* PLR_TILED (the default) unless a test sets it */
 
 static uint8_t *render_size(loaded *l, sh_aov aov, unsigned workers, int w, int h, gr_graph **graph)
 {
-    rsp_config c;
-    rsp_config_default(&c);
+    plr_config c;
+    plr_config_default(&c);
     c.graph = graph_kind;
     c.width = w;
     c.height = h;
@@ -45,7 +45,7 @@ static uint8_t *render_size(loaded *l, sh_aov aov, unsigned workers, int w, int 
     c.workers = workers;
     char err[SC_ERR_MAX];
     uint8_t *img = malloc((size_t)w * h * 4);
-    gr_graph *g = rsp_render(l->s, &l->g, &c, img, NULL, err);
+    gr_graph *g = plr_render(l->s, &l->g, &c, img, NULL, err);
     CHECK_MSG(g != NULL, "%s", err);
     if (graph) *graph = g;
     else gr_graph_destroy(g);
@@ -178,15 +178,15 @@ static void test_agrees_with_raytracer(void)
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
         uint8_t *ras = render(&l, SH_AOV_PRIMID, 2, NULL);
         rt_bvh *bvh = rt_bvh_build(l.g.positions, l.g.indices, l.g.ntriangles, NULL);
-        rtp_config c;
-        rtp_config_default(&c);
+        plrt_config c;
+        plrt_config_default(&c);
         c.width = W;
         c.height = H;
         c.aov = SH_AOV_PRIMID;
         c.workers = 2;
         char err[SC_ERR_MAX];
         uint8_t *rt = malloc(W * H * 4);
-        gr_graph *g = rtp_render(l.s, &l.g, bvh, &c, rt, NULL, err);
+        gr_graph *g = plrt_render(l.s, &l.g, bvh, &c, rt, NULL, err);
         gr_graph_destroy(g);
         int same = 0;
         for (int i = 0; i < W * H; i++) same += sh_decode_primid(ras + 4 * i) == sh_decode_primid(rt + 4 * i);
@@ -311,9 +311,9 @@ static void test_graphs_identical(void)
         loaded l;
         if (!load(scenes[k], &l)) { CHECK(0); continue; }
         for (int a = 0; a < 4; a++) {
-            graph_kind = RSP_ORDERED;
+            graph_kind = PLR_ORDERED;
             uint8_t *ref = render(&l, aovs[a], 1, NULL);
-            const rsp_graph kinds[] = {RSP_TILED, RSP_PARALLEL};
+            const plr_graph kinds[] = {PLR_TILED, PLR_PARALLEL};
             unsigned ws[] = {1, 2, 8};
             for (int g = 0; g < 2; g++)
                 for (int i = 0; i < 3; i++) {
@@ -325,7 +325,7 @@ static void test_graphs_identical(void)
                 }
             free(ref);
         }
-        graph_kind = RSP_TILED;
+        graph_kind = PLR_TILED;
         unload(&l);
     }
 }
@@ -358,19 +358,19 @@ static void test_coarse_z_exact(void)
         for (int a = 0; a < 2; a++)
             for (unsigned workers = 1; workers <= 3; workers += 2) {
                 uint8_t *img[2];
-                rsp_counts counts[2];
+                plr_counts counts[2];
                 for (int on = 0; on < 2; on++) {
-                    rsp_config c;
-                    rsp_config_default(&c);
+                    plr_config c;
+                    plr_config_default(&c);
                     c.width = c.height = 256;
                     c.tile = 32;
                     c.aov = a ? SH_AOV_PRIMID : SH_AOV_COLOR;
                     c.workers = workers;
                     c.coarse_z = on;
-                    c.graph = RSP_ORDERED;
+                    c.graph = PLR_ORDERED;
                     char err[SC_ERR_MAX];
                     img[on] = malloc(256 * 256 * 4);
-                    gr_graph *g = rsp_render(l.s, &l.g, &c, img[on], &counts[on], err);
+                    gr_graph *g = plr_render(l.s, &l.g, &c, img[on], &counts[on], err);
                     CHECK_MSG(g != NULL, "%s", err);
                     gr_graph_destroy(g);
                 }
@@ -397,9 +397,9 @@ int main(void)
     RUN(test_clipping);
     RUN(test_graphs_identical);
     RUN(test_queue_peaks);
-    graph_kind = RSP_ORDERED;
+    graph_kind = PLR_ORDERED;
     RUN(test_queue_peaks);
-    graph_kind = RSP_PARALLEL;
+    graph_kind = PLR_PARALLEL;
     RUN(test_queue_peaks);
     return check_finish();
 }

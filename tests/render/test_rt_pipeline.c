@@ -2,8 +2,8 @@
  * the primid output equal to a serial closest-hit loop for every pixel, ray counts, and
  * the Tiler -> Primary capacity honoured, light colours past the fixed point saturate,
  * no singleton stage but the Tiler; Blend's bands cover each region's pixels once. */
-#include "pipelines/raytrace.h"
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raytrace/raytrace.h"
+#include "pipelines/raytrace/packets.h"
 #include "raytracer/bvh_traverse.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *render(loaded *l, rtp_config *c, rtp_counts *counts, gr_graph **graph)
+static uint8_t *render(loaded *l, plrt_config *c, plrt_counts *counts, gr_graph **graph)
 {
     char err[SC_ERR_MAX];
     uint8_t *img = malloc((size_t)c->width * c->height * 4);
-    gr_graph *g = rtp_render(l->s, &l->g, l->bvh, c, img, counts, err);
+    gr_graph *g = plrt_render(l->s, &l->g, l->bvh, c, img, counts, err);
     CHECK_MSG(g != NULL, "%s", err);
     if (graph) *graph = g;
     else gr_graph_destroy(g);
@@ -27,8 +27,8 @@ static void check_deterministic(const char *scene, int bounces, int spp)
 {
     loaded l;
     CHECK(load(scene, &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = 128;
     c.bounces = bounces;
     c.spp = spp;
@@ -60,8 +60,8 @@ static void test_packet_size_invariant(void)
 {
     loaded l;
     CHECK(load("cornell", &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = 75;
     c.height = 53;
     c.tile = 20;
@@ -86,12 +86,12 @@ static void test_primid_matches_serial(void)
 {
     loaded l;
     CHECK(load("../shared/scenes/bunny.obj", &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = 96;
     c.aov = SH_AOV_PRIMID;
     c.workers = 2;
-    rtp_counts counts;
+    plrt_counts counts;
     uint8_t *img = render(&l, &c, &counts, NULL);
     sc_camera_frame f;
     sc_camera_frame_init(&f, &l.s->camera, c.width, c.height);
@@ -116,13 +116,13 @@ static void test_counts_and_capacity(void)
 {
     loaded l;
     CHECK(load("cornell", &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = 64;
     c.spp = 2;
-    c.runs_capacity = 16;   /* the Tiler reserves 16 runs at once (RTP_RUN_BATCH) */
+    c.runs_capacity = 16;   /* the Tiler reserves 16 runs at once (PLRT_RUN_BATCH) */
     c.workers = 2;
-    rtp_counts counts;
+    plrt_counts counts;
     gr_graph *g;
     uint8_t *img = render(&l, &c, &counts, &g);
     CHECK(counts.primary == 64u * 64u * 2u);
@@ -146,8 +146,8 @@ static void test_no_serial_stage(void)
 {
     loaded l;
     CHECK(load("teapot", &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = 128;
     c.workers = 2;
     gr_graph *g = NULL;
@@ -173,12 +173,12 @@ static void test_bad_config(void)
 {
     loaded l;
     CHECK(load("teapot", &l));
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.packet_rays = 0;
     char err[SC_ERR_MAX];
     uint8_t px[4];
-    CHECK(rtp_render(l.s, &l.g, l.bvh, &c, px, NULL, err) == NULL && strstr(err, "packet"));
+    CHECK(plrt_render(l.s, &l.g, l.bvh, &c, px, NULL, err) == NULL && strstr(err, "packet"));
     unload(&l);
 }
 
@@ -190,8 +190,8 @@ static void test_blinding_light(void)
     if (!load("teapot", &l)) { CHECK(0); return; }
     for (size_t i = 0; i < l.s->nlights; i++)
         l.s->lights[i].color[0] = l.s->lights[i].color[1] = l.s->lights[i].color[2] = 1e38f;
-    rtp_config c;
-    rtp_config_default(&c);
+    plrt_config c;
+    plrt_config_default(&c);
     c.width = c.height = 32;
     c.workers = 2;
     uint8_t *img = render(&l, &c, NULL, NULL);
@@ -202,8 +202,8 @@ static void test_blinding_light(void)
     unload(&l);
 }
 
-/* Every pixel index of a region goes to the band (rtp_blend_band) of its key
- * (rtp_blend_key): the bands are contiguous, ascending and cover the region's span
+/* Every pixel index of a region goes to the band (plrt_blend_band) of its key
+ * (plrt_blend_key): the bands are contiguous, ascending and cover the region's span
  * exactly once, and none is empty when the span has a pixel per band. */
 static void test_blend_bands(void)
 {
@@ -214,15 +214,15 @@ static void test_blend_bands(void)
         {96, 64, {0, 0, 96, 64}, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         pl_frame f = {.width = cases[c].w, .height = cases[c].h, .region = cases[c].r};
-        rtp_blend_keys k;
-        CHECK(rtp_blend_keys_of(&f, cases[c].subqueues, &k));
+        plrt_blend_keys k;
+        CHECK(plrt_blend_keys_of(&f, cases[c].subqueues, &k));
         uint64_t next = k.first, bad = 0, empty = 0;
         for (uint32_t key = 0; key <= k.mask; key++) {
             uint64_t lo, hi;
-            rtp_blend_band(&k, key, &lo, &hi);
+            plrt_blend_band(&k, key, &lo, &hi);
             bad += lo != next || hi < lo;
             empty += hi == lo;
-            for (uint64_t p = lo; p < hi; p++) bad += rtp_blend_key((uint32_t)p, &k) != key;
+            for (uint64_t p = lo; p < hi; p++) bad += plrt_blend_key((uint32_t)p, &k) != key;
             next = hi;
         }
         CHECK_MSG(!bad && next == (uint64_t)k.first + k.span, "case %zu: %llu pixels misplaced",
@@ -231,8 +231,8 @@ static void test_blend_bands(void)
                   (unsigned long long)empty);
     }
     pl_frame f = {.width = 8, .height = 8, .region = {0, 0, 8, 8}};
-    rtp_blend_keys k;
-    CHECK(!rtp_blend_keys_of(&f, 12, &k));   /* not a power of two */
+    plrt_blend_keys k;
+    CHECK(!plrt_blend_keys_of(&f, 12, &k));   /* not a power of two */
 }
 
 int main(void)

@@ -4,8 +4,8 @@
  * coalesced shadow rays), at 1 and 2 workers, compared byte for byte against the GRAMPS
  * scheduler's at 1 worker. Small images keep it fast; the graphs are the full ones. The
  * Static scheduler runs with a profile taken from a GRAMPS frame, as gramps-render does. */
-#include "pipelines/raster.h"
-#include "pipelines/raytrace.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
 
@@ -18,29 +18,29 @@
 static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
 
 /* One frame of either pipeline into img; the finished graph, or NULL. */
-static gr_graph *frame(loaded *l, bool raster, rsp_graph kind, unsigned workers,
+static gr_graph *frame(loaded *l, bool raster, plr_graph kind, unsigned workers,
                        const gr_launch_opts *lo, uint8_t *img)
 {
     char err[SC_ERR_MAX];
     gr_graph *g;
     if (raster) {
-        rsp_config c;
-        rsp_config_default(&c);
+        plr_config c;
+        plr_config_default(&c);
         c.width = W; c.height = H; c.workers = workers; c.graph = kind; c.launch = *lo;
-        rsp_counts n;
-        g = rsp_render(l->s, &l->g, &c, img, &n, err);
+        plr_counts n;
+        g = plr_render(l->s, &l->g, &c, img, &n, err);
     } else {
-        rtp_config c;
-        rtp_config_default(&c);
+        plrt_config c;
+        plrt_config_default(&c);
         c.width = W; c.height = H; c.workers = workers; c.bounces = 2; c.launch = *lo;
-        rtp_counts n;
-        g = rtp_render(l->s, &l->g, l->bvh, &c, img, &n, err);
+        plrt_counts n;
+        g = plrt_render(l->s, &l->g, l->bvh, &c, img, &n, err);
     }
     if (!g) fprintf(stderr, "  %s\n", err);
     return g;
 }
 
-static void compare_all(const char *scene, bool raster, rsp_graph kind)
+static void compare_all(const char *scene, bool raster, plr_graph kind)
 {
     loaded l;
     if (!load(scene, &l)) { CHECK(0); return; }
@@ -70,11 +70,11 @@ static void compare_all(const char *scene, bool raster, rsp_graph kind)
     unload(&l);
 }
 
-static void test_raster(void) { compare_all("teapot", true, RSP_TILED); }
-static void test_raster_ordered(void) { compare_all("teapot", true, RSP_ORDERED); }
-static void test_parallel_rast(void) { compare_all("teapot", true, RSP_PARALLEL); }
-static void test_raytrace(void) { compare_all("cornell", false, RSP_TILED); }
-static void test_raytrace_teapot(void) { compare_all("teapot", false, RSP_TILED); }
+static void test_raster(void) { compare_all("teapot", true, PLR_TILED); }
+static void test_raster_ordered(void) { compare_all("teapot", true, PLR_ORDERED); }
+static void test_parallel_rast(void) { compare_all("teapot", true, PLR_PARALLEL); }
+static void test_raytrace(void) { compare_all("cornell", false, PLR_TILED); }
+static void test_raytrace_teapot(void) { compare_all("teapot", false, PLR_TILED); }
 
 int main(void)
 {

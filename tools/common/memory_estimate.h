@@ -1,7 +1,7 @@
 /* memory_estimate.h — what a render will allocate, estimated before it starts so that a
  * scene or image too large for the machine is an error naming the sizes, not an
  * out-of-memory kill halfway through. An upper-end estimate, from the sizes the
- * pipelines allocate (pipelines/raster.c, raytrace.c, raytracer/bvh.h). */
+ * pipelines allocate (pipelines/raster/raster.c, raytrace.c, raytracer/bvh.h). */
 #ifndef TOOLS_MEMORY_ESTIMATE_H
 #define TOOLS_MEMORY_ESTIMATE_H
 

@@ -10,7 +10,7 @@
  * smaller primitive id: what the draw-order `less` test keeps) and, once every group
  * has finished, shades each visible pixel once.
  *
- * RSP_ORDERED is the thesis' sort-last graph (Fig. 4.1, raster-ordered.graph):
+ * PLR_ORDERED is the thesis' sort-last graph (Fig. 4.1, raster-ordered.graph):
  *
  *   IA[g] -> VS[g] -> Reorder -> Rast -> PS -> OM[tile]
  *
@@ -18,7 +18,7 @@
  * walks the tiles each triangle touches, skips what the coarse depth test hides and finds
  * covered pixels; the PS (Shader) computes depth and weights, tests early-Z and shades;
  * the OM, instanced per tile, depth-tests and writes, in strict primitive order (its
- * subqueue is a reorder buffer). RSP_PARALLEL splits its Rast: a Setup/Bin singleton
+ * subqueue is a reorder buffer). PLR_PARALLEL splits its Rast: a Setup/Bin singleton
  * sends each set-up triangle to every tile it touches; a Rast instanced per tile
  * rasterizes its tile and leads the ordered chain for that tile. All three give the
  * same image, bit for bit, for any number of workers. */
@@ -34,19 +34,19 @@
  * (bunny at 64x64, 256 workers on 2 cores: 6.6 s and 124 MB with 256 groups, 0.2 s
  * and 35 MB with 16). More groups add little: IA only deals batches, and VS is a Shader
  * whose tasks any worker runs whatever the group count; Reorder takes them one by one. */
-#define RSP_DEFAULT_GROUPS_MAX 16
+#define PLR_DEFAULT_GROUPS_MAX 16
 
 /* Which graph: sort-middle (raster.graph), the thesis' sort-last one
  * (raster-ordered.graph), or that one with its Rast split per tile (raster-parallel). */
-typedef enum rsp_graph { RSP_TILED, RSP_ORDERED, RSP_PARALLEL } rsp_graph;
+typedef enum plr_graph { PLR_TILED, PLR_ORDERED, PLR_PARALLEL } plr_graph;
 
-typedef struct rsp_config {
+typedef struct plr_config {
     int width, height;
     int tile;                      /* framebuffer tile edge in pixels (default 64) */
     int groups;                    /* IA/VS groups, 1..256 (0: one per worker, at most
-                                      RSP_DEFAULT_GROUPS_MAX) */
+                                      PLR_DEFAULT_GROUPS_MAX) */
     int batch;                     /* triangles per IA/VS packet (default 64) */
-    rsp_graph graph;               /* default RSP_TILED */
+    plr_graph graph;               /* default PLR_TILED */
     uint32_t frag_capacity;        /* ordered graphs: Rast -> PS queue, packets (default 64) */
     uint32_t tile_capacity;        /* ordered graphs: per-tile OM subqueue (default 8) */
     bool coarse_z;                 /* ordered graphs: skip triangles hidden per 8x8 block
@@ -56,18 +56,18 @@ typedef struct rsp_config {
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied
      * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */
     gr_launch_opts launch;
-} rsp_config;
+} plr_config;
 
-typedef struct rsp_counts {
+typedef struct plr_counts {
     uint64_t triangles_in, triangles_rasterized, fragments;
     uint64_t coarse_z_culled;      /* triangle-tile pairs skipped by the coarse depth test */
-} rsp_counts;
+} plr_counts;
 
-void rsp_config_default(rsp_config *c);
+void plr_config_default(plr_config *c);
 
 /* Renders into rgba (width*height*4); returns the finished graph (for statistics; the
  * caller destroys it) or NULL with a message in err. */
-gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
-                     uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX]);
+gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_config *cfg,
+                     uint8_t *rgba, plr_counts *counts, char err[SC_ERR_MAX]);
 
 #endif

@@ -1,7 +1,7 @@
-/* raytrace.c — rtp_render: the ray-tracing graph (pipelines/graphs/raytrace.graph) run
- * for one frame with an rtp_config's settings applied as graph overrides, exactly as
+/* raytrace.c — plrt_render: the ray-tracing graph (pipelines/graphs/raytrace.graph) run
+ * for one frame with an plrt_config's settings applied as graph overrides, exactly as
  * `gramps-render --set` would. The stages are in raytrace_stages.c. */
-#include "pipelines/raytrace.h"
+#include "pipelines/raytrace/raytrace.h"
 
 #include "pipelines/stages.h"
 #include "raytracer/packet.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rtp_config_default(rtp_config *c)
+void plrt_config_default(plrt_config *c)
 {
     memset(c, 0, sizeof *c);
     c->width = c->height = 1024;
@@ -22,7 +22,7 @@ void rtp_config_default(rtp_config *c)
     c->min_weight = 0.01f;
 }
 
-static bool check_config(const rtp_config *c, char err[SC_ERR_MAX])
+static bool check_config(const plrt_config *c, char err[SC_ERR_MAX])
 {
     const char *bad = NULL;
     if (c->width <= 0 || c->height <= 0 || (int64_t)c->width * c->height > (1 << 28)) bad = "image size";
@@ -37,7 +37,7 @@ static bool check_config(const rtp_config *c, char err[SC_ERR_MAX])
 /* The config's settings as overrides of the built-in graph. */
 static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
 {
-    const rtp_config *c = config;
+    const plrt_config *c = config;
     char v[6][32];
     snprintf(v[0], 32, "%d", c->spp);
     snprintf(v[1], 32, "%d", c->bounces);
@@ -45,15 +45,15 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[3], 32, "%d", c->tile);
     snprintf(v[4], 32, "%u", c->runs_capacity);
     snprintf(v[5], 32, "%.9g", c->min_weight);
-    const char *w = "rtp_config";
+    const char *w = "plrt_config";
     return cp_put(g, "graph", "spp", v[0], w, err) || cp_put(g, "graph", "bounces", v[1], w, err) ||
            cp_put(g, "graph", "rays", v[2], w, err) || cp_put(g, "graph", "tile", v[3], w, err) ||
            cp_put(g, "queue runs", "capacity", v[4], w, err) ||
            cp_put(g, "stage shade", "min_weight", v[5], w, err);
 }
 
-gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
-                     const rtp_config *cfg, uint8_t *rgba, rtp_counts *counts,
+gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
+                     const plrt_config *cfg, uint8_t *rgba, plrt_counts *counts,
                      char err[SC_ERR_MAX])
 {
     if (!check_config(cfg, err)) return NULL;
@@ -69,7 +69,7 @@ gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh
         result = pl_render_builtin("raytrace", apply_config, cfg, &f, &o, why);
         if (result) memcpy(rgba, pl_frame_image(&f), (size_t)f.width * f.height * 4);
         if (result && counts)
-            *counts = (rtp_counts){pl_frame_count(&f, "rays.primary"),
+            *counts = (plrt_counts){pl_frame_count(&f, "rays.primary"),
                                    pl_frame_count(&f, "rays.shadow"),
                                    pl_frame_count(&f, "rays.secondary")};
         pl_frame_free(&f);

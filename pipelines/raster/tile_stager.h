@@ -3,7 +3,7 @@
  * Why: a triangle of a dense mesh covers a few pixels (bunny at 1024x1024: about 3), so
  * one packet per triangle per tile makes the runtime's per-packet cost dominate the
  * frame. A stage that processes a batch of triangles instead fills one packet per tile it
- * touches and sends them when they are full or when the batch ends (rsp_stager_flush),
+ * touches and sends them when they are full or when the batch ends (plr_stager_flush),
  * so packets hold many triangles' work while fragments still reach each tile in draw
  * order: a tile's packets leave in the order they were filled.
  *
@@ -21,31 +21,31 @@
 #include <stdint.h>
 
 /* Copies a staged packet into the queue; may copy only the parts in use. */
-typedef void (*rsp_packet_copy)(void *dst, const void *src, size_t packet_bytes);
+typedef void (*plr_packet_copy)(void *dst, const void *src, size_t packet_bytes);
 
-typedef struct rsp_stager {
+typedef struct plr_stager {
     size_t packet_bytes;
-    rsp_packet_copy copy;
+    plr_packet_copy copy;
     int output;                 /* the stage's output index the packets go to */
     uint32_t ntiles;
     int max_open, nopen;
     int16_t *slot_of;           /* per tile: its open slot, or -1 */
     uint32_t *tile_of;          /* per slot */
     unsigned char *buf;         /* max_open packets */
-} rsp_stager;
+} plr_stager;
 
 /* copy: NULL copies whole packets. */
-bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
-                     rsp_packet_copy copy, int output);
-void rsp_stager_free(rsp_stager *s);
+bool plr_stager_init(plr_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
+                     plr_packet_copy copy, int output);
+void plr_stager_free(plr_stager *s);
 
 /* The tile's packet being filled (zeroed count when new). */
-void *rsp_stager_packet(rsp_stager *s, gr_ctx *c, uint32_t tile);
+void *plr_stager_packet(plr_stager *s, gr_ctx *c, uint32_t tile);
 
 /* Sends the tile's packet now (it is full) and starts an empty one in its slot. */
-void rsp_stager_send(rsp_stager *s, gr_ctx *c, uint32_t tile);
+void plr_stager_send(plr_stager *s, gr_ctx *c, uint32_t tile);
 
 /* Sends every non-empty packet, in the order their tiles were opened, and closes all. */
-void rsp_stager_flush(rsp_stager *s, gr_ctx *c);
+void plr_stager_flush(plr_stager *s, gr_ctx *c);
 
 #endif

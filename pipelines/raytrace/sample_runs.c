@@ -1,5 +1,5 @@
 /* sample_runs.c — see sample_runs.h. */
-#include "pipelines/sample_runs.h"
+#include "pipelines/raytrace/sample_runs.h"
 
 #include <string.h>
 
@@ -21,16 +21,16 @@ static void sample_pos(int width, int spp, int x, int y, int k, float *px, float
 /* Where a run is: the block (clipped to the tile), the pixel in it, the sample. */
 typedef struct run_cursor { int bx, by, x1, y1, x, y, k; } run_cursor;
 
-static void enter_block(run_cursor *u, const rtp_tile *t, int bx, int by)
+static void enter_block(run_cursor *u, const plrt_tile *t, int bx, int by)
 {
     u->bx = bx;
     u->by = by;
-    u->x1 = bx + RTP_BLOCK < t->x1 ? bx + RTP_BLOCK : t->x1;
-    u->y1 = by + RTP_BLOCK < t->y1 ? by + RTP_BLOCK : t->y1;
+    u->x1 = bx + PLRT_BLOCK < t->x1 ? bx + PLRT_BLOCK : t->x1;
+    u->y1 = by + PLRT_BLOCK < t->y1 ? by + PLRT_BLOCK : t->y1;
 }
 
 /* The cursor at sample `first` of the block at (bx, by): one division per packet. */
-static run_cursor run_start(const rtp_sample_run *r, int spp)
+static run_cursor run_start(const plrt_sample_run *r, int spp)
 {
     run_cursor u;
     enter_block(&u, &r->tile, r->bx, r->by);
@@ -41,8 +41,8 @@ static run_cursor run_start(const rtp_sample_run *r, int spp)
     return u;
 }
 
-/* The next sample in the Tiler's order (rtp_sample_run). */
-static void run_advance(run_cursor *u, const rtp_tile *t, int spp)
+/* The next sample in the Tiler's order (plrt_sample_run). */
+static void run_advance(run_cursor *u, const plrt_tile *t, int spp)
 {
     if (++u->k < spp) return;
     u->k = 0;
@@ -56,7 +56,7 @@ static void run_advance(run_cursor *u, const rtp_tile *t, int spp)
 }
 
 
-void rtp_runs_init(rtp_run_cutter *r, int spp, uint32_t samples, int output)
+void plrt_runs_init(plrt_run_cutter *r, int spp, uint32_t samples, int output)
 {
     memset(r, 0, sizeof *r);
     r->spp = spp;
@@ -64,7 +64,7 @@ void rtp_runs_init(rtp_run_cutter *r, int spp, uint32_t samples, int output)
     r->output = output;
 }
 
-void rtp_runs_flush(rtp_run_cutter *r, gr_ctx *c)
+void plrt_runs_flush(plrt_run_cutter *r, gr_ctx *c)
 {
     if (r->n == 0) return;
     gr_window w;
@@ -75,23 +75,23 @@ void rtp_runs_flush(rtp_run_cutter *r, gr_ctx *c)
 }
 
 /* Ends the open run if it has samples and opens an empty one; a full batch is sent. */
-static void close_run(rtp_run_cutter *r, gr_ctx *c)
+static void close_run(plrt_run_cutter *r, gr_ctx *c)
 {
     if (r->run[r->n].count == 0) return;
-    if (++r->n == RTP_RUN_BATCH) rtp_runs_flush(r, c);
+    if (++r->n == PLRT_RUN_BATCH) plrt_runs_flush(r, c);
     r->run[r->n].count = 0;
 }
 
-void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t)
+void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t)
 {
-    for (int by = t->y0; by < t->y1; by += RTP_BLOCK)
-        for (int bx = t->x0; bx < t->x1; bx += RTP_BLOCK) {
-            int w = bx + RTP_BLOCK < t->x1 ? RTP_BLOCK : t->x1 - bx;
-            int h = by + RTP_BLOCK < t->y1 ? RTP_BLOCK : t->y1 - by;
+    for (int by = t->y0; by < t->y1; by += PLRT_BLOCK)
+        for (int bx = t->x0; bx < t->x1; bx += PLRT_BLOCK) {
+            int w = bx + PLRT_BLOCK < t->x1 ? PLRT_BLOCK : t->x1 - bx;
+            int h = by + PLRT_BLOCK < t->y1 ? PLRT_BLOCK : t->y1 - by;
             uint32_t left = (uint32_t)(w * h * r->spp), first = 0;
             while (left) {
-                rtp_sample_run *run = &r->run[r->n];
-                if (run->count == 0) *run = (rtp_sample_run){*t, bx, by, first, 0};
+                plrt_sample_run *run = &r->run[r->n];
+                if (run->count == 0) *run = (plrt_sample_run){*t, bx, by, first, 0};
                 uint32_t take = r->samples - run->count < left ? r->samples - run->count : left;
                 run->count += take;
                 first += take;
@@ -102,7 +102,7 @@ void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t)
     close_run(r, c);
 }
 
-uint32_t rtp_run_samples(const rtp_sample_run *r, int width, int spp, rtp_sample *out)
+uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int spp, plrt_sample *out)
 {
     run_cursor u = run_start(r, spp);
     uint32_t i = 0;

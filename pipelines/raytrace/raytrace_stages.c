@@ -3,11 +3,11 @@
  * rt.intersect, rt.shade and rt.shadow (Shader), rt.blend (Thread, one instance per
  * subqueue). Each keeps its own parameters and reads the
  * scene, BVH and buffers from the frame (pipelines/frame.h); pipelines/graphs/
- * raytrace.graph wires them. Packet formats: pipelines/raytrace_packets.h. */
+ * raytrace.graph wires them. Packet formats: pipelines/raytrace/packets.h. */
 #include "pipelines/stages.h"
 
-#include "pipelines/raytrace_packets.h"
-#include "pipelines/sample_runs.h"
+#include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sample_runs.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 
@@ -20,12 +20,12 @@
 /* The Tiler does no per-sample work, only cuts each tile into sample runs (one per
  * Sampler packet), a few operations per 8x8 block. The Sampler, a Shader, then writes
  * the samples of each run in parallel. Replicated, copy k cuts only its share of the
- * tiles (rtp_tile_deal, by the `bands` given: the Blend instances'), so each worker's
+ * tiles (plrt_tile_deal, by the `bands` given: the Blend instances'), so each worker's
  * rays, queues and pixel sums stay its own; which copy cuts a tile changes no pixel. */
 typedef struct tiler_state {
     int tile, spp;
     uint32_t packet, replica;
-    rtp_tile_deal deal;
+    plrt_tile_deal deal;
     const pl_frame *frame;
 } tiler_state;
 
@@ -36,7 +36,7 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
                        i->replica, {{0, 0, 0, 0}, 0, 0}, f};
-    if (rtp_tile_cutter_init(&s->deal, f, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
+    if (plrt_tile_cutter_init(&s->deal, f, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
                              err, CP_ERR_MAX))
         return s;
     free(s);
@@ -53,17 +53,17 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
 {
     int t = s->tile;
     const pl_region *r = &s->frame->region;
-    rtp_run_cutter runs;
-    rtp_runs_init(&runs, s->spp, s->packet, output);
+    plrt_run_cutter runs;
+    plrt_runs_init(&runs, s->spp, s->packet, output);
     for (int y = r->y0 / t * t; y < r->y1; y += t)
         for (int x = r->x0 / t * t; x < r->x1; x += t) {
-            rtp_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
+            plrt_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
                              min_int(y + t, r->y1)};
-            if (rtp_tile_copy(&s->deal, tile.x0, tile.y0) != s->replica) continue;
-            rtp_clear_tile_sums(s->frame, tile.x0, tile.y0, tile.x1, tile.y1);
-            rtp_runs_cut(&runs, c, &tile);
+            if (plrt_tile_copy(&s->deal, tile.x0, tile.y0) != s->replica) continue;
+            plrt_clear_tile_sums(s->frame, tile.x0, tile.y0, tile.x1, tile.y1);
+            plrt_runs_cut(&runs, c, &tile);
         }
-    rtp_runs_flush(&runs, c);
+    plrt_runs_flush(&runs, c);
 }
 
 static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
@@ -81,14 +81,14 @@ static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
-/* One run of samples into one packet (sample_runs.h: rtp_run_samples). */
+/* One run of samples into one packet (sample_runs.h: plrt_run_samples). */
 static void sampler_main(gr_ctx *c)
 {
     const sampler_state *s = gr_user(c);
-    const rtp_sample_run *r = gr_input(c, NULL);
+    const plrt_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
     gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? rtp_run_samples(r, s->width, s->spp, rtp_elems(out)) : 0;
+    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->width, s->spp, plrt_elems(out)) : 0;
     gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
     gr_set_count(out, n);
 }
@@ -96,7 +96,7 @@ static void sampler_main(gr_ctx *c)
 /* ---- Camera -------------------------------------------------------------------------------- */
 
 /* rt.primary with `trace` also holds the BVH and the primary-ray counter, and with
- * `background` the colour its misses add to the sums (rtp_sum_misses). */
+ * `background` the colour its misses add to the sums (plrt_sum_misses). */
 typedef struct camera_state {
     const pl_frame *frame;
     int spp;
@@ -125,7 +125,7 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->bvh = pl_frame_bvh(f);
     s->traced = pl_frame_counter(f, "rays.primary");
     if (!s->bvh || !s->traced ||
-        !rtp_misses_background(f, cp_bool(i, "background"), &s->background)) {
+        !plrt_misses_background(f, cp_bool(i, "background"), &s->background)) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (BVH, counters or sums)");
         return NULL;
@@ -134,11 +134,11 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 }
 
 /* The primary rays through n samples. */
-static void camera_rays(const camera_state *s, const rtp_sample *smp, uint32_t n, rtp_ray *rays)
+static void camera_rays(const camera_state *s, const plrt_sample *smp, uint32_t n, plrt_ray *rays)
 {
     const pl_frame *f = s->frame;
     for (uint32_t i = 0; i < n; i++) {
-        rtp_ray *r = &rays[i];
+        plrt_ray *r = &rays[i];
         memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
         sc_camera_ray(&f->camera, f->width, f->height, smp[i].px, smp[i].py, r->ray.dir);
         r->ray.tmin = 0.0f;
@@ -146,7 +146,7 @@ static void camera_rays(const camera_state *s, const rtp_sample *smp, uint32_t n
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
-        r->hit = (rt_hit){0.0f, 0.0f, 0.0f, RTP_UNTRACED};
+        r->hit = (rt_hit){0.0f, 0.0f, 0.0f, PLRT_UNTRACED};
     }
 }
 
@@ -154,7 +154,7 @@ static void camera_main(gr_ctx *c)
 {
     void *in = gr_input(c, NULL), *out = gr_output(c, 0);
     uint32_t n = gr_count(in);
-    camera_rays(gr_user(c), rtp_elems(in), n, rtp_elems(out));
+    camera_rays(gr_user(c), plrt_elems(in), n, plrt_elems(out));
     gr_set_count(out, n);
 }
 
@@ -165,23 +165,23 @@ static void camera_main(gr_ctx *c)
 static void primary_main(gr_ctx *c)
 {
     const camera_state *s = gr_user(c);
-    const rtp_sample_run *r = gr_input(c, NULL);
+    const plrt_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
-    rtp_sample smp[RT_PACKET_MAX];
+    plrt_sample smp[RT_PACKET_MAX];
     gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? rtp_run_samples(r, s->frame->width, s->spp, smp) : 0;
+    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->frame->width, s->spp, smp) : 0;
     gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
-    camera_rays(s, smp, n, rtp_elems(out));
+    camera_rays(s, smp, n, plrt_elems(out));
     gr_set_count(out, n);
     if (!s->bvh) return;
-    rtp_ray *pr = rtp_elems(out);
+    plrt_ray *pr = plrt_elems(out);
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = pr[i].ray;
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
-    rtp_drop_misses(c, 0, out, s->frame, s->background, s->spp, pr, n);
+    plrt_drop_misses(c, 0, out, s->frame, s->background, s->spp, pr, n);
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
@@ -189,14 +189,14 @@ static void primary_main(gr_ctx *c)
 typedef struct trace_state {
     const rt_bvh *bvh;
     _Atomic(uint64_t) *primary, *secondary, *shadow;
-    rtp_blend_keys keys;                  /* for Shadow's contributions */
+    plrt_blend_keys keys;                  /* for Shadow's contributions */
 } trace_state;
 
 /* The blend keys of the contributions set bound to `port`. */
-static bool blend_keys_of(const cp_stage_init *i, const char *port, rtp_blend_keys *keys,
+static bool blend_keys_of(const cp_stage_init *i, const char *port, plrt_blend_keys *keys,
                           char err[CP_ERR_MAX])
 {
-    if (rtp_blend_keys_of(i->frame, cp_port_subqueues(i, port), keys)) return true;
+    if (plrt_blend_keys_of(i->frame, cp_port_subqueues(i, port), keys)) return true;
     snprintf(err, CP_ERR_MAX, "port '%s': the contributions queue set needs a power of two "
              "of subqueues (one rt.blend instance each), not %u", port, cp_port_subqueues(i, port));
     return false;
@@ -229,7 +229,7 @@ static void intersect_main(gr_ctx *c)
     trace_state *s = gr_user(c);
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
-    rtp_ray *r = rtp_elems(in);
+    plrt_ray *r = plrt_elems(in);
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = r[i].ray;
@@ -246,16 +246,16 @@ static void shadow_main(gr_ctx *c)
     trace_state *s = gr_user(c);
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
-    const rtp_shadow *sh = rtp_elems(in);
+    const plrt_shadow *sh = plrt_elems(in);
     rt_ray rays[RT_PACKET_MAX];
     uint8_t occluded[RT_PACKET_MAX];
-    rtp_contribs out;
-    rtp_contribs_start(&out, &s->keys);
+    plrt_contribs out;
+    plrt_contribs_start(&out, &s->keys);
     for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
     rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
     for (uint32_t i = 0; i < n; i++)
-        if (!occluded[i]) rtp_add_contrib(&out, sh[i].pixel, sh[i].color);
-    rtp_push_contribs(c, 0, &out);
+        if (!occluded[i]) plrt_add_contrib(&out, sh[i].pixel, sh[i].color);
+    plrt_push_contribs(c, 0, &out);
     atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
 }
 
@@ -269,7 +269,7 @@ typedef struct shade_state {
     sh_aov aov;
     int bounces;
     float min_weight;
-    rtp_blend_keys keys;
+    plrt_blend_keys keys;
 } shade_state;
 
 static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -289,10 +289,10 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
  * gathered to be pushed a packet's worth at a time (gr_push_n; a push per ray cost
  * about a fifth of Shade). A task makes at most one reflection per input ray. */
 typedef struct shade_out {
-    rtp_contribs contribs;
+    plrt_contribs contribs;
     uint32_t nshadow, nreflect;
-    rtp_shadow shadow[RT_PACKET_MAX];
-    rtp_ray reflect[RT_PACKET_MAX];
+    plrt_shadow shadow[RT_PACKET_MAX];
+    plrt_ray reflect[RT_PACKET_MAX];
 } shade_out;
 
 static void push_shadows(gr_ctx *c, shade_out *o)
@@ -302,35 +302,35 @@ static void push_shadows(gr_ctx *c, shade_out *o)
 }
 
 /* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
-static void shade_hit(gr_ctx *c, const shade_state *s, const rtp_ray *h, shade_out *o)
+static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
 {
     sh_ray_result res;
     sh_ray_shade(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
-    rtp_add_contrib(&o->contribs, h->pixel, res.direct);
+    plrt_add_contrib(&o->contribs, h->pixel, res.direct);
     for (int l = 0; l < res.nshadow; l++) {
         if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
-        o->shadow[o->nshadow++] = (rtp_shadow){res.shadow[l], {res.shadow_color[l][0],
+        o->shadow[o->nshadow++] = (plrt_shadow){res.shadow[l], {res.shadow_color[l][0],
                                   res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
     }
     if (res.reflect && (int)h->depth < s->bounces) {
-        rtp_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
+        plrt_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
                       res.reflect_weight[2]}, h->pixel, h->depth + 1, {0, 0, 0, 0}, {0, 0, 0}};
         float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
         if (wmax >= s->min_weight) o->reflect[o->nreflect++] = rr;
     }
 }
 
-/* A miss, or a triangle of the mesh: not a ray no stage traced (RTP_UNTRACED), nor a
+/* A miss, or a triangle of the mesh: not a ray no stage traced (PLRT_UNTRACED), nor a
  * primitive from nowhere, either of which would index past the mesh. */
-static bool hit_in_mesh(const shade_state *s, const rtp_ray *h)
+static bool hit_in_mesh(const shade_state *s, const plrt_ray *h)
 {
     return h->hit.prim == RT_NO_HIT || h->hit.prim < s->env->geo->ntriangles;
 }
 
 /* Ray h's contribution, if it has one (AOVs of a miss have none). */
-static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, shade_out *o)
+static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
 {
-    rtp_contribs *out = &o->contribs;
+    plrt_contribs *out = &o->contribs;
     if (!hit_in_mesh(s, h)) {
         gr_assert_at(c, false, "a ray came with no hit or a primitive outside the mesh (is the "
                      "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
@@ -340,11 +340,11 @@ static void shade_one(gr_ctx *c, const shade_state *s, const rtp_ray *h, shade_o
         float v[3];
         if (h->hit.prim == RT_NO_HIT) return;
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
-        rtp_add_contrib(out, h->pixel, v);
+        plrt_add_contrib(out, h->pixel, v);
     } else if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
-        rtp_add_contrib(out, h->pixel, bg);
+        plrt_add_contrib(out, h->pixel, bg);
     } else {
         shade_hit(c, s, h, o);
     }
@@ -359,35 +359,35 @@ static void shade_main(gr_ctx *c)
     shade_state *s = gr_user(c);
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
-    const rtp_ray *h = rtp_elems(in);
+    const plrt_ray *h = plrt_elems(in);
     shade_out o;
-    rtp_contribs_start(&o.contribs, &s->keys);
+    plrt_contribs_start(&o.contribs, &s->keys);
     o.nshadow = o.nreflect = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) shade_one(c, s, &h[i], &o);
     push_shadows(c, &o);
     if (o.nreflect) gr_push_n(c, SHADE_REFLECT, o.reflect, o.nreflect);
-    rtp_push_contribs(c, SHADE_CONTRIB, &o.contribs);
+    plrt_push_contribs(c, SHADE_CONTRIB, &o.contribs);
 }
 
 /* ---- Blend --------------------------------------------------------------------------------- */
 
-/* Blend instance k owns band k of the region's pixels (rtp_blend_key): it adds its
+/* Blend instance k owns band k of the region's pixels (plrt_blend_key): it adds its
  * contributions and encodes the sums once its subqueue closes, so no pass over the image
  * runs on one thread. Every band gets an instance, one that got no contribution too
- * (every_subqueue): its sums may still have been added to directly (rtp_sum_misses), and
+ * (every_subqueue): its sums may still have been added to directly (plrt_sum_misses), and
  * its pixels must be written either way. The sums start at zero: the stages that cut
- * the image into tiles clear each tile's (rtp_clear_tile_sums); in a graph without such
+ * the image into tiles clear each tile's (plrt_clear_tile_sums); in a graph without such
  * a cutter each instance clears its band when it starts. */
 typedef struct blend_state {
     pl_frame *f;
-    rtp_blend_keys keys;
+    plrt_blend_keys keys;
 } blend_state;
 
 static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
-    rtp_blend_keys keys;
+    plrt_blend_keys keys;
     if (!blend_keys_of(i, "in", &keys, err)) return NULL;
     blend_state *b = malloc(sizeof *b);
     if (b) *b = (blend_state){f, keys};
@@ -436,7 +436,7 @@ static void blend_band(const blend_state *b, uint32_t key, blend_step step)
     const pl_frame *f = b->f;
     const pl_region *r = &f->region;
     uint64_t band_lo, band_hi;
-    rtp_blend_band(&b->keys, key, &band_lo, &band_hi);
+    plrt_blend_band(&b->keys, key, &band_lo, &band_hi);
     for (int y = r->y0; y < r->y1; y++) {
         uint64_t lo = (uint64_t)y * (uint64_t)f->width + (uint64_t)r->x0,
                  hi = lo + (uint64_t)(r->x1 - r->x0);
@@ -460,12 +460,12 @@ static void blend_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         uint32_t n = gr_count(w.mem);
-        const rtp_contrib *k = rtp_elems(w.mem);
+        const plrt_contrib *k = plrt_elems(w.mem);
         for (uint32_t i = 0; i < n; i++) {
             int64_t *a = accum + (size_t)k[i].pixel * 3;
-            a[0] += rtp_to_fixed(k[i].v[0]);
-            a[1] += rtp_to_fixed(k[i].v[1]);
-            a[2] += rtp_to_fixed(k[i].v[2]);
+            a[0] += plrt_to_fixed(k[i].v[0]);
+            a[1] += plrt_to_fixed(k[i].v[1]);
+            a[2] += plrt_to_fixed(k[i].v[2]);
         }
         gr_commit(c, 0, 1);
     }
@@ -475,13 +475,13 @@ static void blend_main(gr_ctx *c)
 /* ---- the registry -------------------------------------------------------------------------- */
 
 static const cp_format formats[] = {
-    {"rt.samples", "sample positions", GR_COLLECTION, 0, RTP_HDR, sizeof(rtp_sample), 64, RT_PACKET_MAX},
+    {"rt.samples", "sample positions", GR_COLLECTION, 0, PLRT_HDR, sizeof(plrt_sample), 64, RT_PACKET_MAX},
     {"rt.rays", "rays with pixel, depth, weight and (after intersection) hit", GR_COLLECTION, 0,
-     RTP_HDR, sizeof(rtp_ray), 64, RT_PACKET_MAX},
-    {"rt.shadow-rays", "rays toward lights with the light's term", GR_COLLECTION, 0, RTP_HDR,
-     sizeof(rtp_shadow), 64, RT_PACKET_MAX},
+     PLRT_HDR, sizeof(plrt_ray), 64, RT_PACKET_MAX},
+    {"rt.shadow-rays", "rays toward lights with the light's term", GR_COLLECTION, 0, PLRT_HDR,
+     sizeof(plrt_shadow), 64, RT_PACKET_MAX},
     {"rt.contributions", "(pixel, RGB as floats) to add to the image", GR_COLLECTION, 0,
-     RTP_HDR, sizeof(rtp_contrib), 64, 1024},
+     PLRT_HDR, sizeof(plrt_contrib), 64, 1024},
 };
 
 static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", NULL}};
@@ -510,14 +510,14 @@ static const cp_port shade_ports[] = {
     {"in", GR_BIND_INPUT, "rt.rays", "rays with hits"},
     {"reflections", GR_BIND_PUSH, "rt.rays", "mirror rays (the cycle back to intersection)"},
     {"shadow", GR_BIND_PUSH, "rt.shadow-rays", "one per light facing the surface"},
-    {"out", GR_BIND_PUSH, "rt.contributions", "direct term or background, keyed by pixel (rtp_blend_key)"}};
+    {"out", GR_BIND_PUSH, "rt.contributions", "direct term or background, keyed by pixel (plrt_blend_key)"}};
 static const cp_param shade_params[] = {
     {"bounces", CP_INT, "1", 0, 64, "reflection depth"},
     {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"},
     {"ambient", CP_BOOL, "true", 0, 0, "add the ambient term (false: a stage such as AO adds it)"}};
 static const cp_port shadow_ports[] = {
     {"in", GR_BIND_INPUT, "rt.shadow-rays", NULL},
-    {"out", GR_BIND_PUSH, "rt.contributions", "unoccluded lights' terms, keyed by pixel (rtp_blend_key)"}};
+    {"out", GR_BIND_PUSH, "rt.contributions", "unoccluded lights' terms, keyed by pixel (plrt_blend_key)"}};
 static const cp_port blend_ports[] = {
     {"in", GR_BIND_INPUT, "rt.contributions", "a queue set of 2^n subqueues, one instance each"}};
 

@@ -1,7 +1,7 @@
-/* raster_pixels.c — the Pixel Shader (depth and weights, early-Z, the shading kernel)
+/* pixels.c — the Pixel Shader (depth and weights, early-Z, the shading kernel)
  * and the Output Merger per tile, which also keeps the coarse depth bounds (see
- * raster_internal.h). */
-#include "pipelines/raster_internal.h"
+ * internal.h). */
+#include "pipelines/raster/internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 
 /* ---- PS and OM ------------------------------------------------------------------------------ */
 
-static inline float load_depth(const rsp_state *s, size_t at)
+static inline float load_depth(const plr_state *s, size_t at)
 {
     uint32_t bits = atomic_load_explicit(&s->depth[at], memory_order_relaxed);
     float z;
@@ -23,7 +23,7 @@ static inline float load_depth(const rsp_state *s, size_t at)
  * which it would fail against anyway; in any order a tie may still win on its primitive
  * id. Skipping cannot change the image, only the work. Writes the depths over the edge
  * values (no longer needed) and returns how many fragments live, their indices in live[]. */
-static int early_z(const rsp_state *s, frag_pkt *p, float *z, uint8_t *live)
+static int early_z(const plr_state *s, frag_pkt *p, float *z, uint8_t *live)
 {
     size_t width = (size_t)s->width;
     int n = 0;
@@ -38,9 +38,9 @@ static int early_z(const rsp_state *s, frag_pkt *p, float *z, uint8_t *live)
 
 /* Depth and weights of every covered pixel (rs_weights; a loop over the packet that
  * vectorizes), early-Z, then one kernel call shades the survivors. */
-void rsp_ps_main(gr_ctx *c)
+void plr_ps_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
     float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
     float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
@@ -64,7 +64,7 @@ void rsp_ps_main(gr_ctx *c)
  * consecutive packets mostly touch the same blocks (a big triangle's rows), and a late
  * bound is only a looser one. */
 #define HIZ_UPDATE_PACKETS 8
-#define HIZ_MAX_BLOCKS ((256 / RSP_HIZ_BLOCK + 1) * (256 / RSP_HIZ_BLOCK + 1))
+#define HIZ_MAX_BLOCKS ((256 / PLR_HIZ_BLOCK + 1) * (256 / PLR_HIZ_BLOCK + 1))
 
 typedef struct touched_blocks {
     int bx0, by0, nbx;                    /* the tile's first block and blocks per row */
@@ -72,32 +72,32 @@ typedef struct touched_blocks {
     uint64_t bits[(HIZ_MAX_BLOCKS + 63) / 64];
 } touched_blocks;
 
-static void touched_init(touched_blocks *t, const rsp_state *s, uint64_t tile)
+static void touched_init(touched_blocks *t, const plr_state *s, uint64_t tile)
 {
     int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
     int x0 = tx * s->tile, y0 = ty * s->tile;
     memset(t, 0, sizeof *t);
     t->last = -1;
-    t->bx0 = x0 / RSP_HIZ_BLOCK;
-    t->by0 = y0 / RSP_HIZ_BLOCK;
-    t->nbx = (x0 + s->tile - 1) / RSP_HIZ_BLOCK - t->bx0 + 1;
+    t->bx0 = x0 / PLR_HIZ_BLOCK;
+    t->by0 = y0 / PLR_HIZ_BLOCK;
+    t->nbx = (x0 + s->tile - 1) / PLR_HIZ_BLOCK - t->bx0 + 1;
 }
 
 static inline void touch_block(touched_blocks *t, uint16_t x, uint16_t y)
 {
-    int i = (y / RSP_HIZ_BLOCK - t->by0) * t->nbx + (x / RSP_HIZ_BLOCK - t->bx0);
+    int i = (y / PLR_HIZ_BLOCK - t->by0) * t->nbx + (x / PLR_HIZ_BLOCK - t->bx0);
     if (i == t->last) return;
     t->last = i;
     t->bits[i / 64] |= 1ull << (i % 64);
 }
 
-static void update_touched(rsp_state *s, touched_blocks *t)
+static void update_touched(plr_state *s, touched_blocks *t)
 {
     for (size_t w = 0; w < sizeof t->bits / sizeof t->bits[0]; w++)
         for (uint64_t m = t->bits[w]; m; m &= m - 1) {
             int i = (int)(w * 64) + __builtin_ctzll(m);
             int bx = t->bx0 + i % t->nbx, by = t->by0 + i / t->nbx;
-            rsp_hiz_update(s->hiz, s->depth, bx * RSP_HIZ_BLOCK, by * RSP_HIZ_BLOCK);
+            plr_hiz_update(s->hiz, s->depth, bx * PLR_HIZ_BLOCK, by * PLR_HIZ_BLOCK);
         }
     memset(t->bits, 0, sizeof t->bits);
     t->last = -1;
@@ -109,7 +109,7 @@ static void update_touched(rsp_state *s, touched_blocks *t)
  * id: primitive ids follow draw order, so this is exactly what the in-order depth test
  * (less, first wins) keeps, and the ray tracer's rule for equal distances. The result
  * does not depend on arrival order. */
-static bool depth_tie_wins(const rsp_state *s, const frag_pkt *p, uint32_t i, size_t at)
+static bool depth_tie_wins(const plr_state *s, const frag_pkt *p, uint32_t i, size_t at)
 {
     uint32_t prim = p->tris[p->tri[i]].prim;
     return s->vis[at] == 0 || prim + 1 < s->vis[at];
@@ -119,9 +119,9 @@ static bool depth_tie_wins(const rsp_state *s, const frag_pkt *p, uint32_t i, si
  * or in any order with ties to the smaller primitive id; the depth-only pass writes the
  * visible primitive id + 1 instead of a colour. Then the coarse bounds of the blocks it
  * changed. */
-void rsp_om_main(gr_ctx *c)
+void plr_om_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     const bool coarse_z = s->coarse_z;
     touched_blocks touched;
     touched_init(&touched, s, gr_key(c));
@@ -140,7 +140,7 @@ void rsp_om_main(gr_ctx *c)
                 if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;
                 if (s->color) s->color[at] = p->out.rgba[i];
                 if (coarse_z) {
-                    if (old == FLT_MAX) rsp_hiz_first_write(s->hiz, p->x[i], p->y[i]);
+                    if (old == FLT_MAX) plr_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);
                 }
             }

@@ -1,8 +1,8 @@
-/* raster.c — rsp_render: a rasterization graph (pipelines/graphs/raster.graph,
- * raster-ordered.graph or raster-parallel.graph) run for one frame with an rsp_config's settings applied as
+/* raster.c — plr_render: a rasterization graph (pipelines/graphs/raster.graph,
+ * raster-ordered.graph or raster-parallel.graph) run for one frame with an plr_config's settings applied as
  * graph overrides, exactly as `gramps-render --set` would. The stages are in
  * raster_stages.c. */
-#include "pipelines/raster.h"
+#include "pipelines/raster/raster.h"
 
 #include "pipelines/stages.h"
 
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rsp_config_default(rsp_config *c)
+void plr_config_default(plr_config *c)
 {
     memset(c, 0, sizeof *c);
     c->width = c->height = 1024;
@@ -21,14 +21,14 @@ void rsp_config_default(rsp_config *c)
     c->coarse_z = true;
 }
 
-static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
+static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
 {
     const char *bad = NULL;
     if (c->width <= 0 || c->height <= 0 || c->width > 16384 || c->height > 16384) bad = "image size (1..16384)";
     else if (c->tile < 8 || c->tile > 256) bad = "tile size (8..256)";
     else if (c->batch < 1 || c->batch > 128) bad = "batch (1..128 triangles)";
     else if (c->groups < 0 || c->groups > 256) bad = "groups (0..256)";
-    else if (c->graph < RSP_TILED || c->graph > RSP_PARALLEL) bad = "graph";
+    else if (c->graph < PLR_TILED || c->graph > PLR_PARALLEL) bad = "graph";
     if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
     return bad == NULL;
 }
@@ -36,7 +36,7 @@ static bool check_config(const rsp_config *c, char err[SC_ERR_MAX])
 /* The config's settings as overrides of the built-in graph. */
 static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
 {
-    const rsp_config *c = config;
+    const plr_config *c = config;
     char v[6][32];
     snprintf(v[0], 32, "%d", c->tile);
     snprintf(v[1], 32, "%d", c->batch);
@@ -44,8 +44,8 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[3], 32, "%u", c->frag_capacity);
     snprintf(v[4], 32, "%u", c->tile_capacity);
     snprintf(v[5], 32, "%s", c->coarse_z ? "true" : "false");
-    const char *w = "rsp_config";
-    bool ordered = c->graph != RSP_TILED;    /* the fragment queues are theirs */
+    const char *w = "plr_config";
+    bool ordered = c->graph != PLR_TILED;    /* the fragment queues are theirs */
     return cp_put(g, "graph", "tile", v[0], w, err) || cp_put(g, "graph", "batch", v[1], w, err) ||
            (c->groups && cp_put(g, "graph", "groups", v[2], w, err)) ||
            (ordered && cp_put(g, "queue fragments", "capacity", v[3], w, err)) ||
@@ -53,8 +53,8 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
            (ordered && cp_put(g, "graph", "coarse_z", v[5], w, err));
 }
 
-gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_config *cfg,
-                     uint8_t *rgba, rsp_counts *counts, char err[SC_ERR_MAX])
+gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_config *cfg,
+                     uint8_t *rgba, plr_counts *counts, char err[SC_ERR_MAX])
 {
     if (!check_config(cfg, err)) return NULL;
     char why[CP_ERR_MAX];
@@ -69,7 +69,7 @@ gr_graph *rsp_render(const sc_scene *scene, const sc_geometry *geo, const rsp_co
         result = pl_render_builtin(names[cfg->graph], apply_config, cfg, &f, &o, why);
         if (result) memcpy(rgba, pl_frame_image(&f), (size_t)f.width * f.height * 4);
         if (result && counts)
-            *counts = (rsp_counts){geo->ntriangles, pl_frame_count(&f, "triangles_rasterized"),
+            *counts = (plr_counts){geo->ntriangles, pl_frame_count(&f, "triangles_rasterized"),
                                    pl_frame_count(&f, "fragments_shaded"),
                                    pl_frame_count(&f, "coarse_z_culled")};
         pl_frame_free(&f);

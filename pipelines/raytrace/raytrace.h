@@ -22,7 +22,7 @@
 #include "shaders/color.h"
 #include "raytracer/bvh.h"
 
-typedef struct rtp_config {
+typedef struct plrt_config {
     int width, height;
     int spp;                       /* jittered samples per pixel (1 = pixel centres) */
     int bounces;                   /* reflection depth (default 1) */
@@ -35,18 +35,18 @@ typedef struct rtp_config {
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied
      * into gr_launch with `workers` set from above. Zero: the runtime's defaults. */
     gr_launch_opts launch;
-} rtp_config;
+} plrt_config;
 
-typedef struct rtp_counts {
+typedef struct plrt_counts {
     uint64_t primary, shadow, secondary;
-} rtp_counts;
+} plrt_counts;
 
-void rtp_config_default(rtp_config *c);
+void plrt_config_default(plrt_config *c);
 
 /* Renders into rgba (width*height*4). Returns the finished graph (for statistics; the
  * caller destroys it) or NULL with a message in err. */
-gr_graph *rtp_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
-                     const rtp_config *cfg, uint8_t *rgba, rtp_counts *counts,
+gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
+                     const plrt_config *cfg, uint8_t *rgba, plrt_counts *counts,
                      char err[SC_ERR_MAX]);
 
 #endif

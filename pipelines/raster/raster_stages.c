@@ -4,10 +4,10 @@
  * variant), raster.ps (Shader) and raster.om (Thread, instanced per tile), the sort-middle
  * raster.bin (Fixed-function) and raster.tile-shade (Thread, instanced per tile), and the
  * depth-only pass raster.zraster (Fixed-function, one per group) and raster.ztile
- * (Thread, instanced per tile). Their code is in raster_geometry.c, raster_rast.c,
- * raster_pixels.c, raster_tile_shade.c, raster_zraster.c and raster_ztile.c;
+ * (Thread, instanced per tile). Their code is in geometry.c, rast.c,
+ * pixels.c, tile_shade.c, zraster.c and ztile.c;
  * pipelines/graphs/raster*.graph and hybrid.graph wire them. */
-#include "pipelines/raster_internal.h"
+#include "pipelines/raster/internal.h"
 
 #include "pipelines/stages.h"
 
@@ -36,7 +36,7 @@ static int64_t param_or(const cp_stage_init *i, const char *name, int64_t def)
  * buffer and its coarse bounds are made only for the stages that test against them
  * (the ordered graph's Rast, PS and OM): the sort-middle stages keep depth in their
  * tiles, and making the buffers is a pass over the image before every frame. */
-static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, bool frame_depth,
+static bool fetch_buffers(plr_state *s, const cp_stage_init *i, bool frame_depth,
                           char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
@@ -54,10 +54,10 @@ static bool fetch_buffers(rsp_state *s, const cp_stage_init *i, bool frame_depth
 
 /* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
  * and the parameters its type has. */
-static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char err[CP_ERR_MAX])
+static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
-    rsp_state *s = calloc(1, sizeof *s);
+    plr_state *s = calloc(1, sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     s->width = f->width;
     s->height = f->height;
@@ -68,9 +68,9 @@ static rsp_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
-    s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % RSP_HIZ_BLOCK == 0;
+    s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % PLR_HIZ_BLOCK == 0;
     s->attributes = true;
-    s->rc = rsp_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
+    s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
     return s;
 }
@@ -84,7 +84,7 @@ static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
  * without its replica suffix: "ia-1" -> "ia"). */
 static void *ia_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_state(i, false, err);
+    plr_state *s = raster_state(i, false, err);
     if (!s) return NULL;
     char name[PL_COUNTER_NAME];
     snprintf(name, sizeof name, "%s", i->name);
@@ -106,13 +106,13 @@ static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 /* The depth-only pass's VS: no attributes, which nothing after it reads. */
 static void *vs_depth_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_state(i, false, err);
+    plr_state *s = raster_state(i, false, err);
     if (s) s->attributes = false;
     return s;
 }
 
 /* A stage that shades fragments (the PS, Tile-Shade): it counts them. */
-static void *shading_create(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     if (s && !(s->fragments = pl_frame_counter(i->frame, "fragments_shaded"))) {
         free(s);
@@ -125,7 +125,7 @@ static void *shading_create(rsp_state *s, const cp_stage_init *i, char err[CP_ER
 /* The stages that write the image (Tile-Shade, the OM) ask for it: a frame's color
  * buffer is cleared to the background before the run only when one of them is in the
  * graph (the hybrid's raster stages leave the image to rt.blend). */
-static rsp_state *with_color(rsp_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     if (s && !(s->color = pl_frame_color(i->frame))) {
         free(s);
@@ -141,8 +141,8 @@ static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 }
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
- * pixel's current primitive for (raster_pixels.c). */
-static rsp_state *any_order(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
+ * pixel's current primitive for (pixels.c). */
+static plr_state *any_order(plr_state *s, pl_frame *f, char err[CP_ERR_MAX])
 {
     if (s && !(s->vis = pl_frame_vis(f))) {
         free(s);
@@ -156,7 +156,7 @@ static rsp_state *any_order(rsp_state *s, pl_frame *f, char err[CP_ERR_MAX])
 /* The PS and OM: in any order when the graph asks for it (no Reorder before them). */
 static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_state(i, true, err);
+    plr_state *s = raster_state(i, true, err);
     return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
 }
 
@@ -173,7 +173,7 @@ static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 /* Z-Raster: its own depth layer, named after the stage copy. */
 static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = raster_state(i, false, err);
+    plr_state *s = raster_state(i, false, err);
     if (!s) return NULL;
     s->frame = i->frame;
     s->layer = pl_frame_depth_layer(i->frame, i->name);
@@ -191,7 +191,7 @@ static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 
 static void zraster_destroy(void *state)
 {
-    rsp_state *s = state;
+    plr_state *s = state;
     free(s->layer_drawn);
     free(s);
 }
@@ -200,13 +200,13 @@ static void zraster_destroy(void *state)
  * its input set, dealt tiles by `bands`. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    rsp_state *s = any_order(raster_state(i, false, err), i->frame, err);
+    plr_state *s = any_order(raster_state(i, false, err), i->frame, err);
     if (!s) return NULL;
     s->frame = i->frame;
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
-    if (rtp_tile_cutter_init(&s->deal, i->frame, (uint32_t)cp_int(i, "bands"), s->rc.tile,
+    if (plrt_tile_cutter_init(&s->deal, i->frame, (uint32_t)cp_int(i, "bands"), s->rc.tile,
                              cp_port_subqueues(i, "in"), err, CP_ERR_MAX))
         return s;
     free(s);
@@ -225,15 +225,15 @@ static const cp_format formats[] = {
     {"raster.binned", "set-up triangles of one framebuffer tile, in draw order", GR_OPAQUE,
      sizeof(binned_pkt), 0, 0, 0, 0},
     {"raster.ztile-done", "a depth-pass rasterizer is done with its layer, and where it drew "
-     "(pipelines/raster_packets.h ztile_done_pkt)", GR_OPAQUE, sizeof(ztile_done_pkt), 0, 0,
+     "(pipelines/raster/packets.h ztile_done_pkt)", GR_OPAQUE, sizeof(ztile_done_pkt), 0, 0,
      0, 0},
     {"raster.fragments", "covered pixels of one tile: coverage from Rast, depth and RGBA8 "
-     "after the PS (pipelines/raster_packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
+     "after the PS (pipelines/raster/packets.h frag_pkt)", GR_OPAQUE, sizeof(frag_pkt), 0, 0, 0, 0},
 };
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
 static const cp_param tile_params[] = {
-    {"tile", CP_INT, "64", 8, RSP_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
+    {"tile", CP_INT, "64", 8, PLR_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
     {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
     {"any_order", CP_BOOL, "false", 0, 0, "fragments arrive in any order: equal depths go to the "
      "smaller primitive id (the same image as in draw order)"}};
@@ -271,7 +271,7 @@ static const cp_port ztile_ports[] = {
     {"out", GR_BIND_OUTPUT, "rt.sample-runs", "its tiles' samples, each tile once its depth "
      "and visible primitives are final (runs[*]: copy k sends to copy k modulo their number)"}};
 static const cp_param ztile_params[] = {
-    {"tile", CP_INT, "64", 8, RSP_MAX_TILE, "framebuffer tile edge in pixels"},
+    {"tile", CP_INT, "64", 8, PLR_MAX_TILE, "framebuffer tile edge in pixels"},
     {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
     {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"},
     {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
@@ -279,40 +279,40 @@ static const cp_param ztile_params[] = {
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
-     GR_THREAD, false, ia_ports, 1, batch_param, 1, rsp_ia_main, ia_create, NULL, free},
+     GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, NULL, 0, rsp_vs_main, raster_create, NULL, free},
+     vs_ports, 2, NULL, 0, plr_vs_main, raster_create, NULL, free},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, NULL, 0, rsp_vs_main, vs_depth_create, NULL, free},
+     vs_depth_ports, 2, NULL, 0, plr_vs_main, vs_depth_create, NULL, free},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
-     reorder_ports, 2, batch_param, 1, rsp_reorder_main, raster_create, NULL, free},
+     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
-     GR_FIXED, false, rast_ports, 2, tile_params, 2, rsp_rast_main, depth_test_create, NULL, free},
+     GR_FIXED, false, rast_ports, 2, tile_params, 2, plr_rast_main, depth_test_create, NULL, free},
     {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
-     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, rsp_setup_bin_main, depth_test_create,
+     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, plr_setup_bin_main, depth_test_create,
      NULL, free},
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
-     tile_rast_ports, 2, tile_params, 2, rsp_tile_rast_main, depth_test_create, NULL, free},
+     tile_rast_ports, 2, tile_params, 2, plr_tile_rast_main, depth_test_create, NULL, free},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, tile_params + 2, 1, rsp_ps_main, ps_create, NULL, free},
+     ps_ports, 2, tile_params + 2, 1, plr_ps_main, ps_create, NULL, free},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
-     GR_THREAD, true, om_ports, 1, tile_params, 3, rsp_om_main, om_create, NULL, free},
+     GR_THREAD, true, om_ports, 1, tile_params, 3, plr_om_main, om_create, NULL, free},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
-     "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, rsp_bin_main,
+     "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, plr_bin_main,
      raster_create, NULL, free},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once",
-     GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, rsp_tile_shade_main,
+     GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, plr_tile_shade_main,
      tile_shade_create, NULL, free},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
-     tile_params, 1, rsp_zraster_main, zraster_create, NULL, zraster_destroy},
+     tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy},
     {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
      "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
      "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
-     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, rsp_ztile_main, ztile_create, NULL, free},
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, plr_ztile_main, ztile_create, NULL, free},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

@@ -1,4 +1,4 @@
-/* raytrace_packets.h — the packet formats of the ray-tracing stages, for graph files and
+/* packets.h — the packet formats of the ray-tracing stages, for graph files and
  * for plugin stages that read or make them (examples/plugins/ao.c).
  *
  * Every format but rt.tile is a Collection with a 16-byte header (element count first)
@@ -18,60 +18,60 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RTP_HDR 16
+#define PLRT_HDR 16
 
-typedef struct rtp_tile { int x0, y0, x1, y1; } rtp_tile;                  /* rt.tile */
-typedef struct rtp_sample { uint32_t pixel; float px, py; uint32_t pad; } rtp_sample; /* rt.samples */
+typedef struct plrt_tile { int x0, y0, x1, y1; } plrt_tile;                  /* rt.tile */
+typedef struct plrt_sample { uint32_t pixel; float px, py; uint32_t pad; } plrt_sample; /* rt.samples */
 
 /* rt.rays: a ray and, once Intersect has filled it in place, its hit. Camera rays
- * start with hit.prim = RTP_UNTRACED, past any mesh's triangles (that many would take
+ * start with hit.prim = PLRT_UNTRACED, past any mesh's triangles (that many would take
  * 48 GB of indices), which Shade refuses: a graph that skips Intersect fails by name
  * instead of shading garbage. */
-#define RTP_UNTRACED (RT_NO_HIT - 1)
-typedef struct rtp_ray {
+#define PLRT_UNTRACED (RT_NO_HIT - 1)
+typedef struct plrt_ray {
     rt_ray ray;
     float weight[3];
     uint32_t pixel, depth;
     rt_hit hit;
     uint32_t pad[3];                      /* 80 bytes: elements stay 16-byte aligned */
-} rtp_ray;
+} plrt_ray;
 
 /* rt.shadow-rays: a ray toward a light and what the light adds if it is unoccluded. */
-typedef struct rtp_shadow { rt_ray ray; float color[3]; uint32_t pixel; } rtp_shadow;
+typedef struct plrt_shadow { rt_ray ray; float color[3]; uint32_t pixel; } plrt_shadow;
 
 /* rt.sample-runs: the samples of one rt.samples packet, as the Tiler cuts them: `count`
  * samples of `tile` from sample `first` of its 8x8 block at (bx, by) on. A tile's samples
  * go block by block (row-major, clipped to the tile), pixel by pixel (row-major) within
  * a block and sample by sample within a pixel; a run may go on into the next blocks. */
-typedef struct rtp_sample_run { rtp_tile tile; int bx, by; uint32_t first, count; } rtp_sample_run;
-#define RTP_BLOCK 8
+typedef struct plrt_sample_run { plrt_tile tile; int bx, by; uint32_t first, count; } plrt_sample_run;
+#define PLRT_BLOCK 8
 
 /* rt.contributions: a pixel and the RGB to add to it. rt.blend turns each value into
- * fixed point (rtp_to_fixed) and sums integers: the same float always gives the same
+ * fixed point (plrt_to_fixed) and sums integers: the same float always gives the same
  * integer, and integer sums do not depend on the order, so neither does the image.
  * Floats rather than fixed point keep the packets half as large (16 bytes an element):
  * they cross from the workers that shade to those that blend. */
-typedef struct rtp_contrib { uint32_t pixel; float v[3]; } rtp_contrib;
+typedef struct plrt_contrib { uint32_t pixel; float v[3]; } plrt_contrib;
 
-static inline void *rtp_elems(void *packet) { return (char *)packet + RTP_HDR; }
+static inline void *plrt_elems(void *packet) { return (char *)packet + PLRT_HDR; }
 
 /* The fixed point of a float, rounded to nearest even: what llrint gives (glibc's x86-64
  * llrint is this instruction), without the library call. A contribution is clamped to
- * +-RTP_CONTRIB_MAX (NaN counts as 0) so Blend's int64 sums cannot overflow: 2^16 * 2^24
+ * +-PLRT_CONTRIB_MAX (NaN counts as 0) so Blend's int64 sums cannot overflow: 2^16 * 2^24
  * per contribution leaves room for 2^23 contributions to one pixel, more than --spp 4096
  * x (--bounces 64 + 1) x (lights + 1) can make. A pixel is white at 1. */
-#define RTP_CONTRIB_MAX 65536.0
-static inline int64_t rtp_to_fixed(float x)
+#define PLRT_CONTRIB_MAX 65536.0
+static inline int64_t plrt_to_fixed(float x)
 {
     double d = (double)x;
-    if (!(d >= -RTP_CONTRIB_MAX && d <= RTP_CONTRIB_MAX))   /* out of range or NaN: rare */
-        d = d > 0 ? RTP_CONTRIB_MAX : d < 0 ? -RTP_CONTRIB_MAX : 0.0;
+    if (!(d >= -PLRT_CONTRIB_MAX && d <= PLRT_CONTRIB_MAX))   /* out of range or NaN: rare */
+        d = d > 0 ? PLRT_CONTRIB_MAX : d < 0 ? -PLRT_CONTRIB_MAX : 0.0;
     return _mm_cvtsd_si64(_mm_set_sd(d * PL_FIXED_ONE));
 }
 
-static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float rgb[3])
+static inline void plrt_set_contrib(plrt_contrib *k, uint32_t pixel, const float rgb[3])
 {
-    *k = (rtp_contrib){pixel, {rgb[0], rgb[1], rgb[2]}};
+    *k = (plrt_contrib){pixel, {rgb[0], rgb[1], rgb[2]}};
 }
 
 /* Contributions go to a queue set with one rt.blend instance per subqueue; its size is a
@@ -83,19 +83,19 @@ static inline void rtp_set_contrib(rtp_contrib *k, uint32_t pixel, const float r
  * encodes its own band, a contiguous stretch of rows. A packet's pixels (an 8x8 block,
  * or runs of neighbours) mostly share a band: one push per packet.
  * A plain queue (no set) has mask 0: everything goes to key 0, which it ignores. */
-typedef struct rtp_blend_keys {
+typedef struct plrt_blend_keys {
     uint32_t first, span, mask;
     uint64_t scale;                       /* 2^32 bands / span, rounded down */
-} rtp_blend_keys;
+} plrt_blend_keys;
 
-static inline uint64_t rtp_blend_key(uint32_t pixel, const rtp_blend_keys *k)
+static inline uint64_t plrt_blend_key(uint32_t pixel, const plrt_blend_keys *k)
 {
     return (((uint64_t)(pixel - k->first) * k->scale) >> 32) & k->mask;
 }
 
 /* The keys for frame f's region and an output bound to a set of `subqueues` (0: a plain
  * queue); false when that is not a power of two. */
-static inline bool rtp_blend_keys_of(const pl_frame *f, uint32_t subqueues, rtp_blend_keys *k)
+static inline bool plrt_blend_keys_of(const pl_frame *f, uint32_t subqueues, plrt_blend_keys *k)
 {
     const pl_region *r = &f->region;
     uint64_t first = (uint64_t)r->y0 * (uint64_t)f->width + (uint64_t)r->x0;
@@ -107,10 +107,10 @@ static inline bool rtp_blend_keys_of(const pl_frame *f, uint32_t subqueues, rtp_
     return (subqueues & (subqueues - 1)) == 0;
 }
 
-/* Band `key`: pixel indices [*lo, *hi), the ones rtp_blend_key sends to it (the key
+/* Band `key`: pixel indices [*lo, *hi), the ones plrt_blend_key sends to it (the key
  * grows with the index, so the band starts at the first index whose product reaches
  * key * 2^32). */
-static inline void rtp_blend_band(const rtp_blend_keys *k, uint32_t key, uint64_t *lo, uint64_t *hi)
+static inline void plrt_blend_band(const plrt_blend_keys *k, uint32_t key, uint64_t *lo, uint64_t *hi)
 {
     uint64_t from[2];
     for (int i = 0; i < 2; i++) {
@@ -125,37 +125,37 @@ static inline void rtp_blend_band(const rtp_blend_keys *k, uint32_t key, uint64_
 
 /* How the copies of a stage that cuts the image into tiles (rt.tiler, the hybrid's
  * raster.ztile) share the tiles: copy k takes the tiles whose first pixel lies in one of
- * `bands` equal pixel bands (rtp_blend_key) numbered k modulo the copies. With `bands`
+ * `bands` equal pixel bands (plrt_blend_key) numbered k modulo the copies. With `bands`
  * the Blend instances', each copy's rays end in Blend bands of their own, so a worker
  * that runs one copy sums into pixels no other worker touches. Bands thinner than a row
  * of tiles are merged in pairs until they are not (else some bands would hold no tile's
  * first pixel and their copies would get no work). Each tile goes to exactly one copy. */
-typedef struct rtp_tile_deal {
-    rtp_blend_keys bands;
+typedef struct plrt_tile_deal {
+    plrt_blend_keys bands;
     uint32_t copies;
     int width;
-} rtp_tile_deal;
+} plrt_tile_deal;
 
 /* false when bands is not a power of two. */
-static inline bool rtp_tile_deal_init(rtp_tile_deal *d, const pl_frame *f, uint32_t bands,
+static inline bool plrt_tile_deal_init(plrt_tile_deal *d, const pl_frame *f, uint32_t bands,
                                       int tile, uint32_t copies)
 {
     d->copies = copies ? copies : 1;
     d->width = f->width;
-    if (!rtp_blend_keys_of(f, bands, &d->bands)) return false;
+    if (!plrt_blend_keys_of(f, bands, &d->bands)) return false;
     uint64_t tile_row = (uint64_t)tile * (uint64_t)(f->region.x1 - f->region.x0);
     while (bands > 1 && d->bands.span / bands < tile_row) bands /= 2;
-    return rtp_blend_keys_of(f, bands, &d->bands);
+    return plrt_blend_keys_of(f, bands, &d->bands);
 }
 
 /* A copy of a tile cutter of frame f (rt.tiler, raster.ztile): its share of the tiles
- * (rtp_tile_deal_init), and the frame's sums, which it clears a tile at a time
- * (rtp_clear_tile_sums) so that rt.blend need not. false with a message in err when
+ * (plrt_tile_deal_init), and the frame's sums, which it clears a tile at a time
+ * (plrt_clear_tile_sums) so that rt.blend need not. false with a message in err when
  * bands is not a power of two or the sums cannot be had. */
-static inline bool rtp_tile_cutter_init(rtp_tile_deal *d, pl_frame *f, uint32_t bands, int tile,
+static inline bool plrt_tile_cutter_init(plrt_tile_deal *d, pl_frame *f, uint32_t bands, int tile,
                                         uint32_t copies, char *err, size_t errlen)
 {
-    if (!rtp_tile_deal_init(d, f, bands, tile, copies))
+    if (!plrt_tile_deal_init(d, f, bands, tile, copies))
         snprintf(err, errlen, "bands = %u: not a power of two", bands);
     else if (!pl_frame_accum(f))
         snprintf(err, errlen, "out of memory (accumulation buffer)");
@@ -167,10 +167,10 @@ static inline bool rtp_tile_cutter_init(rtp_tile_deal *d, pl_frame *f, uint32_t 
 }
 
 /* The copy that takes the tile whose first pixel is (x, y). */
-static inline uint32_t rtp_tile_copy(const rtp_tile_deal *d, int x, int y)
+static inline uint32_t plrt_tile_copy(const plrt_tile_deal *d, int x, int y)
 {
     uint32_t pixel = (uint32_t)y * (uint32_t)d->width + (uint32_t)x;
-    return (uint32_t)(rtp_blend_key(pixel, &d->bands) % d->copies);
+    return (uint32_t)(plrt_blend_key(pixel, &d->bands) % d->copies);
 }
 
 /* The stage that cuts tile t (whole pixels of the frame's region) clears their sums
@@ -178,7 +178,7 @@ static inline uint32_t rtp_tile_copy(const rtp_tile_deal *d, int x, int y)
  * samples, so after this. rt.blend then clears nothing (pl_frame.tiles_clear_sums):
  * when Blend cleared its band at its first activation, its subqueue filled meanwhile and,
  * a queue set being full while any subqueue is, held every Shade task back. */
-static inline void rtp_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1, int y1)
+static inline void plrt_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1, int y1)
 {
     for (int y = y0; y < y1; y++)
         memset(f->accum + ((size_t)y * (size_t)f->width + (size_t)x0) * 3, 0,
@@ -198,7 +198,7 @@ static inline void rtp_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1
 /* Such a stage's create hook, for its `background` parameter (`asked`): *out becomes the
  * frame's background, with the sums made, or NULL when not asked. false when out of
  * memory. */
-static inline bool rtp_misses_background(pl_frame *f, bool asked, const float **out)
+static inline bool plrt_misses_background(pl_frame *f, bool asked, const float **out)
 {
     *out = NULL;
     if (!asked) return true;
@@ -210,7 +210,7 @@ static inline bool rtp_misses_background(pl_frame *f, bool asked, const float **
 
 /* Adds the misses among rays[0..n) (all camera rays, traced) to the sums; returns how
  * many are left: the hits, packed to the front in their order. */
-static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[3], rtp_ray *rays,
+static inline uint32_t plrt_sum_misses(const pl_frame *f, const float background[3], plrt_ray *rays,
                                       uint32_t n)
 {
     uint32_t kept = 0;
@@ -220,7 +220,7 @@ static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[
             kept++;
         } else if (f->aov == SH_AOV_COLOR) {
             int64_t *sums = f->accum + (size_t)rays[i].pixel * 3;
-            for (int ch = 0; ch < 3; ch++) sums[ch] += rtp_to_fixed(rays[i].weight[ch] * background[ch]);
+            for (int ch = 0; ch < 3; ch++) sums[ch] += plrt_to_fixed(rays[i].weight[ch] * background[ch]);
         }
     }
     return kept;
@@ -229,11 +229,11 @@ static inline uint32_t rtp_sum_misses(const pl_frame *f, const float background[
 /* The end of such a stage's task: with `background` (the frame's, else NULL) and where
  * allowed, the misses summed and the packet `out` of output slot `output` left with the
  * hits, or not sent when none is left. */
-static inline void rtp_drop_misses(gr_ctx *c, int output, void *out, const pl_frame *f,
-                                   const float *background, int spp, rtp_ray *rays, uint32_t n)
+static inline void plrt_drop_misses(gr_ctx *c, int output, void *out, const pl_frame *f,
+                                   const float *background, int spp, plrt_ray *rays, uint32_t n)
 {
     if (!background || spp != 1 || !f->tiles_clear_sums) return;
-    uint32_t kept = rtp_sum_misses(f, background, rays, n);
+    uint32_t kept = plrt_sum_misses(f, background, rays, n);
     if (kept) gr_set_count(out, kept);
     else gr_discard(c, output);          /* all background: no Shade task */
 }
@@ -241,27 +241,27 @@ static inline void rtp_drop_misses(gr_ctx *c, int output, void *out, const pl_fr
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one
  * push per run instead of one per contribution. A task makes at most one per ray of its
  * input packet, so RT_PACKET_MAX of them. */
-typedef struct rtp_contribs { uint32_t n; rtp_blend_keys keys; rtp_contrib k[RT_PACKET_MAX]; } rtp_contribs;
+typedef struct plrt_contribs { uint32_t n; plrt_blend_keys keys; plrt_contrib k[RT_PACKET_MAX]; } plrt_contribs;
 
 /* Empties b for those keys (not `= {0}`: that would clear all 2 KiB per task). */
-static inline void rtp_contribs_start(rtp_contribs *b, const rtp_blend_keys *keys)
+static inline void plrt_contribs_start(plrt_contribs *b, const plrt_blend_keys *keys)
 {
     b->n = 0;
     b->keys = *keys;
 }
 
-static inline void rtp_add_contrib(rtp_contribs *b, uint32_t pixel, const float rgb[3])
+static inline void plrt_add_contrib(plrt_contribs *b, uint32_t pixel, const float rgb[3])
 {
-    rtp_set_contrib(&b->k[b->n++], pixel, rgb);
+    plrt_set_contrib(&b->k[b->n++], pixel, rgb);
 }
 
 /* Pushes them to output `output`, each run of equal keys at once (a packet's pixels are
  * neighbours, so runs are long), and empties b. */
-static inline void rtp_push_contribs(gr_ctx *c, int output, rtp_contribs *b)
+static inline void plrt_push_contribs(gr_ctx *c, int output, plrt_contribs *b)
 {
     for (uint32_t i = 0, j; i < b->n; i = j) {
-        uint64_t key = rtp_blend_key(b->k[i].pixel, &b->keys);
-        for (j = i + 1; j < b->n && rtp_blend_key(b->k[j].pixel, &b->keys) == key; j++) {}
+        uint64_t key = plrt_blend_key(b->k[i].pixel, &b->keys);
+        for (j = i + 1; j < b->n && plrt_blend_key(b->k[j].pixel, &b->keys) == key; j++) {}
         gr_push_key_n(c, output, key, &b->k[i], j - i);
     }
     b->n = 0;

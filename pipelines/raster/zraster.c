@@ -1,10 +1,10 @@
-/* raster_zraster.c — Z-Raster, the rasterizer of the hybrid's depth-only pass: one per
+/* zraster.c — Z-Raster, the rasterizer of the hybrid's depth-only pass: one per
  * IA/VS group, it takes its group's set-up triangles in any order and rasterizes each
  * once, straight into its own depth layer (pl_frame_depth_layer: depth and visible
  * primitive + 1 per pixel over the whole image; rs_depth_rect: the nearest depth, equal
  * depths to the smaller primitive id). When its input ends it tells every Z-Tile copy
  * that its layer is done and where it drew; each copy folds the layers of its tiles once
- * every group is done (raster_ztile.c).
+ * every group is done (ztile.c).
  *
  * Why layers (sort-last) rather than bins per tile (sort-middle): the pass keeps only
  * depth and a primitive per pixel, so binning cost more than it saved. Copying each
@@ -14,13 +14,13 @@
  * memory instead: width x height x 8 bytes per group. Each layer is cleared a tile at a
  * time, when its group first draws there, so the clearing is spread over the groups and
  * a tile no triangle of the group reached is never touched. */
-#include "pipelines/raster_internal.h"
+#include "pipelines/raster/internal.h"
 
 #include <float.h>
 #include <string.h>
 
 typedef struct zraster_walk {
-    rsp_state *s;
+    plr_state *s;
     rs_depth_target layer;                /* the whole image */
     bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
     uint64_t covered;
@@ -28,16 +28,16 @@ typedef struct zraster_walk {
 
 /* Clears the layer (depth FLT_MAX, no primitive) in the tiles under the triangle's
  * bounds it has not drawn in yet. */
-static void clear_tiles_under(rsp_state *s, const rs_setup *su)
+static void clear_tiles_under(plr_state *s, const rs_setup *su)
 {
     const rast_cfg *rc = &s->rc;
-    const int tx0 = rsp_tile_of(rc, su->x0), tx1 = rsp_tile_of(rc, su->x1);
-    const int ty0 = rsp_tile_of(rc, su->y0), ty1 = rsp_tile_of(rc, su->y1);
+    const int tx0 = plr_tile_of(rc, su->x0), tx1 = plr_tile_of(rc, su->x1);
+    const int ty0 = plr_tile_of(rc, su->y0), ty1 = plr_tile_of(rc, su->y1);
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
             uint8_t *drawn = &s->layer_drawn[ty * rc->tiles_x + tx];
             tile_rect r;
-            if (*drawn || !rsp_tile_rect_at(rc, tx, ty, &r)) continue;
+            if (*drawn || !plr_tile_rect_at(rc, tx, ty, &r)) continue;
             *drawn = 1;
             const size_t first = (size_t)r.y0 * (size_t)s->width + (size_t)r.x0;
             const size_t row_bytes = (size_t)(r.x1 - r.x0) * sizeof(float);
@@ -51,7 +51,7 @@ static void clear_tiles_under(rsp_state *s, const rs_setup *su)
 }
 
 /* One set-up triangle into the layer, inside the frame's region. */
-static void zraster_prim(void *arg, const rsp_prim *p)
+static void zraster_prim(void *arg, const plr_prim *p)
 {
     zraster_walk *w = arg;
     const pl_region *r = &w->s->rc.region;
@@ -61,7 +61,7 @@ static void zraster_prim(void *arg, const rsp_prim *p)
 }
 
 /* Every Z-Tile copy (a subqueue each) learns that the layer is done and where it drew. */
-static void tell_copies(gr_ctx *c, const rsp_state *s)
+static void tell_copies(gr_ctx *c, const plr_state *s)
 {
     const uint32_t layer = (uint32_t)(s->layer - s->frame->layers);
     for (uint32_t k = 0; k < s->ztile_copies; k++) {
@@ -72,16 +72,16 @@ static void tell_copies(gr_ctx *c, const rsp_state *s)
     }
 }
 
-void rsp_zraster_main(gr_ctx *c)
+void plr_zraster_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     memset(s->layer_drawn, 0, (size_t)(s->tiles_x * s->tiles_y));
     zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0},
                       s->env->isa == SH_ISA_AVX2, 0};
     gr_window in;
     while (gr_reserve(c, 0, 1, &in) == GR_OK) {
         const prim_pkt *p = in.mem;
-        for (uint32_t i = 0; i < p->count; i++) rsp_each_prim(s, &p->rec[i], zraster_prim, &w);
+        for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], zraster_prim, &w);
         gr_commit(c, 0, 1);
     }
     atomic_fetch_add_explicit(s->depth_tested, w.covered, memory_order_relaxed);

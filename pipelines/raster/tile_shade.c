@@ -1,4 +1,4 @@
-/* raster_tile_shade.c — Tile-Shade, the per-tile stage of the sort-middle raster graph
+/* tile_shade.c — Tile-Shade, the per-tile stage of the sort-middle raster graph
  * (pipelines/graphs/raster.graph): one instance per framebuffer tile takes the
  * set-up triangles the Bin stages sent its tile, in any order, resolves visibility with
  * rs_depth_rect (nearest depth, equal depths to the smaller primitive id: the draw-order
@@ -14,29 +14,29 @@
  * Memory: the tile keeps only the triangles that own at least one of its pixels (a slot
  * is freed when its last pixel is taken), so it holds at most one triangle per pixel
  * plus the one being rasterized, whatever the scene. */
-#include "pipelines/raster_internal.h"
+#include "pipelines/raster/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct tile_slots {
-    rsp_prim *prim;
+    plr_prim *prim;
     uint32_t *pixels;                     /* pixels each slot owns */
     uint32_t *free_slots;
     uint32_t n, nfree, cap;
 } tile_slots;
 
 typedef struct shade_tile {
-    rsp_depth_tile d;
+    plr_depth_tile d;
     uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
     tile_slots slots;
 } shade_tile;
 
-static bool tile_init(shade_tile *st, const rsp_state *s, uint64_t tile)
+static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
-    bool ok = rsp_depth_tile_init(&st->d, s, tile);
+    bool ok = plr_depth_tile_init(&st->d, s, tile);
     st->d.t.won = malloc(pixels * sizeof *st->d.t.won);
     st->owner = calloc(pixels, sizeof *st->owner);
     return ok && st->d.t.won && st->owner;
@@ -45,7 +45,7 @@ static bool tile_init(shade_tile *st, const rsp_state *s, uint64_t tile)
 static void tile_free(shade_tile *st)
 {
     free(st->d.t.won);
-    rsp_depth_tile_free(&st->d);
+    plr_depth_tile_free(&st->d);
     free(st->owner);
     free(st->slots.prim);
     free(st->slots.pixels);
@@ -58,7 +58,7 @@ static bool slot_take(tile_slots *sl, uint32_t *slot)
     if (sl->nfree) { *slot = sl->free_slots[--sl->nfree]; return true; }
     if (sl->n == sl->cap) {
         uint32_t cap = sl->cap ? 2 * sl->cap : 64;
-        rsp_prim *p = realloc(sl->prim, cap * sizeof *p);
+        plr_prim *p = realloc(sl->prim, cap * sizeof *p);
         if (p) sl->prim = p;
         uint32_t *px = realloc(sl->pixels, cap * sizeof *px);
         if (px) sl->pixels = px;
@@ -78,7 +78,7 @@ static void slot_release(tile_slots *sl, uint32_t slot)
 
 /* One triangle: its covered pixels that pass the test change owner; a slot left with no
  * pixel is freed at once. */
-static bool tile_add(shade_tile *st, const rsp_prim *p)
+static bool tile_add(shade_tile *st, const plr_prim *p)
 {
     uint32_t slot;
     if (!slot_take(&st->slots, &slot)) return false;
@@ -114,7 +114,7 @@ typedef struct shade_batch {
     sh_ps_tri tris[SH_PS_MAX];
 } shade_batch;
 
-static void batch_shade(shade_batch *b, rsp_state *s)
+static void batch_shade(shade_batch *b, plr_state *s)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
@@ -139,7 +139,7 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 }
 
 /* Pixel (x, y) at depth z, owned by slot. */
-static void batch_add(shade_batch *b, rsp_state *s, const tile_slots *sl, uint32_t slot, int x,
+static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x,
                       int y, float z)
 {
     if (b->n == SH_PS_MAX) batch_shade(b, s);
@@ -157,7 +157,7 @@ static void batch_add(shade_batch *b, rsp_state *s, const tile_slots *sl, uint32
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
 }
 
-static bool tile_shade(shade_tile *st, rsp_state *s)
+static bool tile_shade(shade_tile *st, plr_state *s)
 {
     shade_batch b;
     b.n = b.ntris = 0;
@@ -176,9 +176,9 @@ static bool tile_shade(shade_tile *st, rsp_state *s)
     return ok;
 }
 
-void rsp_tile_shade_main(gr_ctx *c)
+void plr_tile_shade_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     shade_tile st;
     gr_assert(c, tile_init(&st, s, gr_key(c)));
     gr_window w;

@@ -5,39 +5,39 @@
  * hybrid.visible).
  *
  * A run covers `samples` consecutive samples of one tile, 8x8-pixel blocks in order
- * (RTP_BLOCK), `spp` samples per pixel; runs never span tiles. Blocks, not tile rows: a
+ * (PLRT_BLOCK), `spp` samples per pixel; runs never span tiles. Blocks, not tile rows: a
  * square packet's rays diverge less than a 32x2 strip's, so the packet traversal culls
  * more of the tree for the whole packet. Runs wait in the cutter to be committed
- * RTP_RUN_BATCH at a time: one reserve and commit per run would be the cutting stage's
+ * PLRT_RUN_BATCH at a time: one reserve and commit per run would be the cutting stage's
  * main cost. */
 #ifndef PIPELINES_SAMPLE_RUNS_H
 #define PIPELINES_SAMPLE_RUNS_H
 
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raytrace/packets.h"
 
-#define RTP_RUN_BATCH 16
+#define PLRT_RUN_BATCH 16
 
-typedef struct rtp_run_cutter {
+typedef struct plrt_run_cutter {
     int spp;
     uint32_t samples;                     /* per run: the Sampler's packet size */
     int output;                           /* the stage's rt.sample-runs output */
-    rtp_sample_run run[RTP_RUN_BATCH];    /* run[n] is the open run (count 0: empty) */
+    plrt_sample_run run[PLRT_RUN_BATCH];    /* run[n] is the open run (count 0: empty) */
     int n;
-} rtp_run_cutter;
+} plrt_run_cutter;
 
-void rtp_runs_init(rtp_run_cutter *r, int spp, uint32_t samples, int output);
+void plrt_runs_init(plrt_run_cutter *r, int spp, uint32_t samples, int output);
 
 /* Cuts tile t into runs, committing each full batch. */
-void rtp_runs_cut(rtp_run_cutter *r, gr_ctx *c, const rtp_tile *t);
+void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t);
 
 /* Commits the runs still waiting. */
-void rtp_runs_flush(rtp_run_cutter *r, gr_ctx *c);
+void plrt_runs_flush(plrt_run_cutter *r, gr_ctx *c);
 
 /* The run's r->count samples into out, in its order, for an image `width` pixels wide:
  * each pixel's centre for spp 1, else positions jittered by a fixed hash of pixel and
  * sample (the same for any worker count). Returns how many it wrote: fewer than
  * r->count when the run goes past its tile (it was cut for another spp), and then only
  * those inside are written. */
-uint32_t rtp_run_samples(const rtp_sample_run *r, int width, int spp, rtp_sample *out);
+uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int spp, plrt_sample *out);
 
 #endif

@@ -1,20 +1,20 @@
-/* raster_internal.h — what the stages of the rasterization graph share (internal to
+/* internal.h — what the stages of the rasterization graph share (internal to
  * pipelines/raster*.c): the per-stage state and the stage entry points. Their packets
- * are public: pipelines/raster_packets.h.
+ * are public: pipelines/raster/packets.h.
  *
- * Files: raster_stages.c (the registered types), raster.c (rsp_render over the graph
- * files), raster_geometry.c (IA, VS, Reorder), raster_rast.c (Rast; Setup/Bin and
- * per-tile Rast; Bin), raster_pixels.c (PS, OM), raster_tile_shade.c (Tile-Shade),
- * raster_depth_tile.c (its depth and visibility tile), raster_zraster.c and raster_ztile.c
+ * Files: raster_stages.c (the registered types), raster.c (plr_render over the graph
+ * files), geometry.c (IA, VS, Reorder), rast.c (Rast; Setup/Bin and
+ * per-tile Rast; Bin), pixels.c (PS, OM), tile_shade.c (Tile-Shade),
+ * depth_tile.c (its depth and visibility tile), zraster.c and ztile.c
  * (the hybrid's depth-only pass: Z-Raster per group, Z-Tile per tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
 
 #include "pipelines/frame.h"
-#include "pipelines/hiz.h"
-#include "pipelines/raster.h"
-#include "pipelines/raster_packets.h"
-#include "pipelines/raytrace_packets.h"
+#include "pipelines/raster/hiz.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raster/packets.h"
+#include "pipelines/raytrace/packets.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -26,16 +26,16 @@
  * which were most of their per-triangle time. */
 typedef struct rast_cfg { int width, height, tile, tiles_x, tile_shift; pl_region region; } rast_cfg;
 
-#define RSP_MAX_TILE 256                  /* the `tile` parameters' upper bound */
+#define PLR_MAX_TILE 256                  /* the `tile` parameters' upper bound */
 
-static inline rast_cfg rsp_rast_cfg(int width, int height, int tile, int tiles_x, pl_region region)
+static inline rast_cfg plr_rast_cfg(int width, int height, int tile, int tiles_x, pl_region region)
 {
     int shift = __builtin_ctz((unsigned)tile);
     return (rast_cfg){width, height, tile, tiles_x, (1 << shift) == tile ? shift : -1, region};
 }
 
 /* The tile column (or row) of pixel column (or row) p >= 0. */
-static inline int rsp_tile_of(const rast_cfg *rc, int p)
+static inline int plr_tile_of(const rast_cfg *rc, int p)
 {
     return rc->tile_shift >= 0 ? p >> rc->tile_shift : p / rc->tile;
 }
@@ -45,7 +45,7 @@ static inline int rsp_tile_of(const rast_cfg *rc, int p)
 typedef struct tile_rect { int ox, oy, x0, y0, x1, y1; } tile_rect;   /* ox, oy: its corner */
 
 /* The same for the tile in column tx, row ty. */
-static inline bool rsp_tile_rect_at(const rast_cfg *rc, int tx, int ty, tile_rect *t)
+static inline bool plr_tile_rect_at(const rast_cfg *rc, int tx, int ty, tile_rect *t)
 {
     const pl_region *r = &rc->region;
     t->ox = tx * rc->tile;
@@ -57,15 +57,15 @@ static inline bool rsp_tile_rect_at(const rast_cfg *rc, int tx, int ty, tile_rec
     return t->x0 < t->x1 && t->y0 < t->y1;
 }
 
-static inline bool rsp_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t)
+static inline bool plr_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t)
 {
-    return rsp_tile_rect_at(rc, (int)(tile % (uint64_t)rc->tiles_x),
+    return plr_tile_rect_at(rc, (int)(tile % (uint64_t)rc->tiles_x),
                             (int)(tile / (uint64_t)rc->tiles_x), t);
 }
 
 /* A raster stage's state: its parameters and pointers to what it uses of the frame
  * (pipelines/frame.h). Each stage instance has its own, made by its create hook. */
-typedef struct rsp_state {
+typedef struct plr_state {
     int width, height;
     int tile, tiles_x, tiles_y;           /* framebuffer tiles (the `tile` parameter) */
     int batch;                            /* triangles per IA/VS packet */
@@ -74,7 +74,7 @@ typedef struct rsp_state {
     bool attributes;                      /* VS: the PS gets the vertices' attributes (not
                                              raster.vs-depth's) */
     bool any_order;                       /* fragments in any order, ties to the smaller
-                                             primitive id (raster_pixels.c) */
+                                             primitive id (pixels.c) */
     rast_cfg rc;
     const sh_raster_env *env;
     const sc_geometry *geo;
@@ -83,7 +83,7 @@ typedef struct rsp_state {
     uint32_t *vis;                        /* visible primitive + 1 per pixel, kept when
                                              fragments come in any order (else NULL) */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
-    rsp_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
+    plr_hiz *hiz;                         /* OM writes, Rast reads (coarse depth test) */
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
     _Atomic(uint32_t) *next_batch;        /* IA: the cursor its replicas share */
     _Atomic(uint64_t) *depth_tested;      /* Z-Raster's covered pixels (else NULL) */
@@ -94,42 +94,42 @@ typedef struct rsp_state {
     uint32_t ztile_copies;                /* Z-Raster: the Z-Tile copies it tells */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */
-    rtp_tile_deal deal;                   /* Z-Tile: which copy takes which tile */
+    plrt_tile_deal deal;                   /* Z-Tile: which copy takes which tile */
     uint32_t run_outputs;                 /* Z-Tile: its runs output's copies (runs[*]) */
-} rsp_state;
+} plr_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
  * [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared (depth FLT_MAX,
- * no primitive) by rsp_depth_tile_init (raster_depth_tile.c). */
-typedef struct rsp_depth_tile {
+ * no primitive) by plr_depth_tile_init (depth_tile.c). */
+typedef struct plr_depth_tile {
     int x0, y0, x1, y1;
     rs_depth_target t;
     bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
-} rsp_depth_tile;
+} plr_depth_tile;
 
-bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile);
-void rsp_depth_tile_free(rsp_depth_tile *d);
+bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
+void plr_depth_tile_free(plr_depth_tile *d);
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
-bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out);
+bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out);
 
 /* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
- * pieces of a triangle the planes cut, clipped and set up here (raster_geometry.c). */
-typedef void (*rsp_prim_fn)(void *arg, const rsp_prim *p);
-void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg);
+ * pieces of a triangle the planes cut, clipped and set up here (geometry.c). */
+typedef void (*plr_prim_fn)(void *arg, const plr_prim *p);
+void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg);
 
 /* Stage programs. */
-void rsp_ia_main(gr_ctx *c);
-void rsp_vs_main(gr_ctx *c);
-void rsp_reorder_main(gr_ctx *c);
-void rsp_rast_main(gr_ctx *c);
-void rsp_setup_bin_main(gr_ctx *c);
-void rsp_tile_rast_main(gr_ctx *c);
-void rsp_ps_main(gr_ctx *c);
-void rsp_bin_main(gr_ctx *c);
-void rsp_tile_shade_main(gr_ctx *c);
-void rsp_zraster_main(gr_ctx *c);
-void rsp_ztile_main(gr_ctx *c);
-void rsp_om_main(gr_ctx *c);
+void plr_ia_main(gr_ctx *c);
+void plr_vs_main(gr_ctx *c);
+void plr_reorder_main(gr_ctx *c);
+void plr_rast_main(gr_ctx *c);
+void plr_setup_bin_main(gr_ctx *c);
+void plr_tile_rast_main(gr_ctx *c);
+void plr_ps_main(gr_ctx *c);
+void plr_bin_main(gr_ctx *c);
+void plr_tile_shade_main(gr_ctx *c);
+void plr_zraster_main(gr_ctx *c);
+void plr_ztile_main(gr_ctx *c);
+void plr_om_main(gr_ctx *c);
 
 #endif

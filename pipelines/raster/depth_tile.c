@@ -1,14 +1,14 @@
-/* raster_depth_tile.c — Tile-Shade's depth and visibility tile (see raster_internal.h). */
-#include "pipelines/raster_internal.h"
+/* depth_tile.c — Tile-Shade's depth and visibility tile (see internal.h). */
+#include "pipelines/raster/internal.h"
 
 #include <float.h>
 #include <stdlib.h>
 
 /* The tile is not empty: the binning stages send nothing to a tile outside the region. */
-bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile)
+bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile)
 {
     tile_rect r;
-    rsp_tile_rect(&s->rc, tile, &r);
+    plr_tile_rect(&s->rc, tile, &r);
     d->x0 = r.x0;
     d->y0 = r.y0;
     d->x1 = r.x1;
@@ -23,7 +23,7 @@ bool rsp_depth_tile_init(rsp_depth_tile *d, const rsp_state *s, uint64_t tile)
     return true;
 }
 
-void rsp_depth_tile_free(rsp_depth_tile *d)
+void plr_depth_tile_free(plr_depth_tile *d)
 {
     free(d->t.z);
     free(d->t.vis);

@@ -1,4 +1,4 @@
-/* raster_packets.h — the packet formats of the rasterization stages, for graph files and
+/* packets.h — the packet formats of the rasterization stages, for graph files and
  * for plugin stages that read or change them (examples/plugins/fog.c).
  *
  * An IA packet (raster.batch) names a batch of triangles; a primitive packet
@@ -26,7 +26,7 @@
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
 
 /* A triangle ready to rasterize: its setup and what the PS needs of it. */
-typedef struct rsp_prim { sh_ps_tri tri; rs_setup su; } rsp_prim;
+typedef struct plr_prim { sh_ps_tri tri; rs_setup su; } plr_prim;
 
 /* What the VS sends on for one input triangle. Clipping and setup are per-triangle
  * work, so the VS (a Shader stage, run in parallel) does them and the Rast singleton
@@ -34,7 +34,7 @@ typedef struct rsp_prim { sh_ps_tri tri; rs_setup su; } rsp_prim;
  * and Rast clips it: its pieces would not fit a fixed-size packet. */
 typedef struct prim_rec {
     uint32_t cut;
-    union { rsp_prim set; rs_triangle raw; };
+    union { plr_prim set; rs_triangle raw; };
 } prim_rec;
 
 /* A batch of primitives after the VS, in draw order within the batch; its queues'
@@ -66,7 +66,7 @@ typedef struct frag_pkt {
 /* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */
 typedef struct binned_pkt {
     uint32_t count, pad;
-    struct { rsp_prim prim; uint32_t uid; } t[BINNED_PER_PACKET];
+    struct { plr_prim prim; uint32_t uid; } t[BINNED_PER_PACKET];
 } binned_pkt;
 
 /* The depth-only pass (raster.zraster -> raster.ztile): one copy of the rasterizer is

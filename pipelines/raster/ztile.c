@@ -1,10 +1,10 @@
-/* raster_ztile.c — Z-Tile, the end of the hybrid's depth-only pass, instanced per
+/* ztile.c — Z-Tile, the end of the hybrid's depth-only pass, instanced per
  * subqueue of its input set: one copy per group, each taking its share of the
- * framebuffer tiles (rtp_tile_deal, by Blend band, as rt.tiler's copies do). Every
+ * framebuffer tiles (plrt_tile_deal, by Blend band, as rt.tiler's copies do). Every
  * Z-Raster tells every copy when its depth layer is done and where it drew
- * (raster_zraster.c). When the copy's subqueue closes every Z-Raster is done, so the
+ * (zraster.c). When the copy's subqueue closes every Z-Raster is done, so the
  * layers are final: tile by tile, it folds them into the frame's visibility buffer and
- * hands the tile's samples on to the pixel stages as runs (pipelines/sample_runs.h).
+ * hands the tile's samples on to the pixel stages as runs (pipelines/raytrace/sample_runs.h).
  * The copies become ready together when the last Z-Raster finishes, and the workers take
  * one each, so each worker's pixel stages shade its own tiles and sum into its own
  * Blend bands, as in the ray tracer.
@@ -13,9 +13,9 @@
  * came in: each layer holds, per pixel, the least (depth, primitive id) of its triangles
  * (rs_depth_rect), and the fold takes the least over the layers, so the result is the
  * least over all triangles. */
-#include "pipelines/raster_internal.h"
+#include "pipelines/raster/internal.h"
 
-#include "pipelines/sample_runs.h"
+#include "pipelines/raytrace/sample_runs.h"
 
 #include <string.h>
 
@@ -33,10 +33,10 @@ static void fold_row(float *restrict z, uint32_t *restrict v, const float *restr
 
 /* The visible primitive of each pixel of r: the least (depth, id) over the layers (no
  * layer: none). Only this instance writes these pixels of the visibility buffer. */
-static void fold_layers(const rsp_state *s, const tile_rect *r, const pl_depth_layer *const *l, int n)
+static void fold_layers(const plr_state *s, const tile_rect *r, const pl_depth_layer *const *l, int n)
 {
     const size_t width = (size_t)(r->x1 - r->x0);
-    float z[RSP_MAX_TILE];
+    float z[PLR_MAX_TILE];
     for (int y = r->y0; y < r->y1; y++) {
         const size_t row = (size_t)y * (size_t)s->width + (size_t)r->x0;
         uint32_t *out = &s->vis[row];
@@ -51,9 +51,9 @@ static void fold_layers(const rsp_state *s, const tile_rect *r, const pl_depth_l
     }
 }
 
-void rsp_ztile_main(gr_ctx *c)
+void plr_ztile_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     const uint32_t copy = (uint32_t)gr_key(c);
     const pl_depth_layer *layer[PL_MAX_DEPTH_LAYERS];
     const uint8_t *drawn[PL_MAX_DEPTH_LAYERS];
@@ -68,18 +68,18 @@ void rsp_ztile_main(gr_ctx *c)
         }
         gr_commit(c, 0, 1);
     }
-    rtp_run_cutter runs;    /* to its own copy of the pixel stages, when the graph has them */
-    rtp_runs_init(&runs, s->spp, s->run_samples, (int)(copy % s->run_outputs));
+    plrt_run_cutter runs;    /* to its own copy of the pixel stages, when the graph has them */
+    plrt_runs_init(&runs, s->spp, s->run_samples, (int)(copy % s->run_outputs));
     for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
         tile_rect r;
-        if (!rsp_tile_rect(&s->rc, t, &r) || rtp_tile_copy(&s->deal, r.x0, r.y0) != copy) continue;
+        if (!plr_tile_rect(&s->rc, t, &r) || plrt_tile_copy(&s->deal, r.x0, r.y0) != copy) continue;
         const pl_depth_layer *here[PL_MAX_DEPTH_LAYERS];
         int m = 0;
         for (int k = 0; k < n; k++)
             if (drawn[k][t]) here[m++] = layer[k];
         fold_layers(s, &r, here, m);
-        rtp_clear_tile_sums(s->frame, r.x0, r.y0, r.x1, r.y1);
-        rtp_runs_cut(&runs, c, &(rtp_tile){r.x0, r.y0, r.x1, r.y1});
+        plrt_clear_tile_sums(s->frame, r.x0, r.y0, r.x1, r.y1);
+        plrt_runs_cut(&runs, c, &(plrt_tile){r.x0, r.y0, r.x1, r.y1});
     }
-    rtp_runs_flush(&runs, c);
+    plrt_runs_flush(&runs, c);
 }

@@ -1,8 +1,8 @@
 /* hiz.h — coarse depth culling for the raster graph: per 8x8 pixel block, an upper
  * bound of the depth the Output Merger holds there.
  *
- * Data flow: OM writes depths -> rsp_hiz_update() recomputes the blocks a packet
- * touched -> Rast asks rsp_hiz_hidden() before rasterizing a triangle in a tile, and
+ * Data flow: OM writes depths -> plr_hiz_update() recomputes the blocks a packet
+ * touched -> Rast asks plr_hiz_hidden() before rasterizing a triangle in a tile, and
  * skips it when every block under its bounds already holds nearer depths than the
  * triangle's nearest vertex.
  *
@@ -20,38 +20,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RSP_HIZ_BLOCK 8
+#define PLR_HIZ_BLOCK 8
 
-typedef struct rsp_hiz {
+typedef struct plr_hiz {
     int width, height;                   /* image, pixels */
     int bw, bh;                          /* blocks */
     _Atomic(uint32_t) *zmax;             /* float bits per block, row-major */
     uint8_t *covered;                    /* pixels of the block written at least once */
-} rsp_hiz;
+} plr_hiz;
 
 /* far_bits: the depth buffer's clear value. false when out of memory. */
-bool rsp_hiz_init(rsp_hiz *h, int width, int height, uint32_t far_bits);
-void rsp_hiz_free(rsp_hiz *h);
+bool plr_hiz_init(plr_hiz *h, int width, int height, uint32_t far_bits);
+void plr_hiz_free(plr_hiz *h);
 
-static inline size_t rsp_hiz_block_of(const rsp_hiz *h, int x, int y)
+static inline size_t plr_hiz_block_of(const plr_hiz *h, int x, int y)
 {
-    return (size_t)(y / RSP_HIZ_BLOCK) * h->bw + x / RSP_HIZ_BLOCK;
+    return (size_t)(y / PLR_HIZ_BLOCK) * h->bw + x / PLR_HIZ_BLOCK;
 }
 
 /* The OM wrote pixel (x, y) for the first time (its depth was the clear value). Only
  * the OM instance of the block's tile may call this: blocks must not straddle tiles
- * (the tile size is a multiple of RSP_HIZ_BLOCK). */
-static inline void rsp_hiz_first_write(rsp_hiz *h, int x, int y)
+ * (the tile size is a multiple of PLR_HIZ_BLOCK). */
+static inline void plr_hiz_first_write(plr_hiz *h, int x, int y)
 {
-    h->covered[rsp_hiz_block_of(h, x, y)]++;
+    h->covered[plr_hiz_block_of(h, x, y)]++;
 }
 
 /* Recomputes the bound of the block holding pixel (x, y) from the depth buffer, once
  * every pixel of the block has been written (before that the bound is the clear value,
  * and scanning would only find it again). */
-void rsp_hiz_update(rsp_hiz *h, const _Atomic(uint32_t) *depth, int x, int y);
+void plr_hiz_update(plr_hiz *h, const _Atomic(uint32_t) *depth, int x, int y);
 
 /* true when the pixel rectangle [x0,x1) x [y0,y1) holds only depths <= zmin - margin. */
-bool rsp_hiz_hidden(const rsp_hiz *h, int x0, int y0, int x1, int y1, float zmin);
+bool plr_hiz_hidden(const plr_hiz *h, int x0, int y0, int x1, int y1, float zmin);
 
 #endif

@@ -1,11 +1,11 @@
-/* raster_rast.c — Rast, the fixed-function stage: walks the tiles each set-up triangle
+/* rast.c — Rast, the fixed-function stage: walks the tiles each set-up triangle
  * touches, skips what the coarse depth test hides, and stages the covered pixels per
  * tile; plus the stages that walk the same tiles to bin triangles: the parallel
  * variant's Setup/Bin and per-tile Rast, and the sort-middle graph's Bin (see
- * raster_internal.h). */
-#include "pipelines/raster_internal.h"
+ * internal.h). */
+#include "pipelines/raster/internal.h"
 
-#include "pipelines/tile_stager.h"
+#include "pipelines/raster/tile_stager.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +14,15 @@
 
 /* Appends one triangle's covered pixels in a tile to the tile's staged packet (uid: the
  * triangle's number in this Rast, so its data is stored once per packet). */
-static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const rsp_prim *t,
+static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_prim *t,
                             uint32_t uid, const rs_cover *f, int n)
 {
     for (int at = 0; at < n;) {
-        frag_pkt *p = rsp_stager_packet(st, c, tile);
+        frag_pkt *p = plr_stager_packet(st, c, tile);
         if (p->count == 0) p->ntris = 0;          /* fresh packet */
         bool new_tri = p->ntris == 0 || p->last_uid != uid;
         if (p->count == FRAGS_PER_PACKET || (new_tri && p->ntris == TRIS_PER_PACKET)) {
-            rsp_stager_send(st, c, tile);
+            plr_stager_send(st, c, tile);
             continue;
         }
         if (new_tri) {
@@ -43,10 +43,10 @@ static void stage_fragments(rsp_stager *st, gr_ctx *c, uint32_t tile, const rsp_
 }
 
 typedef struct rast_local {
-    rsp_stager stager;
+    plr_stager stager;
     rs_cover *buf;                        /* one tile's covered pixels of one triangle */
     uint32_t next_uid;
-    const rsp_hiz *hiz;                   /* NULL: no coarse depth test */
+    const plr_hiz *hiz;                   /* NULL: no coarse depth test */
     uint64_t hidden;                      /* triangle-tile pairs the coarse test skipped */
 } rast_local;
 
@@ -62,7 +62,7 @@ static float nearest_depth(const rs_setup *su)
  * the tile's staged packets, unless the coarse depth test shows the OM already holds
  * nearer depths under all of it. */
 static void rast_in_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
-                         const rsp_prim *t, uint32_t uid)
+                         const plr_prim *t, uint32_t uid)
 {
     int x0 = r->x0, y0 = r->y0, x1 = r->x1, y1 = r->y1;
     if (l->hiz) {
@@ -72,7 +72,7 @@ static void rast_in_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rec
         /* small footprints only: a big triangle is rarely hidden whole, and per-fragment
          * early-Z still spares its hidden part the shading */
         bool small = (bx1 - bx0) * (by1 - by0) <= HIZ_TEST_MAX_PIXELS;
-        if (small && rsp_hiz_hidden(l->hiz, bx0, by0, bx1, by1, nearest_depth(&t->su))) {
+        if (small && plr_hiz_hidden(l->hiz, bx0, by0, bx1, by1, nearest_depth(&t->su))) {
             l->hidden++;
             return;
         }
@@ -105,41 +105,41 @@ static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
     memcpy(dst, p, offsetof(binned_pkt, t) + p->count * sizeof p->t[0]);
 }
 
-static bool rast_local_init(rast_local *l, const rsp_state *s, const rast_cfg *rc,
-                            int open_tiles, size_t packet_bytes, rsp_packet_copy copy)
+static bool rast_local_init(rast_local *l, const plr_state *s, const rast_cfg *rc,
+                            int open_tiles, size_t packet_bytes, plr_packet_copy copy)
 {
     uint32_t ntiles = (uint32_t)(s->tiles_x * s->tiles_y);
     l->next_uid = 0;
     l->hiz = s->coarse_z ? s->hiz : NULL;
     l->hidden = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
-    if (l->buf && rsp_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
+    if (l->buf && plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
     free(l->buf);
     return false;
 }
 
-static void rast_local_free(rast_local *l, rsp_state *s)
+static void rast_local_free(rast_local *l, plr_state *s)
 {
     if (s->hidden) atomic_fetch_add_explicit(s->hidden, l->hidden, memory_order_relaxed);
-    rsp_stager_free(&l->stager);
+    plr_stager_free(&l->stager);
     free(l->buf);
 }
 
 /* Calls per_tile for every tile the primitive's bounds touch that the frame renders
  * pixels of, with those pixels (tiles outside the frame's region are skipped). */
 typedef void (*tile_fn)(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
-                        const rsp_prim *p, uint32_t uid);
+                        const plr_prim *p, uint32_t uid);
 
-static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const rsp_prim *p,
+static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const plr_prim *p,
                           tile_fn per_tile)
 {
     uint32_t uid = l->next_uid++;
-    const int tx0 = rsp_tile_of(rc, p->su.x0), tx1 = rsp_tile_of(rc, p->su.x1);
-    const int ty0 = rsp_tile_of(rc, p->su.y0), ty1 = rsp_tile_of(rc, p->su.y1);
+    const int tx0 = plr_tile_of(rc, p->su.x0), tx1 = plr_tile_of(rc, p->su.x1);
+    const int ty0 = plr_tile_of(rc, p->su.y0), ty1 = plr_tile_of(rc, p->su.y1);
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
             tile_rect r;
-            if (rsp_tile_rect_at(rc, tx, ty, &r))
+            if (plr_tile_rect_at(rc, tx, ty, &r))
                 per_tile(l, c, (uint32_t)(ty * rc->tiles_x + tx), &r, p, uid);
         }
 }
@@ -151,7 +151,7 @@ typedef struct tile_walk {
     tile_fn per_tile;
 } tile_walk;
 
-static void walk_prim_tiles(void *arg, const rsp_prim *p)
+static void walk_prim_tiles(void *arg, const plr_prim *p)
 {
     tile_walk *w = arg;
     for_each_tile(w->l, w->c, w->rc, p, w->per_tile);
@@ -161,10 +161,10 @@ static void walk_prim_tiles(void *arg, const rsp_prim *p)
  * the tiles it touches. In draw order the staged packets leave when each batch is done
  * (a tile's packets must not overtake a later batch's); in any order they leave when
  * full, or when the stager needs their slot, or at the end. */
-static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, tile_fn per_tile,
+static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, tile_fn per_tile,
                          bool draw_order)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
@@ -172,15 +172,15 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, rsp_packet_copy copy, t
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) rsp_each_prim(s, &p->rec[i], walk_prim_tiles, &walk);
+        for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], walk_prim_tiles, &walk);
         gr_commit(c, 0, 1);
-        if (draw_order) rsp_stager_flush(&l.stager, c);
+        if (draw_order) plr_stager_flush(&l.stager, c);
     }
-    rsp_stager_flush(&l.stager, c);
+    plr_stager_flush(&l.stager, c);
     rast_local_free(&l, s);
 }
 
-void rsp_rast_main(gr_ctx *c)
+void plr_rast_main(gr_ctx *c)
 {
     walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile, true);
 }
@@ -189,39 +189,39 @@ void rsp_rast_main(gr_ctx *c)
  * the sort-middle graph's Bin per group (Tile-Shade after it) ------------------------------ */
 
 static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
-                     const rsp_prim *prim, uint32_t uid)
+                     const plr_prim *prim, uint32_t uid)
 {
     (void)r;
-    binned_pkt *p = rsp_stager_packet(&l->stager, c, tile);
+    binned_pkt *p = plr_stager_packet(&l->stager, c, tile);
     if (p->count == BINNED_PER_PACKET) {
-        rsp_stager_send(&l->stager, c, tile);
-        p = rsp_stager_packet(&l->stager, c, tile);
+        plr_stager_send(&l->stager, c, tile);
+        p = plr_stager_packet(&l->stager, c, tile);
     }
     uint32_t i = p->count++;
     p->t[i].prim = *prim;
     p->t[i].uid = uid;
 }
 
-void rsp_setup_bin_main(gr_ctx *c)
+void plr_setup_bin_main(gr_ctx *c)
 {
     walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, true);
 }
 
 /* The sort-middle graph's binning, one per IA/VS group: any order (Tile-Shade resolves
  * it by primitive id), so packets leave only when full or at the end. */
-void rsp_bin_main(gr_ctx *c)
+void plr_bin_main(gr_ctx *c)
 {
     walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, false);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
-void rsp_tile_rast_main(gr_ctx *c)
+void plr_tile_rast_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
     uint32_t tile = (uint32_t)gr_key(c);
     tile_rect r;
-    bool renders = rsp_tile_rect(rc, tile, &r);   /* Setup/Bin sends only such tiles */
+    bool renders = plr_tile_rect(rc, tile, &r);   /* Setup/Bin sends only such tiles */
     rast_local l;
     gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),
                                  copy_frag_pkt));
@@ -231,7 +231,7 @@ void rsp_tile_rast_main(gr_ctx *c)
         for (uint32_t i = 0; renders && i < b->count; i++)
             rast_in_tile(&l, c, tile, &r, &b->t[i].prim, b->t[i].uid);
         gr_commit(c, 0, 1);
-        rsp_stager_flush(&l.stager, c);
+        plr_stager_flush(&l.stager, c);
     }
     rast_local_free(&l, s);
 }

@@ -1,13 +1,13 @@
 /* tile_stager.c — see tile_stager.h. */
-#include "pipelines/tile_stager.h"
+#include "pipelines/raster/tile_stager.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static void copy_whole(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
-bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
-                     rsp_packet_copy copy, int output)
+bool plr_stager_init(plr_stager *s, uint32_t ntiles, int max_open, size_t packet_bytes,
+                     plr_packet_copy copy, int output)
 {
     memset(s, 0, sizeof *s);
     s->packet_bytes = packet_bytes;
@@ -19,14 +19,14 @@ bool rsp_stager_init(rsp_stager *s, uint32_t ntiles, int max_open, size_t packet
     s->tile_of = malloc((size_t)max_open * sizeof *s->tile_of);
     s->buf = malloc((size_t)max_open * packet_bytes);
     if (!s->slot_of || !s->tile_of || !s->buf) {
-        rsp_stager_free(s);
+        plr_stager_free(s);
         return false;
     }
     for (uint32_t t = 0; t < ntiles; t++) s->slot_of[t] = -1;
     return true;
 }
 
-void rsp_stager_free(rsp_stager *s)
+void plr_stager_free(plr_stager *s)
 {
     free(s->slot_of);
     free(s->tile_of);
@@ -34,7 +34,7 @@ void rsp_stager_free(rsp_stager *s)
     memset(s, 0, sizeof *s);
 }
 
-static unsigned char *slot_packet(rsp_stager *s, int slot)
+static unsigned char *slot_packet(plr_stager *s, int slot)
 {
     return s->buf + (size_t)slot * s->packet_bytes;
 }
@@ -46,7 +46,7 @@ static uint32_t packet_count(const unsigned char *p)
     return n;
 }
 
-static void send_slot(rsp_stager *s, gr_ctx *c, int slot)
+static void send_slot(plr_stager *s, gr_ctx *c, int slot)
 {
     unsigned char *p = slot_packet(s, slot);
     if (packet_count(p) == 0) return;
@@ -57,11 +57,11 @@ static void send_slot(rsp_stager *s, gr_ctx *c, int slot)
     memset(p, 0, sizeof(uint32_t));
 }
 
-void *rsp_stager_packet(rsp_stager *s, gr_ctx *c, uint32_t tile)
+void *plr_stager_packet(plr_stager *s, gr_ctx *c, uint32_t tile)
 {
     int slot = s->slot_of[tile];
     if (slot >= 0) return slot_packet(s, slot);
-    if (s->nopen == s->max_open) rsp_stager_flush(s, c);
+    if (s->nopen == s->max_open) plr_stager_flush(s, c);
     slot = s->nopen++;
     s->slot_of[tile] = (int16_t)slot;
     s->tile_of[slot] = tile;
@@ -70,12 +70,12 @@ void *rsp_stager_packet(rsp_stager *s, gr_ctx *c, uint32_t tile)
     return p;
 }
 
-void rsp_stager_send(rsp_stager *s, gr_ctx *c, uint32_t tile)
+void plr_stager_send(plr_stager *s, gr_ctx *c, uint32_t tile)
 {
     if (s->slot_of[tile] >= 0) send_slot(s, c, s->slot_of[tile]);
 }
 
-void rsp_stager_flush(rsp_stager *s, gr_ctx *c)
+void plr_stager_flush(plr_stager *s, gr_ctx *c)
 {
     for (int slot = 0; slot < s->nopen; slot++) {
         send_slot(s, c, slot);

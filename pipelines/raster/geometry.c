@@ -1,7 +1,7 @@
-/* raster_geometry.c — the front of the rasterization graph: Input Assembly groups, the
+/* geometry.c — the front of the rasterization graph: Input Assembly groups, the
  * Vertex Shader (transform, clip test and triangle setup, in parallel), and Reorder,
- * which restores draw order (see raster_internal.h). */
-#include "pipelines/raster_internal.h"
+ * which restores draw order (see internal.h). */
+#include "pipelines/raster/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +13,9 @@
  * activation) then leaves no share of its own for one worker to finish while the others
  * idle (2-3 ms at the end of the hybrid's depth pass at 2 workers). Batch numbers still
  * give draw order (Reorder, primitive ids). */
-void rsp_ia_main(gr_ctx *c)
+void plr_ia_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     uint32_t n = (uint32_t)s->geo->ntriangles, b = (uint32_t)s->batch;
     for (uint32_t seq; (seq = atomic_fetch_add_explicit(s->next_batch, 1, memory_order_relaxed)) < s->batches;) {
         gr_window w;
@@ -37,14 +37,14 @@ static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
 }
 
 /* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
-bool rsp_setup_prim(const rsp_state *s, const rs_triangle *t, rsp_prim *out)
+bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out)
 {
     if (!rs_setup_triangle(t, s->width, s->height, &out->su)) return false;
     ps_tri_of(t, &out->su, &out->tri);
     return true;
 }
 
-void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg)
+void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
 {
     if (!r->cut) {
         fn(arg, &r->set);
@@ -53,8 +53,8 @@ void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg)
     rs_triangle clipped[RS_MAX_CLIPPED];
     int n = rs_clip(&r->raw, clipped);
     for (int k = 0; k < n; k++) {
-        rsp_prim p;
-        if (!rsp_setup_prim(s, &clipped[k], &p)) continue;
+        plr_prim p;
+        if (!plr_setup_prim(s, &clipped[k], &p)) continue;
         atomic_fetch_add_explicit(s->rasterized, 1, memory_order_relaxed);
         fn(arg, &p);
     }
@@ -65,7 +65,7 @@ void rsp_each_prim(rsp_state *s, const prim_rec *r, rsp_prim_fn fn, void *arg)
 
 /* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
  * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped). */
-static bool vs_triangle(const rsp_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
+static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
                         const uint32_t *vertex, prim_rec *r, bool *set_up)
 {
     const int c = 3 * j;
@@ -87,7 +87,7 @@ static bool vs_triangle(const rsp_state *s, const sh_vs_vertices *v, int j, uint
         for (int k = 0; k < 3; k++)
             sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
                                        v->clip[3][c + k] > 0};
-        rsp_prim *p = &r->set;
+        plr_prim *p = &r->set;
         if (!rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
                                 s->width, s->height, &p->su))
             return false;
@@ -102,9 +102,9 @@ static bool vs_triangle(const rsp_state *s, const sh_vs_vertices *v, int j, uint
     }
 }
 
-void rsp_vs_main(gr_ctx *c)
+void plr_vs_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     const ia_pkt *in = gr_input(c, NULL);
     prim_pkt *out = gr_output(c, 0);
     uint32_t n = 0, set_up = 0;
@@ -136,9 +136,9 @@ static void emit_batch(gr_ctx *c, const prim_pkt *p)
 }
 
 /* Holds batches that arrive early and passes them on in sequence order. */
-void rsp_reorder_main(gr_ctx *c)
+void plr_reorder_main(gr_ctx *c)
 {
-    rsp_state *s = gr_user(c);
+    plr_state *s = gr_user(c);
     prim_pkt **held = calloc(s->batches ? s->batches : 1, sizeof *held);
     uint32_t next = 0;
     gr_window w;

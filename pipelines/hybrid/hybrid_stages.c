@@ -12,8 +12,8 @@
  *   differently) is traced through the BVH like the ray tracer's. */
 #include "pipelines/stages.h"
 
-#include "pipelines/raytrace_packets.h"
-#include "pipelines/sample_runs.h"
+#include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sample_runs.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/tri_each.h"
 
@@ -43,7 +43,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                                 pl_frame_counter(f, "primary_hits_from_raster"),
                                 pl_frame_counter(f, "rays.primary"), NULL};
     if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced ||
-        !rtp_misses_background(f, cp_bool(i, "background"), &s->background)) {
+        !plrt_misses_background(f, cp_bool(i, "background"), &s->background)) {
         free(s);
         snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer, BVH, counters or sums)");
         return NULL;
@@ -60,14 +60,14 @@ typedef struct own_tests {
 /* Rays that miss their primitive (a jittered sample off the pixel centre, an edge the
  * two methods resolve differently) are traced like the ray tracer's. Returns how many
  * hits came from the raster pass. */
-static uint32_t run_own_tests(const visible_state *s, own_tests *o, rtp_ray *rays)
+static uint32_t run_own_tests(const visible_state *s, own_tests *o, plrt_ray *rays)
 {
     float t[RT_EACH_MAX], u[RT_EACH_MAX], v[RT_EACH_MAX];
     uint8_t hit[RT_EACH_MAX];
     rt_intersect_each(s->geo->positions, s->geo->indices, &o->rays, t, u, v, hit);
     uint32_t raster = 0;
     for (int k = 0; k < o->rays.n; k++) {
-        rtp_ray *r = &rays[o->ray_of[k]];
+        plrt_ray *r = &rays[o->ray_of[k]];
         if (hit[k]) r->hit = (rt_hit){t[k], u[k], v[k], o->rays.prim[k]};
         else rt_intersect1(s->bvh, &r->ray, &r->hit);
         raster += hit[k];
@@ -79,7 +79,7 @@ static uint32_t run_own_tests(const visible_state *s, own_tests *o, rtp_ray *ray
 /* Sample smp's primary ray. Where nothing was rasterized the ray is not made at all
  * (Shade reads only the weight of a miss); elsewhere it joins the tests against the
  * visible primitive. Returns 1 for a background sample (its miss is the raster's). */
-static uint32_t primary_ray(const visible_state *s, const rtp_sample *smp, rtp_ray *r,
+static uint32_t primary_ray(const visible_state *s, const plrt_sample *smp, plrt_ray *r,
                             uint32_t index, own_tests *o)
 {
     const pl_frame *f = s->frame;
@@ -105,21 +105,21 @@ static uint32_t primary_ray(const visible_state *s, const rtp_sample *smp, rtp_r
 static void visible_main(gr_ctx *c)
 {
     visible_state *s = gr_user(c);
-    const rtp_sample_run *run = gr_input(c, NULL);
+    const plrt_sample_run *run = gr_input(c, NULL);
     void *out = gr_output(c, 0);
-    rtp_sample smp[RT_PACKET_MAX];
+    plrt_sample smp[RT_PACKET_MAX];
     gr_assert(c, run->count <= s->packet);
-    uint32_t n = run->count <= s->packet ? rtp_run_samples(run, s->frame->width, s->spp, smp) : 0;
+    uint32_t n = run->count <= s->packet ? plrt_run_samples(run, s->frame->width, s->spp, smp) : 0;
     gr_assert(c, n == run->count);        /* a Z-Tile with another spp ran past the tile */
     uint32_t raster = 0;
-    rtp_ray *rays = rtp_elems(out);
+    plrt_ray *rays = plrt_elems(out);
     own_tests o;
     o.rays.n = 0;
     memcpy(o.rays.org, s->frame->camera.eye, sizeof o.rays.org);
     o.rays.tmin = 0.0f;
     o.rays.tmax = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        rtp_ray *r = &rays[i];
+        plrt_ray *r = &rays[i];
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
@@ -130,7 +130,7 @@ static void visible_main(gr_ctx *c)
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(s->traced, n - raster, memory_order_relaxed);
-    rtp_drop_misses(c, 0, out, s->frame, s->background, s->spp, rays, n);
+    plrt_drop_misses(c, 0, out, s->frame, s->background, s->spp, rays, n);
 }
 
 static const cp_port visible_ports[] = {
