@@ -32,8 +32,9 @@ extern "C" {
 /* Bumped whenever a struct below, or a built-in packet format a plugin may read or
  * write (pipelines/raster/packets.h, pipelines/raytrace/packets.h), changes layout; plugins built
  * against another version are refused. 2: rt.contributions carries floats (16 bytes an
- * element). 3: cp_stage_type.instanced is a cp_instancing. */
-#define CP_API_VERSION 3
+ * element). 3: cp_stage_type.instanced is a cp_instancing. 4: stage types declare the
+ * frame resources they use (cp_stage_type.resources). */
+#define CP_API_VERSION 4
 #define CP_ERR_MAX 1024
 
 typedef struct cp_registry cp_registry;
@@ -75,6 +76,58 @@ typedef struct cp_param {
     const char *help;
 } cp_param;
 
+/* ---- frame resources ---------------------------------------------------------------- */
+
+/* A buffer or structure the frame holds for the stages (an image, a depth buffer, sums,
+ * a BVH), registered by name like a packet format and made by the frame only when a
+ * stage of the graph asks for it. The frame (pipelines/frame.h) makes, clears and frees
+ * them; compose keeps the declarations so that a program can ask a graph what it will
+ * need (cp_graph_resources) before making anything. */
+typedef enum cp_extent {
+    CP_PER_PIXEL,                      /* an element per pixel of the image */
+    CP_PER_SAMPLE,                     /* an element per sample of every pixel */
+    CP_PER_TILE,                       /* an element per framebuffer tile ([graph] tile) */
+    CP_PER_SCENE,                      /* an element per triangle of the scene (a BVH) */
+} cp_extent;
+
+typedef enum cp_clear {
+    CP_CLEAR_NONE,                     /* the stages initialise it themselves */
+    CP_CLEAR_EACH_RUN,                 /* 32-bit elements set to clear_value(frame) over the
+                                          frame's region before every run in which a stage
+                                          reads or writes it without overwriting it whole;
+                                          the rest once, when it is made */
+} cp_clear;
+
+typedef struct cp_resource_type {
+    const char *name;                  /* e.g. "depth" */
+    const char *help;
+    const char *element;               /* its element's format, for people: "f32 bits" */
+    size_t element_bytes;              /* bytes per element: sizes and memory estimates */
+    cp_extent extent;
+    bool per_copy;                     /* one for each stage copy that uses it, private */
+    cp_clear clear;
+    uint32_t (*clear_value)(void *frame);   /* NULL: 0 */
+    /* Makes and frees a resource that is not a plain array of elements (NULL: the frame
+     * allocates extent x element_bytes); create gets the frame and the owning stage
+     * copy's name ("" unless per_copy) and returns NULL when out of memory. */
+    void *(*create)(void *frame, const char *owner);
+    void (*destroy)(void *data);
+} cp_resource_type;
+
+/* How a stage type uses a resource (bits). */
+typedef enum cp_access {
+    CP_READS = 1,
+    CP_WRITES = 2,                     /* some elements: it needs the resource cleared */
+    CP_OVERWRITES = 4,                 /* every element of the frame's region, each run,
+                                          before anything reads it: no clear needed */
+} cp_access;
+
+typedef struct cp_resource_use {
+    const char *name;                  /* a registered cp_resource_type's name */
+    unsigned access;                   /* cp_access bits */
+    const char *help;
+} cp_resource_use;
+
 /* How many instances a Thread stage runs. */
 typedef enum cp_instancing {
     CP_ONE_INSTANCE = 0,               /* one (false) */
@@ -106,6 +159,10 @@ typedef struct cp_stage_type {
     /* After a successful run, in graph order: fold results into the frame. */
     void (*finish)(void *state, void *frame);
     void (*destroy)(void *state);
+    /* The frame resources its instances may ask the frame for (a type asks only for
+     * what it declares; parameters may decide that it asks for less). */
+    const cp_resource_use *resources;
+    int nresources;
 } cp_stage_type;
 
 /* What create gets. */
@@ -131,6 +188,15 @@ uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port);
  * binds with `QUEUE[*]` (the stage's last port only), as outputs port, port + 1, ... */
 uint32_t cp_port_copies(const cp_stage_init *i, const char *port);
 
+/* The resource `name` as stage i's type declares it: its registered type, and the
+ * declared cp_access bits in *access. NULL when the type does not declare it. */
+const cp_resource_type *cp_stage_resource(const cp_stage_init *i, const char *name,
+                                          unsigned *access);
+/* The cp_access bits every stage of the instance declares for resource `name` (0: none
+ * does), for create hooks: rt.blend leaves the sums to a graph's tile cutters when one
+ * overwrites them. */
+unsigned cp_instance_resource_access(const cp_instance *in, const char *name);
+
 /* ---- the registry ------------------------------------------------------------------ */
 
 cp_registry *cp_registry_new(void);
@@ -140,9 +206,14 @@ void cp_registry_free(cp_registry *r);
  * error. 0 on success, -1 with a message in err. */
 int cp_register_format(cp_registry *r, const cp_format *f, char err[CP_ERR_MAX]);
 int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX]);
+/* Resources before the stage types that use them; create and destroy come as a pair, a
+ * resource cleared each run has 4-byte elements and no create. */
+int cp_register_resource(cp_registry *r, const cp_resource_type *t, char err[CP_ERR_MAX]);
 const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name);
 const cp_format *cp_find_format(const cp_registry *r, const char *name);
-/* Every stage type with its kind, ports (mode, format) and parameters, then every format. */
+const cp_resource_type *cp_find_resource(const cp_registry *r, const char *name);
+/* Every stage type with its kind, ports (mode, format), parameters and resources, then
+ * every format and every resource. */
 void cp_registry_print(const cp_registry *r, FILE *out);
 
 /* ---- plugins ----------------------------------------------------------------------- */
@@ -207,9 +278,6 @@ int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
  * the plugin path (cp_plugin_path_add). Errors name the setting's file and line. */
 int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
 
-/* true when a stage section's type (as written, before $variables) starts with prefix. */
-bool cp_graph_uses_stage_type(const cp_graph *g, const char *prefix);
-
 /* A [graph] setting after overrides, or NULL. */
 const char *cp_graph_value(const cp_graph *g, const char *key);
 
@@ -217,6 +285,25 @@ const char *cp_graph_value(const cp_graph *g, const char *key);
  * values that the [graph] section does not set. Returns the value's text or NULL. */
 typedef const char *(*cp_var_fn)(void *ctx, const char *name, char buf[64]);
 typedef struct cp_vars { cp_var_fn get; void *ctx; } cp_vars;
+
+/* What a graph's stages may ask the frame for: one entry per resource type a stage
+ * type of the graph declares, with every declaring stage's access bits and how many
+ * stage copies write it (replicas counted, `replicate` resolved with vars; with vars
+ * NULL every stage counts once): a per-copy resource has that many. */
+typedef struct cp_resource_need {
+    const cp_resource_type *type;
+    unsigned access;
+    unsigned copies;
+} cp_resource_need;
+#define CP_MAX_RESOURCES 32
+/* The number of entries in needs[CP_MAX_RESOURCES], or -1 with a message (a `replicate`
+ * that is not a number). Stages of unknown types are skipped: cp_instance_new names
+ * them. */
+int cp_graph_resources(const cp_graph *g, const cp_vars *vars,
+                       cp_resource_need needs[CP_MAX_RESOURCES], char err[CP_ERR_MAX]);
+/* The entry for resource `name` in needs[0..n), or NULL: the graph does not use it. */
+const cp_resource_need *cp_resource_needed(const cp_resource_need *needs, int n,
+                                           const char *name);
 
 /* ---- instances: one run of a graph ------------------------------------------------- */
 

@@ -248,13 +248,3 @@ int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_
     }
     return cp_fail(err, "%s: '%s = %s': expected true or false", s->where, s->key, text);
 }
-
-bool cp_graph_uses_stage_type(const cp_graph *g, const char *prefix)
-{
-    for (int i = 0; i < g->n; i++) {
-        const cp_setting *t = g->sections[i].kind == CP_SEC_STAGE
-                                  ? cp_setting_find(&g->sections[i], "type") : NULL;
-        if (t && !strncmp(t->value, prefix, strlen(prefix))) return true;
-    }
-    return false;
-}

@@ -50,6 +50,19 @@ struct cp_instance {
     uint32_t low_watermark;
 };
 
+const cp_registry *cp_instance_registry(const cp_instance *in) { return in->desc->r; }
+
+unsigned cp_instance_resource_access(const cp_instance *in, const char *name)
+{
+    unsigned access = 0;
+    for (int k = 0; k < in->nstages; k++) {
+        const cp_stage_type *t = in->stages[k].init.type;
+        for (int i = 0; t && i < t->nresources; i++)
+            if (!strcmp(t->resources[i].name, name)) access |= t->resources[i].access;
+    }
+    return access;
+}
+
 /* ---- values of a section --------------------------------------------------------------- */
 
 static const char *value_of(cp_instance *in, const cp_section *sec, const char *key,

@@ -18,6 +18,7 @@ typedef struct cp_list { void **items; int n, cap; } cp_list;
 
 struct cp_registry {
     cp_list formats, stages;           /* const cp_format *, const cp_stage_type * */
+    cp_list resources;                 /* const cp_resource_type * */
     cp_list plugins;                   /* dlopen handles */
     cp_list plugin_dirs;               /* char *, searched in order for bare plugin names */
 };
@@ -51,6 +52,15 @@ void cp_list_free(cp_list *l);
 /* Formats a message into err (always NUL-terminated); returns -1. */
 int cp_fail(char err[CP_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *cp_strdup(const char *s);
+
+/* resources.c: a stage type's resource declarations checked against the registry, and
+ * the listing lines of cp_registry_print. */
+int cp_check_resource_uses(const cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX]);
+void cp_print_resource_uses(const cp_stage_type *t, FILE *out);
+void cp_print_resource(const cp_resource_type *t, FILE *out);
+
+/* instance.c */
+const cp_registry *cp_instance_registry(const cp_instance *in);
 
 /* description.c */
 cp_section *cp_section_find(const cp_graph *g, cp_section_kind kind, const char *name);

@@ -13,6 +13,7 @@ void cp_registry_free(cp_registry *r)
     if (!r) return;
     cp_list_free(&r->formats);
     cp_list_free(&r->stages);
+    cp_list_free(&r->resources);
     for (int i = 0; i < r->plugins.n; i++) dlclose(r->plugins.items[i]);
     cp_list_free(&r->plugins);
     for (int i = 0; i < r->plugin_dirs.n; i++) free(r->plugin_dirs.items[i]);
@@ -81,7 +82,7 @@ int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MA
 {
     if (!t->name || !*t->name || !t->main)
         return cp_fail(err, "a stage type has no name or no main function");
-    if (check_ports(r, t, err)) return -1;
+    if (check_ports(r, t, err) || cp_check_resource_uses(r, t, err)) return -1;
     if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
     return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
 }
@@ -124,6 +125,7 @@ static void print_stage(const cp_stage_type *t, FILE *out)
         if (p->min != 0 || p->max != 0) fprintf(out, ", %g..%g", p->min, p->max);
         fprintf(out, "%s%s\n", p->help ? "  " : "", p->help ? p->help : "");
     }
+    cp_print_resource_uses(t, out);
 }
 
 static void print_format(const cp_format *f, FILE *out)
@@ -147,6 +149,8 @@ void cp_registry_print(const cp_registry *r, FILE *out)
     for (int i = 0; i < r->stages.n; i++) print_stage(r->stages.items[i], out);
     fprintf(out, "\nPacket formats:\n");
     for (int i = 0; i < r->formats.n; i++) print_format(r->formats.items[i], out);
+    fprintf(out, "\nFrame resources:\n");
+    for (int i = 0; i < r->resources.n; i++) cp_print_resource(r->resources.items[i], out);
 }
 
 int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX])

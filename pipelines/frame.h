@@ -1,11 +1,13 @@
 /* frame.h — the frame object every renderer stage reads and writes: the scene and its
- * acceleration structures, the image being made and its side buffers, and named
- * counters. Stages get it from cp_stage_init.frame (compose/compose.h) and keep only
- * their own small state.
+ * acceleration structures, the resources the graph's stages asked for (the image and its
+ * side buffers), and named counters. Stages get it from cp_stage_init.frame
+ * (compose/compose.h) and keep only their own small state.
  *
- * Buffers are made on first request, by the stages' create hooks (before the run, on
- * one thread), so a graph pays only for what its stages use: the raster OM asks for
- * the depth buffer, the ray tracer's Blend for the fixed-point accumulator.
+ * The frame is a registry of resources: a stage type declares the ones it may use
+ * (cp_stage_type.resources, their types registered like packet formats), its create hook
+ * asks for them by name (pl_frame_use, before the run, on one thread), and the frame
+ * makes, clears and frees them as their types say, so a graph pays only for what its
+ * stages use and a plugin may bring resources of its own.
  *
  * Data flow: program -> pl_scene_data (scene, geometry, BVH; kept across frames) ->
  * pl_frame per frame -> graph instance -> pl_frame_image. */
@@ -14,7 +16,7 @@
 
 #include "scenes/camera.h"
 #include "shaders/color.h"
-#include "pipelines/raster/hiz.h"
+#include "compose/compose.h"
 #include "raytracer/bvh.h"
 #include "shaders/ray_shading.h"
 #include "shaders/raster_shading.h"
@@ -59,19 +61,23 @@ typedef struct pl_cursor {
 /* The fixed point the ray tracer's stages sum contributions in: 24 fraction bits. */
 #define PL_FIXED_ONE 16777216.0
 
-/* A depth layer: depth and visible primitive + 1 per pixel over the whole image, private
- * to the stage copy named `owner` (raster.zraster, one per IA/VS group), which clears
- * the parts it draws in; undefined elsewhere. */
-typedef struct pl_depth_layer {
-    float *z;
-    uint32_t *vis;
-    char owner[PL_COUNTER_NAME];
-} pl_depth_layer;
-
-#define PL_MAX_DEPTH_LAYERS 64
-
 /* A rectangle of image pixels, [x0,x1) x [y0,y1). */
 typedef struct pl_region { int x0, y0, x1, y1; } pl_region;
+
+/* One frame resource the stages asked for (see cp_resource_type, compose/compose.h). */
+typedef struct pl_resource {
+    const cp_resource_type *type;
+    char owner[PL_COUNTER_NAME];      /* the stage copy of a per-copy resource, else "" */
+    void *data;
+    bool borrowed;                    /* the caller's (pl_frame_use_color): not freed */
+    bool clear_owed;                  /* a stage that writes it without overwriting it
+                                         asked since the last pl_frame_prepare */
+    bool fresh;                       /* made since the last pl_frame_prepare: the part
+                                         outside the region is cleared once */
+} pl_resource;
+
+#define PL_MAX_RESOURCES 96
+#define PL_MAX_COPIES_PER_RESOURCE 64  /* of one per-copy type (depth layers) */
 
 typedef struct pl_frame {
     pl_scene_data *data;
@@ -83,23 +89,10 @@ typedef struct pl_frame {
      * full image's camera; the coarse depth test only culls what the depth test would);
      * a pixel outside keeps its cleared value. */
     pl_region region;
-    uint32_t *color;                  /* RGBA8 per pixel (R in the low byte) */
-    bool color_borrowed;              /* the caller's (pl_frame_use_color): not freed */
-    /* What pl_frame_prepare owes before the next run, as PL_CLEAR_* bits: `clears`, the
-     * region of each buffer a stage asked for cleared; `fresh`, the buffers made since the
-     * last run, whose pixels outside the region are cleared once. */
-    unsigned clears, fresh;
-    _Atomic(uint32_t) *depth;         /* the ordered raster graph's depth, float bits, cleared
-                                         to FLT_MAX (sort-middle stages keep depth per tile) */
-    plr_hiz hiz;                      /* coarse depth bounds over `depth` */
-    bool has_hiz;
-    int64_t *accum;                   /* RGB sums in PL_FIXED_ONE fixed point */
-    bool tiles_clear_sums;            /* the graph's tile cutters (rt.tiler, raster.ztile)
-                                         clear each tile's sums before handing it on, so
-                                         rt.blend does not (set when they are made) */
-    uint32_t *vis;                    /* visibility buffer: visible primitive + 1, 0 = none */
-    pl_depth_layer layers[PL_MAX_DEPTH_LAYERS];   /* made by pl_frame_depth_layer */
-    int nlayers;
+    /* The resources the graph's stages asked for, in the order they were first asked
+     * for: only what a stage declared (cp_stage_type.resources) and the image. */
+    pl_resource resources[PL_MAX_RESOURCES];
+    int nresources;
     sh_raster_env raster_env;
     sh_ray_env ray_env;
     bool has_raster_env, has_ray_env;
@@ -117,35 +110,54 @@ void pl_frame_free(pl_frame *f);
  * the image. */
 bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
 
-/* Buffers and environments, made on first request (create hooks only: not thread-safe).
- * NULL when out of memory. "Cleared" means before each run, by pl_frame_prepare. */
-uint32_t *pl_frame_color(pl_frame *f);             /* cleared to the raster background */
-/* The color buffer for a stage that writes every pixel of the region (rt.blend): unless
- * another stage asks for pl_frame_color, only pixels outside the region are cleared. */
-uint32_t *pl_frame_color_overwritten(pl_frame *f);
-_Atomic(uint32_t) *pl_frame_depth(pl_frame *f);    /* cleared to FLT_MAX */
-plr_hiz *pl_frame_hiz(pl_frame *f);
-int64_t *pl_frame_accum(pl_frame *f);              /* not cleared: rt.blend clears its bands */
-uint32_t *pl_frame_vis(pl_frame *f);               /* cleared to 0 */
+/* ---- resources ------------------------------------------------------------------------ */
+
+/* The resources every renderer may share: the image ("color", RGBA8 with R in the low
+ * byte, cleared to the scene's background), the scene's BVH ("bvh", built on first
+ * request, the scene data's), its triangles in draw order ("triangles": declared by the
+ * stages whose work is every triangle each run, a raster front end) and the scene's
+ * textures ("textures": declared by the stages whose shading samples them). Registered
+ * by pl_registry_new with each family's own. */
+int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX]);
+extern const cp_resource_type pl_color_resource;
+
+/* Stage i's resource `name`, made on first request (create hooks only: not
+ * thread-safe), with the access its type declares: a stage that reads or writes it
+ * without overwriting it has it cleared before the run (cp_resource_type.clear). A per-copy resource is the
+ * stage copy's own: the same one for every run of a graph on the frame. NULL with a
+ * message in err when the type does not declare it, when out of memory or when
+ * PL_MAX_RESOURCES (or PL_MAX_COPIES_PER_RESOURCE) are in use. */
+void *pl_frame_use(const cp_stage_init *i, const char *name, char err[CP_ERR_MAX]);
+/* The same without a stage: type t asked for with `access` (cp_access bits) for owner
+ * ("" unless t is per-copy). NULL when out of memory or full. */
+void *pl_frame_resource(pl_frame *f, const cp_resource_type *t, unsigned access,
+                        const char *owner);
+/* The position of a resource in the frame's table, for packets that name one (a depth
+ * layer), and back; -1 / NULL when there is none, or it is not of type `name`. */
+int pl_frame_resource_index(const pl_frame *f, const void *data);
+void *pl_frame_resource_at(const pl_frame *f, int index, const char *name);
+/* The image, made (cleared to the background before the run) when no stage asked for
+ * it: what pl_render_frame makes sure of. NULL when out of memory. */
+uint32_t *pl_frame_image_pixels(pl_frame *f);
+
+/* The image: RGBA8 per pixel (R in the low byte). */
+uint32_t *pl_frame_color(pl_frame *f);
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call
  * before the run; pl_frame_free leaves them), so the image needs no copy. */
 void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
 
-#define PL_CLEAR_COLOR 1u
-#define PL_CLEAR_DEPTH 2u
-#define PL_CLEAR_VIS 4u
-/* The clears the buffers' requests owe (see pl_frame.clears), split into `parts` bands
- * of rows cleared at once (gr_parallel); pl_render_frame calls it before each run. */
+/* The clears the resources' requests owe (see pl_resource.clear_owed and fresh), split
+ * into `parts` bands of rows cleared at once (gr_parallel); pl_render_frame calls it
+ * before each run. */
 void pl_frame_prepare(pl_frame *f, unsigned parts);
-/* The depth layer of the stage copy named `owner` (its own, so no two copies share one;
- * the same one for every run of a graph on the frame), not cleared: width x height x 8
- * bytes and rs_depth_rect's slack. NULL when out of memory, when PL_MAX_DEPTH_LAYERS
- * are in use or when the name does not fit PL_COUNTER_NAME (two names cut to one would
- * share a layer). */
-pl_depth_layer *pl_frame_depth_layer(pl_frame *f, const char *owner);
 const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 const sh_ray_env *pl_frame_ray_env(pl_frame *f);
-const rt_bvh *pl_frame_bvh(pl_frame *f);
+
+/* Bytes of resource type t for a frame of width x height, a [graph] tile of `tile`
+ * pixels and `triangles` scene triangles (an upper-end estimate for types made by
+ * create). */
+double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
+                         size_t triangles);
 
 /* The counter named `name`, made at 0 on first request (create hooks only); stages add
  * to it with relaxed atomics. NULL when PL_MAX_COUNTERS are in use. */

@@ -26,7 +26,9 @@ cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 {
     cp_registry *r = cp_registry_new();
     if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    if (cp_register_format(r, &runs_format, err) || pl_register_raster_stages(r, err) ||
+    if (pl_register_frame_resources(r, err) || pl_register_raster_resources(r, err) ||
+        pl_register_raytrace_resources(r, err) ||
+        cp_register_format(r, &runs_format, err) || pl_register_raster_stages(r, err) ||
         pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err)) {
         cp_registry_free(r);
         return NULL;
@@ -87,7 +89,7 @@ static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
 {
     long tile = graph_tile(c);
     if (!tile) return NULL;
-    long tx = (c->frame->width + tile - 1) / tile, ty = (c->frame->height + tile - 1) / tile;
+    long tx = (c->width + tile - 1) / tile, ty = (c->height + tile - 1) / tile;
     snprintf(buf, 64, "%ld", tx * ty);
     return buf;
 }
@@ -101,7 +103,7 @@ static const char *bands_var(const pl_vars_ctx *c, char buf[64])
 {
     long tile = graph_tile(c);
     if (!tile) return NULL;
-    long rows = (c->frame->height + tile - 1) / tile, bands = 1;
+    long rows = (c->height + tile - 1) / tile, bands = 1;
     while (bands * 2 <= rows && bands * 2 <= PL_MAX_DEFAULT_BANDS) bands *= 2;
     snprintf(buf, 64, "%ld", bands);
     return buf;
@@ -111,8 +113,8 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
 {
     pl_vars_ctx *c = ctx;
     unsigned workers = c->workers ? c->workers : hardware_threads();
-    if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->frame->width);
-    else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->frame->height);
+    if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->width);
+    else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->height);
     else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);
     else if (!strcmp(name, "default_groups"))
         snprintf(buf, 64, "%u", workers < PLR_DEFAULT_GROUPS_MAX ? workers : PLR_DEFAULT_GROUPS_MAX);
@@ -137,12 +139,11 @@ static unsigned clear_parts(unsigned workers, const pl_frame *f)
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
-    pl_vars_ctx vc = {g, frame, launch ? launch->workers : 0};
+    pl_vars_ctx vc = {g, frame->width, frame->height, launch ? launch->workers : 0};
     cp_vars vars = pl_vars(&vc);
-    frame->tiles_clear_sums = false;      /* until this graph's cutters say so */
     cp_instance *in = cp_instance_new(g, frame, &vars, err);
     if (!in) return NULL;
-    if (!frame->color && !pl_frame_color(frame)) {   /* no stage draws: background */
+    if (!pl_frame_image_pixels(frame)) {   /* made here when no stage draws: background */
         cp_instance_free(in);
         snprintf(err, CP_ERR_MAX, "out of memory (image)");
         return NULL;

@@ -10,6 +10,11 @@
 #include "compose/compose.h"
 #include "pipelines/frame.h"
 
+/* Each family's frame resources (before any family's stages: stage types name the
+ * resources they use, and the hybrid's and raster.ztile use the ray tracer's sums), then
+ * its formats and stage types. */
+int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX]);
+int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
@@ -37,7 +42,7 @@ extern const char *const pl_builtin_graph_names[];
 #define PL_MAX_DEFAULT_BANDS 32
 typedef struct pl_vars_ctx {
     const cp_graph *graph;
-    const pl_frame *frame;
+    int width, height;                /* the frame's */
     unsigned workers;
 } pl_vars_ctx;
 

@@ -243,7 +243,7 @@ static int run_workers(study_run *r, pl_scene_data *data, int sc, int p, int w, 
 static bool needs_bvh(const study_run *r)
 {
     for (int p = 0; p < r->s->npipelines; p++)
-        if (rg_uses_stage_type(&r->setups[p], "rt.")) return true;
+        if (rg_needs_resource(&r->setups[p], "bvh")) return true;
     return false;
 }
 

@@ -121,8 +121,8 @@ static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
     if (s->nlights > max_lights)
         fprintf(stderr, "gramps-render: warning: %s has %zu lights; the renderers use the "
                 "first %zu\n", o->c.scene, s->nlights, max_lights);
-    if (rg_uses_stage_type(g, "rt.shade") && s->ntextures > 0)
-        fprintf(stderr, "gramps-render: warning: %s has textures; the ray tracer's shading "
+    if (!rg_needs_resource(g, "textures") && s->ntextures > 0)
+        fprintf(stderr, "gramps-render: warning: %s has textures; this graph's shading "
                 "ignores them (albedo colours only)\n", o->c.scene);
 }
 
@@ -433,12 +433,19 @@ static int check_memory(const options *o, const render_ctx *ctx)
 {
     unsigned threads = o->c.threads ? o->c.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
     const sc_geometry *g = ctx->data.geo;
-    /* the depth layers at the default groups (one per worker, at most 16) */
-    unsigned layers = !rg_uses_stage_type(&ctx->setup, "raster.zraster") ? 0
-                      : threads < PLR_DEFAULT_GROUPS_MAX ? threads : PLR_DEFAULT_GROUPS_MAX;
-    io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, o->c.width,
-                                              o->c.height, rg_uses_stage_type(&ctx->setup, "rt."), threads,
-                                              layers);
+    pl_vars_ctx vc = {ctx->setup.graph, o->c.width, o->c.height, threads};
+    cp_vars vars = pl_vars(&vc);
+    cp_resource_need needs[CP_MAX_RESOURCES];
+    char err[CP_ERR_MAX];
+    int n = cp_graph_resources(ctx->setup.graph, &vars, needs, err);
+    if (n < 0) {
+        fprintf(stderr, "gramps-render: %s\n", err);
+        return 1;
+    }
+    const char *tile = cp_graph_value(ctx->setup.graph, "tile");
+    io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0, threads,
+                           needs, n};
+    io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, &size);
     if (e.total <= (double)o->c.max_memory) return 0;
     const double mib = 1048576.0;
     fprintf(stderr, "gramps-render: %s at %dx%d needs about %.0f MiB (image %.0f, frame buffers "
@@ -463,7 +470,7 @@ static int run(const options *o_in, render_ctx *ctx)
     ro.c.pipeline = graph_name(ctx);
     if (check_memory(o, ctx)) return 1;
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
-    bool needs_bvh = rg_uses_stage_type(&ctx->setup, "rt.");
+    bool needs_bvh = rg_needs_resource(&ctx->setup, "bvh");
     uint8_t *rgba = malloc((size_t)o->c.width * o->c.height * 4);
     frame_stats *fs = calloc((size_t)o->c.frames, sizeof *fs);
     frame_result r = {0};

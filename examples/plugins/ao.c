@@ -65,11 +65,11 @@ static void *ao_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     plrt_blend_keys keys;
     if (!check_ports(i, &keys, err)) return NULL;
     ao_state *s = malloc(sizeof *s);
-    if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_bvh(f),
+    if (s) *s = (ao_state){f->aov == SH_AOV_COLOR, pl_frame_ray_env(f), pl_frame_use(i, "bvh", err),
                            pl_frame_counter(f, "rays.ao"), (uint32_t)cp_int(i, "samples"), 0, keys};
     if (!s || !s->env || !s->bvh || !s->rays) {
+        if (!s || s->bvh) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
         return NULL;
     }
     /* sh_ray_env_init makes eps 1e-4 of the bounding-box diagonal */
@@ -164,10 +164,13 @@ static const cp_param ao_params[] = {
     {"samples", CP_INT, "8", 1, 1024, "occlusion rays per primary hit"},
     {"radius", CP_FLOAT, "0.1", 1e-6, 10, "occlusion ray length, a fraction of the scene's diagonal"}};
 
+/* The frame resources it asks for, as every stage type declares them. */
+static const cp_resource_use ao_uses[] = {{"bvh", CP_READS, "occlusion rays"}};
+
 static const cp_stage_type ao_type = {
     "ao", "ambient occlusion: adds the ambient term of each hit times its unoccluded fraction "
     "(rt.shade with ambient = false)", GR_SHADER, false, ao_ports, 3, ao_params, 2, ao_main,
-    ao_create, NULL, free};
+    ao_create, NULL, free, ao_uses, 1};
 
 static int register_stages(cp_registry *r, char err[CP_ERR_MAX])
 {

@@ -139,7 +139,7 @@ static const cp_param fog_params[] = {
 
 static const cp_stage_type fog_type = {
     "fog", "depth fog on shaded fragments, between raster.ps and raster.om", GR_SHADER, false,
-    fog_ports, 2, fog_params, 4, fog_main, fog_create, NULL, free};
+    fog_ports, 2, fog_params, 4, fog_main, fog_create, NULL, free, NULL, 0};
 
 static int register_stages(cp_registry *r, char err[CP_ERR_MAX])
 {

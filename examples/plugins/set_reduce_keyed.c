@@ -201,13 +201,13 @@ static const cp_port sink_ports[] = {{"in", GR_BIND_INPUT, "srk.sums", NULL}};
 
 static const cp_stage_type stages[] = {
     {"srk.generate", "values 0 .. count-1 as (key of lane v % keys, v)", GR_THREAD, false,
-     generate_ports, 1, params, 2, generate_main, generate_create, NULL, srk_free},
+     generate_ports, 1, params, 2, generate_main, generate_create, NULL, srk_free, NULL, 0},
     {"srk.route", "pushes each value into the queue set by its key", GR_SHADER, false,
-     route_ports, 2, NULL, 0, route_main, NULL, NULL, NULL},
+     route_ports, 2, NULL, 0, route_main, NULL, NULL, NULL, NULL, 0},
     {"srk.reduce", "sums one key's values (instanced per key)", GR_THREAD, true, reduce_ports,
-     2, params, 2, reduce_main, srk_create, NULL, srk_free},
+     2, params, 2, reduce_main, srk_create, NULL, srk_free, NULL, 0},
     {"srk.sink", "checks every key's sum and prints them after the run", GR_THREAD, false,
-     sink_ports, 1, params, 2, sink_main, sink_create, sink_finish, srk_free},
+     sink_ports, 1, params, 2, sink_main, sink_create, sink_finish, srk_free, NULL, 0},
 };
 
 static int register_stages(cp_registry *r, char err[CP_ERR_MAX])

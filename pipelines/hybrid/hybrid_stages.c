@@ -30,7 +30,7 @@ typedef struct visible_state {
     float weight;
     uint32_t packet;
     _Atomic(uint64_t) *from_raster, *traced;
-    const float *background;              /* the frame's with `background`, else NULL */
+    plrt_misses misses;
 } visible_state;
 
 static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -38,17 +38,21 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     pl_frame *f = i->frame;
     visible_state *s = malloc(sizeof *s);
     int spp = pl_samples_per_pixel(i);
-    if (s) *s = (visible_state){f, pl_frame_vis(f), f->data->geo, pl_frame_bvh(f), spp,
-                                1.0f / (float)spp, cp_port_elements(i, "out"),
-                                pl_frame_counter(f, "primary_hits_from_raster"),
-                                pl_frame_counter(f, "rays.primary"), NULL};
-    if (!s || !s->vis || !s->bvh || !s->from_raster || !s->traced ||
-        !plrt_misses_background(f, cp_bool(i, "background"), &s->background)) {
-        free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer, BVH, counters or sums)");
+    if (!s) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    return s;
+    *s = (visible_state){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp,
+                         cp_port_elements(i, "out"), pl_frame_counter(f, "primary_hits_from_raster"),
+                         pl_frame_counter(f, "rays.primary"), {0}};
+    bool counted = s->from_raster && s->traced;
+    if (!counted) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    if (counted && (s->vis = pl_frame_use(i, "visibility", err)) &&
+        (s->bvh = pl_frame_use(i, "bvh", err)) &&
+        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
+        return s;
+    free(s);
+    return NULL;
 }
 
 /* The rays of a packet that the raster pass saw a primitive for, tested against it. */
@@ -130,7 +134,7 @@ static void visible_main(gr_ctx *c)
     gr_set_count(out, n);
     atomic_fetch_add_explicit(s->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(s->traced, n - raster, memory_order_relaxed);
-    plrt_drop_misses(c, 0, out, s->frame, s->background, s->spp, rays, n);
+    plrt_drop_misses(c, 0, out, &s->misses, s->spp, rays, n);
 }
 
 static const cp_port visible_ports[] = {
@@ -142,10 +146,15 @@ static const cp_param visible_params[] = {
      "background to its pixel's sums here, as rt.shade would, instead of sending it on (out must go to rt.shade); "
      "otherwise misses go on as without it"}};
 
+static const cp_resource_use visible_uses[] = {
+    {"visibility", CP_READS, "raster.ztile's visible primitives"},
+    {"bvh", CP_READS, "traces where the raster pass missed"},
+    {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
+
 static const cp_stage_type stages[] = {
     {"hybrid.visible", "primary hits from the visibility buffer of a depth-only raster pass "
      "(traced where it misses)", GR_SHADER, false, visible_ports, 2, visible_params, 2,
-     visible_main, visible_create, NULL, free},
+     visible_main, visible_create, NULL, free, visible_uses, 3},
 };
 
 int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX])

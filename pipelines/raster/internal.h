@@ -63,6 +63,15 @@ static inline bool plr_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t
                             (int)(tile / (uint64_t)rc->tiles_x), t);
 }
 
+/* A depth layer (frame resource "depth-layer", one per raster.zraster copy): depth and
+ * visible primitive + 1 per pixel over the whole image, private to its copy, which
+ * clears the parts it draws in; undefined elsewhere. Each array has RS_DEPTH_SLACK
+ * elements past the image for rs_depth_rect. */
+typedef struct plr_depth_layer {
+    float *z;
+    uint32_t *vis;
+} plr_depth_layer;
+
 /* A raster stage's state: its parameters and pointers to what it uses of the frame
  * (pipelines/frame.h). Each stage instance has its own, made by its create hook. */
 typedef struct plr_state {
@@ -87,10 +96,11 @@ typedef struct plr_state {
     _Atomic(uint64_t) *rasterized, *fragments, *hidden;   /* frame counters */
     _Atomic(uint32_t) *next_batch;        /* IA: the cursor its replicas share */
     _Atomic(uint64_t) *depth_tested;      /* Z-Raster's covered pixels (else NULL) */
-    pl_depth_layer *layer;                /* Z-Raster: its copy's depth layer */
+    plr_depth_layer *layer;               /* Z-Raster: its copy's depth layer */
+    uint32_t layer_index;                 /* Z-Raster: its frame resource index */
     uint8_t *layer_drawn;                 /* Z-Raster: per tile, 1 once the layer's part
                                              there is cleared (it draws there) */
-    const pl_frame *frame;                /* Z-Raster, Z-Tile: the frame's depth layers */
+    const pl_frame *frame;                /* Z-Tile: the frame's depth layers */
     uint32_t ztile_copies;                /* Z-Raster: the Z-Tile copies it tells */
     int spp;                              /* Z-Tile: samples per pixel of its runs */
     uint32_t run_samples;                 /* Z-Tile: samples per run */

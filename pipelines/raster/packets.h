@@ -70,7 +70,7 @@ typedef struct binned_pkt {
 } binned_pkt;
 
 /* The depth-only pass (raster.zraster -> raster.ztile): one copy of the rasterizer is
- * done with its depth layer (`layer`, pl_frame_depth_layer); drawn[t] says whether it
+ * done with its depth layer (`layer`: its index among the frame's resources); drawn[t] says whether it
  * drew in tile t's part of it (the rasterizer's own flags, final once it is done, read
  * by Z-Tile only after every rasterizer is). */
 typedef struct ztile_done_pkt {

@@ -41,14 +41,14 @@ static bool fetch_buffers(plr_state *s, const cp_stage_init *i, bool frame_depth
 {
     pl_frame *f = i->frame;
     s->env = pl_frame_raster_env(f);
-    s->depth = frame_depth ? pl_frame_depth(f) : NULL;
-    s->hiz = frame_depth ? pl_frame_hiz(f) : NULL;
+    if (frame_depth && (!(s->depth = pl_frame_use(i, "depth", err)) ||
+                        !(s->hiz = pl_frame_use(i, "hiz", err))))
+        return false;
     s->rasterized = pl_frame_counter(f, "triangles_rasterized");
     bool coarse = declared(i, "coarse_z") != NULL;
     s->hidden = coarse ? pl_frame_counter(f, "coarse_z_culled") : NULL;
-    if ((!frame_depth || (s->depth && s->hiz)) && s->rasterized && (s->hidden || !coarse))
-        return true;
-    snprintf(err, CP_ERR_MAX, "out of memory (frame buffers or counters)");
+    if (s->rasterized && (s->hidden || !coarse)) return true;
+    snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     return false;
 }
 
@@ -127,9 +127,8 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
  * graph (the hybrid's raster stages leave the image to rt.blend). */
 static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (s && !(s->color = pl_frame_color(i->frame))) {
+    if (s && !(s->color = pl_frame_use(i, "color", err))) {
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (image)");
         return NULL;
     }
     return s;
@@ -142,11 +141,10 @@ static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
  * pixel's current primitive for (pixels.c). */
-static plr_state *any_order(plr_state *s, pl_frame *f, char err[CP_ERR_MAX])
+static plr_state *any_order(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (s && !(s->vis = pl_frame_vis(f))) {
+    if (s && !(s->vis = pl_frame_use(i, "visibility", err))) {
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (visibility buffer)");
         return NULL;
     }
     if (s) s->any_order = true;
@@ -157,7 +155,7 @@ static plr_state *any_order(plr_state *s, pl_frame *f, char err[CP_ERR_MAX])
 static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = raster_state(i, true, err);
-    return s && param_or(i, "any_order", 0) ? any_order(s, i->frame, err) : s;
+    return s && param_or(i, "any_order", 0) ? any_order(s, i, err) : s;
 }
 
 static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -175,15 +173,13 @@ static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = raster_state(i, false, err);
     if (!s) return NULL;
-    s->frame = i->frame;
-    s->layer = pl_frame_depth_layer(i->frame, i->name);
+    s->layer = pl_frame_use(i, "depth-layer", err);
+    s->layer_index = (uint32_t)pl_frame_resource_index(i->frame, s->layer);
     s->layer_drawn = malloc((size_t)(s->tiles_x * s->tiles_y));
     s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested");
     s->ztile_copies = cp_port_subqueues(i, "out");
     if (s->layer && s->layer_drawn && s->depth_tested) return s;
-    snprintf(err, CP_ERR_MAX, "no depth layer (%dx%d x 8 bytes; at most %d copies of depth-pass "
-             "rasterizers, names under %d characters) or out of memory", s->width, s->height,
-             PL_MAX_DEPTH_LAYERS, PL_COUNTER_NAME);
+    if (s->layer) snprintf(err, CP_ERR_MAX, "out of memory");
     free(s->layer_drawn);
     free(s);
     return NULL;
@@ -200,14 +196,14 @@ static void zraster_destroy(void *state)
  * its input set, dealt tiles by `bands`. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    plr_state *s = any_order(raster_state(i, false, err), i->frame, err);
+    plr_state *s = any_order(raster_state(i, false, err), i, err);
     if (!s) return NULL;
     s->frame = i->frame;
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
-    if (plrt_tile_cutter_init(&s->deal, i->frame, (uint32_t)cp_int(i, "bands"), s->rc.tile,
-                             cp_port_subqueues(i, "in"), err, CP_ERR_MAX))
+    if (plrt_tile_cutter_init(&s->deal, i, (uint32_t)cp_int(i, "bands"), s->rc.tile,
+                              cp_port_subqueues(i, "in"), err))
         return s;
     free(s);
     return NULL;
@@ -277,42 +273,68 @@ static const cp_param ztile_params[] = {
     {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
      "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
 
+/* What each stage type may ask the frame for (parameters decide: the sort-middle
+ * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
+ * `any_order`). "triangles": the front end reads every triangle each run. */
+static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}};
+static const cp_resource_use depth_test_uses[] = {
+    {"depth", CP_READS, "the coarse and early depth tests"},
+    {"hiz", CP_READS, "the coarse depth test"}};
+static const cp_resource_use ps_uses[] = {
+    {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
+    {"visibility", CP_READS | CP_WRITES, "with any_order"},
+    {"textures", CP_READS, "the shading samples them"}};
+static const cp_resource_use om_uses[] = {
+    {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
+    {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL}};
+static const cp_resource_use tile_shade_uses[] = {
+    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"}};
+static const cp_resource_use zraster_uses[] = {{"depth-layer", CP_READS | CP_WRITES, NULL}};
+static const cp_resource_use ztile_uses[] = {
+    {"depth-layer", CP_READS, "every Z-Raster copy's"},
+    {"visibility", CP_READS | CP_WRITES, NULL},
+    {"sums", CP_OVERWRITES, "clears each tile's before handing it on"}};
+
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
-     GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free},
+     GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free,
+     front_end_uses, 1},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, NULL, 0, plr_vs_main, raster_create, NULL, free},
+     vs_ports, 2, NULL, 0, plr_vs_main, raster_create, NULL, free, front_end_uses, 1},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, NULL, 0, plr_vs_main, vs_depth_create, NULL, free},
+     vs_depth_ports, 2, NULL, 0, plr_vs_main, vs_depth_create, NULL, free, front_end_uses, 1},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
-     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free},
+     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
-     GR_FIXED, false, rast_ports, 2, tile_params, 2, plr_rast_main, depth_test_create, NULL, free},
+     GR_FIXED, false, rast_ports, 2, tile_params, 2, plr_rast_main, depth_test_create, NULL, free,
+     depth_test_uses, 2},
     {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
      GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, plr_setup_bin_main, depth_test_create,
-     NULL, free},
+     NULL, free, depth_test_uses, 2},
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
-     tile_rast_ports, 2, tile_params, 2, plr_tile_rast_main, depth_test_create, NULL, free},
+     tile_rast_ports, 2, tile_params, 2, plr_tile_rast_main, depth_test_create, NULL, free,
+     depth_test_uses, 2},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, tile_params + 2, 1, plr_ps_main, ps_create, NULL, free},
+     ps_ports, 2, tile_params + 2, 1, plr_ps_main, ps_create, NULL, free, ps_uses, 4},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id)",
-     GR_THREAD, true, om_ports, 1, tile_params, 3, plr_om_main, om_create, NULL, free},
+     GR_THREAD, true, om_ports, 1, tile_params, 3, plr_om_main, om_create, NULL, free, om_uses, 4},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, plr_bin_main,
-     raster_create, NULL, free},
+     raster_create, NULL, free, NULL, 0},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once",
      GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, plr_tile_shade_main,
-     tile_shade_create, NULL, free},
+     tile_shade_create, NULL, free, tile_shade_uses, 2},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
-     tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy},
+     tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 1},
     {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
      "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
      "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
-     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, plr_ztile_main, ztile_create, NULL, free},
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, plr_ztile_main, ztile_create, NULL, free,
+     ztile_uses, 3},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

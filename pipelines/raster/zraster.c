@@ -1,6 +1,6 @@
 /* zraster.c — Z-Raster, the rasterizer of the hybrid's depth-only pass: one per
  * IA/VS group, it takes its group's set-up triangles in any order and rasterizes each
- * once, straight into its own depth layer (pl_frame_depth_layer: depth and visible
+ * once, straight into its own depth layer (frame resource "depth-layer": depth and visible
  * primitive + 1 per pixel over the whole image; rs_depth_rect: the nearest depth, equal
  * depths to the smaller primitive id). When its input ends it tells every Z-Tile copy
  * that its layer is done and where it drew; each copy folds the layers of its tiles once
@@ -63,7 +63,7 @@ static void zraster_prim(void *arg, const plr_prim *p)
 /* Every Z-Tile copy (a subqueue each) learns that the layer is done and where it drew. */
 static void tell_copies(gr_ctx *c, const plr_state *s)
 {
-    const uint32_t layer = (uint32_t)(s->layer - s->frame->layers);
+    const uint32_t layer = s->layer_index;
     for (uint32_t k = 0; k < s->ztile_copies; k++) {
         gr_window w;
         gr_reserve_out_key(c, 0, 1, k, &w);

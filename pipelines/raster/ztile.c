@@ -33,7 +33,7 @@ static void fold_row(float *restrict z, uint32_t *restrict v, const float *restr
 
 /* The visible primitive of each pixel of r: the least (depth, id) over the layers (no
  * layer: none). Only this instance writes these pixels of the visibility buffer. */
-static void fold_layers(const plr_state *s, const tile_rect *r, const pl_depth_layer *const *l, int n)
+static void fold_layers(const plr_state *s, const tile_rect *r, const plr_depth_layer *const *l, int n)
 {
     const size_t width = (size_t)(r->x1 - r->x0);
     float z[PLR_MAX_TILE];
@@ -55,15 +55,16 @@ void plr_ztile_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
     const uint32_t copy = (uint32_t)gr_key(c);
-    const pl_depth_layer *layer[PL_MAX_DEPTH_LAYERS];
-    const uint8_t *drawn[PL_MAX_DEPTH_LAYERS];
+    const plr_depth_layer *layer[PL_MAX_COPIES_PER_RESOURCE];
+    const uint8_t *drawn[PL_MAX_COPIES_PER_RESOURCE];
     int n = 0;
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const ztile_done_pkt *p = w.mem;
-        gr_assert(c, p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS);
-        if (p->layer < (uint32_t)s->frame->nlayers && n < PL_MAX_DEPTH_LAYERS) {
-            layer[n] = &s->frame->layers[p->layer];
+        const plr_depth_layer *l = pl_frame_resource_at(s->frame, (int)p->layer, "depth-layer");
+        gr_assert(c, l && n < PL_MAX_COPIES_PER_RESOURCE);
+        if (l && n < PL_MAX_COPIES_PER_RESOURCE) {
+            layer[n] = l;
             drawn[n++] = p->drawn;
         }
         gr_commit(c, 0, 1);
@@ -73,12 +74,12 @@ void plr_ztile_main(gr_ctx *c)
     for (uint32_t t = 0; t < (uint32_t)(s->tiles_x * s->tiles_y); t++) {
         tile_rect r;
         if (!plr_tile_rect(&s->rc, t, &r) || plrt_tile_copy(&s->deal, r.x0, r.y0) != copy) continue;
-        const pl_depth_layer *here[PL_MAX_DEPTH_LAYERS];
+        const plr_depth_layer *here[PL_MAX_COPIES_PER_RESOURCE];
         int m = 0;
         for (int k = 0; k < n; k++)
             if (drawn[k][t]) here[m++] = layer[k];
         fold_layers(s, &r, here, m);
-        plrt_clear_tile_sums(s->frame, r.x0, r.y0, r.x1, r.y1);
+        plrt_clear_tile_sums(&s->deal, r.x0, r.y0, r.x1, r.y1);
         plrt_runs_cut(&runs, c, &(plrt_tile){r.x0, r.y0, r.x1, r.y1});
     }
     plrt_runs_flush(&runs, c);

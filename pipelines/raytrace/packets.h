@@ -134,6 +134,8 @@ typedef struct plrt_tile_deal {
     plrt_blend_keys bands;
     uint32_t copies;
     int width;
+    int64_t *sums;                        /* the frame's, which the cutter clears a tile at
+                                             a time (plrt_tile_cutter_init) */
 } plrt_tile_deal;
 
 /* false when bands is not a power of two. */
@@ -148,22 +150,20 @@ static inline bool plrt_tile_deal_init(plrt_tile_deal *d, const pl_frame *f, uin
     return plrt_blend_keys_of(f, bands, &d->bands);
 }
 
-/* A copy of a tile cutter of frame f (rt.tiler, raster.ztile): its share of the tiles
- * (plrt_tile_deal_init), and the frame's sums, which it clears a tile at a time
- * (plrt_clear_tile_sums) so that rt.blend need not. false with a message in err when
- * bands is not a power of two or the sums cannot be had. */
-static inline bool plrt_tile_cutter_init(plrt_tile_deal *d, pl_frame *f, uint32_t bands, int tile,
-                                        uint32_t copies, char *err, size_t errlen)
+/* A copy of a tile cutter (rt.tiler, raster.ztile; stage i, whose type declares the
+ * frame's "sums" overwritten): its share of the tiles (plrt_tile_deal_init), and the
+ * sums, which it clears a tile at a time (plrt_clear_tile_sums) so that rt.blend need
+ * not. false with a message in err when bands is not a power of two or the sums cannot
+ * be had. */
+static inline bool plrt_tile_cutter_init(plrt_tile_deal *d, const cp_stage_init *i,
+                                         uint32_t bands, int tile, uint32_t copies,
+                                         char err[CP_ERR_MAX])
 {
-    if (!plrt_tile_deal_init(d, f, bands, tile, copies))
-        snprintf(err, errlen, "bands = %u: not a power of two", bands);
-    else if (!pl_frame_accum(f))
-        snprintf(err, errlen, "out of memory (accumulation buffer)");
-    else {
-        f->tiles_clear_sums = true;
-        return true;
+    if (!plrt_tile_deal_init(d, i->frame, bands, tile, copies)) {
+        snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
+        return false;
     }
-    return false;
+    return (d->sums = pl_frame_use(i, "sums", err)) != NULL;
 }
 
 /* The copy that takes the tile whose first pixel is (x, y). */
@@ -175,14 +175,14 @@ static inline uint32_t plrt_tile_copy(const plrt_tile_deal *d, int x, int y)
 
 /* The stage that cuts tile t (whole pixels of the frame's region) clears their sums
  * before it hands the tile on: every contribution to them comes from the tile's own
- * samples, so after this. rt.blend then clears nothing (pl_frame.tiles_clear_sums):
+ * samples, so after this. rt.blend then clears nothing (plrt_cutters_clear_sums):
  * when Blend cleared its band at its first activation, its subqueue filled meanwhile and,
  * a queue set being full while any subqueue is, held every Shade task back. */
-static inline void plrt_clear_tile_sums(const pl_frame *f, int x0, int y0, int x1, int y1)
+static inline void plrt_clear_tile_sums(const plrt_tile_deal *d, int x0, int y0, int x1, int y1)
 {
     for (int y = y0; y < y1; y++)
-        memset(f->accum + ((size_t)y * (size_t)f->width + (size_t)x0) * 3, 0,
-               (size_t)(x1 - x0) * 3 * sizeof *f->accum);
+        memset(d->sums + ((size_t)y * (size_t)d->width + (size_t)x0) * 3, 0,
+               (size_t)(x1 - x0) * 3 * sizeof *d->sums);
 }
 
 /* A stage that has its camera rays' hits (rt.primary with `trace`, hybrid.visible) may
@@ -191,36 +191,53 @@ static inline void plrt_clear_tile_sums(const pl_frame *f, int x0, int y0, int x
  * times the background in colour; nothing for an AOV) for rt.blend to add: the sums are
  * the same integers, and on a scene with much background most Shade tasks and
  * contributions were misses'. Only with one sample per pixel after a cutter that clears
- * the sums (pl_frame.tiles_clear_sums), where it cannot race: the cutter cleared the
+ * the sums (plrt_cutters_clear_sums), where it cannot race: the cutter cleared the
  * pixel's sums before it sent the run, a missed pixel has no other sample for anything
  * else to add, and rt.blend encodes the sums after its input ends, after this task. */
 
-/* Such a stage's create hook, for its `background` parameter (`asked`): *out becomes the
- * frame's background, with the sums made, or NULL when not asked. false when out of
- * memory. */
-static inline bool plrt_misses_background(pl_frame *f, bool asked, const float **out)
+/* true when stage i's graph has a tile cutter, which clears the sums (its type declares
+ * them overwritten). */
+static inline bool plrt_cutters_clear_sums(const cp_stage_init *i)
 {
-    *out = NULL;
+    return (cp_instance_resource_access(i->instance, "sums") & CP_OVERWRITES) != 0;
+}
+
+/* What such a stage needs to sum its misses: the background (NULL: it does not), the
+ * frame's sums and width, the AOV, and whether the graph's cutters clear the sums. */
+typedef struct plrt_misses {
+    const float *background;
+    int64_t *sums;
+    int width;
+    sh_aov aov;
+    bool cutters_clear_sums;
+} plrt_misses;
+
+/* Such a stage's create hook, for its `background` parameter (`asked`): the frame's
+ * background with the sums made, or no background when not asked. false with a
+ * message in err when the sums cannot be had. */
+static inline bool plrt_misses_init(plrt_misses *m, const cp_stage_init *i, bool asked,
+                                    char err[CP_ERR_MAX])
+{
+    const pl_frame *f = i->frame;
+    *m = (plrt_misses){NULL, NULL, f->width, f->aov, plrt_cutters_clear_sums(i)};
     if (!asked) return true;
-    const sh_ray_env *env = pl_frame_ray_env(f);
-    if (!env || !pl_frame_accum(f)) return false;
-    *out = env->background;
-    return true;
+    m->background = pl_frame_ray_env(i->frame)->background;
+    return (m->sums = pl_frame_use(i, "sums", err)) != NULL;
 }
 
 /* Adds the misses among rays[0..n) (all camera rays, traced) to the sums; returns how
  * many are left: the hits, packed to the front in their order. */
-static inline uint32_t plrt_sum_misses(const pl_frame *f, const float background[3], plrt_ray *rays,
-                                      uint32_t n)
+static inline uint32_t plrt_sum_misses(const plrt_misses *m, plrt_ray *rays, uint32_t n)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (rays[i].hit.prim != RT_NO_HIT) {
             if (kept != i) rays[kept] = rays[i];
             kept++;
-        } else if (f->aov == SH_AOV_COLOR) {
-            int64_t *sums = f->accum + (size_t)rays[i].pixel * 3;
-            for (int ch = 0; ch < 3; ch++) sums[ch] += plrt_to_fixed(rays[i].weight[ch] * background[ch]);
+        } else if (m->aov == SH_AOV_COLOR) {
+            int64_t *sums = m->sums + (size_t)rays[i].pixel * 3;
+            for (int ch = 0; ch < 3; ch++)
+                sums[ch] += plrt_to_fixed(rays[i].weight[ch] * m->background[ch]);
         }
     }
     return kept;
@@ -229,11 +246,11 @@ static inline uint32_t plrt_sum_misses(const pl_frame *f, const float background
 /* The end of such a stage's task: with `background` (the frame's, else NULL) and where
  * allowed, the misses summed and the packet `out` of output slot `output` left with the
  * hits, or not sent when none is left. */
-static inline void plrt_drop_misses(gr_ctx *c, int output, void *out, const pl_frame *f,
-                                   const float *background, int spp, plrt_ray *rays, uint32_t n)
+static inline void plrt_drop_misses(gr_ctx *c, int output, void *out, const plrt_misses *m,
+                                    int spp, plrt_ray *rays, uint32_t n)
 {
-    if (!background || spp != 1 || !f->tiles_clear_sums) return;
-    uint32_t kept = plrt_sum_misses(f, background, rays, n);
+    if (!m->background || spp != 1 || !m->cutters_clear_sums) return;
+    uint32_t kept = plrt_sum_misses(m, rays, n);
     if (kept) gr_set_count(out, kept);
     else gr_discard(c, output);          /* all background: no Shade task */
 }

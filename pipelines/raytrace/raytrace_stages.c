@@ -35,9 +35,9 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
-                       i->replica, {{0, 0, 0, 0}, 0, 0}, f};
-    if (plrt_tile_cutter_init(&s->deal, f, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
-                             err, CP_ERR_MAX))
+                       i->replica, {{0, 0, 0, 0}, 0, 0, NULL}, f};
+    if (plrt_tile_cutter_init(&s->deal, i, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
+                              err))
         return s;
     free(s);
     return NULL;
@@ -60,7 +60,7 @@ static void emit_tiles(gr_ctx *c, int output, const tiler_state *s)
             plrt_tile tile = {max_int(x, r->x0), max_int(y, r->y0), min_int(x + t, r->x1),
                              min_int(y + t, r->y1)};
             if (plrt_tile_copy(&s->deal, tile.x0, tile.y0) != s->replica) continue;
-            plrt_clear_tile_sums(s->frame, tile.x0, tile.y0, tile.x1, tile.y1);
+            plrt_clear_tile_sums(&s->deal, tile.x0, tile.y0, tile.x1, tile.y1);
             plrt_runs_cut(&runs, c, &tile);
         }
     plrt_runs_flush(&runs, c);
@@ -104,7 +104,7 @@ typedef struct camera_state {
     uint32_t packet;
     const rt_bvh *bvh;                    /* rt.primary with `trace`, else NULL */
     _Atomic(uint64_t) *traced;
-    const float *background;              /* the frame's with `background`, else NULL */
+    plrt_misses misses;                   /* rt.primary with `trace` */
 } camera_state;
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -113,7 +113,7 @@ static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
     *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL,
-                        NULL};
+                        {0}};
     return s;
 }
 
@@ -121,16 +121,13 @@ static void *primary_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     camera_state *s = camera_create(i, err);
     if (!s || !cp_bool(i, "trace")) return s;
-    pl_frame *f = i->frame;
-    s->bvh = pl_frame_bvh(f);
-    s->traced = pl_frame_counter(f, "rays.primary");
-    if (!s->bvh || !s->traced ||
-        !plrt_misses_background(f, cp_bool(i, "background"), &s->background)) {
-        free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (BVH, counters or sums)");
-        return NULL;
-    }
-    return s;
+    s->bvh = pl_frame_use(i, "bvh", err);
+    s->traced = pl_frame_counter(i->frame, "rays.primary");
+    if (s->bvh && !s->traced) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    if (s->bvh && s->traced && plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
+        return s;
+    free(s);
+    return NULL;
 }
 
 /* The primary rays through n samples. */
@@ -181,7 +178,7 @@ static void primary_main(gr_ctx *c)
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     atomic_fetch_add_explicit(s->traced, n, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++) pr[i].hit = hits[i];
-    plrt_drop_misses(c, 0, out, s->frame, s->background, s->spp, pr, n);
+    plrt_drop_misses(c, 0, out, &s->misses, s->spp, pr, n);
 }
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
@@ -206,7 +203,7 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     trace_state *s = malloc(sizeof *s);
-    if (s) *s = (trace_state){pl_frame_bvh(f), pl_frame_counter(f, "rays.primary"),
+    if (s) *s = (trace_state){pl_frame_use(i, "bvh", err), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
                               pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0}};
     if (s && cp_port_subqueues(i, "out") && !blend_keys_of(i, "out", &s->keys, err)) {
@@ -214,8 +211,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     if (!s || !s->bvh || !s->primary || !s->secondary || !s->shadow) {
+        if (!s || s->bvh) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         free(s);
-        snprintf(err, CP_ERR_MAX, "out of memory (BVH or counters)");
         return NULL;
     }
     return s;
@@ -382,6 +379,9 @@ static void shade_main(gr_ctx *c)
 typedef struct blend_state {
     pl_frame *f;
     plrt_blend_keys keys;
+    int64_t *sums;
+    uint32_t *color;
+    bool cutters_clear_sums;              /* else each instance clears its band */
 } blend_state;
 
 static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -390,10 +390,13 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     plrt_blend_keys keys;
     if (!blend_keys_of(i, "in", &keys, err)) return NULL;
     blend_state *b = malloc(sizeof *b);
-    if (b) *b = (blend_state){f, keys};
-    if (!b || !pl_frame_accum(f) || !pl_frame_color_overwritten(f)) {
+    if (!b) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    *b = (blend_state){f, keys, pl_frame_use(i, "sums", err), NULL, plrt_cutters_clear_sums(i)};
+    if (!b->sums || !(b->color = pl_frame_use(i, "color", err))) {
         free(b);
-        snprintf(err, CP_ERR_MAX, "out of memory (accumulation buffer)");
         return NULL;
     }
     sh_srgb_init();                       /* then the inline lookup, without a call per value */
@@ -411,11 +414,11 @@ static uint8_t encode(sh_aov aov, int64_t sum)
 
 /* Pixels [lo, hi) from their sums. Runs of equal sums (background, flat areas) reuse the
  * last byte instead of encoding again. */
-static void encode_pixels(const pl_frame *f, size_t lo, size_t hi)
+static void encode_pixels(const blend_state *b, size_t lo, size_t hi)
 {
-    uint8_t *restrict rgba = (uint8_t *)f->color;
-    const int64_t *restrict accum = f->accum;
-    const sh_aov aov = f->aov;
+    uint8_t *restrict rgba = (uint8_t *)b->color;
+    const int64_t *restrict accum = b->sums;
+    const sh_aov aov = b->f->aov;
     int64_t last = 0;
     uint8_t byte = encode(aov, 0);
     for (size_t i = lo; i < hi; i++) {
@@ -444,8 +447,8 @@ static void blend_band(const blend_state *b, uint32_t key, blend_step step)
         if (lo >= band_hi) break;
         if (lo < band_lo) lo = band_lo;
         if (hi > band_hi) hi = band_hi;
-        if (step == BLEND_CLEAR) memset(f->accum + lo * 3, 0, (size_t)(hi - lo) * 3 * sizeof *f->accum);
-        else encode_pixels(f, (size_t)lo, (size_t)hi);
+        if (step == BLEND_CLEAR) memset(b->sums + lo * 3, 0, (size_t)(hi - lo) * 3 * sizeof *b->sums);
+        else encode_pixels(b, (size_t)lo, (size_t)hi);
     }
 }
 
@@ -455,8 +458,8 @@ static void blend_main(gr_ctx *c)
 {
     blend_state *b = gr_user(c);
     uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
-    int64_t *accum = b->f->accum;
-    if (!b->f->tiles_clear_sums) blend_band(b, key, BLEND_CLEAR);
+    int64_t *accum = b->sums;
+    if (!b->cutters_clear_sums) blend_band(b, key, BLEND_CLEAR);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         uint32_t n = gr_count(w.mem);
@@ -521,26 +524,48 @@ static const cp_port shadow_ports[] = {
 static const cp_port blend_ports[] = {
     {"in", GR_BIND_INPUT, "rt.contributions", "a queue set of 2^n subqueues, one instance each"}};
 
+/* The RGB sums per pixel, in PL_FIXED_ONE fixed point: never cleared by the frame (a
+ * graph's tile cutters clear their tiles', else rt.blend its bands). */
+static const cp_resource_type sums = {
+    "sums", "RGB contributions per pixel in fixed point (24 fraction bits)", "3 x i64", 24,
+    CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL};
+
+static const cp_resource_use tiler_uses[] = {
+    {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}};
+static const cp_resource_use primary_uses[] = {
+    {"bvh", CP_READS, "with `trace`"},
+    {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
+static const cp_resource_use trace_uses[] = {{"bvh", CP_READS, NULL}};
+static const cp_resource_use blend_uses[] = {
+    {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
+    {"color", CP_OVERWRITES, "every pixel of the region, from the sums"}};
+
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles and each tile into runs of samples (one per "
      "Sampler packet)", GR_THREAD, false, tiler_ports, 1, tiler_params, 4, tiler_main,
-     tiler_create, NULL, free},
+     tiler_create, NULL, free, tiler_uses, 1},
     {"rt.sampler", "sample positions of one run, 8x8-pixel blocks per packet", GR_SHADER, false,
-     sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free},
+     sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free, NULL, 0},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
-     spp_params, 1, camera_main, camera_create, NULL, free},
+     spp_params, 1, camera_main, camera_create, NULL, free, NULL, 0},
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
-     GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free},
+     GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free,
+     primary_uses, 2},
     {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
-     intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free},
+     intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free, trace_uses, 1},
     {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
-     GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free},
+     GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free, NULL, 0},
     {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
-     shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free},
+     shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free, trace_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, NULL, 0, blend_main,
-     blend_create, NULL, free},
+     blend_create, NULL, free, blend_uses, 2},
 };
+
+int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX])
+{
+    return cp_register_resource(r, &sums, err);
+}
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])
 {

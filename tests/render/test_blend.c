@@ -88,7 +88,7 @@ static void source_main(gr_ctx *c)
 static const cp_port source_ports[] = {{"out", GR_BIND_OUTPUT, "rt.contributions", NULL}};
 static const cp_stage_type source_type = {"test.contributions", "crafted contributions",
                                           GR_THREAD, false, source_ports, 1, NULL, 0,
-                                          source_main, source_create, NULL, free};
+                                          source_main, source_create, NULL, free, NULL, 0};
 
 static const char *graph_text(int bands)
 {

@@ -268,9 +268,10 @@ static void test_graph_errors(void)
     expect_graph_error("[graph]\nplugins = /nonexistent/ao.so",
                        (const char *[]){"/nonexistent/ao.so", NULL});
     CHECK(run("-q --graph /nonexistent.graph teapot") == 1 && strstr(out, "/nonexistent.graph"));
-    /* the hybrid's depth layers: at most PL_MAX_DEPTH_LAYERS Z-Raster copies, named */
+    /* the hybrid's depth layers: at most PL_MAX_COPIES_PER_RESOURCE Z-Raster copies, named */
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set graph.groups=65 cornell") == 1 &&
-              strstr(out, "zraster-64") && strstr(out, "no depth layer"), "65 groups: %s", out);
+              strstr(out, "zraster-64") && strstr(out, "no frame resource 'depth-layer'") &&
+              strstr(out, "more than 64 copies"), "65 groups: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set graph.groups=64 cornell") == 0,
               "64 groups: %s", out);
     /* plrt_blend_key deals pixels to Blend instances in a power of two of bands */

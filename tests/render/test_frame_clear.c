@@ -6,6 +6,7 @@
  * bands, and the buffers hold garbage before each prepare, so a pixel that was skipped
  * shows. */
 #include "pipelines/frame.h"
+#include "pipelines/stages.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
 
@@ -42,6 +43,16 @@ static int wrong_pixels(const uint32_t *buf, uint32_t in, uint32_t out)
     return wrong;
 }
 
+/* The built-in resource `name` asked for as a stage that `access`es it would. */
+static uint32_t *ask(pl_frame *f, const char *name, unsigned access)
+{
+    static cp_registry *r;
+    char err[CP_ERR_MAX];
+    if (!r && !(r = pl_registry_new(err))) return NULL;
+    const cp_resource_type *t = cp_find_resource(r, name);
+    return t ? pl_frame_resource(f, t, access, "") : NULL;
+}
+
 static void scribble(void *buf) { memset(buf, 0xab, (size_t)W * H * 4); }
 
 static bool new_frame(pl_frame *f, pl_scene_data *d, loaded *l)
@@ -59,8 +70,8 @@ static void test_cleared_buffers(void)
         pl_frame f;
         pl_scene_data d;
         CHECK(new_frame(&f, &d, &l));
-        uint32_t *color = pl_frame_color(&f), *vis = pl_frame_vis(&f);
-        uint32_t *depth = (uint32_t *)pl_frame_depth(&f);
+        uint32_t *color = pl_frame_color(&f), *vis = ask(&f, "visibility", CP_WRITES);
+        uint32_t *depth = ask(&f, "depth", CP_READS);
         CHECK(color && vis && depth);
         if (!color || !vis || !depth) break;
         const uint32_t bg = sh_background(pl_frame_raster_env(&f));
@@ -71,8 +82,8 @@ static void test_cleared_buffers(void)
         CHECK_MSG(wrong_pixels(depth, far_bits(), far_bits()) == 0, "%u bands: depth", parts);
         /* The next run: only the region; what lies outside stays. */
         scribble(color), scribble(vis), scribble(depth);
-        CHECK(pl_frame_color(&f) == color && pl_frame_vis(&f) == vis);
-        CHECK((uint32_t *)pl_frame_depth(&f) == depth);
+        CHECK(pl_frame_color(&f) == color && ask(&f, "visibility", CP_WRITES) == vis);
+        CHECK(ask(&f, "depth", CP_READS | CP_WRITES) == depth);
         pl_frame_prepare(&f, parts);
         CHECK_MSG(wrong_pixels(color, bg, GARBAGE) == 0, "%u bands: color, run 2", parts);
         CHECK_MSG(wrong_pixels(vis, 0, GARBAGE) == 0, "%u bands: visibility, run 2", parts);
@@ -86,7 +97,7 @@ static void test_cleared_buffers(void)
     unload(&l);
 }
 
-/* rt.blend's request: the region is the stages' to write, the rest is background; a
+/* rt.blend's request (CP_OVERWRITES): the region is the stages' to write, the rest is background; a
  * stage that asks for the cleared buffer as well gets it cleared. */
 static void test_overwritten_color(void)
 {
@@ -96,13 +107,13 @@ static void test_overwritten_color(void)
         pl_frame f;
         pl_scene_data d;
         CHECK(new_frame(&f, &d, &l));
-        uint32_t *color = pl_frame_color_overwritten(&f);
+        uint32_t *color = ask(&f, "color", CP_OVERWRITES);
         if (!color) { CHECK(0); break; }
         const uint32_t bg = sh_background(pl_frame_raster_env(&f));
         scribble(color);
         pl_frame_prepare(&f, parts);
         CHECK_MSG(wrong_pixels(color, GARBAGE, bg) == 0, "%u bands", parts);
-        CHECK(pl_frame_color_overwritten(&f) == color && pl_frame_color(&f) == color);
+        CHECK(ask(&f, "color", CP_OVERWRITES) == color && pl_frame_color(&f) == color);
         scribble(color);
         pl_frame_prepare(&f, parts);
         CHECK_MSG(wrong_pixels(color, bg, GARBAGE) == 0, "%u bands, asked for cleared", parts);

@@ -1,28 +1,39 @@
 /* memory_estimate.c — see memory_estimate.h. Per-item costs are rounded up from the
  * structures: the flattened geometry holds 8 floats a vertex and 4 words a triangle;
- * the BVH about 2 triangle blocks (96 B each, 4 lanes) and 1.5 nodes of both widths per 4
- * triangles plus the build's temporaries (~100 B a triangle in all); the raster pipeline
- * keeps colour and depth per pixel, the ray tracer three int64 sums; queues and pools are
- * bounded by their capacities, a few MiB per worker. */
+ * the resources' sizes are their types' (the BVH about 100 bytes a triangle with its
+ * build's temporaries); queues and pools are bounded by their capacities, a few MiB per
+ * worker. */
 #include "tools/common/memory_estimate.h"
+
+#include "pipelines/frame.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The frame resources' bytes into e: the BVH apart; the image ("color") is the
+ * program's, counted as e->image. */
+static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_render_size *r)
+{
+    for (int i = 0; i < r->nneeds; i++) {
+        const cp_resource_type *t = r->needs[i].type;
+        double bytes = pl_resource_bytes(t, r->width, r->height, r->tile, ntriangles) *
+                       (t->per_copy ? r->needs[i].copies : 1);
+        if (!strcmp(t->name, "bvh")) e->bvh += bytes;
+        else if (strcmp(t->name, "color")) e->buffers += bytes;
+    }
+}
 
 io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_t ntriangles,
-                                      int width, int height, bool raytrace, unsigned threads,
-                                      unsigned depth_layers)
+                                      const io_render_size *r)
 {
     io_memory_estimate e = {0};
-    const double pixels = (double)width * height;
-    e.image = pixels * 4 * 2;                         /* RGBA, and its PNG encoding */
-    e.buffers = pixels * (raytrace ? 3 * 8 : 4 + 4);
-    if (depth_layers) e.buffers += pixels * (8.0 * depth_layers + 4);
+    e.image = (double)r->width * r->height * 4 * 2;  /* RGBA, and its PNG encoding */
+    add_resources(&e, ntriangles, r);
     for (size_t i = 0; i < s->ntextures; i++)
         e.textures += (double)s->textures[i].width * s->textures[i].height * 4;
     e.geometry = (double)nvertices * 8 * 4 + (double)ntriangles * 4 * 4;
-    e.bvh = raytrace ? (double)ntriangles * 100 : 0;
-    e.queues = (double)(threads ? threads : 1) * 4 * 1048576.0;
+    e.queues = (double)(r->threads ? r->threads : 1) * 4 * 1048576.0;
     e.total = e.image + e.buffers + e.textures + e.geometry + e.bvh + e.queues;
     return e;
 }

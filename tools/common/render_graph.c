@@ -70,7 +70,10 @@ void rg_setup_free(rg_setup *s)
     memset(s, 0, sizeof *s);
 }
 
-bool rg_uses_stage_type(const rg_setup *s, const char *prefix)
+bool rg_needs_resource(const rg_setup *s, const char *name)
 {
-    return cp_graph_uses_stage_type(s->graph, prefix);
+    cp_resource_need needs[CP_MAX_RESOURCES];
+    char err[CP_ERR_MAX];
+    int n = cp_graph_resources(s->graph, NULL, needs, err);
+    return n > 0 && cp_resource_needed(needs, n, name) != NULL;
 }

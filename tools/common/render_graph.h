@@ -34,7 +34,9 @@ typedef struct rg_setup {
 int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX]);
 void rg_setup_free(rg_setup *s);
 
-/* true when some stage of the graph has a type whose name starts with prefix. */
-bool rg_uses_stage_type(const rg_setup *s, const char *prefix);
+/* true when a stage type of the graph declares frame resource `name` ("bvh": the
+ * scene's BVH is built before the frames are timed; "triangles": a raster front end;
+ * "textures": shading that samples the scene's textures). */
+bool rg_needs_resource(const rg_setup *s, const char *name);
 
 #endif

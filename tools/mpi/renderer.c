@@ -21,7 +21,7 @@ int mp_renderer_init(mp_renderer *r, mp_options *o, char err[CP_ERR_MAX])
     pl_scene_data_init(&r->data, r->scene, &r->geo);
     r->data.build_threads = o->c.threads;
     /* the BVH is the scene's: built once per rank, before any chunk */
-    if (rg_uses_stage_type(&r->setup, "rt.") && !pl_scene_data_bvh(&r->data)) {
+    if (rg_needs_resource(&r->setup, "bvh") && !pl_scene_data_bvh(&r->data)) {
         snprintf(err, CP_ERR_MAX, "out of memory building the BVH of %s", o->c.scene);
         return 1;
     }
@@ -60,7 +60,7 @@ void mp_renderer_free(mp_renderer *r)
     r->have_scene = r->have_setup = false;
 }
 
-bool mp_renderer_rasterizes(const mp_renderer *r) { return rg_uses_stage_type(&r->setup, "raster."); }
+bool mp_renderer_rasterizes(const mp_renderer *r) { return rg_needs_resource(&r->setup, "triangles"); }
 
 const char *mp_renderer_graph_name(const mp_renderer *r)
 {

@@ -41,7 +41,8 @@ typedef struct mp_renderer {
  * --set, 1: anything else) with the message in err. */
 int mp_renderer_init(mp_renderer *r, mp_options *o, char err[CP_ERR_MAX]);
 void mp_renderer_free(mp_renderer *r);
-/* Whether the graph has raster stages (each chunk re-runs the geometry). */
+/* Whether the graph has a raster front end (a stage declares the "triangles"
+ * resource: each chunk re-runs the whole geometry). */
 bool mp_renderer_rasterizes(const mp_renderer *r);
 /* The graph's name for reports: its [graph] name, else the built-in's or file's. */
 const char *mp_renderer_graph_name(const mp_renderer *r);

@@ -54,7 +54,7 @@ static int render_one(vw_renderer *r, const vw_settings *s, const char *schedule
 {
     char err[CP_ERR_MAX];
     const ro_options *o = &r->opts->r;
-    if (rg_uses_stage_type(&r->setup, "rt.") && !pl_scene_data_bvh(r->data)) {
+    if (rg_needs_resource(&r->setup, "bvh") && !pl_scene_data_bvh(r->data)) {
         fprintf(stderr, "gramps-view: out of memory building the BVH\n");
         return 1;
     }

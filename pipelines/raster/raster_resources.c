@@ -1,0 +1,77 @@
+/* raster_resources.c — the frame resources of the raster graphs (see internal.h). */
+#include "pipelines/raster/internal.h"
+#include "pipelines/raster/hiz.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t far_bits(void)
+{
+    float far = FLT_MAX;
+    uint32_t bits;
+    memcpy(&bits, &far, sizeof bits);
+    return bits;
+}
+
+static uint32_t far_value(void *frame)
+{
+    (void)frame;
+    return far_bits();
+}
+
+static void *hiz_create(void *frame, const char *owner)
+{
+    (void)owner;
+    const pl_frame *f = frame;
+    plr_hiz *h = malloc(sizeof *h);
+    if (h && plr_hiz_init(h, f->width, f->height, far_bits())) return h;
+    free(h);
+    return NULL;
+}
+
+static void hiz_destroy(void *data)
+{
+    plr_hiz_free(data);
+    free(data);
+}
+
+static void *layer_create(void *frame, const char *owner)
+{
+    (void)owner;
+    const pl_frame *f = frame;
+    size_t n = (size_t)f->width * (size_t)f->height + RS_DEPTH_SLACK;
+    plr_depth_layer *l = malloc(sizeof *l);
+    if (l) *l = (plr_depth_layer){malloc(n * sizeof *l->z), malloc(n * sizeof *l->vis)};
+    if (l && l->z && l->vis) return l;
+    if (l) free(l->z), free(l->vis);
+    free(l);
+    return NULL;
+}
+
+static void layer_destroy(void *data)
+{
+    plr_depth_layer *l = data;
+    free(l->z);
+    free(l->vis);
+    free(l);
+}
+
+static const cp_resource_type types[] = {
+    {"depth", "the ordered graph's depth per pixel (sort-middle stages keep depth per tile)",
+     "f32 bits", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, far_value, NULL, NULL},
+    {"hiz", "coarse depth bounds per 8x8 block over `depth` (plr_hiz)", "plr_hiz", 1,
+     CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, hiz_create, hiz_destroy},
+    {"visibility", "the visible primitive + 1 per pixel, 0 for none", "u32", 4, CP_PER_PIXEL,
+     false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL},
+    {"depth-layer", "a depth-only rasterizer's own depth and visible primitive per pixel "
+     "(plr_depth_layer)", "f32 + u32", 8, CP_PER_PIXEL, true, CP_CLEAR_NONE, NULL, layer_create,
+     layer_destroy},
+};
+
+int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX])
+{
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (cp_register_resource(r, &types[i], err)) return -1;
+    return 0;
+}

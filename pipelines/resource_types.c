@@ -1,0 +1,52 @@
+/* resource_types.c — the frame resources every renderer may share (see frame.h). */
+#include "pipelines/frame.h"
+
+static uint32_t background(void *frame) { return sh_background(pl_frame_raster_env(frame)); }
+
+const cp_resource_type pl_color_resource = {
+    "color", "the image", "rgba8", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, background,
+    NULL, NULL};
+
+/* The scene's own data, owned by pl_scene_data: nothing to free. */
+static void scene_owned(void *data) { (void)data; }
+
+static void *scene_bvh(void *frame, const char *owner)
+{
+    (void)owner;
+    return (void *)pl_scene_data_bvh(((pl_frame *)frame)->data);
+}
+
+static void *scene_geometry(void *frame, const char *owner)
+{
+    (void)owner;
+    return (void *)((pl_frame *)frame)->data->geo;
+}
+
+static void *scene_textures(void *frame, const char *owner)
+{
+    (void)owner;
+    return (void *)((pl_frame *)frame)->data->scene;
+}
+
+/* About 100 bytes a triangle: 2 triangle blocks of 96 bytes per 4 triangles, 1.5 nodes
+ * of both widths, and the build's temporaries. */
+static const cp_resource_type bvh = {
+    "bvh", "the scene's bounding volume hierarchy (rt_bvh), built on first request",
+    "rt_bvh", 100, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_bvh, scene_owned};
+
+static const cp_resource_type triangles = {
+    "triangles", "the scene's triangles in draw order (sc_geometry), read whole every run: "
+    "a raster front end's work does not shrink with the frame's region",
+    "sc_geometry", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_geometry, scene_owned};
+
+static const cp_resource_type textures = {
+    "textures", "the scene's textures (sc_scene), for the stages whose shading samples them",
+    "sc_scene", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_textures, scene_owned};
+
+int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
+{
+    const cp_resource_type *const types[] = {&pl_color_resource, &bvh, &triangles, &textures};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (cp_register_resource(r, types[i], err)) return -1;
+    return 0;
+}
