@@ -56,6 +56,12 @@ bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX])
     return true;
 }
 
+int pl_samples_per_pixel(const cp_stage_init *i)
+{
+    const pl_frame *f = i->frame;
+    return f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
+}
+
 void pl_frame_free(pl_frame *f)
 {
     pl_frame_free_resources(f);

@@ -140,6 +140,10 @@ void *pl_frame_resource_at(const pl_frame *f, int index, const char *name);
  * it: what pl_render_frame makes sure of. NULL when out of memory. */
 uint32_t *pl_frame_image_pixels(pl_frame *f);
 
+/* Samples per pixel of stage i, which has an `spp` parameter: its value for the colour
+ * output; other outputs take one sample at the pixel centre. */
+int pl_samples_per_pixel(const cp_stage_init *i);
+
 /* The image: RGBA8 per pixel (R in the low byte). */
 uint32_t *pl_frame_color(pl_frame *f);
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call

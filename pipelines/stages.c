@@ -16,12 +16,6 @@ static const cp_format runs_format = {
     "rt.sample-runs", "one samples packet's run of a tile: tile, block, first sample, count",
     GR_OPAQUE, sizeof(plrt_sample_run), 0, 0, 0, 0};
 
-int pl_samples_per_pixel(const cp_stage_init *i)
-{
-    const pl_frame *f = i->frame;
-    return f->aov == SH_AOV_COLOR ? (int)cp_int(i, "spp") : 1;
-}
-
 cp_registry *pl_registry_new(char err[CP_ERR_MAX])
 {
     cp_registry *r = cp_registry_new();

@@ -19,10 +19,6 @@ int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
 int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
 
-/* Samples per pixel of a stage with an `spp` parameter: its value for the colour
- * output; other outputs take one sample at the pixel centre. */
-int pl_samples_per_pixel(const cp_stage_init *i);
-
 /* A registry holding every built-in stage type and format. NULL (message in err) only
  * when out of memory. */
 cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
