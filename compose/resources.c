@@ -149,10 +149,11 @@ void cp_print_resource_uses(const cp_stage_type *t, FILE *out)
 
 void cp_print_resource(const cp_resource_type *t, FILE *out)
 {
-    static const char *const extents[] = {"per pixel", "per sample", "per tile",
-                                          "per scene triangle"};
-    fprintf(out, "%s: %s, %zu bytes %s%s%s%s%s\n", t->name, t->element ? t->element : "?",
-            t->element_bytes, extents[t->extent], t->per_copy ? ", one per stage copy" : "",
+    static const char *const extents[] = {"a pixel", "a sample", "a tile", "a scene triangle"};
+    fprintf(out, "%s: %s, ", t->name, t->element ? t->element : "?");
+    if (t->element_bytes) fprintf(out, "%zu B %s", t->element_bytes, extents[t->extent]);
+    else fprintf(out, "no storage of its own");
+    fprintf(out, "%s%s%s%s\n", t->per_copy ? ", one per stage copy" : "",
             t->clear == CP_CLEAR_EACH_RUN ? ", cleared each run" : "", t->help ? ". " : "",
             t->help ? t->help : "");
 }
