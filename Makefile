@@ -38,7 +38,7 @@ ARCHFLAGS :=
 endif
 
 CPPFLAGS += -I. -D_GNU_SOURCE
-CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -pthread $(ARCHFLAGS) $(SANFLAGS) -MMD -MP
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -pthread $(ARCHFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS  += -pthread $(SANFLAGS)
 # libgramps needs METIS for the Static scheduler's partition (README "Dependencies").
 LDLIBS   := -lmetis -lm

@@ -8,6 +8,7 @@
  * per-pthread state across a switch: what the resumed side needs to know (which fiber
  * switched to it, for AddressSanitizer) travels through the switch itself. */
 #include "gramps/fiber.h"
+#include "gramps/gramps.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -58,12 +58,12 @@ typedef struct rs_interp {
     float z[3], inv_w[3];
 } rs_interp;
 
-static inline void rs_interp_of(const rs_setup *s, rs_interp *out)
+static inline void rs_interp_of(const rs_setup *s, rs_interp *ip)
 {
-    out->area = (double)s->area;
+    ip->area = (double)s->area;
     for (int k = 0; k < 3; k++) {
-        out->z[k] = s->z[k];
-        out->inv_w[k] = s->inv_w[k];
+        ip->z[k] = s->z[k];
+        ip->inv_w[k] = s->inv_w[k];
     }
 }
 

@@ -14,7 +14,6 @@
 
 #include "raytracer/bvh_binary.h"
 
-void rt_bvh_compute_stats(rt_bvh *bvh, const rt_build_opts *o);   /* bvh_stats.c */
 
 rt_build_opts rt_build_opts_default(void)
 {

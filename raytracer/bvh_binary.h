@@ -53,6 +53,10 @@ int rt_btree_gather(const rt_btree *bt, const rt_bnode *bn, uint32_t *kids, int 
 float rt_box_margin(const float lo[3], const float hi[3]);
 void *rt_alloc_tree_array(size_t bytes);
 
+/* Fills bvh->stats (node, leaf and block counts, SAH cost) once the tree is built
+ * (bvh_stats.c). */
+void rt_bvh_compute_stats(rt_bvh *bvh, const rt_build_opts *o);
+
 /* Surface area (half of it: the constant factor cancels in every SAH ratio). */
 static inline float rt_half_area(const float lo[3], const float hi[3])
 {

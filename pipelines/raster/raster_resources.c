@@ -1,6 +1,7 @@
 /* raster_resources.c — the frame resources of the raster graphs (see internal.h). */
 #include "pipelines/raster/internal.h"
 #include "pipelines/raster/hiz.h"
+#include "pipelines/stages.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -156,7 +156,7 @@ static void test_stats_per_frame(void)
     CHECK(run(args) == 0);
     char *text = slurp(json, NULL);
     CHECK(text && json_valid(text));
-    double ms[2] = {0}, out[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1,
+    double ms[2] = {0}, outside_ms[2] = {0}, avg[2] = {0}, median_ms = -1, peak_median = -1,
            peak_top = -1;
     unsigned long long peak[2] = {0};
     const char *fr = text ? strstr(text, "\n\"frames\": [") : NULL;
@@ -164,16 +164,17 @@ static void test_stats_per_frame(void)
                        "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %lf}, "
                        "{\"frame_ms\": %lf, \"outside_graph_ms\": %lf, "
                        "\"peak_footprint_bytes\": %llu, \"avg_footprint_bytes\": %lf} ]",
-                       &ms[0], &out[0], &peak[0], &avg[0], &ms[1], &out[1], &peak[1],
-                       &avg[1]) == 8);
+                       &ms[0], &outside_ms[0], &peak[0], &avg[0], &ms[1], &outside_ms[1],
+                       &peak[1], &avg[1]) == 8);
     for (int i = 0; i < 2; i++)
-        CHECK_MSG(ms[i] > 0 && out[i] >= 0 && out[i] < ms[i] && peak[i] > 0 && avg[i] > 0 &&
-                  avg[i] <= (double)peak[i], "frame %d: %.3f ms (%.3f outside the graph), "
-                  "peak %llu, average %.1f", i, ms[i], out[i], peak[i], avg[i]);
+        CHECK_MSG(ms[i] > 0 && outside_ms[i] >= 0 && outside_ms[i] < ms[i] && peak[i] > 0 &&
+                  avg[i] > 0 && avg[i] <= (double)peak[i], "frame %d: %.3f ms (%.3f outside the graph), "
+                  "peak %llu, average %.1f", i, ms[i], outside_ms[i], peak[i], avg[i]);
     double out_median = -1, share = -1, bound16 = -1;
     const char *o = text ? strstr(text, "\"outside_graph_ms\": {\"median\": ") : NULL;
     CHECK(o && sscanf(o, "\"outside_graph_ms\": {\"median\": %lf", &out_median) == 1);
-    CHECK(out_median > (out[0] + out[1]) / 2 - 0.002 && out_median < (out[0] + out[1]) / 2 + 0.002);
+    const double outside_mean = (outside_ms[0] + outside_ms[1]) / 2;
+    CHECK(out_median > outside_mean - 0.002 && out_median < outside_mean + 0.002);
     o = text ? strstr(text, "\"frame_serial_share\": ") : NULL;
     CHECK(o && sscanf(o, "\"frame_serial_share\": %lf,\n\"frame_amdahl_bound_16\": %lf",
                       &share, &bound16) == 2);

@@ -21,11 +21,11 @@ static int replay(const char *src, const char *suffix)
     if (!in) return -2;
     char path[64];
     snprintf(path, sizeof path, "/tmp/gramps-replay-%d.%s", (int)getpid(), suffix);
-    FILE *out = fopen(path, "wb");
+    FILE *copy = fopen(path, "wb");
     char buf[4096];
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, out);
-    fclose(out);
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, copy);
+    fclose(copy);
     fclose(in);
     char err[SC_ERR_MAX] = "";
     int rc = fuzz_load_and_render(path, err);
