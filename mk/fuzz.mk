@@ -3,7 +3,7 @@
 # AddressSanitizer + UBSan build. FUZZ_SECONDS per target (default 30). Seeds are in
 # tests/fuzz/corpus/<kind>/; what a run finds new goes to build/fuzz/corpus-<kind>/;
 # crashes are written to tests/fuzz/regress/, which tests/render/test_fuzz_corpus.c
-# replays on every `make test` (commit them with the fix). Long runs: README "Fuzzing".
+# replays on every `make test` (commit them with the fix). Long runs: docs/scenes.md, "Fuzzing".
 FUZZ_SECONDS ?= 30
 FUZZ_KINDS := scene obj ply gltf
 FUZZ_DIR := build/fuzz
