@@ -30,6 +30,16 @@ extern "C" {
 #define GR_INVALID (-1)
 #define GR_ALL UINT32_MAX          /* reserve size: everything, once producers finish */
 
+/* ---- Limits and defaults of the runtime, in one place -------------------------------- */
+
+#define GR_DEFAULT_CAPACITY 64     /* packets per queue (per subqueue of a set), capacity 0 */
+#define GR_DEFAULT_MAX_KEYS 65536  /* distinct keys of a dynamic queue set, max_keys 0 */
+#define GR_MAX_WORKERS 1024        /* workers of one run: gr_worker_count caps there */
+#define GR_DEADLOCK_SECONDS_MAX 1e7   /* gr_launch_opts.deadlock_seconds */
+/* Parts of the work gr_parallel runs (clearing buffers, building a BVH, compressing an
+ * image): bound by memory bandwidth long before that many cores. */
+#define GR_PARALLEL_MAX_PARTS 16
+
 typedef struct gr_graph gr_graph;
 typedef struct gr_ctx gr_ctx;      /* a running stage instance's view of the runtime */
 
@@ -58,11 +68,11 @@ typedef struct gr_queue_desc {
     size_t header_bytes;           /* Collection: >= 4; the first uint32 is the count */
     size_t element_bytes;          /* Collection */
     uint32_t elements;             /* Collection: elements per packet */
-    uint32_t capacity;             /* packets (per subqueue for sets); 0 = default 64 */
+    uint32_t capacity;             /* packets (per subqueue for sets); 0: GR_DEFAULT_CAPACITY */
     bool ordered;                  /* FIFO in producer order, through Shader chains too */
     uint32_t subqueues;            /* >0: queue set with this many static subqueues */
     bool dynamic_keys;             /* queue set whose subqueues are created per key */
-    uint32_t max_keys;             /* dynamic sets: most distinct keys (0 = 65536) */
+    uint32_t max_keys;             /* dynamic sets: most distinct keys (0: GR_DEFAULT_MAX_KEYS) */
 } gr_queue_desc;
 
 typedef enum gr_stage_kind {
@@ -117,10 +127,8 @@ int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue);
 int gr_bind_buffer(gr_graph *g, int stage, int buffer);   /* buffer slot or GR_INVALID */
 void *gr_buffer_data(gr_graph *g, int buffer);            /* host access after gr_wait */
 
-#define GR_DEADLOCK_SECONDS_MAX 1e7
-
 typedef struct gr_launch_opts {
-    unsigned workers;              /* 0: GRAMPS_NUM_THREADS or all hardware threads */
+    unsigned workers;              /* 0: as gr_worker_count(0) answers */
     bool pin;                      /* pin worker i to CPU i */
     uint32_t low_watermark;        /* preemption watermark in packets (0: 2 x workers, min 32) */
     size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
@@ -137,6 +145,12 @@ typedef struct gr_launch_opts {
     const struct gr_profile *profile;
     bool verbose;                  /* Static: print the partitions on stderr */
 } gr_launch_opts;
+
+/* How many workers a run launched with gr_launch_opts.workers = requested has: requested;
+ * when that is 0, GRAMPS_NUM_THREADS (0 there: one, which runs on the caller inside
+ * gr_wait); when that is unset, one per online CPU; at most GR_MAX_WORKERS. Graph files'
+ * $workers and whatever a program sizes per worker ask this, so they agree with the run. */
+unsigned gr_worker_count(unsigned requested);
 
 /* Whether a scheduler of that name exists, and the list of names (for messages). */
 bool gr_scheduler_known(const char *name);
@@ -172,11 +186,8 @@ void gr_release_parked_threads(void);
  * program does between runs, such as clearing a frame's buffers. */
 void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg);
 
-/* How many parts to cut such work into: `threads`, or one per online CPU when it is 0,
- * and at most GR_PARALLEL_MAX_PARTS (the work programs hand gr_parallel, clearing
- * buffers, building a BVH, compressing an image, is bound by memory bandwidth long
- * before that many cores). */
-#define GR_PARALLEL_MAX_PARTS 16
+/* How many parts to cut such work into: gr_worker_count(threads), at most
+ * GR_PARALLEL_MAX_PARTS. */
 unsigned gr_parallel_parts(unsigned threads);
 
 /* Validates the graph and starts it with the given initially runnable Thread stages.

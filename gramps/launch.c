@@ -19,13 +19,24 @@ static long env_long(const char *name, long fallback)
     return *end ? fallback : x;
 }
 
+static long online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 1 ? n : 1;
+}
+
+unsigned gr_worker_count(unsigned requested)
+{
+    long n = requested ? (long)requested : env_long("GRAMPS_NUM_THREADS", online_cpus());
+    if (n < 1) return 1;
+    return n < GR_MAX_WORKERS ? (unsigned)n : GR_MAX_WORKERS;
+}
+
 static void resolve_options(gr_graph *g, const gr_launch_opts *o)
 {
     if (o) g->opts = *o;
-    long hw = sysconf(_SC_NPROCESSORS_ONLN);
-    long n = g->opts.workers ? (long)g->opts.workers : env_long("GRAMPS_NUM_THREADS", hw);
-    g->synchronous = n == 0;
-    g->nworkers = n > 0 ? (unsigned)n : 1;
+    g->synchronous = !g->opts.workers && env_long("GRAMPS_NUM_THREADS", 1) == 0;
+    g->nworkers = gr_worker_count(g->opts.workers);
     if (!g->opts.low_watermark) {
         g->opts.low_watermark = 2 * g->nworkers;
         if (g->opts.low_watermark < 32) g->opts.low_watermark = 32;

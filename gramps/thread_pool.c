@@ -21,7 +21,6 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 struct gr_thread {
     pthread_t id;
@@ -182,11 +181,8 @@ static void *run_part(void *p)
 
 unsigned gr_parallel_parts(unsigned threads)
 {
-    if (!threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 1 ? (unsigned)cpus : 1;
-    }
-    return threads < GR_PARALLEL_MAX_PARTS ? threads : GR_PARALLEL_MAX_PARTS;
+    unsigned n = gr_worker_count(threads);
+    return n < GR_PARALLEL_MAX_PARTS ? n : GR_PARALLEL_MAX_PARTS;
 }
 
 void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Runs of samples of an image tile (pipelines/raytrace/sample_runs.h): what the ray tracer's
  * Tiler makes and what the hybrid's depth pass hands on when a tile is final, so both
@@ -47,9 +46,6 @@ static const char hybrid_graph[] =
 #include "graphs/hybrid.graph.inc"
     ;
 
-const char *const pl_builtin_graph_names[] = {"raster", "raster-ordered", "raster-parallel",
-                                              "raytrace", "hybrid", NULL};
-
 const char *pl_builtin_graph(const char *name)
 {
     if (!strcmp(name, "raster")) return raster_graph;
@@ -58,12 +54,6 @@ const char *pl_builtin_graph(const char *name)
     if (!strcmp(name, "raytrace")) return raytrace_graph;
     if (!strcmp(name, "hybrid")) return hybrid_graph;
     return NULL;
-}
-
-static unsigned hardware_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (unsigned)n;
 }
 
 /* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A
@@ -106,7 +96,7 @@ static const char *bands_var(const pl_vars_ctx *c, char buf[64])
 static const char *get_var(void *ctx, const char *name, char buf[64])
 {
     pl_vars_ctx *c = ctx;
-    unsigned workers = c->workers ? c->workers : hardware_threads();
+    unsigned workers = gr_worker_count(c->workers);
     if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->width);
     else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->height);
     else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);

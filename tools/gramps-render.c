@@ -28,7 +28,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct options {
     ro_options c;                  /* scene, graph, image and runtime (render_opts.h) */
@@ -431,7 +430,7 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
 /* The render's estimated memory against --max-memory: 0, or 1 with a message. */
 static int check_memory(const options *o, const render_ctx *ctx)
 {
-    unsigned threads = o->c.threads ? o->c.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = gr_worker_count(o->c.threads);
     const sc_geometry *g = ctx->data.geo;
     pl_vars_ctx vc = {ctx->setup.graph, o->c.width, o->c.height, threads};
     cp_vars vars = pl_vars(&vc);

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct options {
     const char *graph_file, *stats;
@@ -103,8 +102,7 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
 {
     const options *o = ctx;
     if (strcmp(name, "workers")) return NULL;
-    long n = o->workers ? (long)o->workers : sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(buf, 64, "%ld", n > 0 ? n : 1);
+    snprintf(buf, 64, "%u", gr_worker_count(o->workers));
     return buf;
 }
 

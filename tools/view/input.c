@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static"};
 enum { NSCHED = sizeof schedulers / sizeof *schedulers };
@@ -22,12 +21,11 @@ static void next_scheduler(vw_settings *s)
     s->scheduler = schedulers[(i + 1) % NSCHED];
 }
 
-/* +1 or -1 worker, from the hardware thread count when none was set; 1..1024. */
+/* +1 or -1 worker, from the run's count when none was set; 1..GR_MAX_WORKERS. */
 static void step_threads(vw_settings *s, int d)
 {
-    long n = s->threads ? (long)s->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    n += d;
-    s->threads = (unsigned)(n < 1 ? 1 : n > 1024 ? 1024 : n);
+    long n = (long)gr_worker_count(s->threads) + d;
+    s->threads = (unsigned)(n < 1 ? 1 : n > GR_MAX_WORKERS ? GR_MAX_WORKERS : n);
 }
 
 static void print_camera(const sc_camera *c)
