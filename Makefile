@@ -47,9 +47,17 @@ LDLIBS   := -lmetis -lm
 RENDER_LDLIBS := -lassimp -linih -lz -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
-RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c tools/common/*.c)
+RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
+# Code the programs share (option parsing, footprint study, plots): not installed.
+TOOLS_SRC  := $(wildcard tools/common/*.c)
 GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))
 RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
+TOOLS_OBJ  := $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS_SRC))
+
+# The libraries export what their installed headers declare and mark GR_API
+# (gramps/api.h), nothing else: objects are compiled hidden by default, and position
+# independent, so the same objects make the static archives and the shared libraries.
+OBJFLAGS := -fPIC -fvisibility=hidden
 
 # Packet kernels written as loops across a packet for the vectorizer: -O3 vectorizes
 # loops of unknown length (-O2's cost model does not) and -fno-math-errno lets sqrtf
@@ -61,6 +69,8 @@ $(patsubst %,$(BUILD)/obj/%.o,$(VECTOR_KERNELS)): CFLAGS += -O3 -fno-math-errno
 
 LIBGRAMPS := $(BUILD)/lib/libgramps.a
 LIBRENDER := $(BUILD)/lib/librender.a
+LIBTOOLS  := $(BUILD)/lib/libtools.a
+SHARED_LIBS := $(BUILD)/lib/libgramps.so $(BUILD)/lib/librender.so
 
 TOOLS        := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 RUNTIME_TESTS := $(patsubst tests/runtime/%.c,$(BUILD)/tests/runtime/%,$(wildcard tests/runtime/test_*.c))
@@ -68,8 +78,8 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: all deps test test-runtime bench bench-scaling run install install-files clean check-all fuzz
-all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
+.PHONY: FORCE all deps test test-runtime bench bench-scaling run install install-files clean check-all fuzz
+all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
 $(DEPS_STAMP): mk/deps.sh
@@ -77,11 +87,20 @@ $(DEPS_STAMP): mk/deps.sh
 	@mkdir -p build && touch $@
 deps: $(DEPS_STAMP)
 
-$(BUILD)/obj/%.c.o: %.c | $(DEPS_STAMP)
+# Objects depend on the flags they were compiled with, so a change of flags (such as
+# OBJFLAGS') rebuilds them instead of linking stale ones.
+FLAGS_STAMP := $(BUILD)/obj/flags
+$(FLAGS_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(OBJFLAGS)' | cmp -s - $@ || \
+	    echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(OBJFLAGS)' > $@
+FORCE:
 
-$(BUILD)/obj/%.S.o: %.S
+$(BUILD)/obj/%.c.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OBJFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(SANFLAGS) -c $< -o $@
 
@@ -93,15 +112,28 @@ $(LIBRENDER): $(RENDER_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIBTOOLS): $(TOOLS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# Shared builds of the two libraries (not installed: the programs and pkg-config use the
+# archives); tests/render/test_exports checks what they export against the headers.
+$(BUILD)/lib/libgramps.so: $(GRAMPS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $^ -o $@ $(LDFLAGS) $(LDLIBS)
+$(BUILD)/lib/librender.so: $(RENDER_OBJ) $(BUILD)/lib/libgramps.so
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(RENDER_OBJ) -o $@ $(LDFLAGS) -L$(BUILD)/lib -lgramps $(RENDER_LDLIBS)
+
 $(BUILD)/tests/runtime/%: tests/runtime/%.c tests/check.h $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBGRAMPS) $(LDLIBS)
 
 # Programs that load plugin stages export the whole runtime and renderer libraries, so
 # that a plugin finds every gr_/cp_/pl_ function it calls in the program.
-PLUGIN_HOST_LIBS = -rdynamic -Wl,--whole-archive $(LIBRENDER) $(LIBGRAMPS) -Wl,--no-whole-archive
+PLUGIN_HOST_LIBS = -rdynamic $(LIBTOOLS) -Wl,--whole-archive $(LIBRENDER) $(LIBGRAMPS) -Wl,--no-whole-archive
 
-$(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS)
+$(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
@@ -110,15 +142,15 @@ $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBRENDER) $(LIBGRAMPS
 $(BUILD)/tests/render/test_install: private CPPFLAGS += -DTEST_CC='"$(CC)"' \
     -DTEST_SANFLAGS='"$(strip $(SANFLAGS))"'
 
-$(BUILD)/bin/%: tools/%.c $(LIBRENDER) $(LIBGRAMPS)
+$(BUILD)/bin/%: tools/%.c $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(LIBRENDER) $(LIBGRAMPS)
+$(BUILD)/bench/%: bench/%.c $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS) -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS) $(RENDER_LDLIBS) -ldl
 
-test: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS)
+test: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS)
 	@sh tests/run_tests.sh $(BUILD) $(RUNTIME_TESTS) $(RENDER_TESTS)
 
 # The runtime alone: gramps/ builds and tests without the renderer modules.
@@ -146,8 +178,8 @@ check-all:
 # they include from the project (found by the compiler, so the set follows the sources),
 # installed under include/gramps/ in the source layout, so that one -I (gramps-render.pc
 # gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
-RENDER_API_HEADERS := compose/compose.h tools/common/image_out.h \
-    pipelines/stages.h pipelines/frame.h pipelines/raster/hiz.h pipelines/raster/raster.h \
+RENDER_API_HEADERS := compose/compose.h output/image_out.h raytracer/trace.h \
+    pipelines/stages.h pipelines/frame.h pipelines/raster/raster.h \
     pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
@@ -158,7 +190,7 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/gramps \
 	    $(DESTDIR)$(PREFIX)/share/gramps/graphs
 	install -m 644 $(LIBGRAMPS) $(LIBRENDER) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 gramps/gramps.h $(DESTDIR)$(PREFIX)/include/gramps/
+	install -m 644 gramps/gramps.h gramps/api.h $(DESTDIR)$(PREFIX)/include/gramps/
 	for h in $$($(CC) $(CPPFLAGS) -MM $(RENDER_API_HEADERS) | tr ' \\' '\n\n' | \
 	            grep '\.h$$' | grep -v '^gramps/' | sort -u); do \
 	    install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/gramps/$$h || exit 1; done

@@ -14,6 +14,7 @@
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/raytrace.h"
+#include "raytracer/bvh.h"
 
 #include <stdio.h>
 #include <stdlib.h>

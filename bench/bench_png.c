@@ -1,12 +1,13 @@
-/* PNG encoding benchmark: the renderers' encoder (tools/common/png_encode.c) against
+/* PNG encoding benchmark: the renderers' encoder (output/png_encode.c) against
  * stb_image_write's, which it replaced, on 1024x1024 ray-traced frames of teapot, fairy
  * and ../shared/scenes/bunny.obj. Prints "name value unit": each one's encode time
  * (median of 5) and file size, ours at 1, 2, 4 ... threads up to the hardware's, and
  * ours / stb's time at each. */
+#include "output/png_encode.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace/raytrace.h"
+#include "raytracer/bvh.h"
 #include "tools/common/measure.h"
-#include "tools/common/png_encode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

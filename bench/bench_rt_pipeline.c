@@ -11,6 +11,7 @@
 #include "pipelines/frame.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raytrace/raytrace.h"
+#include "raytracer/bvh.h"
 #include "tools/common/measure.h"
 
 #include <stdio.h>

@@ -175,46 +175,46 @@ struct cp_stage_init {
 };
 
 /* The stage's parameter values (checked against the type's declaration). */
-int64_t cp_int(const cp_stage_init *i, const char *param);
-double cp_float(const cp_stage_init *i, const char *param);
-bool cp_bool(const cp_stage_init *i, const char *param);
-const char *cp_string(const cp_stage_init *i, const char *param);
+GR_API int64_t cp_int(const cp_stage_init *i, const char *param);
+GR_API double cp_float(const cp_stage_init *i, const char *param);
+GR_API bool cp_bool(const cp_stage_init *i, const char *param);
+GR_API const char *cp_string(const cp_stage_init *i, const char *param);
 /* A queue bound to one of the stage's ports: its packet size and elements per packet. */
-size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port);
-uint32_t cp_port_elements(const cp_stage_init *i, const char *port);
+GR_API size_t cp_port_packet_bytes(const cp_stage_init *i, const char *port);
+GR_API uint32_t cp_port_elements(const cp_stage_init *i, const char *port);
 /* The number of subqueues of the queue set bound to a port (0: not a set). */
-uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port);
+GR_API uint32_t cp_port_subqueues(const cp_stage_init *i, const char *port);
 /* The queues an output port sends to: 1, or the copies of a replicated queue the graph
  * binds with `QUEUE[*]` (the stage's last port only), as outputs port, port + 1, ... */
-uint32_t cp_port_copies(const cp_stage_init *i, const char *port);
+GR_API uint32_t cp_port_copies(const cp_stage_init *i, const char *port);
 
 /* The resource `name` as stage i's type declares it: its registered type, and the
  * declared cp_access bits in *access. NULL when the type does not declare it. */
-const cp_resource_type *cp_stage_resource(const cp_stage_init *i, const char *name,
+GR_API const cp_resource_type *cp_stage_resource(const cp_stage_init *i, const char *name,
                                           unsigned *access);
 /* The cp_access bits every stage of the instance declares for resource `name` (0: none
  * does), for create hooks: rt.blend leaves the sums to a graph's tile cutters when one
  * overwrites them. */
-unsigned cp_instance_resource_access(const cp_instance *in, const char *name);
+GR_API unsigned cp_instance_resource_access(const cp_instance *in, const char *name);
 
 /* ---- the registry ------------------------------------------------------------------ */
 
-cp_registry *cp_registry_new(void);
-void cp_registry_free(cp_registry *r);
+GR_API cp_registry *cp_registry_new(void);
+GR_API void cp_registry_free(cp_registry *r);
 /* Types and formats are referenced, not copied: they must outlive the registry (static
  * tables, or a plugin kept loaded by the registry). A name registered twice is an
  * error. 0 on success, -1 with a message in err. */
-int cp_register_format(cp_registry *r, const cp_format *f, char err[CP_ERR_MAX]);
-int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX]);
+GR_API int cp_register_format(cp_registry *r, const cp_format *f, char err[CP_ERR_MAX]);
+GR_API int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX]);
 /* Resources before the stage types that use them; create and destroy come as a pair, a
  * resource cleared each run has 4-byte elements and no create. */
-int cp_register_resource(cp_registry *r, const cp_resource_type *t, char err[CP_ERR_MAX]);
-const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name);
-const cp_format *cp_find_format(const cp_registry *r, const char *name);
-const cp_resource_type *cp_find_resource(const cp_registry *r, const char *name);
+GR_API int cp_register_resource(cp_registry *r, const cp_resource_type *t, char err[CP_ERR_MAX]);
+GR_API const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name);
+GR_API const cp_format *cp_find_format(const cp_registry *r, const char *name);
+GR_API const cp_resource_type *cp_find_resource(const cp_registry *r, const char *name);
 /* Every stage type with its kind, ports (mode, format), parameters and resources, then
  * every format and every resource. */
-void cp_registry_print(const cp_registry *r, FILE *out);
+GR_API void cp_registry_print(const cp_registry *r, FILE *out);
 
 /* ---- plugins ----------------------------------------------------------------------- */
 
@@ -232,12 +232,12 @@ typedef struct cp_plugin {
 /* dlopens a plugin (kept open until the registry is freed) and registers it. `name` is
  * a path when it holds a '/', else a file name looked for in the registry's plugin path
  * (the first directory that has it). */
-int cp_plugin_load(cp_registry *r, const char *name, char err[CP_ERR_MAX]);
+GR_API int cp_plugin_load(cp_registry *r, const char *name, char err[CP_ERR_MAX]);
 
 /* Appends directories (a ':'-separated list; empty entries skipped) to the plugin path.
  * The path starts empty: programs add theirs (gramps-render and gramps-run:
  * GRAMPS_PLUGIN_PATH, then the plugins/ directory beside their bin/). */
-int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX]);
+GR_API int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX]);
 
 /* ---- graph descriptions ------------------------------------------------------------ */
 
@@ -252,34 +252,34 @@ int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX]);
  * supplies (cp_vars). A replicated stage or queue NAME becomes NAME-0 .. NAME-(n-1); a
  * replicated stage's port bound to a queue replicated as often binds copy k to copy k,
  * to a plain queue binds every copy to it. */
-cp_graph *cp_graph_new(const cp_registry *r);
-void cp_graph_free(cp_graph *g);
+GR_API cp_graph *cp_graph_new(const cp_registry *r);
+GR_API void cp_graph_free(cp_graph *g);
 
 /* Reads a graph file (INI syntax; `#` and `;` start comments). Plugin paths with a
  * '/' are relative to the file. */
-int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX]);
+GR_API int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX]);
 /* The same from text; `origin` names it in messages. */
-int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
+GR_API int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
                        char err[CP_ERR_MAX]);
 
 /* Sets one value, as a graph file line would (a later value replaces an earlier one).
  * section: "graph", "queue NAME" or "stage NAME"; creates the section if new. `where`
  * names the source in later messages ("command line"). */
-int cp_put(cp_graph *g, const char *section, const char *key, const char *value,
+GR_API int cp_put(cp_graph *g, const char *section, const char *key, const char *value,
            const char *where, char err[CP_ERR_MAX]);
 /* `--set SECTION.KEY=VALUE`: SECTION is "graph" or the name of an existing stage or
  * queue. */
-int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX]);
+GR_API int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX]);
 /* Removes a stage or queue section (to replace a stage: put a new "type"). */
-int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
+GR_API int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
 
 /* Loads the plugins the [graph] section names (`plugins = a.so, b.so`) into r, each
  * once: a name with a '/' is relative to the graph file, a bare name is looked for in
  * the plugin path (cp_plugin_path_add). Errors name the setting's file and line. */
-int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
 
 /* A [graph] setting after overrides, or NULL. */
-const char *cp_graph_value(const cp_graph *g, const char *key);
+GR_API const char *cp_graph_value(const cp_graph *g, const char *key);
 
 /* Variables the program supplies (frame size, worker count, ...), asked for `$name`
  * values that the [graph] section does not set. Returns the value's text or NULL. */
@@ -299,29 +299,29 @@ typedef struct cp_resource_need {
 /* The number of entries in needs[CP_MAX_RESOURCES], or -1 with a message (a `replicate`
  * that is not a number). Stages of unknown types are skipped: cp_instance_new names
  * them. */
-int cp_graph_resources(const cp_graph *g, const cp_vars *vars,
+GR_API int cp_graph_resources(const cp_graph *g, const cp_vars *vars,
                        cp_resource_need needs[CP_MAX_RESOURCES], char err[CP_ERR_MAX]);
 /* The entry for resource `name` in needs[0..n), or NULL: the graph does not use it. */
-const cp_resource_need *cp_resource_needed(const cp_resource_need *needs, int n,
+GR_API const cp_resource_need *cp_resource_needed(const cp_resource_need *needs, int n,
                                            const char *name);
 
 /* ---- instances: one run of a graph ------------------------------------------------- */
 
 /* Checks the description (types, parameters, formats of every binding) and builds the
  * GRAMPS graph with the stages' states made for `frame`. NULL with a message. */
-cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars,
+GR_API cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars,
                              char err[CP_ERR_MAX]);
-gr_graph *cp_instance_graph(const cp_instance *in);
+GR_API gr_graph *cp_instance_graph(const cp_instance *in);
 /* Hands the GRAMPS graph (and its statistics) to the caller, who destroys it; the
  * instance no longer owns it. */
-gr_graph *cp_instance_take_graph(cp_instance *in);
+GR_API gr_graph *cp_instance_take_graph(cp_instance *in);
 /* The [graph] launch settings (low_watermark) over `base` (workers etc.). */
-gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
+GR_API gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
 /* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err). */
-gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX]);
+GR_API gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX]);
 /* The state create made for stage NAME (replicas: NAME-k), or NULL. */
-void *cp_instance_state(const cp_instance *in, const char *stage);
-void cp_instance_free(cp_instance *in);
+GR_API void *cp_instance_state(const cp_instance *in, const char *stage);
+GR_API void cp_instance_free(cp_instance *in);
 
 #ifdef __cplusplus
 }

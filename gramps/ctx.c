@@ -42,17 +42,6 @@ unsigned gr_worker_id(const gr_ctx *c) { return c->w->id; }
 unsigned gr_num_workers(const gr_ctx *c) { return c->g->nworkers; }
 uint32_t gr_instance(const gr_ctx *c) { return c->inst ? c->inst->number : 0; }
 
-void gr_printf(gr_ctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    flockfile(stdout);
-    printf("[%s w%u] ", c->stage->name, c->w->id);
-    vprintf(fmt, ap);
-    funlockfile(stdout);
-    va_end(ap);
-}
-
 void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line)
 {
     if (ok) return;

@@ -17,6 +17,8 @@
 #ifndef GRAMPS_H
 #define GRAMPS_H
 
+#include "gramps/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,21 +113,21 @@ typedef enum gr_bind_mode {
     GR_BIND_INPLACE,               /* Shader: the input packet, modified, forwarded to this queue */
 } gr_bind_mode;
 
-gr_graph *gr_graph_create(void);
-void gr_graph_destroy(gr_graph *g);
-const char *gr_error(const gr_graph *g);       /* "" when no error */
+GR_API gr_graph *gr_graph_create(void);
+GR_API void gr_graph_destroy(gr_graph *g);
+GR_API const char *gr_error(const gr_graph *g);       /* "" when no error */
 
-int gr_queue(gr_graph *g, const gr_queue_desc *d);        /* queue id or GR_INVALID */
-int gr_stage(gr_graph *g, const gr_stage_desc *d);        /* stage id or GR_INVALID */
+GR_API int gr_queue(gr_graph *g, const gr_queue_desc *d);        /* queue id or GR_INVALID */
+GR_API int gr_stage(gr_graph *g, const gr_stage_desc *d);        /* stage id or GR_INVALID */
 /* A buffer visible to the stages it is bound to; data (may be NULL) is copied in. A
  * read-only one (writable = false) gets pages of its own, mprotected PROT_READ from
  * gr_launch until gr_wait returns: a write to it during the run faults (SIGSEGV). */
-int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable);
+GR_API int gr_buffer(gr_graph *g, const char *name, size_t bytes, const void *data, bool writable);
 /* Binds queue to stage; returns the slot index among the stage's bindings of that
  * direction (inputs: GR_BIND_INPUT; outputs: OUTPUT, PUSH and INPLACE share numbering). */
-int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue);
-int gr_bind_buffer(gr_graph *g, int stage, int buffer);   /* buffer slot or GR_INVALID */
-void *gr_buffer_data(gr_graph *g, int buffer);            /* host access after gr_wait */
+GR_API int gr_bind(gr_graph *g, int stage, gr_bind_mode mode, int queue);
+GR_API int gr_bind_buffer(gr_graph *g, int stage, int buffer);   /* buffer slot or GR_INVALID */
+GR_API void *gr_buffer_data(gr_graph *g, int buffer);            /* host access after gr_wait */
 
 typedef struct gr_launch_opts {
     unsigned workers;              /* 0: as gr_worker_count(0) answers */
@@ -150,55 +152,55 @@ typedef struct gr_launch_opts {
  * when that is 0, GRAMPS_NUM_THREADS (0 there: one, which runs on the caller inside
  * gr_wait); when that is unset, one per online CPU; at most GR_MAX_WORKERS. Graph files'
  * $workers and whatever a program sizes per worker ask this, so they agree with the run. */
-unsigned gr_worker_count(unsigned requested);
+GR_API unsigned gr_worker_count(unsigned requested);
 
 /* Whether a scheduler of that name exists, and the list of names (for messages). */
-bool gr_scheduler_known(const char *name);
-const char *gr_scheduler_names(void);
+GR_API bool gr_scheduler_known(const char *name);
+GR_API const char *gr_scheduler_names(void);
 /* Whether the named scheduler (NULL: GRAMPS_SCHEDULER, else "gramps", as gr_launch
  * resolves it) enforces queue capacities (backpressure): gramps and static do;
  * task-stealing and breadth-first do not, by design. */
-bool gr_scheduler_bounded(const char *name);
-const char *gr_scheduler_default(void);        /* GRAMPS_SCHEDULER, else "gramps" */
+GR_API bool gr_scheduler_bounded(const char *name);
+GR_API const char *gr_scheduler_default(void);        /* GRAMPS_SCHEDULER, else "gramps" */
 /* The policy a launched graph runs under (NULL before gr_launch chose one). */
-const char *gr_scheduler_of(const gr_graph *g);
+GR_API const char *gr_scheduler_of(const gr_graph *g);
 
 /* A run's per-stage time and per-queue traffic, kept past gr_graph_destroy to weigh the
  * Static scheduler's partition of a later run of the same graph. */
 typedef struct gr_profile gr_profile;
-gr_profile *gr_profile_take(const gr_graph *g);  /* after gr_wait; NULL when out of memory */
-void gr_profile_free(gr_profile *p);
+GR_API gr_profile *gr_profile_take(const gr_graph *g);  /* after gr_wait; NULL when out of memory */
+GR_API void gr_profile_free(gr_profile *p);
 
 /* Thread-stage stacks outlive their graph: a destroyed graph's go to a process-wide
  * cache that later graphs take from (at most 4096 stacks of one size; only the pages
  * their fibers touched are resident). This unmaps the cached ones; graphs still alive
  * keep theirs. */
-void gr_release_cached_stacks(void);
+GR_API void gr_release_cached_stacks(void);
 
 /* Worker and watchdog threads outlive their graph too: when a run ends they park, and
  * later launches wake them instead of making threads (the process keeps as many as the
  * most workers it ran at once). This ends the parked ones; running graphs keep theirs. */
-void gr_release_parked_threads(void);
+GR_API void gr_release_parked_threads(void);
 
 /* Runs part(arg, i, n) for i = 0..n-1 at the same time, part 0 on the caller and the
  * others on parked threads (made when none is parked; where none can be made, the
  * caller runs that part too), and returns when every part has returned. For work a
  * program does between runs, such as clearing a frame's buffers. */
-void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg);
+GR_API void gr_parallel(unsigned n, void (*part)(void *arg, unsigned i, unsigned n), void *arg);
 
 /* How many parts to cut such work into: gr_worker_count(threads), at most
  * GR_PARALLEL_MAX_PARTS. */
-unsigned gr_parallel_parts(unsigned threads);
+GR_API unsigned gr_parallel_parts(unsigned threads);
 
 /* Validates the graph and starts it with the given initially runnable Thread stages.
  * Returns GR_OK or GR_ERR_INVALID (message names the stage/queue). */
-gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
+GR_API gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
 /* Waits for every stage to finish. GR_OK, or the run's error (see gr_error). */
-gr_status gr_wait(gr_graph *g);
+GR_API gr_status gr_wait(gr_graph *g);
 /* Graphviz DOT of the graph: stages with priorities, one edge per output binding with the
  * queue's capacity and packet size (dashed: backward), and after a run the peak and
  * average held, in packets and bytes. `dot -Tsvg graph.dot > graph.svg` draws it. */
-void gr_graph_dot(const gr_graph *g, FILE *out);
+GR_API void gr_graph_dot(const gr_graph *g, FILE *out);
 
 /* ---- Stage-side intrinsics ---------------------------------------------------------- */
 
@@ -218,18 +220,18 @@ typedef struct gr_window {
  * inputs (an instance: its subqueue) must be empty, and stay so: packets there, or
  * committed there later, fail the run ("stage 'S' finished with N packets left in its
  * input queue 'Q'"). Read each input until GR_NOMORE. */
-gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w);
-gr_status gr_commit(gr_ctx *c, int input, uint32_t n);
-gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w);
+GR_API gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w);
+GR_API gr_status gr_commit(gr_ctx *c, int input, uint32_t n);
+GR_API gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w);
 /* Output to a queue set: subqueue by key (dynamic sets) or index (static sets). On a
  * plain queue the key tags the packets for Shaders downstream to inherit; an ordered
  * chain that ends in a queue set needs it (gr_reserve_out fails there). */
-gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
+GR_API gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
 /* Input from a queue set by key/index, for non-instanced consumers. */
-gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
-gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
+GR_API gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
+GR_API gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
 /* The key of the subqueue an instanced Thread stage (or a Shader task) is bound to. */
-uint64_t gr_key(const gr_ctx *c);
+GR_API uint64_t gr_key(const gr_ctx *c);
 
 /* Shader stages. An output, in-place forward or push into a queue set goes to the
  * subqueue of the key given (gr_output_key, gr_push_key); without one it inherits the
@@ -238,29 +240,28 @@ uint64_t gr_key(const gr_ctx *c);
  * graph, Rast -> in-place PS -> per-tile set). Otherwise the run fails naming the stage
  * and the queue set. A push into a plain queue gives its packet no key (elements of
  * many tasks share it). */
-void *gr_input(gr_ctx *c, size_t *bytes);       /* this task's input packet */
-void *gr_output(gr_ctx *c, int output);         /* pre-reserved output packet */
-void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-set outputs) */
-void gr_discard(gr_ctx *c, int output);         /* this task produces no packet there */
-void gr_push(gr_ctx *c, int output, const void *element);
-void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element);
+GR_API void *gr_input(gr_ctx *c, size_t *bytes);       /* this task's input packet */
+GR_API void *gr_output(gr_ctx *c, int output);         /* pre-reserved output packet */
+GR_API void gr_output_key(gr_ctx *c, int output, uint64_t key); /* its subqueue (queue-set outputs) */
+GR_API void gr_discard(gr_ctx *c, int output);         /* this task produces no packet there */
+GR_API void gr_push(gr_ctx *c, int output, const void *element);
+GR_API void gr_push_key(gr_ctx *c, int output, uint64_t key, const void *element);
 /* n elements (contiguous): the same as n gr_push calls, in that order, for one copy per
  * packet they fill instead of a call and a copy each. */
-void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n);
+GR_API void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n);
 /* n elements (contiguous) with one key: the same as n gr_push_key calls, in that order,
  * for one key lookup and one copy per packet they fill. */
-void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);
+GR_API void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);
 
 /* All stages. */
-void *gr_user(const gr_ctx *c);
-const void *gr_config(const gr_ctx *c, size_t *bytes);
-void *gr_buf(const gr_ctx *c, int slot, size_t *bytes);
-unsigned gr_worker_id(const gr_ctx *c);
-unsigned gr_num_workers(const gr_ctx *c);
-uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
-void gr_printf(gr_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+GR_API void *gr_user(const gr_ctx *c);
+GR_API const void *gr_config(const gr_ctx *c, size_t *bytes);
+GR_API void *gr_buf(const gr_ctx *c, int slot, size_t *bytes);
+GR_API unsigned gr_worker_id(const gr_ctx *c);
+GR_API unsigned gr_num_workers(const gr_ctx *c);
+GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
 #define gr_assert(c, cond) gr_assert_at((c), (cond), #cond, __FILE__, __LINE__)
-void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line);
+GR_API void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line);
 
 /* Collection helpers. */
 static inline uint32_t gr_count(const void *packet) { return *(const uint32_t *)packet; }
@@ -324,18 +325,18 @@ typedef struct gr_stats {
 } gr_stats;
 
 /* Valid after gr_wait until gr_graph_destroy. */
-const gr_stats *gr_get_stats(const gr_graph *g);
+GR_API const gr_stats *gr_get_stats(const gr_graph *g);
 /* Amdahl's law: the most a run whose work has this serial share can speed up on
  * `workers` workers, 1 / (s + (1 - s) / workers). Measured at 1 worker, the share is
  * the work no worker count spreads; the bound ignores queueing and scheduling costs. */
-double gr_amdahl_bound(double serial_share, unsigned workers);
-void gr_stats_write_json(const gr_graph *g, FILE *out);
+GR_API double gr_amdahl_bound(double serial_share, unsigned workers);
+GR_API void gr_stats_write_json(const gr_graph *g, FILE *out);
 /* Chrome/Perfetto trace JSON of the journal (launch with journal = true; -1 without):
  * a track per worker named "worker N" with a slice per task (stage name, instance), a
  * counter track per queue in bytes held and a "total footprint" track, whose peaks are
  * the statistics' peak_bytes and peak_footprint_bytes. Open it at ui.perfetto.dev or
  * chrome://tracing. */
-int gr_journal_write(const gr_graph *g, FILE *out);
+GR_API int gr_journal_write(const gr_graph *g, FILE *out);
 /* The journal's queue-depth samples, for programs that draw the timeline themselves
  * (gramps-footprint): a footprint sample records a queue when its held packets changed,
  * so a queue's depth at time t is its latest sample at or before t (0 before its first).
@@ -347,7 +348,7 @@ typedef struct gr_depth_sample {
     int queue;                     /* index into gr_stats.queues */
     uint64_t packets;              /* held from then on */
 } gr_depth_sample;
-size_t gr_journal_depths(const gr_graph *g, gr_depth_sample *out, size_t max);
+GR_API size_t gr_journal_depths(const gr_graph *g, gr_depth_sample *out, size_t max);
 /* The journal's task slices, for a program that draws the timeline itself (launch with
  * journal = true): copies up to max of them into out (stage: index into the stats'
  * stages; times in ms since the launch; in no particular order) and returns how many
@@ -357,7 +358,7 @@ typedef struct gr_slice {
     unsigned worker;
     double t0_ms, t1_ms;
 } gr_slice;
-size_t gr_journal_slices(const gr_graph *g, gr_slice *out, size_t max);
+GR_API size_t gr_journal_slices(const gr_graph *g, gr_slice *out, size_t max);
 
 #ifdef __cplusplus
 }

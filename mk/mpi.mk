@@ -11,7 +11,7 @@ MPI_RENDER := $(BUILD)/bin/gramps-render-mpi
 
 $(MPI_OBJ): CFLAGS += $(shell pkg-config --cflags $(MPI_PKG))
 
-$(MPI_RENDER): $(MPI_OBJ) $(LIBRENDER) $(LIBGRAMPS)
+$(MPI_RENDER): $(MPI_OBJ) $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(MPI_OBJ) -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS) \
 	    $(shell pkg-config --libs $(MPI_PKG))

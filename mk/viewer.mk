@@ -10,7 +10,7 @@ VIEWER   := $(BUILD)/bin/gramps-view
 
 $(VIEW_OBJ): CFLAGS += $(shell pkg-config --cflags $(VIEW_PKGS))
 
-$(VIEWER): $(VIEW_OBJ) $(LIBRENDER) $(LIBGRAMPS)
+$(VIEWER): $(VIEW_OBJ) $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(VIEW_OBJ) -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS) \
 	    $(shell pkg-config --libs $(VIEW_PKGS))

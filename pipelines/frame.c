@@ -4,6 +4,7 @@
 #include "pipelines/frame_internal.h"
 
 #include "gramps/gramps.h"
+#include "raytracer/bvh.h"
 
 #include <stdio.h>
 #include <stdlib.h>

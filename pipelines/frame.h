@@ -17,7 +17,7 @@
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "compose/compose.h"
-#include "raytracer/bvh.h"
+#include "raytracer/trace.h"
 #include "shaders/ray_shading.h"
 #include "shaders/raster_shading.h"
 
@@ -34,12 +34,12 @@ typedef struct pl_scene_data {
     unsigned build_threads;
 } pl_scene_data;
 
-void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);
+GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);
 /* Uses a BVH the caller built (not freed by pl_scene_data_free). */
-void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh);
-void pl_scene_data_free(pl_scene_data *d);
+GR_API void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh);
+GR_API void pl_scene_data_free(pl_scene_data *d);
 /* The BVH, built now if it was not (NULL when out of memory). */
-const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
+GR_API const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
 
 #define PL_MAX_IMAGE_SIDE 16384           /* pixels, each side of a frame */
 #define PL_MAX_COUNTERS 32
@@ -103,12 +103,12 @@ typedef struct pl_frame {
 } pl_frame;
 
 /* A frame of width x height. false (message in err) for a bad size or no memory. */
-bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,
+GR_API bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,
                    char err[SC_ERR_MAX]);
-void pl_frame_free(pl_frame *f);
+GR_API void pl_frame_free(pl_frame *f);
 /* Renders only r (before the run). false (message in err) when r is empty or not inside
  * the image. */
-bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
+GR_API bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
 
 /* ---- resources ------------------------------------------------------------------------ */
 
@@ -118,8 +118,8 @@ bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
  * stages whose work is every triangle each run, a raster front end) and the scene's
  * textures ("textures": declared by the stages whose shading samples them). Registered
  * by pl_registry_new with each family's own. */
-int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX]);
-extern const cp_resource_type pl_color_resource;
+GR_API int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX]);
+extern GR_API const cp_resource_type pl_color_resource;
 
 /* Stage i's resource `name`, made on first request (create hooks only: not
  * thread-safe), with the access its type declares: a stage that reads or writes it
@@ -127,57 +127,57 @@ extern const cp_resource_type pl_color_resource;
  * stage copy's own: the same one for every run of a graph on the frame. NULL with a
  * message in err when the type does not declare it, when out of memory or when
  * PL_MAX_RESOURCES (or PL_MAX_COPIES_PER_RESOURCE) are in use. */
-void *pl_frame_use(const cp_stage_init *i, const char *name, char err[CP_ERR_MAX]);
+GR_API void *pl_frame_use(const cp_stage_init *i, const char *name, char err[CP_ERR_MAX]);
 /* The same without a stage: type t asked for with `access` (cp_access bits) for owner
  * ("" unless t is per-copy). NULL when out of memory or full. */
-void *pl_frame_resource(pl_frame *f, const cp_resource_type *t, unsigned access,
+GR_API void *pl_frame_resource(pl_frame *f, const cp_resource_type *t, unsigned access,
                         const char *owner);
 /* The position of a resource in the frame's table, for packets that name one (a depth
  * layer), and back; -1 / NULL when there is none, or it is not of type `name`. */
-int pl_frame_resource_index(const pl_frame *f, const void *data);
-void *pl_frame_resource_at(const pl_frame *f, int index, const char *name);
+GR_API int pl_frame_resource_index(const pl_frame *f, const void *data);
+GR_API void *pl_frame_resource_at(const pl_frame *f, int index, const char *name);
 /* The image, made (cleared to the background before the run) when no stage asked for
  * it: what pl_render_frame makes sure of. NULL when out of memory. */
-uint32_t *pl_frame_image_pixels(pl_frame *f);
+GR_API uint32_t *pl_frame_image_pixels(pl_frame *f);
 
 /* Samples per pixel of stage i, which has an `spp` parameter: its value for the colour
  * output; other outputs take one sample at the pixel centre. */
-int pl_samples_per_pixel(const cp_stage_init *i);
+GR_API int pl_samples_per_pixel(const cp_stage_init *i);
 
 /* The image: RGBA8 per pixel (R in the low byte). */
-uint32_t *pl_frame_color(pl_frame *f);
+GR_API uint32_t *pl_frame_color(pl_frame *f);
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call
  * before the run; pl_frame_free leaves them), so the image needs no copy. */
-void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
+GR_API void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
 
 /* The clears the resources' requests owe (see pl_resource.clear_owed and fresh), split
  * into `parts` bands of rows cleared at once (gr_parallel); pl_render_frame calls it
  * before each run. */
-void pl_frame_prepare(pl_frame *f, unsigned parts);
-const sh_raster_env *pl_frame_raster_env(pl_frame *f);
-const sh_ray_env *pl_frame_ray_env(pl_frame *f);
+GR_API void pl_frame_prepare(pl_frame *f, unsigned parts);
+GR_API const sh_raster_env *pl_frame_raster_env(pl_frame *f);
+GR_API const sh_ray_env *pl_frame_ray_env(pl_frame *f);
 
 /* Bytes of resource type t for a frame of width x height, a [graph] tile of `tile`
  * pixels and `triangles` scene triangles (an upper-end estimate for types made by
  * create). */
-double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
+GR_API double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
                          size_t triangles);
 
 /* The counter named `name`, made at 0 on first request (create hooks only); stages add
  * to it with relaxed atomics. NULL when PL_MAX_COUNTERS are in use. */
-_Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name);
+GR_API _Atomic(uint64_t) *pl_frame_counter(pl_frame *f, const char *name);
 
 /* The work cursor named `name`, set to 0 (create hooks only: every copy's create runs
  * before the graph does, and a frame may serve several runs, as gramps-render-mpi's
  * chunks do, each starting from 0): the copies of a replicated stage share it to take
  * work (the next batch, say) as they go instead of dealing it out in turns. Not a
  * statistic. NULL when PL_MAX_CURSORS are in use. */
-_Atomic(uint32_t) *pl_frame_cursor(pl_frame *f, const char *name);
+GR_API _Atomic(uint32_t) *pl_frame_cursor(pl_frame *f, const char *name);
 /* Its value after the run (0 if no stage made it). */
-uint64_t pl_frame_count(const pl_frame *f, const char *name);
+GR_API uint64_t pl_frame_count(const pl_frame *f, const char *name);
 
 /* The finished image: RGBA8, width * height * 4 bytes (the background where no stage
  * wrote). */
-const uint8_t *pl_frame_image(pl_frame *f);
+GR_API const uint8_t *pl_frame_image(pl_frame *f);
 
 #endif

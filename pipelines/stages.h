@@ -13,20 +13,19 @@
 /* Each family's frame resources (before any family's stages: stage types name the
  * resources they use, and the hybrid's and raster.ztile use the ray tracer's sums), then
  * its formats and stage types. */
-int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX]);
-int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX]);
-int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
-int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
-int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX]);
+GR_API int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
 
 /* A registry holding every built-in stage type and format. NULL (message in err) only
  * when out of memory. */
-cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
+GR_API cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
 
 /* The text of a built-in graph ("raster", "raster-ordered", "raster-parallel", "raytrace",
- * "hybrid"), or NULL; and the names, NULL-terminated. */
-const char *pl_builtin_graph(const char *name);
-extern const char *const pl_builtin_graph_names[];
+ * "hybrid"), or NULL. */
+GR_API const char *pl_builtin_graph(const char *name);
 
 /* Variables for $name values, from the frame and launch settings:
  *   width, height   the image size
@@ -42,19 +41,19 @@ typedef struct pl_vars_ctx {
     unsigned workers;
 } pl_vars_ctx;
 
-cp_vars pl_vars(pl_vars_ctx *ctx);
+GR_API cp_vars pl_vars(pl_vars_ctx *ctx);
 
 /* One frame through a graph: instantiates it for the frame, runs it on `launch`'s
  * workers and returns the finished GRAMPS graph (statistics; the caller destroys it),
  * or NULL with a message. The image is pl_frame_image(frame). */
-gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
+GR_API gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX]);
 
 /* The same for the built-in graph `name` with a program's settings applied first by
  * put(g, cfg), as `--set` would apply them (plr_render and plrt_render pass their
  * configs this way). */
 typedef int (*pl_put_fn)(cp_graph *g, const void *cfg, char err[CP_ERR_MAX]);
-gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl_frame *frame,
+GR_API gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl_frame *frame,
                             const gr_launch_opts *launch, char err[CP_ERR_MAX]);
 
 #endif

@@ -16,6 +16,8 @@
 #ifndef RASTERIZER_RASTER_H
 #define RASTERIZER_RASTER_H
 
+#include "gramps/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -108,7 +110,7 @@ static inline void rs_weights(const rs_interp *ip, int64_t e0, int64_t e1, float
  * as doubles, its triangle's area[i] and 1/w iw[k][i]), in a loop that vectorizes
  * (rasterizer/weights.c, -O3, with an AVX2 body when avx2 is true). Same bits as
  * rs_weights. */
-void rs_weights_packet(int n, const double *e0, const double *e1, const double *area,
+GR_API void rs_weights_packet(int n, const double *e0, const double *e1, const double *area,
                        const float *const iw[3], float *b1, float *b2, bool avx2);
 
 /* What clipping would do to a triangle: nothing, drop it, or cut it into pieces, from
@@ -124,16 +126,16 @@ static inline unsigned rs_outcode_of(float x, float y, float z, float w)
     return (unsigned)(z + w < 0) | (unsigned)(w - z < 0) << 1 | (unsigned)(g - x < 0) << 2 |
            (unsigned)(g + x < 0) << 3 | (unsigned)(g - y < 0) << 4 | (unsigned)(g + y < 0) << 5;
 }
-unsigned rs_outcode(const rs_vertex *v);
-rs_clip_kind rs_clip_classify_codes(unsigned c0, unsigned c1, unsigned c2);
+GR_API unsigned rs_outcode(const rs_vertex *v);
+GR_API rs_clip_kind rs_clip_classify_codes(unsigned c0, unsigned c1, unsigned c2);
 
 /* Clips against near, far and the guard band. Returns the number of triangles written
  * to out (0 when nothing is left); each keeps prim and material. */
-int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
+GR_API int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED]);
 
 /* Sets up a clipped triangle for a width x height image. false when it covers no sample
  * (zero area, or outside the image). */
-bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s);
+GR_API bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s);
 
 /* rs_setup_triangle in two steps, for vertices shared by several triangles: each vertex
  * projected (rs_project: 1/w, window depth, screen position; then snapped to
@@ -154,13 +156,13 @@ static inline void rs_project(float cx, float cy, float cz, float cw, int width,
 
 static inline float rs_subpixels(float v) { return v * (float)(1 << RS_SUBPIXEL_BITS); }
 
-void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out);
-bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s);
+GR_API void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out);
+GR_API bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s);
 
 /* Writes the covered pixels of s inside the pixel rectangle [x0,x1) x [y0,y1) to out,
  * in row-major order; returns how many (at most (x1-x0)*(y1-y0)). Coverage only: depth
  * and weights come from rs_weights, so a pipeline can compute them in parallel. */
-int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
+GR_API int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
 
 /* A depth and visibility buffer over a rectangle of the image: pixel (x, y) is at
  * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none).
@@ -188,7 +190,7 @@ typedef struct rs_depth_target {
  * id. Returns the number of covered pixels. With avx2 (only where the CPU has it; the
  * shaders' sh_raster_env.isa says) the AVX2 kernels, eight or four pixels a step, else the
  * baseline (rasterizer/depth_rect.c): the same results, won order and count. */
-int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
+GR_API int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id, bool avx2);
 
 /* The exact (unbiased) values of edges 0 and 1 at pixel (x, y)'s centre: what

@@ -14,15 +14,10 @@
 #include "raytracer/bvh.h"
 #include "raytracer/leaf.h"
 #include "raytracer/ray.h"
+#include "raytracer/trace.h"
 
-/* Closest hit in [ray->tmin, ray->tmax]; ties in t go to the smaller primitive id.
- * Returns 1 and fills *hit on a hit; on a miss returns 0 and sets hit->prim = RT_NO_HIT,
- * hit->t = ray->tmax. Runs the kernels of bvh->isa (SSE over the 4-wide nodes, or AVX2
- * over the 8-wide ones: bvh_traverse_tmp.h at both widths); both give the same bits. */
-int rt_intersect1(const rt_bvh *bvh, const rt_ray *ray, rt_hit *hit);
-
-/* 1 when any triangle is hit in [ray->tmin, ray->tmax]. */
-int rt_occluded1(const rt_bvh *bvh, const rt_ray *ray);
+/* rt_intersect1 and rt_occluded1 (trace.h) run bvh_traverse_tmp.h at the BVH's node
+ * width: 4 (SSE) or 8 (AVX2). */
 
 /* Rays traced together as one stream at most (a 64-bit mask per stack entry). */
 #define RT_STREAM_MAX 64

@@ -185,18 +185,6 @@ void rt_occluded_packet(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *o
     }
 }
 
-void rt_packet_stats_add(rt_packet_stats *a, const rt_packet_stats *b)
-{
-    a->packets += b->packets;
-    a->rays += b->rays;
-    a->streamed_packets += b->streamed_packets;
-    a->node_visits += b->node_visits;
-    a->node_lanes += b->node_lanes;
-    a->leaf_visits += b->leaf_visits;
-    a->leaf_lanes += b->leaf_lanes;
-    a->leaf_active += b->leaf_active;
-}
-
 void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out)
 {
     const double pk = s->packets ? (double)s->packets : 1.0;

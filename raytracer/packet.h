@@ -19,8 +19,7 @@
 
 #include "raytracer/bvh.h"
 #include "raytracer/ray.h"
-
-#define RT_PACKET_MAX 64
+#include "raytracer/trace.h"                 /* RT_PACKET_MAX */
 
 /* Counters a caller may accumulate over many packets (pass NULL to skip them). */
 typedef struct rt_packet_stats {
@@ -42,8 +41,6 @@ void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *h
 void rt_occluded_packet(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded,
                         rt_packet_stats *stats);
 
-/* Adds b's counters to a. */
-void rt_packet_stats_add(rt_packet_stats *a, const rt_packet_stats *b);
 /* One line: packets, streamed share, average active lanes at nodes and leaves. */
 void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out);
 

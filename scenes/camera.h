@@ -4,6 +4,7 @@
 #ifndef SCENES_CAMERA_H
 #define SCENES_CAMERA_H
 
+#include "gramps/api.h"
 #include "scenes/scene.h"
 
 /* Orthonormal camera frame: forward, right and up, plus the half extents of the image
@@ -13,10 +14,10 @@ typedef struct sc_camera_frame {
     float half_w, half_h;
 } sc_camera_frame;
 
-void sc_camera_frame_init(sc_camera_frame *f, const sc_camera *c, int width, int height);
+GR_API void sc_camera_frame_init(sc_camera_frame *f, const sc_camera *c, int width, int height);
 
 /* Direction (not normalised) through image point (px, py) in pixels, row 0 on top. */
-void sc_camera_ray(const sc_camera_frame *f, int width, int height, float px, float py,
+GR_API void sc_camera_ray(const sc_camera_frame *f, int width, int height, float px, float py,
                    float dir[3]);
 
 #endif

@@ -11,6 +11,8 @@
 #ifndef SCENES_SCENE_H
 #define SCENES_SCENE_H
 
+#include "gramps/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,20 +99,20 @@ typedef struct sc_load_opts {
 } sc_load_opts;
 
 /* max_memory: half the physical memory; import_seconds: 60; textures: 8192 x 8192. */
-sc_load_opts sc_load_opts_default(void);
+GR_API sc_load_opts sc_load_opts_default(void);
 
 /* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell), a .scene file or
  * a mesh file (anything assimp reads). Returns 0, or -1 with a message naming the file
  * (and line for .scene) in err. sc_load uses the default options. */
-int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
-int sc_load_with(const char *scene, const sc_load_opts *opts, sc_scene **out, char err[SC_ERR_MAX]);
-void sc_free(sc_scene *s);
+GR_API int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
+GR_API int sc_load_with(const char *scene, const sc_load_opts *opts, sc_scene **out, char err[SC_ERR_MAX]);
+GR_API void sc_free(sc_scene *s);
 
-int sc_flatten(const sc_scene *s, sc_geometry *out, char err[SC_ERR_MAX]);
-void sc_geometry_free(sc_geometry *g);
+GR_API int sc_flatten(const sc_scene *s, sc_geometry *out, char err[SC_ERR_MAX]);
+GR_API void sc_geometry_free(sc_geometry *g);
 
 /* Scene report: triangles, vertices, bounding box, materials, lights and an estimate of
  * covered pixels per triangle for the scene's camera at width x height. */
-void sc_report(const sc_scene *s, int width, int height, FILE *out);
+GR_API void sc_report(const sc_scene *s, int width, int height, FILE *out);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef SHADERS_COLOR_H
 #define SHADERS_COLOR_H
 
+#include "gramps/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,11 +34,11 @@ static inline uint32_t sh_decode_primid(const uint8_t rgba[4])
 /* Linear [0,1] -> sRGB-encoded byte (exact function of its input: deterministic).
  * sh_to_srgb8 is a search in a table of the 255 thresholds of sh_to_srgb8_exact (the
  * formula with powf) and returns the same byte for every float, several times faster. */
-uint8_t sh_to_srgb8(float linear);
-uint8_t sh_to_srgb8_exact(float linear);
+GR_API uint8_t sh_to_srgb8(float linear);
+GR_API uint8_t sh_to_srgb8_exact(float linear);
 
 /* Builds the table (once per process; sh_to_srgb8 also calls it). */
-void sh_srgb_init(void);
+GR_API void sh_srgb_init(void);
 
 /* sh_to_srgb8 for hot loops, once sh_srgb_init() has run: the bits' top part (exponent
  * and 7 mantissa bits) indexes the result at the start of that bucket, and a bucket
@@ -45,9 +47,9 @@ void sh_srgb_init(void);
 #define SH_SRGB_LOW_BITS 0x35800000u              /* 2^-20: encodes to 0 */
 #define SH_SRGB_ONE_BITS 0x3f800000u
 #define SH_SRGB_BUCKETS ((SH_SRGB_ONE_BITS - SH_SRGB_LOW_BITS) >> SH_SRGB_BUCKET_SHIFT)
-extern float sh_srgb_threshold[257];
-extern uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];   /* + 3: room for 4-byte gathers */
-extern int sh_srgb_max_steps;             /* the most thresholds one bucket spans */
+extern GR_API float sh_srgb_threshold[257];
+extern GR_API uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];   /* + 3: room for 4-byte gathers */
+extern GR_API int sh_srgb_max_steps;            /* the most thresholds one bucket spans */
 
 static inline uint8_t sh_srgb8_lookup(float x)
 {
@@ -64,6 +66,6 @@ static inline uint8_t sh_srgb8_lookup(float x)
  * where the CPU has it) eight values at a time, by gathers and sh_srgb_max_steps
  * threshold steps in every lane (steps past a lane's byte add nothing, since the
  * thresholds increase). The same bytes either way. */
-void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2);
+GR_API void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2);
 
 #endif

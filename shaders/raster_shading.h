@@ -8,6 +8,7 @@
 #ifndef SHADERS_RASTER_SHADING_H
 #define SHADERS_RASTER_SHADING_H
 
+#include "gramps/api.h"
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "rasterizer/raster.h"
@@ -19,10 +20,10 @@
 
 /* Instruction sets the packet kernels are compiled for; results are the same bits. */
 typedef enum sh_isa { SH_ISA_BASELINE, SH_ISA_AVX2 } sh_isa;
-bool sh_isa_available(sh_isa isa);
+GR_API bool sh_isa_available(sh_isa isa);
 /* The best the CPU has, unless GRAMPS_ISA=baseline asks for the baseline. */
-sh_isa sh_isa_best(void);
-const char *sh_isa_name(sh_isa isa);
+GR_API sh_isa sh_isa_best(void);
+GR_API const char *sh_isa_name(sh_isa isa);
 
 typedef struct sh_raster_env {
     const sc_scene *scene;
@@ -36,7 +37,7 @@ typedef struct sh_raster_env {
     sh_isa isa;                       /* the PS kernel's (sh_isa_best() at init) */
 } sh_raster_env;
 
-void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
+GR_API void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
                         int width, int height, sh_aov aov);
 
 /* The vertex shader and the rasterizer's per-vertex setup for n <= SH_VS_MAX vertices
@@ -55,7 +56,7 @@ typedef struct sh_vs_vertices {
     int32_t x[SH_VS_MAX], y[SH_VS_MAX];
     uint8_t code[SH_VS_MAX];
 } sh_vs_vertices;
-void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
+GR_API void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
                        int height, sh_vs_vertices *out);
 
 /* A vertex's attributes: world position, normal and uv (inline: the VS copies them per
@@ -90,9 +91,9 @@ typedef struct sh_ps_frags {
  * the packet so the compiler vectorizes them (compiled for the baseline and for AVX2,
  * e->isa picks); every lane does the same IEEE operations as the scalar formula, so the colour of
  * a fragment does not depend on the packet it is in or the ISA. */
-void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
+GR_API void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
 
 /* The clear colour of the image for the env's AOV. */
-uint32_t sh_background(const sh_raster_env *e);
+GR_API uint32_t sh_background(const sh_raster_env *e);
 
 #endif

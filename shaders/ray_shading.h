@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "gramps/api.h"
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "raytracer/ray.h"
@@ -39,20 +40,20 @@ typedef struct sh_ray_result {
 } sh_ray_result;
 
 /* Lights: the scene's (at most SH_RAY_MAX_LIGHTS), or a light at the eye if it has none. */
-void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
+GR_API void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
                      const sc_camera_frame *f);
 
-void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+GR_API void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out);
 
 /* The interpolated shading normal at a hit, facing the incoming ray (two-sided), and
  * the hit's material (a default one for an out-of-range index): for stages that add
  * their own terms (ambient occlusion, ...). */
-void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3]);
-const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit);
+GR_API void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3]);
+GR_API const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit);
 
 /* Arbitrary output values for a primary hit (primid, depth, normal), as RGB floats. */
-void sh_ray_aov(const sh_ray_env *e, sh_aov aov, const rt_ray *ray, const rt_hit *hit,
+GR_API void sh_ray_aov(const sh_ray_env *e, sh_aov aov, const rt_ray *ray, const rt_hit *hit,
                 float rgb[3]);
 
 #endif

@@ -16,7 +16,7 @@
 #include "shaders/raster_shading.h"
 #include "shaders/ray_shading.h"
 #include "scenes/scene.h"
-#include "tools/common/image_out.h"
+#include "output/image_out.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"

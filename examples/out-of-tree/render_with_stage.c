@@ -3,7 +3,7 @@
  * shader and the output merger; one frame of the teapot as a PNG. [OUT.png [SIZE]] */
 #include "pipelines/raster/packets.h"
 #include "pipelines/stages.h"
-#include "tools/common/image_out.h"
+#include "output/image_out.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,12 +20,13 @@
  * frame counter "rays.ao" counts the occlusion rays. Other outputs than colour (--aov) get
  * nothing from this stage (Shade writes them).
  *
- * Build: cc -I<repo> -shared -fPIC ao.c -o ao.so (no libraries: gramps-render provides the
- * symbols). */
+ * Build, in the source tree or against an installed copy:
+ *   cc -shared -fPIC $(pkg-config --cflags gramps-render) ao.c -o ao.so
+ * (no libraries: gramps-render provides the symbols). */
 #include "compose/compose.h"
 #include "pipelines/frame.h"
 #include "pipelines/raytrace/packets.h"
-#include "raytracer/bvh_traverse.h"
+#include "raytracer/trace.h"
 #include "shaders/ray_shading.h"
 
 #include <math.h>

@@ -19,8 +19,9 @@
  * fragment's colour is a function of its own depth and colour only: the image is the same
  * for any worker count. Other outputs than colour (--aov) pass through unchanged.
  *
- * Build: cc -I<repo> -shared -fPIC fog.c -o fog.so (no libraries: gramps-render provides
- * the symbols). */
+ * Build, in the source tree or against an installed copy:
+ *   cc -shared -fPIC $(pkg-config --cflags gramps-render) fog.c -o fog.so
+ * (no libraries: gramps-render provides the symbols). */
 #include "compose/compose.h"
 #include "pipelines/frame.h"
 #include "pipelines/raster/packets.h"

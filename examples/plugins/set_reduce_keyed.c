@@ -17,8 +17,9 @@
  * The thesis' reducer reserves its whole subqueue at once ("reduce-huge"); this one reads
  * a packet at a time, so no subqueue needs room for its key's whole input.
  *
- * Build: cc -I<repo> -shared -fPIC set_reduce_keyed.c -o set_reduce_keyed.so; runs under
- * gramps-run (no frame object: the stages keep everything in their own state). */
+ * Build, in the source tree or against an installed copy:
+ *   cc -shared -fPIC $(pkg-config --cflags gramps-render) set_reduce_keyed.c -o set_reduce_keyed.so
+ * Runs under gramps-run (no frame object: the stages keep everything in their own state). */
 #include "compose/compose.h"
 
 #include <inttypes.h>

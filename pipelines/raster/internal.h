@@ -15,6 +15,7 @@
 #include "pipelines/raster/raster.h"
 #include "pipelines/raster/packets.h"
 #include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sums.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

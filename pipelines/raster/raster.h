@@ -63,11 +63,11 @@ typedef struct plr_counts {
     uint64_t coarse_z_culled;      /* triangle-tile pairs skipped by the coarse depth test */
 } plr_counts;
 
-void plr_config_default(plr_config *c);
+GR_API void plr_config_default(plr_config *c);
 
 /* Renders into rgba (width*height*4); returns the finished graph (for statistics; the
  * caller destroys it) or NULL with a message in err. */
-gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_config *cfg,
+GR_API gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_config *cfg,
                      uint8_t *rgba, plr_counts *counts, char err[SC_ERR_MAX]);
 
 #endif

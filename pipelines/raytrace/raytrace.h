@@ -20,7 +20,7 @@
 #include "gramps/gramps.h"
 #include "scenes/camera.h"
 #include "shaders/color.h"
-#include "raytracer/bvh.h"
+#include "raytracer/trace.h"
 
 typedef struct plrt_config {
     int width, height;
@@ -41,11 +41,11 @@ typedef struct plrt_counts {
     uint64_t primary, shadow, secondary;
 } plrt_counts;
 
-void plrt_config_default(plrt_config *c);
+GR_API void plrt_config_default(plrt_config *c);
 
 /* Renders into rgba (width*height*4). Returns the finished graph (for statistics; the
  * caller destroys it) or NULL with a message in err. */
-gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
+GR_API gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
                      const plrt_config *cfg, uint8_t *rgba, plrt_counts *counts,
                      char err[SC_ERR_MAX]);
 

@@ -7,6 +7,7 @@
 #include "pipelines/stages.h"
 
 #include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sums.h"
 #include "pipelines/raytrace/sample_runs.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"

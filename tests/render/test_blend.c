@@ -5,6 +5,7 @@
  * exact sum (plrt_to_fixed per contribution, summed in 64 bits), at 1 and 2 workers and
  * with 1 or 4 Blend bands. */
 #include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sums.h"
 #include "pipelines/stages.h"
 #include "shaders/color.h"
 #include "tests/check.h"

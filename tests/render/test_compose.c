@@ -7,20 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct toy_frame { _Atomic(uint64_t) sum, packets; } toy_frame;
+typedef struct toy_frame { _Atomic(uint64_t) sum, packets; unsigned workers; } toy_frame;
 
 typedef struct num_pkt { uint32_t v; } num_pkt;
 
 static const cp_format toy_num = {.name = "toy.num", .kind = GR_OPAQUE, .packet_bytes = sizeof(num_pkt)};
 static const cp_format toy_other = {.name = "toy.other", .kind = GR_OPAQUE, .packet_bytes = 8};
 
-typedef struct source_state { uint32_t first, count, stride; } source_state;
+typedef struct source_state { uint32_t first, count, stride; size_t packet_bytes; } source_state;
 
 static void *source_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     source_state *s = calloc(1, sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (source_state){i->replica, (uint32_t)cp_int(i, "count"), i->replicas};
+    *s = (source_state){i->replica, (uint32_t)cp_int(i, "count"), i->replicas,
+                        cp_port_packet_bytes(i, "out")};
     return s;
 }
 
@@ -44,6 +45,7 @@ static void double_main(gr_ctx *c)
 static void sink_main(gr_ctx *c)
 {
     toy_frame *f = gr_user(c);
+    f->workers = gr_num_workers(c);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         atomic_fetch_add(&f->sum, ((num_pkt *)w.mem)->v);
@@ -136,6 +138,7 @@ static void test_runs_a_graph(void)
     CHECK_MSG(!*run_text(r, NULL, NULL, &f, &cap, err), "%s", err);
     CHECK(f.packets == 1000 && f.sum == 999 * 1000);
     CHECK(cap == 8);
+    CHECK(f.workers == 3);                  /* run_text's last run had 3 workers */
     CHECK_MSG(!*run_text(r, NULL, "numbers.capacity=3", &f, &cap, err), "%s", err);
     CHECK(cap == 3 && f.sum == 999 * 1000);
     CHECK_MSG(!*run_text(r, NULL, "graph.n=10", &f, &cap, err), "%s", err);
@@ -171,6 +174,31 @@ static void test_replication(void)
                   st->queues[q].name, (unsigned long long)st->queues[q].packets);
     }
     CHECK(parts == 3);
+    cp_instance_free(in);
+    cp_graph_free(g);
+    cp_registry_free(r);
+}
+
+/* What an embedding program does to a loaded graph: take a stage out and rebind around
+ * it (cp_remove, cp_put), and read a stage's state after the run (cp_instance_state),
+ * here what its create learnt of its port (cp_port_packet_bytes). */
+static void test_edit_graph_and_read_state(void)
+{
+    cp_registry *r = toy_registry();
+    char err[CP_ERR_MAX];
+    cp_graph *g = cp_graph_new(r);
+    CHECK_MSG(cp_graph_load_text(g, pipeline_text, "toy.graph", err) == 0, "%s", err);
+    CHECK(cp_remove(g, "stage dbl", err) == 0 && cp_remove(g, "queue doubled", err) == 0);
+    CHECK(cp_put(g, "stage sink", "in", "numbers", "test", err) == 0);
+    CHECK(cp_remove(g, "stage dbl", err) == -1 && strstr(err, "no section [stage dbl]"));
+    CHECK(cp_remove(g, "graph", err) == -1);
+    toy_frame f = {0};
+    cp_instance *in = cp_instance_new(g, &f, NULL, err);
+    CHECK_MSG(in && cp_instance_run(in, &(gr_launch_opts){.workers = 2}, err) == GR_OK, "%s", err);
+    CHECK(f.packets == 1000 && f.sum == 999 * 1000 / 2);   /* not doubled */
+    const source_state *s = in ? cp_instance_state(in, "src") : NULL;
+    CHECK(s && s->count == 1000 && s->packet_bytes == sizeof(num_pkt));
+    CHECK(in && !cp_instance_state(in, "dbl"));
     cp_instance_free(in);
     cp_graph_free(g);
     cp_registry_free(r);
@@ -264,6 +292,7 @@ int main(void)
 {
     RUN(test_runs_a_graph);
     RUN(test_replication);
+    RUN(test_edit_graph_and_read_state);
     RUN(test_errors_name_file_and_line);
     RUN(test_registry_errors);
     RUN(test_plugin_path);

@@ -5,7 +5,8 @@
  * pkg-config, renders, and its PNG is gramps-render's plain raster image of the same size
  * with the colour of every covered pixel inverted (the example's stage ran, between the
  * PS and the OM). Sanitizer builds build the example with the same -fsanitize flags,
- * since their librender.a needs the sanitizer's runtime. */
+ * since their librender.a needs the sanitizer's runtime. The example plugins build
+ * against the installed headers alone and load into this build's programs. */
 #include "tests/check.h"
 
 #include <ftw.h>
@@ -62,12 +63,21 @@ static void test_install_tree(void)
         "share/gramps/graphs/raytrace.graph", "include/gramps/gramps.h",
         "include/gramps/compose/compose.h", "include/gramps/pipelines/stages.h",
         "include/gramps/pipelines/frame.h", "include/gramps/shaders/color.h", "include/gramps/scenes/camera.h",
-        "include/gramps/pipelines/raster/hiz.h", "include/gramps/pipelines/raster/raster.h",
+        "include/gramps/api.h", "include/gramps/pipelines/raster/raster.h",
         "include/gramps/pipelines/raytrace/raytrace.h", "include/gramps/pipelines/raster/packets.h",
         "include/gramps/pipelines/raytrace/packets.h", "include/gramps/scenes/scene.h",
-        "include/gramps/tools/common/image_out.h"};
+        "include/gramps/raytracer/trace.h", "include/gramps/output/image_out.h",
+        "include/gramps/output/png_encode.h"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         CHECK_MSG(exists(files[i]), "%s not installed", files[i]);
+    /* internals: the BVH's layout and SIMD kernels, the stages' shared helpers, the
+     * programs' own code */
+    static const char *const internal[] = {
+        "include/gramps/raytracer/bvh.h", "include/gramps/raytracer/simd.h",
+        "include/gramps/pipelines/raster/hiz.h", "include/gramps/pipelines/raytrace/sums.h",
+        "include/gramps/output/safe_file.h", "include/gramps/tools", "lib/libtools.a"};
+    for (size_t i = 0; i < sizeof internal / sizeof *internal; i++)
+        CHECK_MSG(!exists(internal[i]), "%s installed", internal[i]);
 }
 
 /* nftw callback: compiles a file that includes one installed header and nothing else. */
@@ -130,6 +140,33 @@ static void test_example_against_installed_copy(void)
     compare_images(plain, inverted);
 }
 
+/* The example plugins build against the installed headers alone (no library: the program
+ * that loads them provides the symbols), load into this build's programs from
+ * GRAMPS_PLUGIN_PATH (searched before the programs' own plugin folder) and give the
+ * images of the plugins built in the tree. */
+static void test_plugins_against_installed_copy(void)
+{
+    static const char *const plugins[] = {"fog", "ao", "set_reduce_keyed"};
+    CHECK(sh("mkdir -p %s/plugins", dir) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(sh("%s -std=c11 -O2 -Wall -Wextra -Werror %s -shared -fPIC "
+                     "$(pkg-config --cflags gramps-render) examples/plugins/%s.c -o %s/plugins/%s.so",
+                     TEST_CC, TEST_SANFLAGS, plugins[i], dir, plugins[i]) == 0,
+                  "%s.c does not build against the installed headers", plugins[i]);
+    static const char *const graphs[] = {"raster-fog", "raytrace-ao"};
+    for (int i = 0; i < 2; i++) {
+        const char *g = graphs[i];
+        CHECK(sh("%s/bin/gramps-render -q --size 48x48 --graph examples/graphs/%s.graph "
+                 "-o %s/%s-tree.png teapot", build, g, dir, g) == 0);
+        CHECK(sh("GRAMPS_PLUGIN_PATH=%s/plugins %s/bin/gramps-render -q --size 48x48 --graph "
+                 "examples/graphs/%s.graph -o %s/%s-installed.png teapot", dir, build, g, dir, g) == 0);
+        CHECK_MSG(sh("cmp %s/%s-tree.png %s/%s-installed.png", dir, g, dir, g) == 0,
+                  "%s: the plugin built against the installed copy gives another image", g);
+    }
+    CHECK(sh("GRAMPS_PLUGIN_PATH=%s/plugins %s/bin/gramps-run "
+             "examples/graphs/set-reduce-keyed.graph -t 2", dir, build) == 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -148,6 +185,7 @@ int main(int argc, char **argv)
     RUN(test_install_tree);
     RUN(test_headers_standalone);
     RUN(test_example_against_installed_copy);
+    RUN(test_plugins_against_installed_copy);
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     CHECK(system(rm) == 0);
     return check_finish();

@@ -1,10 +1,10 @@
-/* io_encode_png (tools/common/png_encode.c), read back by other decoders: every chunk's
+/* io_encode_png (output/png_encode.c), read back by other decoders: every chunk's
  * CRC holds, the IDAT stream inflates with zlib (which checks its Adler-32) to every row
  * with its filter byte, and stb_image decodes the very pixels given; the bytes do not
  * depend on the thread count; shapes that cut the rows into one band, many bands, a
  * short last band and bands of a single over-long row; bad sizes are refused. */
 #include "tests/check.h"
-#include "tools/common/png_encode.h"
+#include "output/png_encode.h"
 
 #include <stb/stb_image.h>                /* stbi_load_from_memory: compiled into librender */
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* tools/common/png_encode.c compiled here with a band's first output room set by the
+/* output/png_encode.c compiled here with a band's first output room set by the
  * test (1 to 300 bytes instead of zlib's bound), so that every band's deflate runs out
  * of room and its buffer grows, for some first sizes with a sync flush ending exactly
  * at the end of the room. The bytes must be the library encoder's, whose first room
@@ -9,7 +9,7 @@ static size_t first_out = 1;
 #define PNG_FIRST_OUT(bound) ((void)(bound), first_out)
 #define io_encode_png_on growing_encode_png_on
 #define io_encode_png growing_encode_png
-#include "tools/common/png_encode.c"
+#include "output/png_encode.c"
 #undef io_encode_png_on
 #undef io_encode_png
 /* the library's (png_encode.h, whose guard already made the names above) */

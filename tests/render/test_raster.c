@@ -5,6 +5,7 @@
  * crossing the near plane, huge or degenerate; per-queue peaks stay within capacity. */
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/raytrace.h"
+#include "raytracer/bvh.h"
 #include "rasterizer/raster.h"
 #include "shaders/raster_shading.h"
 #include "tests/check.h"

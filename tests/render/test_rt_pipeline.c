@@ -4,6 +4,7 @@
  * no singleton stage but the Tiler; Blend's bands cover each region's pixels once. */
 #include "pipelines/raytrace/raytrace.h"
 #include "pipelines/raytrace/packets.h"
+#include "pipelines/raytrace/sums.h"
 #include "raytracer/bvh_traverse.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"

@@ -4,8 +4,6 @@
 
 #include <stdlib.h>
 
-const char *const fp_share_names[FP_NSHARES] = {"application", "queue", "scheduling", "idle"};
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -17,8 +17,6 @@ typedef struct fp_summary {
     double share[FP_NSHARES];
 } fp_summary;
 
-extern const char *const fp_share_names[FP_NSHARES];   /* application, queue, ... */
-
 /* Over frames[0..n-1], n >= 1. */
 fp_summary fp_summarize(const fp_frame *frames, int n);
 

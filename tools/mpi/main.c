@@ -11,7 +11,7 @@
  * when a rank cannot load the scene or render (rank 0 reports that rank's message), 0
  * otherwise. */
 #include "pipelines/frame_memory.h"
-#include "tools/common/image_out.h"
+#include "output/image_out.h"
 #include "tools/common/measure.h"
 #include "tools/mpi/sanitizers.h"
 #include "tools/mpi/master.h"

@@ -1,8 +1,8 @@
 /* screenshot.c — saving the window (see screenshot.h). */
 #include "tools/view/screenshot.h"
 
-#include "tools/common/image_out.h"
-#include "tools/common/safe_file.h"
+#include "output/image_out.h"
+#include "output/safe_file.h"
 
 #include <stdint.h>
 #include <stdlib.h>

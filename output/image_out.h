@@ -1,10 +1,11 @@
 /* image_out.h — result images encoded as PNG in memory (png_encode.h), so that writing
  * them to disk (safe_file.h) can check every byte written, and written together with
  * the statistics. */
-#ifndef TOOLS_IMAGE_OUT_H
-#define TOOLS_IMAGE_OUT_H
+#ifndef OUTPUT_IMAGE_OUT_H
+#define OUTPUT_IMAGE_OUT_H
 
-#include "tools/common/png_encode.h"
+#include "gramps/api.h"
+#include "output/png_encode.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,7 @@
  * its path is not NULL, staged and committed together (safe_file.h), so both are
  * written or neither. stats NULL with stats_path set means making them ran out of
  * memory. 0, or -1 with the message in err. */
-int io_write_outputs(const char *png_path, int width, int height, const uint8_t *rgba,
+GR_API int io_write_outputs(const char *png_path, int width, int height, const uint8_t *rgba,
                      unsigned threads, const char *stats_path, const char *stats,
                      size_t stats_size, char *err, size_t errlen);
 

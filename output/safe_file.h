@@ -11,8 +11,8 @@
  *
  * A symlink is followed: its target is replaced and the link kept. A replaced file keeps
  * its permission bits; a new one gets 0666 less the umask, as fopen would give it. */
-#ifndef TOOLS_SAFE_FILE_H
-#define TOOLS_SAFE_FILE_H
+#ifndef OUTPUT_SAFE_FILE_H
+#define OUTPUT_SAFE_FILE_H
 
 #include <stddef.h>
 

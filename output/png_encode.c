@@ -16,7 +16,7 @@
  * compressor of its own on one thread: 53-93 ms a 1024x1024 frame on the development VM,
  * more than the frame took to render at 2 workers. Up and zlib's level 3 take 13-37 ms
  * on one thread for files 7-33% smaller (docs/performance.md). */
-#include "tools/common/png_encode.h"
+#include "output/png_encode.h"
 
 #include "gramps/gramps.h"
 

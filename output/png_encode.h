@@ -1,7 +1,9 @@
 /* png_encode.h — RGBA images encoded as PNG in memory, their bands of rows compressed
  * at once (png_encode.c). */
-#ifndef TOOLS_PNG_ENCODE_H
-#define TOOLS_PNG_ENCODE_H
+#ifndef OUTPUT_PNG_ENCODE_H
+#define OUTPUT_PNG_ENCODE_H
+
+#include "gramps/api.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -10,10 +12,10 @@
  * *size; NULL when out of memory, a side is not positive or the width is over 2^28.
  * gr_parallel_parts(threads) bands of rows are compressed at once (threads 0: one per
  * online CPU). The bytes depend on the image alone, not on `threads`. */
-uint8_t *io_encode_png_on(int width, int height, const uint8_t *rgba, unsigned threads,
+GR_API uint8_t *io_encode_png_on(int width, int height, const uint8_t *rgba, unsigned threads,
                           size_t *size);
 
 /* io_encode_png_on with threads 0. */
-uint8_t *io_encode_png(int width, int height, const uint8_t *rgba, size_t *size);
+GR_API uint8_t *io_encode_png(int width, int height, const uint8_t *rgba, size_t *size);
 
 #endif

@@ -1,7 +1,7 @@
 /* image_out.c — the renderer programs' outputs written together (see image_out.h). */
-#include "tools/common/image_out.h"
+#include "output/image_out.h"
 
-#include "tools/common/safe_file.h"
+#include "output/safe_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* safe_file.c — staged, checked file replacement (see safe_file.h). */
-#include "tools/common/safe_file.h"
+#include "output/safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
