@@ -8,7 +8,9 @@ bool rt_isa_available(rt_isa isa)
 {
     switch (isa) {
     case RT_ISA_BASELINE: return true;
+#if defined(__x86_64__)
     case RT_ISA_AVX2: return __builtin_cpu_supports("avx2");   /* checks XCR0 too */
+#endif
     default: return false;
     }
 }

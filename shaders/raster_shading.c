@@ -4,7 +4,6 @@
 #include "shaders/blinn_phong.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 
@@ -31,7 +30,7 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
 {
     memset(e, 0, sizeof *e);
     sh_srgb_init();                       /* the PS uses sh_srgb8_lookup */
-    e->isa = sh_isa_best();
+    e->isa = rt_isa_best();
     e->scene = s;
     e->geo = g;
     e->aov = aov;
@@ -217,7 +216,7 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
     }
     for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
     uint8_t r[SH_PS_MAX], g[SH_PS_MAX], b[SH_PS_MAX];
-    const bool avx2 = e->isa == SH_ISA_AVX2;
+    const bool avx2 = e->isa == RT_ISA_AVX2;
     sh_srgb8_encode_n(c.x, r, n, avx2);
     sh_srgb8_encode_n(c.y, g, n, avx2);
     sh_srgb8_encode_n(c.z, b, n, avx2);
@@ -337,7 +336,7 @@ void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, in
                        int height, sh_vs_vertices *out)
 {
 #if defined(__x86_64__)
-    if (e->isa == SH_ISA_AVX2) {
+    if (e->isa == RT_ISA_AVX2) {
         vs_vertices_avx2(e, vertex, n, width, height, out);
         return;
     }
@@ -345,9 +344,8 @@ void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, in
     vs_vertices_baseline(e, vertex, n, width, height, out);
 }
 
-/* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is made once
- * per process from the CPU (not with an ifunc: its resolver runs before sanitizers are
- * initialised). */
+/* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is the
+ * env's, made once from the CPU by rt_isa_best (raytracer/isa.h). */
 static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
     ps_packet(e, f, rgba);
@@ -361,30 +359,10 @@ static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, uint32_
 }
 #endif
 
-bool sh_isa_available(sh_isa isa)
-{
-    switch (isa) {
-    case SH_ISA_BASELINE: return true;
-#if defined(__x86_64__)
-    case SH_ISA_AVX2: return __builtin_cpu_supports("avx2");
-#endif
-    default: return false;
-    }
-}
-
-sh_isa sh_isa_best(void)
-{
-    const char *force = getenv("GRAMPS_ISA");     /* "baseline" to compare or debug */
-    if (force && !strcmp(force, "baseline")) return SH_ISA_BASELINE;
-    return sh_isa_available(SH_ISA_AVX2) ? SH_ISA_AVX2 : SH_ISA_BASELINE;
-}
-
-const char *sh_isa_name(sh_isa isa) { return isa == SH_ISA_AVX2 ? "avx2" : "baseline"; }
-
 void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
 #if defined(__x86_64__)
-    if (e->isa == SH_ISA_AVX2) {
+    if (e->isa == RT_ISA_AVX2) {
         ps_packet_avx2(e, f, rgba);
         return;
     }

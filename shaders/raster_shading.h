@@ -12,18 +12,12 @@
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "rasterizer/raster.h"
+#include "raytracer/isa.h"
 #include "scenes/scene.h"
 
 #include <string.h>
 
 #define SH_MAX_LIGHTS 8
-
-/* Instruction sets the packet kernels are compiled for; results are the same bits. */
-typedef enum sh_isa { SH_ISA_BASELINE, SH_ISA_AVX2 } sh_isa;
-GR_API bool sh_isa_available(sh_isa isa);
-/* The best the CPU has, unless GRAMPS_ISA=baseline asks for the baseline. */
-GR_API sh_isa sh_isa_best(void);
-GR_API const char *sh_isa_name(sh_isa isa);
 
 typedef struct sh_raster_env {
     const sc_scene *scene;
@@ -34,7 +28,7 @@ typedef struct sh_raster_env {
     int nlights;
     float ambient, background[3];
     sh_aov aov;
-    sh_isa isa;                       /* the PS kernel's (sh_isa_best() at init) */
+    rt_isa isa;                       /* the VS and PS kernels' (rt_isa_best() at init) */
 } sh_raster_env;
 
 GR_API void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,

@@ -279,7 +279,7 @@ static void write_work(const frame_stats *fs, int n, const frame_result *last, F
         fprintf(f, ", \"per_second\": %.0f},\n", rays_of(last) / (fs[n - 1].ms / 1e3));
     }
     fprintf(f, "\"ps_isa\": ");
-    io_json_string(f, sh_isa_name(sh_isa_best()));
+    io_json_string(f, rt_isa_name(rt_isa_best()));
     fprintf(f, ",\n\"rt_isa\": ");
     io_json_string(f, rt_isa_name(rt_isa_best()));
     fprintf(f, ",\n");

@@ -13,7 +13,7 @@ bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile)
     d->y0 = r.y0;
     d->x1 = r.x1;
     d->y1 = r.y1;
-    d->avx2 = s->env->isa == SH_ISA_AVX2;
+    d->avx2 = s->env->isa == RT_ISA_AVX2;
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     d->t = (rs_depth_target){malloc((pixels + RS_DEPTH_SLACK) * sizeof(float)),
                              calloc(pixels + RS_DEPTH_SLACK, sizeof(uint32_t)),

@@ -77,7 +77,7 @@ void plr_zraster_main(gr_ctx *c)
     plr_state *s = gr_user(c);
     memset(s->layer_drawn, 0, (size_t)(s->tiles_x * s->tiles_y));
     zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0},
-                      s->env->isa == SH_ISA_AVX2, 0};
+                      s->env->isa == RT_ISA_AVX2, 0};
     gr_window in;
     while (gr_reserve(c, 0, 1, &in) == GR_OK) {
         const prim_pkt *p = in.mem;

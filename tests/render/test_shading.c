@@ -51,8 +51,8 @@ static void test_srgb_encode_n(void)
                              1e-30f, 1e-38f, 0.0031308f, 0.04045f, 0.5f, 0.99999994f, 1e30f};
     sh_srgb_init();
     CHECK(sh_srgb_max_steps >= 1);
-    for (int isa = SH_ISA_BASELINE; isa <= SH_ISA_AVX2; isa++) {
-        if (!sh_isa_available((sh_isa)isa)) { printf("  skip: %s not available\n", sh_isa_name((sh_isa)isa)); continue; }
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) { printf("  skip: %s not available\n", rt_isa_name((rt_isa)isa)); continue; }
         long bad = 0;
         uint32_t b = 0x35000000u;
         int n = 0;
@@ -61,11 +61,11 @@ static void test_srgb_encode_n(void)
             for (; n < (int)(sizeof x / sizeof *x) && b < 0x3f900000u; n++, b += 7)
                 x[n] = (n & 1) ? f_of(b) : (n % 6 == 2 ? -f_of(b) : f_of(b + 1));
             int len = n - 3;                  /* a tail of 8k + 5 */
-            sh_srgb8_encode_n(x, got, len, isa == SH_ISA_AVX2);
+            sh_srgb8_encode_n(x, got, len, isa == RT_ISA_AVX2);
             for (int i = 0; i < len; i++) bad += got[i] != sh_srgb8_lookup(x[i]);
             n = 0;
         }
-        CHECK_MSG(bad == 0, "%s: %ld floats encode differently", sh_isa_name((sh_isa)isa), bad);
+        CHECK_MSG(bad == 0, "%s: %ld floats encode differently", rt_isa_name((rt_isa)isa), bad);
     }
 }
 
@@ -172,11 +172,11 @@ static void test_vs_kernel_matches_scalar(void)
     geo.nvertices = N;
     for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -3; geo.bbox_max[i] = 3; }
     long bad = 0, inside = 0;
-    for (int isa = SH_ISA_BASELINE; isa <= SH_ISA_AVX2; isa++) {
-        if (!sh_isa_available((sh_isa)isa)) continue;
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) continue;
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 640, 480, SH_AOV_COLOR);
-        e.isa = (sh_isa)isa;
+        e.isa = (rt_isa)isa;
         for (int first = 0, n = 1; first + n <= N; first += n, n = n % SH_VS_MAX + 1) {
             for (int i = 0; i < n; i++) vertex[i] = (uint32_t)(first + i);
             sh_vs_vertices v;
@@ -218,9 +218,9 @@ static void test_ps_kernel_matches_scalar(void)
     for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
     int bad = 0, variants = 0;
     for (int v = 0; v < 8; v++) {
-        sh_isa isa = (sh_isa)(v / 4);
+        rt_isa isa = (rt_isa)(v / 4);
         int aov = v % 4;
-        if (!sh_isa_available(isa)) continue;
+        if (!rt_isa_available(isa)) continue;
         variants++;
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 64, 64, (sh_aov)aov);
@@ -242,14 +242,14 @@ static void test_ps_kernel_matches_scalar(void)
                 uint32_t want = reference(&e, &t[tri[i]], b1[i], b2[i]);
                 if (out[i] != want && bad++ < 5)
                     fprintf(stderr, "  %s aov %d fragment %d of %d: %08x, expected %08x\n",
-                            sh_isa_name(isa), aov, i, n, out[i], want);
+                            rt_isa_name(isa), aov, i, n, out[i], want);
             }
         }
     }
     CHECK_MSG(bad == 0, "%d fragments differ from the scalar formula", bad);
     CHECK(variants >= 4);                         /* the baseline ran every AOV */
-    printf("  kernels tested: %s%s\n", sh_isa_name(SH_ISA_BASELINE),
-           sh_isa_available(SH_ISA_AVX2) ? ", avx2" : "");
+    printf("  kernels tested: %s%s\n", rt_isa_name(RT_ISA_BASELINE),
+           rt_isa_available(RT_ISA_AVX2) ? ", avx2" : "");
 }
 
 int main(void)
