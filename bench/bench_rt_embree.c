@@ -233,7 +233,7 @@ static void occluded_stream(RTCScene scene, struct RTCIntersectContext *ic, cons
 
 #define FTILE 8                 /* tile edge: four 4x4 primary packets */
 #define FTILE_RAYS (FTILE * FTILE)
-#define FBATCH (FTILE_RAYS * SH_RAY_MAX_LIGHTS)   /* most rays of one kind in a tile */
+#define FBATCH (FTILE_RAYS * SH_MAX_LIGHTS)   /* most rays of one kind in a tile */
 
 static int frame_reps = 5;      /* --reps */
 static bench_threads frame_threads; /* --threads */

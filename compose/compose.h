@@ -37,6 +37,15 @@ extern "C" {
 #define CP_API_VERSION 4
 #define CP_ERR_MAX 1024
 
+/* The bounds of a graph file's settings (a value beyond one is refused, naming the
+ * section, the setting and the range). */
+#define CP_MAX_REPLICAS 4096               /* `replicate` of a queue or stage section */
+#define CP_MAX_CAPACITY (1 << 24)          /* a queue's `capacity`, packets */
+#define CP_MAX_SUBQUEUES (1 << 20)         /* a static queue set's `subqueues` */
+#define CP_MAX_KEYS (1 << 24)              /* a dynamic queue set's `max_keys` */
+#define CP_MAX_PRIORITY 1000000            /* a stage's `priority`, either sign */
+#define CP_MAX_LOW_WATERMARK (1 << 24)     /* [graph] `low_watermark`, packets */
+
 typedef struct cp_registry cp_registry;
 typedef struct cp_graph cp_graph;
 typedef struct cp_instance cp_instance;

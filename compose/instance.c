@@ -145,9 +145,9 @@ static int queue_desc(cp_instance *in, const cp_section *sec, const cp_format *f
     int64_t cap, elems, subs, max_keys;
     bool ordered, dynamic;
     uint32_t max_elems = f->max_elements ? f->max_elements : f->default_elements;
-    if (int_of(in, sec, "capacity", 64, 1, 1 << 24, &cap, err) ||
-        int_of(in, sec, "subqueues", 0, 0, 1 << 20, &subs, err) ||
-        int_of(in, sec, "max_keys", 0, 0, 1 << 24, &max_keys, err) ||
+    if (int_of(in, sec, "capacity", GR_DEFAULT_CAPACITY, 1, CP_MAX_CAPACITY, &cap, err) ||
+        int_of(in, sec, "subqueues", 0, 0, CP_MAX_SUBQUEUES, &subs, err) ||
+        int_of(in, sec, "max_keys", 0, 0, CP_MAX_KEYS, &max_keys, err) ||
         bool_of(in, sec, "ordered", &ordered, err) || bool_of(in, sec, "dynamic_keys", &dynamic, err))
         return -1;
     bool sized = f->kind == GR_COLLECTION || f->packet_bytes == 0;
@@ -177,7 +177,7 @@ static int add_queue_section(cp_instance *in, const cp_section *sec, char err[CP
     if (check_keys(sec, queue_keys, "queues take format, capacity, elements, ordered, "
                    "subqueues, dynamic_keys, max_keys, replicate", err) ||
         queue_format(in, sec, &f, err) || queue_desc(in, sec, f, &d, &elements, err) ||
-        int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
+        int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err))
         return -1;
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
         inst_queue *q = &in->queues[in->nqueues++];
@@ -354,7 +354,7 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->port_queue = calloc((size_t)t->nports + 1, sizeof *st->port_queue);
     st->port_copies = calloc((size_t)t->nports + 1, sizeof *st->port_copies);
     if (!st->params || !st->port_queue || !st->port_copies) return cp_fail(err, "out of memory");
-    if (int_of(in, sec, "priority", 0, -1000000, 1000000, &st->priority, err) ||
+    if (int_of(in, sec, "priority", 0, -CP_MAX_PRIORITY, CP_MAX_PRIORITY, &st->priority, err) ||
         bool_of(in, sec, "fifo", &st->fifo, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
@@ -399,7 +399,7 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
 {
     const cp_stage_type *t;
     int64_t reps;
-    if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, 4096, &reps, err))
+    if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err))
         return -1;
     const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
@@ -415,7 +415,7 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
 static int copies(cp_instance *in, const cp_section *sec, int *out, char err[CP_ERR_MAX])
 {
     int64_t reps;
-    if (int_of(in, sec, "replicate", 0, 0, 4096, &reps, err)) return -1;
+    if (int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err)) return -1;
     *out = reps ? (int)reps : 1;
     return 0;
 }
@@ -449,7 +449,7 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
     const cp_section *sec = cp_section_find(in->desc, CP_SEC_GRAPH, NULL);
     if (!sec) return 0;
     int64_t wm;
-    if (int_of(in, sec, "low_watermark", 0, 0, 1 << 24, &wm, err)) return -1;
+    if (int_of(in, sec, "low_watermark", 0, 0, CP_MAX_LOW_WATERMARK, &wm, err)) return -1;
     in->low_watermark = (uint32_t)wm;
     return 0;
 }

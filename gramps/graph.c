@@ -112,8 +112,8 @@ int gr_queue(gr_graph *g, const gr_queue_desc *d)
     memcpy(q->name, name, sizeof name);
     q->d = *d;
     q->d.name = q->name;
-    if (!q->d.capacity) q->d.capacity = 64;
-    if (d->dynamic_keys && !q->d.max_keys) q->d.max_keys = 65536;
+    if (!q->d.capacity) q->d.capacity = GR_DEFAULT_CAPACITY;
+    if (d->dynamic_keys && !q->d.max_keys) q->d.max_keys = GR_DEFAULT_MAX_KEYS;
     q->packet_bytes = bytes;
     q->consumer = -1;
     q->chain_end = -1;

@@ -41,7 +41,7 @@ GR_API void pl_scene_data_free(pl_scene_data *d);
 /* The BVH, built now if it was not (NULL when out of memory). */
 GR_API const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
 
-#define PL_MAX_IMAGE_SIDE 16384           /* pixels, each side of a frame */
+#include "scenes/limits.h"
 #define PL_MAX_COUNTERS 32
 #define PL_COUNTER_NAME 48
 

@@ -65,10 +65,11 @@ static int import_assimp(sc_scene *s, const char *path, char err[SC_ERR_MAX])
         snprintf(err, SC_ERR_MAX, "%s: %s", path, aiGetErrorString());
         return -1;
     }
-    int map[256];
-    if (as->mNumMaterials > 256 || add_materials(s, as, map) != 0) {
+    int map[SC_MAX_IMPORT_MATERIALS];
+    if (as->mNumMaterials > SC_MAX_IMPORT_MATERIALS || add_materials(s, as, map) != 0) {
         aiReleaseImport(as);
-        snprintf(err, SC_ERR_MAX, "%s: too many materials or out of memory", path);
+        snprintf(err, SC_ERR_MAX, "%s: more than %d materials (SC_MAX_IMPORT_MATERIALS) or out "
+                 "of memory", path, SC_MAX_IMPORT_MATERIALS);
         return -1;
     }
     sc_mesh_builder b = {0};

@@ -13,19 +13,14 @@
 
 #include "gramps/api.h"
 
+#include "scenes/limits.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define SC_NAME_MAX 64
 #define SC_ERR_MAX 512
-
-/* Limits of what a scene may hold (scenes/validate.c checks them at load): coordinates
- * within +-SC_COORD_MAX (squared distances stay finite in float), light colour
- * components in [0, SC_LIGHT_MAX], albedo and specular factors in [0, SC_FACTOR_MAX]. */
-#define SC_COORD_MAX 1e18f
-#define SC_LIGHT_MAX 1e6f
-#define SC_FACTOR_MAX 1e3f
 
 typedef struct sc_texture {
     int width, height;

@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_MESHES 256
-
 typedef struct mesh_entry {
     char name[SC_NAME_MAX];
     char file[512], builtin[32], material[SC_NAME_MAX];
@@ -40,7 +38,7 @@ typedef struct parse_state {
     bool too_long;                /* stopped at a line longer than libinih's buffer */
     char dir[512];
     sc_scene *s;
-    mesh_entry meshes[MAX_MESHES];
+    mesh_entry meshes[SC_MAX_FILE_MESHES];
     int nmeshes;
     char err[SC_ERR_MAX];
     char last_section[128];
@@ -178,7 +176,7 @@ static mesh_entry *current_mesh(parse_state *p, const char *section)
     const char *name = section + strlen("mesh.");
     for (int i = 0; i < p->nmeshes; i++)
         if (!strcmp(p->meshes[i].name, name)) return &p->meshes[i];
-    if (p->nmeshes == MAX_MESHES) return NULL;
+    if (p->nmeshes == SC_MAX_FILE_MESHES) return NULL;
     mesh_entry *m = &p->meshes[p->nmeshes++];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
@@ -190,7 +188,7 @@ static mesh_entry *current_mesh(parse_state *p, const char *section)
 static int mesh_key(parse_state *p, const char *section, const char *key, const char *v)
 {
     mesh_entry *m = current_mesh(p, section);
-    if (!m) return fail(p, "[%s]: too many meshes%s", section, "");
+    if (!m) return fail(p, "[%s]: too many meshes (at most %s)", section, LIMIT_NAMED(SC_MAX_FILE_MESHES));
     if (!strcmp(key, "file")) snprintf(m->file, sizeof m->file, "%s%s", v[0] == '/' ? "" : p->dir, v);
     else if (!strcmp(key, "builtin")) snprintf(m->builtin, sizeof m->builtin, "%s", v);
     else if (!strcmp(key, "material")) snprintf(m->material, sizeof m->material, "%s", v);
@@ -250,7 +248,7 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
     size_t bad = sc_first_bad_vertex(&p->s->meshes[idx], m->transform);
     if (bad < p->s->meshes[idx].nvertices) {
         snprintf(p->err, sizeof p->err, "[mesh.%.60s]: the transform takes vertex %zu beyond "
-                 "+-1e18 (or to infinity)", m->name, bad + 1);
+                 "+-1e18 (SC_COORD_MAX) or to infinity", m->name, bad + 1);
         return false;
     }
     if (sc_scene_add_instance(p->s, (uint32_t)idx, m->transform) < 0) {

@@ -42,7 +42,7 @@ static bool in_range(const float *v, int n, float lo, float hi)
 const char *sc_camera_problem(const sc_camera *c)
 {
     if (first_out_of_range(c->eye, 3) < 3 || first_out_of_range(c->target, 3) < 3)
-        return "eye and target must be finite and within +-1e18";
+        return "eye and target must be finite and within +-1e18 (SC_COORD_MAX)";
     if (first_nonfinite(c->up, 3) < 3) return "up must be finite";
     if (!(c->fovy_deg > 0 && c->fovy_deg < 180)) return "fovy must be in (0, 180) degrees";
     double f[3], u[3], ff = 0, uu = 0;
@@ -66,7 +66,7 @@ static int mesh_problem(const sc_scene *s, const sc_mesh *m, const char *what, c
     size_t nv = m->nvertices, k;
     if ((k = first_out_of_range(m->positions, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: coordinate %g is not finite or "
-                 "beyond +-1e18", what, m->name, k / 3 + 1, m->positions[k]);
+                 "beyond +-1e18 (SC_COORD_MAX)", what, m->name, k / 3 + 1, m->positions[k]);
     else if ((k = first_nonfinite(m->normals, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: normal is not finite", what, m->name, k / 3 + 1);
     else if (m->texcoords && (k = first_nonfinite(m->texcoords, 2 * nv)) < 2 * nv)
@@ -87,17 +87,18 @@ static int mesh_problem(const sc_scene *s, const sc_mesh *m, const char *what, c
 static int material_problem(const sc_material *m, const char *what, char err[SC_ERR_MAX])
 {
     if (in_range(m->albedo, 3, 0, SC_FACTOR_MAX) && in_range(&m->reflectivity, 1, 0, 1) &&
-        in_range(&m->specular, 1, 0, SC_FACTOR_MAX) && in_range(&m->specular_exponent, 1, 0, 1e6f))
+        in_range(&m->specular, 1, 0, SC_FACTOR_MAX) && in_range(&m->specular_exponent, 1, 0, SC_EXPONENT_MAX))
         return 0;
-    snprintf(err, SC_ERR_MAX, "%s: material '%s': albedo and specular must be in [0, 1e3], "
-             "reflectivity in [0, 1], exponent in [0, 1e6]", what, m->name);
+    snprintf(err, SC_ERR_MAX, "%s: material '%s': albedo and specular must be in [0, 1e3] "
+             "(SC_FACTOR_MAX), reflectivity in [0, 1], exponent in [0, 1e6] (SC_EXPONENT_MAX)",
+             what, m->name);
     return -1;
 }
 
 const char *sc_light_problem(const sc_light *l)
 {
-    if (first_out_of_range(l->position, 3) < 3) return "position must be finite and within +-1e18";
-    if (!in_range(l->color, 3, 0, SC_LIGHT_MAX)) return "color components must be in [0, 1e6]";
+    if (first_out_of_range(l->position, 3) < 3) return "position must be finite and within +-1e18 (SC_COORD_MAX)";
+    if (!in_range(l->color, 3, 0, SC_LIGHT_MAX)) return "color components must be in [0, 1e6] (SC_LIGHT_MAX)";
     return NULL;
 }
 
@@ -133,7 +134,7 @@ int sc_validate_world(const float *positions, const float *normals, size_t nv, c
     size_t k;
     if ((k = first_out_of_range(positions, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: vertex %zu: the transform takes a coordinate to %g "
-                 "(not finite or beyond +-1e18)", what, k / 3 + 1, positions[k]);
+                 "(not finite or beyond +-1e18, SC_COORD_MAX)", what, k / 3 + 1, positions[k]);
     else if ((k = first_nonfinite(normals, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: vertex %zu: the transform makes the normal not finite",
                  what, k / 3 + 1);

@@ -2,27 +2,19 @@
 #include "shaders/raster_shading.h"
 
 #include "shaders/blinn_phong.h"
+#include "shaders/lighting.h"
 
 #include <math.h>
 #include <string.h>
 
 
+/* Clip planes around the scene's view extent, with margins that scale with it. */
 static void depth_range(sh_raster_env *e, const sc_geometry *g)
 {
-    float lo = INFINITY, hi = -INFINITY, d[3], diag;
-    for (int i = 0; i < 3; i++) d[i] = g->bbox_max[i] - g->bbox_min[i];
-    diag = sqrtf(sh_dot3(d, d));
-    for (int k = 0; k < 8; k++) {
-        float c[3] = {k & 1 ? g->bbox_max[0] : g->bbox_min[0], k & 2 ? g->bbox_max[1] : g->bbox_min[1],
-                      k & 4 ? g->bbox_max[2] : g->bbox_min[2]};
-        float v[3] = {c[0] - e->frame.eye[0], c[1] - e->frame.eye[1], c[2] - e->frame.eye[2]};
-        float z = sh_dot3(v, e->frame.forward);
-        lo = fminf(lo, z);
-        hi = fmaxf(hi, z);
-    }
-    if (!(diag > 0)) diag = 1;
-    e->near = lo > diag * 1e-3f ? lo * 0.9f : diag * 1e-3f;
-    e->far = hi > e->near ? hi * 1.01f + diag * 1e-3f : e->near + diag;
+    sh_view_extent x = sh_view_extent_of(g, &e->frame);
+    float diag = x.diagonal > 0 ? x.diagonal : 1;
+    e->near = x.nearest > diag * 1e-3f ? x.nearest * 0.9f : diag * 1e-3f;
+    e->far = x.farthest > e->near ? x.farthest * 1.01f + diag * 1e-3f : e->near + diag;
 }
 
 void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
@@ -36,15 +28,9 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
     e->aov = aov;
     sc_camera_frame_init(&e->frame, &s->camera, width, height);
     depth_range(e, g);
-    e->nlights = (int)(s->nlights < SH_MAX_LIGHTS ? s->nlights : SH_MAX_LIGHTS);
-    if (e->nlights > 0) memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
-    else {                                /* s->lights may be NULL: no memcpy from it */
-        memcpy(e->lights[0].position, e->frame.eye, sizeof e->frame.eye);
-        e->lights[0].color[0] = e->lights[0].color[1] = e->lights[0].color[2] = 1;
-        e->nlights = 1;
-    }
-    e->ambient = 0.1f;
-    e->background[0] = e->background[1] = e->background[2] = 0.05f;
+    e->nlights = sh_lights_of(s, e->frame.eye, e->lights);
+    e->ambient = SH_AMBIENT;
+    e->background[0] = e->background[1] = e->background[2] = SH_BACKGROUND;
 }
 
 static uint32_t pack_rgb(const float c[3])

@@ -17,8 +17,6 @@
 
 #include <string.h>
 
-#define SH_MAX_LIGHTS 8
-
 typedef struct sh_raster_env {
     const sc_scene *scene;
     const sc_geometry *geo;

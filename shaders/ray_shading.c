@@ -2,6 +2,7 @@
 #include "shaders/ray_shading.h"
 
 #include "shaders/blinn_phong.h"
+#include "shaders/lighting.h"
 
 #include <math.h>
 #include <string.h>
@@ -13,32 +14,15 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
     memset(e, 0, sizeof *e);
     e->scene = s;
     e->geo = g;
-    e->nlights = (int)(s->nlights < SH_RAY_MAX_LIGHTS ? s->nlights : SH_RAY_MAX_LIGHTS);
-    if (e->nlights > 0) memcpy(e->lights, s->lights, (size_t)e->nlights * sizeof *e->lights);
-    else {                                /* s->lights may be NULL: no memcpy from it */
-        memcpy(e->lights[0].position, f->eye, sizeof f->eye);
-        e->lights[0].color[0] = e->lights[0].color[1] = e->lights[0].color[2] = 1.0f;
-        e->nlights = 1;
-    }
-    e->ambient = 0.1f;
-    e->background[0] = e->background[1] = e->background[2] = 0.05f;
-    float d[3], diag = 0;
-    for (int i = 0; i < 3; i++) d[i] = g->bbox_max[i] - g->bbox_min[i];
-    diag = sqrtf(sh_dot3(d, d));
-    e->eps = (diag > 0 ? diag : 1.0f) * 1e-4f;
+    e->nlights = sh_lights_of(s, f->eye, e->lights);
+    e->ambient = SH_AMBIENT;
+    e->background[0] = e->background[1] = e->background[2] = SH_BACKGROUND;
+    sh_view_extent x = sh_view_extent_of(g, f);
+    e->eps = (x.diagonal > 0 ? x.diagonal : 1.0f) * 1e-4f;
     memcpy(e->forward, f->forward, sizeof e->forward);
-    /* Depth range: the bounding box's extent along the view axis. */
-    float lo = INFINITY, hi = -INFINITY;
-    for (int k = 0; k < 8; k++) {
-        float c[3] = {k & 1 ? g->bbox_max[0] : g->bbox_min[0], k & 2 ? g->bbox_max[1] : g->bbox_min[1],
-                      k & 4 ? g->bbox_max[2] : g->bbox_min[2]};
-        float v[3] = {c[0] - f->eye[0], c[1] - f->eye[1], c[2] - f->eye[2]};
-        float z = sh_dot3(v, f->forward);
-        lo = fminf(lo, z);
-        hi = fmaxf(hi, z);
-    }
-    e->depth_near = lo > 0 ? lo : 0;
-    e->depth_far = hi > e->depth_near ? hi : e->depth_near + 1;
+    /* Depth AOV range: the bounding box's extent along the view axis. */
+    e->depth_near = x.nearest > 0 ? x.nearest : 0;
+    e->depth_far = x.farthest > e->depth_near ? x.farthest : e->depth_near + 1;
 }
 
 void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3])

@@ -15,12 +15,10 @@
 #include "raytracer/ray.h"
 #include "scenes/scene.h"
 
-#define SH_RAY_MAX_LIGHTS 8
-
 typedef struct sh_ray_env {
     const sc_scene *scene;
     const sc_geometry *geo;
-    sc_light lights[SH_RAY_MAX_LIGHTS];
+    sc_light lights[SH_MAX_LIGHTS];
     int nlights;
     float ambient;                /* ambient light level */
     float background[3];
@@ -32,14 +30,14 @@ typedef struct sh_ray_env {
 typedef struct sh_ray_result {
     float direct[3];              /* ambient term, added at once */
     int nshadow;
-    rt_ray shadow[SH_RAY_MAX_LIGHTS];
-    float shadow_color[SH_RAY_MAX_LIGHTS][3];   /* added if the shadow ray is unoccluded */
+    rt_ray shadow[SH_MAX_LIGHTS];
+    float shadow_color[SH_MAX_LIGHTS][3];   /* added if the shadow ray is unoccluded */
     bool reflect;
     rt_ray reflected;
     float reflect_weight[3];
 } sh_ray_result;
 
-/* Lights: the scene's (at most SH_RAY_MAX_LIGHTS), or a light at the eye if it has none. */
+/* Lights: sh_lights_of (shaders/lighting.h). */
 GR_API void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
                      const sc_camera_frame *f);
 

@@ -60,7 +60,7 @@ static void usage(FILE *out)
         "  --pipelines LIST   built-in graphs (default %s; also raster-parallel)\n"
         "  --graph FILE       a graph file as one more pipeline (repeatable)\n"
         "  --schedulers LIST  (default %s)\n"
-        "  --workers LIST     worker counts, 1..1024 (default 1,2; e.g. 1,2,8,16: more workers\n"
+        "  --workers LIST     worker counts, " LIMIT_RANGE(1, GR_MAX_WORKERS) " (default 1,2; e.g. 1,2,8,16: more workers\n"
         "                     than cores shows footprint and overheads, not speedup)\n"
         "  --repeats N        measured frames per configuration, after a warm-up (default 5)\n"
         "  --size WxH         image size (default 512x512)\n"
@@ -99,11 +99,12 @@ static int parse_workers(options *o, const char *arg, const char *flag)
     o->nworkers = 0;
     for (int i = 0; ok && i < l.n; i++) {
         int n;
-        ok = io_parse_int(l.item[i], 1, 1024, &n);
+        ok = io_parse_int(l.item[i], 1, GR_MAX_WORKERS, &n);
         if (ok) o->workers[o->nworkers++] = (unsigned)n;
     }
     free(l.text);
-    return ok ? 0 : bad_flag(flag, arg, "expected worker counts 1..1024, comma-separated");
+    return ok ? 0 : bad_flag(flag, arg, "expected worker counts " LIMIT_RANGE(1, GR_MAX_WORKERS)
+                                    ", comma-separated");
 }
 
 /* Every entry of l passes known(); else exit status 2 naming the first that does not. */
@@ -142,7 +143,8 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     case OPT_REPEATS:
         return io_parse_int(arg, 1, 1000, &o->repeats) ? 0 : bad_flag(flag, arg, "expected 1..1000");
     case OPT_SIZE:
-        return io_parse_size(arg, &o->width, &o->height) ? 0 : bad_flag(flag, arg, "expected WxH, each 1..16384");
+        return io_parse_size(arg, &o->width, &o->height) ? 0 : bad_flag(flag, arg,
+                                                           "expected WxH, each " LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE));
     case OPT_OUT: o->out = arg; return 0;
     case 'q': o->quiet = true; return 0;
     }

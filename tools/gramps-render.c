@@ -10,11 +10,9 @@
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
-#include "shaders/color.h"
 #include "pipelines/stages.h"
-#include "raytracer/bvh.h"
-#include "shaders/raster_shading.h"
-#include "shaders/ray_shading.h"
+#include "raytracer/isa.h"
+#include "scenes/limits.h"
 #include "scenes/scene.h"
 #include "output/image_out.h"
 #include "tools/common/json_out.h"
@@ -116,10 +114,9 @@ static int parse_args(int argc, char **argv, options *o)
 /* Limits the renderers have, said once on stderr rather than applied silently. */
 static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
 {
-    const size_t max_lights = SH_MAX_LIGHTS < SH_RAY_MAX_LIGHTS ? SH_MAX_LIGHTS : SH_RAY_MAX_LIGHTS;
-    if (s->nlights > max_lights)
+    if (s->nlights > SH_MAX_LIGHTS)
         fprintf(stderr, "gramps-render: warning: %s has %zu lights; the renderers use the "
-                "first %zu\n", o->c.scene, s->nlights, max_lights);
+                "first %d (SH_MAX_LIGHTS)\n", o->c.scene, s->nlights, SH_MAX_LIGHTS);
     if (!rg_needs_resource(g, "textures") && s->ntextures > 0)
         fprintf(stderr, "gramps-render: warning: %s has textures; this graph's shading "
                 "ignores them (albedo colours only)\n", o->c.scene);

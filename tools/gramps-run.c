@@ -13,6 +13,7 @@
  * Exit status: 0 after a successful run, 1 for a graph, plugin or run error (the message
  * names the file and line, or the stage and queue), 2 for a bad flag or --set. */
 #include "compose/compose.h"
+#include "scenes/limits.h"
 #include "tools/common/cli_args.h"
 #include "tools/common/plugin_path.h"
 
@@ -36,7 +37,8 @@ static void usage(FILE *out)
         "usage: gramps-run FILE.graph [options]\n"
         "       gramps-run [--plugin F.so]... --list-stages\n"
         "Runs a graph of plugin stages once and prints the runtime statistics.\n\n"
-        "  -t, --threads N       worker threads, 1..1024 (default: all hardware threads)\n"
+        "  -t, --threads N       worker threads, " LIMIT_RANGE(1, GR_MAX_WORKERS) " (default:\n"
+        "                        GRAMPS_NUM_THREADS, else all hardware threads)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin F.so     load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
         "                        plugins/ beside bin/)\n"
@@ -58,7 +60,8 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     switch (c) {
     case 't': {
         int n;
-        if (!io_parse_int(arg, 1, 1024, &n)) return bad_flag(flag, arg, "expected 1..1024");
+        if (!io_parse_int(arg, 1, GR_MAX_WORKERS, &n))
+            return bad_flag(flag, arg, "expected " LIMIT_RANGE(1, GR_MAX_WORKERS));
         o->workers = (unsigned)n;
         return 0;
     }

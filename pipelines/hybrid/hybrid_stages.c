@@ -142,7 +142,7 @@ static const cp_port visible_ports[] = {
     {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
     {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays with their hits, ready to shade"}};
 static const cp_param visible_params[] = {
-    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (the sampler's)"},
+    {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (the sampler's)"},
     {"background", CP_BOOL, "false", 0, 0, "with spp 1, after raster.ztile (which clears the sums): add each miss's "
      "background to its pixel's sums here, as rt.shade would, instead of sending it on (out must go to rt.shade); "
      "otherwise misses go on as without it"}};

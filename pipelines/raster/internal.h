@@ -27,7 +27,6 @@
  * which were most of their per-triangle time. */
 typedef struct rast_cfg { int width, height, tile, tiles_x, tile_shift; pl_region region; } rast_cfg;
 
-#define PLR_MAX_TILE 256                  /* the `tile` parameters' upper bound */
 
 static inline rast_cfg plr_rast_cfg(int width, int height, int tile, int tiles_x, pl_region region)
 {

@@ -64,7 +64,7 @@ void plr_ps_main(gr_ctx *c)
  * consecutive packets mostly touch the same blocks (a big triangle's rows), and a late
  * bound is only a looser one. */
 #define HIZ_UPDATE_PACKETS 8
-#define HIZ_MAX_BLOCKS ((256 / PLR_HIZ_BLOCK + 1) * (256 / PLR_HIZ_BLOCK + 1))
+#define HIZ_MAX_BLOCKS ((PLR_MAX_TILE / PLR_HIZ_BLOCK + 1) * (PLR_MAX_TILE / PLR_HIZ_BLOCK + 1))
 
 typedef struct touched_blocks {
     int bx0, by0, nbx;                    /* the tile's first block and blocks per row */

@@ -4,6 +4,7 @@
  * raster_stages.c. */
 #include "pipelines/raster/raster.h"
 
+#include "pipelines/raster/packets.h"
 #include "pipelines/stages.h"
 
 #include <stdio.h>
@@ -24,10 +25,13 @@ void plr_config_default(plr_config *c)
 static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
 {
     const char *bad = NULL;
-    if (c->width <= 0 || c->height <= 0 || c->width > 16384 || c->height > 16384) bad = "image size (1..16384)";
-    else if (c->tile < 8 || c->tile > 256) bad = "tile size (8..256)";
-    else if (c->batch < 1 || c->batch > 128) bad = "batch (1..128 triangles)";
-    else if (c->groups < 0 || c->groups > 256) bad = "groups (0..256)";
+    if (c->width <= 0 || c->height <= 0 || c->width > PL_MAX_IMAGE_SIDE ||
+        c->height > PL_MAX_IMAGE_SIDE)
+        bad = "image size (" LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE) ")";
+    else if (c->tile < PLR_MIN_TILE || c->tile > PLR_MAX_TILE)
+        bad = "tile size (" LIMIT_RANGE(PLR_MIN_TILE, PLR_MAX_TILE) ")";
+    else if (c->batch < 1 || c->batch > MAX_BATCH) bad = "batch (" LIMIT_RANGE(1, MAX_BATCH) " triangles)";
+    else if (c->groups < 0 || c->groups > PLR_MAX_GROUPS) bad = "groups (" LIMIT_RANGE(0, PLR_MAX_GROUPS) ")";
     else if (c->graph < PLR_TILED || c->graph > PLR_PARALLEL) bad = "graph";
     if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
     return bad == NULL;

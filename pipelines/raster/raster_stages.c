@@ -229,7 +229,7 @@ static const cp_format formats[] = {
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
 static const cp_param tile_params[] = {
-    {"tile", CP_INT, "64", 8, PLR_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
+    {"tile", CP_INT, "64", PLR_MIN_TILE, PLR_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
     {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
     {"any_order", CP_BOOL, "false", 0, 0, "fragments arrive in any order: equal depths go to the "
      "smaller primitive id (the same image as in draw order)"}};
@@ -267,9 +267,9 @@ static const cp_port ztile_ports[] = {
     {"out", GR_BIND_OUTPUT, "rt.sample-runs", "its tiles' samples, each tile once its depth "
      "and visible primitives are final (runs[*]: copy k sends to copy k modulo their number)"}};
 static const cp_param ztile_params[] = {
-    {"tile", CP_INT, "64", 8, PLR_MAX_TILE, "framebuffer tile edge in pixels"},
-    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
-    {"samples", CP_INT, "64", 1, 64, "samples per run (the Sampler's packet size)"},
+    {"tile", CP_INT, "64", PLR_MIN_TILE, PLR_MAX_TILE, "framebuffer tile edge in pixels"},
+    {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (as the Sampler's)"},
+    {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the Sampler's packet size)"},
     {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
      "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
 

@@ -25,10 +25,13 @@ void plrt_config_default(plrt_config *c)
 static bool check_config(const plrt_config *c, char err[SC_ERR_MAX])
 {
     const char *bad = NULL;
-    if (c->width <= 0 || c->height <= 0 || (int64_t)c->width * c->height > (1 << 28)) bad = "image size";
-    else if (c->spp < 1 || c->spp > 4096) bad = "samples per pixel (1..4096)";
-    else if (c->bounces < 0 || c->bounces > 64) bad = "bounces (0..64)";
-    else if (c->packet_rays < 1 || c->packet_rays > RT_PACKET_MAX) bad = "packet size (1..64 rays)";
+    if (c->width <= 0 || c->height <= 0 || c->width > PL_MAX_IMAGE_SIDE ||
+        c->height > PL_MAX_IMAGE_SIDE)
+        bad = "image size (" LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE) ")";
+    else if (c->spp < 1 || c->spp > PL_MAX_SPP) bad = "samples per pixel (" LIMIT_RANGE(1, PL_MAX_SPP) ")";
+    else if (c->bounces < 0 || c->bounces > PL_MAX_BOUNCES) bad = "bounces (" LIMIT_RANGE(0, PL_MAX_BOUNCES) ")";
+    else if (c->packet_rays < 1 || c->packet_rays > RT_PACKET_MAX)
+        bad = "packet size (" LIMIT_RANGE(1, RT_PACKET_MAX) " rays)";
     else if (c->tile < 1) bad = "tile size";
     if (bad) snprintf(err, SC_ERR_MAX, "raytrace: invalid %s", bad);
     return bad == NULL;

@@ -490,20 +490,20 @@ static const cp_format formats[] = {
 
 static const cp_port tiler_ports[] = {{"out", GR_BIND_OUTPUT, "rt.sample-runs", NULL}};
 static const cp_param tiler_params[] = {
-    {"tile", CP_INT, "32", 1, 16384, "tile edge in pixels"},
-    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (as the Sampler's)"},
+    {"tile", CP_INT, "32", 1, PL_MAX_IMAGE_SIDE, "tile edge in pixels"},
+    {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (as the Sampler's)"},
     {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the packet size of the stage that samples it)"},
     {"bands", CP_INT, "1", 1, 1 << 20, "replicated: copy k emits the tiles in pixel bands k, k + copies, ... of "
      "this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
 static const cp_port sampler_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.samples", NULL}};
-static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"}};
+static const cp_param spp_params[] = {{"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (jittered, fixed seed)"}};
 static const cp_port camera_ports[] = {{"in", GR_BIND_INPUT, "rt.samples", NULL},
                                        {"out", GR_BIND_OUTPUT, "rt.rays", NULL}};
 static const cp_port primary_ports[] = {{"in", GR_BIND_INPUT, "rt.sample-runs", NULL},
                                         {"out", GR_BIND_OUTPUT, "rt.rays", "primary rays (with `trace`: and their hits)"}};
 static const cp_param primary_params[] = {
-    {"spp", CP_INT, "1", 1, 4096, "samples per pixel (jittered, fixed seed)"},
+    {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (jittered, fixed seed)"},
     {"trace", CP_BOOL, "false", 0, 0, "also find the rays' closest hits (rt.intersect's work: bind out to Shade's input)"},
     {"background", CP_BOOL, "false", 0, 0, "with trace and spp 1, in a graph whose cutter clears the sums (rt.tiler): "
      "add each miss's background to its pixel's sums here, as rt.shade would, instead of sending it on (out must go to "
@@ -516,7 +516,7 @@ static const cp_port shade_ports[] = {
     {"shadow", GR_BIND_PUSH, "rt.shadow-rays", "one per light facing the surface"},
     {"out", GR_BIND_PUSH, "rt.contributions", "direct term or background, keyed by pixel (plrt_blend_key)"}};
 static const cp_param shade_params[] = {
-    {"bounces", CP_INT, "1", 0, 64, "reflection depth"},
+    {"bounces", CP_INT, "1", 0, PL_MAX_BOUNCES, "reflection depth"},
     {"min_weight", CP_FLOAT, "0.01", 0, 1, "drop reflections whose weight falls below"},
     {"ambient", CP_BOOL, "true", 0, 0, "add the ambient term (false: a stage such as AO adds it)"}};
 static const cp_port shadow_ports[] = {

@@ -67,13 +67,13 @@ static gr_graph *raytrace(loaded *l, int size, int bounces, unsigned workers)
     return g;
 }
 
-/* A Shade task pushes at most one shadow ray per light per hit (SH_RAY_MAX_LIGHTS
+/* A Shade task pushes at most one shadow ray per light per hit (SH_MAX_LIGHTS
  * lights are shaded) and one reflection ray per hit, its input holding at most one
  * packet of hits: packet_rays x L shadow rays = L packets of packet_rays, plus the
  * worker's partial packet it may fill first. 'rays' (reflections) is backward. */
 static uint32_t shade_lights(const loaded *l)
 {
-    return l->s->nlights < SH_RAY_MAX_LIGHTS ? (uint32_t)l->s->nlights : SH_RAY_MAX_LIGHTS;
+    return l->s->nlights < SH_MAX_LIGHTS ? (uint32_t)l->s->nlights : SH_MAX_LIGHTS;
 }
 
 static void test_raytrace_bounds(void)

@@ -7,7 +7,7 @@
 /* A decimal integer in lo..hi, nothing else in s; false otherwise (out untouched). */
 bool io_parse_int(const char *s, int lo, int hi, int *out);
 
-/* "WxH", each 1..16384, nothing else in s; false otherwise (w, h untouched). */
+/* "WxH", each 1..PL_MAX_IMAGE_SIDE, nothing else in s; false otherwise (w, h untouched). */
 bool io_parse_size(const char *s, int *w, int *h);
 
 #endif

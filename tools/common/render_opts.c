@@ -46,7 +46,8 @@ void ro_usage(FILE *out)
         "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
         "                        plugins/ beside bin/)\n"
         "      --size WxH        image size (default 1024x1024)\n"
-        "  -t, --threads N       worker threads (default: all hardware threads)\n"
+        "  -t, --threads N       worker threads (default: GRAMPS_NUM_THREADS, else all hardware\n"
+        "                        threads)\n"
         "      --camera ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy   override the scene's camera\n"
         "      --light x,y,z     replace the scene's lights with one white point light\n"
         "      --aov KIND        color | primid | depth | normal (default color)\n"
@@ -122,10 +123,12 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
         return 0;
     case RO_OPT_PLUGIN: g->plugins[g->nplugins++] = arg; return 0;
     case RO_OPT_SPP:
-        if (!io_parse_int(arg, 1, 4096, &g->spp)) return ro_bad_flag(o, flag, arg, "expected 1..4096");
+        if (!io_parse_int(arg, 1, PL_MAX_SPP, &g->spp))
+            return ro_bad_flag(o, flag, arg, "expected " LIMIT_RANGE(1, PL_MAX_SPP));
         return 0;
     case RO_OPT_BOUNCES:
-        if (!io_parse_int(arg, 0, 64, &g->bounces)) return ro_bad_flag(o, flag, arg, "expected 0..64");
+        if (!io_parse_int(arg, 0, PL_MAX_BOUNCES, &g->bounces))
+            return ro_bad_flag(o, flag, arg, "expected " LIMIT_RANGE(0, PL_MAX_BOUNCES));
         g->have_bounces = true;
         return 0;
     case RO_OPT_PARALLEL_RAST: g->parallel_rast = true; return 0;
@@ -140,7 +143,8 @@ static int parse_runtime_flag(ro_options *o, int c, const char *arg, const char 
     int n;
     switch (c) {
     case 't':
-        if (!io_parse_int(arg, 1, 1024, &n)) return ro_bad_flag(o, flag, arg, "expected 1..1024");
+        if (!io_parse_int(arg, 1, GR_MAX_WORKERS, &n))
+            return ro_bad_flag(o, flag, arg, "expected " LIMIT_RANGE(1, GR_MAX_WORKERS));
         o->threads = (unsigned)n;
         return 0;
     case RO_OPT_SCHEDULER:
@@ -163,13 +167,13 @@ static int parse_image_flag(ro_options *o, int c, const char *arg, const char *f
     switch (c) {
     case RO_OPT_SIZE:
         if (!io_parse_size(arg, &o->width, &o->height))
-            return ro_bad_flag(o, flag, arg, "expected WxH, each 1..16384");
+            return ro_bad_flag(o, flag, arg, "expected WxH, each " LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE));
         return 0;
     case RO_OPT_CAMERA: return ro_parse_camera(o, arg, flag);
     case RO_OPT_LIGHT:
         if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_COORD_MAX &&
             fabsf(o->light[1]) <= SC_COORD_MAX && fabsf(o->light[2]) <= SC_COORD_MAX))
-            return ro_bad_flag(o, flag, arg, "expected x,y,z within +-1e18");
+            return ro_bad_flag(o, flag, arg, "expected x,y,z within +-1e18 (SC_COORD_MAX)");
         o->have_light = true;
         return 0;
     case RO_OPT_AOV:
@@ -177,7 +181,8 @@ static int parse_image_flag(ro_options *o, int c, const char *arg, const char *f
             return ro_bad_flag(o, flag, arg, "expected color, primid, depth or normal");
         return 0;
     case RO_OPT_FRAMES:
-        if (!io_parse_int(arg, 1, 100000, &o->frames)) return ro_bad_flag(o, flag, arg, "expected 1..100000");
+        if (!io_parse_int(arg, 1, PL_MAX_FRAMES, &o->frames))
+            return ro_bad_flag(o, flag, arg, "expected " LIMIT_RANGE(1, PL_MAX_FRAMES));
         return 0;
     case RO_OPT_MAX_MEMORY:
         if (!io_parse_bytes(arg, &o->max_memory))

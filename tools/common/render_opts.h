@@ -8,8 +8,8 @@
 #ifndef TOOLS_COMMON_RENDER_OPTS_H
 #define TOOLS_COMMON_RENDER_OPTS_H
 
+#include "pipelines/frame.h"
 #include "scenes/scene.h"
-#include "shaders/color.h"
 #include "tools/common/render_graph.h"
 
 #include <getopt.h>

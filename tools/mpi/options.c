@@ -2,6 +2,7 @@
 #include "tools/mpi/options.h"
 
 #include "gramps/gramps.h"
+#include "scenes/limits.h"
 #include "tools/common/cli_args.h"
 
 #include <getopt.h>
@@ -36,7 +37,8 @@ static int parse_own(void *ctx, int c, const char *arg, const char *flag)
     case 'o': o->output = arg; return 0;
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_CHUNK_ROWS:
-        if (!io_parse_int(arg, 1, 16384, &o->chunk_rows)) return ro_bad_flag(&o->c, flag, arg, "expected 1..16384");
+        if (!io_parse_int(arg, 1, PL_MAX_IMAGE_SIDE, &o->chunk_rows))
+            return ro_bad_flag(&o->c, flag, arg, "expected " LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE));
         return 0;
     case OPT_HANDOUT:
         if (!strcmp(arg, "dynamic")) o->handout = MP_DYNAMIC;
