@@ -15,6 +15,7 @@
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/raytrace.h"
 #include "raytracer/bvh.h"
+#include "tools/common/measure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,11 @@ typedef struct frame_fp {
     double worst_share;            /* reserved peak / capacity, worst forward queue */
 } frame_fp;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of n values (the mean of the two middle ones for even n); sorts v. */
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    qsort(v, (size_t)n, sizeof *v, io_cmp_double);
+    return io_median_sorted(v, (size_t)n);
 }
 
 static frame_fp footprint_of(const gr_graph *g)

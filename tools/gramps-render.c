@@ -209,12 +209,6 @@ static void print_ray_counters(const frame_result *r, FILE *f, bool json)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double frame_ms(const frame_stats *f) { return f->ms; }
 static double frame_peak(const frame_stats *f) { return (double)f->peak_footprint; }
 static double frame_avg(const frame_stats *f) { return f->avg_footprint; }
@@ -246,7 +240,7 @@ static spread spread_of(const frame_stats *fs, int n, double (*figure)(const fra
 {
     double v[n];
     for (int i = 0; i < n; i++) v[i] = figure(&fs[i]);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, io_cmp_double);
     return (spread){io_median_sorted(v, (size_t)n), v[0], v[n - 1]};
 }
 

@@ -4,17 +4,11 @@
 
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static fp_spread spread(const fp_frame *frames, int n, double (*figure)(const fp_frame *))
 {
     double v[n];
     for (int i = 0; i < n; i++) v[i] = figure(&frames[i]);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, io_cmp_double);
     return (fp_spread){io_median_sorted(v, (size_t)n), v[0], v[n - 1]};
 }
 

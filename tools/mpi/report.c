@@ -25,19 +25,13 @@ static double share(const totals *t)
     return t->busy_ms + t->comm_ms > 0 ? t->comm_ms / (t->busy_ms + t->comm_ms) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_frame_ms(const mp_report *rep)
 {
     int n = rep->plan->frames;
     double *v = malloc((size_t)n * sizeof *v);
     if (!v) return 0;
     for (int i = 0; i < n; i++) v[i] = mp_frames_ms(rep->frames, i);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, io_cmp_double);
     double m = io_median_sorted(v, (size_t)n);
     free(v);
     return m;
