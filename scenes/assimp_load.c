@@ -112,7 +112,7 @@ static bool is_obj(const char *path)
 
 int sc_read_mesh(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
 {
-    return is_obj(path) ? sc_read_obj(s, path, err) : sc_read_assimp(s, path, o, err);
+    return is_obj(path) ? sc_read_obj(s, path, o, err) : sc_read_assimp(s, path, o, err);
 }
 
 sc_scene *sc_load_mesh_file(const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])

@@ -14,7 +14,7 @@ sc_scene *sc_load_mesh_file(const char *path, const sc_load_opts *o, char err[SC
 /* Appends the meshes of a mesh file to s (one sc_mesh per file) and returns the mesh
  * index, or -1 with err set. OBJ through sc_read_obj, anything else through assimp. */
 int sc_read_mesh(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX]);
-int sc_read_obj(sc_scene *s, const char *path, char err[SC_ERR_MAX]);
+int sc_read_obj(sc_scene *s, const char *path, const sc_load_opts *opts, char err[SC_ERR_MAX]);
 /* assimp, isolated (sc_import_isolated) after sc_ply_check. */
 int sc_read_assimp(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX]);
 /* Loads an image file as a texture of s (at most o->max_texture_pixels); returns its

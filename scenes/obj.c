@@ -25,6 +25,7 @@ typedef struct obj_state {
     size_t nvn, nvt, cap_vn, cap_vt;
     uint32_t material;
     bool has_normals, has_uv, used_materials;
+    const sc_load_opts *opts;             /* texture limits */
     char *err;
 } obj_state;
 
@@ -128,25 +129,54 @@ static int mtl_material(obj_state *o, const char *name)
     return m;
 }
 
-/* MTL: newmtl, Kd (albedo), Ns (exponent), Ks (specular weight). Missing file: warning-free
- * fallback to grey, since many OBJ files name an MTL that was not shipped. */
-static void read_mtl(obj_state *o, const char *name)
+/* `name` relative to the directory of `file` (an absolute name as it is). */
+static void beside(const char *file, const char *name, char path[1024])
+{
+    const char *slash = strrchr(file, '/');
+    int dir = name[0] == '/' ? 0 : slash ? (int)(slash - file + 1) : 0;
+    snprintf(path, 1024, "%.*s%s", dir, file, name);
+}
+
+/* map_Kd's file: the line's last word (options such as -s come before it). */
+static bool map_kd(obj_state *o, int material, char *args, const char *mtl, int line)
+{
+    char *name = NULL, *save = NULL;
+    for (char *w = strtok_r(args, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save))
+        name = w;
+    char path[1024], why[SC_ERR_MAX];
+    int t = -1;
+    if (name) beside(mtl, name, path);
+    if (name && (t = sc_read_texture(o->s, path, o->opts, why)) >= 0) {
+        o->s->materials[material].texture = t;
+        return true;
+    }
+    snprintf(o->err, SC_ERR_MAX, "%.200s:%d: map_Kd: %.280s", mtl, line,
+             name ? why : "no file named");
+    return false;
+}
+
+/* MTL: newmtl, Kd (albedo), Ns (exponent), Ks (specular weight), map_Kd (albedo texture,
+ * relative to the MTL file; one that cannot be read is an error naming the line).
+ * Missing file: warning-free fallback to grey, since many OBJ files name an MTL that was
+ * not shipped. */
+static bool read_mtl(obj_state *o, const char *name)
 {
     char path[1024];
-    const char *slash = strrchr(o->path, '/');
-    int dir = slash ? (int)(slash - o->path + 1) : 0;
-    snprintf(path, sizeof path, "%.*s%s", dir, o->path, name);
+    beside(o->path, name, path);
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return true;
     char line[1024];
-    int cur = -1;
-    while (fgets(line, sizeof line, f)) {
+    int cur = -1, at = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
         char *p = line;
+        at++;
         while (isspace((unsigned char)*p)) p++;
         float v[3];
         char key[32], arg[256];
         if (sscanf(p, "%31s %255s", key, arg) < 1) continue;
-        if (!strcmp(key, "newmtl")) cur = mtl_material(o, arg);
+        if (cur >= 0 && !strcmp(key, "map_Kd")) ok = map_kd(o, cur, p + 6, path, at);
+        else if (!strcmp(key, "newmtl")) cur = mtl_material(o, arg);
         else if (cur >= 0 && !strcmp(key, "Kd") && parse_floats(p + 2, 3, v, NULL))
             memcpy(o->s->materials[cur].albedo, v, sizeof v);
         else if (cur >= 0 && !strcmp(key, "Ns") && parse_floats(p + 2, 1, v, NULL))
@@ -155,6 +185,7 @@ static void read_mtl(obj_state *o, const char *name)
             o->s->materials[cur].specular = (v[0] + v[1] + v[2]) / 3;
     }
     fclose(f);
+    return ok;
 }
 
 static bool read_line(obj_state *o, char *p)
@@ -182,16 +213,16 @@ static bool read_line(obj_state *o, char *p)
     } else if (!strncmp(p, "mtllib", 6) && isspace((unsigned char)p[6])) {
         char name[256] = "";
         sscanf(p + 6, "%255s", name);
-        read_mtl(o, name);
+        return read_mtl(o, name);
     }
     return sc_mb_ok(&o->b) || fail(o, "out of memory");
 }
 
-int sc_read_obj(sc_scene *s, const char *path, char err[SC_ERR_MAX])
+int sc_read_obj(sc_scene *s, const char *path, const sc_load_opts *opts, char err[SC_ERR_MAX])
 {
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, SC_ERR_MAX, "%s: cannot open: %s", path, strerror(errno)); return -1; }
-    obj_state o = {.path = path, .s = s, .err = err};
+    obj_state o = {.path = path, .s = s, .opts = opts, .err = err};
     o.material = (uint32_t)sc_scene_add_material(s, "default", 0.8f, 0.8f, 0.8f, 0.3f, 0.5f, 32.0f);
     char *line = NULL;
     size_t cap = 0;
