@@ -27,19 +27,28 @@ static int copies_of(const pl_frame *f, const cp_resource_type *t)
     return n;
 }
 
-/* A new entry for t, its data made (a plain array: extent x element_bytes, uncleared
- * until pl_frame_prepare). NULL when full or out of memory. */
-static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *owner)
+static bool has_room(const pl_frame *f, const cp_resource_type *t, const char *owner)
 {
-    if (f->nresources == PL_MAX_RESOURCES || strlen(owner) >= PL_COUNTER_NAME ||
-        (t->per_copy && copies_of(f, t) == PL_MAX_COPIES_PER_RESOURCE))
-        return NULL;
-    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * t->element_bytes);
-    if (!data) return NULL;
+    return f->nresources < PL_MAX_RESOURCES && strlen(owner) < PL_COUNTER_NAME &&
+           (!t->per_copy || copies_of(f, t) < PL_MAX_COPIES_PER_RESOURCE);
+}
+
+/* A new entry for t holding data (the caller checked has_room). */
+static pl_resource *add(pl_frame *f, const cp_resource_type *t, const char *owner, void *data)
+{
     pl_resource *r = &f->resources[f->nresources++];
     *r = (pl_resource){.type = t, .data = data, .fresh = t->clear == CP_CLEAR_EACH_RUN};
     snprintf(r->owner, sizeof r->owner, "%s", owner);
     return r;
+}
+
+/* A new entry for t, its data made (a plain array: extent x element_bytes, uncleared
+ * until pl_frame_prepare). NULL when full or out of memory. */
+static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *owner)
+{
+    if (!has_room(f, t, owner)) return NULL;
+    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * t->element_bytes);
+    return data ? add(f, t, owner, data) : NULL;
 }
 
 void *pl_frame_resource(pl_frame *f, const cp_resource_type *t, unsigned access,
@@ -110,10 +119,11 @@ uint32_t *pl_frame_image_pixels(pl_frame *f)
 void pl_frame_use_color(pl_frame *f, uint32_t *pixels)
 {
     pl_resource *r = find(f, &pl_color_resource, "");
-    if (!r && !(r = make(f, &pl_color_resource, ""))) return;
+    if (!r && has_room(f, &pl_color_resource, "")) r = add(f, &pl_color_resource, "", NULL);
+    if (!r) return;                       /* only with a full table: keeps its own image */
     if (!r->borrowed) free(r->data);
-    *r = (pl_resource){.type = &pl_color_resource, .data = pixels, .borrowed = true,
-                       .fresh = true, .clear_owed = r->clear_owed};
+    r->data = pixels;
+    r->borrowed = r->fresh = true;
 }
 
 double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
@@ -196,8 +206,8 @@ void pl_frame_prepare(pl_frame *f, unsigned parts)
 /* A frame no graph ran on is all background. */
 const uint8_t *pl_frame_image(pl_frame *f)
 {
-    pl_resource *r = find(f, &pl_color_resource, "");
-    if (!r && !pl_frame_color(f)) return NULL;
-    if ((r = find(f, &pl_color_resource, ""))->fresh) pl_frame_prepare(f, 1);
+    if (!pl_frame_image_pixels(f)) return NULL;
+    const pl_resource *r = find(f, &pl_color_resource, "");
+    if (r->fresh) pl_frame_prepare(f, 1);
     return (const uint8_t *)r->data;
 }
