@@ -145,6 +145,8 @@ static bool map_kd(obj_state *o, int material, char *args, const char *mtl, int 
         name = w;
     char path[1024], why[SC_ERR_MAX];
     int t = -1;
+    for (char *c = name; c && *c; c++)
+        if (*c == '\\') *c = '/';           /* paths written on Windows: .\tex.jpg */
     if (name) beside(mtl, name, path);
     if (name && (t = sc_read_texture(o->s, path, o->opts, why)) >= 0) {
         o->s->materials[material].texture = t;

@@ -52,8 +52,11 @@ static void test_map_kd_drawn(void)
     FILE *f = fopen(path, "wb");
     if (f) fwrite(red, 1, sizeof red - 1, f), fclose(f);
     write_quad("newmtl m\nKd 1 1 1\nmap_Kd red.ppm\n");
-    uint8_t textured[3] = {0}, plain[3] = {0};
+    uint8_t textured[3] = {0}, plain[3] = {0}, windows[3] = {0};
     CHECK_MSG(centre_pixel(textured) == 0, "%s", out);
+    /* a path written on Windows (Debian's assimp-testmodels spider.mtl: .\tex.jpg) */
+    write_quad("newmtl m\nKd 1 1 1\nmap_Kd .\\red.ppm\n");
+    CHECK_MSG(centre_pixel(windows) == 0 && !memcmp(windows, textured, 3), "%s", out);
     write_quad("newmtl m\nKd 1 1 1\n");
     CHECK_MSG(centre_pixel(plain) == 0, "%s", out);
     CHECK_MSG(textured[0] > textured[1] + 60 && textured[1] == textured[2],
