@@ -180,7 +180,8 @@ check-all:
 # gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
 RENDER_API_HEADERS := compose/compose.h output/image_out.h raytracer/trace.h \
     pipelines/stages.h pipelines/frame.h pipelines/raster/raster.h \
-    pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h
+    pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h \
+    shaders/texture_sample.h
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
 # install an already built tree without starting a rebuild.

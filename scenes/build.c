@@ -135,7 +135,16 @@ int sc_scene_add_material(sc_scene *s, const char *name, float r, float g, float
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "%s", name);
     m.albedo[0] = r; m.albedo[1] = g; m.albedo[2] = b;
-    m.texture = -1;
+    m.alpha = 1;
+    m.albedo_map = m.metallic_roughness_map = m.emissive_map = sc_texture_ref_none();
+    m.normal_map = m.occlusion_map = sc_texture_ref_none();
+    m.alpha_mode = SC_ALPHA_OPAQUE;
+    m.alpha_cutoff = 0.5f;
+    m.double_sided = true;
+    m.model = SC_SHADING_BLINN_PHONG;
+    m.roughness = 1;
+    m.normal_scale = 1;
+    m.occlusion_strength = 1;
     m.reflectivity = reflectivity;
     m.specular = specular;
     m.specular_exponent = exponent;

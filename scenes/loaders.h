@@ -20,6 +20,10 @@ int sc_read_assimp(sc_scene *s, const char *path, const sc_load_opts *o, char er
 /* Loads an image file as a texture of s (at most o->max_texture_pixels); returns its
  * index or -1 with err. */
 int sc_read_texture(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX]);
+/* Appends a texture of width x height RGBA8 texels (malloc'ed; s owns them from now on,
+ * also on failure) named `name`, with its mip chain; its index or -1 with err. */
+int sc_add_texture(sc_scene *s, const char *name, int width, int height, unsigned char *rgba,
+                   char err[SC_ERR_MAX]);
 
 /* A loader that appends one mesh to s: the mesh index, or -1 with err set. */
 typedef int (*sc_mesh_loader)(sc_scene *s, const char *path, char err[SC_ERR_MAX]);

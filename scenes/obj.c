@@ -149,7 +149,7 @@ static bool map_kd(obj_state *o, int material, char *args, const char *mtl, int 
         if (*c == '\\') *c = '/';           /* paths written on Windows: .\tex.jpg */
     if (name) beside(mtl, name, path);
     if (name && (t = sc_read_texture(o->s, path, o->opts, why)) >= 0) {
-        o->s->materials[material].texture = t;
+        o->s->materials[material].albedo_map.texture = t;
         return true;
     }
     snprintf(o->err, SC_ERR_MAX, "%.200s:%d: map_Kd: %.280s", mtl, line,

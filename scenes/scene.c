@@ -18,7 +18,7 @@ void sc_free(sc_scene *s)
         sc_mesh *m = &s->meshes[i];
         free(m->positions); free(m->normals); free(m->texcoords); free(m->indices); free(m->materials);
     }
-    for (size_t i = 0; i < s->ntextures; i++) free(s->textures[i].rgba);
+    for (size_t i = 0; i < s->ntextures; i++) sc_texture_free(&s->textures[i]);
     if (s->material_names) sc_name_index_free(s->material_names);
     free(s->material_names);
     free(s->meshes); free(s->materials); free(s->textures); free(s->instances); free(s->lights);

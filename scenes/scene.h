@@ -15,6 +15,7 @@
 
 #include "scenes/limits.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,18 +23,85 @@
 #define SC_NAME_MAX 64
 #define SC_ERR_MAX 512
 
-typedef struct sc_texture {
+/* A texture's mip chain: level 0 is the image as loaded, each next level half the
+ * previous one's size in each dimension (rounded down, at least 1), a 2x2 box filter of
+ * it (sc_texture_build_mips), down to 1x1. Texels are RGBA8 as stored in the file (no
+ * colour-space conversion), row 0 at the top. */
+#define SC_MAX_MIP_LEVELS 16      /* 1 + log2 of the largest side (PL_MAX_IMAGE_SIDE * 2) */
+typedef struct sc_mip_level {
     int width, height;
-    unsigned char *rgba;          /* width*height*4 bytes, row 0 at the top */
+    unsigned char *rgba;          /* width*height*4 bytes */
+} sc_mip_level;
+
+typedef struct sc_texture {
+    char name[SC_NAME_MAX];       /* file name (or "file.glb#N" for an embedded image) */
+    bool has_alpha;               /* some texel of level 0 has alpha below 255 */
+    int nlevels;                  /* >= 1 */
+    sc_mip_level levels[SC_MAX_MIP_LEVELS];
 } sc_texture;
+
+/* How a texture is read (Direct3D's sampler state; glTF's sampler). */
+typedef enum sc_wrap { SC_WRAP_REPEAT, SC_WRAP_CLAMP, SC_WRAP_MIRROR } sc_wrap;
+typedef enum sc_filter {
+    SC_FILTER_TRILINEAR,          /* linear within and between mip levels (the default) */
+    SC_FILTER_BILINEAR,           /* linear within the nearest level */
+    SC_FILTER_NEAREST,            /* nearest texel of the nearest level */
+    SC_FILTER_NEAREST_NO_MIPS,    /* nearest texel of level 0 (glTF NEAREST minification) */
+    SC_FILTER_LINEAR_NO_MIPS,     /* linear within level 0 (glTF LINEAR minification) */
+} sc_filter;
+typedef struct sc_sampler {
+    sc_wrap wrap_u, wrap_v;
+    sc_filter filter;
+} sc_sampler;
+
+/* A material's use of a texture: which one, which texture coordinate set, how it is
+ * sampled, and KHR_texture_transform (uv' = translate(offset) rotate(rotation)
+ * scale(scale) uv; identity: offset 0, scale 1, rotation 0). */
+typedef struct sc_texture_ref {
+    int texture;                  /* index into sc_scene.textures, -1 for none */
+    int uv_set;                   /* texture coordinate set: 0 (the only one meshes carry today) */
+    sc_sampler sampler;
+    float offset[2], scale[2], rotation;
+} sc_texture_ref;
+
+/* No texture: index -1, set 0, repeat and trilinear, identity transform. */
+static inline sc_texture_ref sc_texture_ref_none(void)
+{
+    return (sc_texture_ref){.texture = -1, .sampler = {SC_WRAP_REPEAT, SC_WRAP_REPEAT, SC_FILTER_TRILINEAR},
+                            .scale = {1, 1}};
+}
+
+typedef enum sc_alpha_mode {
+    SC_ALPHA_OPAQUE,              /* alpha ignored */
+    SC_ALPHA_MASK,                /* alpha test: covered where alpha >= alpha_cutoff */
+    SC_ALPHA_BLEND,               /* src * a + dst * (1 - a), in draw order */
+} sc_alpha_mode;
+
+typedef enum sc_shading_model {
+    SC_SHADING_BLINN_PHONG,       /* OBJ Kd/Ks/Ns, .scene files, built-ins */
+    SC_SHADING_METALLIC_ROUGHNESS,/* glTF 2.0 pbrMetallicRoughness (spec appendix B) */
+} sc_shading_model;
 
 typedef struct sc_material {
     char name[SC_NAME_MAX];
-    float albedo[3];              /* linear RGB 0..1 */
-    int texture;                  /* index into sc_scene.textures, -1 for none */
+    float albedo[3];              /* base colour factor, linear RGB 0..1 */
+    float alpha;                  /* base colour alpha factor 0..1 (glTF baseColorFactor.a, OBJ d) */
+    sc_texture_ref albedo_map;    /* base colour texture: RGB x albedo, A x alpha */
+    sc_alpha_mode alpha_mode;
+    float alpha_cutoff;           /* SC_ALPHA_MASK's threshold (glTF default 0.5) */
+    bool double_sided;            /* false: back faces are culled (glTF doubleSided false) */
     float reflectivity;           /* 0..1, used by the ray tracer and hybrid */
-    float specular;               /* specular weight 0..1 */
+    float specular;               /* Blinn-Phong specular weight 0..1 */
     float specular_exponent;      /* Blinn-Phong exponent */
+    sc_shading_model model;
+    float metallic, roughness;    /* metallic-roughness factors 0..1 */
+    sc_texture_ref metallic_roughness_map;   /* B = metallic, G = roughness (glTF) */
+    float emissive[3];            /* emissive factor, linear RGB */
+    sc_texture_ref emissive_map;
+    sc_texture_ref normal_map;    /* tangent-space normals */
+    float normal_scale;
+    sc_texture_ref occlusion_map; /* R = ambient occlusion */
+    float occlusion_strength;
 } sc_material;
 
 typedef struct sc_mesh {
@@ -70,6 +138,8 @@ typedef struct sc_scene {
     sc_mesh *meshes;         size_t nmeshes;
     sc_instance *instances;  size_t ninstances;
     size_t degenerate_triangles;  /* counted warning: zero-area triangles kept as is */
+    size_t unreadable_textures;   /* counted warning: textures a material names that could
+                                     not be read (the material renders untextured) */
     struct sc_name_index *material_names;   /* internal: sc_scene_find_material's index */
 } sc_scene;
 
@@ -102,6 +172,12 @@ GR_API sc_load_opts sc_load_opts_default(void);
 GR_API int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
 GR_API int sc_load_with(const char *scene, const sc_load_opts *opts, sc_scene **out, char err[SC_ERR_MAX]);
 GR_API void sc_free(sc_scene *s);
+
+/* Builds t's mip chain below its level 0 (box filter; see sc_mip_level): 0, or -1 out of
+ * memory. sc_texture_free frees every level; sc_texture_bytes counts them. */
+GR_API int sc_texture_build_mips(sc_texture *t);
+GR_API void sc_texture_free(sc_texture *t);
+GR_API size_t sc_texture_bytes(const sc_texture *t);
 
 GR_API int sc_flatten(const sc_scene *s, sc_geometry *out, char err[SC_ERR_MAX]);
 GR_API void sc_geometry_free(sc_geometry *g);

@@ -164,8 +164,8 @@ static int material_key(parse_state *p, const char *section, const char *key, co
     else if (!strcmp(key, "texture")) {
         char path[1100], err[SC_ERR_MAX];
         snprintf(path, sizeof path, "%s%s", v[0] == '/' ? "" : p->dir, v);
-        m->texture = sc_read_texture(p->s, path, p->opts, err);
-        if (m->texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
+        m->albedo_map.texture = sc_read_texture(p->s, path, p->opts, err);
+        if (m->albedo_map.texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
         return 1;
     } else return fail(p, "[%s]: unknown key '%s'", section, key);
     return ok ? 1 : fail(p, "[%s]: bad value '%s'", section, v);

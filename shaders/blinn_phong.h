@@ -22,7 +22,14 @@ static inline void sh_normalize3(float v[3])
 }
 
 /* The material of triangles whose index is out of range (grey, reflectivity 0.3). */
-static const sc_material sh_default_material = {"default", {0.8f, 0.8f, 0.8f}, -1, 0.3f, 0.5f, 32.0f};
+#define SH_NO_TEXTURE {.texture = -1, .scale = {1, 1}}
+static const sc_material sh_default_material = {
+    .name = "default", .albedo = {0.8f, 0.8f, 0.8f}, .alpha = 1, .albedo_map = SH_NO_TEXTURE,
+    .alpha_cutoff = 0.5f, .double_sided = true, .reflectivity = 0.3f, .specular = 0.5f,
+    .specular_exponent = 32.0f, .roughness = 1, .metallic_roughness_map = SH_NO_TEXTURE,
+    .emissive_map = SH_NO_TEXTURE, .normal_map = SH_NO_TEXTURE, .normal_scale = 1,
+    .occlusion_map = SH_NO_TEXTURE, .occlusion_strength = 1};
+#undef SH_NO_TEXTURE
 
 /* Adds nothing and returns false when the light is behind the surface; otherwise
  * writes the light's contribution at p (unit normal n, unit view vector) to out. */

@@ -3,6 +3,7 @@
 
 #include "shaders/blinn_phong.h"
 #include "shaders/lighting.h"
+#include "shaders/texture_sample.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,18 +75,11 @@ PS_INLINE void ps_interpolate(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX]
 typedef struct ps_material {
     float albedo[3][SH_PS_MAX];
     float specular[SH_PS_MAX], exponent[SH_PS_MAX];
-    bool textured;                                /* some fragment has a texture */
 } ps_material;
 
 static const sc_material *material_of(const sh_raster_env *e, uint32_t m)
 {
     return m < e->scene->nmaterials ? &e->scene->materials[m] : &sh_default_material;
-}
-
-static const sc_texture *texture_of(const sh_raster_env *e, const sc_material *m)
-{
-    return m->texture >= 0 && (size_t)m->texture < e->scene->ntextures ? &e->scene->textures[m->texture]
-                                                                       : NULL;
 }
 
 PS_INLINE void ps_normalize(ps_vec3 *v, int n)
@@ -115,31 +109,14 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* Nearest texel, wrapped. Interpolation can produce NaN or infinite coordinates even
- * from finite vertex data (perspective weights of a degenerate triangle); they fetch
- * texel (0, 0) instead of converting NaN to int (undefined) and reading anywhere. */
-static void ps_texel(const sc_texture *tex, float u, float v, float rgb[3])
-{
-    u -= floorf(u);
-    v -= floorf(v);
-    if (!(u >= 0.0f && u < 1.0f)) u = 0.0f;
-    if (!(v >= 0.0f && v < 1.0f)) v = 0.0f;
-    int x = (int)(u * tex->width), y = (int)((1.0f - v) * tex->height);
-    if (x >= tex->width) x = tex->width - 1;
-    if (y >= tex->height) y = tex->height - 1;
-    const unsigned char *px = tex->rgba + 4 * ((size_t)y * tex->width + x);
-    for (int k = 0; k < 3; k++) rgb[k] = px[k] / 255.0f;
-}
-
 static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
-    pm->textured = false;
     for (int i = 0; i < f->n; i++) {
         const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
-        const sc_texture *tex = texture_of(e, m);
-        float texel[3] = {1, 1, 1};
-        if (tex) ps_texel(tex, a[6][i], a[7][i], texel);
+        const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
+        float texel[4] = {1, 1, 1, 1};
+        if (tex) sh_texture_sample(tex, &m->albedo_map.sampler, a[6][i], a[7][i], 0.0f, texel);
         for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
         pm->specular[i] = m->specular;
         pm->exponent[i] = m->specular_exponent;

@@ -38,8 +38,8 @@ static int centre_pixel(uint8_t rgb[3])
     sc_scene s = {0};
     sc_load_opts o = sc_load_opts_default();
     if (sc_read_texture(&s, png, &o, err) != 0) return -1;
-    memcpy(rgb, s.textures[0].rgba + (8 * 16 + 8) * 4, 3);
-    free(s.textures[0].rgba);
+    memcpy(rgb, s.textures[0].levels[0].rgba + (8 * 16 + 8) * 4, 3);
+    sc_texture_free(&s.textures[0]);
     free(s.textures);
     return 0;
 }

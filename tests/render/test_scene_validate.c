@@ -115,7 +115,7 @@ static void test_absolute_texture_path(void)
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
     CHECK_MSG(sc_load(tmpfile_with("sub/abs.scene", text), &s, err) == 0, "%s", err);
-    if (s) CHECK(s->ntextures == 1 && s->textures[0].rgba[0] == 0x80);
+    if (s) CHECK(s->ntextures == 1 && s->textures[0].levels[0].rgba[0] == 0x80);
     sc_free(s);
 }
 

@@ -8,6 +8,7 @@
 #include "shaders/color.h"
 #include "shaders/blinn_phong.h"
 #include "shaders/raster_shading.h"
+#include "shaders/texture_sample.h"
 #include "tests/check.h"
 
 #include <math.h>
@@ -112,13 +113,11 @@ static uint32_t reference(const sh_raster_env *e, const sh_ps_tri *t, float b1, 
     float albedo[3] = {m->albedo[0], m->albedo[1], m->albedo[2]}, c[3], l[3];
     sh_normalize3(view);
     if (sh_dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
-    if (m->texture >= 0) {
-        const sc_texture *tx = &e->scene->textures[m->texture];
-        float u = a[6] - floorf(a[6]), v = a[7] - floorf(a[7]);
-        int x = (int)(u * tx->width), y = (int)((1.0f - v) * tx->height);
-        if (x >= tx->width) x = tx->width - 1;
-        if (y >= tx->height) y = tx->height - 1;
-        for (int i = 0; i < 3; i++) albedo[i] *= tx->rgba[4 * (y * tx->width + x) + i] / 255.0f;
+    const sc_texture *tx = sh_texture_of(e->scene, &m->albedo_map);
+    if (tx) {
+        float texel[4];
+        sh_texture_sample(tx, &m->albedo_map.sampler, a[6], a[7], 0.0f, texel);
+        for (int i = 0; i < 3; i++) albedo[i] *= texel[i];
     }
     for (int i = 0; i < 3; i++) c[i] = e->ambient * albedo[i];
     for (int k = 0; k < e->nlights; k++)
@@ -203,9 +202,15 @@ static void test_ps_kernel_matches_scalar(void)
 {
     unsigned char texels[4 * 4 * 4];
     for (size_t i = 0; i < sizeof texels; i++) texels[i] = (unsigned char)(i * 37 + 11);
-    sc_texture tex = {4, 4, texels};
-    sc_material mats[2] = {{"plain", {0.7f, 0.5f, 0.3f}, -1, 0, 0.6f, 20.0f},
-                           {"textured", {0.9f, 0.9f, 0.9f}, 0, 0, 0.3f, 7.5f}};
+    sc_texture tex = {.name = "t", .nlevels = 1, .levels[0] = {4, 4, texels}};
+    sc_material mats[2] = {sh_default_material, sh_default_material};
+    snprintf(mats[0].name, sizeof mats[0].name, "plain");
+    memcpy(mats[0].albedo, (float[3]){0.7f, 0.5f, 0.3f}, sizeof mats[0].albedo);
+    mats[0].reflectivity = 0, mats[0].specular = 0.6f, mats[0].specular_exponent = 20.0f;
+    snprintf(mats[1].name, sizeof mats[1].name, "textured");
+    memcpy(mats[1].albedo, (float[3]){0.9f, 0.9f, 0.9f}, sizeof mats[1].albedo);
+    mats[1].albedo_map.texture = 0;
+    mats[1].reflectivity = 0, mats[1].specular = 0.3f, mats[1].specular_exponent = 7.5f;
     sc_scene scene = {0};
     scene.materials = mats;
     scene.nmaterials = 2;

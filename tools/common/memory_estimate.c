@@ -31,7 +31,7 @@ io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_
     e.image = (double)r->width * r->height * 4 * 2;  /* RGBA, and its PNG encoding */
     add_resources(&e, ntriangles, r);
     for (size_t i = 0; i < s->ntextures; i++)
-        e.textures += (double)s->textures[i].width * s->textures[i].height * 4;
+        e.textures += (double)sc_texture_bytes(&s->textures[i]);
     e.geometry = (double)nvertices * 8 * 4 + (double)ntriangles * 4 * 4;
     e.queues = (double)(r->threads ? r->threads : 1) * 4 * 1048576.0;
     e.total = e.image + e.buffers + e.textures + e.geometry + e.bvh + e.queues;

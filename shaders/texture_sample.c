@@ -1,0 +1,126 @@
+/* texture_sample.c — mip level selection, filtering and addressing (see the header). */
+#include "shaders/texture_sample.h"
+
+#include <math.h>
+
+/* A coordinate reduced to a range where scaling by a level's size and converting to int
+ * is defined: [0, 1) for repeat, [0, 2) for mirror (one period), [-1, 2] for clamp. */
+static float reduce(float c, sc_wrap w)
+{
+    if (!isfinite(c)) return 0.0f;
+    if (w == SC_WRAP_REPEAT) {
+        c -= floorf(c);
+        return c < 1.0f ? c : 0.0f;               /* c - floor(c) rounds up to 1 for tiny -c */
+    }
+    if (w == SC_WRAP_MIRROR) {
+        c -= 2.0f * floorf(c * 0.5f);
+        return c < 2.0f && c >= 0.0f ? c : 0.0f;
+    }
+    return c < -1.0f ? -1.0f : c > 2.0f ? 2.0f : c;
+}
+
+/* Texel index i (any int) on a side of n texels. */
+static int address(int i, int n, sc_wrap w)
+{
+    if (w == SC_WRAP_CLAMP) return i < 0 ? 0 : i >= n ? n - 1 : i;
+    if (w == SC_WRAP_MIRROR) {
+        int m = i % (2 * n);
+        if (m < 0) m += 2 * n;
+        return m < n ? m : 2 * n - 1 - m;
+    }
+    int m = i % n;
+    return m < 0 ? m + n : m;
+}
+
+static const unsigned char *texel(const sc_mip_level *l, const sc_sampler *s, int x, int y)
+{
+    x = address(x, l->width, s->wrap_u);
+    y = address(y, l->height, s->wrap_v);
+    return l->rgba + 4 * ((size_t)y * l->width + x);
+}
+
+/* Continuous texel coordinates on level l: u across, v up from the bottom row. */
+static void texel_coords(const sc_mip_level *l, const sc_sampler *s, float u, float v,
+                         float *x, float *y)
+{
+    *x = reduce(u, s->wrap_u) * (float)l->width;
+    *y = (1.0f - reduce(v, s->wrap_v)) * (float)l->height;
+}
+
+static void nearest(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
+{
+    float x, y;
+    texel_coords(l, s, u, v, &x, &y);
+    const unsigned char *t = texel(l, s, (int)floorf(x), (int)floorf(y));
+    for (int k = 0; k < 4; k++) rgba[k] = t[k] / 255.0f;
+}
+
+static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
+{
+    float x, y;
+    texel_coords(l, s, u, v, &x, &y);
+    x -= 0.5f;
+    y -= 0.5f;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float ax = x - fx0, ay = y - fy0;
+    const unsigned char *a = texel(l, s, x0, y0), *b = texel(l, s, x0 + 1, y0);
+    const unsigned char *c = texel(l, s, x0, y0 + 1), *d = texel(l, s, x0 + 1, y0 + 1);
+    for (int k = 0; k < 4; k++) {
+        float top = a[k] + ax * (b[k] - a[k]), bottom = c[k] + ax * (d[k] - c[k]);
+        rgba[k] = (top + ay * (bottom - top)) / 255.0f;
+    }
+}
+
+float sh_texture_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
+{
+    const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
+    float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
+    float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
+    float rho2 = x2 > y2 ? x2 : y2;
+    if (!isfinite(rho2)) return 0.0f;
+    return rho2 > 0.0f ? 0.5f * log2f(rho2) : -64.0f;
+}
+
+float sh_texture_cone_lod(const sc_texture *t, float uv_area, float world_area, float width,
+                          float cos_theta)
+{
+    float texels = fabsf(uv_area) * (float)t->levels[0].width * (float)t->levels[0].height;
+    float c = fabsf(cos_theta);
+    if (!(texels > 0.0f) || !(world_area > 0.0f) || !(width > 0.0f) || !(c > 0.0f)) return 0.0f;
+    float lod = 0.5f * log2f(texels / world_area) + log2f(width / c);
+    return isfinite(lod) ? lod : 0.0f;
+}
+
+void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float v, float lod,
+                       float rgba[4])
+{
+    const int top = t->nlevels - 1;
+    if (!isfinite(lod)) lod = 0.0f;
+    float l = lod < 0.0f ? 0.0f : lod > (float)top ? (float)top : lod;
+    switch (s->filter) {
+    case SC_FILTER_NEAREST_NO_MIPS: nearest(&t->levels[0], s, u, v, rgba); return;
+    case SC_FILTER_LINEAR_NO_MIPS: bilinear(&t->levels[0], s, u, v, rgba); return;
+    case SC_FILTER_NEAREST: nearest(&t->levels[(int)floorf(l + 0.5f)], s, u, v, rgba); return;
+    case SC_FILTER_BILINEAR: bilinear(&t->levels[(int)floorf(l + 0.5f)], s, u, v, rgba); return;
+    case SC_FILTER_TRILINEAR: break;
+    }
+    int l0 = (int)floorf(l);
+    float f = l - (float)l0;
+    bilinear(&t->levels[l0], s, u, v, rgba);
+    if (f == 0.0f || l0 == top) return;
+    float next[4];
+    bilinear(&t->levels[l0 + 1], s, u, v, next);
+    for (int k = 0; k < 4; k++) rgba[k] += f * (next[k] - rgba[k]);
+}
+
+void sh_texture_transform(const sc_texture_ref *ref, float *u, float *v)
+{
+    if (ref->rotation == 0.0f && ref->scale[0] == 1.0f && ref->scale[1] == 1.0f &&
+        ref->offset[0] == 0.0f && ref->offset[1] == 0.0f)
+        return;
+    float c = cosf(ref->rotation), s = sinf(ref->rotation);
+    float su = ref->scale[0] * *u, sv = ref->scale[1] * *v;
+    *u = ref->offset[0] + c * su + s * sv;
+    *v = ref->offset[1] - s * su + c * sv;
+}
