@@ -15,7 +15,22 @@ typedef enum sh_aov {
     SH_AOV_PRIMID,    /* primitive id + 1 in RGB (R low byte), 0 = background: exact */
     SH_AOV_DEPTH,     /* distance along the view axis, normalised to the scene bounds */
     SH_AOV_NORMAL,    /* world normal mapped from [-1,1] to [0,255] */
+    SH_AOV_ALBEDO,    /* base colour after texturing, alpha test and blending, unlit:
+                       * 8-bit linear round(255 * clamp(c)), background black */
 } sh_aov;
+
+#define SH_AOV_COUNT 5
+
+/* The --aov names, in enum order. */
+#define SH_AOV_NAMES {"color", "primid", "depth", "normal", "albedo"}
+
+/* Linear [0,1] -> byte, round(255 * clamp(c)) (the albedo AOV's encoding; NaN -> 0). */
+static inline uint8_t sh_to_linear8(float c)
+{
+    if (!(c > 0.0f)) return 0;
+    if (c >= 1.0f) return 255;
+    return (uint8_t)(c * 255.0f + 0.5f);
+}
 
 /* primid AOV encoding: id + 1 in the low 24 bits of RGB, 0 = background. */
 static inline void sh_encode_primid(uint32_t prim_plus_one, uint8_t rgba[4])

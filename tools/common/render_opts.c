@@ -50,7 +50,8 @@ void ro_usage(FILE *out)
         "                        threads)\n"
         "      --camera ex,ey,ez,tx,ty,tz,ux,uy,uz,fovy   override the scene's camera\n"
         "      --light x,y,z     replace the scene's lights with one white point light\n"
-        "      --aov KIND        color | primid | depth | normal (default color)\n"
+        "      --aov KIND        color | primid | depth | normal | albedo (default color;\n"
+        "                        albedo: unlit base colour, 8-bit linear, black background)\n"
         "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
         "      --bounces N       reflection depth (raytrace, default 1)\n"
         "      --parallel-rast   raster: Setup/Bin singleton + a Rast instance per tile\n"
@@ -83,8 +84,8 @@ static bool parse_floats(const char *s, int n, float *out)
 
 static bool parse_aov(const char *s, sh_aov *out)
 {
-    static const char *names[] = {"color", "primid", "depth", "normal"};
-    for (int i = 0; i < 4; i++)
+    static const char *names[] = SH_AOV_NAMES;
+    for (int i = 0; i < SH_AOV_COUNT; i++)
         if (!strcmp(s, names[i])) { *out = (sh_aov)i; return true; }
     return false;
 }

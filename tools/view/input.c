@@ -52,7 +52,7 @@ static bool settings_key(vw_view *v, SDL_Keycode k)
     vw_settings *s = &v->s;
     switch (k) {
     case SDLK_p: s->pipeline = (s->pipeline + 1) % VW_NPIPELINES; return true;
-    case SDLK_a: s->aov = (sh_aov)((s->aov + 1) % 4); return true;
+    case SDLK_a: s->aov = (sh_aov)((s->aov + 1) % SH_AOV_COUNT); return true;
     case SDLK_s: next_scheduler(s); return true;
     case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: step_threads(s, 1); return true;
     case SDLK_MINUS: case SDLK_KP_MINUS: step_threads(s, -1); return true;

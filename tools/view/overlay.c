@@ -57,7 +57,7 @@ static void bar(layout *l, double part, double tick, SDL_Color c)
 
 static void header(layout *l, const vw_snapshot *s)
 {
-    static const char *const aovs[] = {"color", "primid", "depth", "normal"};
+    static const char *const aovs[] = SH_AOV_NAMES;
     char t[160];
     snprintf(t, sizeof t, "%s | %s | %u workers | %s", s->pipeline, s->scheduler, s->workers,
              aovs[s->aov]);
