@@ -12,8 +12,10 @@ typedef struct gr_part_edge {
 } gr_part_edge;
 
 /* Assigns each of n vertices (loads >= 1) to a part in [0, nparts). Parallel and
- * duplicate edges add up. Fewer vertices than parts: one vertex per part. Returns 0, or
- * -1 when METIS fails (out of memory, bad input). Deterministic (fixed seed). */
+ * duplicate edges add up. Fewer vertices than parts: one vertex per part. Fewer than 4
+ * vertices per part, or METIS's heaviest part 10% above it: longest processing time
+ * first (partition.c says why). Returns 0, or -1 out of memory. Deterministic (fixed
+ * seed). Prints nothing. */
 int gr_partition(int n, const int64_t *load, const gr_part_edge *edges, int nedges,
                  int nparts, int *part);
 

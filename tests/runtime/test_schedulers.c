@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define N 2000
 
@@ -272,9 +273,43 @@ static void test_partition_beats_round_robin(void)
     CHECK(gr_partition(2, load, e, 1, 4, part) == 0 && part[0] != part[1]);
 }
 
+/* Few stages per worker, one of them dominant (the raster graph at 16 workers: 16 IA/VS/bin
+ * groups and one tile stage): every part gets a vertex when it can, the dominant vertex
+ * alone bounds the heaviest part, and nothing is printed on stdout (METIS's recursive
+ * bisection printed "Cannot bisect a graph with 0 vertices" into the program's output). */
+static void test_partition_few_stages_per_worker(void)
+{
+    enum { n = 49, parts = 16 };
+    int64_t load[n];
+    gr_part_edge e[n - 1];
+    for (int i = 0; i < n; i++) load[i] = i == n - 1 ? 100000 : 10 + i % 3;
+    for (int i = 0; i + 1 < n; i++) e[i] = (gr_part_edge){i, i % 3 == 2 ? n - 1 : i + 1, 10};
+    int part[n];
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *capture = tmpfile();
+    CHECK(saved >= 0 && capture && dup2(fileno(capture), 1) >= 0);
+    int rc = gr_partition(n, load, e, n - 1, parts, part);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    long printed = ftell(capture) < 0 ? 0 : (fseek(capture, 0, SEEK_END), ftell(capture));
+    fclose(capture);
+    CHECK(rc == 0);
+    CHECK_MSG(printed == 0, "the partitioner printed %ld bytes on stdout", printed);
+    bool used[parts] = {false};
+    for (int i = 0; i < n; i++) {
+        CHECK(part[i] >= 0 && part[i] < parts);
+        if (part[i] >= 0 && part[i] < parts) used[part[i]] = true;
+    }
+    for (int p = 0; p < parts; p++) CHECK_MSG(used[p], "part %d is empty", p);
+    CHECK(gr_partition_max_load(n, load, part, parts) == 100000);
+}
+
 int main(void)
 {
     RUN(test_unknown_name);
+    RUN(test_partition_few_stages_per_worker);
     RUN(test_same_results);
     RUN(test_task_stealing_work_first);
     RUN(test_idle_workers_steal);
