@@ -65,6 +65,39 @@ bool sh_triangle_tangent(const float p[3][3], const float uv[3][2], float t[3], 
     return true;
 }
 
+void sh_surface_in_of_vertices(const float p[3][3], const float nrm[3][3], const float uv[3][2],
+                               float b1, float b2, sh_surface_in *in)
+{
+    const float w0 = 1.0f - b1 - b2;
+    for (int i = 0; i < 3; i++) in->n[i] = w0 * nrm[0][i] + b1 * nrm[1][i] + b2 * nrm[2][i];
+    sh_normalize3(in->n);
+    for (int i = 0; i < 2; i++) in->uv[i] = w0 * uv[0][i] + b1 * uv[1][i] + b2 * uv[2][i];
+    sh_triangle_tangent(p, uv, in->tangent, in->bitangent);
+}
+
+void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b2,
+                          const float dir[3], float cone_width, sh_surface_in *in)
+{
+    const uint32_t *idx = g->indices + 3 * (size_t)prim;
+    float p[3][3], nrm[3][3], uv[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) {
+            p[k][i] = g->positions[3 * (size_t)idx[k] + i];
+            nrm[k][i] = g->normals[3 * (size_t)idx[k] + i];
+            if (i < 2 && g->texcoords) uv[k][i] = g->texcoords[2 * (size_t)idx[k] + i];
+        }
+    sh_surface_in_of_vertices(p, nrm, uv, b1, b2, in);
+    /* Ray Tracing Gems ch. 20, eq. 34: twice each area (their ratio is what counts). */
+    float e1[3], e2[3], gn[3];
+    for (int i = 0; i < 3; i++) e1[i] = p[1][i] - p[0][i], e2[i] = p[2][i] - p[0][i];
+    cross3(e1, e2, gn);
+    float world2 = sqrtf(sh_dot3(gn, gn)), dlen = sqrtf(sh_dot3(dir, dir));
+    in->lod = (sh_lod){.kind = SH_LOD_CONE, .world_area = world2, .cone_width = cone_width,
+                       .uv_area = (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) -
+                                  (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]),
+                       .cos_theta = sh_dot3(gn, dir) / (world2 * dlen)};
+}
+
 /* ref's texture at in's uv (through its transform, at its own level of detail) into
  * rgba; false, rgba untouched, when the material has no such texture. */
 static bool sample(const sc_scene *s, const sc_texture_ref *ref, const sh_surface_in *in, float rgba[4])
@@ -179,5 +212,27 @@ void sh_pbr_ambient(const sh_surface *s, float ambient, float out[3])
     for (int c = 0; c < 3; c++) {
         float f0 = f0_of(s->base[c], metal);
         out[c] = a * (cdiff_of(s->base[c], metal) * (1.0f - f0) + f0);
+    }
+}
+
+void sh_pbr_shade_local(const sh_surface *s, const float p[3], const float view[3],
+                        const sc_light *lights, int nlights, float ambient, float rgb[3])
+{
+    sh_pbr_ambient(s, ambient, rgb);
+    for (int c = 0; c < 3; c++) rgb[c] += s->emissive[c];
+    for (int k = 0; k < nlights; k++) {
+        float l[3];
+        if (sh_pbr_light(s, p, view, &lights[k], l))
+            for (int c = 0; c < 3; c++) rgb[c] += l[c];
+    }
+}
+
+void sh_pbr_reflectance(const sh_surface *s, const float view[3], float w[3])
+{
+    float x = 1.0f - clamp01(sh_dot3(s->n, view)), x2 = x * x, fres = x2 * x2 * x;
+    float gloss = 1.0f - clamp01(s->roughness), metal = clamp01(s->metallic);
+    for (int c = 0; c < 3; c++) {
+        float f0 = f0_of(s->base[c], metal);
+        w[c] = (f0 + (1.0f - f0) * fres) * gloss * gloss;
     }
 }

@@ -101,6 +101,22 @@ typedef struct sh_surface {
     float n[3];           /* shading normal, unit length, facing the viewer: see below */
 } sh_surface;
 
+/* in's uv, n (the interpolated normal, normalized: v / |v| unless |v| is 0), tangent and
+ * bitangent (sh_triangle_tangent; zero without a frame) for a triangle of vertex
+ * positions p, normals nrm and texture coordinates uv at perspective-correct weights
+ * (1 - b1 - b2, b1, b2): each value w0 x0 + b1 x1 + b2 x2 with w0 = 1 - b1 - b2, the
+ * operations of the raster PS's interpolation and of sh_ray_hit_normal, so the same
+ * bits. facing and lod are left for the caller. */
+void sh_surface_in_of_vertices(const float p[3][3], const float nrm[3][3], const float uv[3][2],
+                               float b1, float b2, sh_surface_in *in);
+
+/* The same for triangle prim of geometry g (its texcoords, or zeros without them), and
+ * the ray-cone footprint there: in->lod = SH_LOD_CONE with the triangle's uv and world
+ * areas, cos_theta between dir and its geometric normal, and the cone's width at the hit
+ * (the caller's: rt_cone_width_at). */
+void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b2,
+                          const float dir[3], float cone_width, sh_surface_in *in);
+
 /* Gathers material m (its textures from scene s; a texture index out of range counts as
  * no texture) at in. Each texture is sampled through its ref's transform and sampler at
  * its own level of detail (sh_surface_lod). The shading normal: without a normal map (or
@@ -136,5 +152,19 @@ bool sh_pbr_light(const sh_surface *s, const float p[3], const float view[3],
 
 /* The ambient term for ambient level A: A * occlusion * (c_diff (1 - F0) + F0). */
 void sh_pbr_ambient(const sh_surface *s, float ambient, float out[3]);
+
+/* What a surface shows without shadows or reflections: its ambient term, its emissive and
+ * each of nlights lights' sh_pbr_light, summed in that order into rgb (linear). The raster
+ * graphs' colour of a metallic-roughness fragment. */
+void sh_pbr_shade_local(const sh_surface *s, const float p[3], const float view[3],
+                        const sc_light *lights, int nlights, float ambient, float rgb[3]);
+
+/* The weight of the ray tracer's mirror ray off a metallic-roughness surface (glTF has
+ * no reflectivity; the material's `reflectivity` is not used): the Fresnel reflectance
+ * Schlick(F0, n.v) of the specular lobe, times (1 - roughness)^2 so that only smooth
+ * surfaces mirror their surroundings (a rough lobe would blur them past recognition, and
+ * its light reaches the image through the ambient term instead). An approximation of the
+ * lobe by its mirror direction, not part of the glTF specification. */
+void sh_pbr_reflectance(const sh_surface *s, const float view[3], float w[3]);
 
 #endif

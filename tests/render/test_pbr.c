@@ -4,7 +4,8 @@
  * for bit, energy (the integral of f cos over the hemisphere is at most 1 for a white base
  * colour, integrated numerically), the light and ambient terms (occlusion on the ambient
  * only), the tangent of known triangles, the normal map in that frame, and the gather of
- * factors x textures with a level of detail per texture through its transform. */
+ * factors x textures with a level of detail per texture through its transform, the
+ * interpolation and footprint helpers, the local colour and the mirror weight. */
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
 #include "tests/check.h"
@@ -384,6 +385,62 @@ static void test_lod(void)
     CHECK(sh_surface_lod(&base, &ref, &tex) == 0);
 }
 
+/* Interpolation and the triangle's frame from its vertices; a hit's cone footprint. */
+static void test_surface_in(void)
+{
+    const float p[3][3] = {{0, 0, 0}, {2, 0, 0}, {0, 3, 0}};
+    const float nrm[3][3] = {{0, 0, 1}, {0, 0, 1}, {0, 1, 0}};
+    const float uv[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    sh_surface_in in;
+    sh_surface_in_of_vertices(p, nrm, uv, 0.25f, 0.5f, &in);
+    CHECK(in.uv[0] == 0.25f && in.uv[1] == 0.5f);
+    CHECK(NEAR(in.n[1], 0.5 / sqrt(0.5), 1e-6) && NEAR(in.n[2], 0.5 / sqrt(0.5), 1e-6));
+    CHECK(in.tangent[0] == 2 && in.bitangent[1] == 3);
+    float positions[9] = {0, 0, 0, 2, 0, 0, 0, 3, 0}, normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    float texcoords[6] = {0, 0, 0.5f, 0, 0, 0.25f};
+    uint32_t indices[3] = {0, 1, 2};
+    sc_geometry g = {.nvertices = 3, .ntriangles = 1, .positions = positions, .normals = normals,
+                     .texcoords = texcoords, .indices = indices};
+    const float d[3] = {0, 0.6f, -0.8f};
+    sh_surface_in_of_hit(&g, 0, 0.5f, 0.25f, d, 0.125f, &in);
+    CHECK(in.lod.kind == SH_LOD_CONE && in.lod.cone_width == 0.125f);
+    CHECK(in.lod.world_area == 6 && in.lod.uv_area == 0.125f);   /* twice each area */
+    CHECK(NEAR(in.lod.cos_theta, -0.8, 1e-6));
+    CHECK(in.uv[0] == 0.25f && in.uv[1] == 0.0625f && in.n[2] == 1);
+    g.texcoords = NULL;                           /* no texture coordinates: zeros, no frame */
+    sh_surface_in_of_hit(&g, 0, 0.5f, 0.25f, d, 0.125f, &in);
+    CHECK(in.uv[0] == 0 && in.tangent[0] == 0 && in.lod.uv_area == 0);
+}
+
+/* ambient + emissive (unlit) + lights; the mirror weight of smooth and rough surfaces. */
+static void test_shade_local_and_reflectance(void)
+{
+    sh_surface s = surface(0.5f, 0.5f, 0.5f, 0, 1);
+    s.emissive[0] = 0.25f;
+    const float p[3] = {0, 0, 0}, view[3] = {0, 0, 1};
+    sc_light l[2] = {{.position = {0, 0, 10}, .color = {1, 1, 1}}, {.position = {0, 0, -10}, .color = {1, 1, 1}}};
+    float rgb[3];
+    sh_pbr_shade_local(&s, p, view, l, 0, 0.0f, rgb);
+    CHECK(rgb[0] == 0.25f && rgb[1] == 0 && rgb[2] == 0);
+    sh_pbr_shade_local(&s, p, view, l, 2, 0.1f, rgb);
+    CHECK_MSG(NEAR(rgb[1], 0.1 * (0.5 * 0.96 + 0.04) + 0.49, 1e-6), "%g", rgb[1]);
+    CHECK(NEAR(rgb[0], rgb[1] + 0.25, 1e-6));
+    float w[3];
+    sh_surface metal = surface(0.9f, 0.6f, 0.3f, 1, 0);
+    sh_pbr_reflectance(&metal, view, w);
+    CHECK(w[0] == 0.9f && w[1] == 0.6f && w[2] == 0.3f);
+    metal.roughness = 1;
+    sh_pbr_reflectance(&metal, view, w);
+    CHECK(w[0] == 0 && w[1] == 0 && w[2] == 0);
+    sh_surface glass = surface(1, 1, 1, 0, 0);
+    sh_pbr_reflectance(&glass, view, w);
+    CHECK(NEAR(w[0], 0.04, 1e-7));
+    float grazing[3];
+    dir(89, 0, grazing);
+    sh_pbr_reflectance(&glass, grazing, w);
+    CHECK(w[0] > 0.9f);
+}
+
 int main(void)
 {
     RUN(test_normal_incidence);
@@ -397,5 +454,7 @@ int main(void)
     RUN(test_gather_factors_and_maps);
     RUN(test_normal_map);
     RUN(test_lod);
+    RUN(test_surface_in);
+    RUN(test_shade_local_and_reflectance);
     return check_finish();
 }
