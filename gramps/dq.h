@@ -46,6 +46,13 @@ static inline int64_t gr_dq_owner_bound(const gr_dq *dq)
     int64_t b = atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
     return b > dq->top_seen ? b - dq->top_seen : 0;
 }
+/* Owner only: how many items it has pushed, less those it popped, since the deque was
+ * made: items pushed after a moment are those above the value it had then (thieves take
+ * from the other end and do not change it). */
+static inline int64_t gr_dq_owner_pushed(const gr_dq *dq)
+{
+    return atomic_load_explicit(&((gr_dq *)dq)->bottom, memory_order_relaxed);
+}
 /* Owner only: the item count, reading `top` (and remembering it for the bound). */
 int64_t gr_dq_owner_size(gr_dq *dq);
 

@@ -372,7 +372,8 @@ struct gr_worker {
     gr_sampled intrinsics, commits;
     _Atomic(uint64_t) progress;       /* read by the watchdog */
     _Atomic(bool) idle;
-    gr_inst *continuation;            /* Task-Stealing: a preempted parent (see its file) */
+    int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
+                                         task began; tasks above it are its children */
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;
