@@ -15,3 +15,12 @@ osmesa:
 
 $(BUILD)/bench/bench_rs_llvmpipe: RENDER_LDLIBS += $(shell test -f $(OSMESA_HEADER) && echo -lOSMesa)
 $(BUILD)/bench/bench_rs_llvmpipe: $(wildcard $(OSMESA_HEADER))
+
+# The albedo AOV and textured-speed check against llvmpipe (bench/bench_albedo_llvmpipe.c):
+#   make albedo-check    runs it on the opaque scenes (exit 1 below 99% of pixels within 4/255)
+$(BUILD)/bench/bench_albedo_llvmpipe: RENDER_LDLIBS += $(shell test -f $(OSMESA_HEADER) && echo -lOSMesa)
+$(BUILD)/bench/bench_albedo_llvmpipe: $(wildcard $(OSMESA_HEADER))
+
+.PHONY: albedo-check
+albedo-check: $(BUILD)/bench/bench_albedo_llvmpipe
+	$(BUILD)/bench/bench_albedo_llvmpipe --opaque

@@ -40,6 +40,58 @@ static uint32_t pack_rgb(const float c[3])
            (uint32_t)sh_to_srgb8(c[2]) << 16 | 0xff000000u;
 }
 
+/* ---- texture coordinates per pixel, for the level of detail -----------------------------
+ * The perspective-correct weights at pixel (x, y) are P_k / (P_0 + P_1 + P_2) with
+ * P_k = l_k(x, y) / w_k and l_k the screen barycentrics, affine in the pixel: so
+ * uv = (sum P_k uv_k) / (sum P_k), a ratio of affine functions, whose coefficients are
+ * computed once per triangle (in double, from the exact edge functions) relative to the
+ * triangle's first pixel, then stored as floats. */
+void sh_ps_tri_planes(sh_ps_tri *t, const rs_setup *su)
+{
+    const double one = (double)(1 << RS_SUBPIXEL_BITS), area = (double)su->area;
+    int64_t e0, e1;
+    rs_edges_at(su, su->x0, su->y0, &e0, &e1);
+    const double l[3] = {(double)e0 / area, (double)e1 / area, 1.0 - (double)e0 / area - (double)e1 / area};
+    const double gx[3] = {one * su->a[0] / area, one * su->a[1] / area, -one * (su->a[0] + su->a[1]) / area};
+    const double gy[3] = {one * su->b[0] / area, one * su->b[1] / area, -one * (su->b[0] + su->b[1]) / area};
+    double big = 0;
+    for (int k = 0; k < 3; k++) big = fabs(su->inv_w[k]) > big ? fabs(su->inv_w[k]) : big;
+    const double scale = big > 0 ? 1.0 / big : 1.0;
+    double p[3][3] = {{0}};                      /* U, V, W: d/dx, d/dy, at (x0, y0) */
+    for (int k = 0; k < 3; k++) {
+        const double iw = su->inv_w[k] * scale;
+        const double c[3] = {iw * t->attr[k][6], iw * t->attr[k][7], iw};
+        for (int q = 0; q < 3; q++) {
+            p[q][0] += c[q] * gx[k];
+            p[q][1] += c[q] * gy[k];
+            p[q][2] += c[q] * l[k];
+        }
+    }
+    for (int q = 0; q < 3; q++)
+        for (int j = 0; j < 3; j++) t->plane[q][j] = (float)p[q][j];
+    t->ox = su->x0;
+    t->oy = su->y0;
+}
+
+float sh_ps_quad_lod(const sh_ps_tri *t, const sc_texture *tex, const sc_texture_ref *ref, int x,
+                     int y)
+{
+    const float dx = (float)((x & ~1) - t->ox), dy = (float)((y & ~1) - t->oy);
+    float uv[3][2];                               /* at the quad's top-left, right, below */
+    float at[3];
+    for (int q = 0; q < 3; q++) at[q] = t->plane[q][2] + t->plane[q][0] * dx + t->plane[q][1] * dy;
+    for (int j = 0; j < 3; j++) {
+        float U = at[0], V = at[1], W = at[2];
+        if (j == 1) { U += t->plane[0][0]; V += t->plane[1][0]; W += t->plane[2][0]; }
+        if (j == 2) { U += t->plane[0][1]; V += t->plane[1][1]; W += t->plane[2][1]; }
+        uv[j][0] = U / W;
+        uv[j][1] = V / W;
+        sh_texture_transform(ref, &uv[j][0], &uv[j][1]);
+    }
+    return sh_texture_lod(tex, uv[1][0] - uv[0][0], uv[1][1] - uv[0][1], uv[2][0] - uv[0][0],
+                          uv[2][1] - uv[0][1]);
+}
+
 /* ---- the pixel shader packet kernel -------------------------------------------------------
  * Structure of arrays, one loop per step across the fragments, so each loop vectorizes.
  * Conditionals are selects and every lane computes what the scalar formula would
@@ -109,6 +161,17 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
+/* The texel of m's albedo map for fragment i (uv through the KHR transform, the level of
+ * detail of its quad). */
+static void ps_texel(const sh_ps_frags *f, int i, const sc_material *m, const sc_texture *tex,
+                     float u, float v, float texel[4])
+{
+    const sh_ps_tri *t = &f->tris[f->tri[i]];
+    float lod = f->x ? sh_ps_quad_lod(t, tex, &m->albedo_map, f->x[i], f->y[i]) : 0.0f;
+    sh_texture_transform(&m->albedo_map, &u, &v);
+    sh_texture_sample(tex, &m->albedo_map.sampler, u, v, lod, texel);
+}
+
 static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
@@ -116,7 +179,7 @@ static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
         const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
         const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
         float texel[4] = {1, 1, 1, 1};
-        if (tex) sh_texture_sample(tex, &m->albedo_map.sampler, a[6][i], a[7][i], 0.0f, texel);
+        if (tex) ps_texel(f, i, m, tex, a[6][i], a[7][i], texel);
         for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
         pm->specular[i] = m->specular;
         pm->exponent[i] = m->specular_exponent;
@@ -212,6 +275,17 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
     }
 }
 
+/* The albedo AOV: the base colour after texturing, unlit, 8-bit linear. */
+PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX],
+                         uint32_t *rgba)
+{
+    ps_material pm;
+    ps_gather_material(e, f, a, &pm);
+    for (int i = 0; i < f->n; i++)
+        rgba[i] = (uint32_t)sh_to_linear8(pm.albedo[0][i]) | (uint32_t)sh_to_linear8(pm.albedo[1][i]) << 8 |
+                  (uint32_t)sh_to_linear8(pm.albedo[2][i]) << 16 | 0xff000000u;
+}
+
 PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
 {
     if (e->aov == SH_AOV_PRIMID) {
@@ -226,6 +300,7 @@ PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t 
     ps_interpolate(f, a);
     if (e->aov == SH_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
     else if (e->aov == SH_AOV_NORMAL) ps_normal(a, f->n, rgba);
+    else if (e->aov == SH_AOV_ALBEDO) ps_albedo(e, f, a, rgba);
     else ps_color(e, f, a, rgba);
 }
 

@@ -62,22 +62,55 @@ static inline void sh_vs_attrs(const sh_raster_env *e, uint32_t v, float attr[RS
 }
 
 /* What the pixel shader needs of a triangle: its vertices' attributes in the order the
- * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */
+ * rasterizer's weights refer to (rs_setup.order applied), primitive id and material.
+ * For a material with an albedo texture also the texture coordinates as functions of
+ * the pixel, for the level of detail (sh_ps_tri_screen): uv = (U / W, V / W) with U, V,
+ * W affine in the pixel centre, plane[q] = {d/dx, d/dy, value at pixel (ox, oy)} for
+ * q = U, V, W (W scaled to the triangle's largest 1/w). Unset for other materials. */
 typedef struct sh_ps_tri {
     float attr[3][RS_ATTRS];
     uint32_t prim, material;
+    float plane[3][3];
+    int32_t ox, oy;
 } sh_ps_tri;
+
+/* Whether material m's pixels sample a texture (and so read sh_ps_tri.plane). */
+static inline bool sh_material_textured(const sc_scene *s, uint32_t m)
+{
+    return m < s->nmaterials && s->materials[m].albedo_map.texture >= 0 &&
+           (size_t)s->materials[m].albedo_map.texture < s->ntextures;
+}
+
+/* Sets t's planes from its setup su (t->attr and t->material set) when its material is
+ * textured; nothing otherwise. A pure function of the setup and attributes: the same
+ * bits in every graph and on every worker. */
+GR_API void sh_ps_tri_planes(sh_ps_tri *t, const rs_setup *su);
+static inline void sh_ps_tri_screen(const sh_raster_env *e, sh_ps_tri *t, const rs_setup *su)
+{
+    if (sh_material_textured(e->scene, t->material)) sh_ps_tri_planes(t, su);
+}
 
 #define SH_PS_MAX 64                  /* fragments per sh_ps_packet call */
 
 /* n <= SH_PS_MAX fragments: fragment i lies in triangle tris[tri[i]] and has the
- * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2). */
+ * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2) and is at pixel
+ * (x[i], y[i]). Textures are sampled trilinearly at the level of detail of the pixel's
+ * 2x2 quad (x & ~1, y & ~1), as Direct3D does: the texture coordinates at the quad's
+ * pixel centres, from the triangle's planes extrapolated there (helper lanes: evaluated,
+ * never written), coarse derivatives (ddx along the quad's top row, ddy down its left
+ * column), the same for the quad's four pixels. x and y NULL: level 0. */
 typedef struct sh_ps_frags {
     int n;
     const sh_ps_tri *tris;
     const uint8_t *tri;
     const float *b1, *b2;
+    const uint16_t *x, *y;
 } sh_ps_frags;
+
+/* The level of detail the PS samples tex at for a fragment of t at pixel (x, y) through
+ * ref (its KHR transform applied before the derivatives). */
+GR_API float sh_ps_quad_lod(const sh_ps_tri *t, const sc_texture *tex, const sc_texture_ref *ref,
+                            int x, int y);
 
 /* Pixel shader as a packet kernel: RGBA8 of every fragment of f. The loops run across
  * the packet so the compiler vectorizes them (compiled for the baseline and for AVX2,

@@ -32,19 +32,22 @@ static int address(int i, int n, sc_wrap w)
     return m < 0 ? m + n : m;
 }
 
+/* Texel (x, y) of level l, y counted up from the bottom row (as uv's v; the rows are
+ * stored top first), both addressed as s says. */
 static const unsigned char *texel(const sc_mip_level *l, const sc_sampler *s, int x, int y)
 {
     x = address(x, l->width, s->wrap_u);
-    y = address(y, l->height, s->wrap_v);
+    y = l->height - 1 - address(y, l->height, s->wrap_v);
     return l->rgba + 4 * ((size_t)y * l->width + x);
 }
 
-/* Continuous texel coordinates on level l: u across, v up from the bottom row. */
+/* Continuous texel coordinates on level l: u across, v up from the bottom row (OpenGL's
+ * s * width, t * height on the reduced coordinates). */
 static void texel_coords(const sc_mip_level *l, const sc_sampler *s, float u, float v,
                          float *x, float *y)
 {
     *x = reduce(u, s->wrap_u) * (float)l->width;
-    *y = (1.0f - reduce(v, s->wrap_v)) * (float)l->height;
+    *y = reduce(v, s->wrap_v) * (float)l->height;
 }
 
 static void nearest(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
@@ -67,8 +70,8 @@ static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float 
     const unsigned char *a = texel(l, s, x0, y0), *b = texel(l, s, x0 + 1, y0);
     const unsigned char *c = texel(l, s, x0, y0 + 1), *d = texel(l, s, x0 + 1, y0 + 1);
     for (int k = 0; k < 4; k++) {
-        float top = a[k] + ax * (b[k] - a[k]), bottom = c[k] + ax * (d[k] - c[k]);
-        rgba[k] = (top + ay * (bottom - top)) / 255.0f;
+        float lower = a[k] + ax * (b[k] - a[k]), upper = c[k] + ax * (d[k] - c[k]);
+        rgba[k] = (lower + ay * (upper - lower)) / 255.0f;
     }
 }
 
@@ -77,8 +80,9 @@ float sh_texture_lod(const sc_texture *t, float dudx, float dvdx, float dudy, fl
     const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
     float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
     float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
+    if (x2 != x2 || y2 != y2) return 0.0f;             /* NaN: level 0 */
     float rho2 = x2 > y2 ? x2 : y2;
-    if (!isfinite(rho2)) return 0.0f;
+    if (rho2 > 0x1p126f) return 64.0f;                 /* also inf: the coarsest level */
     return rho2 > 0.0f ? 0.5f * log2f(rho2) : -64.0f;
 }
 

@@ -16,8 +16,9 @@
 
 /* The level of detail for a pixel whose texture coordinates change by (dudx, dvdx) one
  * pixel right and (dudy, dvdy) one pixel down: log2 of the longer of the two texel-space
- * steps on level 0 (D3D's and OpenGL's rho, without approximations). Non-finite
- * derivatives give 0; a zero step gives a large negative value (magnification). */
+ * steps on level 0 (D3D's and OpenGL's rho, without approximations). NaN derivatives
+ * give 0; infinite or huge ones a large value (the coarsest level, as Direct3D clamps an
+ * infinite LOD); a zero step gives a large negative value (magnification). */
 GR_API float sh_texture_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy);
 
 /* The level of detail of a ray cone of `width` (world units) at the hit, on a triangle

@@ -45,6 +45,7 @@ void plr_ps_main(gr_ctx *c)
     float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
     float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
     uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];
+    uint16_t lx[FRAGS_PER_PACKET], ly[FRAGS_PER_PACKET];
     uint32_t rgba[FRAGS_PER_PACKET];
     for (uint32_t i = 0; i < p->count; i++)
         rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
@@ -53,8 +54,10 @@ void plr_ps_main(gr_ctx *c)
         lb1[k] = w1[live[k]];
         lb2[k] = w2[live[k]];
         ltri[k] = p->tri[live[k]];
+        lx[k] = p->x[live[k]];
+        ly[k] = p->y[live[k]];
     }
-    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2}, rgba);
+    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2, lx, ly}, rgba);
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }

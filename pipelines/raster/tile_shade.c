@@ -120,7 +120,7 @@ static void batch_shade(shade_batch *b, plr_state *s)
     uint32_t rgba[SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2}, rgba);
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y}, rgba);
     for (int i = 0; i < b->n; i++) s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;

@@ -242,7 +242,7 @@ static void test_ps_kernel_matches_scalar(void)
                 b2[i] = rnd(0, 1 - b1[i]);
                 tri[i] = (uint8_t)(i == 0 || rnd(0, 1) < 0.3f ? rnd(0, 15.99f) : tri[i - 1]);
             }
-            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2}, out);
+            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2, NULL, NULL}, out);
             for (int i = 0; i < n; i++) {
                 uint32_t want = reference(&e, &t[tri[i]], b1[i], b2[i]);
                 if (out[i] != want && bad++ < 5)

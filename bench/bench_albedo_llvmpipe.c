@@ -1,0 +1,643 @@
+/* The albedo AOV against Mesa's llvmpipe (through OSMesa), an independent check of
+ * texturing (issue 30): generated OBJ + MTL scenes with PNG textures are rendered by the
+ * raster graph with --aov albedo at 512x512 and by llvmpipe unlit (the base colour times
+ * the texture, GL_LINEAR_MIPMAP_LINEAR with glGenerateMipmap, GL_REPEAT; opaque
+ * triangles first, then blended ones in primitive order, depth-tested against the opaque
+ * depth, writing no depth; black background), and the share of pixels whose channels all
+ * agree within 4/255 is printed per scene ("name value unit"). The target is 99%: the
+ * program exits 1 when a scene it checks is below it (a test can run it).
+ *
+ * Scenes (written to a temporary directory, OBJ v = 0 at the image's bottom row):
+ *   floor    a ground plane receding to the horizon, a 1-texel checker repeated 40 times
+ *            (mip selection decides every pixel past the first metres)
+ *   object   the floor and an opaque textured sphere
+ *   blend    the object behind three overlapping quads of MTL d 0.5 in file order
+ *   cutout   the floor behind a quad whose map_Kd PNG has alpha 0 outside a disc
+ * OBJ has no alpha mode: a material blends when its d < 1 or its map_Kd has a texel with
+ * alpha below 255 (alpha = texture alpha x d). --opaque checks only floor and object
+ * (transparency in the raster graphs is separate work; blend and cutout are reported).
+ *
+ * --speed: a textured, trilinear bunny (../shared/scenes/bunny.obj with spherical
+ * texture coordinates and a 512x512 checker), lit (Blinn-Phong, as bench_rs_llvmpipe)
+ * at 1024x1024, median frame times of both at 1 and 2 threads (llvmpipe in a child per
+ * thread count: it reads LP_NUM_THREADS once).
+ *
+ * Built against OSMesa when Debian's libosmesa6-dev is installed (`make osmesa`);
+ * otherwise it prints a note. */
+#if __has_include(<GL/osmesa.h>)
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <GL/osmesa.h>
+
+#include "output/png_encode.h"
+#include "pipelines/frame_memory.h"
+#include "pipelines/raster/raster.h"
+#include "scenes/loaders.h"
+#include "shaders/blinn_phong.h"
+#include "shaders/raster_shading.h"
+#include "shaders/texture_sample.h"
+#include "tools/common/measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SIZE 512
+#define TOLERANCE 4
+#define TARGET 0.99
+
+/* ---- the scenes ------------------------------------------------------------------------ */
+
+static char dir[256];
+
+static int write_png(const char *name, int w, int h, const uint8_t *rgba)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t n;
+    uint8_t *png = io_encode_png(w, h, rgba, &n);
+    FILE *f = png ? fopen(path, "wb") : NULL;
+    int ok = f && fwrite(png, 1, n, f) == n;
+    if (f) fclose(f);
+    free(png);
+    return ok ? 0 : -1;
+}
+
+/* A 256x256 checker of single texels (two colours), a 128x128 colour grid for the
+ * sphere, and a 64x64 cutout: stripes inside a disc of alpha 255, alpha 0 outside. */
+static int write_textures(void)
+{
+    enum { C = 256, G = 128, D = 64 };
+    uint8_t *c = malloc(C * C * 4), *g = malloc(G * G * 4), *d = malloc(D * D * 4);
+    for (int y = 0; y < C; y++)
+        for (int x = 0; x < C; x++) {
+            uint8_t *p = c + 4 * (y * C + x);
+            bool odd = (x + y) & 1;
+            p[0] = odd ? 235 : 30;
+            p[1] = odd ? 200 : 60;
+            p[2] = odd ? 60 : 150;
+            p[3] = 255;
+        }
+    for (int y = 0; y < G; y++)
+        for (int x = 0; x < G; x++) {
+            uint8_t *p = g + 4 * (y * G + x);
+            bool line = x % 16 == 0 || y % 16 == 0;
+            p[0] = line ? 255 : (uint8_t)(2 * x);
+            p[1] = line ? 255 : (uint8_t)(2 * y);
+            p[2] = line ? 255 : (uint8_t)(255 - 2 * x);
+            p[3] = 255;
+        }
+    for (int y = 0; y < D; y++)
+        for (int x = 0; x < D; x++) {
+            uint8_t *p = d + 4 * (y * D + x);
+            float dx = x + 0.5f - D / 2, dy = y + 0.5f - D / 2;
+            bool in = dx * dx + dy * dy < (D / 2 - 2) * (D / 2 - 2);
+            p[0] = (x / 8) % 2 ? 250 : 40;
+            p[1] = 180;
+            p[2] = (y / 8) % 2 ? 40 : 220;
+            p[3] = in ? 255 : 0;
+        }
+    int r = write_png("checker.png", C, C, c) | write_png("grid.png", G, G, g) |
+            write_png("cutout.png", D, D, d);
+    free(c);
+    free(g);
+    free(d);
+    return r;
+}
+
+static const char *mtl =
+    "newmtl floor\nKd 1 1 1\nmap_Kd checker.png\n"
+    "newmtl sphere\nKd 1 1 1\nmap_Kd grid.png\n"
+    "newmtl red\nKd 0.9 0.1 0.1\nd 0.5\n"
+    "newmtl green\nKd 0.1 0.8 0.2\nd 0.5\n"
+    "newmtl blue\nKd 0.2 0.3 0.95\nd 0.5\n"
+    "newmtl cutout\nKd 1 1 1\nmap_Kd cutout.png\n";
+
+/* OBJ vertex, texture and normal indices count from 1 across the file: each part
+ * appends its own and remembers the bases. */
+typedef struct obj_out { FILE *f; int v, vt, vn; } obj_out;
+
+static void floor_part(obj_out *o)
+{
+    const float s = 50.0f, r = 40.0f;
+    fprintf(o->f, "usemtl floor\nv %g 0 %g\nv %g 0 %g\nv %g 0 %g\nv %g 0 %g\n", -s, s, s, s, s, -s, -s, -s);
+    fprintf(o->f, "vt 0 0\nvt %g 0\nvt %g %g\nvt 0 %g\nvn 0 1 0\n", r, r, r, r);
+    int v = o->v, t = o->vt, n = o->vn;
+    fprintf(o->f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", v + 1, t + 1, n + 1, v + 2, t + 2, n + 1, v + 3, t + 3, n + 1);
+    fprintf(o->f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", v + 1, t + 1, n + 1, v + 3, t + 3, n + 1, v + 4, t + 4, n + 1);
+    o->v += 4, o->vt += 4, o->vn += 1;
+}
+
+/* A UV sphere of radius 1 at (0, 1, 0). */
+static void sphere_part(obj_out *o)
+{
+    enum { SEG = 32, RINGS = 16 };
+    fprintf(o->f, "usemtl sphere\n");
+    for (int j = 0; j <= RINGS; j++)
+        for (int i = 0; i <= SEG; i++) {
+            double th = M_PI * j / RINGS, ph = 2 * M_PI * i / SEG;
+            double x = sin(th) * cos(ph), y = cos(th), z = sin(th) * sin(ph);
+            fprintf(o->f, "v %.6f %.6f %.6f\nvn %.6f %.6f %.6f\nvt %.6f %.6f\n", x, y + 1, z, x, y, z,
+                    2.0 * i / SEG, 1.0 - (double)j / RINGS);
+        }
+    for (int j = 0; j < RINGS; j++)
+        for (int i = 0; i < SEG; i++) {
+            int a = j * (SEG + 1) + i + 1, b = a + 1, c = a + SEG + 1, d = c + 1;
+            int q[2][3] = {{a, c, b}, {b, c, d}};
+            for (int k = 0; k < 2; k++)
+                fprintf(o->f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", o->v + q[k][0], o->vt + q[k][0],
+                        o->vn + q[k][0], o->v + q[k][1], o->vt + q[k][1], o->vn + q[k][1],
+                        o->v + q[k][2], o->vt + q[k][2], o->vn + q[k][2]);
+        }
+    int n = (RINGS + 1) * (SEG + 1);
+    o->v += n, o->vt += n, o->vn += n;
+}
+
+/* An upright quad facing +z: centre (cx, cy, cz), half sizes hw, hh, uv 0..1. */
+static void quad_part(obj_out *o, const char *m, float cx, float cy, float cz, float hw, float hh)
+{
+    fprintf(o->f, "usemtl %s\nv %g %g %g\nv %g %g %g\nv %g %g %g\nv %g %g %g\n", m, cx - hw, cy - hh, cz,
+            cx + hw, cy - hh, cz, cx + hw, cy + hh, cz, cx - hw, cy + hh, cz);
+    fprintf(o->f, "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n");
+    int v = o->v, t = o->vt, n = o->vn;
+    fprintf(o->f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", v + 1, t + 1, n + 1, v + 2, t + 2, n + 1, v + 3, t + 3, n + 1);
+    fprintf(o->f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", v + 1, t + 1, n + 1, v + 3, t + 3, n + 1, v + 4, t + 4, n + 1);
+    o->v += 4, o->vt += 4, o->vn += 1;
+}
+
+enum { SCENE_FLOOR, SCENE_OBJECT, SCENE_BLEND, SCENE_CUTOUT, NSCENES };
+static const char *scene_names[NSCENES] = {"floor", "object", "blend", "cutout"};
+
+static int write_scene(int which, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s.obj", dir, scene_names[which]);
+    obj_out o = {fopen(path, "w"), 0, 0, 0};
+    if (!o.f) return -1;
+    fprintf(o.f, "mtllib scenes.mtl\n");
+    floor_part(&o);
+    if (which == SCENE_OBJECT || which == SCENE_BLEND) sphere_part(&o);
+    if (which == SCENE_BLEND) {                  /* in file order: red, green, blue */
+        quad_part(&o, "red", -0.6f, 1.0f, 2.0f, 0.8f, 0.6f);
+        quad_part(&o, "green", 0.0f, 1.4f, 2.3f, 0.8f, 0.6f);
+        quad_part(&o, "blue", 0.6f, 1.0f, 1.7f, 0.8f, 0.6f);
+    }
+    if (which == SCENE_CUTOUT) quad_part(&o, "cutout", 0.0f, 1.2f, 0.0f, 1.2f, 1.2f);
+    return fclose(o.f);
+}
+
+static int write_mtl(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenes.mtl", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(mtl, f);
+    return fclose(f);
+}
+
+static const sc_camera camera = {{0.0f, 1.3f, 6.0f}, {0.0f, 0.9f, 0.0f}, {0, 1, 0}, 50.0f};
+
+/* ---- llvmpipe -------------------------------------------------------------------------- */
+
+static const char *vs_src =
+    "uniform mat4 proj;\n"
+    "varying vec3 wpos; varying vec3 wnrm; varying vec2 uv;\n"
+    "void main() { wpos = gl_Vertex.xyz; wnrm = gl_Normal; uv = gl_MultiTexCoord0.xy;\n"
+    "  gl_Position = proj * gl_Vertex; }\n";
+
+/* Unlit: the base colour times the texture; opaque writes alpha 1. */
+static const char *fs_albedo =
+    "uniform sampler2D tex; uniform int textured; uniform vec4 base; uniform int blended;\n"
+    "varying vec3 wpos; varying vec3 wnrm; varying vec2 uv;\n"
+    "void main() {\n"
+    "  vec4 c = base; if (textured != 0) c *= texture2D(tex, uv);\n"
+    "  gl_FragColor = vec4(clamp(c.rgb, 0.0, 1.0), blended != 0 ? c.a : 1.0);\n"
+    "}\n";
+
+/* Lit, as bench_rs_llvmpipe's (Blinn-Phong, one light), times the texture. */
+static const char *fs_lit =
+    "uniform sampler2D tex; uniform int textured; uniform vec4 base; uniform int blended;\n"
+    "uniform vec3 eye; uniform vec3 light; uniform float spec; uniform float expo;\n"
+    "varying vec3 wpos; varying vec3 wnrm; varying vec2 uv;\n"
+    "void main() {\n"
+    "  vec3 albedo = base.rgb; if (textured != 0) albedo *= texture2D(tex, uv).rgb;\n"
+    "  vec3 n = normalize(wnrm); vec3 v = normalize(eye - wpos);\n"
+    "  if (dot(n, v) < 0.0) n = -n;\n"
+    "  vec3 c = 0.1 * albedo; vec3 l = normalize(light - wpos); float nl = dot(n, l);\n"
+    "  if (nl > 0.0) { vec3 h = normalize(l + v); c += albedo * nl + spec * pow(max(dot(n, h), 0.0), expo); }\n"
+    "  gl_FragColor = vec4(pow(clamp(c, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);\n"
+    "}\n";
+
+static GLuint compile(GLenum kind, const char *src)
+{
+    GLuint s = glCreateShader(kind);
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    GLint ok;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) { char log[1024]; glGetShaderInfoLog(s, sizeof log, NULL, log); fprintf(stderr, "%s\n", log); exit(2); }
+    return s;
+}
+
+/* The projection our vertex shader uses, as a column-major matrix. */
+static void projection(const sh_raster_env *e, float m[16])
+{
+    const sc_camera_frame *f = &e->frame;
+    float n = e->near, fa = e->far, a = (fa + n) / (fa - n), b = -2.0f * fa * n / (fa - n);
+    float eye_r = f->eye[0] * f->right[0] + f->eye[1] * f->right[1] + f->eye[2] * f->right[2];
+    float eye_u = f->eye[0] * f->up[0] + f->eye[1] * f->up[1] + f->eye[2] * f->up[2];
+    float eye_f = f->eye[0] * f->forward[0] + f->eye[1] * f->forward[1] + f->eye[2] * f->forward[2];
+    memset(m, 0, 16 * sizeof(float));
+    for (int i = 0; i < 3; i++) {
+        m[4 * i + 0] = f->right[i] / f->half_w;
+        m[4 * i + 1] = f->up[i] / f->half_h;
+        m[4 * i + 2] = a * f->forward[i];
+        m[4 * i + 3] = f->forward[i];
+    }
+    m[12] = -eye_r / f->half_w;
+    m[13] = -eye_u / f->half_h;
+    m[14] = -a * eye_f + b;
+    m[15] = -eye_f;
+}
+
+/* OBJ's rule: a material blends when d < 1 or its texture has alpha below 255. */
+static bool blends(const sc_scene *s, uint32_t mi)
+{
+    const sc_material *m = mi < s->nmaterials ? &s->materials[mi] : NULL;
+    if (!m) return false;
+    const sc_texture *t = sh_texture_of(s, &m->albedo_map);
+    return m->alpha < 1.0f || (t && t->has_alpha);
+}
+
+typedef struct gl_scene {
+    OSMesaContext ctx;
+    uint8_t *buf;
+    int size;
+    GLuint prog, *tex;
+} gl_scene;
+
+/* A context of size x size, the program (fs) and the scene's textures uploaded (rows
+ * bottom first, so t = v; mips by glGenerateMipmap). */
+static bool gl_open(gl_scene *gs, const sc_scene *s, const sc_geometry *g, int size, const char *fs)
+{
+    memset(gs, 0, sizeof *gs);
+    gs->size = size;
+    gs->ctx = OSMesaCreateContextExt(OSMESA_RGBA, 24, 0, 0, NULL);
+    gs->buf = malloc((size_t)size * size * 4);
+    if (!gs->ctx || !gs->buf || !OSMesaMakeCurrent(gs->ctx, gs->buf, GL_UNSIGNED_BYTE, size, size))
+        return false;
+    gs->prog = glCreateProgram();
+    glAttachShader(gs->prog, compile(GL_VERTEX_SHADER, vs_src));
+    glAttachShader(gs->prog, compile(GL_FRAGMENT_SHADER, fs));
+    glLinkProgram(gs->prog);
+    glUseProgram(gs->prog);
+    gs->tex = calloc(s->ntextures + 1, sizeof *gs->tex);
+    glGenTextures((GLsizei)s->ntextures, gs->tex);
+    for (size_t i = 0; i < s->ntextures; i++) {
+        const sc_mip_level *l = &s->textures[i].levels[0];
+        uint8_t *flip = malloc((size_t)l->width * l->height * 4);
+        for (int y = 0; y < l->height; y++)
+            memcpy(flip + (size_t)y * l->width * 4, l->rgba + (size_t)(l->height - 1 - y) * l->width * 4,
+                   (size_t)l->width * 4);
+        glBindTexture(GL_TEXTURE_2D, gs->tex[i]);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, l->width, l->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, flip);
+        glGenerateMipmap(GL_TEXTURE_2D);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+        free(flip);
+    }
+    glUniform1i(glGetUniformLocation(gs->prog, "tex"), 0);
+    GLuint vbo[3];
+    glGenBuffers(3, vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo[0]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(g->nvertices * 12), g->positions, GL_STATIC_DRAW);
+    glVertexPointer(3, GL_FLOAT, 0, 0);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo[1]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(g->nvertices * 12), g->normals, GL_STATIC_DRAW);
+    glNormalPointer(GL_FLOAT, 0, 0);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo[2]);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(g->nvertices * 8), g->texcoords, GL_STATIC_DRAW);
+    glTexCoordPointer(2, GL_FLOAT, 0, 0);
+    glEnableClientState(GL_VERTEX_ARRAY);
+    glEnableClientState(GL_NORMAL_ARRAY);
+    glEnableClientState(GL_TEXTURE_COORD_ARRAY);
+    GLuint ibo;
+    glGenBuffers(1, &ibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(g->ntriangles * 12), g->indices, GL_STATIC_DRAW);
+    glViewport(0, 0, size, size);
+    return true;
+}
+
+static void gl_close(gl_scene *gs)
+{
+    if (gs->ctx) OSMesaDestroyContext(gs->ctx);
+    free(gs->buf);
+    free(gs->tex);
+}
+
+/* The triangles of one pass (opaque or blended) in primitive order, a draw call per run
+ * of one material. */
+static void gl_pass(const gl_scene *gs, const sc_scene *s, const sc_geometry *g, bool blended)
+{
+    glUniform1i(glGetUniformLocation(gs->prog, "blended"), blended);
+    for (size_t i = 0; i < g->ntriangles;) {
+        uint32_t m = g->materials[i];
+        size_t j = i;
+        while (j < g->ntriangles && g->materials[j] == m) j++;
+        if (blends(s, m) == blended) {
+            const sc_material *mt = m < s->nmaterials ? &s->materials[m] : &sh_default_material;
+            const sc_texture *t = sh_texture_of(s, &mt->albedo_map);
+            float base[4] = {mt->albedo[0], mt->albedo[1], mt->albedo[2], mt->alpha};
+            glUniform4fv(glGetUniformLocation(gs->prog, "base"), 1, base);
+            glUniform1i(glGetUniformLocation(gs->prog, "textured"), t != NULL);
+            if (t) glBindTexture(GL_TEXTURE_2D, gs->tex[t - s->textures]);
+            glDrawElements(GL_TRIANGLES, (GLsizei)((j - i) * 3), GL_UNSIGNED_INT,
+                           (const void *)(i * 3 * sizeof(uint32_t)));
+        }
+        i = j;
+    }
+}
+
+/* One frame: opaque with depth writes, then blended in primitive order without. */
+static void gl_frame(const gl_scene *gs, const sc_scene *s, const sc_geometry *g, const float bg[3])
+{
+    glClearColor(bg[0], bg[1], bg[2], 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    gl_pass(gs, s, g, false);
+    glDepthMask(GL_FALSE);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    gl_pass(gs, s, g, true);
+    glFinish();
+}
+
+/* ---- the comparison -------------------------------------------------------------------- */
+
+/* Pixels of ours (row 0 at the top) and llvmpipe's (row 0 at the bottom) within
+ * TOLERANCE in every channel, as a share; a difference image to diff (|d| x 16). */
+static double agreement(const uint8_t *ours, const uint8_t *gl, int size, uint8_t *diff, int *worst)
+{
+    size_t ok = 0;
+    *worst = 0;
+    for (int y = 0; y < size; y++)
+        for (int x = 0; x < size; x++) {
+            const uint8_t *a = ours + 4 * ((size_t)y * size + x);
+            const uint8_t *b = gl + 4 * ((size_t)(size - 1 - y) * size + x);
+            int d = 0;
+            for (int k = 0; k < 3; k++) {
+                int e = abs(a[k] - b[k]);
+                d = e > d ? e : d;
+                diff[4 * ((size_t)y * size + x) + k] = (uint8_t)(e * 16 > 255 ? 255 : e * 16);
+            }
+            diff[4 * ((size_t)y * size + x) + 3] = 255;
+            ok += d <= TOLERANCE;
+            *worst = d > *worst ? d : *worst;
+        }
+    return (double)ok / ((double)size * size);
+}
+
+static void flip_rows(const uint8_t *in, uint8_t *out, int size)
+{
+    for (int y = 0; y < size; y++)
+        memcpy(out + (size_t)y * size * 4, in + (size_t)(size - 1 - y) * size * 4, (size_t)size * 4);
+}
+
+/* One scene: both images, their agreement printed; 1 when below the target. */
+static int check_scene(int which, bool checked, const char *keep)
+{
+    char path[512], err[SC_ERR_MAX];
+    sc_scene *s;
+    sc_geometry g;
+    if (write_scene(which, path, sizeof path) || sc_load(path, &s, err) || sc_flatten(s, &g, err)) {
+        printf("# %s: %s\n", scene_names[which], err);
+        return 1;
+    }
+    s->camera = camera;
+    size_t nblend = 0;
+    for (size_t i = 0; i < g.ntriangles; i++) nblend += blends(s, g.materials[i]);
+    for (size_t m = 0; m < s->nmaterials; m++)
+        if ((s->materials[m].alpha_mode == SC_ALPHA_BLEND) != blends(s, (uint32_t)m))
+            printf("# %s: material %s: the loader's alpha mode %d, OBJ's rule says %s\n",
+                   scene_names[which], s->materials[m].name, (int)s->materials[m].alpha_mode,
+                   blends(s, (uint32_t)m) ? "blend" : "opaque");
+    plr_config c;
+    plr_config_default(&c);
+    c.width = c.height = SIZE;
+    c.aov = SH_AOV_ALBEDO;
+    c.workers = 2;
+    uint8_t *ours = malloc(SIZE * SIZE * 4), *diff = malloc(SIZE * SIZE * 4), *up = malloc(SIZE * SIZE * 4);
+    gr_graph *gg = plr_render(s, &g, &c, ours, NULL, err);
+    if (!gg) printf("# %s: raster: %s\n", scene_names[which], err);
+    gr_graph_destroy(gg);
+    gl_scene gs;
+    int rc = 1;
+    if (gl_open(&gs, s, &g, SIZE, fs_albedo)) {
+        sh_raster_env e;
+        sh_raster_env_init(&e, s, &g, SIZE, SIZE, SH_AOV_ALBEDO);
+        float proj[16];
+        projection(&e, proj);
+        glUniformMatrix4fv(glGetUniformLocation(gs.prog, "proj"), 1, GL_FALSE, proj);
+        gl_frame(&gs, s, &g, (const float[3]){0, 0, 0});
+        int worst;
+        double share = agreement(ours, gs.buf, SIZE, diff, &worst);
+        printf("albedo_within_4_%s %.4f share\n", scene_names[which], share);
+        printf("# %s: %zu of %zu triangles blended; largest difference %d/255%s\n", scene_names[which],
+               nblend, g.ntriangles, worst, checked ? "" : " (not checked: --opaque)");
+        rc = checked && share < TARGET;
+        if (keep) {
+            char name[300];
+            snprintf(name, sizeof name, "%s-ours.png", scene_names[which]);
+            write_png(name, SIZE, SIZE, ours);
+            flip_rows(gs.buf, up, SIZE);
+            snprintf(name, sizeof name, "%s-llvmpipe.png", scene_names[which]);
+            write_png(name, SIZE, SIZE, up);
+            snprintf(name, sizeof name, "%s-diff.png", scene_names[which]);
+            write_png(name, SIZE, SIZE, diff);
+        }
+    } else {
+        printf("# %s: no OSMesa context\n", scene_names[which]);
+    }
+    gl_close(&gs);
+    free(ours);
+    free(diff);
+    free(up);
+    sc_geometry_free(&g);
+    sc_free(s);
+    return rc;
+}
+
+/* ---- speed: a textured bunny ------------------------------------------------------------ */
+
+#define SPEED_SIZE 1024
+#define FRAMES 10
+
+/* The bunny with spherical texture coordinates (around its centre, 4 x 2 repeats) and
+ * a 512x512 checker of 4-texel squares on its material. */
+static int textured_bunny(sc_scene **out, sc_geometry *g, char err[SC_ERR_MAX])
+{
+    sc_scene *s;
+    if (sc_load("scenes/bunny.scene", &s, err) || sc_flatten(s, g, err)) return -1;
+    float c[3];
+    for (int k = 0; k < 3; k++) c[k] = 0.5f * (g->bbox_min[k] + g->bbox_max[k]);
+    for (size_t i = 0; i < g->nvertices; i++) {
+        const float *p = g->positions + 3 * i;
+        float d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+        float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        g->texcoords[2 * i] = 4.0f * (atan2f(d[2], d[0]) / (2.0f * (float)M_PI) + 0.5f);
+        g->texcoords[2 * i + 1] = 2.0f * (r > 0 ? acosf(d[1] / r) / (float)M_PI : 0.0f);
+    }
+    enum { T = 512 };
+    uint8_t *px = malloc(T * T * 4);
+    for (int y = 0; y < T; y++)
+        for (int x = 0; x < T; x++) {
+            uint8_t *p = px + 4 * (y * T + x);
+            bool odd = ((x / 4) + (y / 4)) & 1;
+            p[0] = odd ? 240 : 40;
+            p[1] = odd ? 220 : 90;
+            p[2] = odd ? 120 : 200;
+            p[3] = 255;
+        }
+    int t = sc_add_texture(s, "checker", T, T, px, err);
+    if (t < 0) return -1;
+    for (size_t m = 0; m < s->nmaterials; m++) s->materials[m].albedo_map.texture = t;
+    *out = s;
+    return 0;
+}
+
+static int speed_child(void)
+{
+    sc_scene *s;
+    sc_geometry g;
+    char err[SC_ERR_MAX];
+    if (textured_bunny(&s, &g, err)) { printf("nan nan\n"); return 1; }
+    gl_scene gs;
+    if (!gl_open(&gs, s, &g, SPEED_SIZE, fs_lit)) { printf("nan nan\n"); return 1; }
+    sh_raster_env e;
+    sh_raster_env_init(&e, s, &g, SPEED_SIZE, SPEED_SIZE, SH_AOV_COLOR);
+    float proj[16];
+    projection(&e, proj);
+    const sc_material *m = &s->materials[g.materials[0]];
+    glUniformMatrix4fv(glGetUniformLocation(gs.prog, "proj"), 1, GL_FALSE, proj);
+    glUniform3fv(glGetUniformLocation(gs.prog, "eye"), 1, e.frame.eye);
+    glUniform3fv(glGetUniformLocation(gs.prog, "light"), 1, e.lights[0].position);
+    glUniform1f(glGetUniformLocation(gs.prog, "spec"), m->specular);
+    glUniform1f(glGetUniformLocation(gs.prog, "expo"), m->specular_exponent);
+    double t[FRAMES];
+    for (int i = -2; i < FRAMES; i++) {
+        double t0 = io_now_ms();
+        gl_frame(&gs, s, &g, e.background);
+        if (i >= 0) t[i] = io_now_ms() - t0;
+    }
+    qsort(t, FRAMES, sizeof *t, io_cmp_double);
+    printf("%.3f %.3f\n", io_median_sorted(t, FRAMES), t[0]);
+    gl_close(&gs);
+    sc_geometry_free(&g);
+    sc_free(s);
+    return 0;
+}
+
+static int speed(const char *self)
+{
+    sc_scene *s;
+    sc_geometry g;
+    char err[SC_ERR_MAX];
+    if (textured_bunny(&s, &g, err)) { printf("# speed: %s\n", err); return 1; }
+    uint8_t *img = malloc(SPEED_SIZE * SPEED_SIZE * 4);
+    for (int threads = 1; threads <= 2; threads++) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d '%s' --speed-child", threads, self);
+        double lp = -1, lp_min = -1;
+        FILE *p = popen(cmd, "r");
+        if (p && fscanf(p, "%lf %lf", &lp, &lp_min) != 2) lp = lp_min = -1;
+        if (p) pclose(p);
+        plr_config c;
+        plr_config_default(&c);
+        c.width = c.height = SPEED_SIZE;
+        c.workers = (unsigned)threads;
+        double t[FRAMES];
+        for (int i = -2; i < FRAMES; i++) {
+            double t0 = io_now_ms();
+            gr_graph *gg = plr_render(s, &g, &c, img, NULL, err);
+            if (i >= 0) t[i] = io_now_ms() - t0;
+            gr_graph_destroy(gg);
+        }
+        qsort(t, FRAMES, sizeof *t, io_cmp_double);
+        double us = io_median_sorted(t, FRAMES);
+        printf("llvmpipe_frame_ms_bunny_textured_%dt %.1f ms\n", threads, lp);
+        printf("raster_frame_ms_bunny_textured_%dt %.1f ms\n", threads, us);
+        printf("raster_vs_llvmpipe_bunny_textured_%dt %.2f ratio\n", threads, lp > 0 ? us / lp : -1);
+        printf("raster_vs_llvmpipe_min_bunny_textured_%dt %.2f ratio\n", threads,
+               lp_min > 0 ? t[0] / lp_min : -1);
+    }
+    free(img);
+    sc_geometry_free(&g);
+    sc_free(s);
+    return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_albedo_llvmpipe [--opaque] [--keep DIR] [--speed]\n"
+                 "  --opaque    check only the opaque scenes (floor, object); report the others\n"
+                 "  --keep DIR  write the scenes, both images and a difference image (x16) to DIR\n"
+                 "  --speed     also time a textured, lit bunny against llvmpipe at 1 and 2 threads\n"
+                 "Exit status 1 when a checked scene agrees on fewer than 99%% of its pixels\n"
+                 "within 4/255.\n");
+}
+
+int main(int argc, char **argv)
+{
+    pl_keep_freed_memory();
+    if (argc == 2 && !strcmp(argv[1], "--speed-child")) return speed_child();
+    bool opaque = false, with_speed = false;
+    const char *keep = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--opaque")) opaque = true;
+        else if (!strcmp(argv[i], "--speed")) with_speed = true;
+        else if (!strcmp(argv[i], "--keep") && i + 1 < argc) keep = argv[++i];
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
+        else { usage(stderr); return 2; }
+    }
+    if (keep) {
+        mkdir(keep, 0777);
+        snprintf(dir, sizeof dir, "%s", keep);
+    } else {
+        snprintf(dir, sizeof dir, "/tmp/bench_albedo_XXXXXX");
+        if (!mkdtemp(dir)) { perror("mkdtemp"); return 2; }
+    }
+    if (write_textures() || write_mtl()) { fprintf(stderr, "bench_albedo_llvmpipe: cannot write %s\n", dir); return 2; }
+    int failed = 0;
+    for (int k = 0; k < NSCENES; k++) failed |= check_scene(k, !opaque || k <= SCENE_OBJECT, keep);
+    if (with_speed) failed |= speed(argv[0]);
+    if (!keep) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) fprintf(stderr, "bench_albedo_llvmpipe: could not remove %s\n", dir);
+    }
+    return failed;
+}
+
+#else
+
+#include <stdio.h>
+
+int main(void)
+{
+    printf("# bench_albedo_llvmpipe: OSMesa headers not installed (make osmesa)\n");
+    return 0;
+}
+
+#endif
