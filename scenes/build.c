@@ -5,6 +5,7 @@
 #include "scenes/name_index.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,35 @@ int sc_scene_find_material(const sc_scene *s, const char *name)
     char key[SC_NAME_MAX];
     snprintf(key, sizeof key, "%s", name);          /* names are stored truncated */
     return (int)sc_name_index_find(s->material_names, s->materials, sizeof *s->materials, key);
+}
+
+void sc_scene_warn(sc_scene *s, const char *fmt, ...)
+{
+    static const char cut[] = "(further warnings left out)\n";
+    char line[SC_ERR_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    line[len] = 0;
+    size_t have = s->warnings ? strlen(s->warnings) : 0;
+    if (have >= sizeof cut - 1 && !strcmp(s->warnings + have - (sizeof cut - 1), cut)) return;
+    if (have + len + sizeof cut > SC_WARNINGS_MAX) { memcpy(line, cut, sizeof cut); len = sizeof cut - 1; }
+    char *w = realloc(s->warnings, have + len + 1);
+    if (!w) return;
+    memcpy(w + have, line, len + 1);
+    s->warnings = w;
+}
+
+void sc_warn_unreadable_texture(sc_scene *s, const char *where, const char *material,
+                                const char *why)
+{
+    s->unreadable_textures++;
+    sc_scene_warn(s, "%.200s: material '%.63s': %.300s; the material renders untextured", where,
+                  material, why);
 }
 
 int sc_scene_add_instance(sc_scene *s, uint32_t mesh, const float transform[16])

@@ -31,6 +31,14 @@ int sc_scene_add_instance(sc_scene *s, uint32_t mesh, const float transform[16])
 int sc_scene_add_light(sc_scene *s, float x, float y, float z, float r, float g, float b);
 int sc_scene_find_material(const sc_scene *s, const char *name);
 
+/* Appends one line to s->warnings (printf format, no newline); past SC_WARNINGS_MAX
+ * bytes the line is dropped and a last line says that some were. */
+void sc_scene_warn(sc_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A texture a material names could not be read: the warning (file, material, why) and
+ * the count in s->unreadable_textures. */
+void sc_warn_unreadable_texture(sc_scene *s, const char *where, const char *material,
+                                const char *why);
+
 /* Area-weighted smooth vertex normals (zero-area triangles counted in *degenerate). */
 void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t nt,
                        float *nrm, size_t *degenerate);

@@ -6,10 +6,14 @@
  * memory in the child becomes an error naming the file; the parent never runs the
  * importer's code.
  *
- * Wire format (host byte order, same binary both ends): wire_header, then nmat
- * wire_material, then positions (3 nv floats), normals (3 nv), texcoords (2 nv, when
- * has_uv), indices (3 nt uint32) and per-triangle materials (nt uint32, indices into the
- * materials sent). The parent checks every index it receives before use. */
+ * Wire format (host byte order, same binary both ends): wire_header, then ntex textures
+ * (wire_texture and its width x height RGBA8 texels: level 0, decoded in the child, so
+ * that image decoders never run on untrusted files in the parent), nmat sc_material
+ * (texture references are indices into the textures sent), the warnings' text (nwarn
+ * bytes), then positions (3 nv floats), normals (3 nv), texcoords (2 nv, when has_uv),
+ * indices (3 nt uint32) and per-triangle materials (nt uint32, indices into the
+ * materials sent). The parent checks every size, index and enum it receives before use
+ * (a texture's size against the same limits the child applied). */
 #include "scenes/build.h"
 #include "scenes/loaders.h"
 
@@ -40,15 +44,15 @@
 
 typedef struct wire_header {
     int32_t status;               /* 0: a mesh follows; -1: err holds the importer's error */
-    uint32_t nmat, has_uv, pad;
-    uint64_t nv, nt;
+    uint32_t nmat, has_uv, ntex, nwarn, pad;
+    uint64_t nv, nt, unreadable_textures;
     char err[SC_ERR_MAX];
 } wire_header;
 
-typedef struct wire_material {
+typedef struct wire_texture {
     char name[SC_NAME_MAX];
-    float albedo[3], reflectivity, specular, exponent;
-} wire_material;
+    uint32_t width, height;
+} wire_texture;
 
 static bool write_all(int fd, const void *p, size_t n)
 {
@@ -64,18 +68,21 @@ static bool write_all(int fd, const void *p, size_t n)
 
 static bool send_mesh(int fd, const sc_scene *s, const sc_mesh *m)
 {
+    size_t nwarn = s->warnings ? strlen(s->warnings) : 0;
     wire_header h = {.nmat = (uint32_t)s->nmaterials, .has_uv = m->texcoords != NULL,
-                     .nv = m->nvertices, .nt = m->ntriangles};
+                     .ntex = (uint32_t)s->ntextures, .nwarn = (uint32_t)nwarn,
+                     .nv = m->nvertices, .nt = m->ntriangles,
+                     .unreadable_textures = s->unreadable_textures};
     bool ok = write_all(fd, &h, sizeof h);
-    for (size_t i = 0; ok && i < s->nmaterials; i++) {
-        const sc_material *sm = &s->materials[i];
-        wire_material w = {.reflectivity = sm->reflectivity, .specular = sm->specular,
-                           .exponent = sm->specular_exponent};
-        memcpy(w.name, sm->name, sizeof w.name);
-        memcpy(w.albedo, sm->albedo, sizeof w.albedo);
-        ok = write_all(fd, &w, sizeof w);
+    for (size_t i = 0; ok && i < s->ntextures; i++) {
+        const sc_mip_level *l = &s->textures[i].levels[0];
+        wire_texture w = {.width = (uint32_t)l->width, .height = (uint32_t)l->height};
+        memcpy(w.name, s->textures[i].name, sizeof w.name);
+        ok = write_all(fd, &w, sizeof w) && write_all(fd, l->rgba, (size_t)l->width * l->height * 4);
     }
-    return ok && write_all(fd, m->positions, 3 * m->nvertices * sizeof(float)) &&
+    for (size_t i = 0; ok && i < s->nmaterials; i++) ok = write_all(fd, &s->materials[i], sizeof(sc_material));
+    return ok && write_all(fd, s->warnings ? s->warnings : "", nwarn) &&
+           write_all(fd, m->positions, 3 * m->nvertices * sizeof(float)) &&
            write_all(fd, m->normals, 3 * m->nvertices * sizeof(float)) &&
            (!m->texcoords || write_all(fd, m->texcoords, 2 * m->nvertices * sizeof(float))) &&
            write_all(fd, m->indices, 3 * m->ntriangles * sizeof(uint32_t)) &&
@@ -109,7 +116,7 @@ static void child_main(int fd, const char *path, const sc_load_opts *o, sc_mesh_
     setrlimit(RLIMIT_CORE, &core);            /* a crash is reported, not dumped */
     wire_header h = {.status = -1};
     sc_scene *s = sc_scene_new("import");
-    int m = s ? load(s, path, h.err) : -1;
+    int m = s ? load(s, path, o, h.err) : -1;
     if (!s) snprintf(h.err, sizeof h.err, "%s: out of memory", path);
     bool ok = m >= 0 ? send_mesh(fd, s, &s->meshes[m]) : write_all(fd, &h, sizeof h);
     _exit(ok ? 0 : 1);
@@ -141,19 +148,84 @@ static bool read_all(int fd, void *p, size_t n, double deadline, bool *late)
     return true;
 }
 
-/* The child's materials join s; returns the index of the first, or -1. */
-static int receive_materials(sc_scene *s, int fd, uint32_t n, double deadline, bool *late)
+/* The child's textures join s (their mip chains built here); -1 when one is beyond
+ * the limits (err set) or the reply is cut short, else the index of the first. */
+static int receive_textures(sc_scene *s, int fd, uint32_t n, const char *path,
+                            const sc_load_opts *o, double deadline, bool *late, char err[SC_ERR_MAX])
+{
+    int first = (int)s->ntextures;
+    if (n > SC_MAX_IMPORT_TEXTURES) {
+        snprintf(err, SC_ERR_MAX, "%s: the importer sent %u textures, more than "
+                 LIMIT_NAMED(SC_MAX_IMPORT_TEXTURES), path, n);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        wire_texture w;
+        if (!read_all(fd, &w, sizeof w, deadline, late)) return -1;
+        w.name[SC_NAME_MAX - 1] = 0;
+        const char *why = sc_texture_size_problem(w.width, w.height, o);
+        if (why) {
+            snprintf(err, SC_ERR_MAX, "%s: the importer sent texture %u: %s", path, i + 1, why);
+            return -1;
+        }
+        size_t bytes = (size_t)w.width * w.height * 4;
+        unsigned char *px = malloc(bytes);
+        if (!px) { snprintf(err, SC_ERR_MAX, "%s: out of memory", path); return -1; }
+        if (!read_all(fd, px, bytes, deadline, late)) { free(px); return -1; }
+        if (sc_add_texture(s, w.name, (int)w.width, (int)w.height, px, err) < 0) return -1;
+    }
+    return first;
+}
+
+/* A reference the child sent: an index among its ntex textures (or -1), known enums. */
+static bool ref_ok(sc_texture_ref *r, uint32_t ntex, int first_tex)
+{
+    if (r->texture < -1 || (r->texture >= 0 && (uint32_t)r->texture >= ntex)) return false;
+    if (r->texture >= 0) r->texture += first_tex;
+    return r->uv_set >= 0 && r->uv_set < 8 && (unsigned)r->sampler.wrap_u <= SC_WRAP_MIRROR &&
+           (unsigned)r->sampler.wrap_v <= SC_WRAP_MIRROR &&
+           (unsigned)r->sampler.filter <= SC_FILTER_LINEAR_NO_MIPS;
+}
+
+/* The child's materials join s (sc_validate checks their factors later); returns the
+ * index of the first, or -1. */
+static int receive_materials(sc_scene *s, int fd, uint32_t n, uint32_t ntex, int first_tex,
+                             const char *path, double deadline, bool *late, char err[SC_ERR_MAX])
 {
     int first = (int)s->nmaterials;
     for (uint32_t i = 0; i < n; i++) {
-        wire_material w;
+        sc_material w;
         if (!read_all(fd, &w, sizeof w, deadline, late)) return -1;
         w.name[SC_NAME_MAX - 1] = 0;
-        int k = sc_scene_add_material(s, w.name, w.albedo[0], w.albedo[1], w.albedo[2],
-                                      w.reflectivity, w.specular, w.exponent);
-        if (k < 0) return -1;
+        unsigned char two;                    /* a bool's byte as sent: 0 or 1 */
+        memcpy(&two, &w.double_sided, 1);
+        if (two > 1 || (unsigned)w.alpha_mode > SC_ALPHA_BLEND ||
+            (unsigned)w.model > SC_SHADING_METALLIC_ROUGHNESS ||
+            !ref_ok(&w.albedo_map, ntex, first_tex) || !ref_ok(&w.metallic_roughness_map, ntex, first_tex) ||
+            !ref_ok(&w.emissive_map, ntex, first_tex) || !ref_ok(&w.normal_map, ntex, first_tex) ||
+            !ref_ok(&w.occlusion_map, ntex, first_tex)) {
+            snprintf(err, SC_ERR_MAX, "%s: the importer sent material %u with a texture index or "
+                     "mode out of range", path, i + 1);
+            return -1;
+        }
+        int k = sc_scene_add_material(s, w.name, 0, 0, 0, 0, 0, 0);
+        if (k < 0) { snprintf(err, SC_ERR_MAX, "%s: out of memory", path); return -1; }
+        s->materials[k] = w;
     }
     return first;
+}
+
+/* The child's warnings, line by line, into s's. */
+static bool receive_warnings(sc_scene *s, int fd, uint32_t n, double deadline, bool *late)
+{
+    if (n == 0) return true;
+    char *text = malloc((size_t)n + 1);
+    if (!text || !read_all(fd, text, n, deadline, late)) { free(text); return false; }
+    text[n] = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        sc_scene_warn(s, "%s", line);
+    free(text);
+    return true;
 }
 
 static bool receive_arrays(sc_mesh_builder *b, const wire_header *h, int fd, double deadline,
@@ -191,9 +263,21 @@ static int receive(sc_scene *s, int fd, const char *path, const sc_load_opts *o,
         snprintf(err, SC_ERR_MAX, "%s: the mesh is larger than the memory limit", path);
         return -1;
     }
-    int first = receive_materials(s, fd, h.nmat, deadline, late);
+    if (h.nmat > SC_MAX_IMPORT_MATERIALS || h.nwarn > SC_WARNINGS_MAX ||
+        h.unreadable_textures > (uint64_t)SC_MAX_IMPORT_MATERIALS * 5) {
+        snprintf(err, SC_ERR_MAX, "%s: the importer's reply is beyond the limits (%u materials, "
+                 "%u bytes of warnings)", path, h.nmat, h.nwarn);
+        return -1;
+    }
+    err[0] = 0;
+    int first_tex = receive_textures(s, fd, h.ntex, path, o, deadline, late, err);
+    int first = first_tex < 0 ? -1 : receive_materials(s, fd, h.nmat, h.ntex, first_tex, path,
+                                                        deadline, late, err);
+    if (first < 0) return err[0] ? -1 : -2;
+    if (!receive_warnings(s, fd, h.nwarn, deadline, late)) return -2;
+    s->unreadable_textures += (size_t)h.unreadable_textures;
     sc_mesh_builder b = {0};
-    bool ok = first >= 0 && receive_arrays(&b, &h, fd, deadline, late);
+    bool ok = receive_arrays(&b, &h, fd, deadline, late);
     for (size_t t = 0; ok && t < b.nt; t++) {
         ok = b.idx[3 * t] < b.nv && b.idx[3 * t + 1] < b.nv && b.idx[3 * t + 2] < b.nv &&
              b.mat[t] < h.nmat;

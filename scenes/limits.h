@@ -19,6 +19,9 @@
 #define SC_EXPONENT_MAX 1e6f      /* a material's specular exponent */
 #define SC_MAX_FILE_MESHES 256    /* [mesh.*] sections of one scene file */
 #define SC_MAX_IMPORT_MATERIALS 256   /* materials of one imported mesh file */
+#define SC_MAX_IMPORT_TEXTURES 256    /* distinct textures of one imported mesh file */
+#define SC_MAX_TEXTURE_SIDE 32768     /* a texture's width and height (16 mip levels reach 1x1) */
+#define SC_WARNINGS_MAX 8192          /* bytes of load warnings a scene keeps */
 
 /* ---- images and shading --------------------------------------------------------------- */
 

@@ -137,30 +137,99 @@ static void beside(const char *file, const char *name, char path[1024])
     snprintf(path, 1024, "%.*s%s", dir, file, name);
 }
 
-/* map_Kd's file: the line's last word (options such as -s come before it). */
-static bool map_kd(obj_state *o, int material, char *args, const char *mtl, int line)
+/* What an MTL material says beyond the plain factors, applied once the file is read
+ * (map_d may come before or after map_Kd). */
+typedef struct mtl_entry {
+    int material;
+    int kd, d, ke;                /* texture indices, -1 for none */
+    bool has_d;                   /* a d or Tr line */
+} mtl_entry;
+
+/* A map_ line's file (its last word: options such as -s come before it), read through
+ * the cache. A file that cannot be read is a warning naming the MTL line and material,
+ * counted in unreadable_textures. -1 when there is none. */
+static int map_file(obj_state *o, int material, char *args, const char *mtl, int line,
+                    const char *key, sc_texture_cache *cache)
 {
     char *name = NULL, *save = NULL;
     for (char *w = strtok_r(args, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save))
         name = w;
-    char path[1024], why[SC_ERR_MAX];
-    int t = -1;
-    for (char *c = name; c && *c; c++)
-        if (*c == '\\') *c = '/';           /* paths written on Windows: .\tex.jpg */
-    if (name) beside(mtl, name, path);
-    if (name && (t = sc_read_texture(o->s, path, o->opts, why)) >= 0) {
-        o->s->materials[material].albedo_map.texture = t;
-        return true;
+    char path[SC_PATH_MAX], why[SC_ERR_MAX], where[300];
+    snprintf(where, sizeof where, "%.200s:%d: %s", mtl, line, key);
+    if (!name) {
+        sc_warn_unreadable_texture(o->s, where, o->s->materials[material].name, "no file named");
+        return -1;
     }
-    snprintf(o->err, SC_ERR_MAX, "%.200s:%d: map_Kd: %.280s", mtl, line,
-             name ? why : "no file named");
-    return false;
+    sc_texture_path(mtl, name, path);
+    int t = sc_texture_cache_get(cache, o->s, path, o->opts, why);
+    if (t < 0) sc_warn_unreadable_texture(o->s, where, o->s->materials[material].name, why);
+    return t;
 }
 
-/* MTL: newmtl, Kd (albedo), Ns (exponent), Ks (specular weight), map_Kd (albedo texture,
- * relative to the MTL file; one that cannot be read is an error naming the line).
- * Missing file: warning-free fallback to grey, since many OBJ files name an MTL that was
- * not shipped. */
+/* map_d: the base colour texture's alpha times the opacity map's (its alpha where it has
+ * one, else its red channel: a greyscale map), sampled at the nearest texel where the
+ * sizes differ. A new texture (map_Kd's stays as it is for other materials); with no
+ * map_Kd, white with map_d's opacity. */
+static int combine_opacity(sc_scene *s, int kd, int d, char err[SC_ERR_MAX])
+{
+    const sc_texture *td = &s->textures[d];
+    const sc_mip_level *ld = &td->levels[0];
+    const sc_mip_level *lk = kd >= 0 ? &s->textures[kd].levels[0] : ld;
+    int w = lk->width, h = lk->height;
+    unsigned char *px = malloc((size_t)w * h * 4);
+    if (!px) { snprintf(err, SC_ERR_MAX, "out of memory"); return -1; }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const unsigned char *a = ld->rgba + 4 * ((size_t)(y * (size_t)ld->height / h) * ld->width +
+                                                     (size_t)x * ld->width / w);
+            unsigned char *p = px + 4 * ((size_t)y * w + x);
+            if (kd >= 0) memcpy(p, lk->rgba + 4 * ((size_t)y * w + x), 4);
+            else p[0] = p[1] = p[2] = p[3] = 255;
+            unsigned op = td->has_alpha ? a[3] : a[0];
+            p[3] = (unsigned char)((p[3] * op + 127) / 255);
+        }
+    char name[SC_NAME_MAX];
+    snprintf(name, sizeof name, "%.30s+%.30s", kd >= 0 ? s->textures[kd].name : "", td->name);
+    return sc_add_texture(s, name, w, h, px, err);
+}
+
+/* The material's textures and alpha mode from what its MTL lines said. OBJ has no alpha
+ * mode: a material blends when its d is below 1 or its base colour texture has a texel
+ * whose alpha is below 255. */
+static void finish_material(obj_state *o, const mtl_entry *e, const char *mtl)
+{
+    sc_material *m = &o->s->materials[e->material];
+    int kd = e->kd;
+    if (e->d >= 0) {
+        char err[SC_ERR_MAX];
+        int c = combine_opacity(o->s, e->kd, e->d, err);
+        m = &o->s->materials[e->material];
+        if (c >= 0) kd = c;
+        else sc_warn_unreadable_texture(o->s, mtl, m->name, err);
+    }
+    m->albedo_map.texture = kd;
+    m->emissive_map.texture = e->ke;
+    if (m->alpha < 1 || (kd >= 0 && o->s->textures[kd].has_alpha)) m->alpha_mode = SC_ALPHA_BLEND;
+}
+
+static mtl_entry *mtl_entry_of(mtl_entry **list, size_t *n, int material)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*list)[i].material == material) return &(*list)[i];
+    mtl_entry *grown = realloc(*list, (*n + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    *list = grown;
+    grown[*n] = (mtl_entry){material, -1, -1, -1, false};
+    return &grown[(*n)++];
+}
+
+static float clamp01(float v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+/* MTL: newmtl, Kd (albedo), Ns (exponent), Ks (specular weight), d (opacity; Tr = 1 - d),
+ * Ke (emissive), map_Kd (albedo texture), map_d (opacity map), map_Ke (emissive texture);
+ * files relative to the MTL file. A texture that cannot be read is a warning (the
+ * material renders untextured). Missing MTL file: warning-free fallback to grey, since
+ * many OBJ files name an MTL that was not shipped. */
 static bool read_mtl(obj_state *o, const char *name)
 {
     char path[1024];
@@ -169,6 +238,9 @@ static bool read_mtl(obj_state *o, const char *name)
     if (!f) return true;
     char line[1024];
     int cur = -1, at = 0;
+    mtl_entry *list = NULL, *e = NULL;
+    size_t n = 0;
+    sc_texture_cache cache = {0};
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
         char *p = line;
@@ -177,16 +249,38 @@ static bool read_mtl(obj_state *o, const char *name)
         float v[3];
         char key[32], arg[256];
         if (sscanf(p, "%31s %255s", key, arg) < 1) continue;
-        if (cur >= 0 && !strcmp(key, "map_Kd")) ok = map_kd(o, cur, p + 6, path, at);
-        else if (!strcmp(key, "newmtl")) cur = mtl_material(o, arg);
-        else if (cur >= 0 && !strcmp(key, "Kd") && parse_floats(p + 2, 3, v, NULL))
-            memcpy(o->s->materials[cur].albedo, v, sizeof v);
-        else if (cur >= 0 && !strcmp(key, "Ns") && parse_floats(p + 2, 1, v, NULL))
-            o->s->materials[cur].specular_exponent = v[0] > 1 ? v[0] : 1;
-        else if (cur >= 0 && !strcmp(key, "Ks") && parse_floats(p + 2, 3, v, NULL))
-            o->s->materials[cur].specular = (v[0] + v[1] + v[2]) / 3;
+        sc_material *m = cur >= 0 ? &o->s->materials[cur] : NULL;
+        if (!strcmp(key, "newmtl")) {
+            cur = mtl_material(o, arg);
+            e = cur >= 0 ? mtl_entry_of(&list, &n, cur) : NULL;
+            ok = e != NULL || fail(o, "out of memory");
+        } else if (!m) {
+            continue;
+        } else if (!strcmp(key, "map_Kd")) {
+            e->kd = map_file(o, cur, p + 6, path, at, "map_Kd", &cache);
+        } else if (!strcmp(key, "map_d")) {
+            e->d = map_file(o, cur, p + 5, path, at, "map_d", &cache);
+        } else if (!strcmp(key, "map_Ke")) {
+            e->ke = map_file(o, cur, p + 6, path, at, "map_Ke", &cache);
+        } else if (!strcmp(key, "Kd") && parse_floats(p + 2, 3, v, NULL)) {
+            memcpy(m->albedo, v, sizeof v);
+        } else if (!strcmp(key, "Ns") && parse_floats(p + 2, 1, v, NULL)) {
+            m->specular_exponent = v[0] > 1 ? v[0] : 1;
+        } else if (!strcmp(key, "Ks") && parse_floats(p + 2, 3, v, NULL)) {
+            m->specular = (v[0] + v[1] + v[2]) / 3;
+        } else if (!strcmp(key, "Ke") && parse_floats(p + 2, 3, v, NULL)) {
+            for (int i = 0; i < 3; i++) m->emissive[i] = v[i] < 0 ? 0 : v[i] > SC_FACTOR_MAX ? SC_FACTOR_MAX : v[i];
+        } else if (!strcmp(key, "d") && parse_floats(p + 1, 1, v, NULL)) {
+            m->alpha = clamp01(v[0]);
+            e->has_d = true;
+        } else if (!strcmp(key, "Tr") && parse_floats(p + 2, 1, v, NULL) && !e->has_d) {
+            m->alpha = clamp01(1 - v[0]);        /* d wins where a file has both */
+        }
     }
     fclose(f);
+    for (size_t i = 0; ok && i < n; i++) finish_material(o, &list[i], path);
+    free(list);
+    sc_texture_cache_free(&cache);
     return ok;
 }
 

@@ -21,6 +21,7 @@ void sc_free(sc_scene *s)
     for (size_t i = 0; i < s->ntextures; i++) sc_texture_free(&s->textures[i]);
     if (s->material_names) sc_name_index_free(s->material_names);
     free(s->material_names);
+    free(s->warnings);
     free(s->meshes); free(s->materials); free(s->textures); free(s->instances); free(s->lights);
     free(s);
 }

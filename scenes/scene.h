@@ -140,6 +140,9 @@ typedef struct sc_scene {
     size_t degenerate_triangles;  /* counted warning: zero-area triangles kept as is */
     size_t unreadable_textures;   /* counted warning: textures a material names that could
                                      not be read (the material renders untextured) */
+    char *warnings;               /* what loading warns about, one message a line (each names
+                                     the file and material), NULL when nothing; at most
+                                     SC_WARNINGS_MAX bytes, then a line saying more were cut */
     struct sc_name_index *material_names;   /* internal: sc_scene_find_material's index */
 } sc_scene;
 

@@ -2,8 +2,12 @@
  * mip chain every texture gets once, at load. */
 #include "scenes/loaders.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
@@ -52,39 +56,195 @@ size_t sc_texture_bytes(const sc_texture *t)
     return n;
 }
 
-int sc_add_texture(sc_scene *s, const char *name, int width, int height, unsigned char *rgba,
-                   char err[SC_ERR_MAX])
+/* Appends t (s owns its levels from now on, also on failure). */
+static int append_texture(sc_scene *s, sc_texture *t, bool mips, char err[SC_ERR_MAX])
+{
+    sc_texture *grown = realloc(s->textures, (s->ntextures + 1) * sizeof *grown);
+    if (!grown || (mips && sc_texture_build_mips(t) != 0)) {
+        if (grown) s->textures = grown;
+        sc_texture_free(t);
+        snprintf(err, SC_ERR_MAX, "%s: out of memory", t->name);
+        return -1;
+    }
+    s->textures = grown;
+    grown[s->ntextures] = *t;
+    return (int)s->ntextures++;
+}
+
+static sc_texture texture_of(const char *name, int width, int height, unsigned char *rgba)
 {
     sc_texture t = {.nlevels = 1, .levels[0] = {width, height, rgba}};
     snprintf(t.name, sizeof t.name, "%s", name);
     for (size_t i = 0; i < (size_t)width * height; i++)
         if (rgba[4 * i + 3] < 255) { t.has_alpha = true; break; }
-    sc_texture *grown = realloc(s->textures, (s->ntextures + 1) * sizeof *grown);
-    if (!grown || sc_texture_build_mips(&t) != 0) {
-        if (grown) s->textures = grown;
-        sc_texture_free(&t);
-        snprintf(err, SC_ERR_MAX, "%s: out of memory", name);
-        return -1;
+    return t;
+}
+
+int sc_add_texture(sc_scene *s, const char *name, int width, int height, unsigned char *rgba,
+                   char err[SC_ERR_MAX])
+{
+    sc_texture t = texture_of(name, width, height, rgba);
+    return append_texture(s, &t, true, err);
+}
+
+int sc_add_texture_level0(sc_scene *s, const char *name, int width, int height,
+                          unsigned char *rgba, char err[SC_ERR_MAX])
+{
+    sc_texture t = texture_of(name, width, height, rgba);
+    return append_texture(s, &t, false, err);
+}
+
+const char *sc_texture_size_problem(size_t width, size_t height, const sc_load_opts *o)
+{
+    static _Thread_local char why[160];
+    if (width == 0 || height == 0) return "the image is empty";
+    if (width > SC_MAX_TEXTURE_SIDE || height > SC_MAX_TEXTURE_SIDE) {
+        snprintf(why, sizeof why, "the texture is %zux%zu, a side beyond "
+                 LIMIT_NAMED(SC_MAX_TEXTURE_SIDE), width, height);
+        return why;
     }
-    s->textures = grown;
-    grown[s->ntextures] = t;
-    return (int)s->ntextures++;
+    if (width * height > o->max_texture_pixels) {
+        snprintf(why, sizeof why, "the texture is %zux%zu, more than the %zu-pixel limit",
+                 width, height, o->max_texture_pixels);
+        return why;
+    }
+    return NULL;
+}
+
+/* The header's size first (a small file may declare a huge image), then the pixels. */
+static unsigned char *decode(const stbi_uc *mem, size_t n, const char *path, const sc_load_opts *o,
+                             int *w, int *h, char err[SC_ERR_MAX])
+{
+    int c;
+    bool known = mem ? stbi_info_from_memory(mem, (int)n, w, h, &c) : stbi_info(path, w, h, &c);
+    const char *why = known ? sc_texture_size_problem((size_t)*w, (size_t)*h, o) : NULL;
+    if (why) {
+        snprintf(err, SC_ERR_MAX, "%.400s: %s", path, why);
+        return NULL;
+    }
+    unsigned char *px = mem ? stbi_load_from_memory(mem, (int)n, w, h, &c, 4) : stbi_load(path, w, h, &c, 4);
+    if (!px) {
+        snprintf(err, SC_ERR_MAX, "%.400s: cannot read the texture: %s", path, stbi_failure_reason());
+        return NULL;
+    }
+    if ((why = sc_texture_size_problem((size_t)*w, (size_t)*h, o))) {
+        stbi_image_free(px);
+        snprintf(err, SC_ERR_MAX, "%.400s: %s", path, why);
+        return NULL;
+    }
+    return px;
+}
+
+unsigned char *sc_decode_texture(const char *path, const sc_load_opts *o, int *w, int *h,
+                                 char err[SC_ERR_MAX])
+{
+    return decode(NULL, 0, path, o, w, h, err);
+}
+
+unsigned char *sc_decode_texture_memory(const void *data, size_t n, const char *name,
+                                        const sc_load_opts *o, int *w, int *h, char err[SC_ERR_MAX])
+{
+    if (n == 0 || n > INT_MAX) {
+        snprintf(err, SC_ERR_MAX, "%.400s: cannot read the texture: %zu bytes", name, n);
+        return NULL;
+    }
+    return decode(data, n, name, o, w, h, err);
 }
 
 int sc_read_texture(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
 {
-    int w, h, n;
-    /* The size from the header first: a small file may declare a huge image. */
-    if (stbi_info(path, &w, &h, &n) && (size_t)w * (size_t)h > o->max_texture_pixels) {
-        snprintf(err, SC_ERR_MAX, "%s: the texture is %dx%d, more than the %zu-pixel limit",
-                 path, w, h, o->max_texture_pixels);
-        return -1;
-    }
-    unsigned char *px = stbi_load(path, &w, &h, &n, 4);
-    if (!px) {
-        snprintf(err, SC_ERR_MAX, "%s: cannot read the texture: %s", path, stbi_failure_reason());
-        return -1;
-    }
+    int w, h;
+    unsigned char *px = sc_decode_texture(path, o, &w, &h, err);
+    if (!px) return -1;
     const char *base = strrchr(path, '/');
     return sc_add_texture(s, base ? base + 1 : path, w, h, px, err);
+}
+
+/* ---- finding texture files ----------------------------------------------------------------- */
+
+void sc_texture_path(const char *dir_of, const char *name, char path[SC_PATH_MAX])
+{
+    char n[SC_PATH_MAX];
+    snprintf(n, sizeof n, "%s", name);
+    for (char *c = n; *c; c++)
+        if (*c == '\\') *c = '/';             /* paths written on Windows */
+    char *p = n;
+    if (!strncmp(p, "file://", 7)) p += 7;
+    while (p[0] == '.' && p[1] == '/') p += 2;
+    const char *slash = strrchr(dir_of, '/');
+    int dir = p[0] == '/' ? 0 : slash ? (int)(slash - dir_of + 1) : 0;
+    if (dir > SC_PATH_MAX / 2) dir = SC_PATH_MAX / 2;
+    snprintf(path, SC_PATH_MAX, "%.*s%.500s", dir, dir_of, p);
+    if (access(path, F_OK) == 0) return;
+    /* Files written on case-insensitive systems (3DS: TEST.PNG for test.png): the one
+     * entry of the directory whose name matches but for case. */
+    char d[SC_PATH_MAX], want[SC_PATH_MAX];
+    const char *last = strrchr(path, '/');
+    int dl = last ? (int)(last - path) : 0;
+    snprintf(d, sizeof d, "%.*s", last ? dl : 1, last ? path : ".");
+    snprintf(want, sizeof want, "%s", last ? last + 1 : path);
+    DIR *dh = opendir(d);
+    if (!dh) return;
+    for (struct dirent *e; (e = readdir(dh));)
+        if (!strcasecmp(e->d_name, want)) {
+            if (last) snprintf(path, SC_PATH_MAX, "%.700s/%.255s", d, e->d_name);
+            else snprintf(path, SC_PATH_MAX, "%.255s", e->d_name);
+            break;
+        }
+    closedir(dh);
+}
+
+/* ---- a loader's textures, each file read once ---------------------------------------------- */
+
+int sc_texture_cache_find(const sc_texture_cache *c, const char *key, char why[SC_ERR_MAX])
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->e[i].path, key)) {
+            if (c->e[i].index < 0) snprintf(why, SC_ERR_MAX, "%s", c->e[i].why);
+            return c->e[i].index;
+        }
+    return -2;
+}
+
+void sc_texture_cache_put(sc_texture_cache *c, const char *key, int index, const char *why)
+{
+    void *grown = realloc(c->e, (c->n + 1) * sizeof *c->e);
+    if (!grown) return;                   /* not remembered: read again if named again */
+    c->e = grown;
+    snprintf(c->e[c->n].path, sizeof c->e[c->n].path, "%s", key);
+    snprintf(c->e[c->n].why, sizeof c->e[c->n].why, "%s", index < 0 ? why : "");
+    c->e[c->n++].index = index;
+}
+
+int sc_texture_cache_add(sc_texture_cache *c, sc_scene *s, const char *name, int w, int h,
+                         unsigned char *px, char why[SC_ERR_MAX])
+{
+    if (c->n >= SC_MAX_IMPORT_TEXTURES) {
+        free(px);
+        snprintf(why, SC_ERR_MAX, "%.400s: more than " LIMIT_NAMED(SC_MAX_IMPORT_TEXTURES)
+                 " textures", name);
+        return -1;
+    }
+    return c->level0_only ? sc_add_texture_level0(s, name, w, h, px, why)
+                          : sc_add_texture(s, name, w, h, px, why);
+}
+
+int sc_texture_cache_get(sc_texture_cache *c, sc_scene *s, const char *path, const sc_load_opts *o,
+                         char why[SC_ERR_MAX])
+{
+    int t = sc_texture_cache_find(c, path, why);
+    if (t != -2) return t;
+    int w, h;
+    unsigned char *px = sc_decode_texture(path, o, &w, &h, why);
+    const char *base = strrchr(path, '/');
+    t = px ? sc_texture_cache_add(c, s, base ? base + 1 : path, w, h, px, why) : -1;
+    sc_texture_cache_put(c, path, t, why);
+    return t;
+}
+
+void sc_texture_cache_free(sc_texture_cache *c)
+{
+    free(c->e);
+    c->e = NULL;
+    c->n = 0;
 }

@@ -84,15 +84,42 @@ static int mesh_problem(const sc_scene *s, const sc_mesh *m, const char *what, c
     return err[0] ? -1 : 0;
 }
 
-static int material_problem(const sc_material *m, const char *what, char err[SC_ERR_MAX])
+static const char *ref_problem(const sc_scene *s, const sc_texture_ref *r)
 {
-    if (in_range(m->albedo, 3, 0, SC_FACTOR_MAX) && in_range(&m->reflectivity, 1, 0, 1) &&
-        in_range(&m->specular, 1, 0, SC_FACTOR_MAX) && in_range(&m->specular_exponent, 1, 0, SC_EXPONENT_MAX))
-        return 0;
-    snprintf(err, SC_ERR_MAX, "%s: material '%s': albedo and specular must be in [0, 1e3] "
-             "(SC_FACTOR_MAX), reflectivity in [0, 1], exponent in [0, 1e6] (SC_EXPONENT_MAX)",
-             what, m->name);
-    return -1;
+    if (r->texture < -1 || (r->texture >= 0 && (size_t)r->texture >= s->ntextures))
+        return "a texture index out of range";
+    if (r->uv_set < 0 || r->uv_set > 7) return "a texture coordinate set beyond 0..7";
+    if ((unsigned)r->sampler.wrap_u > SC_WRAP_MIRROR || (unsigned)r->sampler.wrap_v > SC_WRAP_MIRROR ||
+        (unsigned)r->sampler.filter > SC_FILTER_LINEAR_NO_MIPS)
+        return "an unknown wrap or filter mode";
+    float t[5] = {r->offset[0], r->offset[1], r->scale[0], r->scale[1], r->rotation};
+    if (first_nonfinite(t, 5) < 5) return "a texture transform that is not finite";
+    return NULL;
+}
+
+const char *sc_material_problem(const sc_scene *s, const sc_material *m)
+{
+    if (!(in_range(m->albedo, 3, 0, SC_FACTOR_MAX) && in_range(&m->reflectivity, 1, 0, 1) &&
+          in_range(&m->specular, 1, 0, SC_FACTOR_MAX) && in_range(&m->specular_exponent, 1, 0, SC_EXPONENT_MAX)))
+        return "albedo and specular must be in [0, 1e3] (SC_FACTOR_MAX), reflectivity in [0, 1], "
+               "exponent in [0, 1e6] (SC_EXPONENT_MAX)";
+    if (!in_range(&m->alpha, 1, 0, 1) || !in_range(&m->alpha_cutoff, 1, 0, 1))
+        return "alpha and alpha_cutoff must be in [0, 1]";
+    if (!in_range(&m->metallic, 1, 0, 1) || !in_range(&m->roughness, 1, 0, 1) ||
+        !in_range(&m->occlusion_strength, 1, 0, 1))
+        return "metallic, roughness and occlusion strength must be in [0, 1]";
+    if (!in_range(m->emissive, 3, 0, SC_FACTOR_MAX)) return "emissive must be in [0, 1e3] (SC_FACTOR_MAX)";
+    if (!in_range(&m->normal_scale, 1, -SC_FACTOR_MAX, SC_FACTOR_MAX))
+        return "the normal scale must be in [-1e3, 1e3] (SC_FACTOR_MAX)";
+    if ((unsigned)m->alpha_mode > SC_ALPHA_BLEND || (unsigned)m->model > SC_SHADING_METALLIC_ROUGHNESS)
+        return "an unknown alpha mode or shading model";
+    const sc_texture_ref *refs[] = {&m->albedo_map, &m->metallic_roughness_map, &m->emissive_map,
+                                    &m->normal_map, &m->occlusion_map};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        const char *why = ref_problem(s, refs[i]);
+        if (why) return why;
+    }
+    return NULL;
 }
 
 const char *sc_light_problem(const sc_light *l)
@@ -107,8 +134,13 @@ int sc_validate(const sc_scene *s, const char *what, char err[SC_ERR_MAX])
     err[0] = 0;
     for (size_t i = 0; i < s->nmeshes; i++)
         if (mesh_problem(s, &s->meshes[i], what, err)) return -1;
-    for (size_t i = 0; i < s->nmaterials; i++)
-        if (material_problem(&s->materials[i], what, err)) return -1;
+    for (size_t i = 0; i < s->nmaterials; i++) {
+        const char *why = sc_material_problem(s, &s->materials[i]);
+        if (why) {
+            snprintf(err, SC_ERR_MAX, "%s: material '%s': %s", what, s->materials[i].name, why);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < s->nlights; i++) {
         const char *why = sc_light_problem(&s->lights[i]);
         if (why) { snprintf(err, SC_ERR_MAX, "%s: light %zu: %s", what, i + 1, why); return -1; }

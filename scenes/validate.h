@@ -21,5 +21,9 @@ size_t sc_first_bad_vertex(const sc_mesh *m, const float transform[16]);
 
 const char *sc_camera_problem(const sc_camera *c);
 const char *sc_light_problem(const sc_light *l);
+/* A material's factors (albedo, specular, reflectivity, exponent, alpha and cutoff,
+ * metallic, roughness, emissive, normal scale, occlusion strength), modes and texture
+ * references (index below s->ntextures or -1, sampler enums, finite transform). */
+const char *sc_material_problem(const sc_scene *s, const sc_material *m);
 
 #endif

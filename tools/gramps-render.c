@@ -317,7 +317,8 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     fprintf(f, ",\n\"scheduler\": ");
     io_json_string(f, gr_scheduler_of(last->graph));
     fprintf(f, ",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
-            "\"triangles\": %zu,\n", st ? st->workers : 0, o->c.width, o->c.height, g->ntriangles);
+            "\"triangles\": %zu,\n\"unreadable_textures\": %zu,\n", st ? st->workers : 0,
+            o->c.width, o->c.height, g->ntriangles, s->unreadable_textures);
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");

@@ -119,14 +119,23 @@ static void test_memory_limit(void)
     sc_free(s);
 }
 
-static int aborts(sc_scene *s, const char *path, char *err) { (void)s; (void)path; (void)err; abort(); }
-static int hangs(sc_scene *s, const char *path, char *err)
+static int aborts(sc_scene *s, const char *path, const sc_load_opts *o, char *err)
 {
-    (void)s; (void)path; (void)err;
+    (void)s; (void)path; (void)o; (void)err;
+    abort();
+}
+static int hangs(sc_scene *s, const char *path, const sc_load_opts *o, char *err)
+{
+    (void)s; (void)path; (void)o; (void)err;
     while (pause() != 0 || 1) {}          /* until the parent's SIGKILL */
     return -1;
 }
-static int fails(sc_scene *s, const char *path, char *err) { (void)s; snprintf(err, SC_ERR_MAX, "%s: nope", path); return -1; }
+static int fails(sc_scene *s, const char *path, const sc_load_opts *o, char *err)
+{
+    (void)s; (void)o;
+    snprintf(err, SC_ERR_MAX, "%s: nope", path);
+    return -1;
+}
 
 /* What the child does, reported: an abort, a hang past the deadline, an error. */
 static void test_isolation(void)

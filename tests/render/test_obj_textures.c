@@ -1,7 +1,9 @@
 /* OBJ materials with an albedo texture (MTL map_Kd) load it, relative to the MTL file,
  * and the raster graph draws it: a quad filling the view comes out in the texture's
  * colour, not the grey of a material without one. A map_Kd that names a file that
- * cannot be read is an error naming the MTL file and line, not a silently white model. */
+ * cannot be read is a warning naming the MTL file and line and the material (counted in
+ * the statistics), and the material renders untextured: never silence, never a lost
+ * render. */
 #include "scenes/loaders.h"
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -68,10 +70,20 @@ static void test_map_kd_drawn(void)
 static void test_map_kd_missing_named(void)
 {
     write_quad("newmtl m\nKd 1 1 1\n\nmap_Kd -s 1 1 1 nowhere.png\n");
-    char args[256];
-    snprintf(args, sizeof args, "-q --size 8x8 %s/quad.obj", dir);
-    CHECK_MSG(run(args) == 1 && strstr(out, "quad.mtl:4: map_Kd") && strstr(out, "nowhere.png"),
-              "%s", out);
+    char args[256], stats[128];
+    snprintf(stats, sizeof stats, "%s/stats.json", dir);
+    snprintf(args, sizeof args, "-q --size 8x8 --stats %s %s/quad.obj", stats, dir);
+    CHECK_MSG(run(args) == 0 && strstr(out, "warning") && strstr(out, "quad.mtl:4: map_Kd") &&
+              strstr(out, "nowhere.png") && strstr(out, "material 'm'"), "%s", out);
+    FILE *f = fopen(stats, "r");
+    char json[1 << 16] = "";
+    if (f) json[fread(json, 1, sizeof json - 1, f)] = 0, fclose(f);
+    CHECK_MSG(strstr(json, "\"unreadable_textures\": 1"), "stats: %.300s", json);
+    /* untextured: the grey of the plain material */
+    uint8_t missing[3] = {0};
+    CHECK_MSG(centre_pixel(missing) == 0, "%s", out);
+    CHECK_MSG(missing[0] == missing[1] && missing[1] == missing[2] && missing[0] > 20,
+              "centre %u,%u,%u is not grey", missing[0], missing[1], missing[2]);
 }
 
 int main(int argc, char **argv)

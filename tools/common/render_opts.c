@@ -226,6 +226,12 @@ int ro_load_scene_msg(ro_options *o, bool flatten, sc_scene **s, sc_geometry *g,
     if (o->max_memory) lo.max_memory = o->max_memory;
     o->max_memory = lo.max_memory;
     if (sc_load_with(o->scene, &lo, s, err) != 0) return 1;
+    /* what loading warned about (unreadable textures), once, whatever -q says */
+    for (const char *w = (*s)->warnings; w && *w;) {
+        size_t n = strcspn(w, "\n");
+        fprintf(stderr, "%s: warning: %.*s\n", o->prog, (int)n, w);
+        w += n + (w[n] != 0);
+    }
     apply_overrides(o, *s);
     if (flatten && sc_flatten(*s, g, err) != 0) {
         sc_free(*s);
