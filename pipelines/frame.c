@@ -5,6 +5,7 @@
 
 #include "gramps/gramps.h"
 #include "raytracer/bvh.h"
+#include "shaders/hit_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +16,36 @@ void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *
     *d = (pl_scene_data){.scene = s, .geo = g};
 }
 
+/* The BVH's any-hit filter for the scene's alpha-tested and single-sided materials
+ * (none when it has none: the kernels' fast path); false when out of memory. */
+static bool attach_filter(pl_scene_data *d)
+{
+    bool oom = false;
+    if (!d->hit_filter) d->hit_filter = sh_hit_filter_new(d->scene, d->geo, &oom);
+    if (d->bvh) d->bvh->filter = sh_hit_filter_base(d->hit_filter);
+    return !oom;
+}
+
+static void detach_filter(pl_scene_data *d)
+{
+    if (d->bvh && d->hit_filter && d->bvh->filter == sh_hit_filter_base(d->hit_filter))
+        d->bvh->filter = NULL;
+    sh_hit_filter_free(d->hit_filter);
+    d->hit_filter = NULL;
+}
+
 void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh)
 {
+    detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     d->bvh = (rt_bvh *)bvh;
     d->own_bvh = false;
+    attach_filter(d);
 }
 
 void pl_scene_data_free(pl_scene_data *d)
 {
+    detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     *d = (pl_scene_data){0};
 }
@@ -119,6 +141,7 @@ const rt_bvh *pl_scene_data_bvh(pl_scene_data *d)
         d->bvh = rt_bvh_build_on(d->geo->positions, d->geo->indices, d->geo->ntriangles, NULL,
                                  w > 1 ? &ex : NULL);
         d->own_bvh = d->bvh != NULL;
+        if (d->bvh && !attach_filter(d)) return NULL;
     }
     return d->bvh;
 }

@@ -32,6 +32,8 @@ typedef struct pl_scene_data {
     rt_bvh *bvh;
     bool own_bvh;
     unsigned build_threads;
+    struct sh_hit_filter *hit_filter;     /* the BVH's any-hit filter while it is this
+                                             data's (shaders/hit_filter.h), or NULL */
 } pl_scene_data;
 
 GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);

@@ -86,6 +86,19 @@ typedef struct rt_bvh_stats {
     double build8_ms;       /* wall time of their collapse (included in build_ms) */
 } rt_bvh_stats;
 
+/* An any-hit filter (alpha-tested and single-sided materials): accept returns 0 for a
+ * hit the traversal must pass through, as if the triangle were not there: triangle
+ * prim at barycentrics (u, v) (leaf.h's convention), for a ray from org. The kernels
+ * call it for every hit they would otherwise keep, closest-hit and any-hit alike, so
+ * rt_intersect1 returns the closest accepted hit and rt_occluded1 ignores rejected
+ * ones. NULL (rt_bvh.filter, the default): every hit counts, and the kernels run as
+ * without this field. accept must be a pure function of its arguments (the same answer
+ * on every thread and in every order). */
+typedef struct rt_hit_filter {
+    int (*accept)(const struct rt_hit_filter *f, uint32_t prim, float u, float v,
+                  const float org[3]);
+} rt_hit_filter;
+
 typedef struct rt_bvh {
     rt_node4 *nodes;
     size_t nnodes;
@@ -100,6 +113,7 @@ typedef struct rt_bvh {
     size_t ntriangles;
     float lo[3], hi[3];     /* bounds of every triangle (lo > hi when empty) */
     rt_bvh_stats stats;
+    const rt_hit_filter *filter;   /* NULL unless the scene needs one (not owned) */
 } rt_bvh;
 
 /* The nodes and root of each width, for the templates (TAG(rt_nodes), TAG(rt_root)). */

@@ -32,6 +32,23 @@ typedef struct rt_hit {
     uint32_t prim;   /* triangle index in the input, RT_NO_HIT on a miss */
 } rt_hit;
 
+/* A ray cone (Akenine-Moller et al., "Texture Level of Detail Strategies for Real-Time
+ * Ray Tracing", Ray Tracing Gems ch. 20): the footprint a ray stands for, `width` (world
+ * units) at its origin, growing by `spread` (radians, small-angle: width per unit of
+ * distance) along it. A camera ray starts at width 0 with the pixel's spread angle,
+ * 2 tan(fovy / 2) / height; rays that continue it (reflections, rays through blended
+ * surfaces) start with the width at the hit. The traversal kernels ignore it: it only
+ * picks the texture level of detail when a hit is shaded. */
+typedef struct rt_cone {
+    float width, spread;
+} rt_cone;
+
+/* The cone's width at distance `dist` (world units) from its origin. */
+static inline float rt_cone_width_at(rt_cone c, float dist)
+{
+    return c.width + c.spread * dist;
+}
+
 /* Whether the kernels may trace the ray. A ray with a NaN or infinite origin or
  * direction component, a zero direction, a NaN tmin or tmax, or tmin > tmax covers no
  * point and misses: the kernels test this once on entry, because the traversal's slab

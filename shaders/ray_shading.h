@@ -27,6 +27,14 @@ typedef struct sh_ray_env {
     float forward[3];
 } sh_ray_env;
 
+/* What one hit gives. A surface of an SC_ALPHA_BLEND material with alpha a (factor x
+ * texture) is composited front to back along the ray: everything it adds (ambient,
+ * lights, reflection) is weighted by a, and the ray goes on through it (`pass`) with
+ * weight (1 - a), from just beyond the hit, in the same direction. Reflected and passed
+ * rays carry the cone on (`cone`: its width at the hit, the same spread: a reflection
+ * off a curved surface would widen it by the curvature term of Ray Tracing Gems ch. 20,
+ * eq. 32, which is left out, as for a planar mirror). Shadow rays treat blended surfaces
+ * as opaque: a light behind glass casts its full shadow. */
 typedef struct sh_ray_result {
     float direct[3];              /* ambient term, added at once */
     int nshadow;
@@ -35,14 +43,40 @@ typedef struct sh_ray_result {
     bool reflect;
     rt_ray reflected;
     float reflect_weight[3];
+    bool pass;                    /* blended: the ray goes on through the surface */
+    rt_ray passed;
+    float pass_weight[3];
+    rt_cone cone;                 /* reflected's and passed's cone */
 } sh_ray_result;
 
 /* Lights: sh_lights_of (shaders/lighting.h). */
 GR_API void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
                      const sc_camera_frame *f);
 
+/* Shades a hit of a ray with footprint `cone` (raytracer/ray.h), which picks the level
+ * of detail of the material's albedo texture (sh_ray_surface). sh_ray_shade is the same
+ * with a zero cone (the texture's level 0). */
+GR_API void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                              const float weight[3], int depth, rt_cone cone, sh_ray_result *out);
 GR_API void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out);
+
+/* The base colour and alpha at a hit: the material's factors times its albedo texture
+ * (sh_texture_sample at the interpolated, transformed uv), at the level of detail of
+ * the ray cone's footprint there (sh_texture_cone_lod: the triangle's texel area over
+ * its world area, the cone's width at the hit distance, the cosine between the ray and
+ * the triangle's geometric normal). Without a texture: the factors, bit for bit. */
+GR_API void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
+                           float rgba[4]);
+
+/* The ray that goes on through a blended hit (from just beyond it, along the normal
+ * facing away from the ray, in the same direction) and the cone it carries (the width at
+ * the hit, the same spread): sh_ray_shade_cone's `passed` and `cone`. */
+GR_API void sh_ray_pass(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
+                        rt_ray *passed, rt_cone *next);
+
+/* Whether a hit's material is blended (SC_ALPHA_BLEND) and, if so, its alpha in 0..1. */
+GR_API bool sh_ray_blended(const sh_ray_env *e, const rt_hit *hit, const float rgba[4], float *alpha);
 
 /* The interpolated shading normal at a hit, facing the incoming ray (two-sided), and
  * the hit's material (a default one for an out-of-range index): for stages that add
@@ -50,7 +84,9 @@ GR_API void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *h
 GR_API void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, float n[3]);
 GR_API const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit);
 
-/* Arbitrary output values for a primary hit (primid, depth, normal), as RGB floats. */
+/* Arbitrary output values for a primary hit (primid, depth, normal; albedo: the base
+ * colour at level 0, unblended: the Shade stage composites it with the ray's cone), as
+ * RGB floats. */
 GR_API void sh_ray_aov(const sh_ray_env *e, sh_aov aov, const rt_ray *ray, const rt_hit *hit,
                 float rgb[3]);
 

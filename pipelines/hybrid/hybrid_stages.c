@@ -28,7 +28,7 @@ typedef struct visible_state {
     const sc_geometry *geo;
     const rt_bvh *bvh;
     int spp;
-    float weight;
+    float weight, spread;                 /* spread: the camera rays' cone (plrt_camera_spread) */
     uint32_t packet;
     _Atomic(uint64_t) *from_raster, *traced;
     plrt_misses misses;
@@ -43,7 +43,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    *s = (visible_state){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp,
+    *s = (visible_state){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp, plrt_camera_spread(f),
                          cp_port_elements(i, "out"), pl_frame_counter(f, "primary_hits_from_raster"),
                          pl_frame_counter(f, "rays.primary"), {0}};
     bool counted = s->from_raster && s->traced;
@@ -128,6 +128,8 @@ static void visible_main(gr_ctx *c)
         r->weight[0] = r->weight[1] = r->weight[2] = s->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
+        r->cone = (rt_cone){0.0f, s->spread};   /* the camera ray's: Shade widens it to the hit */
+        r->layers = 0;
         raster += primary_ray(s, &smp[i], r, i, &o);
         if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(s, &o, rays);
     }

@@ -3,6 +3,8 @@
  * which restores draw order (see internal.h). */
 #include "pipelines/raster/internal.h"
 
+#include "pipelines/raster/alpha.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,14 @@ bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out)
     return true;
 }
 
+/* A piece of a clipped triangle (its corners in the input's winding) seen from behind. */
+static bool clipped_back_facing(const plr_state *s, const rs_triangle *t)
+{
+    rs_screen_vertex v[3] = {{0}};
+    for (int k = 0; k < 3; k++) rs_project_vertex(&t->v[k], s->width, s->height, &v[k]);
+    return plr_back_facing(v[0].x, v[0].y, v[1].x, v[1].y, v[2].x, v[2].y);
+}
+
 void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
 {
     if (!r->cut) {
@@ -53,8 +63,10 @@ void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
     }
     rs_triangle clipped[RS_MAX_CLIPPED];
     int n = rs_clip(&r->raw, clipped);
+    const bool cull = s->alpha.cull && plr_single_sided(s->env, r->raw.material);
     for (int k = 0; k < n; k++) {
         plr_prim p;
+        if (cull && clipped_back_facing(s, &clipped[k])) continue;
         if (!plr_setup_prim(s, &clipped[k], &p)) continue;
         atomic_fetch_add_explicit(s->rasterized, 1, memory_order_relaxed);
         fn(arg, &p);
@@ -88,6 +100,9 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
         for (int k = 0; k < 3; k++)
             sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
                                        v->clip[3][c + k] > 0};
+        if (s->alpha.cull && plr_single_sided(s->env, s->geo->materials[prim]) &&
+            plr_back_facing(sv[0].x, sv[0].y, sv[1].x, sv[1].y, sv[2].x, sv[2].y))
+            return false;             /* single-sided material seen from behind */
         plr_prim *p = &r->set;
         if (!rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
                                 s->width, s->height, &p->su))

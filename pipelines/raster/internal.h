@@ -11,6 +11,7 @@
 #define PIPELINES_RASTER_INTERNAL_H
 
 #include "pipelines/frame.h"
+#include "pipelines/raster/alpha.h"
 #include "pipelines/raster/hiz.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raster/packets.h"
@@ -85,6 +86,8 @@ typedef struct plr_state {
     bool any_order;                       /* fragments in any order, ties to the smaller
                                              primitive id (pixels.c) */
     rast_cfg rc;
+    plr_alpha_info alpha;                 /* MASK, BLEND, single-sided materials in the
+                                             scene (alpha.h); all false: fast paths */
     const sh_raster_env *env;
     const sc_geometry *geo;
     uint32_t *color;                      /* width*height, written by OM instances (NULL:
@@ -141,5 +144,9 @@ void plr_tile_shade_main(gr_ctx *c);
 void plr_zraster_main(gr_ctx *c);
 void plr_ztile_main(gr_ctx *c);
 void plr_om_main(gr_ctx *c);
+
+/* The OM's end: its blended fragments (in primitive-id order) over the final opaque
+ * depth (less, no depth write) and colour, then the list freed (alpha.c). */
+void plr_om_blend(const plr_state *s, plr_blend_list *l);
 
 #endif

@@ -50,6 +50,8 @@ void plr_ps_main(gr_ctx *c)
     for (uint32_t i = 0; i < p->count; i++)
         rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
     int n = early_z(s, p, z, live);
+    uint8_t a8[FRAGS_PER_PACKET];         /* alpha test and blending (alpha.h) */
+    if (s->alpha.mask || s->alpha.blend) n = plr_alpha_ps(s->env, p, w1, w2, live, n, a8);
     for (int k = 0; k < n; k++) {
         lb1[k] = w1[live[k]];
         lb2[k] = w2[live[k]];
@@ -59,6 +61,8 @@ void plr_ps_main(gr_ctx *c)
     }
     if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2, lx, ly}, rgba);
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
+    if (s->alpha.blend)
+        for (int k = 0; k < n; k++) p->out.rgba[live[k]] = (rgba[k] & 0xffffffu) | (uint32_t)a8[k] << 24;
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }
 
@@ -130,11 +134,19 @@ void plr_om_main(gr_ctx *c)
     touched_init(&touched, s, gr_key(c));
     gr_window w;
     size_t width = (size_t)s->width;
+    plr_blend_list blended = {0};         /* blended fragments wait for the opaque ones */
+    const bool blend = s->alpha.blend && s->color;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
         for (uint32_t i = 0; i < p->count; i++) {
             size_t at = p->y[i] * width + p->x[i];
             float z = p->out.z[i];
+            if (blend && plr_alpha_mode(s->env, p->tris[p->tri[i]].material) == SC_ALPHA_BLEND) {
+                if (z != INFINITY)
+                    gr_assert(c, plr_blend_push(&blended, &(plr_blend_frag){p->x[i], p->y[i], z,
+                              p->out.rgba[i], p->tris[p->tri[i]].prim, (uint32_t)blended.n}));
+                continue;
+            }
             float old = load_depth(s, at);
             if (z < old || (s->any_order && z == old && depth_tie_wins(s, p, i, at))) {
                 uint32_t bits;
@@ -151,5 +163,6 @@ void plr_om_main(gr_ctx *c)
         if (coarse_z && ++touched.packets == HIZ_UPDATE_PACKETS) update_touched(s, &touched);
         gr_commit(c, 0, 1);
     }
+    plr_om_blend(s, &blended);
 }
 

@@ -72,6 +72,7 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->attributes = true;
     s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
+    s->alpha = plr_alpha_info_of(s->env->scene);
     return s;
 }
 
@@ -103,11 +104,12 @@ static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return raster_state(i, true, err);
 }
 
-/* The depth-only pass's VS: no attributes, which nothing after it reads. */
+/* The depth-only pass's VS: no attributes, which nothing after it reads, unless the
+ * scene has alpha-tested materials (Z-Raster then needs the uv). */
 static void *vs_depth_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = raster_state(i, false, err);
-    if (s) s->attributes = false;
+    if (s) s->attributes = s->alpha.mask;
     return s;
 }
 

@@ -30,6 +30,9 @@ typedef struct shade_tile {
     plr_depth_tile d;
     uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
     tile_slots slots;
+    rs_cover *cover;                      /* MASK and BLEND triangles' covered pixels */
+    plr_prim *blended;                    /* BLEND triangles, blended after shading */
+    size_t nblended, cap_blended;
 } shade_tile;
 
 static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
@@ -50,6 +53,8 @@ static void tile_free(shade_tile *st)
     free(st->slots.prim);
     free(st->slots.pixels);
     free(st->slots.free_slots);
+    free(st->cover);
+    free(st->blended);
 }
 
 /* A slot for a new triangle: a freed one, else a new one (the arrays grow by doubling). */
@@ -76,17 +81,45 @@ static void slot_release(tile_slots *sl, uint32_t slot)
     if (--sl->pixels[slot] == 0) sl->free_slots[sl->nfree++] = slot;
 }
 
-/* One triangle: its covered pixels that pass the test change owner; a slot left with no
- * pixel is freed at once. */
-static bool tile_add(shade_tile *st, const plr_prim *p)
+/* A BLEND triangle waits for the end (alpha.h: blended after the opaque ones). */
+static bool blended_add(shade_tile *st, const plr_prim *p)
 {
+    if (st->nblended == st->cap_blended) {
+        size_t cap = st->cap_blended ? 2 * st->cap_blended : 16;
+        plr_prim *b = realloc(st->blended, cap * sizeof *b);
+        if (!b) return false;
+        st->blended = b;
+        st->cap_blended = cap;
+    }
+    st->blended[st->nblended++] = *p;
+    return true;
+}
+
+/* One triangle: its covered pixels that pass the test change owner; a slot left with no
+ * pixel is freed at once. A MASK triangle's pixels pass only where alpha does; a BLEND
+ * triangle is kept for tile_blend. */
+static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
+{
+    bool masked = false;
+    if (s->alpha.mask || s->alpha.blend) {
+        sc_alpha_mode mode = plr_alpha_mode(s->env, p->tri.material);
+        if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(st, p);
+        masked = mode == SC_ALPHA_MASK;
+        if ((masked || s->alpha.blend) && !st->cover &&
+            !(st->cover = malloc((size_t)s->tile * (size_t)s->tile * sizeof *st->cover)))
+            return false;
+    }
     uint32_t slot;
     if (!slot_take(&st->slots, &slot)) return false;
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while rasterizing */
     st->d.t.nwon = 0;
-    rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim,
-                  st->d.avx2);
+    if (masked)
+        plr_depth_rect_masked(s->env, p, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t,
+                              st->cover, s->tile * s->tile);
+    else
+        rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim,
+                      st->d.avx2);
     for (int k = 0; k < st->d.t.nwon; k++) {
         uint32_t *own = &st->owner[st->d.t.won[k]];
         if (*own) slot_release(&st->slots, *own - 1);
@@ -176,6 +209,62 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     return ok;
 }
 
+/* Blended triangles in primitive-id order (ties, pieces of one clipped triangle: by
+ * their setup, so any arrival order gives one order). */
+static int by_prim(const void *a, const void *b)
+{
+    const plr_prim *x = a, *y = b;
+    if (x->tri.prim != y->tri.prim) return x->tri.prim < y->tri.prim ? -1 : 1;
+    return memcmp(&x->su, &y->su, sizeof x->su);
+}
+
+/* Blends up to SH_PS_MAX fragments of one triangle into the image, as the ordered
+ * graph's OM does (alpha.h). */
+static void blend_flush(plr_state *s, const plr_prim *p, int n, const uint16_t *x,
+                        const uint16_t *y, const float *b1, const float *b2)
+{
+    if (!n) return;
+    uint8_t tri[SH_PS_MAX] = {0};
+    uint32_t rgba[SH_PS_MAX];
+    sh_ps_packet(s->env, &(sh_ps_frags){n, &p->tri, tri, b1, b2, x, y}, rgba);
+    for (int i = 0; i < n; i++) {
+        uint32_t *dst = &s->color[(size_t)y[i] * (size_t)s->width + x[i]];
+        *dst = plr_blend(*dst, rgba[i], plr_alpha8(s->env, &p->tri, b1[i], b2[i]));
+    }
+    atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
+}
+
+/* After the opaque pixels are shaded: each blended triangle, in primitive-id order, over
+ * the final opaque depth (less; no depth write). */
+static void tile_blend(shade_tile *st, plr_state *s)
+{
+    if (!st->nblended) return;
+    qsort(st->blended, st->nblended, sizeof *st->blended, by_prim);
+    uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
+    float b1[SH_PS_MAX], b2[SH_PS_MAX];
+    for (size_t t = 0; t < st->nblended; t++) {
+        const plr_prim *p = &st->blended[t];
+        rs_interp ip;
+        rs_interp_of(&p->su, &ip);
+        int m = rs_raster_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, st->cover);
+        int n = 0;
+        for (int k = 0; k < m; k++) {
+            const rs_cover *c = &st->cover[k];
+            size_t at = (size_t)(c->y - st->d.t.oy) * (size_t)st->d.t.stride + (size_t)(c->x - st->d.t.ox);
+            float z;
+            rs_weights(&ip, c->e0, c->e1, &z, &b1[n], &b2[n]);
+            if (!(z < st->d.t.z[at])) continue;
+            x[n] = c->x;
+            y[n] = c->y;
+            if (++n == SH_PS_MAX) {
+                blend_flush(s, p, n, x, y, b1, b2);
+                n = 0;
+            }
+        }
+        blend_flush(s, p, n, x, y, b1, b2);
+    }
+}
+
 void plr_tile_shade_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -184,9 +273,10 @@ void plr_tile_shade_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *p = w.mem;
-        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(&st, &p->t[i].prim));
+        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(&st, s, &p->t[i].prim));
         gr_commit(c, 0, 1);
     }
     gr_assert(c, tile_shade(&st, s));
+    tile_blend(&st, s);
     tile_free(&st);
 }

@@ -17,6 +17,7 @@
 #include "pipelines/raster/internal.h"
 
 #include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct zraster_walk {
@@ -24,7 +25,10 @@ typedef struct zraster_walk {
     rs_depth_target layer;                /* the whole image */
     bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
     uint64_t covered;
+    rs_cover *cover;                      /* MASK triangles' covered pixels (alpha.h) */
 } zraster_walk;
+
+#define ZRASTER_COVER 4096                /* covers per plr_depth_rect_masked strip */
 
 /* Clears the layer (depth FLT_MAX, no primitive) in the tiles under the triangle's
  * bounds it has not drawn in yet. */
@@ -56,6 +60,13 @@ static void zraster_prim(void *arg, const plr_prim *p)
     zraster_walk *w = arg;
     const pl_region *r = &w->s->rc.region;
     clear_tiles_under(w->s, &p->su);
+    if (w->cover && plr_alpha_mode(w->s->env, p->tri.material) == SC_ALPHA_MASK) {
+        /* alpha-tested: only the pixels alpha covers become visible (the VS-depth kept
+         * the uv it needs: attributes are on for scenes with MASK materials) */
+        w->covered += (uint64_t)plr_depth_rect_masked(w->s->env, p, r->x0, r->y0, r->x1, r->y1,
+                                                      &w->layer, w->cover, ZRASTER_COVER);
+        return;
+    }
     w->covered += (uint64_t)rs_depth_rect(&p->su, r->x0, r->y0, r->x1, r->y1, &w->layer,
                                           p->tri.prim, w->avx2);
 }
@@ -77,13 +88,15 @@ void plr_zraster_main(gr_ctx *c)
     plr_state *s = gr_user(c);
     memset(s->layer_drawn, 0, (size_t)(s->tiles_x * s->tiles_y));
     zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0},
-                      s->env->isa == RT_ISA_AVX2, 0};
+                      s->env->isa == RT_ISA_AVX2, 0, NULL};
+    if (s->alpha.mask) gr_assert(c, (w.cover = malloc(ZRASTER_COVER * sizeof *w.cover)) != NULL);
     gr_window in;
     while (gr_reserve(c, 0, 1, &in) == GR_OK) {
         const prim_pkt *p = in.mem;
         for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], zraster_prim, &w);
         gr_commit(c, 0, 1);
     }
+    free(w.cover);
     atomic_fetch_add_explicit(s->depth_tested, w.covered, memory_order_relaxed);
     tell_copies(c, s);
 }

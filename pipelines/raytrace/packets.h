@@ -14,6 +14,7 @@
 #include "raytracer/trace.h"
 #include "raytracer/ray.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,13 +28,28 @@ typedef struct plrt_sample { uint32_t pixel; float px, py; uint32_t pad; } plrt_
  * 48 GB of indices), which Shade refuses: a graph that skips Intersect fails by name
  * instead of shading garbage. */
 #define PLRT_UNTRACED (RT_NO_HIT - 1)
+/* `cone` is the ray's footprint (raytracer/ray.h: rt_cone), which picks the texture level
+ * of detail at its hit; `layers` counts the blended surfaces the ray has gone through
+ * since its camera ray or reflection began (a ray that continues through an
+ * SC_ALPHA_BLEND surface keeps its depth and gets layers + 1; at most PLRT_MAX_LAYERS).
+ * Both live in what was padding: the element stays 80 bytes. */
+#define PLRT_MAX_LAYERS 32
 typedef struct plrt_ray {
     rt_ray ray;
     float weight[3];
     uint32_t pixel, depth;
     rt_hit hit;
-    uint32_t pad[3];                      /* 80 bytes: elements stay 16-byte aligned */
+    rt_cone cone;
+    uint32_t layers;                      /* 80 bytes: elements stay 16-byte aligned */
 } plrt_ray;
+_Static_assert(sizeof(plrt_ray) == 80, "rt.rays elements stay 80 bytes");
+
+/* The spread angle of the camera rays' cones for frame f: one pixel's, atan(2 tan(fovy /
+ * 2) / height) (Ray Tracing Gems ch. 20, eq. 30), whatever the samples per pixel. */
+static inline float plrt_camera_spread(const pl_frame *f)
+{
+    return atanf(2.0f * f->camera.half_h / (float)f->height);
+}
 
 /* rt.shadow-rays: a ray toward a light and what the light adds if it is unoccluded. */
 typedef struct plrt_shadow { rt_ray ray; float color[3]; uint32_t pixel; } plrt_shadow;

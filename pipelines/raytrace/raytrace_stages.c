@@ -102,6 +102,7 @@ typedef struct camera_state {
     const pl_frame *frame;
     int spp;
     float weight;
+    float spread;                         /* the camera rays' cone (plrt_camera_spread) */
     uint32_t packet;
     const rt_bvh *bvh;                    /* rt.primary with `trace`, else NULL */
     _Atomic(uint64_t) *traced;
@@ -113,8 +114,8 @@ static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
-    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, cp_port_elements(i, "out"), NULL, NULL,
-                        {0}};
+    *s = (camera_state){i->frame, spp, 1.0f / (float)spp, plrt_camera_spread(i->frame),
+                        cp_port_elements(i, "out"), NULL, NULL, {0}};
     return s;
 }
 
@@ -145,6 +146,8 @@ static void camera_rays(const camera_state *s, const plrt_sample *smp, uint32_t 
         r->pixel = smp[i].pixel;
         r->depth = 0;
         r->hit = (rt_hit){0.0f, 0.0f, 0.0f, PLRT_UNTRACED};
+        r->cone = (rt_cone){0.0f, s->spread};
+        r->layers = 0;
     }
 }
 
@@ -231,7 +234,7 @@ static void intersect_main(gr_ctx *c)
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = r[i].ray;
-    bool primary = n && r[0].depth == 0;
+    bool primary = n && r[0].depth == 0 && r[0].layers == 0;   /* a packet is one or the other */
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
     for (uint32_t i = 0; i < n; i++) r[i].hit = hits[i];
     atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
@@ -285,7 +288,8 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 
 /* What one Shade task sends on: its contributions, and its shadow and reflection rays
  * gathered to be pushed a packet's worth at a time (gr_push_n; a push per ray cost
- * about a fifth of Shade). A task makes at most one reflection per input ray. */
+ * about a fifth of Shade). A task makes at most two secondary rays per input ray (a
+ * reflection and, through a blended surface, a continuation): pushed when full. */
 typedef struct shade_out {
     plrt_contribs contribs;
     uint32_t nshadow, nreflect;
@@ -299,23 +303,65 @@ static void push_shadows(gr_ctx *c, shade_out *o)
     o->nshadow = 0;
 }
 
+static void push_reflections(gr_ctx *c, shade_out *o)
+{
+    if (o->nreflect) gr_push_n(c, SHADE_REFLECT, o->reflect, o->nreflect);
+    o->nreflect = 0;
+}
+
+/* A secondary ray from h's hit, if its weight is worth tracing. */
+static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const rt_ray *ray,
+                          const float weight[3], const plrt_ray *h, uint32_t depth, rt_cone cone,
+                          uint32_t layers)
+{
+    plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0}, cone,
+                   layers};
+    float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
+    if (!(wmax >= s->min_weight)) return;
+    if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
+    o->reflect[o->nreflect++] = rr;
+}
+
+/* The ray on through h's blended surface, unless it has gone through as many as it may. */
+static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_ray *h,
+                     const rt_ray *passed, const float weight[3], rt_cone cone)
+{
+    if (h->layers + 1 < PLRT_MAX_LAYERS)
+        add_secondary(c, s, o, passed, weight, h, h->depth, cone, h->layers + 1);
+}
+
 /* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
 static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
 {
     sh_ray_result res;
-    sh_ray_shade(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, &res);
+    sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
     plrt_add_contrib(&o->contribs, h->pixel, res.direct);
     for (int l = 0; l < res.nshadow; l++) {
         if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
         o->shadow[o->nshadow++] = (plrt_shadow){res.shadow[l], {res.shadow_color[l][0],
                                   res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
     }
-    if (res.reflect && (int)h->depth < s->bounces) {
-        plrt_ray rr = {res.reflected, {res.reflect_weight[0], res.reflect_weight[1],
-                      res.reflect_weight[2]}, h->pixel, h->depth + 1, {0, 0, 0, 0}, {0, 0, 0}};
-        float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
-        if (wmax >= s->min_weight) o->reflect[o->nreflect++] = rr;
-    }
+    if (res.reflect && (int)h->depth < s->bounces)
+        add_secondary(c, s, o, &res.reflected, res.reflect_weight, h, h->depth + 1, res.cone, 0);
+    if (res.pass) add_pass(c, s, o, h, &res.passed, res.pass_weight, res.cone);
+}
+
+/* The albedo AOV at h's hit: the base colour, composited front to back through blended
+ * surfaces as the colour is (background black: a miss adds nothing). */
+static void albedo_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
+{
+    float base[4], a = 1.0f, v[3];
+    sh_ray_surface(s->env, &h->ray, &h->hit, h->cone, base);
+    bool blended = sh_ray_blended(s->env, &h->hit, base, &a);
+    for (int ch = 0; ch < 3; ch++) v[ch] = h->weight[ch] * (blended ? a * base[ch] : base[ch]);
+    plrt_add_contrib(&o->contribs, h->pixel, v);
+    if (!blended) return;
+    float w[3];
+    rt_ray passed;
+    rt_cone next;
+    sh_ray_pass(s->env, &h->ray, &h->hit, h->cone, &passed, &next);
+    for (int i = 0; i < 3; i++) w[i] = h->weight[i] * (1.0f - a);
+    add_pass(c, s, o, h, &passed, w, next);
 }
 
 /* A miss, or a triangle of the mesh: not a ray no stage traced (PLRT_UNTRACED), nor a
@@ -334,7 +380,9 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_
                      "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
         return;
     }
-    if (s->aov != SH_AOV_COLOR) {
+    if (s->aov == SH_AOV_ALBEDO) {
+        if (h->hit.prim != RT_NO_HIT) albedo_hit(c, s, h, o);
+    } else if (s->aov != SH_AOV_COLOR) {
         float v[3];
         if (h->hit.prim == RT_NO_HIT) return;
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
@@ -364,7 +412,7 @@ static void shade_main(gr_ctx *c)
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) shade_one(c, s, &h[i], &o);
     push_shadows(c, &o);
-    if (o.nreflect) gr_push_n(c, SHADE_REFLECT, o.reflect, o.nreflect);
+    push_reflections(c, &o);
     plrt_push_contribs(c, SHADE_CONTRIB, &o.contribs);
 }
 
@@ -512,7 +560,8 @@ static const cp_port intersect_ports[] = {{"in", GR_BIND_INPUT, "rt.rays", NULL}
                                           {"out", GR_BIND_INPLACE, "rt.rays", "the input with its hits"}};
 static const cp_port shade_ports[] = {
     {"in", GR_BIND_INPUT, "rt.rays", "rays with hits"},
-    {"reflections", GR_BIND_PUSH, "rt.rays", "mirror rays (the cycle back to intersection)"},
+    {"reflections", GR_BIND_PUSH, "rt.rays", "mirror rays and rays on through blended surfaces (the cycle "
+     "back to intersection)"},
     {"shadow", GR_BIND_PUSH, "rt.shadow-rays", "one per light facing the surface"},
     {"out", GR_BIND_PUSH, "rt.contributions", "direct term or background, keyed by pixel (plrt_blend_key)"}};
 static const cp_param shade_params[] = {
@@ -537,6 +586,8 @@ static const cp_resource_use primary_uses[] = {
     {"bvh", CP_READS, "with `trace`"},
     {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
 static const cp_resource_use trace_uses[] = {{"bvh", CP_READS, NULL}};
+static const cp_resource_use shade_uses[] = {
+    {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"}};
 static const cp_resource_use blend_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
     {"color", CP_OVERWRITES, "every pixel of the region, from the sums"}};
@@ -554,8 +605,9 @@ static const cp_stage_type stages[] = {
      primary_uses, 2},
     {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free, trace_uses, 1},
-    {"rt.shade", "Blinn-Phong at hits: ambient now, shadow rays per light, reflections",
-     GR_SHADER, false, shade_ports, 4, shade_params, 3, shade_main, shade_create, NULL, free, NULL, 0},
+    {"rt.shade", "Blinn-Phong at hits (albedo textures by ray cones): ambient now, shadow rays per "
+     "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
+     shade_params, 3, shade_main, shade_create, NULL, free, shade_uses, 1},
     {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free, trace_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "

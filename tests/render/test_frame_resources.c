@@ -156,8 +156,9 @@ static void test_builtin_graph_needs(void)
     CHECK(!needs("raster", "depth") && !needs("raster", "bvh") && !needs("raster", "sums"));
     CHECK(needs("raster-ordered", "depth") && needs("raster-ordered", "hiz"));
     CHECK(needs("raytrace", "bvh") && needs("raytrace", "sums") && needs("raytrace", "color"));
-    CHECK(!needs("raytrace", "triangles") && !needs("raytrace", "textures"));
+    CHECK(!needs("raytrace", "triangles") && needs("raytrace", "textures"));   /* rt.shade samples them */
     CHECK(needs("hybrid", "bvh") && needs("hybrid", "triangles") && needs("hybrid", "visibility"));
+    CHECK(needs("hybrid", "textures"));
     for (unsigned w = 1; w <= 5; w += 2) {
         cp_resource_need n[CP_MAX_RESOURCES];
         int k = needs_of("hybrid", w, n);

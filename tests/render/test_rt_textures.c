@@ -1,0 +1,454 @@
+/* Textures, ray cones and blending in the ray tracer and the hybrid (issue 30).
+ *
+ * On generated OBJ + MTL scenes (textures written as PPM files, or added in memory where
+ * they carry alpha):
+ *  - the ray tracer draws the albedo texture: raster against ray tracer with --bounces 0
+ *    and the light at the eye (so no shadow the raster graph lacks is seen), a textured
+ *    box and floor seen at magnification (both read level 0): at least 98% of pixels
+ *    within 4/255, in colour and in the albedo AOV; the hybrid the ray tracer's picture;
+ *  - the level of detail comes from the ray cone: a texel-sized black and white checker
+ *    on a floor receding to the horizon is grey in the distance (its mip average), not
+ *    aliased black and white as level 0 would give;
+ *  - blended (SC_ALPHA_BLEND) surfaces composite front to back along the ray: albedo =
+ *    a c_front + (1 - a) (behind), with the texture's alpha, through two layers, a stack
+ *    of fully transparent layers ends (PLRT_MAX_LAYERS), colour too;
+ *  - images bit-identical for 1, 2, 3 and 8 workers and every scheduler, textures and
+ *    blending on, in both graphs. */
+#include "pipelines/stages.h"
+#include "pipelines/raytrace/packets.h"
+#include "scenes/loaders.h"
+#include "tests/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define W 192
+#define H 144
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
+/* A side x side PPM: 4x4-texel blocks of two colours and a slow gradient (smooth enough
+ * that bilinear filtering on either side agrees within a few levels). */
+static void write_blocks(const char *name, int side)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fprintf(f, "P6\n%d %d\n255\n", side, side);
+    for (int y = 0; y < side; y++)
+        for (int x = 0; x < side; x++) {
+            int odd = (x / 4 + y / 4) & 1;
+            unsigned char c[3] = {(unsigned char)(odd ? 220 : 40), (unsigned char)(60 + 150 * x / side),
+                                  (unsigned char)(odd ? 50 : 200)};
+            fwrite(c, 1, 3, f);
+        }
+    fclose(f);
+}
+
+/* A cube of edge 2 at the origin, turned 0.6 radians about y, with uv 0..1 and its own
+ * four vertices per face (the OBJ reader keeps one uv per `v` line: no seams), flat
+ * normals, and a floor at y = -1 over [-6, 6]^2 with uv 0..3 (material floor). */
+static void write_box_scene(void)
+{
+    write_blocks("blocks.ppm", 16);
+    write_file("box.mtl", "newmtl box\nKd 1 1 1\nmap_Kd blocks.ppm\n"
+                          "newmtl floor\nKd 0.9 0.9 0.9\nmap_Kd blocks.ppm\n");
+    char obj[8192];
+    size_t n = (size_t)snprintf(obj, sizeof obj, "mtllib box.mtl\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                                "usemtl box\n");
+    const float c = cosf(0.6f), s = sinf(0.6f);
+    /* per face: its axis and sign; corners counter-clockwise seen from outside */
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2;
+        float sign = face & 1 ? 1.0f : -1.0f, q[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+        for (int k = 0; k < 4; k++) {
+            float p[3];
+            p[axis] = sign;
+            /* (a, b) along the other two axes, in the order that faces outward */
+            int a = (axis + 1) % 3, b = (axis + 2) % 3;
+            p[a] = q[k][0] * sign;
+            p[b] = q[k][1];
+            n += (size_t)snprintf(obj + n, sizeof obj - n, "v %g %g %g\n", c * p[0] + s * p[2], p[1],
+                                  -s * p[0] + c * p[2]);
+        }
+        float nv[3] = {0, 0, 0};
+        nv[axis] = sign;
+        n += (size_t)snprintf(obj + n, sizeof obj - n, "vn %g %g %g\nf %d/1/%d %d/2/%d %d/3/%d %d/4/%d\n",
+                              c * nv[0] + s * nv[2], nv[1], -s * nv[0] + c * nv[2], 4 * face + 1, face + 1,
+                              4 * face + 2, face + 1, 4 * face + 3, face + 1, 4 * face + 4, face + 1);
+    }
+    snprintf(obj + n, sizeof obj - n, "v -6 -1 -6\nv 6 -1 -6\nv 6 -1 6\nv -6 -1 6\n"
+             "vt 0 3\nvt 3 3\nvt 3 0\nvt 0 0\nvn 0 1 0\nusemtl floor\nf 25/8/7 28/5/7 27/6/7 26/7/7\n");
+    write_file("box.obj", obj);
+}
+
+typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
+
+static bool load(loaded *l, const char *name)
+{
+    char err[SC_ERR_MAX], path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (sc_load(path, &l->s, err) || sc_flatten(l->s, &l->g, err)) {
+        fprintf(stderr, "  %s: %s\n", path, err);
+        return false;
+    }
+    pl_scene_data_init(&l->data, l->s, &l->g);
+    return true;
+}
+
+static void unload(loaded *l)
+{
+    pl_scene_data_free(&l->data);
+    sc_geometry_free(&l->g);
+    sc_free(l->s);
+}
+
+typedef struct view { float eye[3], target[3], fovy; } view;
+
+/* Renders built-in graph `name` into rgba (W x H), eye light, `bounces`; true if it ran. */
+static bool render(loaded *l, const char *name, sh_aov aov, int bounces, const view *v,
+                   const gr_launch_opts *lo, uint8_t *rgba, gr_profile **prof)
+{
+    char err[CP_ERR_MAX], b[16];
+    sc_camera cam = l->s->camera;
+    memcpy(cam.eye, v->eye, sizeof cam.eye);
+    memcpy(cam.target, v->target, sizeof cam.target);
+    cam.up[0] = 0, cam.up[1] = 1, cam.up[2] = 0;
+    cam.fovy_deg = v->fovy;
+    l->s->camera = cam;
+    sc_light light = {{v->eye[0], v->eye[1], v->eye[2]}, {1, 1, 1}};
+    sc_light *old = l->s->lights;
+    size_t nold = l->s->nlights;
+    l->s->lights = &light;
+    l->s->nlights = 1;
+    cp_registry *r = pl_registry_new(err);
+    cp_graph *g = cp_graph_new(r);
+    snprintf(b, sizeof b, "%d", bounces);
+    bool ok = !cp_graph_load_text(g, pl_builtin_graph(name), name, err);
+    if (ok && strcmp(name, "raster")) ok = !cp_put(g, "graph", "bounces", b, "test", err);
+    pl_frame f;
+    ok = ok && pl_frame_init(&f, &l->data, W, H, aov, err);
+    gr_graph *run = ok ? pl_render_frame(g, &f, lo, err) : NULL;
+    if (run) {
+        memcpy(rgba, pl_frame_image(&f), (size_t)W * H * 4);
+        if (prof) *prof = gr_profile_take(run);
+    }
+    if (!run) fprintf(stderr, "  %s: %s\n", name, err);
+    gr_graph_destroy(run);
+    if (ok) pl_frame_free(&f);
+    cp_graph_free(g);
+    cp_registry_free(r);
+    l->s->lights = old;
+    l->s->nlights = nold;
+    return run != NULL;
+}
+
+static bool render2(loaded *l, const char *name, sh_aov aov, int bounces, const view *v, uint8_t *rgba)
+{
+    gr_launch_opts lo = {.workers = 2};
+    return render(l, name, aov, bounces, v, &lo, rgba, NULL);
+}
+
+/* Share of pixels whose channels all differ by at most tol. */
+static double agreement(const uint8_t *a, const uint8_t *b, int tol)
+{
+    size_t close = 0;
+    for (size_t p = 0; p < (size_t)W * H; p++) {
+        int worst = 0;
+        for (int ch = 0; ch < 3; ch++) {
+            int d = abs((int)a[p * 4 + ch] - (int)b[p * 4 + ch]);
+            if (d > worst) worst = d;
+        }
+        close += worst <= tol;
+    }
+    return (double)close / ((double)W * H);
+}
+
+static const view box_view = {{0.5f, 1.5f, 6.5f}, {0, -0.3f, 0}, 45};
+
+static void test_raster_vs_ray_tracer(void)
+{
+    write_box_scene();
+    loaded l;
+    if (!load(&l, "box.obj")) { CHECK(0); return; }
+    CHECK(l.s->ntextures == 1);
+    uint8_t *ra = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4),
+            *hy = malloc((size_t)W * H * 4), *plain = malloc((size_t)W * H * 4);
+    CHECK(render2(&l, "raster", SH_AOV_COLOR, 0, &box_view, ra));
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 0, &box_view, rt));
+    CHECK(render2(&l, "hybrid", SH_AOV_COLOR, 0, &box_view, hy));
+    double a = agreement(ra, rt, 4), h = agreement(hy, rt, 2);
+    printf("    colour: raster vs ray tracer %.4f within 4/255, hybrid vs ray tracer %.4f within 2/255\n", a, h);
+    CHECK_MSG(a >= 0.98, "raster vs ray tracer: %.4f of pixels within 4/255", a);
+    CHECK_MSG(h >= 0.99, "hybrid vs ray tracer: %.4f of pixels within 2/255", h);
+    /* the texture is what they agree on: without it the ray tracer's image is another */
+    l.s->materials[0].albedo_map.texture = l.s->materials[1].albedo_map.texture = -1;
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 0, &box_view, plain));
+    double u = agreement(ra, plain, 4);
+    CHECK_MSG(u < 0.9, "the untextured ray tracer matches the textured raster image (%.4f)", u);
+    l.s->materials[0].albedo_map.texture = l.s->materials[1].albedo_map.texture = 0;
+    CHECK(render2(&l, "raster", SH_AOV_ALBEDO, 0, &box_view, ra));
+    CHECK(render2(&l, "raytrace", SH_AOV_ALBEDO, 0, &box_view, rt));
+    CHECK(render2(&l, "hybrid", SH_AOV_ALBEDO, 0, &box_view, hy));
+    a = agreement(ra, rt, 4);
+    h = agreement(hy, rt, 0);
+    printf("    albedo: raster vs ray tracer %.4f within 4/255, hybrid vs ray tracer %.4f equal\n", a, h);
+    CHECK_MSG(a >= 0.98, "albedo, raster vs ray tracer: %.4f of pixels within 4/255", a);
+    CHECK_MSG(h >= 0.99, "albedo, hybrid vs ray tracer: %.4f of pixels equal", h);
+    /* background black, the box's texels unlit: a pixel of the box's block colours */
+    CHECK(rt[0] == 0 && rt[1] == 0 && rt[2] == 0);
+    free(ra), free(rt), free(hy), free(plain);
+    unload(&l);
+}
+
+/* A 64 x 64 checker of single black and white texels on a floor to the horizon: in the
+ * distance the ray cone reads the top of the mip chain (grey); level 0 would alias. */
+static void test_cone_level_of_detail(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/texels.ppm", dir);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fprintf(f, "P6\n64 64\n255\n");
+        for (int i = 0; i < 64 * 64; i++) {
+            unsigned char v = ((i & 63) + i / 64) & 1 ? 255 : 0, c[3] = {v, v, v};
+            fwrite(c, 1, 3, f);
+        }
+        fclose(f);
+    }
+    write_file("far.mtl", "newmtl floor\nKd 1 1 1\nmap_Kd texels.ppm\n");
+    write_file("far.obj", "mtllib far.mtl\nv -100 0 -400\nv 100 0 -400\nv 100 0 10\nv -100 0 10\n"
+                          "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nusemtl floor\nf 1/1 4/4 3/3 2/2\n");
+    loaded l;
+    if (!load(&l, "far.obj")) { CHECK(0); return; }
+    uint8_t *rt = malloc((size_t)W * H * 4), *hy = malloc((size_t)W * H * 4);
+    const view v = {{0, 1, 8}, {0, 0.6f, 0}, 50};
+    CHECK(render2(&l, "raytrace", SH_AOV_ALBEDO, 0, &v, rt));
+    CHECK(render2(&l, "hybrid", SH_AOV_ALBEDO, 0, &v, hy));
+    /* rows just below the horizon (row H/2 - 2 .. ): grey within 40 of 128 everywhere */
+    int far_row = -1;
+    for (int y = 0; y < H && far_row < 0; y++)
+        if (rt[((size_t)y * W + W / 2) * 4] != 0 || rt[((size_t)y * W + W / 2) * 4 + 1] != 0) far_row = y;
+    CHECK(far_row > 0 && far_row < H / 2 + 4);
+    int extreme = 0, n = 0;
+    for (int y = far_row + 1; y < far_row + 6 && y < H; y++)
+        for (int x = 0; x < W; x++, n++) {
+            int g = rt[((size_t)y * W + x) * 4];
+            extreme += g < 88 || g > 168;
+        }
+    printf("    far rows from %d: %d of %d pixels far from grey\n", far_row + 1, extreme, n);
+    CHECK_MSG(extreme * 20 < n, "%d of %d distant pixels are not grey: level 0 read far away", extreme, n);
+    CHECK_MSG(agreement(rt, hy, 0) >= 0.99, "hybrid's albedo differs from the ray tracer's");
+    free(rt), free(hy);
+    unload(&l);
+}
+
+/* Two quads facing the camera at z = 0 (back, material back) and z = 1, 2 (front,
+ * materials a and b), all filling the middle of the view. */
+static void write_layers(void)
+{
+    write_file("layers.mtl", "newmtl back\nKd 0.2 0.4 1\nnewmtl a\nKd 1 0.2 0.2\nnewmtl b\nKd 0.1 1 0.1\n");
+    write_file("layers.obj", "mtllib layers.mtl\n"
+               "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
+               "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
+               "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
+               "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+               "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
+               "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n"
+               "usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n");
+}
+
+static int find_material(const sc_scene *s, const char *name)
+{
+    for (size_t i = 0; i < s->nmaterials; i++)
+        if (!strcmp(s->materials[i].name, name)) return (int)i;
+    return -1;
+}
+
+static const view layers_view = {{0, 0, 8}, {0, 0, 0}, 40};
+
+static void pixel(const uint8_t *img, int x, int y, float c[3])
+{
+    for (int ch = 0; ch < 3; ch++) c[ch] = img[((size_t)y * W + x) * 4 + ch] / 255.0f;
+}
+
+static bool near3(const float a[3], const float b[3], float tol)
+{
+    return fabsf(a[0] - b[0]) <= tol && fabsf(a[1] - b[1]) <= tol && fabsf(a[2] - b[2]) <= tol;
+}
+
+static void test_blend_front_to_back(void)
+{
+    write_layers();
+    loaded l;
+    if (!load(&l, "layers.obj")) { CHECK(0); return; }
+    int back = find_material(l.s, "back"), ma = find_material(l.s, "a"), mb = find_material(l.s, "b");
+    CHECK(back >= 0 && ma >= 0 && mb >= 0);
+    if (back < 0 || ma < 0 || mb < 0) { unload(&l); return; }
+    sc_material *A = &l.s->materials[ma], *B = &l.s->materials[mb];
+    A->alpha_mode = B->alpha_mode = SC_ALPHA_BLEND;
+    B->alpha = 0.5f;
+    /* A's alpha from its texture: 2 x 2 texels of white, alpha 0.25 */
+    char err[SC_ERR_MAX];
+    unsigned char *t = malloc(16);
+    for (int i = 0; i < 16; i++) t[i] = i % 4 == 3 ? 64 : 255;
+    int tex = sc_add_texture(l.s, "alpha", 2, 2, t, err);
+    CHECK_MSG(tex >= 0, "%s", err);
+    A->albedo_map.texture = tex;
+    A->albedo_map.sampler.filter = SC_FILTER_NEAREST;
+    float a = 64 / 255.0f, b = 0.5f;
+    uint8_t *img = malloc((size_t)W * H * 4), *hy = malloc((size_t)W * H * 4);
+    for (int k = 0; k < 2; k++) {
+        CHECK(render2(&l, k ? "hybrid" : "raytrace", SH_AOV_ALBEDO, 1, &layers_view, k ? hy : img));
+        const uint8_t *im = k ? hy : img;
+        float got[3], want[3];
+        /* the centre: b over a over back */
+        pixel(im, W / 2, H / 2, got);
+        for (int ch = 0; ch < 3; ch++)
+            want[ch] = b * B->albedo[ch] + (1 - b) * (a * A->albedo[ch] + (1 - a) * l.s->materials[back].albedo[ch]);
+        CHECK_MSG(near3(got, want, 1.5f / 255), "%s centre %g,%g,%g, want %g,%g,%g",
+                  k ? "hybrid" : "raytrace", got[0], got[1], got[2], want[0], want[1], want[2]);
+        /* beside b, inside a: a over back */
+        pixel(im, W / 2 + (int)(H * 0.26f), H / 2, got);
+        for (int ch = 0; ch < 3; ch++)
+            want[ch] = a * A->albedo[ch] + (1 - a) * l.s->materials[back].albedo[ch];
+        CHECK_MSG(near3(got, want, 1.5f / 255), "%s beside: %g,%g,%g, want %g,%g,%g",
+                  k ? "hybrid" : "raytrace", got[0], got[1], got[2], want[0], want[1], want[2]);
+    }
+    /* the colour too: the green front quad weighs half (shadow rays treat blended
+     * surfaces as opaque, so the back quad behind them adds its ambient term only) */
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &layers_view, img));
+    float blended[3], opaque[3];
+    pixel(img, W / 2, H / 2, blended);
+    A->alpha_mode = B->alpha_mode = SC_ALPHA_OPAQUE;
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &layers_view, img));
+    pixel(img, W / 2, H / 2, opaque);
+    CHECK_MSG(blended[1] < opaque[1] - 0.1f,
+              "blended centre %g,%g,%g against opaque %g,%g,%g", blended[0], blended[1], blended[2],
+              opaque[0], opaque[1], opaque[2]);
+    /* fully transparent layers show what is behind them, exactly */
+    A->alpha_mode = B->alpha_mode = SC_ALPHA_BLEND;
+    A->albedo_map.texture = -1;
+    A->alpha = B->alpha = 0.0f;
+    CHECK(render2(&l, "raytrace", SH_AOV_ALBEDO, 1, &layers_view, img));
+    float got[3];
+    pixel(img, W / 2, H / 2, got);
+    CHECK_MSG(near3(got, l.s->materials[back].albedo, 0.5f / 255), "through alpha 0: %g,%g,%g",
+              got[0], got[1], got[2]);
+    free(img), free(hy);
+    unload(&l);
+}
+
+/* `glass` fully transparent quads at z = 0, -1, ... before an opaque wall: the albedo at
+ * the centre. */
+static bool stack_centre(int glass_quads, float got[3])
+{
+    char obj[16384];
+    size_t n = (size_t)snprintf(obj, sizeof obj, "mtllib stack.mtl\n");
+    for (int k = 0; k <= glass_quads; k++)
+        n += (size_t)snprintf(obj + n, sizeof obj - n, "v -1 -1 %d\nv 1 -1 %d\nv 1 1 %d\nv -1 1 %d\n",
+                              -k, -k, -k, -k);
+    n += (size_t)snprintf(obj + n, sizeof obj - n, "usemtl glass\n");
+    for (int k = 0; k <= glass_quads; k++) {
+        if (k == glass_quads) n += (size_t)snprintf(obj + n, sizeof obj - n, "usemtl wall\n");
+        n += (size_t)snprintf(obj + n, sizeof obj - n, "f %d %d %d %d\n", 4 * k + 1, 4 * k + 2,
+                              4 * k + 3, 4 * k + 4);
+    }
+    write_file("stack.obj", obj);
+    write_file("stack.mtl", "newmtl glass\nKd 1 1 1\nnewmtl wall\nKd 1 0.5 0.25\n");
+    loaded l;
+    if (!load(&l, "stack.obj")) return false;
+    int glass = find_material(l.s, "glass");
+    if (glass >= 0) {
+        l.s->materials[glass].alpha_mode = SC_ALPHA_BLEND;
+        l.s->materials[glass].alpha = 0.0f;
+    }
+    uint8_t *img = malloc((size_t)W * H * 4);
+    const view v = {{0, 0, 5}, {0, 0, 0}, 10};
+    bool ok = glass >= 0 && img && render2(&l, "raytrace", SH_AOV_ALBEDO, 1, &v, img);
+    if (ok) pixel(img, W / 2, H / 2, got);
+    free(img);
+    unload(&l);
+    return ok;
+}
+
+/* PLRT_MAX_LAYERS: the ray goes on through 31 blended surfaces, and stops at the 32nd
+ * (nothing beyond is added), so a pile of transparent layers ends. */
+static void test_layers_bounded(void)
+{
+    float got[3], wall[3] = {1, 0.5f, 0.25f}, black[3] = {0, 0, 0};
+    CHECK(stack_centre(PLRT_MAX_LAYERS - 1, got));
+    CHECK_MSG(near3(got, wall, 1.0f / 255), "through %d layers: %g,%g,%g", PLRT_MAX_LAYERS - 1,
+              got[0], got[1], got[2]);
+    CHECK(stack_centre(40, got));
+    CHECK_MSG(near3(got, black, 0), "the wall behind 40 layers was reached: %g,%g,%g", got[0], got[1],
+              got[2]);
+}
+
+/* Textures and blending on, both graphs: the same bytes at 1, 2, 3 and 8 workers under
+ * every scheduler (Static with a profile from a GRAMPS frame, as gramps-render runs it). */
+static void test_deterministic(void)
+{
+    static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+    static const unsigned workers[] = {1, 2, 3, 8};
+    write_box_scene();
+    write_layers();
+    const char *const scenes[] = {"box.obj", "layers.obj"};
+    uint8_t *ref = malloc((size_t)W * H * 4), *img = malloc((size_t)W * H * 4);
+    for (int sc = 0; sc < 2; sc++) {
+        loaded l;
+        if (!load(&l, scenes[sc])) { CHECK(0); continue; }
+        for (size_t m = 0; m < l.s->nmaterials; m++)
+            if (strcmp(l.s->materials[m].name, "back") && strcmp(l.s->materials[m].name, "floor")) {
+                l.s->materials[m].alpha_mode = SC_ALPHA_BLEND;
+                l.s->materials[m].alpha = 0.6f;
+                l.s->materials[m].reflectivity = 0.3f;
+                l.s->materials[m].albedo_map.texture = 0 < (int)l.s->ntextures ? 0 : -1;
+            }
+        const view *v = sc ? &layers_view : &box_view;
+        for (int g = 0; g < 2; g++) {
+            const char *graph = g ? "hybrid" : "raytrace";
+            gr_profile *prof = NULL;
+            gr_launch_opts base = {.workers = 1, .scheduler = "gramps"};
+            CHECK(render(&l, graph, SH_AOV_COLOR, 2, v, &base, ref, &prof));
+            for (int k = 0; k < 4; k++)
+                for (int w = 0; w < 4; w++) {
+                    memset(img, 0xcd, (size_t)W * H * 4);
+                    gr_launch_opts lo = {.workers = workers[w], .scheduler = scheds[k], .profile = prof};
+                    CHECK(render(&l, graph, SH_AOV_COLOR, 2, v, &lo, img, NULL));
+                    CHECK_MSG(!memcmp(ref, img, (size_t)W * H * 4), "%s %s: %s at %u workers differs",
+                              scenes[sc], graph, scheds[k], workers[w]);
+                }
+            gr_profile_free(prof);
+        }
+        unload(&l);
+    }
+    free(ref), free(img);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/test_rt_textures.XXXXXX");
+    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    RUN(test_raster_vs_ray_tracer);
+    RUN(test_cone_level_of_detail);
+    RUN(test_blend_front_to_back);
+    RUN(test_layers_bounded);
+    RUN(test_deterministic);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) fprintf(stderr, "  could not remove %s\n", dir);
+    return check_finish();
+}
