@@ -137,6 +137,42 @@ typedef struct cp_resource_use {
     const char *help;
 } cp_resource_use;
 
+/* ---- image-space stages ---------------------------------------------------------------- */
+
+/* A stage that runs after the graph, once the program's image (or the part of it the
+ * frame renders) is complete: per tile, tiles in parallel, each tile reading the tile
+ * and `halo` pixels around it of the stage's input and writing the tile of its output.
+ * Pixels are RGBA, 4 floats each, linear colour; rows of `stride` pixels. A stage with
+ * halo 0 gets dst == src (in place: it reads only the pixel it writes); one with a halo
+ * writes into another buffer, so a tile never reads what a neighbour tile wrote. The
+ * stages of a graph run in the order their sections appear, each after the whole of the
+ * previous one. Deterministic by construction: a pixel of the output is a function of
+ * the input only. Knows nothing of rendering: the renderers' runner is
+ * pipelines/image/image.h (docs/image-space.md). */
+typedef struct cp_image_tile {
+    const float *src;
+    float *dst;
+    size_t stride;                     /* pixels per row of src and dst */
+    int width, height;                 /* the whole image */
+    int x0, y0, x1, y1;                /* the tile to write, [x0,x1) x [y0,y1) */
+    int vx0, vy0, vx1, vy1;            /* where src holds this run's pixels: the image, or
+                                          the rendered part of it; reads clamp to it */
+} cp_image_tile;
+
+/* The input pixel (x, y), coordinates clamped to where src is valid (so reading past
+ * the image's border repeats its edge pixels). */
+static inline const float *cp_image_src(const cp_image_tile *t, int x, int y)
+{
+    x = x < t->vx0 ? t->vx0 : x >= t->vx1 ? t->vx1 - 1 : x;
+    y = y < t->vy0 ? t->vy0 : y >= t->vy1 ? t->vy1 - 1 : y;
+    return t->src + 4 * ((size_t)y * t->stride + (size_t)x);
+}
+
+static inline float *cp_image_dst(const cp_image_tile *t, int x, int y)
+{
+    return t->dst + 4 * ((size_t)y * t->stride + (size_t)x);
+}
+
 /* How many instances a Thread stage runs. */
 typedef enum cp_instancing {
     CP_ONE_INSTANCE = 0,               /* one (false) */
@@ -173,6 +209,20 @@ typedef struct cp_stage_type {
     const cp_resource_use *resources;
     int nresources;
 } cp_stage_type;
+
+/* An image-space stage type (see cp_image_tile): `stage` names it and gives its help,
+ * parameters, create / finish / destroy hooks and resources, and has no ports and no
+ * main (it is not a GRAMPS stage: the program runs it after the graph; finish runs after
+ * its last tile). Registered with cp_register_image_stage. */
+typedef struct cp_image_stage_type {
+    cp_stage_type stage;
+    int halo;                          /* pixels it reads on each side of a tile */
+    /* The halo from an instance's state (a blur's radius); NULL: `halo`. */
+    int (*halo_of)(const void *state);
+    /* Writes tile t of the output (every pixel of it), reading only src within the
+     * halo; called on several threads at once, for different tiles. */
+    void (*tile)(void *state, const cp_image_tile *t);
+} cp_image_stage_type;
 
 /* What create gets. */
 struct cp_stage_init {
@@ -219,6 +269,11 @@ GR_API int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP
  * resource cleared each run has 4-byte elements and no create. */
 GR_API int cp_register_resource(cp_registry *r, const cp_resource_type *t, char err[CP_ERR_MAX]);
 GR_API const cp_stage_type *cp_find_stage(const cp_registry *r, const char *name);
+/* An image-space stage type: its name beside the other stage types'; checked for a tile
+ * function, a halo >= 0, no ports and no main. */
+GR_API int cp_register_image_stage(cp_registry *r, const cp_image_stage_type *t, char err[CP_ERR_MAX]);
+/* The image-space type that t is the `stage` of, or NULL: t is a GRAMPS stage type. */
+GR_API const cp_image_stage_type *cp_image_stage_of(const cp_registry *r, const cp_stage_type *t);
 GR_API const cp_format *cp_find_format(const cp_registry *r, const char *name);
 GR_API const cp_resource_type *cp_find_resource(const cp_registry *r, const char *name);
 /* Every stage type with its kind, ports (mode, format), parameters and resources, then
@@ -263,6 +318,8 @@ GR_API int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_
  * to a plain queue binds every copy to it. */
 GR_API cp_graph *cp_graph_new(const cp_registry *r);
 GR_API void cp_graph_free(cp_graph *g);
+/* The registry the graph was made for. */
+GR_API const cp_registry *cp_graph_registry(const cp_graph *g);
 
 /* Reads a graph file (INI syntax; `#` and `;` start comments). Plugin paths with a
  * '/' are relative to the file. */
@@ -328,6 +385,16 @@ GR_API gr_graph *cp_instance_take_graph(cp_instance *in);
 GR_API gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
 /* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err). */
 GR_API gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX]);
+/* The image-space stages of the instance in the order they run (their sections'
+ * order), with their states and halos: *passes points into the instance. */
+typedef struct cp_image_pass {
+    const char *name;
+    const cp_image_stage_type *type;
+    void *state;
+    int halo;
+} cp_image_pass;
+GR_API int cp_instance_image_passes(const cp_instance *in, const cp_image_pass **passes);
+
 /* The state create made for stage NAME (replicas: NAME-k), or NULL. */
 GR_API void *cp_instance_state(const cp_instance *in, const char *stage);
 GR_API void cp_instance_free(cp_instance *in);

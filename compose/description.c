@@ -248,3 +248,5 @@ int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_
     }
     return cp_fail(err, "%s: '%s = %s': expected true or false", s->where, s->key, text);
 }
+
+const cp_registry *cp_graph_registry(const cp_graph *g) { return g->r; }

@@ -24,6 +24,7 @@ typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
 
 typedef struct inst_stage {
     cp_stage_init init;                /* first: cp_int & co. get the stage from it */
+    const cp_image_stage_type *image;  /* an image-space stage's type, else NULL */
     char name[GR_NAME_MAX_CP];
     const cp_section *sec;
     param_value *params;               /* per type param */
@@ -48,6 +49,8 @@ struct cp_instance {
     inst_stage *stages;
     int nstages;
     uint32_t low_watermark;
+    cp_image_pass *passes;             /* the image-space stages, in section order */
+    int npasses;
 };
 
 const cp_registry *cp_instance_registry(const cp_instance *in) { return in->desc->r; }
@@ -397,15 +400,22 @@ static int copy_stage(cp_instance *in, inst_stage *st, const inst_stage *first, 
 
 static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP_ERR_MAX])
 {
-    const cp_stage_type *t;
+    const cp_stage_type *t = NULL;
     int64_t reps;
+    char label[160];
     if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err))
         return -1;
+    const cp_image_stage_type *image = cp_image_stage_of(in->desc->r, t);
+    if (image && (reps || cp_setting_find(sec, "priority") || cp_setting_find(sec, "fifo")))
+        return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority "
+                       "or fifo (it runs per tile, tiles in parallel, after the graph)",
+                       sec->where, cp_section_label(sec, label), t->name);
     const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
         inst_stage *st = &in->stages[in->nstages++];
         if (k == 0 ? fill_stage(in, st, sec, t, 0, (uint32_t)reps, err)
                    : copy_stage(in, st, first, (uint32_t)k, err)) return -1;
+        st->image = image;
     }
     return 0;
 }
@@ -440,6 +450,11 @@ static int expand(cp_instance *in, char err[CP_ERR_MAX])
         if (in->desc->sections[i].kind == CP_SEC_STAGE &&
             add_stage_section(in, &in->desc->sections[i], err)) return -1;
     if (ns == 0) return cp_fail(err, "the graph declares no stages");
+    int image = 0;
+    for (int i = 0; i < in->nstages; i++) image += in->stages[i].image != NULL;
+    if (image == in->nstages)
+        return cp_fail(err, "the graph declares only image-space stages (they run on the "
+                       "image that the graph's other stages make)");
     return 0;
 }
 
@@ -472,6 +487,30 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* The image-space stages in order, with the halo each instance needs. */
+static int list_passes(cp_instance *in, char err[CP_ERR_MAX])
+{
+    in->passes = calloc((size_t)in->nstages, sizeof *in->passes);
+    if (!in->passes) return cp_fail(err, "out of memory");
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        const cp_image_stage_type *im = st->image;
+        if (!im) continue;
+        int halo = im->halo_of ? im->halo_of(st->state) : im->halo;
+        if (halo < 0)
+            return cp_fail(err, "%s: stage '%s' (type %s): halo %d < 0", st->sec->where,
+                           st->name, st->init.type->name, halo);
+        in->passes[in->npasses++] = (cp_image_pass){st->name, im, st->state, halo};
+    }
+    return 0;
+}
+
+int cp_instance_image_passes(const cp_instance *in, const cp_image_pass **passes)
+{
+    *passes = in->passes;
+    return in->npasses;
+}
+
 /* The index of copy c of the queue at index first, its copy 0 (a section's copies are
  * consecutive). */
 static int copy_of(const cp_instance *in, int first, uint32_t c)
@@ -489,6 +528,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;
+        if (st->image) continue;      /* run by the program after the graph */
         int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
                                                .user = st->state,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
@@ -512,7 +552,8 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
     in->desc = g;
     in->vars = vars;
     in->frame = frame;
-    if (read_graph_section(in, err) || expand(in, err) || make_states(in, err) || build(in, err)) {
+    if (read_graph_section(in, err) || expand(in, err) || make_states(in, err) || list_passes(in, err) ||
+        build(in, err)) {
         cp_instance_free(in);
         return NULL;
     }
@@ -533,6 +574,7 @@ void cp_instance_free(cp_instance *in)
         free(st->port_copies);
     }
     gr_graph_destroy(in->g);
+    free(in->passes);
     free(in->stages);
     free(in->queues);
     free(in);
@@ -565,7 +607,7 @@ gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[
     }
     for (int i = 0; i < in->nstages; i++) {
         const cp_stage_type *t = in->stages[i].init.type;
-        if (t->finish) t->finish(in->stages[i].state, in->frame);
+        if (t->finish && !in->stages[i].image) t->finish(in->stages[i].state, in->frame);
     }
     return GR_OK;
 }

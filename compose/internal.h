@@ -18,6 +18,7 @@ typedef struct cp_list { void **items; int n, cap; } cp_list;
 
 struct cp_registry {
     cp_list formats, stages;           /* const cp_format *, const cp_stage_type * */
+    cp_list images;                    /* const cp_image_stage_type *, also in stages */
     cp_list resources;                 /* const cp_resource_type * */
     cp_list plugins;                   /* dlopen handles */
     cp_list plugin_dirs;               /* char *, searched in order for bare plugin names */

@@ -13,6 +13,7 @@ void cp_registry_free(cp_registry *r)
     if (!r) return;
     cp_list_free(&r->formats);
     cp_list_free(&r->stages);
+    cp_list_free(&r->images);
     cp_list_free(&r->resources);
     for (int i = 0; i < r->plugins.n; i++) dlclose(r->plugins.items[i]);
     cp_list_free(&r->plugins);
@@ -87,6 +88,31 @@ int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MA
     return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
 }
 
+const cp_image_stage_type *cp_image_stage_of(const cp_registry *r, const cp_stage_type *t)
+{
+    for (int i = 0; i < r->images.n; i++) {
+        const cp_image_stage_type *im = r->images.items[i];
+        if (&im->stage == t) return im;
+    }
+    return NULL;
+}
+
+/* A tile function, a halo, and no ports (it reads and writes images, not queues). */
+int cp_register_image_stage(cp_registry *r, const cp_image_stage_type *im, char err[CP_ERR_MAX])
+{
+    const cp_stage_type *t = &im->stage;
+    if (!t->name || !*t->name || !im->tile)
+        return cp_fail(err, "an image-space stage type has no name or no tile function");
+    if (im->halo < 0) return cp_fail(err, "image-space stage type '%s': halo %d < 0", t->name, im->halo);
+    if (t->nports || t->main)
+        return cp_fail(err, "image-space stage type '%s' has ports or a main function (it "
+                       "reads and writes images, not queues)", t->name);
+    if (cp_check_resource_uses(r, t, err)) return -1;
+    if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
+    if (cp_list_add(&r->images, (void *)im)) return cp_fail(err, "out of memory");
+    return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
+}
+
 static const char *kind_name(gr_stage_kind k)
 {
     return k == GR_SHADER ? "Shader" : k == GR_FIXED ? "Fixed-function" : "Thread";
@@ -108,9 +134,14 @@ static const char *param_type_name(cp_param_type t)
     return t == CP_INT ? "int" : t == CP_FLOAT ? "float" : t == CP_BOOL ? "bool" : "string";
 }
 
-static void print_stage(const cp_stage_type *t, FILE *out)
+static void print_stage(const cp_registry *r, const cp_stage_type *t, FILE *out)
 {
-    fprintf(out, "%s (%s%s)%s%s\n", t->name, kind_name(t->kind),
+    const cp_image_stage_type *im = cp_image_stage_of(r, t);
+    if (im)
+        fprintf(out, "%s (image-space, halo %d%s)%s%s\n", t->name, im->halo,
+                im->halo_of ? " or as its parameters say" : "", t->help ? ": " : "",
+                t->help ? t->help : "");
+    else fprintf(out, "%s (%s%s)%s%s\n", t->name, kind_name(t->kind),
             t->instanced == CP_PER_EVERY_SUBQUEUE ? ", an instance per subqueue, fed or not"
             : t->instanced ? ", instanced per subqueue" : "", t->help ? ": " : "",
             t->help ? t->help : "");
@@ -146,7 +177,7 @@ static void print_format(const cp_format *f, FILE *out)
 void cp_registry_print(const cp_registry *r, FILE *out)
 {
     fprintf(out, "Stage types:\n");
-    for (int i = 0; i < r->stages.n; i++) print_stage(r->stages.items[i], out);
+    for (int i = 0; i < r->stages.n; i++) print_stage(r, r->stages.items[i], out);
     fprintf(out, "\nPacket formats:\n");
     for (int i = 0; i < r->formats.n; i++) print_format(r->formats.items[i], out);
     fprintf(out, "\nFrame resources:\n");

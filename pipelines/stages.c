@@ -1,6 +1,7 @@
 /* stages.c — the built-in stage library, graphs and variables (see stages.h). */
 #include "pipelines/stages.h"
 
+#include "pipelines/image/image.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/packets.h"
 
@@ -20,9 +21,10 @@ cp_registry *pl_registry_new(char err[CP_ERR_MAX])
     cp_registry *r = cp_registry_new();
     if (!r) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     if (pl_register_frame_resources(r, err) || pl_register_raster_resources(r, err) ||
-        pl_register_raytrace_resources(r, err) ||
+        pl_register_raytrace_resources(r, err) || pli_register_resources(r, err) ||
         cp_register_format(r, &runs_format, err) || pl_register_raster_stages(r, err) ||
-        pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err)) {
+        pl_register_raytrace_stages(r, err) || pl_register_hybrid_stages(r, err) ||
+        pli_register_stages(r, err)) {
         cp_registry_free(r);
         return NULL;
     }
@@ -45,6 +47,15 @@ static const char raytrace_graph[] =
 static const char hybrid_graph[] =
 #include "graphs/hybrid.graph.inc"
     ;
+static const char raster_tonemap_graph[] =
+#include "graphs/raster-tonemap.graph.inc"
+    ;
+static const char raster_fxaa_graph[] =
+#include "graphs/raster-fxaa.graph.inc"
+    ;
+static const char raytrace_tonemap_graph[] =
+#include "graphs/raytrace-tonemap.graph.inc"
+    ;
 
 const char *pl_builtin_graph(const char *name)
 {
@@ -53,7 +64,50 @@ const char *pl_builtin_graph(const char *name)
     if (!strcmp(name, "raster-parallel")) return raster_parallel_graph;
     if (!strcmp(name, "raytrace")) return raytrace_graph;
     if (!strcmp(name, "hybrid")) return hybrid_graph;
+    if (!strcmp(name, "raster-tonemap")) return raster_tonemap_graph;
+    if (!strcmp(name, "raster-fxaa")) return raster_fxaa_graph;
+    if (!strcmp(name, "raytrace-tonemap")) return raytrace_tonemap_graph;
     return NULL;
+}
+
+static int load_one(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX])
+{
+    if (path) return cp_graph_load(g, path, err);
+    const char *text = pl_builtin_graph(builtin);
+    if (!text) return snprintf(err, CP_ERR_MAX, "no built-in graph '%s'", builtin), -1;
+    return cp_graph_load_text(g, text, builtin, err);
+}
+
+/* The [graph] `base` of a source, read from a scratch graph (g keeps the base's sections
+ * first, in their order, as if the base were loaded alone). */
+static int base_of(const cp_graph *g, const char *builtin, const char *path, char base[64],
+                   char err[CP_ERR_MAX])
+{
+    cp_graph *scratch = cp_graph_new(cp_graph_registry(g));
+    if (!scratch) return snprintf(err, CP_ERR_MAX, "out of memory"), -1;
+    int rc = load_one(scratch, builtin, path, err);
+    const char *b = rc ? NULL : cp_graph_value(scratch, "base");
+    snprintf(base, 64, "%s", b ? b : "");
+    cp_graph_free(scratch);
+    return rc;
+}
+
+int pl_graph_load(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX])
+{
+    char base[64], inner[64];
+    if (base_of(g, builtin, path, base, err)) return -1;
+    if (*base) {
+        if (!pl_builtin_graph(base))
+            return snprintf(err, CP_ERR_MAX, "%s: [graph] base = %s is not a built-in graph "
+                            "(raster, raster-ordered, raster-parallel, raytrace, hybrid)",
+                            path ? path : builtin, base), -1;
+        if (base_of(g, base, NULL, inner, err)) return -1;
+        if (*inner)
+            return snprintf(err, CP_ERR_MAX, "%s: [graph] base = %s, which has a base of its "
+                            "own (%s): name that one instead", path ? path : builtin, base, inner), -1;
+        if (load_one(g, base, NULL, err)) return -1;
+    }
+    return load_one(g, builtin, path, err);
 }
 
 /* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A
@@ -120,22 +174,102 @@ static unsigned clear_parts(unsigned workers, const pl_frame *f)
     return n < by_size ? n : (unsigned)by_size;
 }
 
+/* r widened by `halo` pixels on each side, within the image. */
+static pl_region widen(const pl_frame *f, pl_region r, int halo)
+{
+    return (pl_region){r.x0 > halo ? r.x0 - halo : 0, r.y0 > halo ? r.y0 - halo : 0,
+                       r.x1 + halo < f->width ? r.x1 + halo : f->width,
+                       r.y1 + halo < f->height ? r.y1 + halo : f->height};
+}
+
+static bool same_region(pl_region a, pl_region b)
+{
+    return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
+}
+
+/* The instance for the frame; when the graph has image-space stages and the frame renders
+ * part of the image, the part widened by their halo (and *widened set), so that they read
+ * what they would in a whole-image render (pipelines/image/image.h). The stages' create
+ * hooks read the region, so the instance is made again for the wider one. */
+static cp_instance *instantiate(cp_graph *g, pl_frame *frame, const cp_vars *vars,
+                                pl_region *widened, char err[CP_ERR_MAX])
+{
+    cp_instance *in = cp_instance_new(g, frame, vars, err);
+    if (!in) return NULL;
+    const cp_image_pass *passes;
+    int n = cp_instance_image_passes(in, &passes);
+    int halo = n ? pli_total_halo(frame, passes, n, pli_graph_tile(g), err) : 0;
+    if (halo < 0) {
+        cp_instance_free(in);
+        return NULL;
+    }
+    pl_region wide = widen(frame, frame->region, halo);
+    if (same_region(wide, frame->region)) return in;
+    cp_instance_free(in);
+    *widened = frame->region;
+    frame->region = wide;
+    return cp_instance_new(g, frame, vars, err);
+}
+
+static gr_graph *render(cp_instance *in, cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
+                        unsigned workers, char err[CP_ERR_MAX])
+{
+    if (!pl_frame_image_pixels(frame)) {   /* made here when no stage draws: background */
+        snprintf(err, CP_ERR_MAX, "out of memory (image)");
+        return NULL;
+    }
+    pl_frame_prepare(frame, clear_parts(workers, frame));
+    if (cp_instance_run(in, launch, err) != GR_OK) return NULL;
+    const cp_image_pass *passes;
+    int n = cp_instance_image_passes(in, &passes);
+    if (n && !pli_run(frame, passes, n, pli_graph_tile(g), workers, err)) return NULL;
+    return cp_instance_take_graph(in);
+}
+
+/* The image's pixels in `wide` outside `asked`, kept while a widened region renders
+ * (the stages write the margin, the image-space stages leave it half done) and put back
+ * after, so that pixels outside the asked region keep their values, as pl_frame_set_region
+ * promises: regions rendered in turn into one frame still make the whole image. */
+typedef struct margin { pl_region wide, asked; uint32_t *saved; } margin;
+
+static void margin_copy(pl_frame *f, margin *m, bool save)
+{
+    uint32_t *img = pl_frame_color(f), *p = m->saved;
+    for (int y = m->wide.y0; y < m->wide.y1; y++)
+        for (int x = m->wide.x0; x < m->wide.x1; x++) {
+            if (x >= m->asked.x0 && x < m->asked.x1 && y >= m->asked.y0 && y < m->asked.y1) continue;
+            uint32_t *px = &img[(size_t)y * (size_t)f->width + (size_t)x];
+            if (save) *p++ = *px;
+            else *px = *p++;
+        }
+}
+
+/* pl_frame_image clears the image first when it is new, so what is kept is defined. */
+static bool margin_save(pl_frame *f, margin *m)
+{
+    size_t n = (size_t)(m->wide.x1 - m->wide.x0) * (size_t)(m->wide.y1 - m->wide.y0);
+    m->saved = pl_frame_image(f) ? malloc(n * sizeof *m->saved) : NULL;
+    if (m->saved) margin_copy(f, m, true);
+    return m->saved != NULL;
+}
+
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
     pl_vars_ctx vc = {g, frame->width, frame->height, launch ? launch->workers : 0};
     cp_vars vars = pl_vars(&vc);
-    cp_instance *in = cp_instance_new(g, frame, &vars, err);
-    if (!in) return NULL;
-    if (!pl_frame_image_pixels(frame)) {   /* made here when no stage draws: background */
-        cp_instance_free(in);
-        snprintf(err, CP_ERR_MAX, "out of memory (image)");
-        return NULL;
-    }
-    pl_frame_prepare(frame, clear_parts(vc.workers, frame));
+    margin m = {.asked = frame->region};
+    pl_region asked = {0, 0, 0, 0};
+    cp_instance *in = instantiate(g, frame, &vars, &asked, err);
     gr_graph *result = NULL;
-    if (cp_instance_run(in, launch, err) == GR_OK) result = cp_instance_take_graph(in);
+    m.wide = frame->region;
+    bool widened = asked.x1 > asked.x0;
+    if (in && widened && !margin_save(frame, &m)) snprintf(err, CP_ERR_MAX, "out of memory (image margin)");
+    else if (in) result = render(in, g, frame, launch, vc.workers, err);
     cp_instance_free(in);
+    if (result && widened) margin_copy(frame, &m, false);
+    free(m.saved);
+    if (widened) frame->region = asked;
     return result;
 }
 
@@ -144,11 +278,9 @@ gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl
 {
     cp_registry *r = pl_registry_new(err);
     cp_graph *g = r ? cp_graph_new(r) : NULL;
-    const char *text = pl_builtin_graph(name);
     gr_graph *result = NULL;
     if (r && !g) snprintf(err, CP_ERR_MAX, "out of memory");
-    else if (g && !text) snprintf(err, CP_ERR_MAX, "no built-in graph '%s'", name);
-    else if (g && !cp_graph_load_text(g, text, name, err) && !put(g, cfg, err))
+    else if (g && !pl_graph_load(g, name, NULL, err) && !put(g, cfg, err))
         result = pl_render_frame(g, frame, launch, err);
     cp_graph_free(g);
     cp_registry_free(r);

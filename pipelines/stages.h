@@ -24,8 +24,15 @@ GR_API int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
 GR_API cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
 
 /* The text of a built-in graph ("raster", "raster-ordered", "raster-parallel", "raytrace",
- * "hybrid"), or NULL. */
+ * "hybrid", and those that add image-space stages to one: "raster-tonemap",
+ * "raster-fxaa", "raytrace-tonemap"), or NULL. */
 GR_API const char *pl_builtin_graph(const char *name);
+
+/* Loads the built-in graph `builtin` (path NULL) or the graph file `path` into g. A
+ * [graph] `base = NAME` in it loads the built-in graph NAME first and it over that, so a
+ * file may hold only what it adds (image-space stages, overrides); a base must not have
+ * a base of its own. 0, or -1 with a message naming the file, line or name. */
+GR_API int pl_graph_load(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX]);
 
 /* Variables for $name values, from the frame and launch settings:
  *   width, height   the image size

@@ -95,6 +95,18 @@ static void test_handout_and_chunks(void)
     same_image(2, "-t 1 --size 160x96 --parallel-rast --aov depth", "teapot");
 }
 
+/* Image-space stages read a halo of neighbours: each chunk is rendered with the halo its
+ * stages need, so thin chunks (7 rows, less than FXAA's halo of 5 on both sides) stitch
+ * into gramps-render's image, bit for bit, with a plugin stage too. */
+static void test_image_space_stages(void)
+{
+    NEED_MPI();
+    same_image_with(3, "-t 1 --size 203x117 -p raster-fxaa", "--chunk-rows 7", "teapot");
+    same_image_with(2, "-t 2 --size 203x117 -p raytrace-tonemap --set graph.exposure=1.7", "", "cornell");
+    same_image_with(2, "-t 1 --size 160x96 --graph examples/graphs/raster-sharpen.graph "
+                    "--set sharpen.radius=6", "--chunk-rows 5", "teapot");
+}
+
 /* A number after `"key": ` in the text after `from`, or -1. */
 static double json_number(const char *text, const char *from, const char *key)
 {
@@ -202,6 +214,7 @@ int main(int argc, char **argv)
     RUN(test_two_ranks);
     RUN(test_three_ranks);
     RUN(test_handout_and_chunks);
+    RUN(test_image_space_stages);
     RUN(test_frames_and_stats);
     RUN(test_bad_options_once);
     RUN(test_scene_missing_on_a_rank);

@@ -18,16 +18,15 @@ static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     if (o->graph_file) {
         snprintf(s->name, sizeof s->name, "%s", o->graph_file);
-        return cp_graph_load(s->graph, o->graph_file, err) ? 1 : 0;
+        return pl_graph_load(s->graph, NULL, o->graph_file, err) ? 1 : 0;
     }
     bool raster = !strcmp(o->pipeline, "raster");
     snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : o->pipeline);
-    const char *text = pl_builtin_graph(s->name);
-    if (!text) {
+    if (!pl_builtin_graph(s->name)) {
         snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
         return 2;
     }
-    return cp_graph_load_text(s->graph, text, s->name, err) ? 1 : 0;
+    return pl_graph_load(s->graph, s->name, NULL, err) ? 1 : 0;
 }
 
 /* The renderer flags that are [graph] settings. */

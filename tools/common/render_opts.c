@@ -113,7 +113,8 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
     case 'p':
         if (!pl_builtin_graph(arg))
             return ro_bad_flag(o, flag, arg, "unknown pipeline (raster, raster-ordered, "
-                               "raster-parallel, raytrace, hybrid)");
+                               "raster-parallel, raytrace, hybrid, raster-tonemap, raster-fxaa, "
+                               "raytrace-tonemap)");
         o->pipeline = g->pipeline = arg;
         return 0;
     case RO_OPT_GRAPH: g->graph_file = arg; return 0;
