@@ -563,6 +563,10 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
 void cp_instance_free(cp_instance *in)
 {
     if (!in) return;
+    /* The workers first: a launch that failed after some of them started leaves them
+     * running stage code until they are joined (gr_wait of a graph never launched does
+     * nothing). */
+    if (in->g) gr_wait(in->g);
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;

@@ -398,6 +398,9 @@ struct gr_graph {
     gr_bufpool *pools; int npools;
     gr_stack_pool stacks;
     bool launched, waited;
+    bool started;                     /* gr_launch built every worker, pool and credit
+                                         (threads may still have failed to start): what
+                                         gr_wait's sampling and statistics read */
     bool synchronous;                 /* GRAMPS_NUM_THREADS=0: worker 0 runs in gr_wait */
     _Atomic(bool) abort;
     _Atomic(int) comps_left;
@@ -470,6 +473,9 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: s
 uint64_t gr_subq_avail(const gr_subq *s);
 bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
+#define GR_NO_SLOT UINT64_MAX
+/* A queue's ring could not grow: the run fails with the queue named (and stops). */
+void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q);
 void gr_subq_charge(gr_subq *s, int64_t n);
 void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);

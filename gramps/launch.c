@@ -257,6 +257,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
         ok = start_instances(g);
     }
     if (ok) {
+        g->started = true;
         gr_term_kick(g);
         g->t_start = gr_ticks();
         gr_sample_start(g, g->t_start);
@@ -279,15 +280,17 @@ gr_status gr_wait(gr_graph *g)
     if (g->waited) return g->status;
     g->waited = true;
     if (g->synchronous && g->watchdog) gr_worker_main(&g->workers[0]);
-    for (unsigned i = 0; i < g->nworkers; i++)
+    for (unsigned i = 0; g->workers && i < g->nworkers; i++)
         if (g->workers[i].thread) gr_thread_join(g->workers[i].thread);
     g->t_end = gr_ticks();
     atomic_store(&g->watchdog_stop, true);
     gr_wake_sleepers(g);
     if (g->watchdog) gr_thread_join(g->watchdog);
-    gr_sample_final(g);
+    /* A launch that failed before every worker was built has no credits or counters
+     * to read: its statistics stay empty. */
+    if (g->started) gr_sample_final(g);
     gr_buffers_protect(g, false);         /* host access again; a failure sets the error */
-    gr_stats_collect(g);
+    if (g->started) gr_stats_collect(g);
     if (g->sched->teardown) g->sched->teardown(g);
     for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
     free(g->workers);

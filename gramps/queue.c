@@ -102,10 +102,11 @@ static bool subq_grow(gr_subq *s)
     return true;
 }
 
-/* Appends a slot at the tail (lock held). */
+/* Appends a slot at the tail (lock held): its position, or GR_NO_SLOT when the ring had
+ * to grow and there was no memory (nothing appended). */
 static uint64_t subq_append(gr_subq *s, gr_pkt *p, uint8_t state)
 {
-    if (s->tail - s->head == s->ring_size && !subq_grow(s)) abort();
+    if (s->tail - s->head == s->ring_size && !subq_grow(s)) return GR_NO_SLOT;
     uint64_t pos = s->tail++;
     s->ring[pos & (s->ring_size - 1)] = p;
     s->state[pos & (s->ring_size - 1)] = state;
@@ -195,7 +196,12 @@ static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
 {
     gr_spin_lock(&s->lock);
     if (!precharged) gr_subq_charge(s, 1);
-    subq_append(s, p, GR_SLOT_READY);
+    if (subq_append(s, p, GR_SLOT_READY) == GR_NO_SLOT) {
+        gr_spin_unlock(&s->lock);
+        gr_queue_out_of_memory(w->g, s->queue);
+        gr_pkt_free(w, p);
+        return;
+    }
     advance_ready(s);
     gr_inst *waiter = take_in_waiter(s);
     uint64_t lost = lost_packets(s);
@@ -317,12 +323,22 @@ static gr_inst *take_in_waiter(gr_subq *s)
     return wt;
 }
 
-/* Reserves a slot for an ordered chain's final packet (lock held by caller). */
+/* Reserves a slot for an ordered chain's final packet (lock held by caller); GR_NO_SLOT
+ * out of memory (nothing reserved). */
 uint64_t gr_subq_reserve_slot(gr_subq *s)
 {
+    uint64_t pos = subq_append(s, NULL, GR_SLOT_PENDING);
+    if (pos == GR_NO_SLOT) return pos;
     gr_subq_charge(s, 1);
     atomic_fetch_add_explicit(&s->queue->empty_slots, 1, memory_order_relaxed);
-    return subq_append(s, NULL, GR_SLOT_PENDING);
+    return pos;
+}
+
+void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q)
+{
+    gr_set_error(g, GR_ERR_NOMEM, "queue '%s': out of memory growing its ring", q->name);
+    atomic_store(&g->abort, true);
+    gr_wake_sleepers(g);
 }
 
 /* Drops SKIP slots at the head while the consumer holds no reservation (lock held):

@@ -267,6 +267,15 @@ static bool fill_window(gr_twin *t, gr_queue_rt *q, uint32_t n, bool copy_in, gr
     return true;
 }
 
+/* The runtime could not allocate what a reserve needs: the run fails with the stage and
+ * queue named, and the stage never sees a window without memory (gr_fail does not
+ * return to it). */
+static void out_of_memory(gr_ctx *c, const char *doing, const gr_queue_rt *q)
+{
+    gr_fail(c, GR_ERR_NOMEM, "stage '%s': out of memory %s queue '%s'", c->stage->name, doing,
+            q->name);
+}
+
 static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_window *w)
 {
     gr_twin *t = &c->inst->in_win[slot];
@@ -282,13 +291,16 @@ static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_wind
     }
     c->inst->grant_short = false;
     uint32_t take = (uint32_t)(n == GR_ALL || gr_subq_avail(s) < n ? gr_subq_avail(s) : n);
-    if (!window_pkts(t, take ? take : 1)) { gr_spin_unlock(&s->lock); return GR_ERR_NOMEM; }
+    if (!window_pkts(t, take ? take : 1)) {
+        gr_spin_unlock(&s->lock);
+        out_of_memory(c, "reserving input on", q);
+    }
     s->taken = take;
     gr_subq_peek(s, take, t->pkts);
     gr_spin_unlock(&s->lock);
     t->sub = s;
     t->packets = take;
-    if (!fill_window(t, q, take, true, w)) return GR_ERR_NOMEM;
+    if (!fill_window(t, q, take, true, w)) out_of_memory(c, "reserving input on", q);
     if (take == 0) return GR_NOMORE;
     return take < n ? GR_SHORT : GR_OK;
 }
@@ -397,6 +409,10 @@ static uint64_t reserve_chain_slots(gr_ctx *c, gr_queue_rt *end, gr_subq *s, uin
             uint64_t first = 0;
             for (uint32_t i = 0; i < n; i++) {
                 uint64_t pos = gr_subq_reserve_slot(s);
+                if (pos == GR_NO_SLOT) {
+                    gr_spin_unlock(&s->lock);
+                    out_of_memory(c, "reserving ordered slots on", end);
+                }
                 if (i == 0) first = pos;
             }
             gr_charge(c->w, end, n);  /* with the slots, so the pool matches them */
@@ -437,10 +453,10 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
         first_slot = reserve_chain_slots(c, end, end_sub, n);
     }
     charge_output(c, q, s, n, gr_exempt(c->g, &c->stage->out[slot]));
-    if (!window_pkts(t, n)) return GR_ERR_NOMEM;
+    if (!window_pkts(t, n)) out_of_memory(c, "reserving output on", q);
     for (uint32_t i = 0; i < n; i++) {
         gr_pkt *p = gr_pkt_alloc(c->w, q);
-        if (!p) return GR_ERR_NOMEM;
+        if (!p) out_of_memory(c, "reserving output on", q);
         p->key = key;
         p->keyed = keyed;
         p->sub = s;
@@ -450,7 +466,8 @@ static gr_status reserve_out(gr_ctx *c, int slot, uint32_t n, uint64_t key, bool
     t->sub = s;
     t->key = key;
     t->packets = n;
-    return fill_window(t, q, n, false, w) ? GR_OK : GR_ERR_NOMEM;
+    if (!fill_window(t, q, n, false, w)) out_of_memory(c, "reserving output on", q);
+    return GR_OK;
 }
 
 gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w)
