@@ -121,7 +121,9 @@ static void test_task_stealing_work_first(void)
     gr_graph_destroy(g);
     g = run("gramps", 1, &a, false, NULL);
     st = gr_get_stats(g);
-    CHECK(st && st->stages[0].preemptions < N / 4);
+    /* torture builds preempt every policy at every reserve and commit */
+    const char *torture = getenv("GRAMPS_TORTURE");
+    CHECK(st && (st->stages[0].preemptions < N / 4 || (torture && strcmp(torture, "0"))));
     gr_graph_destroy(g);
 }
 
