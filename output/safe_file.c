@@ -31,12 +31,18 @@ static int write_all(int fd, const void *data, size_t n)
 }
 
 /* The file a path names: an existing path with its symlinks resolved, or the path itself
- * when nothing is there yet (a dangling symlink is an error: its target is unclear). */
+ * when nothing is there yet (a dangling symlink is an error: its target is unclear). A
+ * link to a pipe or socket is the path itself: /dev/stdout on a pipe is
+ * /proc/self/fd/1 -> "pipe:[N]", which realpath cannot resolve but open can. */
 static char *resolve(const char *path, int *e)
 {
     char *r = realpath(path, NULL);
     if (r || errno != ENOENT) { *e = errno; return r; }
-    struct stat st;
+    struct stat st, to;
+    if (stat(path, &to) == 0 && (S_ISFIFO(to.st_mode) || S_ISSOCK(to.st_mode))) {
+        *e = ENOMEM;
+        return strdup(path);
+    }
     if (lstat(path, &st) == 0) { *e = ENOENT; return NULL; }      /* dangling link */
     r = strdup(path);
     *e = ENOMEM;

@@ -90,6 +90,13 @@ static void test_links_fifos_modes_names(void)
     CHECK(no_temporaries());
 }
 
+/* -o /dev/stdout into a pipe: the PNG comes through it (its signature and IEND). */
+static void test_stdout_pipe(void)
+{
+    CHECK(sh("$T -q --size 16x16 -o /dev/stdout | od -An -c | tr -d ' \\n' | grep -c 'PNG.*IEND'", "", "") == 0);
+    CHECK_MSG(atoi(out) == 1, "output: %s", out);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -102,6 +109,7 @@ int main(int argc, char **argv)
     RUN(test_full_disk_keeps_old_file);
     RUN(test_outputs_fail_together);
     RUN(test_links_fifos_modes_names);
+    RUN(test_stdout_pipe);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;
