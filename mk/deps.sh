@@ -30,6 +30,13 @@ if [ -n "$mpi" ] && [ "$(id -u)" = 0 ]; then
 elif [ -n "$mpi" ]; then
     echo "deps: gramps-render-mpi will not be built without:$mpi (sudo apt-get install -y$mpi)" >&2
 fi
+# Debian's assimp test models (glTF, 3DS, OBJ with textures): tests/render/test_materials
+# loads them and skips, saying so, without them.
+if [ ! -d /usr/share/assimp/models ] && [ "$(id -u)" = 0 ]; then
+    need="$need assimp-testmodels"
+elif [ ! -d /usr/share/assimp/models ]; then
+    echo "deps: test_materials skips Debian's models without assimp-testmodels (sudo apt-get install -y assimp-testmodels)" >&2
+fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$need" >&2

@@ -201,6 +201,71 @@ static double pixels_per_triangle(const sc_geometry *g, const sc_camera *c, int 
     return *visible ? area / (double)*visible : 0;
 }
 
+static const char *wrap_name(sc_wrap w)
+{
+    return w == SC_WRAP_CLAMP ? "clamp" : w == SC_WRAP_MIRROR ? "mirror" : "repeat";
+}
+
+const char *sc_filter_name(sc_filter f)
+{
+    static const char *const names[] = {"trilinear", "bilinear", "nearest", "nearest-no-mips",
+                                        "linear-no-mips"};
+    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
+
+static void report_ref(const sc_scene *s, const char *what, const sc_texture_ref *r, FILE *out)
+{
+    if (r->texture < 0 || (size_t)r->texture >= s->ntextures) return;
+    const sc_texture *t = &s->textures[r->texture];
+    fprintf(out, "      %s: texture %d %s %dx%d, %d levels; uv set %d, wrap %s/%s, %s", what,
+            r->texture, t->name, t->levels[0].width, t->levels[0].height, t->nlevels, r->uv_set,
+            wrap_name(r->sampler.wrap_u), wrap_name(r->sampler.wrap_v), sc_filter_name(r->sampler.filter));
+    if (r->offset[0] != 0 || r->offset[1] != 0 || r->scale[0] != 1 || r->scale[1] != 1 || r->rotation != 0)
+        fprintf(out, "; transform offset (%g, %g) scale (%g, %g) rotation %g", r->offset[0],
+                r->offset[1], r->scale[0], r->scale[1], r->rotation);
+    fprintf(out, "\n");
+}
+
+/* Each material (model, factors, alpha, sides, textures with their samplers), then each
+ * texture. */
+static void report_materials(const sc_scene *s, FILE *out)
+{
+    static const char *const modes[] = {"opaque", "mask", "blend"};
+    fprintf(out, "  materials %zu:\n", s->nmaterials);
+    for (size_t i = 0; i < s->nmaterials; i++) {
+        const sc_material *m = &s->materials[i];
+        fprintf(out, "    %s: %s, base colour (%g, %g, %g) alpha %g, %s", m->name,
+                m->model == SC_SHADING_METALLIC_ROUGHNESS ? "metallic-roughness" : "blinn-phong",
+                m->albedo[0], m->albedo[1], m->albedo[2], m->alpha,
+                (unsigned)m->alpha_mode <= SC_ALPHA_BLEND ? modes[m->alpha_mode] : "?");
+        if (m->alpha_mode == SC_ALPHA_MASK) fprintf(out, " (cutoff %g)", m->alpha_cutoff);
+        fprintf(out, ", %s", m->double_sided ? "double-sided" : "single-sided");
+        if (m->model == SC_SHADING_METALLIC_ROUGHNESS)
+            fprintf(out, ", metallic %g roughness %g", m->metallic, m->roughness);
+        else
+            fprintf(out, ", specular %g exponent %g", m->specular, m->specular_exponent);
+        fprintf(out, ", reflectivity %g", m->reflectivity);
+        if (m->emissive[0] != 0 || m->emissive[1] != 0 || m->emissive[2] != 0)
+            fprintf(out, ", emissive (%g, %g, %g)", m->emissive[0], m->emissive[1], m->emissive[2]);
+        if (m->normal_map.texture >= 0) fprintf(out, ", normal scale %g", m->normal_scale);
+        if (m->occlusion_map.texture >= 0) fprintf(out, ", occlusion strength %g", m->occlusion_strength);
+        fprintf(out, "\n");
+        report_ref(s, "base colour", &m->albedo_map, out);
+        report_ref(s, "metallic-roughness", &m->metallic_roughness_map, out);
+        report_ref(s, "emissive", &m->emissive_map, out);
+        report_ref(s, "normal", &m->normal_map, out);
+        report_ref(s, "occlusion", &m->occlusion_map, out);
+    }
+    fprintf(out, "  textures %zu (%zu unreadable)%s\n", s->ntextures, s->unreadable_textures,
+            s->ntextures ? ":" : "");
+    for (size_t i = 0; i < s->ntextures; i++) {
+        const sc_texture *t = &s->textures[i];
+        fprintf(out, "    %zu %s: %dx%d, %d levels, %.1f KiB, %s\n", i, t->name, t->levels[0].width,
+                t->levels[0].height, t->nlevels, sc_texture_bytes(t) / 1024.0,
+                t->has_alpha ? "alpha below 255" : "opaque");
+    }
+}
+
 void sc_report(const sc_scene *s, int width, int height, FILE *out)
 {
     sc_geometry g;
@@ -217,10 +282,8 @@ void sc_report(const sc_scene *s, int width, int height, FILE *out)
             s->camera.eye[0], s->camera.eye[1], s->camera.eye[2], s->camera.target[0],
             s->camera.target[1], s->camera.target[2], s->camera.up[0], s->camera.up[1],
             s->camera.up[2], s->camera.fovy_deg);
-    fprintf(out, "  materials %zu:", s->nmaterials);
-    for (size_t i = 0; i < s->nmaterials; i++)
-        fprintf(out, " %s(reflectivity %.2f)", s->materials[i].name, s->materials[i].reflectivity);
-    fprintf(out, "\n  lights %zu\n", s->nlights);
+    report_materials(s, out);
+    fprintf(out, "  lights %zu\n", s->nlights);
     fprintf(out, "  covered pixels per triangle at %dx%d: %.1f (%zu triangles in front of the camera)\n",
             width, height, ppt, visible);
     sc_geometry_free(&g);

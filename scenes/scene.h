@@ -185,8 +185,11 @@ GR_API size_t sc_texture_bytes(const sc_texture *t);
 GR_API int sc_flatten(const sc_scene *s, sc_geometry *out, char err[SC_ERR_MAX]);
 GR_API void sc_geometry_free(sc_geometry *g);
 
-/* Scene report: triangles, vertices, bounding box, materials, lights and an estimate of
- * covered pixels per triangle for the scene's camera at width x height. */
+/* Scene report: triangles, vertices, bounding box, camera, materials (model, factors,
+ * alpha mode, sides, each texture with its size, levels and sampler), textures, lights
+ * and an estimate of covered pixels per triangle for the scene's camera at width x height. */
+/* "trilinear", "bilinear", "nearest", "nearest-no-mips", "linear-no-mips". */
+GR_API const char *sc_filter_name(sc_filter f);
 GR_API void sc_report(const sc_scene *s, int width, int height, FILE *out);
 
 #endif

@@ -4,13 +4,22 @@
  *   [camera]           eye = x,y,z   target = x,y,z   up = x,y,z   fovy = 40
  *   [light.NAME]       position = x,y,z   color = r,g,b
  *   [material.NAME]    albedo = r,g,b   reflectivity = 0.3   specular = 0.5
- *                      exponent = 32    texture = file.png
+ *                      exponent = 32    texture = file.png   alpha = 1
+ *                      alpha_mode = opaque|mask|blend   alpha_cutoff = 0.5
+ *                      double_sided = true|false   model = blinn-phong|metallic-roughness
+ *                      metallic = 0   roughness = 1   emissive = r,g,b
+ *                      normal_map | emissive_map | metallic_roughness_map |
+ *                      occlusion_map = file.png   normal_scale = 1   occlusion_strength = 1
+ *                      wrap (or wrap_u, wrap_v) = repeat|clamp|mirror   uv_set = 0
+ *                      filter = trilinear|bilinear|nearest|nearest-no-mips|linear-no-mips
+ *                      uv_offset = u,v   uv_scale = u,v   uv_rotation = radians
  *   [mesh.NAME]        file = mesh.obj (or builtin = teapot)   material = NAME
  *                      transform = 16 numbers, column-major  |  translate = x,y,z
  *                      scale = s or x,y,z   rotate = ax,ay,az,degrees
  *
- * Paths are relative to the .scene file. Unknown sections or keys, malformed numbers and
- * missing files are errors naming the file and line. Meshes load after the whole file
+ * Paths are relative to the .scene file. Unknown sections or keys, malformed numbers,
+ * values out of range and missing mesh files are errors naming the file and line; a
+ * texture that cannot be read is a warning naming them and the material. Meshes load after the whole file
  * is read (so sections may come in any order); their errors name the mesh's section. */
 #include "scenes/build.h"
 #include "scenes/builtin.h"
@@ -42,6 +51,7 @@ typedef struct parse_state {
     int nmeshes;
     char err[SC_ERR_MAX];
     char last_section[128];
+    sc_texture_cache textures;    /* each texture file read once */
 } parse_state;
 
 static int fail(parse_state *p, const char *fmt, const char *a, const char *b)
@@ -149,26 +159,106 @@ static int light_key(parse_state *p, const char *section, const char *key, const
     return why ? fail(p, "[%s]: %s", section, why) : 1;
 }
 
+static bool word_is(const char *v, const char *const *words, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, words[i])) { *out = i; return true; }
+    return false;
+}
+
+static const char *const wrap_words[] = {"repeat", "clamp", "mirror"};
+static const char *const filter_words[] = {"trilinear", "bilinear", "nearest", "nearest-no-mips",
+                                           "linear-no-mips"};
+static const char *const alpha_words[] = {"opaque", "mask", "blend"};
+static const char *const model_words[] = {"blinn-phong", "metallic-roughness"};
+static const char *const bool_words[] = {"false", "true", "no", "yes", "0", "1"};
+
+/* The material's texture references, in sc_material order. */
+static sc_texture_ref *material_refs(sc_material *m, int i)
+{
+    sc_texture_ref *r[] = {&m->albedo_map, &m->metallic_roughness_map, &m->emissive_map,
+                           &m->normal_map, &m->occlusion_map};
+    return r[i];
+}
+
+/* A texture key's file: its index through the cache, or -1 after a warning naming the
+ * file, the line and the material (the material renders without it). */
+static int texture_file(parse_state *p, const char *section, const char *key, const char *v)
+{
+    char path[SC_PATH_MAX], why[SC_ERR_MAX], where[SC_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%.511s%.500s", v[0] == '/' ? "" : p->dir, v);
+    int t = sc_texture_cache_get(&p->textures, p->s, path, p->opts, why);
+    snprintf(where, sizeof where, "%.400s:%d: %s", p->path, p->line, key);
+    if (t < 0) sc_warn_unreadable_texture(p->s, where, section + strlen("material."), why);
+    return t;
+}
+
+/* [material.NAME] keys: the factors, alpha, sides, shading model, textures (base colour
+ * `texture`, `normal_map`, `emissive_map`, `metallic_roughness_map`, `occlusion_map`)
+ * and the sampler and uv transform every texture of the material uses. */
 static int material_key(parse_state *p, const char *section, const char *key, const char *v)
 {
+    static const char *const maps[] = {"texture", "metallic_roughness_map", "emissive_map",
+                                       "normal_map", "occlusion_map"};
     const char *name = section + strlen("material.");
     int i = sc_scene_find_material(p->s, name);
     if (i < 0) i = sc_scene_add_material(p->s, name, 0.8f, 0.8f, 0.8f, 0, 0.5f, 32);
     if (i < 0) return fail(p, "out of memory%s%s", "", "");
     sc_material *m = &p->s->materials[i];
-    bool ok;
+    float x[3];
+    int w;
+    bool ok = true;
     if (!strcmp(key, "albedo")) ok = floats(v, 3, m->albedo);
-    else if (!strcmp(key, "reflectivity")) ok = floats(v, 1, &m->reflectivity) && m->reflectivity >= 0 && m->reflectivity <= 1;
-    else if (!strcmp(key, "specular")) ok = floats(v, 1, &m->specular) && m->specular >= 0;
+    else if (!strcmp(key, "reflectivity")) ok = floats(v, 1, &m->reflectivity);
+    else if (!strcmp(key, "specular")) ok = floats(v, 1, &m->specular);
     else if (!strcmp(key, "exponent")) ok = floats(v, 1, &m->specular_exponent) && m->specular_exponent >= 1;
-    else if (!strcmp(key, "texture")) {
-        char path[1100], err[SC_ERR_MAX];
-        snprintf(path, sizeof path, "%s%s", v[0] == '/' ? "" : p->dir, v);
-        m->albedo_map.texture = sc_read_texture(p->s, path, p->opts, err);
-        if (m->albedo_map.texture < 0) return fail(p, "[%.60s]: %.180s", section, err);
+    else if (!strcmp(key, "alpha")) ok = floats(v, 1, &m->alpha);
+    else if (!strcmp(key, "alpha_cutoff")) ok = floats(v, 1, &m->alpha_cutoff);
+    else if (!strcmp(key, "metallic")) ok = floats(v, 1, &m->metallic);
+    else if (!strcmp(key, "roughness")) ok = floats(v, 1, &m->roughness);
+    else if (!strcmp(key, "emissive")) ok = floats(v, 3, m->emissive);
+    else if (!strcmp(key, "normal_scale")) ok = floats(v, 1, &m->normal_scale);
+    else if (!strcmp(key, "occlusion_strength")) ok = floats(v, 1, &m->occlusion_strength);
+    else if (!strcmp(key, "alpha_mode")) ok = word_is(v, alpha_words, 3, &w) && ((m->alpha_mode = (sc_alpha_mode)w), 1);
+    else if (!strcmp(key, "model")) ok = word_is(v, model_words, 2, &w) && ((m->model = (sc_shading_model)w), 1);
+    else if (!strcmp(key, "double_sided")) ok = word_is(v, bool_words, 6, &w) && ((m->double_sided = w & 1), 1);
+    else if (!strcmp(key, "wrap") || !strcmp(key, "wrap_u") || !strcmp(key, "wrap_v")) {
+        ok = word_is(v, wrap_words, 3, &w);
+        char only = key[4] ? key[5] : 0;          /* wrap_u, wrap_v: one direction */
+        for (int k = 0; ok && k < 5; k++) {
+            if (only != 'v') material_refs(m, k)->sampler.wrap_u = (sc_wrap)w;
+            if (only != 'u') material_refs(m, k)->sampler.wrap_v = (sc_wrap)w;
+        }
+    } else if (!strcmp(key, "filter")) {
+        ok = word_is(v, filter_words, 5, &w);
+        for (int k = 0; ok && k < 5; k++) material_refs(m, k)->sampler.filter = (sc_filter)w;
+    } else if (!strcmp(key, "uv_offset") || !strcmp(key, "uv_scale") || !strcmp(key, "uv_rotation")) {
+        bool rot = key[3] == 'r';
+        ok = floats(v, rot ? 1 : 2, x);
+        for (int k = 0; ok && k < 5; k++) {
+            sc_texture_ref *r = material_refs(m, k);
+            if (rot) r->rotation = x[0];
+            else memcpy(key[3] == 'o' ? r->offset : r->scale, x, 2 * sizeof(float));
+        }
+    } else if (!strcmp(key, "uv_set")) {
+        ok = floats(v, 1, x) && x[0] >= 0 && x[0] <= 7 && x[0] == (int)x[0];
+        for (int k = 0; ok && k < 5; k++) material_refs(m, k)->uv_set = (int)x[0];
+    } else {
+        for (w = 0; w < 5 && strcmp(key, maps[w]); w++) {}
+        if (w == 5) return fail(p, "[%s]: unknown key '%s'", section, key);
+        int t = texture_file(p, section, key, v);
+        m = &p->s->materials[i];
+        material_refs(m, w)->texture = t;
         return 1;
-    } else return fail(p, "[%s]: unknown key '%s'", section, key);
-    return ok ? 1 : fail(p, "[%s]: bad value '%s'", section, v);
+    }
+    if (!ok) return fail(p, "[%s]: bad value '%s'", section, v);
+    const char *why = sc_material_problem(p->s, m);
+    if (why) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%.60s: %.130s", key, why);
+        return fail(p, "[%s]: %s", section, msg);
+    }
+    return 1;
 }
 
 static mesh_entry *current_mesh(parse_state *p, const char *section)
@@ -315,6 +405,7 @@ sc_scene *sc_load_scene_file(const char *path, const sc_load_opts *o, char err[S
     if (ok && p->nmeshes == 0) { snprintf(err, SC_ERR_MAX, "%s: no [mesh.*] section", path); ok = false; }
     else if (!ok && rc == 0)
         snprintf(err, SC_ERR_MAX, "%.100s:%d: %.380s", path, p->meshes[i - 1].line, p->err);
+    sc_texture_cache_free(&p->textures);
     free(p);
     if (!ok) { sc_free(s); return NULL; }
     return s;
@@ -330,11 +421,78 @@ static int write_obj(const sc_mesh *m, const char *path)
         fprintf(f, "v %.9g %.9g %.9g\n", m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
     for (size_t v = 0; v < m->nvertices; v++)
         fprintf(f, "vn %.9g %.9g %.9g\n", m->normals[3 * v], m->normals[3 * v + 1], m->normals[3 * v + 2]);
+    for (size_t v = 0; m->texcoords && v < m->nvertices; v++)
+        fprintf(f, "vt %.9g %.9g\n", m->texcoords[2 * v], m->texcoords[2 * v + 1]);
     for (size_t t = 0; t < m->ntriangles; t++) {
         const uint32_t *i = m->indices + 3 * t;
-        fprintf(f, "f %u//%u %u//%u %u//%u\n", i[0] + 1, i[0] + 1, i[1] + 1, i[1] + 1, i[2] + 1, i[2] + 1);
+        if (m->texcoords)
+            fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", i[0] + 1, i[0] + 1, i[0] + 1, i[1] + 1,
+                    i[1] + 1, i[1] + 1, i[2] + 1, i[2] + 1, i[2] + 1);
+        else
+            fprintf(f, "f %u//%u %u//%u %u//%u\n", i[0] + 1, i[0] + 1, i[1] + 1, i[1] + 1, i[2] + 1, i[2] + 1);
     }
     return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Level 0 of t as an uncompressed 32-bit TGA (what stb_image reads back), rows top first. */
+static int write_tga(const sc_texture *t, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    const sc_mip_level *l = &t->levels[0];
+    unsigned char h[18] = {0, 0, 2};
+    h[12] = (unsigned char)(l->width & 255); h[13] = (unsigned char)(l->width >> 8);
+    h[14] = (unsigned char)(l->height & 255); h[15] = (unsigned char)(l->height >> 8);
+    h[16] = 32;
+    h[17] = 0x28;                     /* 8 alpha bits, origin at the top left */
+    bool ok = fwrite(h, 1, sizeof h, f) == sizeof h && l->width < 65536 && l->height < 65536;
+    unsigned char *row = malloc((size_t)l->width * 4);
+    for (int y = 0; ok && row && y < l->height; y++) {
+        const unsigned char *src = l->rgba + (size_t)y * l->width * 4;
+        for (int x = 0; x < l->width; x++) {
+            row[4 * x] = src[4 * x + 2]; row[4 * x + 1] = src[4 * x + 1];
+            row[4 * x + 2] = src[4 * x]; row[4 * x + 3] = src[4 * x + 3];
+        }
+        ok = fwrite(row, 4, (size_t)l->width, f) == (size_t)l->width;
+    }
+    ok = ok && row;
+    free(row);
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* One material's keys; its textures written beside path as PATH.texN.tga. */
+static int write_material(FILE *f, const sc_scene *s, const sc_material *m, const char *path,
+                          const char *slash, char err[SC_ERR_MAX])
+{
+    static const char *const maps[] = {"texture", "metallic_roughness_map", "emissive_map",
+                                       "normal_map", "occlusion_map"};
+    fprintf(f, "\n[material.%s]\nalbedo = %.9g,%.9g,%.9g\nreflectivity = %.9g\nspecular = %.9g\n"
+            "exponent = %.9g\n", m->name, m->albedo[0], m->albedo[1], m->albedo[2],
+            m->reflectivity, m->specular, m->specular_exponent);
+    fprintf(f, "alpha = %.9g\nalpha_mode = %s\nalpha_cutoff = %.9g\ndouble_sided = %s\nmodel = %s\n"
+            "metallic = %.9g\nroughness = %.9g\nemissive = %.9g,%.9g,%.9g\nnormal_scale = %.9g\n"
+            "occlusion_strength = %.9g\n", m->alpha, alpha_words[m->alpha_mode], m->alpha_cutoff,
+            m->double_sided ? "true" : "false", model_words[m->model], m->metallic, m->roughness,
+            m->emissive[0], m->emissive[1], m->emissive[2], m->normal_scale, m->occlusion_strength);
+    /* one sampler and transform per material in .scene files: the base colour texture's */
+    const sc_texture_ref *r = &m->albedo_map;
+    fprintf(f, "wrap_u = %s\nwrap_v = %s\nfilter = %s\nuv_set = %d\nuv_offset = %.9g,%.9g\n"
+            "uv_scale = %.9g,%.9g\nuv_rotation = %.9g\n", wrap_words[r->sampler.wrap_u],
+            wrap_words[r->sampler.wrap_v], filter_words[r->sampler.filter], r->uv_set,
+            r->offset[0], r->offset[1], r->scale[0], r->scale[1], r->rotation);
+    sc_material copy = *m;
+    for (int k = 0; k < 5; k++) {
+        const sc_texture_ref *t = material_refs(&copy, k);
+        if (t->texture < 0 || (size_t)t->texture >= s->ntextures) continue;
+        char tga[1100];
+        snprintf(tga, sizeof tga, "%s.tex%d.tga", path, t->texture);
+        if (write_tga(&s->textures[t->texture], tga) != 0) {
+            snprintf(err, SC_ERR_MAX, "%.400s: cannot write", tga);
+            return -1;
+        }
+        fprintf(f, "%s = %s\n", maps[k], slash ? tga + (slash - path + 1) : tga);
+    }
+    return 0;
 }
 
 int sc_save_scene(const sc_scene *s, const char *path, char err[SC_ERR_MAX])
@@ -349,13 +507,12 @@ int sc_save_scene(const sc_scene *s, const char *path, char err[SC_ERR_MAX])
         fprintf(f, "\n[light.l%zu]\nposition = %.9g,%.9g,%.9g\ncolor = %.9g,%.9g,%.9g\n", i,
                 s->lights[i].position[0], s->lights[i].position[1], s->lights[i].position[2],
                 s->lights[i].color[0], s->lights[i].color[1], s->lights[i].color[2]);
-    for (size_t i = 0; i < s->nmaterials; i++) {
-        const sc_material *m = &s->materials[i];
-        fprintf(f, "\n[material.%s]\nalbedo = %.9g,%.9g,%.9g\nreflectivity = %.9g\nspecular = %.9g\n"
-                "exponent = %.9g\n", m->name, m->albedo[0], m->albedo[1], m->albedo[2],
-                m->reflectivity, m->specular, m->specular_exponent);
-    }
     const char *slash = strrchr(path, '/');
+    for (size_t i = 0; i < s->nmaterials; i++)
+        if (write_material(f, s, &s->materials[i], path, slash, err) != 0) {
+            fclose(f);
+            return -1;
+        }
     for (size_t k = 0; k < s->ninstances; k++) {
         const sc_instance *in = &s->instances[k];
         char obj[1100];
