@@ -102,12 +102,14 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
 {
     bool masked = false;
     if (s->alpha.mask || s->alpha.blend) {
+        /* room for one triangle's covered pixels in the tile: the MASK test and
+         * tile_blend use it (a tile may see only blended triangles) */
+        if (!st->cover &&
+            !(st->cover = malloc((size_t)s->tile * (size_t)s->tile * sizeof *st->cover)))
+            return false;
         sc_alpha_mode mode = plr_alpha_mode(s->env, p->tri.material);
         if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(st, p);
         masked = mode == SC_ALPHA_MASK;
-        if ((masked || s->alpha.blend) && !st->cover &&
-            !(st->cover = malloc((size_t)s->tile * (size_t)s->tile * sizeof *st->cover)))
-            return false;
     }
     uint32_t slot;
     if (!slot_take(&st->slots, &slot)) return false;
