@@ -238,6 +238,12 @@ static int add_material(import_ctx *c, const struct aiMaterial *am, unsigned i)
         aiGetMaterialFloat(am, AI_MATKEY_GLTF_TEXTURE_SCALE(aiTextureType_NORMALS, 0), &f) == AI_SUCCESS)
         m->normal_scale = isfinite(f) ? f : 1;
     if (!gltf) {
+        /* Some exporters write opacity 0 for opaque materials (FBX's TransparencyFactor
+         * read backwards): a material nobody could see is taken as opaque, and said. */
+        if (m->alpha == 0) {
+            m->alpha = 1;
+            sc_scene_warn(c->s, "%.300s: material '%s': opacity 0 taken as opaque", c->path, n);
+        }
         /* no alpha mode: blend where something is see-through (as for OBJ) */
         const sc_texture *t = m->albedo_map.texture >= 0 ? &c->s->textures[m->albedo_map.texture] : NULL;
         if (m->alpha < 1 || (t && t->has_alpha)) m->alpha_mode = SC_ALPHA_BLEND;

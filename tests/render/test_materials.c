@@ -359,6 +359,48 @@ static void test_debian_models(void)
     }
 }
 
+/* A format without alpha modes (Collada here) whose material says opacity 0: taken as
+ * opaque, with a warning (exporters write 0 for opaque); 0.5 blends. */
+static void test_collada_opacity(void)
+{
+    static const char dae[] =
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+        "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+        "<asset><up_axis>Y_UP</up_axis></asset>\n"
+        "<library_effects><effect id=\"fx\"><profile_COMMON><technique sid=\"t\"><phong>"
+        "<diffuse><color>0.5 0.5 0.5 1</color></diffuse><transparency><float>%s</float></transparency>"
+        "</phong></technique></profile_COMMON></effect></library_effects>\n"
+        "<library_materials><material id=\"mat\" name=\"ghost\"><instance_effect url=\"#fx\"/></material></library_materials>\n"
+        "<library_geometries><geometry id=\"g\"><mesh><source id=\"p\"><float_array id=\"pa\" count=\"9\">0 0 0 1 0 0 0 1 0</float_array>"
+        "<technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"><param name=\"X\" type=\"float\"/>"
+        "<param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>"
+        "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>"
+        "<triangles material=\"m\" count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>"
+        "</mesh></geometry></library_geometries>\n"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_geometry url=\"#g\"><bind_material>"
+        "<technique_common><instance_material symbol=\"m\" target=\"#mat\"/></technique_common></bind_material>"
+        "</instance_geometry></node></visual_scene></library_visual_scenes>\n"
+        "<scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>\n";
+    char text[4096];
+    sc_load_opts o = sc_load_opts_default();
+    for (int half = 0; half < 2; half++) {
+        snprintf(text, sizeof text, dae, half ? "0.5" : "0");
+        write_text("t.dae", text);
+        sc_scene *s = load(in_dir("t.dae"), &o);
+        if (!s) continue;
+        const sc_material *m = &s->materials[sc_scene_find_material(s, "ghost")];
+        if (half) {
+            CHECK_MSG(m->alpha == 0.5f && m->alpha_mode == SC_ALPHA_BLEND && !s->warnings, "alpha %g", m->alpha);
+        } else {
+            CHECK_MSG(m->alpha == 1 && m->alpha_mode == SC_ALPHA_OPAQUE && m->model == SC_SHADING_BLINN_PHONG,
+                      "alpha %g mode %d", m->alpha, m->alpha_mode);
+            CHECK_MSG(s->warnings && strstr(s->warnings, "t.dae: material 'ghost': opacity 0 taken as opaque"),
+                      "%s", s->warnings ? s->warnings : "no warning");
+        }
+        sc_free(s);
+    }
+}
+
 /* ---- OBJ ------------------------------------------------------------------------------------- */
 
 static void test_obj_alpha(void)
@@ -486,6 +528,7 @@ int main(int argc, char **argv)
     RUN(test_unreadable_textures);
     RUN(test_pipe_checks);
     RUN(test_debian_models);
+    RUN(test_collada_opacity);
     RUN(test_obj_alpha);
     RUN(test_scene_keys);
     RUN(test_info);
