@@ -162,6 +162,30 @@ int sc_read_texture(sc_scene *s, const char *path, const sc_load_opts *o, char e
 
 /* ---- finding texture files ----------------------------------------------------------------- */
 
+/* path, or when no file has that name, the entry of its directory whose name matches
+ * but for case (files written on case-insensitive systems: 3DS names TEST.PNG for
+ * test.png). false when neither exists. */
+static bool find_nocase(char path[SC_PATH_MAX])
+{
+    if (access(path, F_OK) == 0) return true;
+    char d[SC_PATH_MAX], want[SC_PATH_MAX];
+    const char *last = strrchr(path, '/');
+    int dl = last ? (int)(last - path) : 0;
+    snprintf(d, sizeof d, "%.*s", last ? dl : 1, last ? path : ".");
+    snprintf(want, sizeof want, "%s", last ? last + 1 : path);
+    DIR *dh = opendir(d);
+    if (!dh) return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(dh));)
+        if (!strcasecmp(e->d_name, want)) {
+            if (last) snprintf(path, SC_PATH_MAX, "%.700s/%.255s", d, e->d_name);
+            else snprintf(path, SC_PATH_MAX, "%.255s", e->d_name);
+            found = true;
+        }
+    closedir(dh);
+    return found;
+}
+
 void sc_texture_path(const char *dir_of, const char *name, char path[SC_PATH_MAX])
 {
     char n[SC_PATH_MAX];
@@ -172,26 +196,17 @@ void sc_texture_path(const char *dir_of, const char *name, char path[SC_PATH_MAX
     if (!strncmp(p, "file://", 7)) p += 7;
     while (p[0] == '.' && p[1] == '/') p += 2;
     const char *slash = strrchr(dir_of, '/');
-    int dir = p[0] == '/' ? 0 : slash ? (int)(slash - dir_of + 1) : 0;
+    int dir = slash ? (int)(slash - dir_of + 1) : 0;
     if (dir > SC_PATH_MAX / 2) dir = SC_PATH_MAX / 2;
-    snprintf(path, SC_PATH_MAX, "%.*s%.500s", dir, dir_of, p);
-    if (access(path, F_OK) == 0) return;
-    /* Files written on case-insensitive systems (3DS: TEST.PNG for test.png): the one
-     * entry of the directory whose name matches but for case. */
-    char d[SC_PATH_MAX], want[SC_PATH_MAX];
-    const char *last = strrchr(path, '/');
-    int dl = last ? (int)(last - path) : 0;
-    snprintf(d, sizeof d, "%.*s", last ? dl : 1, last ? path : ".");
-    snprintf(want, sizeof want, "%s", last ? last + 1 : path);
-    DIR *dh = opendir(d);
-    if (!dh) return;
-    for (struct dirent *e; (e = readdir(dh));)
-        if (!strcasecmp(e->d_name, want)) {
-            if (last) snprintf(path, SC_PATH_MAX, "%.700s/%.255s", d, e->d_name);
-            else snprintf(path, SC_PATH_MAX, "%.255s", e->d_name);
-            break;
-        }
-    closedir(dh);
+    snprintf(path, SC_PATH_MAX, "%.*s%.500s", p[0] == '/' ? 0 : dir, dir_of, p);
+    if (find_nocase(path)) return;
+    /* A path from the author's machine (C:/Users/.../tex.jpg, /home/...) or a folder
+     * that was not shipped: the file of that name beside the model. */
+    const char *base = strrchr(p, '/');
+    char there[SC_PATH_MAX];
+    if (!base) return;
+    snprintf(there, sizeof there, "%.*s%.500s", dir, dir_of, base + 1);
+    if (find_nocase(there)) memcpy(path, there, SC_PATH_MAX);
 }
 
 /* ---- a loader's textures, each file read once ---------------------------------------------- */

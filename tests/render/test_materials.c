@@ -271,6 +271,13 @@ static void test_unreadable_textures(void)
                      "%s", s->warnings ? s->warnings : "no warning");
     sc_free(s);
 
+    /* a path from the author's machine: the file of that name beside the model */
+    write_gltf_files("quad.png", true);
+    write_gltf_files("C:\\\\Users\\\\someone\\\\QUAD.PNG", false);
+    s = load(in_dir("quad.gltf"), &o);
+    if (s) CHECK_MSG(s->unreadable_textures == 0 && s->ntextures == 1, "%s", s->warnings ? s->warnings : "");
+    sc_free(s);
+
     write_gltf_files("quad.png", true);
     o.max_texture_pixels = 7;                 /* the 4x2 image is one pixel over */
     s = load(in_dir("quad.gltf"), &o);
