@@ -3,6 +3,7 @@
 
 #include "shaders/blinn_phong.h"
 #include "shaders/lighting.h"
+#include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
 
 #include <math.h>
@@ -27,6 +28,8 @@ void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *
     e->scene = s;
     e->geo = g;
     e->aov = aov;
+    e->width = width;
+    e->height = height;
     sc_camera_frame_init(&e->frame, &s->camera, width, height);
     depth_range(e, g);
     e->nlights = sh_lights_of(s, e->frame.eye, e->lights);
@@ -41,55 +44,70 @@ static uint32_t pack_rgb(const float c[3])
 }
 
 /* ---- texture coordinates per pixel, for the level of detail -----------------------------
- * The perspective-correct weights at pixel (x, y) are P_k / (P_0 + P_1 + P_2) with
- * P_k = l_k(x, y) / w_k and l_k the screen barycentrics, affine in the pixel: so
- * uv = (sum P_k uv_k) / (sum P_k), a ratio of affine functions, whose coefficients are
- * computed once per triangle (in double, from the exact edge functions) relative to the
- * triangle's first pixel, then stored as floats. */
-void sh_ps_tri_planes(sh_ps_tri *t, const rs_setup *su)
+ * The perspective-correct weights at a pixel are P_k / (P_0 + P_1 + P_2) with
+ * P_k = l_k / w_k and l_k the screen barycentrics, which extend to pixels outside the
+ * triangle: a quad's helper pixels get the values the triangle's interpolation would
+ * give there. */
+/* A triangle's texture coordinates as uv = (U / W, V / W), U, V and W affine in the
+ * pixel centre relative to its first corner: plane[q] = {value there, d/dx, d/dy}. */
+typedef struct quad_setup {
+    double x0, y0;
+    double plane[3][3];
+} quad_setup;
+
+static void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, quad_setup *q)
 {
-    const double one = (double)(1 << RS_SUBPIXEL_BITS), area = (double)su->area;
-    int64_t e0, e1;
-    rs_edges_at(su, su->x0, su->y0, &e0, &e1);
-    const double l[3] = {(double)e0 / area, (double)e1 / area, 1.0 - (double)e0 / area - (double)e1 / area};
-    const double gx[3] = {one * su->a[0] / area, one * su->a[1] / area, -one * (su->a[0] + su->a[1]) / area};
-    const double gy[3] = {one * su->b[0] / area, one * su->b[1] / area, -one * (su->b[0] + su->b[1]) / area};
-    double big = 0;
-    for (int k = 0; k < 3; k++) big = fabs(su->inv_w[k]) > big ? fabs(su->inv_w[k]) : big;
-    const double scale = big > 0 ? 1.0 / big : 1.0;
-    double p[3][3] = {{0}};                      /* U, V, W: d/dx, d/dy, at (x0, y0) */
-    for (int k = 0; k < 3; k++) {
-        const double iw = su->inv_w[k] * scale;
-        const double c[3] = {iw * t->attr[k][6], iw * t->attr[k][7], iw};
-        for (int q = 0; q < 3; q++) {
-            p[q][0] += c[q] * gx[k];
-            p[q][1] += c[q] * gy[k];
-            p[q][2] += c[q] * l[k];
-        }
+    const sc_camera_frame *fr = &e->frame;
+    double sx[3], sy[3], iw[3];
+    for (int k = 0; k < 3; k++) {                /* the VS's projection (rs_project) */
+        double p[3] = {(double)t->attr[k][0] - fr->eye[0], (double)t->attr[k][1] - fr->eye[1],
+                       (double)t->attr[k][2] - fr->eye[2]};
+        double depth = p[0] * fr->forward[0] + p[1] * fr->forward[1] + p[2] * fr->forward[2];
+        double c0 = (p[0] * fr->right[0] + p[1] * fr->right[1] + p[2] * fr->right[2]) / fr->half_w;
+        double c1 = (p[0] * fr->up[0] + p[1] * fr->up[1] + p[2] * fr->up[2]) / fr->half_h;
+        iw[k] = 1.0 / depth;
+        sx[k] = (c0 * iw[k] * 0.5 + 0.5) * e->width;
+        sy[k] = (0.5 - c1 * iw[k] * 0.5) * e->height;
     }
-    for (int q = 0; q < 3; q++)
-        for (int j = 0; j < 3; j++) t->plane[q][j] = (float)p[q][j];
-    t->ox = su->x0;
-    t->oy = su->y0;
+    const double ax = sx[1] - sx[0], ay = sy[1] - sy[0], bx = sx[2] - sx[0], by = sy[2] - sy[0];
+    const double inv_area = 1.0 / (ax * by - bx * ay);
+    /* screen barycentrics of corners 1 and 2: l1 = (px by - bx py) / area,
+     * l2 = (ax py - px ay) / area, l0 = 1 - l1 - l2 */
+    const double l1x = by * inv_area, l1y = -bx * inv_area, l2x = -ay * inv_area, l2y = ax * inv_area;
+    for (int c = 0; c < 3; c++) {                /* U, V: iw_k uv_k; W: iw_k */
+        double v[3];
+        for (int k = 0; k < 3; k++) v[k] = c < 2 ? iw[k] * t->attr[k][6 + c] : iw[k];
+        q->plane[c][0] = v[0];
+        q->plane[c][1] = (v[1] - v[0]) * l1x + (v[2] - v[0]) * l2x;
+        q->plane[c][2] = (v[1] - v[0]) * l1y + (v[2] - v[0]) * l2y;
+    }
+    q->x0 = sx[0];
+    q->y0 = sy[0];
 }
 
-float sh_ps_quad_lod(const sh_ps_tri *t, const sc_texture *tex, const sc_texture_ref *ref, int x,
-                     int y)
+static void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
 {
-    const float dx = (float)((x & ~1) - t->ox), dy = (float)((y & ~1) - t->oy);
-    float uv[3][2];                               /* at the quad's top-left, right, below */
-    float at[3];
-    for (int q = 0; q < 3; q++) at[q] = t->plane[q][2] + t->plane[q][0] * dx + t->plane[q][1] * dy;
+    const double px = (double)(x & ~1) + 0.5 - q->x0, py = (double)(y & ~1) + 0.5 - q->y0;
+    double at[3], uv[3][2];                       /* at the quad's top-left, right, below */
+    for (int c = 0; c < 3; c++) at[c] = q->plane[c][0] + q->plane[c][1] * px + q->plane[c][2] * py;
     for (int j = 0; j < 3; j++) {
-        float U = at[0], V = at[1], W = at[2];
-        if (j == 1) { U += t->plane[0][0]; V += t->plane[1][0]; W += t->plane[2][0]; }
-        if (j == 2) { U += t->plane[0][1]; V += t->plane[1][1]; W += t->plane[2][1]; }
-        uv[j][0] = U / W;
-        uv[j][1] = V / W;
-        sh_texture_transform(ref, &uv[j][0], &uv[j][1]);
+        double U = at[0], V = at[1], W = at[2];
+        if (j) U += q->plane[0][j], V += q->plane[1][j], W += q->plane[2][j];
+        const double r = 1.0 / W;
+        uv[j][0] = U * r;
+        uv[j][1] = V * r;
     }
-    return sh_texture_lod(tex, uv[1][0] - uv[0][0], uv[1][1] - uv[0][1], uv[2][0] - uv[0][0],
-                          uv[2][1] - uv[0][1]);
+    d[0] = (float)(uv[1][0] - uv[0][0]);
+    d[1] = (float)(uv[1][1] - uv[0][1]);
+    d[2] = (float)(uv[2][0] - uv[0][0]);
+    d[3] = (float)(uv[2][1] - uv[0][1]);
+}
+
+void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y, float d[4])
+{
+    quad_setup q;
+    quad_setup_of(e, t, &q);
+    quad_derivatives(&q, x, y, d);
 }
 
 /* ---- the pixel shader packet kernel -------------------------------------------------------
@@ -127,6 +145,9 @@ PS_INLINE void ps_interpolate(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX]
 typedef struct ps_material {
     float albedo[3][SH_PS_MAX];
     float specular[SH_PS_MAX], exponent[SH_PS_MAX];
+    int metallic_roughness;               /* fragments whose material is glTF's model */
+    uint64_t quad_ready;                  /* bit k: quad[k] is set up for tris[k] */
+    quad_setup quad[SH_PS_MAX];           /* textured triangles, once per packet */
 } ps_material;
 
 static const sc_material *material_of(const sh_raster_env *e, uint32_t m)
@@ -161,13 +182,31 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
+/* Fragment i's footprint for the level of detail: its quad's derivatives, or level 0
+ * without pixel positions. */
+static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+{
+    sh_lod q = {.kind = SH_LOD_BASE};
+    if (!f->x) return q;
+    const unsigned k = f->tri[i];
+    if (!(pm->quad_ready >> k & 1)) {
+        quad_setup_of(e, &f->tris[k], &pm->quad[k]);
+        pm->quad_ready |= 1ull << k;
+    }
+    float d[4];
+    quad_derivatives(&pm->quad[k], f->x[i], f->y[i], d);
+    q.kind = SH_LOD_QUAD;
+    q.dudx = d[0], q.dvdx = d[1], q.dudy = d[2], q.dvdy = d[3];
+    return q;
+}
+
 /* The texel of m's albedo map for fragment i (uv through the KHR transform, the level of
  * detail of its quad). */
-static void ps_texel(const sh_ps_frags *f, int i, const sc_material *m, const sc_texture *tex,
-                     float u, float v, float texel[4])
+static void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                     const sc_texture *tex, float u, float v, float texel[4], ps_material *pm)
 {
-    const sh_ps_tri *t = &f->tris[f->tri[i]];
-    float lod = f->x ? sh_ps_quad_lod(t, tex, &m->albedo_map, f->x[i], f->y[i]) : 0.0f;
+    const sh_lod q = ps_footprint(e, f, i, pm);
+    float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &u, &v);
     sh_texture_sample(tex, &m->albedo_map.sampler, u, v, lod, texel);
 }
@@ -175,11 +214,14 @@ static void ps_texel(const sh_ps_frags *f, int i, const sc_material *m, const sc
 static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
+    pm->metallic_roughness = 0;
+    pm->quad_ready = 0;
     for (int i = 0; i < f->n; i++) {
         const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
         const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
         float texel[4] = {1, 1, 1, 1};
-        if (tex) ps_texel(f, i, m, tex, a[6][i], a[7][i], texel);
+        pm->metallic_roughness += m->model == SC_SHADING_METALLIC_ROUGHNESS;
+        if (tex) ps_texel(e, f, i, m, tex, a[6][i], a[7][i], texel, pm);
         for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
         pm->specular[i] = m->specular;
         pm->exponent[i] = m->specular_exponent;
@@ -217,6 +259,41 @@ PS_INLINE void ps_light(const sc_light *l, const ps_material *pm, float a[RS_ATT
     }
 }
 
+/* Fragments of metallic-roughness materials: their colour is glTF's BRDF
+ * (shaders/pbr.h: the surface gathered at the fragment's weights with its quad's
+ * footprint, ambient, emissive and each light), replacing the Blinn-Phong sum in c. The
+ * two-sided rule as the packet's: the interpolated normal turned to the viewer. */
+static void ps_metallic_roughness(const sh_raster_env *e, const sh_ps_frags *f,
+                                  float a[RS_ATTRS][SH_PS_MAX], const ps_vec3 *view, ps_material *pm,
+                                  ps_vec3 *c)
+{
+    for (int i = 0; i < f->n; i++) {
+        const sh_ps_tri *t = &f->tris[f->tri[i]];
+        const sc_material *m = material_of(e, t->material);
+        if (m->model != SC_SHADING_METALLIC_ROUGHNESS) continue;
+        float p[3][3], nrm[3][3], uv[3][2];
+        for (int k = 0; k < 3; k++) {
+            memcpy(p[k], t->attr[k], sizeof p[k]);
+            memcpy(nrm[k], t->attr[k] + 3, sizeof nrm[k]);
+            memcpy(uv[k], t->attr[k] + 6, sizeof uv[k]);
+        }
+        sh_surface_in in;
+        sh_surface_in_of_vertices(p, nrm, uv, f->b1[i], f->b2[i], &in);
+        const float v[3] = {view->x[i], view->y[i], view->z[i]};
+        in.facing = in.n[0] * v[0] + in.n[1] * v[1] + in.n[2] * v[2] < 0 ? -1.0f : 1.0f;
+        if (m->normal_map.texture >= 0) sh_triangle_tangent(p, uv, in.tangent, in.bitangent);
+        in.lod = ps_footprint(e, f, i, pm);
+        sh_surface s;
+        sh_surface_gather(e->scene, m, &in, &s);
+        const float pos[3] = {a[0][i], a[1][i], a[2][i]};
+        float rgb[3];
+        sh_pbr_shade_local(&s, pos, v, e->lights, e->nlights, e->ambient, rgb);
+        c->x[i] = rgb[0];
+        c->y[i] = rgb[1];
+        c->z[i] = rgb[2];
+    }
+}
+
 PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX],
                         uint32_t *rgba)
 {
@@ -241,6 +318,7 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
         c.z[i] = e->ambient * pm.albedo[2][i];
     }
     for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
+    if (pm.metallic_roughness) ps_metallic_roughness(e, f, a, &view, &pm, &c);
     uint8_t r[SH_PS_MAX], g[SH_PS_MAX], b[SH_PS_MAX];
     const bool avx2 = e->isa == RT_ISA_AVX2;
     sh_srgb8_encode_n(c.x, r, n, avx2);

@@ -27,6 +27,7 @@ typedef struct sh_raster_env {
     float ambient, background[3];
     sh_aov aov;
     rt_isa isa;                       /* the VS and PS kernels' (rt_isa_best() at init) */
+    int width, height;                /* the image's, in pixels */
 } sh_raster_env;
 
 GR_API void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geometry *g,
@@ -62,33 +63,11 @@ static inline void sh_vs_attrs(const sh_raster_env *e, uint32_t v, float attr[RS
 }
 
 /* What the pixel shader needs of a triangle: its vertices' attributes in the order the
- * rasterizer's weights refer to (rs_setup.order applied), primitive id and material.
- * For a material with an albedo texture also the texture coordinates as functions of
- * the pixel, for the level of detail (sh_ps_tri_screen): uv = (U / W, V / W) with U, V,
- * W affine in the pixel centre, plane[q] = {d/dx, d/dy, value at pixel (ox, oy)} for
- * q = U, V, W (W scaled to the triangle's largest 1/w). Unset for other materials. */
+ * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */
 typedef struct sh_ps_tri {
     float attr[3][RS_ATTRS];
     uint32_t prim, material;
-    float plane[3][3];
-    int32_t ox, oy;
 } sh_ps_tri;
-
-/* Whether material m's pixels sample a texture (and so read sh_ps_tri.plane). */
-static inline bool sh_material_textured(const sc_scene *s, uint32_t m)
-{
-    return m < s->nmaterials && s->materials[m].albedo_map.texture >= 0 &&
-           (size_t)s->materials[m].albedo_map.texture < s->ntextures;
-}
-
-/* Sets t's planes from its setup su (t->attr and t->material set) when its material is
- * textured; nothing otherwise. A pure function of the setup and attributes: the same
- * bits in every graph and on every worker. */
-GR_API void sh_ps_tri_planes(sh_ps_tri *t, const rs_setup *su);
-static inline void sh_ps_tri_screen(const sh_raster_env *e, sh_ps_tri *t, const rs_setup *su)
-{
-    if (sh_material_textured(e->scene, t->material)) sh_ps_tri_planes(t, su);
-}
 
 #define SH_PS_MAX 64                  /* fragments per sh_ps_packet call */
 
@@ -96,9 +75,10 @@ static inline void sh_ps_tri_screen(const sh_raster_env *e, sh_ps_tri *t, const 
  * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2) and is at pixel
  * (x[i], y[i]). Textures are sampled trilinearly at the level of detail of the pixel's
  * 2x2 quad (x & ~1, y & ~1), as Direct3D does: the texture coordinates at the quad's
- * pixel centres, from the triangle's planes extrapolated there (helper lanes: evaluated,
- * never written), coarse derivatives (ddx along the quad's top row, ddy down its left
- * column), the same for the quad's four pixels. x and y NULL: level 0. */
+ * pixel centres, the triangle's perspective-correct interpolation extrapolated there
+ * (helper lanes: evaluated, never written), coarse derivatives (ddx along the quad's top
+ * row, ddy down its left column), the same for the quad's four pixels. x and y NULL:
+ * level 0. */
 typedef struct sh_ps_frags {
     int n;
     const sh_ps_tri *tris;
@@ -107,10 +87,15 @@ typedef struct sh_ps_frags {
     const uint16_t *x, *y;
 } sh_ps_frags;
 
-/* The level of detail the PS samples tex at for a fragment of t at pixel (x, y) through
- * ref (its KHR transform applied before the derivatives). */
-GR_API float sh_ps_quad_lod(const sh_ps_tri *t, const sc_texture *tex, const sc_texture_ref *ref,
-                            int x, int y);
+/* The texture coordinates' coarse derivatives for a fragment of t at pixel (x, y), in
+ * the mesh's coordinates (before any KHR transform): d = {du/dx, dv/dx, du/dy, dv/dy},
+ * the differences of uv at the pixel centres of its quad's top row and left column,
+ * each uv perspective-correct from the triangle's corners (their world positions
+ * projected as the VS does, unsnapped; in double). A pure function of e, t and the quad:
+ * no storage per triangle, and untextured triangles pay nothing. The PS's level of
+ * detail is sh_surface_lod (shaders/pbr.h) of these through each texture's transform. */
+GR_API void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y,
+                                   float d[4]);
 
 /* Pixel shader as a packet kernel: RGBA8 of every fragment of f. The loops run across
  * the packet so the compiler vectorizes them (compiled for the baseline and for AVX2,

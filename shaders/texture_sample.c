@@ -20,7 +20,7 @@ static float reduce(float c, sc_wrap w)
 }
 
 /* Texel index i (any int) on a side of n texels. */
-static int address(int i, int n, sc_wrap w)
+static int address_any(int i, int n, sc_wrap w)
 {
     if (w == SC_WRAP_CLAMP) return i < 0 ? 0 : i >= n ? n - 1 : i;
     if (w == SC_WRAP_MIRROR) {
@@ -30,6 +30,21 @@ static int address(int i, int n, sc_wrap w)
     }
     int m = i % n;
     return m < 0 ? m + n : m;
+}
+
+/* address_any, where the reduced coordinates put i (one period of repeat or mirror, and
+ * a texel either side) taking a compare instead of a division: the same result. */
+static inline int address(int i, int n, sc_wrap w)
+{
+    if (w == SC_WRAP_REPEAT) {
+        if (i < 0) i += n;
+        else if (i >= n) i -= n;
+        if (i >= 0 && i < n) return i;
+    } else if (w == SC_WRAP_MIRROR && i >= -1 && i <= 2 * n) {
+        int m = i < 0 ? i + 2 * n : i >= 2 * n ? i - 2 * n : i;
+        return m < n ? m : 2 * n - 1 - m;
+    }
+    return address_any(i, n, w);
 }
 
 /* Texel (x, y) of level l, y counted up from the bottom row (as uv's v; the rows are
@@ -58,7 +73,16 @@ static void nearest(const sc_mip_level *l, const sc_sampler *s, float u, float v
     for (int k = 0; k < 4; k++) rgba[k] = t[k] / 255.0f;
 }
 
-static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
+/* Four channels at once (GCC vector extension): each lane does the scalar formula's
+ * IEEE operations, so the bits do not depend on how it is compiled. */
+typedef float v4f __attribute__((vector_size(16)));
+
+static inline v4f texel4(const unsigned char *t)
+{
+    return (v4f){(float)t[0], (float)t[1], (float)t[2], (float)t[3]};
+}
+
+static v4f bilinear4(const sc_mip_level *l, const sc_sampler *s, float u, float v)
 {
     float x, y;
     texel_coords(l, s, u, v, &x, &y);
@@ -67,12 +91,19 @@ static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float 
     float fx0 = floorf(x), fy0 = floorf(y);
     int x0 = (int)fx0, y0 = (int)fy0;
     float ax = x - fx0, ay = y - fy0;
-    const unsigned char *a = texel(l, s, x0, y0), *b = texel(l, s, x0 + 1, y0);
-    const unsigned char *c = texel(l, s, x0, y0 + 1), *d = texel(l, s, x0 + 1, y0 + 1);
-    for (int k = 0; k < 4; k++) {
-        float lower = a[k] + ax * (b[k] - a[k]), upper = c[k] + ax * (d[k] - c[k]);
-        rgba[k] = (lower + ay * (upper - lower)) / 255.0f;
-    }
+    const size_t xa = (size_t)address(x0, l->width, s->wrap_u), xb = (size_t)address(x0 + 1, l->width, s->wrap_u);
+    const size_t ya = (size_t)(l->height - 1 - address(y0, l->height, s->wrap_v)) * (size_t)l->width;
+    const size_t yb = (size_t)(l->height - 1 - address(y0 + 1, l->height, s->wrap_v)) * (size_t)l->width;
+    const v4f a = texel4(l->rgba + 4 * (ya + xa)), b = texel4(l->rgba + 4 * (ya + xb));
+    const v4f c = texel4(l->rgba + 4 * (yb + xa)), d = texel4(l->rgba + 4 * (yb + xb));
+    const v4f lower = a + ax * (b - a), upper = c + ax * (d - c);
+    return (lower + ay * (upper - lower)) / 255.0f;
+}
+
+static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
+{
+    const v4f r = bilinear4(l, s, u, v);
+    for (int k = 0; k < 4; k++) rgba[k] = r[k];
 }
 
 float sh_texture_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
@@ -111,11 +142,9 @@ void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float 
     }
     int l0 = (int)floorf(l);
     float f = l - (float)l0;
-    bilinear(&t->levels[l0], s, u, v, rgba);
-    if (f == 0.0f || l0 == top) return;
-    float next[4];
-    bilinear(&t->levels[l0 + 1], s, u, v, next);
-    for (int k = 0; k < 4; k++) rgba[k] += f * (next[k] - rgba[k]);
+    v4f r = bilinear4(&t->levels[l0], s, u, v);
+    if (f != 0.0f && l0 != top) r += f * (bilinear4(&t->levels[l0 + 1], s, u, v) - r);
+    for (int k = 0; k < 4; k++) rgba[k] = r[k];
 }
 
 void sh_texture_transform(const sc_texture_ref *ref, float *u, float *v)

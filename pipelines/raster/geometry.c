@@ -43,7 +43,6 @@ bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out)
 {
     if (!rs_setup_triangle(t, s->width, s->height, &out->su)) return false;
     ps_tri_of(t, &out->su, &out->tri);
-    if (s->attributes) sh_ps_tri_screen(s->env, &out->tri, &out->su);
     return true;
 }
 
@@ -111,7 +110,6 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
             for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);
         p->tri.prim = prim;
         p->tri.material = s->geo->materials[prim];
-        if (s->attributes) sh_ps_tri_screen(s->env, &p->tri, &p->su);
         r->cut = 0;
         *set_up = true;
         return true;

@@ -2,11 +2,14 @@
  * the same byte as the powf formula for every float it is tested on (all floats near
  * each of the 255 steps, every 7th float of (2^-20, 1), and the special values), and
  * the pixel shader's packet kernel gives, bit for bit, the colour that shading each
- * fragment alone with sh_blinn_phong gives, for every AOV, packet length, two-sided
- * normals, several lights and a texture, compiled for each instruction set the CPU has. */
+ * fragment alone with sh_blinn_phong gives (or glTF's BRDF, shaders/pbr.h, for a
+ * metallic-roughness material), for every AOV, packet length, two-sided normals, several
+ * lights and a texture, compiled for each instruction set the CPU has; the quad
+ * derivatives of the texture coordinates agree with the rasterizer's own weights. */
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "shaders/blinn_phong.h"
+#include "shaders/pbr.h"
 #include "shaders/raster_shading.h"
 #include "shaders/texture_sample.h"
 #include "tests/check.h"
@@ -112,12 +115,32 @@ static uint32_t reference(const sh_raster_env *e, const sh_ps_tri *t, float b1, 
     float view[3] = {e->frame.eye[0] - a[0], e->frame.eye[1] - a[1], e->frame.eye[2] - a[2]};
     float albedo[3] = {m->albedo[0], m->albedo[1], m->albedo[2]}, c[3], l[3];
     sh_normalize3(view);
+    const float facing = sh_dot3(n, view) < 0 ? -1.0f : 1.0f;
     if (sh_dot3(n, view) < 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
     const sc_texture *tx = sh_texture_of(e->scene, &m->albedo_map);
     if (tx) {
         float texel[4];
         sh_texture_sample(tx, &m->albedo_map.sampler, a[6], a[7], 0.0f, texel);
         for (int i = 0; i < 3; i++) albedo[i] *= texel[i];
+    }
+    if (e->aov == SH_AOV_ALBEDO)
+        return (uint32_t)sh_to_linear8(albedo[0]) | (uint32_t)sh_to_linear8(albedo[1]) << 8 |
+               (uint32_t)sh_to_linear8(albedo[2]) << 16 | 0xff000000u;
+    if (m->model == SC_SHADING_METALLIC_ROUGHNESS) {   /* glTF's BRDF through shaders/pbr.h */
+        float p[3][3], nv[3][3], uv[3][2];
+        for (int k = 0; k < 3; k++) {
+            memcpy(p[k], t->attr[k], sizeof p[k]);
+            memcpy(nv[k], t->attr[k] + 3, sizeof nv[k]);
+            memcpy(uv[k], t->attr[k] + 6, sizeof uv[k]);
+        }
+        sh_surface_in in;
+        sh_surface_in_of_vertices(p, nv, uv, b1, b2, &in);
+        in.facing = facing;
+        in.lod = (sh_lod){.kind = SH_LOD_BASE};
+        sh_surface s;
+        sh_surface_gather(e->scene, m, &in, &s);
+        sh_pbr_shade_local(&s, a, view, e->lights, e->nlights, e->ambient, c);
+        return pack(c);
     }
     for (int i = 0; i < 3; i++) c[i] = e->ambient * albedo[i];
     for (int k = 0; k < e->nlights; k++)
@@ -203,7 +226,7 @@ static void test_ps_kernel_matches_scalar(void)
     unsigned char texels[4 * 4 * 4];
     for (size_t i = 0; i < sizeof texels; i++) texels[i] = (unsigned char)(i * 37 + 11);
     sc_texture tex = {.name = "t", .nlevels = 1, .levels[0] = {4, 4, texels}};
-    sc_material mats[2] = {sh_default_material, sh_default_material};
+    sc_material mats[3] = {sh_default_material, sh_default_material, sh_default_material};
     snprintf(mats[0].name, sizeof mats[0].name, "plain");
     memcpy(mats[0].albedo, (float[3]){0.7f, 0.5f, 0.3f}, sizeof mats[0].albedo);
     mats[0].reflectivity = 0, mats[0].specular = 0.6f, mats[0].specular_exponent = 20.0f;
@@ -211,9 +234,15 @@ static void test_ps_kernel_matches_scalar(void)
     memcpy(mats[1].albedo, (float[3]){0.9f, 0.9f, 0.9f}, sizeof mats[1].albedo);
     mats[1].albedo_map.texture = 0;
     mats[1].reflectivity = 0, mats[1].specular = 0.3f, mats[1].specular_exponent = 7.5f;
+    snprintf(mats[2].name, sizeof mats[2].name, "metallic-roughness");   /* glTF's model */
+    memcpy(mats[2].albedo, (float[3]){0.8f, 0.3f, 0.2f}, sizeof mats[2].albedo);
+    mats[2].albedo_map.texture = 0;
+    mats[2].model = SC_SHADING_METALLIC_ROUGHNESS;
+    mats[2].metallic = 0.4f, mats[2].roughness = 0.35f;
+    memcpy(mats[2].emissive, (float[3]){0.05f, 0.0f, 0.02f}, sizeof mats[2].emissive);
     sc_scene scene = {0};
     scene.materials = mats;
-    scene.nmaterials = 2;
+    scene.nmaterials = 3;
     scene.textures = &tex;
     scene.ntextures = 1;
     scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
@@ -222,9 +251,9 @@ static void test_ps_kernel_matches_scalar(void)
     sc_geometry geo = {0};
     for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
     int bad = 0, variants = 0;
-    for (int v = 0; v < 8; v++) {
-        rt_isa isa = (rt_isa)(v / 4);
-        int aov = v % 4;
+    for (int v = 0; v < 2 * SH_AOV_COUNT; v++) {
+        rt_isa isa = (rt_isa)(v / SH_AOV_COUNT);
+        int aov = v % SH_AOV_COUNT;
         if (!rt_isa_available(isa)) continue;
         variants++;
         sh_raster_env e;
@@ -232,7 +261,7 @@ static void test_ps_kernel_matches_scalar(void)
         e.isa = isa;
         for (int trial = 0; trial < 200; trial++) {
             sh_ps_tri t[16];
-            for (int k = 0; k < 16; k++) random_tri(&t[k], 2);
+            for (int k = 0; k < 16; k++) random_tri(&t[k], 3);
             int n = 1 + trial % SH_PS_MAX;
             float b1[SH_PS_MAX], b2[SH_PS_MAX];
             uint8_t tri[SH_PS_MAX];
@@ -252,9 +281,79 @@ static void test_ps_kernel_matches_scalar(void)
         }
     }
     CHECK_MSG(bad == 0, "%d fragments differ from the scalar formula", bad);
-    CHECK(variants >= 4);                         /* the baseline ran every AOV */
+    CHECK(variants >= SH_AOV_COUNT);              /* the baseline ran every AOV */
     printf("  kernels tested: %s%s\n", rt_isa_name(RT_ISA_BASELINE),
            rt_isa_available(RT_ISA_AVX2) ? ", avx2" : "");
+}
+
+/* uv at pixel (x, y) by the rasterizer's own weights (rs_edges_at, rs_persp_weights). */
+static void uv_at(const rs_setup *su, const sh_ps_tri *t, int x, int y, double uv[2])
+{
+    int64_t e0, e1;
+    rs_edges_at(su, x, y, &e0, &e1);
+    double l0 = (double)e0 / (double)su->area, l1 = (double)e1 / (double)su->area;
+    float b1, b2;
+    rs_persp_weights(l0, l1, 1.0 - l0 - l1, su->inv_w[0], su->inv_w[1], su->inv_w[2], &b1, &b2);
+    for (int c = 0; c < 2; c++)
+        uv[c] = (1.0 - b1 - b2) * t->attr[0][6 + c] + b1 * t->attr[1][6 + c] + b2 * t->attr[2][6 + c];
+}
+
+/* The quad derivatives: a triangle facing the camera at depth 1 (90 degrees, 64x64:
+ * 32 pixels per unit) with uv = its world x, y has the exact steps 1/32 right in u and
+ * -1/32 down in v; a tilted one, the differences of the rasterizer's own uv (snapped
+ * vertices: within 1%, where a step is below one uv unit) along the quad's top row and
+ * left column; the same bits for
+ * a quad's four pixels, pixels outside the triangle included. */
+static void test_quad_derivatives(void)
+{
+    sc_scene scene = {0};
+    scene.camera = (sc_camera){{0, 0, 1}, {0, 0, 0}, {0, 1, 0}, 90};
+    for (int tilt = 0; tilt < 2; tilt++) {
+        float pos[9] = {-0.9f, -0.9f, 0, 0.9f, -0.9f, tilt ? -3.0f : 0, -0.9f, 0.9f, tilt ? 0.5f : 0};
+        sc_geometry geo = {0};
+        geo.positions = pos;
+        geo.nvertices = 3;
+        for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -3; geo.bbox_max[i] = 1; }
+        sh_raster_env e;
+        sh_raster_env_init(&e, &scene, &geo, 64, 64, SH_AOV_COLOR);
+        sh_vs_vertices v;
+        sh_vs_vertices_of(&e, (const uint32_t[3]){0, 1, 2}, 3, 64, 64, &v);
+        rs_triangle tr = {0};
+        for (int k = 0; k < 3; k++) {
+            for (int q = 0; q < 4; q++) tr.v[k].clip[q] = v.clip[q][k];
+            memcpy(tr.v[k].attr, pos + 3 * k, 3 * sizeof(float));
+            tr.v[k].attr[6] = pos[3 * k];
+            tr.v[k].attr[7] = pos[3 * k + 1];
+        }
+        rs_setup su;
+        CHECK(rs_setup_triangle(&tr, 64, 64, &su));
+        sh_ps_tri t = {0};
+        for (int k = 0; k < 3; k++) memcpy(t.attr[k], tr.v[su.order[k]].attr, sizeof t.attr[k]);
+        int bad = 0;
+        for (int y = 0; y < 64; y += 2)
+            for (int x = 0; x < 64; x += 2) {
+                float d[4], q[4];
+                sh_ps_quad_derivatives(&e, &t, x, y, d);
+                for (int j = 1; j < 4; j++) {
+                    sh_ps_quad_derivatives(&e, &t, x + j % 2, y + j / 2, q);
+                    bad += memcmp(d, q, sizeof d) != 0;
+                }
+                double w00[2], w10[2], w01[2];
+                uv_at(&su, &t, x, y, w00);
+                uv_at(&su, &t, x + 1, y, w10);
+                uv_at(&su, &t, x, y + 1, w01);
+                const double want[4] = {w10[0] - w00[0], w10[1] - w00[1], w01[0] - w00[0], w01[1] - w00[1]};
+                bool far = false;                 /* near the plane's horizon: snapping dominates */
+                for (int c = 0; c < 4; c++) far |= !(fabs(want[c]) < 1.0);
+                for (int c = 0; c < 4 && !far; c++)
+                    if (fabs(d[c] - want[c]) > 1e-2 * (fabs(want[c]) + 1.0 / 64) && bad++ < 5)
+                        fprintf(stderr, "  tilt %d quad (%d, %d) d[%d] %g, rasterizer %g\n", tilt, x, y, c, d[c], want[c]);
+                if (!tilt)
+                    bad += fabsf(d[0] - 1.0f / 32) > 1e-6f || fabsf(d[1]) > 1e-6f || fabsf(d[2]) > 1e-6f ||
+                           fabsf(d[3] + 1.0f / 32) > 1e-6f;
+            }
+        CHECK_MSG(bad == 0, "tilt %d: %d quads wrong", tilt, bad);
+    }
 }
 
 int main(void)
@@ -263,5 +362,6 @@ int main(void)
     RUN(test_srgb_encode_n);
     RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
+    RUN(test_quad_derivatives);
     return check_finish();
 }
