@@ -72,10 +72,10 @@ int plr_depth_rect_masked(const sh_raster_env *e, const plr_prim *p, int x0, int
             for (int k = 0; k < n; k++) {
                 const rs_cover *c = &buf[k];
                 size_t at = (size_t)(c->y - t->oy) * (size_t)t->stride + (size_t)(c->x - t->ox);
-                float z, b1, b2;
-                rs_weights(&ip, c->e0, c->e1, &z, &b1, &b2);
-                float held = t->z[at];
+                const float z = rs_depth(&ip, c->e0, c->e1), held = t->z[at];
                 if (!(z < held || (z == held && (t->vis[at] == 0 || id < t->vis[at])))) continue;
+                float zw, b1, b2;                 /* zw == z: the same formula */
+                rs_weights(&ip, c->e0, c->e1, &zw, &b1, &b2);
                 if (!plr_alpha_passes(e, &p->tri, b1, b2)) continue;
                 t->z[at] = z;
                 t->vis[at] = id;

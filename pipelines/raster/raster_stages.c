@@ -320,13 +320,15 @@ static const cp_stage_type stages[] = {
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
      ps_ports, 2, tile_params + 2, 1, plr_ps_main, ps_create, NULL, free, ps_uses, 4},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
-     "any order with ties to the smaller primitive id)",
+     "any order with ties to the smaller primitive id); blended fragments last, in primitive "
+     "order, over the final depth",
      GR_THREAD, true, om_ports, 1, tile_params, 3, plr_om_main, om_create, NULL, free, om_uses, 4},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, plr_bin_main,
      raster_create, NULL, free, NULL, 0},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
-     "depths to the smaller primitive id), then each visible pixel shaded once",
+     "depths to the smaller primitive id), then each visible pixel shaded once, then its "
+     "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, plr_tile_shade_main,
      tile_shade_create, NULL, free, tile_shade_uses, 2},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
