@@ -178,7 +178,8 @@ static bool read_ref(import_ctx *c, const struct aiMaterial *am, enum aiTextureT
 {
     struct aiString file;
     if (aiGetMaterialTextureCount(am, type) == 0 ||
-        aiGetMaterialString(am, AI_MATKEY_TEXTURE(type, 0), &file) != AI_SUCCESS || file.length == 0)
+        aiGetMaterialString(am, AI_MATKEY_TEXTURE(type, 0), &file) != AI_SUCCESS || file.length == 0 ||
+        !strncmp(file.data, "$texture_dummy", 14))     /* assimp's name for "no skin" (MD2) */
         return false;
     char why[SC_ERR_MAX];
     int t = texture_index(c, file.data, why);
@@ -188,8 +189,11 @@ static bool read_ref(import_ctx *c, const struct aiMaterial *am, enum aiTextureT
     }
     ref->texture = t;
     int v;
-    if (aiGetMaterialInteger(am, AI_MATKEY_UVWSRC(type, 0), &v) == AI_SUCCESS && v >= 0 && v < 8)
+    if (aiGetMaterialInteger(am, AI_MATKEY_UVWSRC(type, 0), &v) == AI_SUCCESS && v > 0 && v < 8) {
         ref->uv_set = v;
+        sc_scene_warn(c->s, "%.300s: material '%s': %.100s uses texture coordinate set %d; meshes "
+                      "carry set 0 only, which it is sampled with", c->path, material, file.data, v);
+    }
     if (aiGetMaterialInteger(am, AI_MATKEY_MAPPINGMODE_U(type, 0), &v) == AI_SUCCESS)
         ref->sampler.wrap_u = wrap_of(v);
     if (aiGetMaterialInteger(am, AI_MATKEY_MAPPINGMODE_V(type, 0), &v) == AI_SUCCESS)
@@ -253,6 +257,9 @@ static int add_material(import_ctx *c, const struct aiMaterial *am, unsigned i)
     /* glTF 2.0: metallic-roughness, alphaMode and alphaCutoff, the metallic-roughness
      * texture (assimp 5.2: aiTextureType_UNKNOWN) and occlusion (aiTextureType_LIGHTMAP) */
     m->model = SC_SHADING_METALLIC_ROUGHNESS;
+    /* KHR_materials_emissive_strength */
+    if (aiGetMaterialFloat(am, AI_MATKEY_EMISSIVE_INTENSITY, &f) == AI_SUCCESS && isfinite(f) && f >= 0)
+        for (int e3 = 0; e3 < 3; e3++) m->emissive[e3] = factor(m->emissive[e3] * f);
     m->alpha_mode = !strcmp(mode.data, "MASK") ? SC_ALPHA_MASK : !strcmp(mode.data, "BLEND")
                     ? SC_ALPHA_BLEND : SC_ALPHA_OPAQUE;
     if (aiGetMaterialFloat(am, AI_MATKEY_GLTF_ALPHACUTOFF, &f) == AI_SUCCESS) m->alpha_cutoff = unit(f, 0.5f);

@@ -194,6 +194,7 @@ void sc_texture_path(const char *dir_of, const char *name, char path[SC_PATH_MAX
         if (*c == '\\') *c = '/';             /* paths written on Windows */
     char *p = n;
     if (!strncmp(p, "file://", 7)) p += 7;
+    else if (p[0] == '/' && p[1] == '/') p += 2;    /* Blender's "//": beside the file */
     while (p[0] == '.' && p[1] == '/') p += 2;
     const char *slash = strrchr(dir_of, '/');
     int dir = slash ? (int)(slash - dir_of + 1) : 0;
