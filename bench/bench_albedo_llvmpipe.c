@@ -484,6 +484,48 @@ static int check_scene(int which, bool checked, const char *keep)
 #define SPEED_SIZE 1024
 #define FRAMES 10
 
+static bool keep_speed_scene;             /* --keep with --speed: write it as files too */
+
+/* The textured bunny as files in dir, for gramps-render: bunny_textured.obj (positions,
+ * normals, texture coordinates), bunny_checker.png and bunny_textured.scene (the bunny
+ * scene's camera, light and material with the texture). */
+static void write_speed_scene(const sc_scene *s, const sc_geometry *g)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bunny_textured.obj", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    for (size_t i = 0; i < g->nvertices; i++) {
+        const float *p = g->positions + 3 * i, *n = g->normals + 3 * i, *t = g->texcoords + 2 * i;
+        fprintf(f, "v %.9g %.9g %.9g\nvn %.9g %.9g %.9g\nvt %.9g %.9g\n", p[0], p[1], p[2], n[0], n[1],
+                n[2], t[0], t[1]);
+    }
+    for (size_t i = 0; i < g->ntriangles; i++) {
+        const uint32_t *v = g->indices + 3 * i;
+        fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", v[0] + 1, v[0] + 1, v[0] + 1, v[1] + 1, v[1] + 1,
+                v[1] + 1, v[2] + 1, v[2] + 1, v[2] + 1);
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/bunny_textured.scene", dir);
+    f = fopen(path, "w");
+    if (!f) return;
+    const sc_camera *c = &s->camera;
+    const sc_material *m = &s->materials[g->materials[0]];
+    fprintf(f, "[scene]\nname = bunny_textured\n\n[camera]\neye = %.9g, %.9g, %.9g\n"
+               "target = %.9g, %.9g, %.9g\nup = %.9g, %.9g, %.9g\nfovy = %.9g\n\n",
+            c->eye[0], c->eye[1], c->eye[2], c->target[0], c->target[1], c->target[2], c->up[0],
+            c->up[1], c->up[2], c->fovy_deg);
+    for (size_t i = 0; i < s->nlights; i++)
+        fprintf(f, "[light.l%zu]\nposition = %.9g, %.9g, %.9g\ncolor = %.9g, %.9g, %.9g\n\n", i,
+                s->lights[i].position[0], s->lights[i].position[1], s->lights[i].position[2],
+                s->lights[i].color[0], s->lights[i].color[1], s->lights[i].color[2]);
+    fprintf(f, "[material.clay]\nalbedo = %.9g, %.9g, %.9g\nreflectivity = %.9g\nspecular = %.9g\n"
+               "exponent = %.9g\ntexture = bunny_checker.png\n\n[mesh.bunny]\nfile = bunny_textured.obj\n"
+               "material = clay\n", m->albedo[0], m->albedo[1], m->albedo[2], m->reflectivity,
+            m->specular, m->specular_exponent);
+    fclose(f);
+}
+
 /* The bunny with spherical texture coordinates (around its centre, 4 x 2 repeats) and
  * a 512x512 checker of 4-texel squares on its material. */
 static int textured_bunny(sc_scene **out, sc_geometry *g, char err[SC_ERR_MAX])
@@ -510,9 +552,11 @@ static int textured_bunny(sc_scene **out, sc_geometry *g, char err[SC_ERR_MAX])
             p[2] = odd ? 120 : 200;
             p[3] = 255;
         }
+    if (keep_speed_scene) write_png("bunny_checker.png", T, T, px);
     int t = sc_add_texture(s, "checker", T, T, px, err);
     if (t < 0) return -1;
     for (size_t m = 0; m < s->nmaterials; m++) s->materials[m].albedo_map.texture = t;
+    if (keep_speed_scene) write_speed_scene(s, g);
     *out = s;
     return 0;
 }
@@ -549,12 +593,14 @@ static int speed_child(void)
     return 0;
 }
 
-static int speed(const char *self)
+static int speed(const char *self, const char *keep)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX];
+    keep_speed_scene = keep != NULL;
     if (textured_bunny(&s, &g, err)) { printf("# speed: %s\n", err); return 1; }
+    keep_speed_scene = false;
     uint8_t *img = malloc(SPEED_SIZE * SPEED_SIZE * 4);
     for (int threads = 1; threads <= 2; threads++) {
         char cmd[1200];
@@ -593,6 +639,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: bench_albedo_llvmpipe [--opaque] [--keep DIR] [--speed]\n"
                  "  --opaque    check only the opaque scenes (floor, object); report the others\n"
                  "  --keep DIR  write the scenes, both images and a difference image (x16) to DIR\n"
+                 "              (with --speed also bunny_textured.scene, for gramps-render)\n"
                  "  --speed     also time a textured, lit bunny against llvmpipe at 1 and 2 threads\n"
                  "Exit status 1 when a checked scene agrees on fewer than 99%% of its pixels\n"
                  "within 4/255.\n");
@@ -621,7 +668,7 @@ int main(int argc, char **argv)
     if (write_textures() || write_mtl()) { fprintf(stderr, "bench_albedo_llvmpipe: cannot write %s\n", dir); return 2; }
     int failed = 0;
     for (int k = 0; k < NSCENES; k++) failed |= check_scene(k, !opaque || k <= SCENE_OBJECT, keep);
-    if (with_speed) failed |= speed(argv[0]);
+    if (with_speed) failed |= speed(argv[0], keep);
     if (!keep) {
         char cmd[400];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

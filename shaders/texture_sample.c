@@ -2,6 +2,10 @@
 #include "shaders/texture_sample.h"
 
 #include <math.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* A coordinate reduced to a range where scaling by a level's size and converting to int
  * is defined: [0, 1) for repeat, [0, 2) for mirror (one period), [-1, 2] for clamp. */
@@ -79,7 +83,15 @@ typedef float v4f __attribute__((vector_size(16)));
 
 static inline v4f texel4(const unsigned char *t)
 {
+#if defined(__SSE2__)
+    int bits;
+    memcpy(&bits, t, sizeof bits);              /* the four bytes, widened and converted */
+    const __m128i z = _mm_setzero_si128();
+    __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(bits), z), z);
+    return (v4f)_mm_cvtepi32_ps(w);
+#else
     return (v4f){(float)t[0], (float)t[1], (float)t[2], (float)t[3]};
+#endif
 }
 
 static v4f bilinear4(const sc_mip_level *l, const sc_sampler *s, float u, float v)
