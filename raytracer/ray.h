@@ -49,6 +49,14 @@ static inline float rt_cone_width_at(rt_cone c, float dist)
     return c.width + c.spread * dist;
 }
 
+/* The cone a ray that starts at r's hit at distance t (in units of r->dir) carries on:
+ * the width there, the same spread. */
+static inline rt_cone rt_cone_at_hit(rt_cone c, const rt_ray *r, float t)
+{
+    float len = sqrtf(r->dir[0] * r->dir[0] + r->dir[1] * r->dir[1] + r->dir[2] * r->dir[2]);
+    return (rt_cone){rt_cone_width_at(c, t * len), c.spread};
+}
+
 /* Whether the kernels may trace the ray. A ray with a NaN or infinite origin or
  * direction component, a zero direction, a NaN tmin or tmax, or tmin > tmax covers no
  * point and misses: the kernels test this once on entry, because the traversal's slab

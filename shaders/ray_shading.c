@@ -1,4 +1,6 @@
-/* ray_shading.c — Blinn-Phong shading of ray hits with shadow and reflection rays. */
+/* ray_shading.c — shading of ray hits (Blinn-Phong, or glTF metallic-roughness through
+ * shaders/pbr.h) with albedo textures at the ray cone's level of detail, shadow and
+ * reflection rays, and rays on through blended surfaces. */
 #include "shaders/ray_shading.h"
 
 #include "shaders/blinn_phong.h"
@@ -38,20 +40,23 @@ void sh_ray_hit_normal(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     if (sh_dot3(n, ray->dir) > 0) { n[0] = -n[0]; n[1] = -n[1]; n[2] = -n[2]; }
 }
 
-const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit)
+/* The hit's material (inline here: Shade asks once per hit). */
+static inline const sc_material *material_of(const sh_ray_env *e, const rt_hit *hit)
 {
     uint32_t m = e->geo->materials ? e->geo->materials[hit->prim] : UINT32_MAX;
     return m < e->scene->nmaterials ? &e->scene->materials[m] : &sh_default_material;
 }
 
-/* One light: its Blinn-Phong term, added if the shadow ray from p to the light (t in
- * [0, 1)) is unoccluded. */
-static void light_term(const sh_ray_env *e, const sc_material *m, const float albedo[3],
-                       const float p[3], const float n[3], const float view[3],
-                       const sc_light *l, const float scale[3], sh_ray_result *out)
+const sc_material *sh_ray_hit_material(const sh_ray_env *e, const rt_hit *hit)
 {
-    float c[3];
-    if (!sh_blinn_phong(p, n, view, l, albedo, m, c)) return;
+    return material_of(e, hit);
+}
+
+/* A shadow ray from p (unit normal n facing the ray) to light l, carrying `scale` x c:
+ * what the light adds if it is unoccluded (t in [0, 1)). */
+static void push_shadow(const sh_ray_env *e, const float p[3], const float n[3], const sc_light *l,
+                        const float c[3], const float scale[3], sh_ray_result *out)
+{
     int k = out->nshadow++;
     for (int i = 0; i < 3; i++) out->shadow_color[k][i] = scale[i] * c[i];
     rt_ray *r = &out->shadow[k];
@@ -61,6 +66,61 @@ static void light_term(const sh_ray_env *e, const sc_material *m, const float al
     }
     r->tmin = 0.0f;
     r->tmax = 0.9999f;
+}
+
+/* One light: its Blinn-Phong term, added if the shadow ray from p to the light is
+ * unoccluded. */
+static void light_term(const sh_ray_env *e, const sc_material *m, const float albedo[3],
+                       const float p[3], const float n[3], const float view[3],
+                       const sc_light *l, const float scale[3], sh_ray_result *out)
+{
+    float c[3];
+    if (sh_blinn_phong(p, n, view, l, albedo, m, c)) push_shadow(e, p, n, l, c, scale, out);
+}
+
+/* A mirror ray from p (offset along n, the normal facing the ray) about normal r. */
+static void mirror(const sh_ray_env *e, const float p[3], const float n[3], const float r[3],
+                   const float view[3], sh_ray_result *out)
+{
+    /* The unit direction is -view, bit for bit (negation commutes with the rounding). */
+    float d[3] = {-view[0], -view[1], -view[2]};
+    float dn = sh_dot3(d, r);
+    for (int i = 0; i < 3; i++) {
+        out->reflected.org[i] = p[i] + n[i] * e->eps;
+        out->reflected.dir[i] = d[i] - 2.0f * dn * r[i];
+    }
+    out->reflected.tmin = 0.0f;
+    out->reflected.tmax = INFINITY;
+}
+
+/* A metallic-roughness hit (shaders/pbr.h), weighted w: the surface gathered at the
+ * hit with the cone's footprint (width at the hit), its ambient and emissive terms now,
+ * a shadow ray per light it faces carrying sh_pbr_light, and a mirror ray weighted
+ * sh_pbr_reflectance about the (normal-mapped) shading normal. Without shadows or
+ * reflections (--bounces 0, nothing between surface and lights) this is the raster
+ * graphs' sh_pbr_shade_local. */
+static void shade_metallic_roughness(const sh_ray_env *e, const sc_material *m, const rt_ray *ray,
+                                     const rt_hit *hit, const float p[3], const float n[3],
+                                     const float view[3], float width, const float w[3],
+                                     sh_ray_result *out)
+{
+    sh_surface_in in;
+    sh_surface_in_of_hit(e->geo, hit->prim, hit->u, hit->v, ray->dir, width, &in);
+    in.facing = sh_dot3(in.n, ray->dir) > 0 ? -1.0f : 1.0f;
+    sh_surface s;
+    sh_surface_gather(e->scene, m, &in, &s);
+    float amb[3], rw[3];
+    sh_pbr_ambient(&s, e->ambient, amb);
+    for (int i = 0; i < 3; i++) out->direct[i] = w[i] * (amb[i] + s.emissive[i]);
+    for (int l = 0; l < e->nlights; l++) {
+        float c[3];
+        if (sh_pbr_light(&s, p, view, &e->lights[l], c)) push_shadow(e, p, n, &e->lights[l], c, w, out);
+    }
+    sh_pbr_reflectance(&s, view, rw);
+    out->reflect = rw[0] > 0 || rw[1] > 0 || rw[2] > 0;
+    if (!out->reflect) return;
+    mirror(e, p, n, s.n, view, out);
+    for (int i = 0; i < 3; i++) out->reflect_weight[i] = w[i] * rw[i];
 }
 
 /* The hit's interpolated texture coordinates (set 0, before any transform) and the ray
@@ -93,12 +153,13 @@ static void hit_footprint(const sh_ray_env *e, const rt_ray *ray, const rt_hit *
                   .cos_theta = sh_dot3(g, ray->dir) / (world2 * dlen)};
 }
 
-void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
-                    float rgba[4])
+/* sh_ray_surface for the hit's material m. */
+static inline void surface_of(const sh_ray_env *e, const sc_material *m, const rt_ray *ray,
+                              const rt_hit *hit, rt_cone cone, float rgba[4])
 {
-    const sc_material *m = sh_ray_hit_material(e, hit);
     for (int i = 0; i < 3; i++) rgba[i] = m->albedo[i];
     rgba[3] = m->alpha;
+    if (m->albedo_map.texture < 0) return;                /* the common case: no call */
     const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
     if (!tex || !e->geo->texcoords) return;
     float uv[2], texel[4];
@@ -110,11 +171,16 @@ void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, r
     for (int i = 0; i < 4; i++) rgba[i] *= texel[i];
 }
 
-/* The cone's width at the hit, the same spread. */
-static rt_cone cone_at_hit(const rt_ray *ray, const rt_hit *hit, rt_cone cone)
+void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
+                    float rgba[4])
 {
-    return (rt_cone){rt_cone_width_at(cone, hit->t * sqrtf(sh_dot3(ray->dir, ray->dir))),
-                     cone.spread};
+    surface_of(e, material_of(e, hit), ray, hit, cone, rgba);
+}
+
+/* Alpha a in 0..1 (NaN: fully transparent). */
+static inline float alpha_of(float a)
+{
+    return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
 }
 
 static void pass_ray(const sh_ray_env *e, const rt_ray *ray, const float p[3], const float n[3],
@@ -135,14 +201,29 @@ void sh_ray_pass(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_c
     sh_ray_hit_normal(e, ray, hit, n);
     for (int i = 0; i < 3; i++) p[i] = ray->org[i] + hit->t * ray->dir[i];
     pass_ray(e, ray, p, n, passed);
-    *next = cone_at_hit(ray, hit, cone);
+    *next = rt_cone_at_hit(cone, ray, hit->t);
+}
+
+float sh_ray_transmittance(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit)
+{
+    const sc_material *m = material_of(e, hit);
+    if (m->alpha_mode != SC_ALPHA_BLEND) return 0.0f;
+    float base[4];
+    surface_of(e, m, ray, hit, (rt_cone){0.0f, 0.0f}, base);
+    return 1.0f - alpha_of(base[3]);
+}
+
+bool sh_ray_scene_blends(const sc_scene *s)
+{
+    for (size_t i = 0; i < s->nmaterials; i++)
+        if (s->materials[i].alpha_mode == SC_ALPHA_BLEND) return true;
+    return false;
 }
 
 bool sh_ray_blended(const sh_ray_env *e, const rt_hit *hit, const float rgba[4], float *alpha)
 {
-    if (sh_ray_hit_material(e, hit)->alpha_mode != SC_ALPHA_BLEND) return false;
-    float a = rgba[3];
-    *alpha = a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;   /* NaN: fully transparent */
+    if (material_of(e, hit)->alpha_mode != SC_ALPHA_BLEND) return false;
+    *alpha = alpha_of(rgba[3]);
     return true;
 }
 
@@ -150,27 +231,32 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
                        const float weight[3], int depth, rt_cone cone, sh_ray_result *out)
 {
     (void)depth;
-    const sc_material *m = sh_ray_hit_material(e, hit);
-    float n[3], p[3], view[3], base[4], a = 1.0f;
+    const sc_material *m = material_of(e, hit);
+    float n[3], p[3], view[3], base[4];
     sh_ray_hit_normal(e, ray, hit, n);
     for (int i = 0; i < 3; i++) {
         p[i] = ray->org[i] + hit->t * ray->dir[i];
         view[i] = -ray->dir[i];
     }
-    sh_ray_surface(e, ray, hit, cone, base);
-    out->pass = sh_ray_blended(e, hit, base, &a);
+    surface_of(e, m, ray, hit, cone, base);
+    out->pass = m->alpha_mode == SC_ALPHA_BLEND;
     float w[3] = {weight[0], weight[1], weight[2]};
     if (out->pass) {
+        float a = alpha_of(base[3]);
         pass_ray(e, ray, p, n, &out->passed);
         for (int i = 0; i < 3; i++) {
             out->pass_weight[i] = weight[i] * (1.0f - a);
             w[i] = weight[i] * a;
         }
     }
-    out->cone = cone_at_hit(ray, hit, cone);
     sh_normalize3(view);
-    float local = 1.0f - m->reflectivity, scale[3];
     out->nshadow = 0;
+    if (m->model == SC_SHADING_METALLIC_ROUGHNESS) {
+        shade_metallic_roughness(e, m, ray, hit, p, n, view, rt_cone_at_hit(cone, ray, hit->t).width,
+                                 w, out);
+        return;
+    }
+    float local = 1.0f - m->reflectivity, scale[3];
     for (int i = 0; i < 3; i++) {
         scale[i] = w[i] * local;
         out->direct[i] = scale[i] * e->ambient * base[i];
@@ -178,16 +264,8 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     for (int l = 0; l < e->nlights; l++) light_term(e, m, base, p, n, view, &e->lights[l], scale, out);
     out->reflect = m->reflectivity > 0;
     if (!out->reflect) return;
-    /* The unit direction is -view, bit for bit (negation commutes with the rounding). */
-    float d[3] = {-view[0], -view[1], -view[2]};
-    float dn = sh_dot3(d, n);
-    for (int i = 0; i < 3; i++) {
-        out->reflected.org[i] = p[i] + n[i] * e->eps;
-        out->reflected.dir[i] = d[i] - 2.0f * dn * n[i];
-        out->reflect_weight[i] = w[i] * m->reflectivity;
-    }
-    out->reflected.tmin = 0.0f;
-    out->reflected.tmax = INFINITY;
+    mirror(e, p, n, n, view, out);
+    for (int i = 0; i < 3; i++) out->reflect_weight[i] = w[i] * m->reflectivity;
 }
 
 void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,

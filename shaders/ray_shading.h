@@ -31,10 +31,12 @@ typedef struct sh_ray_env {
  * texture) is composited front to back along the ray: everything it adds (ambient,
  * lights, reflection) is weighted by a, and the ray goes on through it (`pass`) with
  * weight (1 - a), from just beyond the hit, in the same direction. Reflected and passed
- * rays carry the cone on (`cone`: its width at the hit, the same spread: a reflection
- * off a curved surface would widen it by the curvature term of Ray Tracing Gems ch. 20,
- * eq. 32, which is left out, as for a planar mirror). Shadow rays treat blended surfaces
- * as opaque: a light behind glass casts its full shadow. */
+ * rays carry the cone on: rt_cone_at_hit (raytracer/ray.h), its width at the hit and
+ * the same spread (a reflection off a curved surface would widen it by the curvature
+ * term of Ray Tracing Gems ch. 20, eq. 32, which is left out, as for a planar mirror);
+ * the caller makes it for the rays it keeps. A shadow ray through blended surfaces is
+ * attenuated by (1 - a) for each (sh_ray_transmittance): glass casts a partial shadow,
+ * uncoloured. */
 typedef struct sh_ray_result {
     float direct[3];              /* ambient term, added at once */
     int nshadow;
@@ -46,7 +48,6 @@ typedef struct sh_ray_result {
     bool pass;                    /* blended: the ray goes on through the surface */
     rt_ray passed;
     float pass_weight[3];
-    rt_cone cone;                 /* reflected's and passed's cone */
 } sh_ray_result;
 
 /* Lights: sh_lights_of (shaders/lighting.h). */
@@ -74,6 +75,15 @@ GR_API void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit 
  * the hit, the same spread): sh_ray_shade_cone's `passed` and `cone`. */
 GR_API void sh_ray_pass(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
                         rt_ray *passed, rt_cone *next);
+
+/* What of a shadow ray's light gets through its hit: 1 - a for a blended surface of
+ * alpha a (factor x texture alpha at level 0, as the alpha test reads it), 0 for any
+ * other. The Shadow stage multiplies it over every surface between the hit and the
+ * light in scenes with blended materials (sh_ray_scene_blends). */
+GR_API float sh_ray_transmittance(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit);
+
+/* Whether any of the scene's materials is SC_ALPHA_BLEND. */
+GR_API bool sh_ray_scene_blends(const sc_scene *s);
 
 /* Whether a hit's material is blended (SC_ALPHA_BLEND) and, if so, its alpha in 0..1. */
 GR_API bool sh_ray_blended(const sh_ray_env *e, const rt_hit *hit, const float rgba[4], float *alpha);

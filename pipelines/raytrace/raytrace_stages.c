@@ -191,6 +191,7 @@ typedef struct trace_state {
     const rt_bvh *bvh;
     _Atomic(uint64_t) *primary, *secondary, *shadow;
     plrt_blend_keys keys;                  /* for Shadow's contributions */
+    const sh_ray_env *env;                 /* Shadow in a scene with blended materials, else NULL */
 } trace_state;
 
 /* The blend keys of the contributions set bound to `port`. */
@@ -209,7 +210,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     trace_state *s = malloc(sizeof *s);
     if (s) *s = (trace_state){pl_frame_use(i, "bvh", err), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
-                              pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0}};
+                              pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0},
+                              f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL};
     if (s && cp_port_subqueues(i, "out") && !blend_keys_of(i, "out", &s->keys, err)) {
         free(s);
         return NULL;
@@ -240,8 +242,28 @@ static void intersect_main(gr_ctx *c)
     atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
 }
 
+/* What of shadow ray r's light reaches its origin through blended surfaces: the
+ * product of (1 - a) over the surfaces in its range, nearest first (sh_ray_transmittance:
+ * 0 at an opaque one, and after PLRT_MAX_LAYERS - 1 blended ones), each next one looked
+ * for from just beyond the last (1e-4 of the ray's length, as its origin is offset). */
+static float transmittance(const trace_state *s, rt_ray r)
+{
+    float through = 1.0f;
+    for (int layer = 1; through > 0.0f; layer++) {
+        rt_hit hit;
+        rt_intersect1(s->bvh, &r, &hit);
+        if (hit.prim == RT_NO_HIT || hit.prim >= s->env->geo->ntriangles) return through;
+        through *= layer < PLRT_MAX_LAYERS ? sh_ray_transmittance(s->env, &r, &hit) : 0.0f;
+        r.tmin = hit.t + 1e-4f;
+        if (!(r.tmin <= r.tmax)) return through;
+    }
+    return 0.0f;
+}
+
 /* Unoccluded shadow rays add their light's term, pushed to the Blend instance of its
- * pixel (a packet's shadow rays come from many Shade tasks, so from anywhere). */
+ * pixel (a packet's shadow rays come from many Shade tasks, so from anywhere). In a
+ * scene with blended materials each ray is traced to its nearest hits instead and adds
+ * the term times what gets through (transmittance). */
 static void shadow_main(gr_ctx *c)
 {
     trace_state *s = gr_user(c);
@@ -252,10 +274,18 @@ static void shadow_main(gr_ctx *c)
     uint8_t occluded[RT_PACKET_MAX];
     plrt_contribs out;
     plrt_contribs_start(&out, &s->keys);
-    for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
-    rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
-    for (uint32_t i = 0; i < n; i++)
-        if (!occluded[i]) plrt_add_contrib(&out, sh[i].pixel, sh[i].color);
+    if (s->env) {
+        for (uint32_t i = 0; i < n; i++) {
+            float t = transmittance(s, sh[i].ray), rgb[3];
+            for (int ch = 0; ch < 3; ch++) rgb[ch] = t * sh[i].color[ch];
+            if (t > 0.0f) plrt_add_contrib(&out, sh[i].pixel, rgb);
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) rays[i] = sh[i].ray;
+        rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
+        for (uint32_t i = 0; i < n; i++)
+            if (!occluded[i]) plrt_add_contrib(&out, sh[i].pixel, sh[i].color);
+    }
     plrt_push_contribs(c, 0, &out);
     atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
 }
@@ -309,25 +339,25 @@ static void push_reflections(gr_ctx *c, shade_out *o)
     o->nreflect = 0;
 }
 
-/* A secondary ray from h's hit, if its weight is worth tracing. */
+/* A secondary ray from h's hit, if its weight is worth tracing, with h's cone carried
+ * on from the hit (rt_cone_at_hit). */
 static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const rt_ray *ray,
-                          const float weight[3], const plrt_ray *h, uint32_t depth, rt_cone cone,
-                          uint32_t layers)
+                          const float weight[3], const plrt_ray *h, uint32_t depth, uint32_t layers)
 {
-    plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0}, cone,
-                   layers};
-    float wmax = fmaxf(rr.weight[0], fmaxf(rr.weight[1], rr.weight[2]));
+    float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
+    plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0},
+                   rt_cone_at_hit(h->cone, &h->ray, h->hit.t), layers};
     if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
     o->reflect[o->nreflect++] = rr;
 }
 
 /* The ray on through h's blended surface, unless it has gone through as many as it may. */
 static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_ray *h,
-                     const rt_ray *passed, const float weight[3], rt_cone cone)
+                     const rt_ray *passed, const float weight[3])
 {
     if (h->layers + 1 < PLRT_MAX_LAYERS)
-        add_secondary(c, s, o, passed, weight, h, h->depth, cone, h->layers + 1);
+        add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1);
 }
 
 /* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
@@ -342,8 +372,8 @@ static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_
                                   res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
     }
     if (res.reflect && (int)h->depth < s->bounces)
-        add_secondary(c, s, o, &res.reflected, res.reflect_weight, h, h->depth + 1, res.cone, 0);
-    if (res.pass) add_pass(c, s, o, h, &res.passed, res.pass_weight, res.cone);
+        add_secondary(c, s, o, &res.reflected, res.reflect_weight, h, h->depth + 1, 0);
+    if (res.pass) add_pass(c, s, o, h, &res.passed, res.pass_weight);
 }
 
 /* The albedo AOV at h's hit: the base colour, composited front to back through blended
@@ -361,7 +391,7 @@ static void albedo_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade
     rt_cone next;
     sh_ray_pass(s->env, &h->ray, &h->hit, h->cone, &passed, &next);
     for (int i = 0; i < 3; i++) w[i] = h->weight[i] * (1.0f - a);
-    add_pass(c, s, o, h, &passed, w, next);
+    add_pass(c, s, o, h, &passed, w);
 }
 
 /* A miss, or a triangle of the mesh: not a ray no stage traced (PLRT_UNTRACED), nor a

@@ -6,12 +6,14 @@
  *    and the light at the eye (so no shadow the raster graph lacks is seen), a textured
  *    box and floor seen at magnification (both read level 0): at least 98% of pixels
  *    within 4/255, in colour and in the albedo AOV; the hybrid the ray tracer's picture;
+ *    the same with glTF metallic-roughness materials (shaders/pbr.h);
  *  - the level of detail comes from the ray cone: a texel-sized black and white checker
  *    on a floor receding to the horizon is grey in the distance (its mip average), not
  *    aliased black and white as level 0 would give;
  *  - blended (SC_ALPHA_BLEND) surfaces composite front to back along the ray: albedo =
  *    a c_front + (1 - a) (behind), with the texture's alpha, through two layers, a stack
- *    of fully transparent layers ends (PLRT_MAX_LAYERS), colour too;
+ *    of fully transparent layers ends (PLRT_MAX_LAYERS), colour too; a shadow through a
+ *    blended surface lets (1 - a) of the light through;
  *  - images bit-identical for 1, 2, 3 and 8 workers and every scheduler, textures and
  *    blending on, in both graphs. */
 #include "pipelines/stages.h"
@@ -213,6 +215,37 @@ static void test_raster_vs_ray_tracer(void)
     unload(&l);
 }
 
+/* The textured box and floor as glTF metallic-roughness materials (shaders/pbr.h):
+ * metallic 0.2 / roughness 0.6 (floor) and metallic 1 / roughness 0.3 (box). */
+static void make_metallic_roughness(loaded *l)
+{
+    for (size_t m = 0; m < l->s->nmaterials; m++) {
+        l->s->materials[m].model = SC_SHADING_METALLIC_ROUGHNESS;
+        l->s->materials[m].metallic = strcmp(l->s->materials[m].name, "box") ? 0.2f : 1.0f;
+        l->s->materials[m].roughness = strcmp(l->s->materials[m].name, "box") ? 0.6f : 0.3f;
+    }
+}
+
+/* The ray tracer shades them through pbr.h (not as Blinn-Phong), the hybrid alike. */
+static void test_metallic_roughness(void)
+{
+    write_box_scene();
+    loaded l;
+    if (!load(&l, "box.obj")) { CHECK(0); return; }
+    make_metallic_roughness(&l);
+    uint8_t *hy = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4),
+            *bp = malloc((size_t)W * H * 4);
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &box_view, rt));
+    CHECK(render2(&l, "hybrid", SH_AOV_COLOR, 1, &box_view, hy));
+    double h = agreement(hy, rt, 2);
+    CHECK_MSG(h >= 0.99, "metallic-roughness, hybrid vs ray tracer: %.4f of pixels within 2/255", h);
+    for (size_t m = 0; m < l.s->nmaterials; m++) l.s->materials[m].model = SC_SHADING_BLINN_PHONG;
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &box_view, bp));
+    CHECK_MSG(agreement(bp, rt, 4) < 0.9, "the ray tracer shades metallic-roughness as Blinn-Phong");
+    free(hy), free(rt), free(bp);
+    unload(&l);
+}
+
 /* A 64 x 64 checker of single black and white texels on a floor to the horizon: in the
  * distance the ray cone reads the top of the mip chain (grey); level 0 would alias. */
 static void test_cone_level_of_detail(void)
@@ -327,15 +360,14 @@ static void test_blend_front_to_back(void)
         CHECK_MSG(near3(got, want, 1.5f / 255), "%s beside: %g,%g,%g, want %g,%g,%g",
                   k ? "hybrid" : "raytrace", got[0], got[1], got[2], want[0], want[1], want[2]);
     }
-    /* the colour too: the green front quad weighs half (shadow rays treat blended
-     * surfaces as opaque, so the back quad behind them adds its ambient term only) */
+    /* the colour too: the green front quad weighs half, the blue back quad shows */
     CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &layers_view, img));
     float blended[3], opaque[3];
     pixel(img, W / 2, H / 2, blended);
     A->alpha_mode = B->alpha_mode = SC_ALPHA_OPAQUE;
     CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &layers_view, img));
     pixel(img, W / 2, H / 2, opaque);
-    CHECK_MSG(blended[1] < opaque[1] - 0.1f,
+    CHECK_MSG(blended[1] < opaque[1] - 0.05f && blended[2] > opaque[2] + 0.02f,
               "blended centre %g,%g,%g against opaque %g,%g,%g", blended[0], blended[1], blended[2],
               opaque[0], opaque[1], opaque[2]);
     /* fully transparent layers show what is behind them, exactly */
@@ -348,6 +380,57 @@ static void test_blend_front_to_back(void)
     CHECK_MSG(near3(got, l.s->materials[back].albedo, 0.5f / 255), "through alpha 0: %g,%g,%g",
               got[0], got[1], got[2]);
     free(img), free(hy);
+    unload(&l);
+}
+
+/* A shadow through a blended quad lets (1 - a) of the light through: a floor lit from
+ * straight above through a horizontal quad of alpha 0 (all), 0.5 (half) and 1 (none),
+ * seen from the side below the quad. In linear light, half = (all + none) / 2. */
+static void test_shadow_through_blend(void)
+{
+    write_file("shade.mtl", "newmtl floor\nKd 0.8 0.8 0.8\nKs 0\nnewmtl glass\nKd 1 1 1\n");
+    write_file("shade.obj", "mtllib shade.mtl\nv -3 0 -3\nv 3 0 -3\nv 3 0 3\nv -3 0 3\n"
+               "v -1 1 -1\nv 1 1 -1\nv 1 1 1\nv -1 1 1\nvn 0 1 0\n"
+               "usemtl floor\nf 1//1 4//1 3//1 2//1\nusemtl glass\nf 5//1 8//1 7//1 6//1\n");
+    loaded l;
+    if (!load(&l, "shade.obj")) { CHECK(0); return; }
+    int glass = find_material(l.s, "glass");
+    CHECK(glass >= 0);
+    if (glass < 0) { unload(&l); return; }
+    l.s->materials[glass].alpha_mode = SC_ALPHA_BLEND;
+    sc_light light = {{0, 5, 0}, {1, 1, 1}};
+    l.s->lights = &light, l.s->nlights = 1;
+    uint8_t *img = malloc((size_t)W * H * 4);
+    const float alphas[3] = {0.0f, 0.5f, 1.0f};
+    float lin[3];
+    for (int k = 0; k < 3; k++) {
+        l.s->materials[glass].alpha = alphas[k];
+        char err[CP_ERR_MAX];
+        cp_registry *r = pl_registry_new(err);
+        cp_graph *g = cp_graph_new(r);
+        CHECK(!cp_graph_load_text(g, pl_builtin_graph("raytrace"), "raytrace", err));
+        sc_camera cam = {{0, 1, 6}, {0, 0, 0}, {0, 1, 0}, 30};
+        l.s->camera = cam;
+        pl_frame f;
+        CHECK(pl_frame_init(&f, &l.data, W, H, SH_AOV_COLOR, err));
+        gr_launch_opts lo = {.workers = 2};
+        gr_graph *run = pl_render_frame(g, &f, &lo, err);
+        CHECK_MSG(run, "%s", err);
+        if (run) memcpy(img, pl_frame_image(&f), (size_t)W * H * 4);
+        gr_graph_destroy(run);
+        pl_frame_free(&f);
+        cp_graph_free(g);
+        cp_registry_free(r);
+        float c = img[((size_t)(H / 2) * W + W / 2) * 4] / 255.0f;   /* sRGB -> linear */
+        lin[k] = c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+    }
+    l.s->lights = NULL, l.s->nlights = 0;
+    printf("    floor under glass, linear: alpha 0 %.4f, 0.5 %.4f, 1 %.4f\n", lin[0], lin[1], lin[2]);
+    CHECK_MSG(lin[0] > lin[1] + 0.05f && lin[1] > lin[2] + 0.05f, "no partial shadow: %g %g %g",
+              lin[0], lin[1], lin[2]);
+    CHECK_MSG(fabsf(lin[1] - 0.5f * (lin[0] + lin[2])) < 0.02f, "half the light: %g, want %g", lin[1],
+              0.5f * (lin[0] + lin[2]));
+    free(img);
     unload(&l);
 }
 
@@ -443,9 +526,11 @@ int main(void)
     snprintf(dir, sizeof dir, "/tmp/test_rt_textures.XXXXXX");
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
     RUN(test_raster_vs_ray_tracer);
+    RUN(test_metallic_roughness);
     RUN(test_cone_level_of_detail);
     RUN(test_blend_front_to_back);
     RUN(test_layers_bounded);
+    RUN(test_shadow_through_blend);
     RUN(test_deterministic);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
