@@ -147,12 +147,15 @@ typedef struct cp_resource_use {
  * writes into another buffer, so a tile never reads what a neighbour tile wrote. The
  * stages of a graph run in the order their sections appear, each after the whole of the
  * previous one. Deterministic by construction: a pixel of the output is a function of
- * the input only. Knows nothing of rendering: the renderers' runner is
+ * the input only. Address pixels through cp_image_src and cp_image_dst: when no stage of
+ * the graph has a halo, the buffer holds the tile alone (ox, oy, stride say where). Knows nothing of rendering: the renderers' runner is
  * pipelines/image/image.h (docs/image-space.md). */
 typedef struct cp_image_tile {
     const float *src;
     float *dst;
     size_t stride;                     /* pixels per row of src and dst */
+    int ox, oy;                        /* the image pixel at src[0] and dst[0] (a buffer
+                                          of the tile alone, or 0, 0: of the image) */
     int width, height;                 /* the whole image */
     int x0, y0, x1, y1;                /* the tile to write, [x0,x1) x [y0,y1) */
     int vx0, vy0, vx1, vy1;            /* where src holds this run's pixels: the image, or
@@ -165,12 +168,13 @@ static inline const float *cp_image_src(const cp_image_tile *t, int x, int y)
 {
     x = x < t->vx0 ? t->vx0 : x >= t->vx1 ? t->vx1 - 1 : x;
     y = y < t->vy0 ? t->vy0 : y >= t->vy1 ? t->vy1 - 1 : y;
-    return t->src + 4 * ((size_t)y * t->stride + (size_t)x);
+    return t->src + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(x - t->ox));
 }
 
+/* The output pixel (x, y), inside the tile. */
 static inline float *cp_image_dst(const cp_image_tile *t, int x, int y)
 {
-    return t->dst + 4 * ((size_t)y * t->stride + (size_t)x);
+    return t->dst + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(x - t->ox));
 }
 
 /* How many instances a Thread stage runs. */

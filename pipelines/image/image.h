@@ -8,7 +8,9 @@
  * with a halo reads "post" and writes "post-swap", and the two swap) -> the final sRGB
  * encode back into "color". A stage with a halo starts a new phase (every tile of its
  * input must be final); the stages without one after it run in the same phase, tile by
- * tile, so a tile's pixels stay in cache from decode to encode.
+ * tile, so a tile's pixels stay in cache from decode to encode. When no stage has a
+ * halo there is one phase and no image buffer at all: each tile goes from decode to
+ * encode in a tile-sized buffer of its thread's.
  *
  * Regions: when the frame renders part of the image (gramps-render-mpi's chunks), the
  * part is widened by the sum of the stages' halos before the graph runs (pl_render_frame),

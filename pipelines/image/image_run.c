@@ -92,17 +92,18 @@ typedef struct run_job {
     int src;                           /* bufs[src] is the phase's first input */
     int tile, tiles_x, ntiles;
     _Atomic(int) next;                 /* the next tile to take */
+    _Atomic(bool) failed;              /* a part could not get its scratch tile */
     bool avx2;
 } run_job;
 
-static void decode_tile(const run_job *j, const cp_image_tile *t)
+static void decode_tile(const run_job *j, const cp_image_tile *t, float *buf)
 {
     const uint32_t *color = pl_frame_color(j->f);
     for (int y = t->y0; y < t->y1; y++) {
-        size_t at = (size_t)y * t->stride;
+        const uint32_t *row = color + (size_t)y * (size_t)t->width;
         for (int x = t->x0; x < t->x1; x++) {
-            uint32_t c = color[at + (size_t)x];
-            float *o = j->bufs[j->src] + 4 * (at + (size_t)x);
+            uint32_t c = row[x];
+            float *o = buf + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(x - t->ox));
             for (int ch = 0; ch < 3; ch++) o[ch] = decode_table[(c >> (8 * ch)) & 0xff];
             o[3] = (float)(c >> 24) / 255.0f;
         }
@@ -115,20 +116,22 @@ static uint8_t alpha8(float a)
 }
 
 /* The final encode: sRGB for colour, alpha as it came (a / 255 decodes back exactly). */
-static void encode_tile(const run_job *j, const float *img, const cp_image_tile *t)
+static void encode_tile(const run_job *j, const float *buf, const cp_image_tile *t)
 {
     uint8_t *color = (uint8_t *)pl_frame_color(j->f);
     int w = t->x1 - t->x0;
     for (int y = t->y0; y < t->y1; y++) {
-        size_t at = (size_t)y * t->stride + (size_t)t->x0;
-        sh_srgb8_encode_n(img + 4 * at, color + 4 * at, 4 * w, j->avx2);
-        for (int x = 0; x < w; x++) color[4 * (at + (size_t)x) + 3] = alpha8(img[4 * (at + (size_t)x) + 3]);
+        const float *in = buf + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(t->x0 - t->ox));
+        uint8_t *row = color + 4 * ((size_t)y * (size_t)t->width + (size_t)t->x0);
+        sh_srgb8_encode_n(in, row, 4 * w, j->avx2);
+        for (int x = 0; x < w; x++) row[4 * x + 3] = alpha8(in[4 * x + 3]);
     }
 }
 
 /* Tile k of the region through the phase: its first pass from bufs[src] (into the other
- * buffer when it has a halo), the passes without a halo in place after it. */
-static void phase_tile(run_job *j, int k)
+ * buffer when it has a halo), the passes without a halo in place after it. With no halo
+ * anywhere, the tile goes from decode to encode in `scratch`, a buffer of its own. */
+static void phase_tile(run_job *j, int k, float *scratch)
 {
     const pl_region *r = &j->f->region;
     int tx = k % j->tiles_x, ty = k / j->tiles_x;
@@ -137,27 +140,40 @@ static void phase_tile(run_job *j, int k)
                        .vx0 = r->x0, .vy0 = r->y0, .vx1 = r->x1, .vy1 = r->y1};
     t.x1 = t.x0 + j->tile < r->x1 ? t.x0 + j->tile : r->x1;
     t.y1 = t.y0 + j->tile < r->y1 ? t.y0 + j->tile : r->y1;
+    float *bufs[2] = {j->bufs[0], j->bufs[1]};
+    if (scratch) {
+        bufs[0] = scratch;
+        t.stride = (size_t)j->tile;
+        t.ox = t.x0;
+        t.oy = t.y0;
+    }
     int cur = j->src;
-    if (j->decode) decode_tile(j, &t);
+    if (j->decode) decode_tile(j, &t, bufs[cur]);
     for (int i = j->first; i < j->last; i++) {
         int out = j->p[i].halo ? 1 - cur : cur;
-        t.src = j->bufs[cur];
-        t.dst = j->bufs[out];
+        t.src = bufs[cur];
+        t.dst = bufs[out];
         j->p[i].type->tile(j->p[i].state, &t);
         cur = out;
     }
-    if (j->encode) encode_tile(j, j->bufs[cur], &t);
+    if (j->encode) encode_tile(j, bufs[cur], &t);
 }
 
 static void phase_part(void *arg, unsigned part, unsigned parts)
 {
     (void)part, (void)parts;
     run_job *j = arg;
+    float *scratch = NULL;
+    if (!j->bufs[0]) {
+        scratch = malloc((size_t)j->tile * (size_t)j->tile * 4 * sizeof *scratch);
+        if (!scratch) { atomic_store(&j->failed, true); return; }
+    }
     for (;;) {
         int k = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-        if (k >= j->ntiles) return;
-        phase_tile(j, k);
+        if (k >= j->ntiles) break;
+        phase_tile(j, k, scratch);
     }
+    free(scratch);
 }
 
 /* Passes [first, last) over every tile; first == last == 0: the decode alone. */
@@ -172,14 +188,16 @@ static void run_phase(run_job *j, int first, int last, unsigned parts)
     for (int i = first; i < last; i++) j->src = j->p[i].halo ? 1 - j->src : j->src;
 }
 
-/* The buffers: "post", and "post-swap" when a pass has a halo. */
+/* The buffers: none when no pass has a halo (each tile goes through them in a buffer of
+ * its own), else "post" and "post-swap". */
 static bool get_buffers(run_job *j, const cp_image_pass *p, int n, char err[CP_ERR_MAX])
 {
-    bool swap = false;
-    for (int i = 0; i < n; i++) swap |= p[i].halo > 0;
+    bool halo = false;
+    for (int i = 0; i < n; i++) halo |= p[i].halo > 0;
+    if (!halo) return true;
     j->bufs[0] = pl_frame_resource(j->f, &post, CP_READS | CP_WRITES, "");
-    j->bufs[1] = swap ? pl_frame_resource(j->f, &post_swap, CP_READS | CP_WRITES, "") : NULL;
-    if (!j->bufs[0] || (swap && !j->bufs[1])) {
+    j->bufs[1] = pl_frame_resource(j->f, &post_swap, CP_READS | CP_WRITES, "");
+    if (!j->bufs[0] || !j->bufs[1]) {
         snprintf(err, CP_ERR_MAX, "out of memory (the image-space stages' %dx%d linear image)",
                  j->f->width, j->f->height);
         return false;
@@ -208,6 +226,10 @@ bool pli_run(pl_frame *f, const cp_image_pass *p, int n, int tile, unsigned work
         while (last < n && p[last].halo == 0) last++;
         run_phase(&j, first, last, parts);
         first = last;
+    }
+    if (atomic_load(&j.failed)) {
+        snprintf(err, CP_ERR_MAX, "out of memory (an image-space tile)");
+        return false;
     }
     for (int i = 0; i < n; i++)
         if (p[i].type->stage.finish) p[i].type->stage.finish(p[i].state, f);

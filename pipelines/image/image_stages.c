@@ -5,7 +5,8 @@
  *                  a clamp); halo 0, in place. The sRGB encode is the runner's last step.
  *   image.fxaa     FXAA in the manner of Lottes' console version: an edge direction from
  *                  the luma of the four diagonal neighbours, two or four bilinear taps
- *                  along it; halo span / 2 + 1 (the farthest tap's bilinear footprint).
+ *                  along it; halo (span + 1) / 2 + 1 (the farthest tap, and its bilinear
+ *                  footprint). An early exit leaves pixels of low contrast as they are.
  *   image.outline  a Sobel filter of luma at `width` pixels' distance; where the
  *                  gradient exceeds `threshold` the pixel becomes the line colour; halo
  *                  `width`.
@@ -146,19 +147,24 @@ static inline float fxaa_luma(const float *p)
 #define FXAA_EDGE 0.125f
 #define FXAA_EDGE_MIN 0.0312f
 
+static inline float root(float l) { return l > 0.0f ? sqrtf(l) : 0.0f; }
+
 static void fxaa_pixel(const fxaa_state *s, const cp_image_tile *t, int x, int y)
 {
-    float nw = fxaa_luma(cp_image_src(t, x - 1, y - 1)), ne = fxaa_luma(cp_image_src(t, x + 1, y - 1));
-    float sw = fxaa_luma(cp_image_src(t, x - 1, y + 1)), se = fxaa_luma(cp_image_src(t, x + 1, y + 1));
+    /* the range from linear lumas, rooted at the ends only: the root is monotonic, so
+     * this is the range of the rooted lumas, bit for bit, at two roots instead of five */
+    float lnw = luma(cp_image_src(t, x - 1, y - 1)), lne = luma(cp_image_src(t, x + 1, y - 1));
+    float lsw = luma(cp_image_src(t, x - 1, y + 1)), lse = luma(cp_image_src(t, x + 1, y + 1));
     const float *m = cp_image_src(t, x, y);
-    float lm = fxaa_luma(m);
-    float lmin = min2(lm, min2(min2(nw, ne), min2(sw, se)));
-    float lmax = max2(lm, max2(max2(nw, ne), max2(sw, se)));
+    float lm = luma(m);
+    float lmin = root(min2(lm, min2(min2(lnw, lne), min2(lsw, lse))));
+    float lmax = root(max2(lm, max2(max2(lnw, lne), max2(lsw, lse))));
     float *o = cp_image_dst(t, x, y);
     if (lmax - lmin < max2(FXAA_EDGE_MIN, lmax * FXAA_EDGE)) {
         memcpy(o, m, 4 * sizeof *o);
         return;
     }
+    float nw = root(lnw), ne = root(lne), sw = root(lsw), se = root(lse);
     float dx = -((nw + ne) - (sw + se)), dy = (nw + sw) - (ne + se);
     float reduce = max2((nw + ne + sw + se) * (0.25f * s->reduce_mul), s->reduce_min);
     float rcp = 1.0f / (min2(fabsf(dx), fabsf(dy)) + reduce);
