@@ -423,6 +423,56 @@ static void test_deterministic(void)
     unload(&l);
 }
 
+/* A 4x1 TGA (stb_image reads it) with alpha 0 0 255 255, uncompressed: with the default
+ * repeat and bilinear filtering, alpha is exactly 0 for u in [1/8, 3/8] and 1 for u in
+ * [5/8, 7/8]. */
+static void write_cutout_tga(const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    static const unsigned char tga[] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 32, 8,
+                                        255, 255, 255, 0, 255, 255, 255, 0,
+                                        255, 255, 255, 255, 255, 255, 255, 255};   /* BGRA */
+    FILE *f = fopen(path, "wb");
+    if (f) fwrite(tga, 1, sizeof tga, f), fclose(f);
+}
+
+/* From the files alone: an OBJ quad whose MTL map_Kd carries alpha is a blended material
+ * (the OBJ loader's rule: d < 1 or texture alpha), so where the texture's alpha is 0 the
+ * floor shows unchanged and where it is 255 the quad's own colour: through every raster
+ * graph, the same bytes. */
+static void test_obj_map_kd_alpha(void)
+{
+    write_cutout_tga("cut.tga");
+    /* not named "cut": load_scene leaves this material as the loader made it */
+    write_file("cut.mtl", "newmtl opaque\nKd 0.8 0.25 0.2\nnewmtl cutfile\nKd 0.9 0.9 0.9\n"
+                          "map_Kd cut.tga\n");
+    static char obj[2048];
+    int v = 1;
+    strcpy(obj, "mtllib cut.mtl\n");
+    quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
+    quad(obj, sizeof obj, &v, "cutfile", -1, -1, 1, 1, 0.3, false);
+    write_file("cut.obj", obj);
+    static uint8_t floor_only[W * H * 4], img[W * H * 4], first[W * H * 4];
+    loaded l;
+    char path[160], err[SC_ERR_MAX];
+    snprintf(path, sizeof path, "%s/cut.obj", dir);
+    if (sc_load(path, &l.s, err) != 0) { CHECK_MSG(0, "%s", err); return; }
+    const sc_material *m = material(l.s, "cutfile");
+    CHECK(m && m->alpha_mode == SC_ALPHA_BLEND && m->albedo_map.texture >= 0);
+    sc_free(l.s);
+    for (int k = 0; k < 3; k++) {
+        setup u = blended;
+        CHECK(image("floor.obj", &u, raster_graphs[k], floor_only));
+        CHECK(image("cut.obj", &u, raster_graphs[k], img));
+        CHECK_MSG(px(img, 17, 32) == px(floor_only, 17, 32), "%s: %08x, the floor's %08x",
+                  raster_graphs[k], px(img, 17, 32), px(floor_only, 17, 32));
+        CHECK_MSG(px(img, 46, 32) != px(floor_only, 46, 32), "%s", raster_graphs[k]);
+        if (k == 0) memcpy(first, img, sizeof first);
+        else CHECK_MSG(!memcmp(first, img, sizeof img), "%s differs", raster_graphs[k]);
+    }
+}
+
 /* 512 x 512: tiles that hold only blended triangles (the sort-middle graph's tiles
  * blend without an opaque or alpha-tested triangle there), the same image in every
  * raster graph. */
@@ -456,6 +506,7 @@ int main(void)
     RUN(test_single_sided_raster);
     RUN(test_deterministic);
     RUN(test_tiles_only_blended);
+    RUN(test_obj_map_kd_alpha);
     RUN(test_mask_rays);
     RUN(test_single_sided_rays);
     char cmd[128];
