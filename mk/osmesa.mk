@@ -21,6 +21,9 @@ $(BUILD)/bench/bench_rs_llvmpipe: $(wildcard $(OSMESA_HEADER))
 $(BUILD)/bench/bench_albedo_llvmpipe: RENDER_LDLIBS += $(shell test -f $(OSMESA_HEADER) && echo -lOSMesa)
 $(BUILD)/bench/bench_albedo_llvmpipe: $(wildcard $(OSMESA_HEADER))
 
+# tests/render/test_albedo_llvmpipe runs it: `make test` builds it first.
+$(BUILD)/tests/render/test_albedo_llvmpipe: | $(BUILD)/bench/bench_albedo_llvmpipe
+
 .PHONY: albedo-check
 albedo-check: $(BUILD)/bench/bench_albedo_llvmpipe
 	$(BUILD)/bench/bench_albedo_llvmpipe --opaque
