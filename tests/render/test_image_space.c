@@ -169,6 +169,33 @@ static const char outline_then_tonemap[] =
 
 /* ---- tests ------------------------------------------------------------------------------- */
 
+/* A type that is not an image-space stage is refused at registration, named. */
+static void test_register_errors(void)
+{
+    static const cp_port port = {"in", GR_BIND_INPUT, "raster.batch", NULL};
+    static const cp_image_stage_type bad[] = {
+        {{.name = "t.notile"}, 0, NULL, NULL},
+        {{.name = "t.negative"}, -1, NULL, copy_tile},
+        {{.name = "t.ports", .ports = &port, .nports = 1}, 0, NULL, copy_tile},
+        {{.name = "image.tonemap"}, 0, NULL, copy_tile},
+    };
+    static const char *const want[] = {"no tile function", "halo -1 < 0", "has ports",
+                                       "registered twice"};
+    char err[CP_ERR_MAX];
+    cp_registry *r = pl_registry_new(err);
+    CHECK(r != NULL);
+    for (int i = 0; r && i < 4; i++) {
+        err[0] = 0;
+        CHECK_MSG(cp_register_image_stage(r, &bad[i], err) == -1 && strstr(err, want[i]),
+                  "case %d: %s", i, err);
+        CHECK(!cp_image_stage_of(r, &bad[i].stage));
+    }
+    const cp_stage_type *t = r ? cp_find_stage(r, "image.fxaa") : NULL;
+    CHECK(t && cp_image_stage_of(r, t) && cp_image_stage_of(r, t)->tile);
+    CHECK(r && !cp_image_stage_of(r, cp_find_stage(r, "raster.ps")));
+    cp_registry_free(r);
+}
+
 /* encode(decode(b)) == b for every byte, and decode is the sRGB curve. */
 static void test_decode_round_trip(void)
 {
@@ -445,6 +472,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     find_tool(argv[0], "gramps-render");
+    RUN(test_register_errors);
     RUN(test_decode_round_trip);
     RUN(test_identity);
     RUN(test_reference_raster);
