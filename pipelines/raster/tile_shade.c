@@ -13,7 +13,9 @@
  *
  * Memory: the tile keeps only the triangles that own at least one of its pixels (a slot
  * is freed when its last pixel is taken), so it holds at most one triangle per pixel
- * plus the one being rasterized, whatever the scene. */
+ * plus the one being rasterized, whatever the scene; blended triangles (alpha.h) are
+ * the exception: each one that touches the tile is kept until the end, when they are
+ * blended in primitive-id order over the shaded opaque pixels (tile_blend). */
 #include "pipelines/raster/internal.h"
 
 #include <stdlib.h>
