@@ -147,6 +147,8 @@ typedef struct ps_material {
     float specular[SH_PS_MAX], exponent[SH_PS_MAX];
     int metallic_roughness;               /* fragments whose material is glTF's model */
     uint64_t quad_ready;                  /* bit k: quad[k] is set up for tris[k] */
+    int last_tri, last_x, last_y;         /* the quad whose derivatives last_d holds */
+    float last_d[4];
     quad_setup quad[SH_PS_MAX];           /* textured triangles, once per packet */
 } ps_material;
 
@@ -193,8 +195,12 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
         quad_setup_of(e, &f->tris[k], &pm->quad[k]);
         pm->quad_ready |= 1ull << k;
     }
-    float d[4];
-    quad_derivatives(&pm->quad[k], f->x[i], f->y[i], d);
+    const int qx = f->x[i] & ~1, qy = f->y[i] & ~1;
+    if ((int)k != pm->last_tri || qx != pm->last_x || qy != pm->last_y) {   /* neighbours share it */
+        quad_derivatives(&pm->quad[k], qx, qy, pm->last_d);
+        pm->last_tri = (int)k, pm->last_x = qx, pm->last_y = qy;
+    }
+    const float *d = pm->last_d;
     q.kind = SH_LOD_QUAD;
     q.dudx = d[0], q.dvdx = d[1], q.dudy = d[2], q.dvdy = d[3];
     return q;
@@ -216,6 +222,7 @@ static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
 {
     pm->metallic_roughness = 0;
     pm->quad_ready = 0;
+    pm->last_tri = -1;
     for (int i = 0; i < f->n; i++) {
         const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
         const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);

@@ -356,6 +356,51 @@ static void test_quad_derivatives(void)
     }
 }
 
+/* Texture coordinates NaN, infinite or 1e30 at some corners: every fragment of a
+ * textured material still gets a colour, through the quad's level of detail, in every
+ * AOV (the sampler reads a defined texel; no crash, no out-of-range read). */
+static void test_ps_bad_uvs(void)
+{
+    unsigned char texels[4 * 4 * 4];
+    for (size_t i = 0; i < sizeof texels; i++) texels[i] = (unsigned char)(i * 29 + 3);
+    sc_texture tex = {.name = "t", .nlevels = 1, .levels[0] = {4, 4, texels}};
+    sc_material m = sh_default_material;
+    m.albedo_map.texture = 0;
+    sc_scene scene = {0};
+    scene.materials = &m;
+    scene.nmaterials = 1;
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    scene.lights = (sc_light[]){{{3, 4, 5}, {0.8f, 0.8f, 0.7f}}};
+    scene.nlights = 1;
+    sc_geometry geo = {0};
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    const float bad[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f, 0.5f};
+    int nbad = sizeof bad / sizeof *bad, wrong = 0;
+    for (int aov = 0; aov < SH_AOV_COUNT; aov++) {
+        sh_raster_env e;
+        sh_raster_env_init(&e, &scene, &geo, 64, 64, (sh_aov)aov);
+        for (int j = 0; j < nbad * nbad; j++) {
+            sh_ps_tri t = {0};
+            const float corner[3][3] = {{-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
+            for (int k = 0; k < 3; k++) {
+                memcpy(t.attr[k], corner[k], sizeof corner[k]);
+                t.attr[k][5] = 1;
+                t.attr[k][6] = k == 1 ? bad[j % nbad] : 0.25f * k;
+                t.attr[k][7] = k == 2 ? bad[j / nbad] : 0.5f;
+            }
+            uint16_t x[4] = {30, 31, 30, 31}, y[4] = {30, 30, 31, 31};
+            float b1[4] = {0.2f, 0.3f, 0.2f, 0.3f}, b2[4] = {0.3f, 0.3f, 0.4f, 0.4f};
+            uint8_t tri[4] = {0};
+            uint32_t out[4] = {0};
+            sh_ps_packet(&e, &(sh_ps_frags){4, &t, tri, b1, b2, x, y}, out);
+            for (int i = 0; i < 4; i++) wrong += (out[i] >> 24) != 255;
+        }
+    }
+    CHECK_MSG(wrong == 0, "%d fragments without a colour", wrong);
+}
+
 int main(void)
 {
     RUN(test_srgb_table_exact);
@@ -363,5 +408,6 @@ int main(void)
     RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
     RUN(test_quad_derivatives);
+    RUN(test_ps_bad_uvs);
     return check_finish();
 }

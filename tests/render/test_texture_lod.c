@@ -127,7 +127,7 @@ static void test_deterministic(void)
 {
     const char *runs[] = {"-t 1", "-t 2", "-t 3", "-t 8", "-t 3 --scheduler task-stealing",
                           "-t 3 --scheduler breadth-first", "-t 3 --scheduler static",
-                          "-t 3 -p raster-ordered", "-t 8 -p raster-ordered"};
+                          "-t 3 -p raster-ordered", "-t 8 -p raster-ordered", "-t 3 --parallel-rast"};
     const char *aovs[] = {"color", "albedo"};
     for (int a = 0; a < 2; a++) {
         unsigned char *first = NULL;
