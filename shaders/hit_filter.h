@@ -6,8 +6,9 @@
  * Alpha at a hit = material alpha x the albedo texture's alpha at the hit's uv (the
  * texture coordinates interpolated with the kernels' barycentrics: (1-u-v) t0 + u t1 +
  * v t2 in index order, then the material's texture transform), sampled at level of
- * detail 0 with the material's sampler: the raster graphs' rule (pipelines/raster/alpha.h),
- * so both cut the same shape. A back face: the ray's origin lies on the side of the
+ * detail 0 with the material's sampler (traversal knows no ray footprint): the raster
+ * graphs' rule (pipelines/raster/alpha.h) where their quad's level is 0 or below
+ * (magnified textures), so both cut the same shape there. A back face: the ray's origin lies on the side of the
  * triangle's plane its counter-clockwise normal points away from (glTF's front face is
  * counter-clockwise).
  *

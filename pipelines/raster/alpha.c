@@ -3,6 +3,7 @@
 
 #include "pipelines/raster/internal.h"
 
+#include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
 
 #include <math.h>
@@ -20,7 +21,7 @@ plr_alpha_info plr_alpha_info_of(const sc_scene *s)
     return a;
 }
 
-float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2)
+float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x, int y)
 {
     const sc_material *m = plr_material(e, t->material);
     if (!m) return 1.0f;
@@ -30,21 +31,28 @@ float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b
     const float b0 = 1.0f - b1 - b2;
     float u = b0 * t->attr[0][6] + b1 * t->attr[1][6] + b2 * t->attr[2][6];
     float v = b0 * t->attr[0][7] + b1 * t->attr[1][7] + b2 * t->attr[2][7];
+    /* the PS's level of detail: its 2x2 quad's coarse derivatives (a pure function of
+     * the triangle and the quad, so the same wherever the fragment is tested) */
+    float d[4];
+    sh_ps_quad_derivatives(e, t, x, y, d);
+    const sh_lod q = {.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
+    const float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &u, &v);
     float texel[4];
-    sh_texture_sample(tex, &m->albedo_map.sampler, u, v, 0.0f, texel);
+    sh_texture_sample(tex, &m->albedo_map.sampler, u, v, lod, texel);
     return alpha * texel[3];
 }
 
-bool plr_alpha_passes(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2)
+bool plr_alpha_passes(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x,
+                      int y)
 {
     const sc_material *m = plr_material(e, t->material);
-    return !m || plr_alpha_at(e, t, b1, b2) >= m->alpha_cutoff;
+    return !m || plr_alpha_at(e, t, b1, b2, x, y) >= m->alpha_cutoff;
 }
 
-uint8_t plr_alpha8(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2)
+uint8_t plr_alpha8(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x, int y)
 {
-    return sh_to_linear8(plr_alpha_at(e, t, b1, b2));
+    return sh_to_linear8(plr_alpha_at(e, t, b1, b2, x, y));
 }
 
 int plr_depth_rect_masked(const sh_raster_env *e, const plr_prim *p, int x0, int y0, int x1,
@@ -76,7 +84,7 @@ int plr_depth_rect_masked(const sh_raster_env *e, const plr_prim *p, int x0, int
                 if (!(z < held || (z == held && (t->vis[at] == 0 || id < t->vis[at])))) continue;
                 float zw, b1, b2;                 /* zw == z: the same formula */
                 rs_weights(&ip, c->e0, c->e1, &zw, &b1, &b2);
-                if (!plr_alpha_passes(e, &p->tri, b1, b2)) continue;
+                if (!plr_alpha_passes(e, &p->tri, b1, b2, c->x, c->y)) continue;
                 t->z[at] = z;
                 t->vis[at] = id;
                 if (t->won) t->won[t->nwon++] = (int32_t)at;
@@ -98,7 +106,7 @@ int plr_alpha_ps(const sh_raster_env *e, frag_pkt *p, const float *b1, const flo
         uint8_t a = 255;
         switch (plr_alpha_mode(e, t->material)) {
         case SC_ALPHA_MASK:
-            if (!plr_alpha_passes(e, t, b1[i], b2[i])) {
+            if (!plr_alpha_passes(e, t, b1[i], b2[i], p->x[i], p->y[i])) {
                 p->out.z[i] = INFINITY;
                 continue;
             }
@@ -108,7 +116,7 @@ int plr_alpha_ps(const sh_raster_env *e, frag_pkt *p, const float *b1, const flo
                 p->out.z[i] = INFINITY;
                 continue;
             }
-            a = plr_alpha8(e, t, b1[i], b2[i]);
+            a = plr_alpha8(e, t, b1[i], b2[i], p->x[i], p->y[i]);
             break;
         default:
             break;

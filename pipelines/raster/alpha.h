@@ -3,12 +3,13 @@
  * place so that every raster graph and the hybrid's depth pass give the same bits.
  *
  * Alpha of a fragment = material alpha x the albedo texture's alpha at the fragment's uv,
- * sampled at level of detail 0 (sh_texture_sample with the material's sampler and
- * texture transform). Level 0 everywhere in the raster family, whatever level the colour
- * is sampled at, so the sort-middle graph (which tests alpha while resolving visibility,
- * before any quad of fragments exists) and the ordered graphs (which test in the PS) agree
- * bit for bit. The uv is interpolated with the pixel shader's perspective-correct
- * weights (b0 = 1 - b1 - b2, the formula of its interpolation).
+ * sampled as the PS samples the colour: the material's sampler and texture transform, at
+ * the level of detail of the fragment's 2x2 quad (sh_ps_quad_derivatives, a pure function
+ * of the triangle and the quad, then sh_surface_lod), so the sort-middle graph (which
+ * tests alpha while resolving visibility, before any quad of fragments exists) and the
+ * ordered graphs (which test in the PS) agree bit for bit, and minified cut-outs are
+ * filtered like their colour (trilinear, as OpenGL's and Direct3D's alpha). The uv is
+ * interpolated with the pixel shader's perspective-correct weights (b0 = 1 - b1 - b2).
  *
  * Blending, by the rule real engines use: opaque and alpha-tested triangles first, then
  * blended triangles in primitive-id order, each fragment depth-tested (less) against the
@@ -51,14 +52,15 @@ static inline bool plr_blends_aov(const sh_raster_env *e)
     return e->aov == SH_AOV_COLOR || e->aov == SH_AOV_ALBEDO;
 }
 
-/* The fragment's alpha (see above) at weights b1, b2 of triangle t. */
-float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2);
+/* The alpha (see above) of triangle t's fragment at pixel (x, y), weights b1, b2. */
+float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x, int y);
 
-/* Does a fragment of MASK triangle t at b1, b2 pass the alpha test (alpha >= cutoff)? */
-bool plr_alpha_passes(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2);
+/* Does a fragment of MASK triangle t pass the alpha test (alpha >= cutoff)? */
+bool plr_alpha_passes(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x,
+                      int y);
 
 /* The alpha byte of a fragment of a BLEND triangle: round(255 * clamp(alpha)). */
-uint8_t plr_alpha8(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2);
+uint8_t plr_alpha8(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x, int y);
 
 /* src (RGB; its alpha byte is the coverage a8) over dst: per channel
  * round((s * a + d * (255 - a)) / 255), dst's alpha byte kept. Exact integers. */

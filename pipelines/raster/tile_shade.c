@@ -233,7 +233,7 @@ static void blend_flush(plr_state *s, const plr_prim *p, int n, const uint16_t *
     sh_ps_packet(s->env, &(sh_ps_frags){n, &p->tri, tri, b1, b2, x, y}, rgba);
     for (int i = 0; i < n; i++) {
         uint32_t *dst = &s->color[(size_t)y[i] * (size_t)s->width + x[i]];
-        *dst = plr_blend(*dst, rgba[i], plr_alpha8(s->env, &p->tri, b1[i], b2[i]));
+        *dst = plr_blend(*dst, rgba[i], plr_alpha8(s->env, &p->tri, b1[i], b2[i], x[i], y[i]));
     }
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }

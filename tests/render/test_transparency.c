@@ -57,7 +57,9 @@ static const char mtl[] =
     "newmtl b\nKd 0.2 0.3 0.9\nd 0.5\n"
     "newmtl cut\nKd 0.9 0.9 0.9\n"
     "newmtl tinted\nKd 0.9 0.5 0.9\n"
-    "newmtl oneside\nKd 0.3 0.9 0.9\n";
+    "newmtl oneside\nKd 0.3 0.9 0.9\n"
+    "newmtl fine\nKd 0.9 0.6 0.2\n"
+    "newmtl fineblend\nKd 0.2 0.6 0.9\n";
 
 /* Scene files: blend_ab.obj (a before b in the file), blend_ba.obj, mask.obj (the
  * cut-out quad over the opaque one), oneside.obj / front.obj (a single-sided quad seen
@@ -124,6 +126,9 @@ static void write_scenes(void)
     quad(obj, sizeof obj, &v, "cut", -0.7, -0.9, 0.7, 0.2, 0.2, false);
     quad(obj, sizeof obj, &v, "b", -0.4, -0.4, 0.8, 0.8, 0.6, false);
     quad(obj, sizeof obj, &v, "oneside", -0.3, -0.3, 0.3, 0.3, 0.7, true);
+    /* small quads with a 64x64 texture: minified, so alpha comes from a level above 0 */
+    quad(obj, sizeof obj, &v, "fine", 0.5, -0.9, 0.9, -0.5, 0.5, false);
+    quad(obj, sizeof obj, &v, "fineblend", -0.9, 0.5, -0.5, 0.9, 0.5, false);
     write_file("all.obj", obj);
 #undef BEGIN
 }
@@ -199,6 +204,20 @@ static bool load_scene(const char *file, const setup *u, loaded *l)
         m->alpha = 0.8f;
         if (!give_texture(s, m, 4, 2, (const uint8_t[]){0, 60, 120, 250, 255, 200, 90, 30}))
             return false;
+    }
+    /* a 64x64 alpha checker of 3x5 texels, minified on the small quads */
+    static uint8_t checker[64 * 64];
+    for (int i = 0; i < 64 * 64; i++) checker[i] = (uint8_t)((i % 64 / 3 + i / 64 / 5) % 2 ? 255 : 0);
+    if ((m = material(s, "fine"))) {
+        m->alpha_mode = SC_ALPHA_MASK;
+        m->alpha = 1;
+        m->alpha_cutoff = 0.4f;
+        if (!give_texture(s, m, 64, 64, checker)) return false;
+    }
+    if ((m = material(s, "fineblend"))) {
+        m->alpha_mode = SC_ALPHA_BLEND;
+        m->alpha = 0.9f;
+        if (!give_texture(s, m, 64, 64, checker)) return false;
     }
     if (sc_flatten(s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); sc_free(s); return false; }
     pl_scene_data_init(&l->data, l->s, &l->g);
