@@ -34,27 +34,35 @@ typedef struct rt_hit {
 
 /* A ray cone (Akenine-Moller et al., "Texture Level of Detail Strategies for Real-Time
  * Ray Tracing", Ray Tracing Gems ch. 20): the footprint a ray stands for, `width` (world
- * units) at its origin, growing by `spread` (radians, small-angle: width per unit of
- * distance) along it. A camera ray starts at width 0 with the pixel's spread angle,
- * 2 tan(fovy / 2) / height; rays that continue it (reflections, rays through blended
- * surfaces) start with the width at the hit. The traversal kernels ignore it: it only
- * picks the texture level of detail when a hit is shaded. */
+ * units) at its origin, growing by `spread` per unit of the ray's parameter t (the
+ * spread angle times |dir|: dir need not be unit length). A camera ray starts at width 0
+ * with spread 2 tan(fovy / 2) / height per unit of t; since its dir has unit component
+ * along the view axis, t is the depth and the width at a hit is one pixel's side at
+ * that depth, the footprint the raster graphs' derivatives measure (the paper's one
+ * angle for every pixel is wider off the axis by |dir|). Rays that continue it
+ * (reflections, rays through blended surfaces) start with the width at the hit and the
+ * same angle. The traversal kernels ignore it: it only picks the texture level of
+ * detail when a hit is shaded. */
 typedef struct rt_cone {
     float width, spread;
 } rt_cone;
 
-/* The cone's width at distance `dist` (world units) from its origin. */
-static inline float rt_cone_width_at(rt_cone c, float dist)
+/* The cone's width at parameter t of its ray. */
+static inline float rt_cone_width_at(rt_cone c, float t)
 {
-    return c.width + c.spread * dist;
+    return c.width + c.spread * t;
 }
 
-/* The cone a ray that starts at r's hit at distance t (in units of r->dir) carries on:
- * the width there, the same spread. */
-static inline rt_cone rt_cone_at_hit(rt_cone c, const rt_ray *r, float t)
+/* The cone a ray of direction `dir` from r's hit at t carries on: the width there and
+ * the same angle, as a spread per unit of the new ray's t (no square root when dir is
+ * r's own, as for a ray that goes on through a surface). */
+static inline rt_cone rt_cone_at_hit(rt_cone c, const rt_ray *r, float t, const float dir[3])
 {
-    float len = sqrtf(r->dir[0] * r->dir[0] + r->dir[1] * r->dir[1] + r->dir[2] * r->dir[2]);
-    return (rt_cone){rt_cone_width_at(c, t * len), c.spread};
+    float w = rt_cone_width_at(c, t);
+    if (dir[0] == r->dir[0] && dir[1] == r->dir[1] && dir[2] == r->dir[2]) return (rt_cone){w, c.spread};
+    float lr = r->dir[0] * r->dir[0] + r->dir[1] * r->dir[1] + r->dir[2] * r->dir[2];
+    float ln = dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2];
+    return (rt_cone){w, c.spread * sqrtf(ln / lr)};
 }
 
 /* Whether the kernels may trace the ray. A ray with a NaN or infinite origin or

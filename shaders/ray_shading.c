@@ -149,7 +149,7 @@ static void hit_footprint(const sh_ray_env *e, const rt_ray *ray, const rt_hit *
     *q = (sh_lod){.kind = SH_LOD_CONE,
                   .uv_area = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]),
                   .world_area = world2,
-                  .cone_width = rt_cone_width_at(cone, hit->t * dlen),
+                  .cone_width = rt_cone_width_at(cone, hit->t),
                   .cos_theta = sh_dot3(g, ray->dir) / (world2 * dlen)};
 }
 
@@ -201,7 +201,7 @@ void sh_ray_pass(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_c
     sh_ray_hit_normal(e, ray, hit, n);
     for (int i = 0; i < 3; i++) p[i] = ray->org[i] + hit->t * ray->dir[i];
     pass_ray(e, ray, p, n, passed);
-    *next = rt_cone_at_hit(cone, ray, hit->t);
+    *next = rt_cone_at_hit(cone, ray, hit->t, ray->dir);
 }
 
 float sh_ray_transmittance(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit)
@@ -252,7 +252,7 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     sh_normalize3(view);
     out->nshadow = 0;
     if (m->model == SC_SHADING_METALLIC_ROUGHNESS) {
-        shade_metallic_roughness(e, m, ray, hit, p, n, view, rt_cone_at_hit(cone, ray, hit->t).width,
+        shade_metallic_roughness(e, m, ray, hit, p, n, view, rt_cone_width_at(cone, hit->t),
                                  w, out);
         return;
     }

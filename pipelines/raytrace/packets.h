@@ -44,11 +44,13 @@ typedef struct plrt_ray {
 } plrt_ray;
 _Static_assert(sizeof(plrt_ray) == 80, "rt.rays elements stay 80 bytes");
 
-/* The spread angle of the camera rays' cones for frame f: one pixel's, atan(2 tan(fovy /
- * 2) / height) (Ray Tracing Gems ch. 20, eq. 30), whatever the samples per pixel. */
+/* The spread of the camera rays' cones for frame f (raytracer/ray.h: per unit of t):
+ * one pixel's side on the image plane at distance 1 along the view axis, 2 tan(fovy /
+ * 2) / height (Ray Tracing Gems ch. 20, eq. 30, without its arctangent), whatever the
+ * samples per pixel. */
 static inline float plrt_camera_spread(const pl_frame *f)
 {
-    return atanf(2.0f * f->camera.half_h / (float)f->height);
+    return 2.0f * f->camera.half_h / (float)f->height;
 }
 
 /* rt.shadow-rays: a ray toward a light and what the light adds if it is unoccluded. */

@@ -347,7 +347,7 @@ static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const r
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
     plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0},
-                   rt_cone_at_hit(h->cone, &h->ray, h->hit.t), layers};
+                   rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
     if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
     o->reflect[o->nreflect++] = rr;
 }

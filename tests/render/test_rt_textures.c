@@ -6,6 +6,8 @@
  *    and the light at the eye (so no shadow the raster graph lacks is seen), a textured
  *    box and floor seen at magnification (both read level 0): at least 98% of pixels
  *    within 4/255, in colour and in the albedo AOV; the hybrid the ray tracer's picture;
+ *    the same on a floor receding to the horizon (minification: quad derivatives
+ *    against cones);
  *    the same with glTF metallic-roughness materials (shaders/pbr.h);
  *  - the level of detail comes from the ray cone: a texel-sized black and white checker
  *    on a floor receding to the horizon is grey in the distance (its mip average), not
@@ -215,6 +217,31 @@ static void test_raster_vs_ray_tracer(void)
     unload(&l);
 }
 
+/* Minification: the blocks texture on a floor receding to the horizon (uv 0..20 across,
+ * 0..40 deep), raster graph (quad derivatives, trilinear) against ray tracer (cones):
+ * the two levels of detail differ a little, at most 2% of the pixels by more than 4/255. */
+static void test_receding_floor(void)
+{
+    write_blocks("blocks.ppm", 16);
+    write_file("floor.mtl", "newmtl floor\nKd 0.9 0.9 0.9\nKs 0\nmap_Kd blocks.ppm\n");
+    write_file("floor.obj", "mtllib floor.mtl\nv -50 0 -200\nv 50 0 -200\nv 50 0 10\nv -50 0 10\n"
+               "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nvn 0 1 0\nusemtl floor\nf 1/1/1 4/4/1 3/3/1 2/2/1\n");
+    loaded l;
+    if (!load(&l, "floor.obj")) { CHECK(0); return; }
+    uint8_t *ra = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4);
+    const view v = {{0, 1.5f, 8}, {0, 0.5f, 0}, 45};
+    for (int k = 0; k < 2; k++) {
+        sh_aov aov = k ? SH_AOV_ALBEDO : SH_AOV_COLOR;
+        CHECK(render2(&l, "raster", aov, 0, &v, ra));
+        CHECK(render2(&l, "raytrace", aov, 0, &v, rt));
+        double a = agreement(ra, rt, 4);
+        printf("    receding floor, %s: raster vs ray tracer %.4f within 4/255\n", k ? "albedo" : "colour", a);
+        CHECK_MSG(a >= 0.98, "receding floor, %s: %.4f of pixels within 4/255", k ? "albedo" : "colour", a);
+    }
+    free(ra), free(rt);
+    unload(&l);
+}
+
 /* The textured box and floor as glTF metallic-roughness materials (shaders/pbr.h):
  * metallic 0.2 / roughness 0.6 (floor) and metallic 1 / roughness 0.3 (box). */
 static void make_metallic_roughness(loaded *l)
@@ -383,6 +410,51 @@ static void test_blend_front_to_back(void)
     unload(&l);
 }
 
+/* Depth order against draw order (docs/renderers.md): the albedo of the layers scene,
+ * raster graph against ray tracer, at the centre (b at z = 2 over a at z = 1 over the
+ * back). Listed back to front (back, a, b) the two agree; listed b before a, the raster
+ * graphs blend a last, on top, while the ray tracer still composites b in front. */
+static void test_depth_order_vs_draw_order(void)
+{
+    static const char *const orders[2] = {"usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\nusemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n",
+                                          "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\nusemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n"};
+    uint8_t *ra = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4);
+    for (int k = 0; k < 2; k++) {
+        char obj[1024];
+        snprintf(obj, sizeof obj, "mtllib layers.mtl\n"
+                 "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
+                 "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
+                 "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
+                 "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+                 "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n%s", orders[k]);
+        write_layers();
+        write_file("order.obj", obj);
+        loaded l;
+        if (!load(&l, "order.obj")) { CHECK(0); continue; }
+        int back = find_material(l.s, "back"), ma = find_material(l.s, "a"), mb = find_material(l.s, "b");
+        if (back < 0 || ma < 0 || mb < 0) { CHECK(0); unload(&l); continue; }
+        sc_material *A = &l.s->materials[ma], *B = &l.s->materials[mb];
+        A->alpha_mode = B->alpha_mode = SC_ALPHA_BLEND;
+        A->alpha = 0.5f, B->alpha = 0.5f;
+        CHECK(render2(&l, "raster", SH_AOV_ALBEDO, 0, &layers_view, ra));
+        CHECK(render2(&l, "raytrace", SH_AOV_ALBEDO, 0, &layers_view, rt));
+        float r[3], t[3], want_rt[3], want_ra[3];
+        pixel(ra, W / 2, H / 2, r);
+        pixel(rt, W / 2, H / 2, t);
+        const float *bk = l.s->materials[back].albedo;
+        for (int ch = 0; ch < 3; ch++) {
+            want_rt[ch] = 0.5f * B->albedo[ch] + 0.5f * (0.5f * A->albedo[ch] + 0.5f * bk[ch]);
+            want_ra[ch] = k ? 0.5f * A->albedo[ch] + 0.5f * (0.5f * B->albedo[ch] + 0.5f * bk[ch]) : want_rt[ch];
+        }
+        CHECK_MSG(near3(t, want_rt, 1.5f / 255), "order %d: ray tracer %g,%g,%g, want %g,%g,%g", k, t[0],
+                  t[1], t[2], want_rt[0], want_rt[1], want_rt[2]);
+        CHECK_MSG(near3(r, want_ra, 1.5f / 255), "order %d: raster %g,%g,%g, want %g,%g,%g", k, r[0],
+                  r[1], r[2], want_ra[0], want_ra[1], want_ra[2]);
+        unload(&l);
+    }
+    free(ra), free(rt);
+}
+
 /* A shadow through a blended quad lets (1 - a) of the light through: a floor lit from
  * straight above through a horizontal quad of alpha 0 (all), 0.5 (half) and 1 (none),
  * seen from the side below the quad. In linear light, half = (all + none) / 2. */
@@ -526,10 +598,12 @@ int main(void)
     snprintf(dir, sizeof dir, "/tmp/test_rt_textures.XXXXXX");
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
     RUN(test_raster_vs_ray_tracer);
+    RUN(test_receding_floor);
     RUN(test_metallic_roughness);
     RUN(test_cone_level_of_detail);
     RUN(test_blend_front_to_back);
     RUN(test_layers_bounded);
+    RUN(test_depth_order_vs_draw_order);
     RUN(test_shadow_through_blend);
     RUN(test_deterministic);
     char cmd[128];
