@@ -94,12 +94,11 @@ static inline v4f texel4(const unsigned char *t)
 #endif
 }
 
-static v4f bilinear4(const sc_mip_level *l, const sc_sampler *s, float u, float v)
+/* Bilinear on level l at coordinates ru, rv already reduced (reduce): a trilinear
+ * sample reduces once for both levels. */
+static v4f bilinear4(const sc_mip_level *l, const sc_sampler *s, float ru, float rv)
 {
-    float x, y;
-    texel_coords(l, s, u, v, &x, &y);
-    x -= 0.5f;
-    y -= 0.5f;
+    float x = ru * (float)l->width - 0.5f, y = rv * (float)l->height - 0.5f;
     float fx0 = floorf(x), fy0 = floorf(y);
     int x0 = (int)fx0, y0 = (int)fy0;
     float ax = x - fx0, ay = y - fy0;
@@ -114,7 +113,7 @@ static v4f bilinear4(const sc_mip_level *l, const sc_sampler *s, float u, float 
 
 static void bilinear(const sc_mip_level *l, const sc_sampler *s, float u, float v, float rgba[4])
 {
-    const v4f r = bilinear4(l, s, u, v);
+    const v4f r = bilinear4(l, s, reduce(u, s->wrap_u), reduce(v, s->wrap_v));
     for (int k = 0; k < 4; k++) rgba[k] = r[k];
 }
 
@@ -154,8 +153,9 @@ void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float 
     }
     int l0 = (int)floorf(l);
     float f = l - (float)l0;
-    v4f r = bilinear4(&t->levels[l0], s, u, v);
-    if (f != 0.0f && l0 != top) r += f * (bilinear4(&t->levels[l0 + 1], s, u, v) - r);
+    const float ru = reduce(u, s->wrap_u), rv = reduce(v, s->wrap_v);
+    v4f r = bilinear4(&t->levels[l0], s, ru, rv);
+    if (f != 0.0f && l0 != top) r += f * (bilinear4(&t->levels[l0 + 1], s, ru, rv) - r);
     for (int k = 0; k < 4; k++) rgba[k] = r[k];
 }
 
