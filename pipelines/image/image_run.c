@@ -115,7 +115,9 @@ static uint8_t alpha8(float a)
     return !(a > 0.0f) ? 0 : a >= 1.0f ? 255 : (uint8_t)(a * 255.0f + 0.5f);
 }
 
-/* The final encode: sRGB for colour, alpha as it came (a / 255 decodes back exactly). */
+/* The final encode: sRGB for colour, alpha as it came (a / 255 decodes back exactly).
+ * The table search runs on the four channels and alpha is then written over: gathering
+ * the colour channels first cost more than the search it saved (perf). */
 static void encode_tile(const run_job *j, const float *buf, const cp_image_tile *t)
 {
     uint8_t *color = (uint8_t *)pl_frame_color(j->f);

@@ -39,6 +39,19 @@ static bool parse_rgb(const char *text, float rgb[3])
 /* Linear luma (Rec. 709 weights). */
 static inline float luma(const float *p) { return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2]; }
 
+/* The luma of the tile and its halo, read once (clamped at the valid area's edges):
+ * the filter then reads each of its eight neighbours from here. NULL when out of memory. */
+static float *luma_plane(const cp_image_tile *t, int w, int *pw)
+{
+    *pw = t->x1 - t->x0 + 2 * w;
+    int ph = t->y1 - t->y0 + 2 * w;
+    float *l = malloc((size_t)*pw * (size_t)ph * sizeof *l);
+    for (int y = 0; l && y < ph; y++)
+        for (int x = 0; x < *pw; x++)
+            l[(size_t)y * (size_t)*pw + (size_t)x] = luma(cp_image_src(t, t->x0 - w + x, t->y0 - w + y));
+    return l;
+}
+
 /* ---- image.tonemap ---------------------------------------------------------------------- */
 
 typedef enum tm_curve { TM_ACES, TM_REINHARD, TM_CLAMP } tm_curve;
@@ -149,14 +162,13 @@ static inline float fxaa_luma(const float *p)
 
 static inline float root(float l) { return l > 0.0f ? sqrtf(l) : 0.0f; }
 
-static void fxaa_pixel(const fxaa_state *s, const cp_image_tile *t, int x, int y)
+/* Pixel (x, y), given the linear lumas of its four diagonal neighbours and itself. */
+static void fxaa_pixel(const fxaa_state *s, const cp_image_tile *t, int x, int y, float lnw,
+                       float lne, float lsw, float lse, float lm)
 {
     /* the range from linear lumas, rooted at the ends only: the root is monotonic, so
      * this is the range of the rooted lumas, bit for bit, at two roots instead of five */
-    float lnw = luma(cp_image_src(t, x - 1, y - 1)), lne = luma(cp_image_src(t, x + 1, y - 1));
-    float lsw = luma(cp_image_src(t, x - 1, y + 1)), lse = luma(cp_image_src(t, x + 1, y + 1));
     const float *m = cp_image_src(t, x, y);
-    float lm = luma(m);
     float lmin = root(min2(lm, min2(min2(lnw, lne), min2(lsw, lse))));
     float lmax = root(max2(lm, max2(max2(lnw, lne), max2(lsw, lse))));
     float *o = cp_image_dst(t, x, y);
@@ -187,8 +199,22 @@ static void fxaa_pixel(const fxaa_state *s, const cp_image_tile *t, int x, int y
 
 static void fxaa_tile(void *state, const cp_image_tile *t)
 {
-    for (int y = t->y0; y < t->y1; y++)
-        for (int x = t->x0; x < t->x1; x++) fxaa_pixel(state, t, x, y);
+    int pw;
+    float *l = luma_plane(t, 1, &pw);  /* NULL (out of memory): lumas read directly */
+    for (int y = t->y0; y < t->y1; y++) {
+        const float *up = l ? l + (size_t)(y - t->y0) * (size_t)pw + 1 : NULL;
+        const float *mid = up ? up + pw : NULL, *down = up ? up + 2 * (size_t)pw : NULL;
+        for (int x = t->x0; x < t->x1; x++) {
+            int c = x - t->x0;
+            if (l)
+                fxaa_pixel(state, t, x, y, up[c - 1], up[c + 1], down[c - 1], down[c + 1], mid[c]);
+            else
+                fxaa_pixel(state, t, x, y, luma(cp_image_src(t, x - 1, y - 1)),
+                           luma(cp_image_src(t, x + 1, y - 1)), luma(cp_image_src(t, x - 1, y + 1)),
+                           luma(cp_image_src(t, x + 1, y + 1)), luma(cp_image_src(t, x, y)));
+        }
+    }
+    free(l);
 }
 
 static const cp_param fxaa_params[] = {
@@ -224,9 +250,10 @@ static int outline_halo(const void *state) { return ((const outline_state *)stat
 
 static inline float lum_at(const cp_image_tile *t, int x, int y) { return luma(cp_image_src(t, x, y)); }
 
-static void outline_tile(void *state, const cp_image_tile *t)
+/* The same filter reading the input directly (when the plane cannot be had): the same
+ * values in the same order, so the same bits, only slower. */
+static void outline_direct(const outline_state *s, const cp_image_tile *t)
 {
-    const outline_state *s = state;
     const int w = s->width;
     for (int y = t->y0; y < t->y1; y++)
         for (int x = t->x0; x < t->x1; x++) {
@@ -240,6 +267,36 @@ static void outline_tile(void *state, const cp_image_tile *t)
             for (int ch = 0; ch < 3; ch++) o[ch] = edge ? s->rgb[ch] : in[ch];
             o[3] = in[3];
         }
+}
+
+static void outline_tile(void *state, const cp_image_tile *t)
+{
+    const outline_state *s = state;
+    const int w = s->width;
+    int pw;
+    float *l = luma_plane(t, w, &pw);
+    if (!l) {
+        outline_direct(s, t);
+        return;
+    }
+    for (int y = t->y0; y < t->y1; y++) {
+        /* rows above, at and below the pixel, at its column in the plane */
+        const float *up = l + (size_t)(y - t->y0) * (size_t)pw + w;
+        const float *mid = up + (size_t)w * (size_t)pw, *down = mid + (size_t)w * (size_t)pw;
+        for (int x = t->x0; x < t->x1; x++) {
+            int c = x - t->x0;
+            float gx = (up[c + w] + 2.0f * mid[c + w] + down[c + w]) -
+                       (up[c - w] + 2.0f * mid[c - w] + down[c - w]);
+            float gy = (down[c - w] + 2.0f * down[c] + down[c + w]) -
+                       (up[c - w] + 2.0f * up[c] + up[c + w]);
+            const float *in = cp_image_src(t, x, y);
+            float *o = cp_image_dst(t, x, y);
+            bool edge = sqrtf(gx * gx + gy * gy) > s->threshold;
+            for (int ch = 0; ch < 3; ch++) o[ch] = edge ? s->rgb[ch] : in[ch];
+            o[3] = in[3];
+        }
+    }
+    free(l);
 }
 
 static const cp_param outline_params[] = {
