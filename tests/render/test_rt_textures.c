@@ -253,7 +253,8 @@ static void make_metallic_roughness(loaded *l)
     }
 }
 
-/* The ray tracer shades them through pbr.h (not as Blinn-Phong), the hybrid alike. */
+/* The ray tracer shades them through pbr.h as the raster graphs do (--bounces 0, light at
+ * the eye: at least 98% of pixels within 4/255), not as Blinn-Phong; the hybrid alike. */
 static void test_metallic_roughness(void)
 {
     write_box_scene();
@@ -262,6 +263,11 @@ static void test_metallic_roughness(void)
     make_metallic_roughness(&l);
     uint8_t *hy = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4),
             *bp = malloc((size_t)W * H * 4);
+    CHECK(render2(&l, "raster", SH_AOV_COLOR, 0, &box_view, hy));
+    CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 0, &box_view, rt));
+    double a = agreement(hy, rt, 4);
+    printf("    metallic-roughness: raster vs ray tracer %.4f within 4/255\n", a);
+    CHECK_MSG(a >= 0.98, "metallic-roughness, raster vs ray tracer: %.4f of pixels within 4/255", a);
     CHECK(render2(&l, "raytrace", SH_AOV_COLOR, 1, &box_view, rt));
     CHECK(render2(&l, "hybrid", SH_AOV_COLOR, 1, &box_view, hy));
     double h = agreement(hy, rt, 2);
