@@ -124,14 +124,20 @@ static float unoccluded(const ao_state *s, const plrt_ray *h)
 }
 
 /* The ambient term Shade leaves out, in the same float operations as sh_ray_shade's
- * direct term, scaled by the unoccluded fraction (1: the same bits as Shade's). */
+ * direct term (the textured base colour at the ray cone's level of detail, weighted by
+ * alpha on a blended surface), scaled by the unoccluded fraction (1: the same bits as
+ * Shade's). */
 static void ambient_term(const ao_state *s, const plrt_ray *h, float fraction, plrt_contribs *out)
 {
     const sc_material *m = sh_ray_hit_material(s->env, &h->hit);
+    float base[4], a = 1.0f;
+    sh_ray_surface(s->env, &h->ray, &h->hit, h->cone, base);
+    bool blended = sh_ray_blended(s->env, &h->hit, base, &a);
     float local = 1.0f - m->reflectivity, rgb[3];
     for (int ch = 0; ch < 3; ch++) {
-        float scale = h->weight[ch] * local;
-        rgb[ch] = scale * s->env->ambient * m->albedo[ch] * fraction;
+        float w = blended ? h->weight[ch] * a : h->weight[ch];
+        float scale = w * local;
+        rgb[ch] = scale * s->env->ambient * base[ch] * fraction;
     }
     plrt_add_contrib(out, h->pixel, rgb);
 }
