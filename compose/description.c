@@ -88,7 +88,7 @@ static cp_section *open_section(cp_graph *g, cp_section_kind kind, const char *n
                                 const char *where)
 {
     cp_section *s = cp_section_find(g, kind, name);
-    if (s) return s;
+    if (s || g->n >= CP_MAX_SECTIONS) return s;
     if (g->n == g->cap) {
         int cap = g->cap ? g->cap * 2 : 16;
         cp_section *a = realloc(g->sections, (size_t)cap * sizeof *a);
@@ -140,6 +140,12 @@ int cp_put(cp_graph *g, const char *section, const char *key, const char *value,
                        "[stage NAME] (names without spaces, dots or $)", where, section);
     if (!*key) return cp_fail(err, "%s: [%s]: a setting without a key", where, section);
     cp_section *s = open_section(g, kind, name, where);
+    if (!s && g->n >= CP_MAX_SECTIONS)
+        return cp_fail(err, "%s: [%s]: more than %d sections (CP_MAX_SECTIONS)", where, section,
+                       CP_MAX_SECTIONS);
+    if (s && s->n >= CP_MAX_SECTION_KEYS && !cp_setting_find(s, key))
+        return cp_fail(err, "%s: [%s]: more than %d keys in one section (CP_MAX_SECTION_KEYS)",
+                       where, section, CP_MAX_SECTION_KEYS);
     if (!s || put_setting(s, key, value, where)) return cp_fail(err, "out of memory");
     return 0;
 }

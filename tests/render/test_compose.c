@@ -288,6 +288,33 @@ static void test_long_line(void)
     cp_registry_free(r);
 }
 
+/* A description beyond the size limits is refused at the line that crosses them, with
+ * the limit named (lookups are linear scans: a 200,000-key file took 95 s). */
+static void test_size_limits(void)
+{
+    cp_registry *r = toy_registry();
+    size_t cap = (size_t)(CP_MAX_SECTION_KEYS + 1) * 24 + 256;
+    char *text = malloc(cap);
+    int n = snprintf(text, cap, "[graph]\n");
+    for (int i = 0; i <= CP_MAX_SECTION_KEYS; i++) n += snprintf(text + n, cap - n, "v%d = %d\n", i, i);
+    cp_graph *g = cp_graph_new(r);
+    char err[CP_ERR_MAX] = "";
+    CHECK(cp_graph_load_text(g, text, "keys.graph", err) != 0);
+    CHECK_MSG(strstr(err, "CP_MAX_SECTION_KEYS") && strstr(err, "keys.graph:4098"), "%s", err);
+    cp_graph_free(g);
+    free(text);
+    cap = (size_t)(CP_MAX_SECTIONS + 1) * 40 + 256;
+    text = malloc(cap);
+    n = 0;
+    for (int i = 0; i <= CP_MAX_SECTIONS; i++) n += snprintf(text + n, cap - n, "[queue q%d]\nformat = toy.num\n", i);
+    g = cp_graph_new(r);
+    CHECK(cp_graph_load_text(g, text, "sections.graph", err) != 0);
+    CHECK_MSG(strstr(err, "CP_MAX_SECTIONS") && strstr(err, "q4096"), "%s", err);
+    cp_graph_free(g);
+    free(text);
+    cp_registry_free(r);
+}
+
 int main(void)
 {
     RUN(test_runs_a_graph);
@@ -297,5 +324,6 @@ int main(void)
     RUN(test_registry_errors);
     RUN(test_plugin_path);
     RUN(test_long_line);
+    RUN(test_size_limits);
     return check_finish();
 }
