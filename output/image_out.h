@@ -19,4 +19,22 @@ GR_API int io_write_outputs(const char *png_path, int width, int height, const u
                      unsigned threads, const char *stats_path, const char *stats,
                      size_t stats_size, char *err, size_t errlen);
 
+/* A further output written with them (gramps-render's --trace and --dot): `data` NULL
+ * means making it failed, and nothing is written. */
+typedef struct io_extra_output {
+    const char *flag;             /* the option that named it, for messages */
+    const char *path;
+    const void *data;
+    size_t size;
+} io_extra_output;
+#define IO_MAX_EXTRA_OUTPUTS 4
+
+/* io_write_outputs with up to IO_MAX_EXTRA_OUTPUTS more files, all staged and committed
+ * together; the same file named twice is refused. */
+GR_API int io_write_outputs_with(const char *png_path, int width, int height,
+                                 const uint8_t *rgba, unsigned threads, const char *stats_path,
+                                 const char *stats, size_t stats_size,
+                                 const io_extra_output *extra, int nextra, char *err,
+                                 size_t errlen);
+
 #endif

@@ -1,9 +1,13 @@
 /* safe_file.c — staged, checked file replacement (see safe_file.h). */
 #include "output/safe_file.h"
 
+#include "output/interrupt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -69,6 +73,7 @@ static int write_temp(io_file *f, const void *data, size_t size, mode_t mode)
     free(dup);
     int fd = mkstemp(f->tmp);
     if (fd < 0) { int e = errno; free(f->tmp); f->tmp = NULL; return e; }
+    f->slot = io_interrupt_track(f->tmp);
     int e = 0;
     if (fchmod(fd, mode) != 0 || write_all(fd, data, size) != 0 || fsync(fd) != 0) e = errno;
     if (close(fd) != 0 && !e) e = errno;
@@ -77,7 +82,7 @@ static int write_temp(io_file *f, const void *data, size_t size, mode_t mode)
 
 int io_stage(io_file *f, const char *path, const void *data, size_t size, char *err, size_t errlen)
 {
-    *f = (io_file){.fd = -1};
+    *f = (io_file){.fd = -1, .slot = -1};
     int e;
     f->target = resolve(path, &e);
     if (!f->target) return fail(err, errlen, path, "cannot resolve the path", e);
@@ -106,6 +111,7 @@ int io_commit(io_file *f, char *err, size_t errlen)
     } else if (f->tmp && rename(f->tmp, f->target) != 0) {
         rc = fail(err, errlen, f->target, "cannot replace the file", errno);
     } else if (f->tmp) {
+        io_interrupt_untrack(f->slot);
         free(f->tmp);                             /* renamed: nothing to remove */
         f->tmp = NULL;
     }
@@ -116,19 +122,40 @@ int io_commit(io_file *f, char *err, size_t errlen)
 void io_discard(io_file *f)
 {
     if (f->tmp) unlink(f->tmp);
+    if (f->tmp) io_interrupt_untrack(f->slot);
     if (f->fd >= 0) close(f->fd);
     free(f->tmp);
     free(f->target);
-    *f = (io_file){.fd = -1};
+    *f = (io_file){.fd = -1, .slot = -1};
+}
+
+/* Two staged files with the same target: the second would replace the first. */
+static int same_target(const io_file *files, int n, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (files[i].target && files[j].target && !strcmp(files[i].target, files[j].target)) {
+                snprintf(err, errlen, "%s: named for two outputs", files[i].target);
+                return -1;
+            }
+    return 0;
 }
 
 int io_commit_all(io_file *files, int n, char *err, size_t errlen)
 {
-    int rc = 0;
+    /* Interruptions wait until every file is committed (interrupt.h). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int rc = same_target(files, n, err, errlen);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++)
             if (files[i].target && (files[i].fd >= 0) == (pass == 0) && !rc)
                 rc = io_commit(&files[i], err, errlen);
     for (int i = 0; i < n; i++) io_discard(&files[i]);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }

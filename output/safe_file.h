@@ -22,6 +22,7 @@ typedef struct io_file {
     int fd;                       /* special file: open for writing, else -1 */
     const void *data;             /* special file: what io_commit writes */
     size_t size;
+    int slot;                     /* the temporary's interrupt.h registry slot, or -1 */
 } io_file;
 
 /* 0, or -1 with a message naming path in err (nothing left behind). data must stay valid
@@ -31,8 +32,10 @@ int io_stage(io_file *f, const char *path, const void *data, size_t size, char *
 int io_commit(io_file *f, char *err, size_t errlen);
 /* Commits n staged files (unstaged ones, target NULL, are skipped): direct writes
  * (special files, which can fail late: /dev/full) first, renames (which cannot, in
- * practice, once staged) after; stops at the first failure. 0, or -1 with a message.
- * Every file is discarded afterwards. */
+ * practice, once staged) after; stops at the first failure. Two files with the same
+ * target are refused before anything is committed. SIGINT, SIGTERM and SIGHUP are
+ * blocked while it runs (interrupt.h). 0, or -1 with a message. Every file is discarded
+ * afterwards. */
 int io_commit_all(io_file *files, int n, char *err, size_t errlen);
 /* Removes the temporary and frees f's resources. Safe on a zeroed or committed io_file. */
 void io_discard(io_file *f);

@@ -15,6 +15,7 @@
 #include "scenes/limits.h"
 #include "scenes/scene.h"
 #include "output/image_out.h"
+#include "output/interrupt.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
@@ -376,19 +377,18 @@ static int dot_writer(const gr_graph *graph, FILE *f)
     return 0;
 }
 
-/* --trace / --dot: the last frame's timeline or graph, to a file. */
-static int write_graph_file(const char *path, const char *flag, const gr_graph *graph,
-                            int (*writer)(const gr_graph *, FILE *))
+/* --trace / --dot: the last frame's timeline or graph, in memory (malloc'ed), or NULL
+ * when it could not be made. */
+static char *graph_text(const gr_graph *graph, int (*writer)(const gr_graph *, FILE *),
+                        size_t *size)
 {
-    if (!path) return 0;
-    FILE *f = fopen(path, "w");
-    if (!f) { fprintf(stderr, "gramps-render: %s %s: %s\n", flag, path, strerror(errno)); return 1; }
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, size);
+    if (!f) return NULL;
     int rc = writer(graph, f);
-    if (fclose(f) != 0 || rc != 0) {
-        fprintf(stderr, "gramps-render: %s %s: could not write it\n", flag, path);
-        return 1;
-    }
-    return 0;
+    bool ok = rc == 0 && !ferror(f);
+    if (fclose(f) != 0 || !ok) { free(buf); return NULL; }
+    return buf;
 }
 
 /* The statistics JSON in memory (malloc'ed), or NULL when out of memory. */
@@ -404,17 +404,23 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
     return buf;
 }
 
-/* -o and --stats succeed or fail together: both are encoded and staged (safe_file.h)
- * before either replaces its file, so a failure leaves both old files as they were. */
+/* -o, --stats, --trace and --dot succeed or fail together: all are made in memory and
+ * staged (safe_file.h) before any replaces its file, so a failure leaves every old file
+ * as it was; the same file named twice is refused. */
 static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
                          const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
 {
     char err[600];
     size_t stats_size = 0;
     char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
-    int rc = io_write_outputs(o->output, o->c.width, o->c.height, rgba, o->c.threads, o->stats,
-                              stats, stats_size, err, sizeof err) != 0;
+    io_extra_output extra[2] = {{"--trace", o->trace, NULL, 0}, {"--dot", o->dot, NULL, 0}};
+    if (o->trace) extra[0].data = graph_text(last->graph, gr_journal_write, &extra[0].size);
+    if (o->dot) extra[1].data = graph_text(last->graph, dot_writer, &extra[1].size);
+    int rc = io_write_outputs_with(o->output, o->c.width, o->c.height, rgba, o->c.threads,
+                                   o->stats, stats, stats_size, extra, 2, err, sizeof err) != 0;
     free(stats);
+    free((void *)extra[0].data);
+    free((void *)extra[1].data);
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;
 }
@@ -478,8 +484,6 @@ static int run(const options *o_in, render_ctx *ctx)
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
     if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
-    if (!rc) rc = write_graph_file(o->trace, "--trace", r.graph, gr_journal_write);
-    if (!rc) rc = write_graph_file(o->dot, "--dot", r.graph, dot_writer);
     if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
@@ -525,6 +529,7 @@ int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     signal(SIGXFSZ, SIG_IGN);         /* a file-size limit is a write error, not a kill */
+    io_interrupt_install("gramps-render");
     options o;
     int rc = parse_args(argc, argv, &o);
     if (!rc) rc = render_main(&o);

@@ -3,9 +3,12 @@
  * file; -o and --stats succeed or fail together; a symlink's target is replaced and the
  * link kept; a FIFO is written, not replaced; the file's mode is kept; a 250-character
  * file name works; no temporary file is left behind. */
+#include "output/interrupt.h"
+#include "output/safe_file.h"
 #include "tests/check.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <libgen.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -90,6 +93,69 @@ static void test_links_fifos_modes_names(void)
     CHECK(no_temporaries());
 }
 
+/* --trace and --dot are staged with -o and --stats: one that cannot be written leaves
+ * every old file (the PNG and JSON were replaced before, then the trace failed); the
+ * same file named for two outputs is refused before anything is written. */
+static void test_all_outputs_or_none(void)
+{
+    CHECK(sh("$T -q --size 16x16 -o all.png --stats all.json", "", "") == 0);
+    long png = size_of("all.png"), json = size_of("all.json");
+    CHECK(sh("$T -q --size 40x40 -o all.png --stats all.json --trace missing/t.json", "", "") == 1 &&
+          strstr(out, "missing/t.json"));
+    CHECK(sh("$T -q --size 40x40 -o all.png --stats all.json --dot missing/g.dot", "", "") == 1 &&
+          strstr(out, "missing/g.dot"));
+    CHECK(size_of("all.png") == png && size_of("all.json") == json);
+    CHECK(sh("$T -q --size 40x40 -o all.png --stats all.png", "", "") == 1 &&
+          strstr(out, "named for two outputs"));
+    CHECK(sh("$T -q --size 40x40 -o all.png --trace ./all.png", "", "") == 1 &&
+          strstr(out, "named for two outputs"));
+    CHECK(size_of("all.png") == png && no_temporaries());
+    CHECK(sh("$T -q --size 40x40 -o all.png --stats all.json --trace t.json --dot g.dot", "", "") == 0);
+    CHECK(size_of("all.png") != png && size_of("t.json") > 0 && size_of("g.dot") > 0);
+}
+
+/* SIGINT and SIGTERM stop a render: exit 130 / 143, the old outputs kept, no temporary
+ * left. (A render of a few seconds at 1 worker, signalled after 0.3 s.) */
+static void test_signals_keep_old_outputs(void)
+{
+    CHECK(sh("$T -q --size 16x16 -o sig.png --stats sig.json", "", "") == 0);
+    long png = size_of("sig.png"), json = size_of("sig.json");
+    static const char *const sigs[] = {"INT", "TERM"};
+    static const int codes[] = {130, 143};
+    for (int i = 0; i < 2; i++) {
+        CHECK(sh("{ $T -q -t 1 -p raytrace --spp 256 --size 512x512 -o sig.png --stats sig.json & "
+                 "sleep 0.3; kill -%s $!; wait $!; echo status $?; } 2>&1", sigs[i], "") == 0);
+        char want[32];
+        snprintf(want, sizeof want, "status %d", codes[i]);
+        CHECK_MSG(strstr(out, want) != NULL && strstr(out, i ? "terminated (SIGTERM)" :
+                  "interrupted (SIGINT)"), "SIG%s: %s", sigs[i], out);
+        CHECK(size_of("sig.png") == png && size_of("sig.json") == json && no_temporaries());
+    }
+}
+
+/* A signal while outputs are staged (their temporaries written, not yet renamed): the
+ * temporaries are removed and the target kept. In a child process, which stages a file
+ * over an old one and then signals itself. */
+static void test_signal_removes_staged_temporaries(void)
+{
+    CHECK(sh("echo old > staged.txt", "", "") == 0);
+    char target[300];
+    snprintf(target, sizeof target, "%s/staged.txt", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        io_interrupt_install("test");
+        io_file f;
+        char err[300];
+        if (io_stage(&f, target, "new contents\n", 13, err, sizeof err) != 0) _exit(3);
+        raise(SIGTERM);
+        _exit(4);                                   /* the handler exits first */
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 143, "status %d", st);
+    CHECK(size_of("staged.txt") == 4 && no_temporaries());
+}
+
 /* -o /dev/stdout into a pipe: the PNG comes through it (its signature and IEND). */
 static void test_stdout_pipe(void)
 {
@@ -110,6 +176,9 @@ int main(int argc, char **argv)
     RUN(test_outputs_fail_together);
     RUN(test_links_fifos_modes_names);
     RUN(test_stdout_pipe);
+    RUN(test_all_outputs_or_none);
+    RUN(test_signals_keep_old_outputs);
+    RUN(test_signal_removes_staged_temporaries);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;
