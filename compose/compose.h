@@ -51,6 +51,9 @@ extern "C" {
  * (a 200,000-key file took 95 s before they were limits). */
 #define CP_MAX_SECTIONS 4096
 #define CP_MAX_SECTION_KEYS 4096
+/* What one stage type may declare (cp_register_stage refuses more, or a negative count). */
+#define CP_MAX_PORTS 64
+#define CP_MAX_PARAMS 256
 
 typedef struct cp_registry cp_registry;
 typedef struct cp_graph cp_graph;

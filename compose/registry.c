@@ -79,10 +79,30 @@ static int check_ports(const cp_registry *r, const cp_stage_type *t, char err[CP
     return 0;
 }
 
+/* The counts and arrays a type declares: a plugin's type is checked before any of its
+ * arrays is read. */
+static int check_counts(const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    if (t->kind != GR_THREAD && t->kind != GR_SHADER && t->kind != GR_FIXED)
+        return cp_fail(err, "stage type '%s': kind %d is not GR_THREAD, GR_SHADER or GR_FIXED",
+                       t->name, (int)t->kind);
+    if (t->nports < 0 || t->nports > CP_MAX_PORTS || (t->nports && !t->ports))
+        return cp_fail(err, "stage type '%s': nports %d with %s ports array (0..%d ports)",
+                       t->name, t->nports, t->ports ? "a" : "no", CP_MAX_PORTS);
+    if (t->nparams < 0 || t->nparams > CP_MAX_PARAMS || (t->nparams && !t->params))
+        return cp_fail(err, "stage type '%s': nparams %d with %s params array (0..%d params)",
+                       t->name, t->nparams, t->params ? "a" : "no", CP_MAX_PARAMS);
+    if (t->nresources < 0 || t->nresources > CP_MAX_RESOURCES || (t->nresources && !t->resources))
+        return cp_fail(err, "stage type '%s': nresources %d with %s resources array (0..%d)",
+                       t->name, t->nresources, t->resources ? "a" : "no", CP_MAX_RESOURCES);
+    return 0;
+}
+
 int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
 {
     if (!t->name || !*t->name || !t->main)
         return cp_fail(err, "a stage type has no name or no main function");
+    if (check_counts(t, err)) return -1;
     if (check_ports(r, t, err) || cp_check_resource_uses(r, t, err)) return -1;
     if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
     return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
@@ -257,8 +277,10 @@ int cp_plugin_load(cp_registry *r, const char *name, char err[CP_ERR_MAX])
         dlclose(h);
         return cp_fail(err, "out of memory");
     }
-    char why[CP_ERR_MAX];
-    if (p->register_stages(r, why)) return cp_fail(err, "plugin '%s': %s", path, why);
+    char why[CP_ERR_MAX] = "";
+    if (p->register_stages(r, why))
+        return cp_fail(err, "plugin '%s': %s", path,
+                       why[0] ? why : "register_stages failed without a message");
     return 0;
 }
 

@@ -195,6 +195,15 @@ static void test_refused_plugins(void)
     CHECK_MSG(run("", "gramps-run", graph) == 1 && strstr(out, "missing.graph:3"), "%s", out);
     CHECK(run("", "gramps-render", "-q --plugin /nonexistent/fog.so teapot") == 1 &&
           strstr(out, "/nonexistent/fog.so"));
+    /* a registration that fails without a message says so (it printed an uninitialised
+     * buffer); a negative port count is refused naming the type (it was accepted, then
+     * reported as "out of memory") */
+    snprintf(args, sizeof args, "--plugin %s/silent_fail.so --list-stages", test_plugins);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "silent_fail.so") &&
+              strstr(out, "register_stages failed without a message"), "%s", out);
+    snprintf(args, sizeof args, "--plugin %s/bad_counts.so --list-stages", test_plugins);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "bad_counts.so") &&
+              strstr(out, "'bad.counts': nports -1"), "%s", out);
 }
 
 static void test_unknown_stage_type(void)
