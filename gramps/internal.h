@@ -370,7 +370,9 @@ struct gr_worker {
      * intrinsics (inside application time) and Shader output commits (inside
      * scheduling time); stats.c moves the estimates to queue time. */
     gr_sampled intrinsics, commits;
-    _Atomic(uint64_t) progress;       /* read by the watchdog */
+    _Atomic(uint64_t) progress;       /* tasks begun and Thread-stage runtime calls: the
+                                         watchdog's sign of life (written by its worker) */
+    _Atomic(int) running;             /* id of the stage whose task runs (watchdog) */
     _Atomic(bool) idle;
     int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
                                          task began; tasks above it are its children */
@@ -378,6 +380,13 @@ struct gr_worker {
     size_t journal_len, journal_cap;
     uint64_t rng;
 };
+
+/* A sign of life for the watchdog (only w's own thread writes w->progress). */
+static inline void gr_alive(gr_worker *w)
+{
+    uint64_t p = atomic_load_explicit(&w->progress, memory_order_relaxed);
+    atomic_store_explicit(&w->progress, p + 1, memory_order_relaxed);
+}
 
 struct gr_graph {
     char error[GR_ERROR_MAX];

@@ -15,6 +15,7 @@
  * time since the previous one, so uneven spacing does not bias the averages. */
 #include "gramps/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -135,10 +136,53 @@ static void wait_period(gr_graph *g, double period_ns)
 
 /* Deadlock detection: no stage made progress for deadlock_seconds while every worker
  * was idle. Also samples the footprint when every worker is inside a long task. */
+/* A worker busy in one task with no sign of life (no new task, no runtime call) for
+ * deadlock_seconds: a stage stuck in its own code. The run cannot end until it returns,
+ * so it is said at once on stderr as well as in the run's error, and the other workers
+ * stop. Reported once per run. */
+typedef struct stuck_watch {
+    uint64_t *last, *since;
+    bool reported;
+} stuck_watch;
+
+static void watch_stuck(gr_graph *g, stuck_watch *sw, uint64_t now)
+{
+    if (!sw->last || !sw->since || sw->reported) return;
+    for (unsigned i = 0; i < g->nworkers; i++) {
+        gr_worker *w = &g->workers[i];
+        uint64_t p = atomic_load_explicit(&w->progress, memory_order_relaxed);
+        if (atomic_load_explicit(&w->idle, memory_order_relaxed) || p != sw->last[i]) {
+            sw->last[i] = p;
+            sw->since[i] = now;
+            continue;
+        }
+        double secs = (double)(now - sw->since[i]) * 1e-9;
+        if (secs <= g->opts.deadlock_seconds) continue;
+        int s = atomic_load_explicit(&w->running, memory_order_relaxed);
+        const char *name = s >= 0 && s < g->nstages ? g->stages[s]->name : "?";
+        gr_set_error(g, GR_ERR_DEADLOCK, "stage '%s' on worker %u has run its own code for "
+                     "%.1f s without returning or calling the runtime; the run ends when it "
+                     "returns", name, i, secs);
+        fprintf(stderr, "gramps: stage '%s' on worker %u has run its own code for %.1f s "
+                "without returning or calling the runtime; the run ends when it returns\n",
+                name, i, secs);
+        atomic_store(&g->abort, true);
+        gr_wake_sleepers(g);
+        sw->reported = true;
+        return;
+    }
+}
+
 void *gr_watchdog_main(void *arg)
 {
     gr_graph *g = arg;
     uint64_t last_progress = UINT64_MAX, stalled_since = 0;
+    stuck_watch sw = {calloc(g->nworkers, sizeof *sw.last), calloc(g->nworkers, sizeof *sw.since),
+                      false};
+    for (unsigned i = 0; sw.last && sw.since && i < g->nworkers; i++) {
+        sw.last[i] = atomic_load_explicit(&g->workers[i].progress, memory_order_relaxed);
+        sw.since[i] = gr_now_ns();
+    }
     double period_ns = g->opts.deadlock_seconds * 1e9 / 20;
     if (period_ns > GR_WATCHDOG_NS) period_ns = GR_WATCHDOG_NS;
     if (period_ns < GR_SAMPLE_NS) period_ns = GR_SAMPLE_NS;
@@ -152,8 +196,11 @@ void *gr_watchdog_main(void *arg)
         } else if (now - stalled_since > (uint64_t)(g->opts.deadlock_seconds * 1e9)) {
             report_deadlock(g);
         }
+        watch_stuck(g, &sw, now);
         wait_period(g, period_ns);
     }
+    free(sw.last);
+    free(sw.since);
     return NULL;
 }
 

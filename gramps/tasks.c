@@ -99,15 +99,17 @@ void gr_run_task(gr_worker *w, void *task)
     /* The watchdog's view: idle from the first failed search until work is found. */
     atomic_store_explicit(&w->idle, false, memory_order_relaxed);
     w->tasks++;
-    atomic_store_explicit(&w->progress, w->tasks, memory_order_relaxed);
+    gr_alive(w);
     if (gr_task_is_inst(task)) {
         gr_flush_partials(w);             /* a Thread activation may run for long */
         gr_pending_flush(w);
+        atomic_store_explicit(&w->running, gr_task_inst(task)->stage->id, memory_order_relaxed);
         gr_inst_run(w, gr_task_inst(task));
         return;
     }
     gr_pkt *p = task;
     gr_stage_rt *s = w->g->stages[p->queue->consumer];
+    atomic_store_explicit(&w->running, s->id, memory_order_relaxed);
     if (!gr_shader_try_run(w, s, p)) {    /* lost a race for output space: retry later */
         gr_push_task(w, s, p);
         w->tasks--;

@@ -205,6 +205,7 @@ static gr_status enter(gr_ctx *c, const char *what)
         return GR_ERR_INVALID;
     }
     gr_worker *w = c->w;
+    gr_alive(w);
     if (gr_sampled_start(&w->intrinsics)) c->q_t0 = gr_ticks();
     return GR_OK;
 }

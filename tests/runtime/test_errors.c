@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 static void noop(gr_ctx *c) { (void)c; }
 
@@ -207,8 +208,35 @@ static void test_deadlock_detected(void)
     gr_graph_destroy(g);
 }
 
+/* Thread stage that spins in its own code for 1.5 s, calling nothing of the runtime. */
+static void spin(gr_ctx *c)
+{
+    (void)c;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &now);
+    while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 1500000000L);
+}
+
+/* A stage stuck in its own code is named by the watchdog after deadlock_seconds (it
+ * stayed silent: only an all-idle graph was a deadlock), and the run ends with that
+ * error once the stage returns. */
+static void test_stuck_stage_named(void)
+{
+    gr_graph *g = gr_graph_create();
+    int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 8});
+    int s = gr_stage(g, &(gr_stage_desc){.name = "spinner", .kind = GR_THREAD, .main = spin});
+    int t = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = noop});
+    gr_bind(g, s, GR_BIND_OUTPUT, q);
+    gr_bind(g, t, GR_BIND_INPUT, q);
+    CHECK(launch_and_wait(g, 0.3) == GR_ERR_DEADLOCK);
+    CHECK(error_mentions(g, "stage 'spinner'") && error_mentions(g, "own code"));
+    gr_graph_destroy(g);
+}
+
 int main(void)
 {
+    RUN(test_stuck_stage_named);
     RUN(test_unbound_queue);
     RUN(test_stage_without_program);
     RUN(test_zero_size_packet);
