@@ -199,6 +199,25 @@ static void test_scene_missing_on_a_rank(void)
     shell("rm -rf %s %s", has, lacks);
 }
 
+/* Ranks that read different files under one name (each rank's --wdir holds another
+ * teapot.obj): refused with the rank named, instead of a mixed image with exit 0. */
+static void test_different_scenes_refused(void)
+{
+    NEED_MPI();
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    CHECK(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+    CHECK(shell("cp ../shared/scenes/teapot.obj %s/ && sed '0,/^v /s/^v .*/v 0 0 9/' "
+                "../shared/scenes/teapot.obj > %s/teapot.obj", a, b) == 0);
+    const char *args = "-q -t 1 --size 64x64 teapot.obj";
+    int rc = shell(MPIRUN " -np 1 --wdir %s %s/gramps-render-mpi %s : -np 1 --wdir %s "
+                   "%s/gramps-render-mpi %s", a, bin, args, b, bin, args);
+    CHECK_MSG(rc == 1 && occurrences(out, "rank 1 loaded a different scene") == 1,
+              "exit %d: %s", rc, out);
+    shell("rm -rf %s %s", a, b);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -218,6 +237,7 @@ int main(int argc, char **argv)
     RUN(test_frames_and_stats);
     RUN(test_bad_options_once);
     RUN(test_scene_missing_on_a_rank);
+    RUN(test_different_scenes_refused);
     shell("rm -rf %s", dir);
     return check_finish();
 }

@@ -12,6 +12,7 @@
  * otherwise. */
 #include "pipelines/frame_memory.h"
 #include "output/image_out.h"
+#include "scenes/digest.h"
 #include "tools/common/measure.h"
 #include "tools/mpi/sanitizers.h"
 #include "tools/mpi/master.h"
@@ -96,6 +97,26 @@ static int write_outputs(const mp_report *rep)
     return rc;
 }
 
+/* Every rank read the same scene: the digests of what they loaded (scenes/digest.h)
+ * match rank 0's. Ranks that read different files under one name would render a mixed
+ * image with exit 0. 0, or 1 on every rank with rank 0 naming the first that differs. */
+static int agree_on_scene(const mp_renderer *r, int rank, int nranks)
+{
+    unsigned long long mine = sc_digest(r->scene, &r->geo);
+    unsigned long long *all = malloc((size_t)nranks * sizeof *all);
+    if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+    int differs = -1;
+    for (int i = 1; i < nranks && differs < 0; i++)
+        if (all[i] != all[0]) differs = i;
+    if (differs > 0 && rank == 0)
+        fprintf(stderr, MP_PROG ": rank %d loaded a different scene from '%s' than rank 0 "
+                "(digest %016llx against %016llx): every rank must read the same files\n",
+                differs, r->o->c.scene ? r->o->c.scene : "(built-in)", all[differs], all[0]);
+    free(all);
+    return differs > 0;
+}
+
 /* Rank 0: serves and renders the plan, gathers every rank's work, reports. */
 static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nranks)
 {
@@ -135,6 +156,7 @@ static int run(mp_options *o, int rank, int nranks)
     mp_renderer r;
     char err[CP_ERR_MAX] = "";
     int rc = agree_on_start(mp_renderer_init(&r, o, err), err, rank, nranks);
+    if (!rc) rc = agree_on_scene(&r, rank, nranks);
     if (!rc) {
         int rows = o->chunk_rows ? o->chunk_rows
                                  : mp_default_rows(o->c.height, nranks, mp_renderer_rasterizes(&r));
