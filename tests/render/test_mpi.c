@@ -218,6 +218,21 @@ static void test_different_scenes_refused(void)
     shell("rm -rf %s %s", a, b);
 }
 
+/* A rank that stops answering (SIGSTOP) ends the job after --chunk-timeout with the
+ * rank named, instead of hanging it. */
+static void test_silent_rank_stops_the_job(void)
+{
+    NEED_MPI();
+    int rc = shell("(" MPIRUN " -np 2 %s/gramps-render-mpi -q -t 1 -p raytrace --spp 64 "
+                   "--size 512x512 --frames 10 --chunk-rows 8 --chunk-timeout 2 teapot > silent.txt 2>&1; "
+                   "echo status $? >> silent.txt) & sleep 1.5; "
+                   "for p in $(pgrep -f 'chunk-timeout 2 teapot'); do "
+                   "tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
+                   "&& kill -STOP $p; done; wait; cat silent.txt", bin);
+    CHECK_MSG(rc == 0 && strstr(out, "rank 1 has not") && !strstr(out, "status 0"),
+              "exit %d: %s", rc, out);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -238,6 +253,7 @@ int main(int argc, char **argv)
     RUN(test_bad_options_once);
     RUN(test_scene_missing_on_a_rank);
     RUN(test_different_scenes_refused);
+    RUN(test_silent_rank_stops_the_job);
     shell("rm -rf %s", dir);
     return check_finish();
 }

@@ -122,7 +122,8 @@ static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nrank
 {
     double t0 = io_now_ms();
     mp_master_result res;
-    if (mp_master_run(r, p, o->handout, nranks, &res)) MPI_Abort(MPI_COMM_WORLD, 1);
+    double timeout_s = o->chunk_timeout_s ? o->chunk_timeout_s : MP_CHUNK_TIMEOUT_S;
+    if (mp_master_run(r, p, o->handout, nranks, timeout_s, &res)) MPI_Abort(MPI_COMM_WORLD, 1);
     mp_report rep = {.o = o, .r = r, .plan = p, .frames = &res.frames, .nranks = nranks,
                      .wall_ms = io_now_ms() - t0};
     mp_work *works = calloc((size_t)nranks, sizeof *works);

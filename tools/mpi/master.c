@@ -11,6 +11,10 @@
 
 typedef struct master {
     pthread_mutex_t lock;
+    double *heard_ms;                 /* per rank: its last message (the start before any);
+                                         0 once it was told to stop */
+    mp_chunk *held;                   /* per rank: the chunk it was sent last (frame -1: none) */
+    double timeout_ms;
     mp_dispenser disp;
     mp_master_result *res;
     bool local_done;
@@ -95,6 +99,8 @@ static bool reply(master *m, int rank)
     int h[MP_HEADER_INTS];
     mp_header_pack(&c, h);
     MPI_Send(h, MP_HEADER_INTS, MPI_INT, rank, MP_TAG_CHUNK, MPI_COMM_WORLD);
+    if (c.frame < 0) m->heard_ms[rank] = 0;
+    m->held[rank] = c;
     m->res->local.bytes_sent += (double)MP_HEADER_BYTES;
     return c.frame < 0;
 }
@@ -107,6 +113,26 @@ static bool local_done(master *m)
     return done;
 }
 
+/* A rank not yet told to stop that has said nothing for the timeout (stopped, hung, its
+ * node gone): the job stops, naming it and the chunk it holds. MPI offers no way to go
+ * on without a rank. */
+static void check_silent_ranks(master *m, int nranks)
+{
+    double now = io_now_ms();
+    for (int r = 1; r < nranks; r++) {
+        if (!(m->heard_ms[r] > 0 && now - m->heard_ms[r] > m->timeout_ms)) continue;
+        const mp_chunk *c = &m->held[r];
+        if (c->frame >= 0)
+            fprintf(stderr, MP_PROG ": rank %d has not answered for %.0f s (it holds a chunk of "
+                    "frame %d, rows %d..%d): stopping the job\n", r, m->timeout_ms / 1000,
+                    c->frame, c->region.y0, c->region.y1 - 1);
+        else
+            fprintf(stderr, MP_PROG ": rank %d has not asked for work for %.0f s: stopping the "
+                    "job\n", r, m->timeout_ms / 1000);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 static void serve(master *m, int nranks, uint8_t *buf)
 {
     const struct timespec nap = {0, 100 * 1000};
@@ -115,16 +141,34 @@ static void serve(master *m, int nranks, uint8_t *buf)
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) { nanosleep(&nap, NULL); continue; }
+        if (!flag) {
+            check_silent_ranks(m, nranks);
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        m->heard_ms[st.MPI_SOURCE] = io_now_ms();
         receive(m, &st, buf);
         if (reply(m, st.MPI_SOURCE)) active--;
     }
 }
 
-int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks, mp_master_result *res)
+int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks,
+                  double timeout_s, mp_master_result *res)
 {
     *res = (mp_master_result){.failed_rank = -1};
-    master m = {.res = res, .r = r, .plan = p};
+    master m = {.res = res, .r = r, .plan = p, .timeout_ms = timeout_s * 1000,
+                .heard_ms = calloc((size_t)nranks, sizeof(double)),
+                .held = calloc((size_t)nranks, sizeof(mp_chunk))};
+    if (!m.heard_ms || !m.held) {
+        fprintf(stderr, MP_PROG ": out of memory\n");
+        free(m.heard_ms);
+        free(m.held);
+        return 1;
+    }
+    for (int i = 0; i < nranks; i++) {
+        m.heard_ms[i] = io_now_ms();
+        m.held[i].frame = -1;
+    }
     /* the largest message: a full band's pixels or an error message */
     size_t most = MP_HEADER_BYTES + (size_t)p->width * (size_t)p->rows * 4;
     if (most < CP_ERR_MAX) most = CP_ERR_MAX;
@@ -135,6 +179,8 @@ int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks, mp
         fprintf(stderr, MP_PROG ": out of memory\n");
         free(buf);
         mp_dispenser_free(&m.disp);
+        free(m.heard_ms);
+        free(m.held);
         return 1;
     }
     bool threaded = pthread_create(&local, NULL, render_locally, &m) == 0;
@@ -144,6 +190,8 @@ int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks, mp
     pthread_mutex_destroy(&m.lock);
     mp_dispenser_free(&m.disp);
     free(buf);
+    free(m.heard_ms);
+    free(m.held);
     return 0;
 }
 

@@ -21,8 +21,11 @@ typedef struct mp_master_result {
 } mp_master_result;
 
 /* Runs the whole plan on nranks ranks. 0, or 1 when rank 0 could not start (out of
- * memory; message printed). A rank's failure is in res->failed_rank and res->failure. */
-int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks, mp_master_result *res);
+ * memory; message printed). A rank's failure is in res->failed_rank and res->failure. A
+ * rank that says nothing for timeout_s seconds before it is told to stop ends the job
+ * (MPI_Abort) with a message naming it. */
+int mp_master_run(mp_renderer *r, const mp_plan *p, mp_handout h, int nranks,
+                  double timeout_s, mp_master_result *res);
 void mp_master_result_free(mp_master_result *res);
 
 #endif

@@ -24,11 +24,14 @@ static void usage(FILE *out)
         "                        ends, 32 rows for the ray tracer)\n"
         "      --handout KIND    dynamic (default: the next chunk to the first rank that\n"
         "                        asks) or static (chunk k to rank k mod N)\n"
+        "      --chunk-timeout S a rank that has not answered for S seconds with a chunk\n"
+        "                        stops the job, naming the rank (default 300, 1..86400)\n"
         "  -h, --help            this help\n"
         "      --version         version\n");
 }
 
-enum { OPT_STATS = RO_OPT_END, OPT_VERSION, OPT_CHUNK_ROWS, OPT_HANDOUT, OPT_UNSUPPORTED };
+enum { OPT_STATS = RO_OPT_END, OPT_VERSION, OPT_CHUNK_ROWS, OPT_HANDOUT, OPT_CHUNK_TIMEOUT,
+       OPT_UNSUPPORTED };
 
 static int parse_own(void *ctx, int c, const char *arg, const char *flag)
 {
@@ -44,6 +47,10 @@ static int parse_own(void *ctx, int c, const char *arg, const char *flag)
         if (!strcmp(arg, "dynamic")) o->handout = MP_DYNAMIC;
         else if (!strcmp(arg, "static")) o->handout = MP_STATIC;
         else return ro_bad_flag(&o->c, flag, arg, "expected dynamic or static");
+        return 0;
+    case OPT_CHUNK_TIMEOUT:
+        if (!io_parse_int(arg, 1, 86400, &o->chunk_timeout_s))
+            return ro_bad_flag(&o->c, flag, arg, "expected 1..86400 seconds");
         return 0;
     case OPT_UNSUPPORTED:
         return ro_bad_flag(&o->c, "option", flag, "not supported across ranks (use gramps-render)");
@@ -62,6 +69,7 @@ int mp_parse_args(int argc, char **argv, mp_options *o)
         {"stats", required_argument, 0, OPT_STATS}, {"version", no_argument, 0, OPT_VERSION},
         {"chunk-rows", required_argument, 0, OPT_CHUNK_ROWS},
         {"handout", required_argument, 0, OPT_HANDOUT},
+        {"chunk-timeout", required_argument, 0, OPT_CHUNK_TIMEOUT},
         {"trace", required_argument, 0, OPT_UNSUPPORTED}, {"dot", required_argument, 0, OPT_UNSUPPORTED},
         {"info", no_argument, 0, OPT_UNSUPPORTED}, {"list-stages", no_argument, 0, OPT_UNSUPPORTED},
         {0, 0, 0, 0}};

@@ -8,11 +8,14 @@
 #include "tools/common/render_opts.h"
 #include "tools/mpi/plan.h"
 
+#define MP_CHUNK_TIMEOUT_S 300          /* --chunk-timeout default, seconds */
+
 typedef struct mp_options {
     ro_options c;
     const char *output, *stats;
     int chunk_rows;                  /* 0: mp_default_rows */
     mp_handout handout;
+    int chunk_timeout_s;             /* a rank silent this long stops the job (0: default) */
 } mp_options;
 
 #define MP_PROG "gramps-render-mpi"
