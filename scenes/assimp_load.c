@@ -9,6 +9,7 @@
  * aiProcess_ValidateDataStructure turns bad face lists into errors before the other
  * post-processing steps read them, and every face index is checked against its mesh's
  * vertex count before it is used. */
+#include "scenes/input_file.h"
 #include "scenes/build.h"
 #include "scenes/loaders.h"
 
@@ -351,6 +352,9 @@ static int import_assimp(sc_scene *s, const char *path, const sc_load_opts *o, c
 
 int sc_read_assimp(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
 {
+    FILE *f = sc_open_input(path, "rb", o->max_memory, err);   /* a FIFO would stall the child */
+    if (!f) return -1;
+    fclose(f);
     if (sc_ply_check(path, err) != 0) return -1;
     return sc_import_isolated(s, path, o, import_assimp, err);
 }

@@ -6,6 +6,7 @@
  * A mesh vertex is an OBJ `v` line, so vertex counts match the file; a face's `vn`/`vt`
  * references set that position's normal / texture coordinate. Handles negative
  * (relative) indices, `v/t/n`, `v//n`, CRLF and tabs. Errors name file and line. */
+#include "scenes/input_file.h"
 #include "scenes/build.h"
 #include "scenes/decimal.h"
 #include "scenes/loaders.h"
@@ -15,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct obj_state {
     const char *path;
@@ -31,7 +33,7 @@ typedef struct obj_state {
 
 static bool fail(obj_state *o, const char *what)
 {
-    snprintf(o->err, SC_ERR_MAX, "%s:%d: %s", o->path, o->line, what);
+    snprintf(o->err, SC_ERR_MAX, "%.200s:%d: %.290s", o->path, o->line, what);
     return false;
 }
 
@@ -234,8 +236,10 @@ static bool read_mtl(obj_state *o, const char *name)
 {
     char path[1024];
     beside(o->path, name, path);
-    FILE *f = fopen(path, "r");
-    if (!f) return true;
+    if (access(path, F_OK) != 0) return true;
+    char why[SC_ERR_MAX];
+    FILE *f = sc_open_input(path, "r", o->opts->max_memory, why);
+    if (!f) return fail(o, why);
     char line[1024];
     int cur = -1, at = 0;
     mtl_entry *list = NULL, *e = NULL;
@@ -316,16 +320,17 @@ static bool read_line(obj_state *o, char *p)
 
 int sc_read_obj(sc_scene *s, const char *path, const sc_load_opts *opts, char err[SC_ERR_MAX])
 {
-    FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, SC_ERR_MAX, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+    FILE *f = sc_open_input(path, "r", opts->max_memory, err);
+    if (!f) return -1;
     obj_state o = {.path = path, .s = s, .opts = opts, .err = err};
     o.material = (uint32_t)sc_scene_add_material(s, "default", 0.8f, 0.8f, 0.8f, 0.3f, 0.5f, 32.0f);
     char *line = NULL;
     size_t cap = 0;
     bool ok = true;
-    while (ok && getline(&line, &cap, f) > 0) {
+    for (ssize_t n; ok && (n = sc_read_line(f, &line, &cap)) != 0;) {
         o.line++;
-        ok = read_line(&o, line);
+        ok = n > 0 ? read_line(&o, line)
+                   : fail(&o, "a line longer than " LIMIT_NAMED(SC_MAX_LINE) " bytes, or no memory for it");
     }
     free(line);
     fclose(f);

@@ -21,6 +21,7 @@
  * values out of range and missing mesh files are errors naming the file and line; a
  * texture that cannot be read is a warning naming them and the material. Meshes load after the whole file
  * is read (so sections may come in any order); their errors name the mesh's section. */
+#include "scenes/input_file.h"
 #include "scenes/build.h"
 #include "scenes/builtin.h"
 #include "scenes/loaders.h"
@@ -371,7 +372,7 @@ static char *read_line(char *str, int num, void *stream)
 /* Parses the file; returns 0, or the line of the first error (-1: cannot open). */
 static int parse_file(parse_state *p)
 {
-    p->file = fopen(p->path, "r");
+    p->file = sc_open_input(p->path, "r", 0, p->err);
     if (!p->file) return -1;
     int rc = ini_parse_stream(read_line, p, handler, p);
     fclose(p->file);
@@ -397,7 +398,7 @@ sc_scene *sc_load_scene_file(const char *path, const sc_load_opts *o, char err[S
     snprintf(s->name, sizeof s->name, "%.*s", (int)(strlen(base) - strlen(".scene")), base);
     int rc = parse_file(p);
     bool ok = rc == 0;
-    if (rc < 0) snprintf(err, SC_ERR_MAX, "%s: cannot open the file", path);
+    if (rc < 0) snprintf(err, SC_ERR_MAX, "%s", p->err);
     else if (rc > 0) snprintf(err, SC_ERR_MAX, "%.100s:%d: %.380s", path, rc,
                              p->err[0] ? p->err : "syntax error (expected [section] or key = value)");
     int i = 0;

@@ -1,5 +1,6 @@
 /* texture.c — textures: image files through stb_image (RGBA8, row 0 at the top) and the
  * mip chain every texture gets once, at load. */
+#include "scenes/input_file.h"
 #include "scenes/loaders.h"
 
 #include <dirent.h>
@@ -111,18 +112,20 @@ const char *sc_texture_size_problem(size_t width, size_t height, const sc_load_o
     return NULL;
 }
 
-/* The header's size first (a small file may declare a huge image), then the pixels. */
-static unsigned char *decode(const stbi_uc *mem, size_t n, const char *path, const sc_load_opts *o,
-                             int *w, int *h, char err[SC_ERR_MAX])
+/* The header's size first (a small file may declare a huge image), then the pixels:
+ * from memory, or from file (a regular file, opened by the caller). */
+static unsigned char *decode(const stbi_uc *mem, size_t n, FILE *file, const char *path,
+                             const sc_load_opts *o, int *w, int *h, char err[SC_ERR_MAX])
 {
     int c;
-    bool known = mem ? stbi_info_from_memory(mem, (int)n, w, h, &c) : stbi_info(path, w, h, &c);
+    bool known = mem ? stbi_info_from_memory(mem, (int)n, w, h, &c) : stbi_info_from_file(file, w, h, &c);
     const char *why = known ? sc_texture_size_problem((size_t)*w, (size_t)*h, o) : NULL;
     if (why) {
         snprintf(err, SC_ERR_MAX, "%.400s: %s", path, why);
         return NULL;
     }
-    unsigned char *px = mem ? stbi_load_from_memory(mem, (int)n, w, h, &c, 4) : stbi_load(path, w, h, &c, 4);
+    unsigned char *px = mem ? stbi_load_from_memory(mem, (int)n, w, h, &c, 4)
+                            : stbi_load_from_file(file, w, h, &c, 4);
     if (!px) {
         snprintf(err, SC_ERR_MAX, "%.400s: cannot read the texture: %s", path, stbi_failure_reason());
         return NULL;
@@ -138,7 +141,11 @@ static unsigned char *decode(const stbi_uc *mem, size_t n, const char *path, con
 unsigned char *sc_decode_texture(const char *path, const sc_load_opts *o, int *w, int *h,
                                  char err[SC_ERR_MAX])
 {
-    return decode(NULL, 0, path, o, w, h, err);
+    FILE *f = sc_open_input(path, "rb", 0, err);
+    if (!f) return NULL;
+    unsigned char *px = decode(NULL, 0, f, path, o, w, h, err);
+    fclose(f);
+    return px;
 }
 
 unsigned char *sc_decode_texture_memory(const void *data, size_t n, const char *name,
@@ -148,7 +155,7 @@ unsigned char *sc_decode_texture_memory(const void *data, size_t n, const char *
         snprintf(err, SC_ERR_MAX, "%.400s: cannot read the texture: %zu bytes", name, n);
         return NULL;
     }
-    return decode(data, n, name, o, w, h, err);
+    return decode(data, n, NULL, name, o, w, h, err);
 }
 
 int sc_read_texture(sc_scene *s, const char *path, const sc_load_opts *o, char err[SC_ERR_MAX])
