@@ -45,7 +45,8 @@ typedef struct parse_state {
     FILE *file;
     int line;                     /* the line being parsed (counted by read_line) */
     int camera_line;              /* the line of the last [camera] key, 0 if none */
-    bool too_long;                /* stopped at a line longer than libinih's buffer */
+    bool too_long;                /* stopped at a line longer than libinih's buffer, or
+                                     holding a NUL byte (p->err says which) */
     char dir[512];
     sc_scene *s;
     mesh_entry meshes[SC_MAX_FILE_MESHES];
@@ -351,17 +352,29 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
 
 /* libinih's line reader, counting lines and refusing a line longer than its buffer
  * (num - 1 characters): libinih would parse the rest as a new line, giving a bogus
- * syntax error on the wrong line. Returning NULL ends the parse; too_long says why. */
+ * syntax error on the wrong line. A NUL byte is refused too: it would end the value
+ * there in silence. Returning NULL ends the parse; too_long says why. */
 static char *read_line(char *str, int num, void *stream)
 {
     parse_state *p = stream;
-    if (!fgets(str, num, p->file)) return NULL;
+    int c = 0, n0 = 0;
+    while (n0 < num - 1 && (c = getc(p->file)) != EOF) {
+        str[n0++] = (char)c;
+        if (c == '\n' || c == 0) break;
+    }
+    str[n0] = 0;
+    if (n0 == 0) return NULL;
     p->line++;
+    if (c == 0) {
+        p->too_long = true;
+        snprintf(p->err, sizeof p->err, "a NUL byte in the line (a .scene file is text)");
+        return NULL;
+    }
     size_t n = strlen(str);
     if (n + 1 < (size_t)num || str[n - 1] == '\n') return str;
-    int c = getc(p->file);
-    if (c == EOF) return str;
-    if (c != '\n') {
+    int next = getc(p->file);
+    if (next == EOF) return str;
+    if (next != '\n') {
         p->too_long = true;
         snprintf(p->err, sizeof p->err, "line longer than %d characters (the .scene limit)", num - 2);
         return NULL;

@@ -2,7 +2,7 @@
  * scene, an mtllib or a texture is refused as "not a regular file" (opening a FIFO
  * waited for a writer; /dev/zero never ended), and a line longer than SC_MAX_LINE is
  * refused with its line number (an endless line grew past 4 GB and then said "line 0:
- * no faces"). Each load runs in a child under alarm(10): a regression fails the test
+ * no faces"); a NUL byte in a .scene line is refused. Each load runs in a child under alarm(10): a regression fails the test
  * instead of hanging it. */
 #include "scenes/input_file.h"
 #include "scenes/scene.h"
@@ -84,11 +84,28 @@ static void test_long_line(void)
     CHECK(load_in_child("long.obj", "long.obj:5: a line longer than 1048576", false) == 1);
 }
 
+/* A NUL byte in a .scene value is refused at its line (it ended the value in silence:
+ * "fovy = 4<NUL>0" read as 4). */
+static void test_nul_byte(void)
+{
+    char p[256];
+    path_of("nul.scene", p);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("[mesh.a]\nbuiltin = teapot\n[camera]\nfovy = 4", f);
+    fputc(0, f);
+    fputs("0\n", f);
+    fclose(f);
+    CHECK(load_in_child("nul.scene", "nul.scene:4: a NUL byte", false) == 1);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
     RUN(test_fifos_and_devices);
     RUN(test_long_line);
+    RUN(test_nul_byte);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;
