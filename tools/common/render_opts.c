@@ -40,7 +40,9 @@ void ro_usage(FILE *out)
 {
     fprintf(out,
         "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
-        "                        (also raster-ordered, raster-parallel: the thesis' graph)\n"
+        "                        (also raster-ordered, raster-parallel: the thesis' graph;\n"
+        "                        raster-tonemap, raster-fxaa, raytrace-tonemap: with\n"
+        "                        image-space stages, --set graph.exposure=X)\n"
         "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
