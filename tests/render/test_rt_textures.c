@@ -476,7 +476,8 @@ static void test_shadow_through_blend(void)
     CHECK(glass >= 0);
     if (glass < 0) { unload(&l); return; }
     l.s->materials[glass].alpha_mode = SC_ALPHA_BLEND;
-    sc_light light = {{0, 5, 0}, {1, 1, 1}};
+    sc_light light = {{0, 5, 0}, {1, 1, 1}}, *own = l.s->lights;
+    size_t nown = l.s->nlights;
     l.s->lights = &light, l.s->nlights = 1;
     uint8_t *img = malloc((size_t)W * H * 4);
     const float alphas[3] = {0.0f, 0.5f, 1.0f};
@@ -502,7 +503,7 @@ static void test_shadow_through_blend(void)
         float c = img[((size_t)(H / 2) * W + W / 2) * 4] / 255.0f;   /* sRGB -> linear */
         lin[k] = c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
     }
-    l.s->lights = NULL, l.s->nlights = 0;
+    l.s->lights = own, l.s->nlights = nown;
     printf("    floor under glass, linear: alpha 0 %.4f, 0.5 %.4f, 1 %.4f\n", lin[0], lin[1], lin[2]);
     CHECK_MSG(lin[0] > lin[1] + 0.05f && lin[1] > lin[2] + 0.05f, "no partial shadow: %g %g %g",
               lin[0], lin[1], lin[2]);
