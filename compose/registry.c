@@ -124,6 +124,7 @@ int cp_register_image_stage(cp_registry *r, const cp_image_stage_type *im, char 
     if (!t->name || !*t->name || !im->tile)
         return cp_fail(err, "an image-space stage type has no name or no tile function");
     if (im->halo < 0) return cp_fail(err, "image-space stage type '%s': halo %d < 0", t->name, im->halo);
+    if (check_counts(t, err)) return -1;
     if (t->nports || t->main)
         return cp_fail(err, "image-space stage type '%s' has ports or a main function (it "
                        "reads and writes images, not queues)", t->name);
