@@ -145,9 +145,9 @@ static void test_ray_hit(void)
     rt_hit hit;
     hit_at(&e, &f, 0.2f, 0.3f, &ray, &hit);
     const float weight[3] = {1, 1, 1};
-    sh_ray_result out;
+    sh_ray_result res;
     tri_material[0] = MR;
-    sh_ray_shade(&e, &ray, &hit, weight, 0, &out);
+    sh_ray_shade(&e, &ray, &hit, weight, 0, &res);
     sh_surface_in in;
     sh_surface_in_of_hit(&geo, 0, hit.u, hit.v, ray.dir, 0.0f, &in);
     in.facing = sh_dot3(in.n, ray.dir) > 0 ? -1.0f : 1.0f;
@@ -159,28 +159,28 @@ static void test_ray_hit(void)
     sh_pbr_ambient(&s, e.ambient, amb);
     CHECK(sh_pbr_light(&s, p, view, &light, lit));
     sh_pbr_reflectance(&s, view, refl);
-    CHECK(out.nshadow == 1);
+    CHECK(res.nshadow == 1);
     for (int i = 0; i < 3; i++) {
-        CHECK_MSG(out.direct[i] == amb[i] + s.emissive[i], "direct %d: %g", i, out.direct[i]);
-        CHECK_MSG(out.shadow_color[0][i] == lit[i], "light %d: %g, want %g", i, out.shadow_color[0][i], lit[i]);
-        CHECK_MSG(out.reflect_weight[i] == refl[i], "reflection %d: %g, want %g", i, out.reflect_weight[i], refl[i]);
+        CHECK_MSG(res.direct[i] == amb[i] + s.emissive[i], "direct %d: %g", i, res.direct[i]);
+        CHECK_MSG(res.shadow_color[0][i] == lit[i], "light %d: %g, want %g", i, res.shadow_color[0][i], lit[i]);
+        CHECK_MSG(res.reflect_weight[i] == refl[i], "reflection %d: %g, want %g", i, res.reflect_weight[i], refl[i]);
     }
-    CHECK(out.reflect && refl[0] > 0 && refl[0] != materials[MR].reflectivity);
+    CHECK(res.reflect && refl[0] > 0 && refl[0] != materials[MR].reflectivity);
     /* the raster PS lights the same point alike (the view vectors differ by rounding) */
     sh_raster_env re;
     sh_raster_env_init(&re, &scene, &geo, 64, 64, SH_AOV_COLOR);
     float rgb[3];
     raster_reference(&re, 0.2f, 0.3f, rgb);
     for (int i = 0; i < 3; i++)
-        CHECK_MSG(fabsf(rgb[i] - (out.direct[i] + out.shadow_color[0][i])) <= 1e-5f * (1 + rgb[i]),
-                  "channel %d: raster %g, ray tracer %g", i, rgb[i], out.direct[i] + out.shadow_color[0][i]);
+        CHECK_MSG(fabsf(rgb[i] - (res.direct[i] + res.shadow_color[0][i])) <= 1e-5f * (1 + rgb[i]),
+                  "channel %d: raster %g, ray tracer %g", i, rgb[i], res.direct[i] + res.shadow_color[0][i]);
     /* a Blinn-Phong hit: (1 - reflectivity) x its terms, reflectivity to the mirror ray */
     tri_material[0] = BP;
-    sh_ray_shade(&e, &ray, &hit, weight, 0, &out);
+    sh_ray_shade(&e, &ray, &hit, weight, 0, &res);
     const sc_material *bp = &materials[BP];
     for (int i = 0; i < 3; i++) {
-        CHECK(out.direct[i] == (1.0f - bp->reflectivity) * e.ambient * bp->albedo[i]);
-        CHECK(out.reflect_weight[i] == bp->reflectivity);
+        CHECK(res.direct[i] == (1.0f - bp->reflectivity) * e.ambient * bp->albedo[i]);
+        CHECK(res.reflect_weight[i] == bp->reflectivity);
     }
 }
 
