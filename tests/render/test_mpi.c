@@ -223,12 +223,12 @@ static void test_different_scenes_refused(void)
 static void test_silent_rank_stops_the_job(void)
 {
     NEED_MPI();
-    int rc = shell("(" MPIRUN " -np 2 %s/gramps-render-mpi -q -t 1 -p raytrace --spp 64 "
+    int rc = shell("cd %s && (" MPIRUN " -np 2 %s/gramps-render-mpi -q -t 1 -p raytrace --spp 64 "
                    "--size 512x512 --frames 10 --chunk-rows 8 --chunk-timeout 2 teapot > silent.txt 2>&1; "
                    "echo status $? >> silent.txt) & sleep 1.5; "
                    "for p in $(pgrep -f 'chunk-timeout 2 teapot'); do "
                    "tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
-                   "&& kill -STOP $p; done; wait; cat silent.txt", bin);
+                   "&& kill -STOP $p; done; wait; cat %s/silent.txt", dir, bin, dir);
     CHECK_MSG(rc == 0 && strstr(out, "rank 1 has not") && !strstr(out, "status 0"),
               "exit %d: %s", rc, out);
 }
