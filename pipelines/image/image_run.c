@@ -84,6 +84,9 @@ int pli_total_halo(const pl_frame *f, const cp_image_pass *p, int n, int tile,
 
 typedef struct run_job {
     pl_frame *f;
+    uint32_t *color;                   /* the frame's image, looked up once before the
+                                          tiles run: a lookup per tile raced on the
+                                          resource table (ThreadSanitizer) */
     const cp_image_pass *p;
     int npasses;
     int first, last;                   /* the phase's passes [first, last) */
@@ -98,7 +101,7 @@ typedef struct run_job {
 
 static void decode_tile(const run_job *j, const cp_image_tile *t, float *buf)
 {
-    const uint32_t *color = pl_frame_color(j->f);
+    const uint32_t *color = j->color;
     for (int y = t->y0; y < t->y1; y++) {
         const uint32_t *row = color + (size_t)y * (size_t)t->width;
         for (int x = t->x0; x < t->x1; x++) {
@@ -120,7 +123,7 @@ static uint8_t alpha8(float a)
  * the colour channels first cost more than the search it saved (perf). */
 static void encode_tile(const run_job *j, const float *buf, const cp_image_tile *t)
 {
-    uint8_t *color = (uint8_t *)pl_frame_color(j->f);
+    uint8_t *color = (uint8_t *)j->color;
     int w = t->x1 - t->x0;
     for (int y = t->y0; y < t->y1; y++) {
         const float *in = buf + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(t->x0 - t->ox));
@@ -212,7 +215,12 @@ bool pli_run(pl_frame *f, const cp_image_pass *p, int n, int tile, unsigned work
 {
     if (n == 0 || f->aov != SH_AOV_COLOR) return true;
     pthread_once(&decode_once, build_decode);
-    run_job j = {.f = f, .p = p, .npasses = n, .tile = tile, .avx2 = rt_isa_best() == RT_ISA_AVX2};
+    run_job j = {.f = f, .color = pl_frame_color(f), .p = p, .npasses = n, .tile = tile,
+                 .avx2 = rt_isa_best() == RT_ISA_AVX2};
+    if (!j.color) {
+        snprintf(err, CP_ERR_MAX, "out of memory (the frame's image)");
+        return false;
+    }
     if (!get_buffers(&j, p, n, err)) return false;
     const pl_region *r = &f->region;
     j.tiles_x = (r->x1 - r->x0 + tile - 1) / tile;
