@@ -3,9 +3,18 @@
 
 #include <math.h>
 
+/* Unit length; a vector whose squared length would underflow or overflow (an up vector
+ * of 1e-25 made the frame degenerate and the image blank) is scaled by its largest
+ * component first. Vectors of ordinary length take the plain path, bit for bit. */
 static void normalize3(float v[3])
 {
-    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (!(l2 > 0x1p-100f && l2 < 0x1p100f)) {
+        float m = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+        if (m > 0 && isfinite(m)) { v[0] /= m; v[1] /= m; v[2] /= m; }
+        l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    }
+    float l = sqrtf(l2);
     if (l > 0) { v[0] /= l; v[1] /= l; v[2] /= l; }
 }
 

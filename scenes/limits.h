@@ -13,7 +13,15 @@
 
 /* ---- scenes: what a scene may hold (scenes/validate.c checks these at load) ---------- */
 
-#define SC_COORD_MAX 1e18f        /* |coordinate|: squared distances stay finite in float */
+/* |coordinate| of a vertex, eye, target or light, the same for every pipeline: the ray
+ * tracer's watertight triangle test multiplies three coordinate differences, which
+ * overflows float beyond about 7e12 (3e13 rendered unlit: every shadow ray 'hit');
+ * 1e11 keeps that product below 1e36 with the fitted camera's margin. */
+#define SC_COORD_MAX 1e11f
+/* |coordinate| of an eye, target or light, fitted or given: ten times the geometry's, so
+ * a camera fitted around a mesh at the limit is valid; vertex-to-eye differences stay
+ * below 1.1e12, whose cube the ray tracer's test still holds. */
+#define SC_VIEW_COORD_MAX 1e12f
 #define SC_LIGHT_MAX 1e6f         /* a light's colour component, in [0, SC_LIGHT_MAX] */
 #define SC_FACTOR_MAX 1e3f        /* a material's albedo and specular factors */
 #define SC_EXPONENT_MAX 1e6f      /* a material's specular exponent */

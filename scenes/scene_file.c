@@ -340,7 +340,7 @@ static bool load_mesh(parse_state *p, mesh_entry *m)
     size_t bad = sc_first_bad_vertex(&p->s->meshes[idx], m->transform);
     if (bad < p->s->meshes[idx].nvertices) {
         snprintf(p->err, sizeof p->err, "[mesh.%.60s]: the transform takes vertex %zu beyond "
-                 "+-1e18 (SC_COORD_MAX) or to infinity", m->name, bad + 1);
+                 "+-1e11 (SC_COORD_MAX) or to infinity", m->name, bad + 1);
         return false;
     }
     if (sc_scene_add_instance(p->s, (uint32_t)idx, m->transform) < 0) {

@@ -24,13 +24,15 @@ static size_t first_nonfinite(const float *v, size_t n)
     return n;
 }
 
-/* The index of the first value outside +-SC_COORD_MAX (NaN included), or n. */
-static size_t first_out_of_range(const float *v, size_t n)
+/* The index of the first value outside +-limit (NaN included), or n. */
+static size_t first_beyond(const float *v, size_t n, float limit)
 {
     for (size_t i = 0; i < n; i++)
-        if (!(fabsf(v[i]) <= SC_COORD_MAX)) return i;
+        if (!(fabsf(v[i]) <= limit)) return i;
     return n;
 }
+
+static size_t first_out_of_range(const float *v, size_t n) { return first_beyond(v, n, SC_COORD_MAX); }
 
 static bool in_range(const float *v, int n, float lo, float hi)
 {
@@ -41,8 +43,8 @@ static bool in_range(const float *v, int n, float lo, float hi)
 
 const char *sc_camera_problem(const sc_camera *c)
 {
-    if (first_out_of_range(c->eye, 3) < 3 || first_out_of_range(c->target, 3) < 3)
-        return "eye and target must be finite and within +-1e18 (SC_COORD_MAX)";
+    if (first_beyond(c->eye, 3, SC_VIEW_COORD_MAX) < 3 || first_beyond(c->target, 3, SC_VIEW_COORD_MAX) < 3)
+        return "eye and target must be finite and within +-1e12 (SC_VIEW_COORD_MAX)";
     if (first_nonfinite(c->up, 3) < 3) return "up must be finite";
     if (!(c->fovy_deg > 0 && c->fovy_deg < 180)) return "fovy must be in (0, 180) degrees";
     double f[3], u[3], ff = 0, uu = 0;
@@ -66,7 +68,7 @@ static int mesh_problem(const sc_scene *s, const sc_mesh *m, const char *what, c
     size_t nv = m->nvertices, k;
     if ((k = first_out_of_range(m->positions, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: coordinate %g is not finite or "
-                 "beyond +-1e18 (SC_COORD_MAX)", what, m->name, k / 3 + 1, m->positions[k]);
+                 "beyond +-1e11 (SC_COORD_MAX)", what, m->name, k / 3 + 1, m->positions[k]);
     else if ((k = first_nonfinite(m->normals, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: normal is not finite", what, m->name, k / 3 + 1);
     else if (m->texcoords && (k = first_nonfinite(m->texcoords, 2 * nv)) < 2 * nv)
@@ -124,7 +126,8 @@ const char *sc_material_problem(const sc_scene *s, const sc_material *m)
 
 const char *sc_light_problem(const sc_light *l)
 {
-    if (first_out_of_range(l->position, 3) < 3) return "position must be finite and within +-1e18 (SC_COORD_MAX)";
+    if (first_beyond(l->position, 3, SC_VIEW_COORD_MAX) < 3)
+        return "position must be finite and within +-1e12 (SC_VIEW_COORD_MAX)";
     if (!in_range(l->color, 3, 0, SC_LIGHT_MAX)) return "color components must be in [0, 1e6] (SC_LIGHT_MAX)";
     return NULL;
 }
@@ -166,7 +169,7 @@ int sc_validate_world(const float *positions, const float *normals, size_t nv, c
     size_t k;
     if ((k = first_out_of_range(positions, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: vertex %zu: the transform takes a coordinate to %g "
-                 "(not finite or beyond +-1e18, SC_COORD_MAX)", what, k / 3 + 1, positions[k]);
+                 "(not finite or beyond +-1e11, SC_COORD_MAX)", what, k / 3 + 1, positions[k]);
     else if ((k = first_nonfinite(normals, 3 * nv)) < 3 * nv)
         snprintf(err, SC_ERR_MAX, "%s: vertex %zu: the transform makes the normal not finite",
                  what, k / 3 + 1);

@@ -1,6 +1,6 @@
 /* Hostile values in scene data are refused where they enter, with a message naming the
  * file (and line for OBJ and .scene files): NaN/inf normals and texture coordinates,
- * transforms that overflow, coordinates beyond +-1e18, degenerate cameras, light colours
+ * transforms that overflow, coordinates beyond +-1e11, degenerate cameras, light colours
  * outside [0, 1e6], lines longer than libinih's buffer. Valid oddities load: denormal
  * coordinates, absolute texture paths, a scene without lights (rendered by both shading
  * environments without reading a NULL light array), 80k material names. */
@@ -40,7 +40,7 @@ static void test_obj_nonfinite(void)
     expect_error(tmpfile_with("i.obj", TRI "vn 0 inf 1\nf 1//1 2//1 3//1\n"), "i.obj:4:");
     expect_error(tmpfile_with("t.obj", TRI "vt nan 0\nf 1/1 2/1 3/1\n"), "t.obj:4: malformed texture");
     expect_error(tmpfile_with("v.obj", "v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n"), "v.obj:2:");
-    expect_error(tmpfile_with("b.obj", "v 0 0 0\nv 1e38 0 0\nv 0 1 0\nf 1 2 3\n"), "beyond +-1e18");
+    expect_error(tmpfile_with("b.obj", "v 0 0 0\nv 1e38 0 0\nv 0 1 0\nf 1 2 3\n"), "beyond +-1e11");
 }
 
 static void test_denormal_loads(void)

@@ -175,9 +175,9 @@ static int parse_image_flag(ro_options *o, int c, const char *arg, const char *f
         return 0;
     case RO_OPT_CAMERA: return ro_parse_camera(o, arg, flag);
     case RO_OPT_LIGHT:
-        if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_COORD_MAX &&
-            fabsf(o->light[1]) <= SC_COORD_MAX && fabsf(o->light[2]) <= SC_COORD_MAX))
-            return ro_bad_flag(o, flag, arg, "expected x,y,z within +-1e18 (SC_COORD_MAX)");
+        if (!parse_floats(arg, 3, o->light) || !(fabsf(o->light[0]) <= SC_VIEW_COORD_MAX &&
+            fabsf(o->light[1]) <= SC_VIEW_COORD_MAX && fabsf(o->light[2]) <= SC_VIEW_COORD_MAX))
+            return ro_bad_flag(o, flag, arg, "expected x,y,z within +-1e12 (SC_VIEW_COORD_MAX)");
         o->have_light = true;
         return 0;
     case RO_OPT_AOV:
