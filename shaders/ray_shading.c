@@ -120,6 +120,9 @@ static void shade_metallic_roughness(const sh_ray_env *e, const sc_material *m, 
     out->reflect = rw[0] > 0 || rw[1] > 0 || rw[2] > 0;
     if (!out->reflect) return;
     mirror(e, p, n, s.n, view, out);
+    /* A normal map tilted far from the surface can send the mirror ray into it: then
+     * the surface's own normal reflects it instead. */
+    if (sh_dot3(out->reflected.dir, n) <= 0.0f) mirror(e, p, n, n, view, out);
     for (int i = 0; i < 3; i++) out->reflect_weight[i] = w[i] * rw[i];
 }
 

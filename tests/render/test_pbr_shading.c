@@ -215,6 +215,41 @@ static int centre_pixel(const char *model, const char *pipeline, uint8_t rgb[3])
     return 0;
 }
 
+/* A normal map tilted nearly flat (texel x = 255, z = 0: the shading normal lies in the
+ * surface's plane) must not send the mirror ray into the surface: it leaves on the
+ * viewer's side of the geometric normal (it pointed into the surface, pbr helper's
+ * finding). */
+static void test_mirror_leaves_the_surface(void)
+{
+    setup();
+    unsigned char texel[4] = {255, 128, 0, 255};
+    sc_texture tex = {.name = "tilt", .nlevels = 1, .levels[0] = {1, 1, texel}};
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    materials[MR].normal_map = sh_default_material.normal_map;
+    materials[MR].normal_map.texture = 0;
+    materials[MR].roughness = 0.05f;
+    tri_material[0] = MR;
+    sc_camera_frame f;
+    sc_camera_frame_init(&f, &scene.camera, 64, 64);
+    sh_ray_env e;
+    sh_ray_env_init(&e, &scene, &geo, &f);
+    for (int k = 0; k < 9; k++) {
+        rt_ray ray;
+        rt_hit hit;
+        hit_at(&e, &f, 0.1f + 0.1f * (float)(k % 3), 0.1f + 0.1f * (float)(k / 3), &ray, &hit);
+        sh_ray_result res;
+        sh_ray_shade(&e, &ray, &hit, (const float[3]){1, 1, 1}, 0, &res);
+        float n[3];
+        sh_ray_hit_normal(&e, &ray, &hit, n);
+        CHECK_MSG(!res.reflect || sh_dot3(res.reflected.dir, n) > 0, "hit %d: the mirror ray goes "
+                  "into the surface (dir . n = %g)", k, (double)sh_dot3(res.reflected.dir, n));
+    }
+    scene.textures = NULL;
+    scene.ntextures = 0;
+    materials[MR].normal_map.texture = -1;
+}
+
 static void test_rendered(void)
 {
     uint8_t raster[3], ray[3], phong[3];
@@ -238,6 +273,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_raster_fragment);
     RUN(test_ray_hit);
+    RUN(test_mirror_leaves_the_surface);
     RUN(test_rendered);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
