@@ -126,6 +126,30 @@ static bool depth_tie_wins(const plr_state *s, const frag_pkt *p, uint32_t i, si
  * or in any order with ties to the smaller primitive id; the depth-only pass writes the
  * visible primitive id + 1 instead of a colour. Then the coarse bounds of the blocks it
  * changed. */
+/* What the OM reads of a fragment packet is in bounds: its count and triangle count
+ * within the packet's arrays, every fragment's triangle index below ntris and its pixel
+ * inside this OM's tile. A stage between the PS and the OM (a plugin's) that breaks it
+ * fails the run, named, instead of the OM writing outside its tile or the image. */
+static bool frags_in_bounds(gr_ctx *c, const frag_pkt *p, const plr_state *s, uint64_t tile)
+{
+    int tx = (int)(tile % (uint64_t)s->tiles_x), ty = (int)(tile / (uint64_t)s->tiles_x);
+    uint32_t x0 = (uint32_t)(tx * s->tile), y0 = (uint32_t)(ty * s->tile);
+    uint32_t x1 = x0 + (uint32_t)s->tile, y1 = y0 + (uint32_t)s->tile;
+    if (x1 > (uint32_t)s->width) x1 = (uint32_t)s->width;
+    if (y1 > (uint32_t)s->height) y1 = (uint32_t)s->height;
+    char why[200] = "";
+    if (p->count > FRAGS_PER_PACKET || p->ntris > TRIS_PER_PACKET)
+        snprintf(why, sizeof why, "a fragment packet holds %u fragments of %u triangles (at most "
+                 "%d of %d)", p->count, p->ntris, FRAGS_PER_PACKET, TRIS_PER_PACKET);
+    for (uint32_t i = 0; !why[0] && i < p->count; i++)
+        if (p->x[i] < x0 || p->x[i] >= x1 || p->y[i] < y0 || p->y[i] >= y1 || p->tri[i] >= p->ntris)
+            snprintf(why, sizeof why, "fragment %u at (%u, %u) of triangle %u: outside this OM's "
+                     "tile (%u..%u, %u..%u) or the packet's %u triangles", i, p->x[i], p->y[i],
+                     p->tri[i], x0, x1 - 1, y0, y1 - 1, p->ntris);
+    if (why[0]) gr_assert_at(c, false, why, __FILE__, __LINE__);
+    return !why[0];
+}
+
 void plr_om_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -138,6 +162,7 @@ void plr_om_main(gr_ctx *c)
     const bool blend = s->alpha.blend && s->color;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
+        if (!frags_in_bounds(c, p, s, gr_key(c))) return;
         for (uint32_t i = 0; i < p->count; i++) {
             size_t at = p->y[i] * width + p->x[i];
             float z = p->out.z[i];

@@ -531,6 +531,18 @@ static void blend_band(const blend_state *b, uint32_t key, blend_step step)
     }
 }
 
+/* A contribution outside this instance's band (a plugin stage that pushes
+ * contributions, such as examples/plugins/ao.c, computed a wrong pixel): the run fails
+ * naming it, instead of adding into another band's sums or outside the image. */
+static void bad_pixel(gr_ctx *c, uint32_t pixel, uint64_t lo, uint64_t hi)
+{
+    char why[200];
+    snprintf(why, sizeof why, "a contribution to pixel %u, outside this blender's pixels "
+             "%llu..%llu: a stage feeding its input computed a wrong pixel", pixel,
+             (unsigned long long)lo, (unsigned long long)(hi - 1));
+    gr_assert_at(c, false, why, __FILE__, __LINE__);
+}
+
 /* One instance per subqueue of the contributions set (see blend_state). Integer sums
  * are associative, so the result is independent of arrival order. */
 static void blend_main(gr_ctx *c)
@@ -539,10 +551,17 @@ static void blend_main(gr_ctx *c)
     uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
     int64_t *accum = b->sums;
     if (!b->cutters_clear_sums) blend_band(b, key, BLEND_CLEAR);
+    uint64_t band_lo, band_hi;
+    plrt_blend_band(&b->keys, key, &band_lo, &band_hi);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         uint32_t n = gr_count(w.mem);
         const plrt_contrib *k = plrt_elems(w.mem);
+        for (uint32_t i = 0; i < n; i++)
+            if (k[i].pixel < band_lo || k[i].pixel >= band_hi) {
+                bad_pixel(c, k[i].pixel, band_lo, band_hi);
+                return;
+            }
         for (uint32_t i = 0; i < n; i++) {
             int64_t *a = accum + (size_t)k[i].pixel * 3;
             a[0] += plrt_to_fixed(k[i].v[0]);

@@ -10,6 +10,8 @@
 #include "tests/json_check.h"
 
 #include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stb/stb_image.h>
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -206,6 +208,31 @@ static void test_refused_plugins(void)
               strstr(out, "'bad.counts': nports -1"), "%s", out);
 }
 
+/* A plugin stage that sends the built-in Blend a contribution outside the image: the run
+ * fails naming the Blend stage and the pixel (it added into memory outside its sums). */
+static void test_bad_packets_refused(void)
+{
+    char text[5200], graph[600], args[1024], plugins[PATH_MAX];
+    if (!realpath(test_plugins, plugins)) snprintf(plugins, sizeof plugins, "%s", test_plugins);
+    snprintf(text, sizeof text, "[graph]\nname = bad\nplugins = %s/bad_contrib.so\n"
+             "[queue contributions]\nformat = rt.contributions\nelements = 128\ncapacity = 4\n"
+             "subqueues = 1\n[stage bad]\ntype = test.bad-contrib\nout = contributions\n"
+             "[stage blend]\ntype = rt.blend\nin = contributions\n", plugins);
+    write_graph("bad_contrib.graph", text, graph);
+    snprintf(args, sizeof args, "-q --size 64x64 --graph %s -o %s/bad.png teapot", graph, dir);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'blend'") &&
+              strstr(out, "contribution to pixel 4294967280"), "%s", out);
+    /* a fragment outside the Output Merger's tile */
+    snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nplugins = %s/bad_frags.so\n"
+             "[queue frags]\nformat = raster.fragments\ncapacity = 4\nsubqueues = $tiles\n"
+             "[stage bad]\ntype = test.bad-frags\nout = frags\n"
+             "[stage om]\ntype = raster.om\ntile = 64\nin = frags\n", plugins);
+    write_graph("bad_frags.graph", text, graph);
+    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'om") &&
+              strstr(out, "fragment 0 at (60000, 3)"), "%s", out);
+}
+
 static void test_unknown_stage_type(void)
 {
     char graph[600], args[1024];
@@ -241,6 +268,7 @@ int main(int argc, char **argv)
     RUN(test_set_reduce_keyed);
     RUN(test_refused_plugins);
     RUN(test_unknown_stage_type);
+    RUN(test_bad_packets_refused);
     RUN(test_gramps_run_flags);
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
