@@ -214,15 +214,38 @@ static void finish_material(obj_state *o, const mtl_entry *e, const char *mtl)
     if (m->alpha < 1 || (kd >= 0 && o->s->textures[kd].has_alpha)) m->alpha_mode = SC_ALPHA_BLEND;
 }
 
-static mtl_entry *mtl_entry_of(mtl_entry **list, size_t *n, int material)
+/* An MTL file's entries, one per material it names, with an index from material to
+ * entry (a scan of the entries per newmtl was quadratic: 80,000 materials took minutes
+ * under ThreadSanitizer). */
+typedef struct mtl_entries {
+    mtl_entry *list;
+    size_t n, cap;
+    size_t *of;                           /* [material]: entry index + 1, 0 for none */
+    size_t nof;
+} mtl_entries;
+
+static mtl_entry *mtl_entry_of(mtl_entries *es, int material)
 {
-    for (size_t i = 0; i < *n; i++)
-        if ((*list)[i].material == material) return &(*list)[i];
-    mtl_entry *grown = realloc(*list, (*n + 1) * sizeof *grown);
-    if (!grown) return NULL;
-    *list = grown;
-    grown[*n] = (mtl_entry){material, -1, -1, -1, false};
-    return &grown[(*n)++];
+    size_t m = (size_t)material;
+    if (m >= es->nof) {
+        size_t nof = m + 1 > 2 * es->nof ? m + 1 : 2 * es->nof;
+        size_t *of = realloc(es->of, nof * sizeof *of);
+        if (!of) return NULL;
+        memset(of + es->nof, 0, (nof - es->nof) * sizeof *of);
+        es->of = of;
+        es->nof = nof;
+    }
+    if (es->of[m]) return &es->list[es->of[m] - 1];
+    if (es->n == es->cap) {
+        size_t cap = es->cap ? 2 * es->cap : 16;
+        mtl_entry *grown = realloc(es->list, cap * sizeof *grown);
+        if (!grown) return NULL;
+        es->list = grown;
+        es->cap = cap;
+    }
+    es->list[es->n] = (mtl_entry){material, -1, -1, -1, false};
+    es->of[m] = ++es->n;
+    return &es->list[es->n - 1];
 }
 
 static float clamp01(float v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
@@ -242,8 +265,8 @@ static bool read_mtl(obj_state *o, const char *name)
     if (!f) return fail(o, why);
     char line[1024];
     int cur = -1, at = 0;
-    mtl_entry *list = NULL, *e = NULL;
-    size_t n = 0;
+    mtl_entries entries = {0};
+    mtl_entry *e = NULL;
     sc_texture_cache cache = {0};
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
@@ -256,7 +279,7 @@ static bool read_mtl(obj_state *o, const char *name)
         sc_material *m = cur >= 0 ? &o->s->materials[cur] : NULL;
         if (!strcmp(key, "newmtl")) {
             cur = mtl_material(o, arg);
-            e = cur >= 0 ? mtl_entry_of(&list, &n, cur) : NULL;
+            e = cur >= 0 ? mtl_entry_of(&entries, cur) : NULL;
             ok = e != NULL || fail(o, "out of memory");
         } else if (!m) {
             continue;
@@ -282,8 +305,9 @@ static bool read_mtl(obj_state *o, const char *name)
         }
     }
     fclose(f);
-    for (size_t i = 0; ok && i < n; i++) finish_material(o, &list[i], path);
-    free(list);
+    for (size_t i = 0; ok && i < entries.n; i++) finish_material(o, &entries.list[i], path);
+    free(entries.list);
+    free(entries.of);
     sc_texture_cache_free(&cache);
     return ok;
 }
