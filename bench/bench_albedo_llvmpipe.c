@@ -35,6 +35,8 @@
 #include <GL/glext.h>
 #include <GL/osmesa.h>
 
+#include "bench/gl_raster.h"
+
 #include "output/png_encode.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
@@ -242,38 +244,6 @@ static const char *fs_lit =
     "  gl_FragColor = vec4(c, 1.0);\n"
     "}\n";
 
-static GLuint compile(GLenum kind, const char *src)
-{
-    GLuint s = glCreateShader(kind);
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    GLint ok;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) { char log[1024]; glGetShaderInfoLog(s, sizeof log, NULL, log); fprintf(stderr, "%s\n", log); exit(2); }
-    return s;
-}
-
-/* The projection our vertex shader uses, as a column-major matrix. */
-static void projection(const sh_raster_env *e, float m[16])
-{
-    const sc_camera_frame *f = &e->frame;
-    float n = e->near, fa = e->far, a = (fa + n) / (fa - n), b = -2.0f * fa * n / (fa - n);
-    float eye_r = f->eye[0] * f->right[0] + f->eye[1] * f->right[1] + f->eye[2] * f->right[2];
-    float eye_u = f->eye[0] * f->up[0] + f->eye[1] * f->up[1] + f->eye[2] * f->up[2];
-    float eye_f = f->eye[0] * f->forward[0] + f->eye[1] * f->forward[1] + f->eye[2] * f->forward[2];
-    memset(m, 0, 16 * sizeof(float));
-    for (int i = 0; i < 3; i++) {
-        m[4 * i + 0] = f->right[i] / f->half_w;
-        m[4 * i + 1] = f->up[i] / f->half_h;
-        m[4 * i + 2] = a * f->forward[i];
-        m[4 * i + 3] = f->forward[i];
-    }
-    m[12] = -eye_r / f->half_w;
-    m[13] = -eye_u / f->half_h;
-    m[14] = -a * eye_f + b;
-    m[15] = -eye_f;
-}
-
 /* OBJ's rule: a material blends when d < 1 or its texture has alpha below 255. */
 static bool blends(const sc_scene *s, uint32_t mi)
 {
@@ -301,8 +271,8 @@ static bool gl_open(gl_scene *gs, const sc_scene *s, const sc_geometry *g, int s
     if (!gs->ctx || !gs->buf || !OSMesaMakeCurrent(gs->ctx, gs->buf, GL_UNSIGNED_BYTE, size, size))
         return false;
     gs->prog = glCreateProgram();
-    glAttachShader(gs->prog, compile(GL_VERTEX_SHADER, vs_src));
-    glAttachShader(gs->prog, compile(GL_FRAGMENT_SHADER, fs));
+    glAttachShader(gs->prog, gl_compile(GL_VERTEX_SHADER, vs_src, 2));
+    glAttachShader(gs->prog, gl_compile(GL_FRAGMENT_SHADER, fs, 2));
     glLinkProgram(gs->prog);
     glUseProgram(gs->prog);
     gs->tex = calloc(s->ntextures + 1, sizeof *gs->tex);
@@ -457,7 +427,7 @@ static int check_scene(int which, bool checked, const char *keep)
         sh_raster_env e;
         sh_raster_env_init(&e, s, &g, SIZE, SIZE, SH_AOV_ALBEDO);
         float proj[16];
-        projection(&e, proj);
+        gl_projection(&e, proj);
         glUniformMatrix4fv(glGetUniformLocation(gs.prog, "proj"), 1, GL_FALSE, proj);
         gl_frame(&gs, s, &g, (const float[3]){0, 0, 0});
         int worst;
@@ -576,7 +546,7 @@ static void gl_lit_uniforms(const gl_scene *gs, const sc_scene *s, const sc_geom
 {
     sh_raster_env_init(e, s, g, size, size, SH_AOV_COLOR);
     float proj[16];
-    projection(e, proj);
+    gl_projection(e, proj);
     const sc_material *m = &s->materials[g->materials[0]];
     glUniformMatrix4fv(glGetUniformLocation(gs->prog, "proj"), 1, GL_FALSE, proj);
     glUniform3fv(glGetUniformLocation(gs->prog, "eye"), 1, e->frame.eye);

@@ -15,6 +15,8 @@
 #include <GL/glext.h>
 #include <GL/osmesa.h>
 
+#include "bench/gl_raster.h"
+
 #include "bench/line_round_trip.h"
 #include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
@@ -46,38 +48,6 @@ static const char *fs_src =
     "  gl_FragColor = vec4(pow(clamp(c, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);\n"
     "}\n";
 
-static GLuint compile(GLenum kind, const char *src)
-{
-    GLuint s = glCreateShader(kind);
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    GLint ok;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) { char log[1024]; glGetShaderInfoLog(s, sizeof log, NULL, log); fprintf(stderr, "%s\n", log); exit(1); }
-    return s;
-}
-
-/* The projection our vertex shader uses, as a column-major matrix. */
-static void projection(const sh_raster_env *e, float m[16])
-{
-    const sc_camera_frame *f = &e->frame;
-    float n = e->near, fa = e->far, a = (fa + n) / (fa - n), b = -2.0f * fa * n / (fa - n);
-    float eye_r = f->eye[0] * f->right[0] + f->eye[1] * f->right[1] + f->eye[2] * f->right[2];
-    float eye_u = f->eye[0] * f->up[0] + f->eye[1] * f->up[1] + f->eye[2] * f->up[2];
-    float eye_f = f->eye[0] * f->forward[0] + f->eye[1] * f->forward[1] + f->eye[2] * f->forward[2];
-    memset(m, 0, 16 * sizeof(float));
-    for (int i = 0; i < 3; i++) {
-        m[4 * i + 0] = f->right[i] / f->half_w;
-        m[4 * i + 1] = f->up[i] / f->half_h;
-        m[4 * i + 2] = a * f->forward[i];
-        m[4 * i + 3] = f->forward[i];
-    }
-    m[12] = -eye_r / f->half_w;
-    m[13] = -eye_u / f->half_h;
-    m[14] = -a * eye_f + b;
-    m[15] = -eye_f;
-}
-
 static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
 {
     OSMesaContext ctx = OSMesaCreateContextExt(OSMESA_RGBA, 24, 0, 0, NULL);
@@ -86,12 +56,12 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
     sh_raster_env e;
     sh_raster_env_init(&e, s, g, SIZE, SIZE, SH_AOV_COLOR);
     GLuint prog = glCreateProgram();
-    glAttachShader(prog, compile(GL_VERTEX_SHADER, vs_src));
-    glAttachShader(prog, compile(GL_FRAGMENT_SHADER, fs_src));
+    glAttachShader(prog, gl_compile(GL_VERTEX_SHADER, vs_src, 1));
+    glAttachShader(prog, gl_compile(GL_FRAGMENT_SHADER, fs_src, 1));
     glLinkProgram(prog);
     glUseProgram(prog);
     float proj[16];
-    projection(&e, proj);
+    gl_projection(&e, proj);
     const sc_material *m = &s->materials[g->materials[0]];
     glUniformMatrix4fv(glGetUniformLocation(prog, "proj"), 1, GL_FALSE, proj);
     glUniform3fv(glGetUniformLocation(prog, "eye"), 1, e.frame.eye);

@@ -6,24 +6,12 @@
  * of (0, 1, 0) (it gave a blank one); a coordinate beyond the range is refused, naming
  * SC_COORD_MAX. */
 #include "tests/check.h"
+#include "tests/cli.h"
 
-#include <libgen.h>
 #include <stb/stb_image.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char bin[512], dir[] = "/tmp/gramps-scale-XXXXXX", out[4096];
-
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s/gramps-render %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int st = p ? pclose(p) : -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static char dir[] = "/tmp/gramps-scale-XXXXXX";
 
 /* The teapot of ../shared/scenes scaled by `scale`, as dir/NAME. */
 static void scaled_teapot(const char *name, double scale)
@@ -96,9 +84,7 @@ static void test_tiny_up_vector(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[512];
-    snprintf(self, sizeof self, "%s", argv[0]);
-    snprintf(bin, sizeof bin, "%s/../../bin", dirname(self));
+    find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_large_scale_renders_lit);
     RUN(test_tiny_up_vector);
