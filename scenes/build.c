@@ -232,19 +232,23 @@ void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t 
     }
     for (size_t v = 0; nrm && v < nv; v++) {
         float *n = nrm + 3 * v;
-        float l2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        if (!(l2 > 0x1p-100f && l2 < 0x1p100f)) {
-            /* Large coordinates (their cross products near 1e36) or tiny ones: the squared
-             * length would overflow or underflow, leaving a zero normal and an unlit
-             * surface. Scaled by the largest component first, the direction is kept. */
-            float m = fmaxf(fabsf(n[0]), fmaxf(fabsf(n[1]), fabsf(n[2])));
-            if (m > 0 && isfinite(m)) for (int i = 0; i < 3; i++) n[i] /= m;
-            l2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        }
-        float l = sqrtf(l2);
-        if (l > 0 && isfinite(l)) { n[0] /= l; n[1] /= l; n[2] /= l; }
-        else { n[0] = 0; n[1] = 1; n[2] = 0; }
+        if (!sc_normalize3(n)) { n[0] = 0; n[1] = 1; n[2] = 0; }
     }
+}
+
+bool sc_normalize3(float v[3])
+{
+    float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (!(l2 > 0x1p-100f && l2 < 0x1p100f)) {
+        float m = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+        if (!(m > 0 && isfinite(m))) return false;
+        for (int i = 0; i < 3; i++) v[i] /= m;
+        l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    }
+    float l = sqrtf(l2);
+    if (!(l > 0 && isfinite(l))) return false;   /* a NaN component */
+    v[0] /= l; v[1] /= l; v[2] /= l;
+    return true;
 }
 
 void sc_transform_point(const float m[16], const float p[3], float out[3])

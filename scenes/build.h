@@ -40,6 +40,12 @@ void sc_warn_unreadable_texture(sc_scene *s, const char *where, const char *mate
                                 const char *why);
 
 /* Area-weighted smooth vertex normals (zero-area triangles counted in *degenerate). */
+/* v at unit length; false when it is zero or not finite (v then unusable). A vector whose
+ * squared length would overflow or underflow float (cross products of coordinates near
+ * SC_COORD_MAX, an up vector of 1e-25) is scaled by its largest component first; one of
+ * ordinary length takes the plain path, bit for bit. */
+bool sc_normalize3(float v[3]);
+
 void sc_smooth_normals(const float *pos, size_t nv, const uint32_t *idx, size_t nt,
                        float *nrm, size_t *degenerate);
 
