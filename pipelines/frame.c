@@ -64,6 +64,7 @@ bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov 
     f->height = height;
     f->aov = aov;
     f->region = (pl_region){0, 0, width, height};
+    f->samples = 1;
     sc_camera_frame_init(&f->camera, &d->scene->camera, width, height);
     return true;
 }
@@ -77,6 +78,19 @@ bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX])
     }
     f->region = r;
     return true;
+}
+
+bool pl_frame_set_samples(pl_frame *f, int samples, char err[CP_ERR_MAX])
+{
+    bool made = false;
+    for (int i = 0; i < f->nresources; i++) made |= f->resources[i].type->extent == CP_PER_SAMPLE;
+    if (samples >= 1 && samples <= PL_MAX_MSAA && (samples == f->samples || !made)) {
+        f->samples = samples;
+        return true;
+    }
+    snprintf(err, CP_ERR_MAX, "%d samples per pixel: the frame's sample buffers have %d "
+             "(1..%d, one count for every stage of a graph)", samples, f->samples, PL_MAX_MSAA);
+    return false;
 }
 
 int pl_samples_per_pixel(const cp_stage_init *i)

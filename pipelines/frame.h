@@ -91,6 +91,9 @@ typedef struct pl_frame {
      * full image's camera; the coarse depth test only culls what the depth test would);
      * a pixel outside keeps its cleared value. */
     pl_region region;
+    /* Samples per pixel of the CP_PER_SAMPLE resources (multisampling's sample buffers):
+     * 1 unless the graph's stages set it (pl_frame_set_samples) before asking for one. */
+    int samples;
     /* The resources the graph's stages asked for, in the order they were first asked
      * for: only what a stage declared (cp_stage_type.resources) and the image. */
     pl_resource resources[PL_MAX_RESOURCES];
@@ -142,6 +145,12 @@ GR_API void *pl_frame_resource_at(const pl_frame *f, int index, const char *name
  * it: what pl_render_frame makes sure of. NULL when out of memory. */
 GR_API uint32_t *pl_frame_image_pixels(pl_frame *f);
 
+/* Sets the frame's samples per pixel (1..PL_MAX_MSAA) for its CP_PER_SAMPLE resources
+ * (create hooks, before asking for one). false (message in err) for another count than
+ * one already set, as when two stages of a graph disagree. */
+#define PL_MAX_MSAA 8
+GR_API bool pl_frame_set_samples(pl_frame *f, int samples, char err[CP_ERR_MAX]);
+
 /* Samples per pixel of stage i, which has an `spp` parameter: its value for the colour
  * output; other outputs take one sample at the pixel centre. */
 GR_API int pl_samples_per_pixel(const cp_stage_init *i);
@@ -159,11 +168,11 @@ GR_API void pl_frame_prepare(pl_frame *f, unsigned parts);
 GR_API const sh_raster_env *pl_frame_raster_env(pl_frame *f);
 GR_API const sh_ray_env *pl_frame_ray_env(pl_frame *f);
 
-/* Bytes of resource type t for a frame of width x height, a [graph] tile of `tile`
- * pixels and `triangles` scene triangles (an upper-end estimate for types made by
- * create). */
-GR_API double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
-                         size_t triangles);
+/* Bytes of resource type t for a frame of width x height with `samples` per pixel
+ * (CP_PER_SAMPLE types), a [graph] tile of `tile` pixels and `triangles` scene triangles
+ * (an upper-end estimate for types made by create). */
+GR_API double pl_resource_bytes(const cp_resource_type *t, int width, int height, int samples,
+                                long tile, size_t triangles);
 
 /* The counter named `name`, made at 0 on first request (create hooks only); stages add
  * to it with relaxed atomics. NULL when PL_MAX_COUNTERS are in use. */

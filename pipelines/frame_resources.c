@@ -47,7 +47,8 @@ static pl_resource *add(pl_frame *f, const cp_resource_type *t, const char *owne
 static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *owner)
 {
     if (!has_room(f, t, owner)) return NULL;
-    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * t->element_bytes);
+    size_t per_pixel = t->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1;
+    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * per_pixel * t->element_bytes);
     return data ? add(f, t, owner, data) : NULL;
 }
 
@@ -126,12 +127,13 @@ void pl_frame_use_color(pl_frame *f, uint32_t *pixels)
     r->borrowed = r->fresh = true;
 }
 
-double pl_resource_bytes(const cp_resource_type *t, int width, int height, long tile,
-                         size_t triangles)
+double pl_resource_bytes(const cp_resource_type *t, int width, int height, int samples,
+                         long tile, size_t triangles)
 {
     const double px = (double)width * height, side = tile > 0 ? (double)tile : 64.0;
     switch (t->extent) {
-    case CP_PER_PIXEL: case CP_PER_SAMPLE: return px * (double)t->element_bytes;
+    case CP_PER_PIXEL: return px * (double)t->element_bytes;
+    case CP_PER_SAMPLE: return px * (samples > 1 ? samples : 1) * (double)t->element_bytes;
     case CP_PER_TILE:
         return ((double)width / side + 1) * ((double)height / side + 1) * (double)t->element_bytes;
     case CP_PER_SCENE: return (double)triangles * (double)t->element_bytes;
@@ -151,21 +153,22 @@ static void fill(uint32_t *p, size_t n, uint32_t v)
     for (size_t i = 0; i < n; i++) p[i] = v;
 }
 
-/* Row y of one buffer: its region part when owed, the rest when the buffer is new. */
-static void clear_row(const pl_frame *f, uint32_t *buf, int y, bool region, bool outside,
-                      uint32_t v)
+/* Row y of one buffer of k elements a pixel: its region part when owed, the rest when
+ * the buffer is new. */
+static void clear_row(const pl_frame *f, uint32_t *buf, size_t k, int y, bool region,
+                      bool outside, uint32_t v)
 {
     const pl_region *r = &f->region;
-    uint32_t *row = buf + (size_t)y * (size_t)f->width;
+    uint32_t *row = buf + (size_t)y * (size_t)f->width * k;
     if (y < r->y0 || y >= r->y1) {
-        if (outside) fill(row, (size_t)f->width, v);
+        if (outside) fill(row, (size_t)f->width * k, v);
         return;
     }
     if (outside) {
-        fill(row, (size_t)r->x0, v);
-        fill(row + r->x1, (size_t)(f->width - r->x1), v);
+        fill(row, (size_t)r->x0 * k, v);
+        fill(row + (size_t)r->x1 * k, (size_t)(f->width - r->x1) * k, v);
     }
-    if (region) fill(row + r->x0, (size_t)(r->x1 - r->x0), v);
+    if (region) fill(row + (size_t)r->x0 * k, (size_t)(r->x1 - r->x0) * k, v);
 }
 
 static bool owes_clear(const pl_resource *r)
@@ -183,7 +186,8 @@ static void clear_rows(void *arg, unsigned part, unsigned parts)
         const pl_resource *r = &f->resources[b];
         if (!owes_clear(r)) continue;
         for (int y = y0; y < y1; y++)
-            clear_row(f, r->data, y, r->clear_owed, r->fresh, j->values[b]);
+            clear_row(f, r->data, r->type->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1, y,
+                      r->clear_owed, r->fresh, j->values[b]);
     }
 }
 

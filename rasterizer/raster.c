@@ -113,19 +113,32 @@ void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vert
 
 bool rs_setup_triangle(const rs_triangle *t, int width, int height, rs_setup *s)
 {
+    return rs_setup_triangle_reach(t, width, height, &rs_centre_reach, s);
+}
+
+
+/* Pixel centres only: a point half a pixel in from the pixel's corner on each axis. */
+const rs_reach rs_centre_reach = {1 << (RS_SUBPIXEL_BITS - 1), 1 << (RS_SUBPIXEL_BITS - 1),
+                                  1 << (RS_SUBPIXEL_BITS - 1), 1 << (RS_SUBPIXEL_BITS - 1)};
+
+bool rs_setup_triangle_reach(const rs_triangle *t, int width, int height, const rs_reach *r,
+                             rs_setup *s)
+{
     rs_screen_vertex sv[3];
     for (int k = 0; k < 3; k++) {
         rs_project_vertex(&t->v[k], width, height, &sv[k]);
         if (!sv[k].ok) return false;
     }
-    return rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]}, width,
-                              height, s);
+    return rs_setup_projected_reach((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
+                                    width, height, r, s);
 }
 
 /* Branch-free where it can be: whether a triangle faces the camera, and its edges'
  * top-left bias, are as good as random per triangle, and mispredicted branches were
  * most of the setup's time on meshes of small triangles. */
-bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s)
+static inline __attribute__((always_inline)) bool
+setup_projected(const rs_screen_vertex *const v[3], int width, int height, const rs_reach *r,
+                rs_setup *s)
 {
     if (!(v[0]->ok & v[1]->ok & v[2]->ok)) return false;
     int64_t area = (v[1]->x - v[0]->x) * (v[2]->y - v[0]->y) - (v[2]->x - v[0]->x) * (v[1]->y - v[0]->y);
@@ -147,16 +160,17 @@ bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int heigh
     make_edge(s, x, y, 0, 1, 2);
     make_edge(s, x, y, 1, 2, 0);
     make_edge(s, x, y, 2, 0, 1);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
     int64_t minx = x[0] < x[1] ? x[0] : x[1], maxx = x[0] < x[1] ? x[1] : x[0];
     int64_t miny = y[0] < y[1] ? y[0] : y[1], maxy = y[0] < y[1] ? y[1] : y[0];
     minx = x[2] < minx ? x[2] : minx;
     maxx = x[2] > maxx ? x[2] : maxx;
     miny = y[2] < miny ? y[2] : miny;
     maxy = y[2] > maxy ? y[2] : maxy;
-    /* pixels whose centre (p + 1/2) can lie inside: ceil((min - half) / one) .. */
-    int64_t x0 = (minx - half + one - 1) >> RS_SUBPIXEL_BITS, x1 = (maxx - half) >> RS_SUBPIXEL_BITS;
-    int64_t y0 = (miny - half + one - 1) >> RS_SUBPIXEL_BITS, y1 = (maxy - half) >> RS_SUBPIXEL_BITS;
+    /* pixels p one of whose points p * one + lo .. p * one + hi can lie inside:
+     * ceil((min - hi) / one) .. floor((max - lo) / one) (the centre: lo = hi = one / 2) */
+    int64_t x0 = (minx - r->hi_x + one - 1) >> RS_SUBPIXEL_BITS, x1 = (maxx - r->lo_x) >> RS_SUBPIXEL_BITS;
+    int64_t y0 = (miny - r->hi_y + one - 1) >> RS_SUBPIXEL_BITS, y1 = (maxy - r->lo_y) >> RS_SUBPIXEL_BITS;
     x0 = x0 < 0 ? 0 : x0;
     y0 = y0 < 0 ? 0 : y0;
     x1 = x1 > width - 1 ? width - 1 : x1;
@@ -164,6 +178,17 @@ bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int heigh
     if (x0 > x1 || y0 > y1) return false;
     s->x0 = (int)x0; s->x1 = (int)x1; s->y0 = (int)y0; s->y1 = (int)y1;
     return true;
+}
+
+bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s)
+{
+    return setup_projected(v, width, height, &rs_centre_reach, s);
+}
+
+bool rs_setup_projected_reach(const rs_screen_vertex *const v[3], int width, int height,
+                              const rs_reach *r, rs_setup *s)
+{
+    return setup_projected(v, width, height, r, s);
 }
 
 /* ---- rasterization ----------------------------------------------------------------------- */

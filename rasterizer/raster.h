@@ -156,8 +156,21 @@ static inline void rs_project(float cx, float cy, float cz, float cw, int width,
 
 static inline float rs_subpixels(float v) { return v * (float)(1 << RS_SUBPIXEL_BITS); }
 
+/* Where in a pixel its sample points lie, in subpixels from its top-left corner, per
+ * axis: lo..hi. The setup's pixel bounds are the pixels one of whose points can lie in
+ * the triangle, and it fails (no pixel) only when there is none: rs_centre_reach for
+ * the pixel centre (rs_setup_projected, rs_setup_triangle), a multisample pattern's
+ * (rasterizer/samples.h) for multisampling. */
+typedef struct rs_reach { int32_t lo_x, hi_x, lo_y, hi_y; } rs_reach;
+extern GR_API const rs_reach rs_centre_reach;
+
 GR_API void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out);
 GR_API bool rs_setup_projected(const rs_screen_vertex *const v[3], int width, int height, rs_setup *s);
+/* The same with the pixel bounds of reach r (bounds only: edges and depths are the same). */
+GR_API bool rs_setup_projected_reach(const rs_screen_vertex *const v[3], int width, int height,
+                                     const rs_reach *r, rs_setup *s);
+GR_API bool rs_setup_triangle_reach(const rs_triangle *t, int width, int height, const rs_reach *r,
+                                    rs_setup *s);
 
 /* Writes the covered pixels of s inside the pixel rectangle [x0,x1) x [y0,y1) to out,
  * in row-major order; returns how many (at most (x1-x0)*(y1-y0)). Coverage only: depth

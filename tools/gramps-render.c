@@ -425,6 +425,13 @@ static int write_outputs(const options *o, const sc_scene *s, const sc_geometry 
     return rc;
 }
 
+/* The graph's multisampling: its [graph] msaa (1 when it has none). */
+static int graph_msaa(const render_ctx *ctx)
+{
+    const char *msaa = cp_graph_value(ctx->setup.graph, "msaa");
+    return msaa ? (int)strtol(msaa, NULL, 10) : 1;
+}
+
 /* The render's estimated memory against --max-memory: 0, or 1 with a message. */
 static int check_memory(const options *o, const render_ctx *ctx)
 {
@@ -440,8 +447,8 @@ static int check_memory(const options *o, const render_ctx *ctx)
         return 1;
     }
     const char *tile = cp_graph_value(ctx->setup.graph, "tile");
-    io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0, threads,
-                           needs, n};
+    io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0,
+                           graph_msaa(ctx), threads, needs, n};
     io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, &size);
     if (e.total <= (double)o->c.max_memory) return 0;
     const double mib = 1048576.0;

@@ -163,9 +163,25 @@ void plr_blend_list_free(plr_blend_list *l)
     l->n = l->cap = 0;
 }
 
+/* Multisampling: each covered sample in front of the opaque depth there. */
+static void om_blend_samples(const plr_state *s, const plr_blend_frag *f)
+{
+    const size_t at = plr_sample_at(s, f->x, f->y);
+    for (unsigned m = f->cover; m; m &= m - 1) {
+        const size_t k = (size_t)__builtin_ctz(m);
+        if (f->zs[k] < s->sample_z[at + k])
+            s->sample_rgba[at + k] = plr_blend(s->sample_rgba[at + k], f->rgba, f->rgba >> 24);
+    }
+}
+
 void plr_om_blend(const plr_state *s, plr_blend_list *l)
 {
     plr_blend_sort(l);
+    if (s->msaa > 1) {
+        for (size_t k = 0; k < l->n; k++) om_blend_samples(s, &l->f[k]);
+        plr_blend_list_free(l);
+        return;
+    }
     const size_t width = (size_t)s->width;
     for (size_t k = 0; k < l->n; k++) {
         const plr_blend_frag *f = &l->f[k];

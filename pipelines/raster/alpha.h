@@ -20,6 +20,7 @@
 #define PIPELINES_RASTER_ALPHA_H
 
 #include "pipelines/raster/packets.h"
+#include "rasterizer/samples.h"
 #include "shaders/raster_shading.h"
 
 #include <stdbool.h>
@@ -112,6 +113,8 @@ typedef struct plr_blend_frag {
     float z;
     uint32_t rgba;                        /* alpha byte: the coverage */
     uint32_t prim, seq;                   /* primitive id, arrival */
+    uint8_t cover;                        /* msaa > 1: its covered samples */
+    float zs[RS_MAX_SAMPLES];             /* msaa > 1: its depth at each sample */
 } plr_blend_frag;
 
 typedef struct plr_blend_list {

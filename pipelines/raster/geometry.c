@@ -38,10 +38,10 @@ static void ps_tri_of(const rs_triangle *t, const rs_setup *su, sh_ps_tri *out)
     out->material = t->material;
 }
 
-/* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
+/* Sets up a triangle that needs no clipping; false when it covers no sample point. */
 bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out)
 {
-    if (!rs_setup_triangle(t, s->width, s->height, &out->su)) return false;
+    if (!rs_setup_triangle_reach(t, s->width, s->height, s->reach, &out->su)) return false;
     ps_tri_of(t, &out->su, &out->tri);
     return true;
 }
@@ -103,8 +103,8 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
             plr_back_facing(sv[0].x, sv[0].y, sv[1].x, sv[1].y, sv[2].x, sv[2].y))
             return false;             /* single-sided material seen from behind */
         plr_prim *p = &r->set;
-        if (!rs_setup_projected((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
-                                s->width, s->height, &p->su))
+        if (!rs_setup_projected_reach((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
+                                      s->width, s->height, s->reach, &p->su))
             return false;
         if (s->attributes)
             for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);

@@ -5,7 +5,8 @@
  * Files: raster_stages.c (the registered types), raster.c (plr_render over the graph
  * files), geometry.c (IA, VS, Reorder), rast.c (Rast; Setup/Bin and
  * per-tile Rast; Bin), pixels.c (PS, OM), tile_shade.c (Tile-Shade),
- * depth_tile.c (its depth and visibility tile), zraster.c and ztile.c
+ * depth_tile.c (its depth and visibility tile), tile_shade_msaa.c (Tile-Shade with
+ * multisampling), msaa.c (the sample buffers and their resolve), zraster.c and ztile.c
  * (the hybrid's depth-only pass: Z-Raster per group, Z-Tile per tile). */
 #ifndef PIPELINES_RASTER_INTERNAL_H
 #define PIPELINES_RASTER_INTERNAL_H
@@ -16,6 +17,7 @@
 #include "pipelines/raster/raster.h"
 #include "pipelines/raster/packets.h"
 #include "pipelines/raytrace/packets.h"
+#include "rasterizer/samples.h"
 #include "pipelines/raytrace/sums.h"
 
 #include <stdatomic.h>
@@ -86,6 +88,11 @@ typedef struct plr_state {
     bool any_order;                       /* fragments in any order, ties to the smaller
                                              primitive id (pixels.c) */
     rast_cfg rc;
+    int msaa;                             /* samples per pixel (the `msaa` parameter) */
+    const rs_samples *pattern;            /* their positions (rasterizer/samples.h) */
+    const rs_reach *reach;                /* the setup's pixel bounds: the samples' */
+    float *sample_z;                      /* msaa > 1: the frame's sample buffers, msaa */
+    uint32_t *sample_rgba;                /* elements a pixel (msaa.h), else NULL */
     plr_alpha_info alpha;                 /* MASK, BLEND, single-sided materials in the
                                              scene (alpha.h); all false: fast paths */
     const sh_raster_env *env;
@@ -123,7 +130,8 @@ typedef struct plr_depth_tile {
 bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
 void plr_depth_tile_free(plr_depth_tile *d);
 
-/* Sets up a triangle that needs no clipping; false when it covers no pixel centre. */
+/* Sets up a triangle that needs no clipping (bounds: s->reach); false when no pixel's
+ * sample point can lie in it. */
 bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out);
 
 /* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
@@ -144,6 +152,21 @@ void plr_tile_shade_main(gr_ctx *c);
 void plr_zraster_main(gr_ctx *c);
 void plr_ztile_main(gr_ctx *c);
 void plr_om_main(gr_ctx *c);
+void plr_tile_shade_msaa(gr_ctx *c);
+
+/* Multisampling (msaa.c): the stage's sample pattern and setup bounds from s->msaa
+ * (its `msaa` parameter), and with `buffers` (the stages that write the image) the
+ * frame's sample buffers; false with a message in err for a count other than 1, 4, 8. */
+bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err[CP_ERR_MAX]);
+/* Pixel (x, y)'s first sample in the sample buffers. */
+static inline size_t plr_sample_at(const plr_state *s, int x, int y)
+{
+    return ((size_t)y * (size_t)s->width + (size_t)x) * (size_t)s->msaa;
+}
+/* A tile's samples (r: its pixels the frame renders) set to the far depth and the
+ * pixel's cleared colour; then, once the tile is done, resolved into the image. */
+void plr_samples_clear(const plr_state *s, const tile_rect *r);
+void plr_samples_resolve(const plr_state *s, const tile_rect *r);
 
 /* The OM's end: its blended fragments (in primitive-id order) over the final opaque
  * depth (less, no depth write) and colour, then the list freed (alpha.c). */

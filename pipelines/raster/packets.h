@@ -7,11 +7,14 @@
  * covered pixels of up to TRIS_PER_PACKET triangles inside one tile. The PS writes depth
  * and colour over the coverage data in place, so the same packet flows on to the Output
  * Merger: a stage between them sees out.z (INFINITY: killed by early-Z, the OM skips it)
- * and out.rgba (RGBA8, R in the low byte). */
+ * and out.rgba (RGBA8, R in the low byte). With multisampling (msaa > 1) a fragment is a
+ * pixel with at least one covered sample: cover[] says which, in.e0/e1 and out.z are its
+ * centre's (where the PS shades), and the OM finds each sample's depth from edges[]. */
 #ifndef PIPELINES_RASTER_PACKETS_H
 #define PIPELINES_RASTER_PACKETS_H
 
 #include "rasterizer/raster.h"
+#include "rasterizer/samples.h"
 #include "shaders/raster_shading.h"
 
 #include <stddef.h>
@@ -59,8 +62,11 @@ typedef struct frag_pkt {
         struct { float z[FRAGS_PER_PACKET]; uint32_t rgba[FRAGS_PER_PACKET]; } out; /* from PS */
     };
     uint8_t tri[FRAGS_PER_PACKET];        /* index into tris and interp */
+    uint8_t cover[FRAGS_PER_PACKET];      /* msaa > 1: the covered samples (bit k: sample
+                                             k); the pixel's centre need not be covered */
     sh_ps_tri tris[TRIS_PER_PACKET];
     rs_interp interp[TRIS_PER_PACKET];
+    rs_edge01 edges[TRIS_PER_PACKET];     /* msaa > 1: for the OM's depth per sample */
 } frag_pkt;
 
 /* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */

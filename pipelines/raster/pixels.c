@@ -36,6 +36,15 @@ static int early_z(const plr_state *s, frag_pkt *p, float *z, uint8_t *live)
     return n;
 }
 
+/* With multisampling the OM tests each sample's own depth, which the PS does not know:
+ * every fragment lives (the coarse test in Rast still skips hidden triangles). */
+static int all_live(frag_pkt *p, const float *z, uint8_t *live)
+{
+    for (uint32_t i = 0; i < p->count; i++) live[i] = (uint8_t)i;
+    memcpy(p->out.z, z, p->count * sizeof *z);
+    return (int)p->count;
+}
+
 /* Depth and weights of every covered pixel (rs_weights; a loop over the packet that
  * vectorizes), early-Z, then one kernel call shades the survivors. */
 void plr_ps_main(gr_ctx *c)
@@ -49,7 +58,7 @@ void plr_ps_main(gr_ctx *c)
     uint32_t rgba[FRAGS_PER_PACKET];
     for (uint32_t i = 0; i < p->count; i++)
         rs_weights(&p->interp[p->tri[i]], p->in.e0[i], p->in.e1[i], &z[i], &w1[i], &w2[i]);
-    int n = early_z(s, p, z, live);
+    int n = s->msaa > 1 ? all_live(p, z, live) : early_z(s, p, z, live);
     uint8_t a8[FRAGS_PER_PACKET];         /* alpha test and blending (alpha.h) */
     if (s->alpha.mask || s->alpha.blend) n = plr_alpha_ps(s->env, p, w1, w2, live, n, a8);
     for (int k = 0; k < n; k++) {
@@ -150,6 +159,49 @@ static bool frags_in_bounds(gr_ctx *c, const frag_pkt *p, const plr_state *s, ui
     return !why[0];
 }
 
+/* Multisampling: fragment i's covered samples nearer than what they hold (less, in
+ * draw order) take its colour and depth; with the coarse test the pixel's depth becomes
+ * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
+static void om_samples(plr_state *s, const frag_pkt *p, uint32_t i, touched_blocks *touched)
+{
+    const int x = p->x[i], y = p->y[i], t = p->tri[i];
+    const size_t at = plr_sample_at(s, x, y);
+    bool changed = false;
+    for (unsigned m = p->cover[i] & ((1u << s->msaa) - 1); m; m &= m - 1) {
+        const int k = __builtin_ctz(m);
+        const float z = rs_sample_depth(&p->edges[t], &p->interp[t], s->pattern, k, x, y);
+        if (!(z < s->sample_z[at + (size_t)k])) continue;
+        s->sample_z[at + (size_t)k] = z;
+        s->sample_rgba[at + (size_t)k] = p->out.rgba[i];
+        changed = true;
+    }
+    if (!changed || !s->coarse_z) return;
+    float far = s->sample_z[at];
+    for (int k = 1; k < s->msaa; k++) far = s->sample_z[at + (size_t)k] > far ? s->sample_z[at + (size_t)k] : far;
+    const size_t px = (size_t)y * (size_t)s->width + (size_t)x;
+    const float old = load_depth(s, px);
+    uint32_t bits;
+    memcpy(&bits, &far, sizeof bits);
+    atomic_store_explicit(&s->depth[px], bits, memory_order_relaxed);
+    if (old == FLT_MAX && far < FLT_MAX) plr_hiz_first_write(s->hiz, x, y);
+    touch_block(touched, (uint16_t)x, (uint16_t)y);
+}
+
+/* A blended fragment waits for the opaque ones, with its covered samples' depths when
+ * multisampling. */
+static bool om_hold_blended(const plr_state *s, const frag_pkt *p, uint32_t i, plr_blend_list *l)
+{
+    const int t = p->tri[i];
+    plr_blend_frag f = {p->x[i], p->y[i], p->out.z[i], p->out.rgba[i], p->tris[t].prim,
+                        (uint32_t)l->n, 0, {0}};
+    if (s->msaa > 1) {
+        f.cover = (uint8_t)(p->cover[i] & ((1u << s->msaa) - 1));
+        for (int k = 0; k < s->msaa; k++)
+            f.zs[k] = rs_sample_depth(&p->edges[t], &p->interp[t], s->pattern, k, p->x[i], p->y[i]);
+    }
+    return plr_blend_push(l, &f);
+}
+
 void plr_om_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -160,6 +212,8 @@ void plr_om_main(gr_ctx *c)
     size_t width = (size_t)s->width;
     plr_blend_list blended = {0};         /* blended fragments wait for the opaque ones */
     const bool blend = s->alpha.blend && s->color;
+    tile_rect r;
+    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_clear(s, &r);
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
         if (!frags_in_bounds(c, p, s, gr_key(c))) return;
@@ -167,9 +221,11 @@ void plr_om_main(gr_ctx *c)
             size_t at = p->y[i] * width + p->x[i];
             float z = p->out.z[i];
             if (blend && plr_alpha_mode(s->env, p->tris[p->tri[i]].material) == SC_ALPHA_BLEND) {
-                if (z != INFINITY)
-                    gr_assert(c, plr_blend_push(&blended, &(plr_blend_frag){p->x[i], p->y[i], z,
-                              p->out.rgba[i], p->tris[p->tri[i]].prim, (uint32_t)blended.n}));
+                if (z != INFINITY) gr_assert(c, om_hold_blended(s, p, i, &blended));
+                continue;
+            }
+            if (s->msaa > 1) {
+                if (z != INFINITY) om_samples(s, p, i, &touched);
                 continue;
             }
             float old = load_depth(s, at);
@@ -189,5 +245,6 @@ void plr_om_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     plr_om_blend(s, &blended);
+    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_resolve(s, &r);
 }
 

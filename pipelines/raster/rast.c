@@ -15,7 +15,7 @@
 /* Appends one triangle's covered pixels in a tile to the tile's staged packet (uid: the
  * triangle's number in this Rast, so its data is stored once per packet). */
 static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_prim *t,
-                            uint32_t uid, const rs_cover *f, int n)
+                            uint32_t uid, const rs_cover *f, const uint8_t *cover, int n)
 {
     for (int at = 0; at < n;) {
         frag_pkt *p = plr_stager_packet(st, c, tile);
@@ -28,6 +28,7 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
         if (new_tri) {
             p->tris[p->ntris] = t->tri;
             rs_interp_of(&t->su, &p->interp[p->ntris]);
+            if (cover) rs_edge01_of(&t->su, &p->edges[p->ntris]);
             p->ntris++;
             p->last_uid = uid;
         }
@@ -38,6 +39,7 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
             p->in.e0[i] = f[at].e0;
             p->in.e1[i] = f[at].e1;
             p->tri[i] = (uint8_t)(p->ntris - 1);
+            if (cover) p->cover[i] = cover[at];
         }
     }
 }
@@ -45,6 +47,8 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
 typedef struct rast_local {
     plr_stager stager;
     rs_cover *buf;                        /* one tile's covered pixels of one triangle */
+    uint8_t *cover;                       /* msaa > 1: their covered samples, else NULL */
+    const rs_samples *pattern;
     uint32_t next_uid;
     const plr_hiz *hiz;                   /* NULL: no coarse depth test */
     uint64_t hidden;                      /* triangle-tile pairs the coarse test skipped */
@@ -77,8 +81,9 @@ static void rast_in_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rec
             return;
         }
     }
-    int m = rs_raster_rect(&t->su, x0, y0, x1, y1, l->buf);
-    if (m) stage_fragments(&l->stager, c, tile, t, uid, l->buf, m);
+    int m = l->cover ? rs_raster_rect_samples(&t->su, l->pattern, x0, y0, x1, y1, l->buf, l->cover)
+                     : rs_raster_rect(&t->su, x0, y0, x1, y1, l->buf);
+    if (m) stage_fragments(&l->stager, c, tile, t, uid, l->buf, l->cover, m);
 }
 
 /* Copies the fragments and triangles in use only: most packets are far from full. */
@@ -94,8 +99,10 @@ static void copy_frag_pkt(void *dst, const void *src, size_t bytes)
     memcpy(d->in.e0, p->in.e0, n * sizeof *p->in.e0);
     memcpy(d->in.e1, p->in.e1, n * sizeof *p->in.e1);
     memcpy(d->tri, p->tri, n * sizeof *p->tri);
+    memcpy(d->cover, p->cover, n * sizeof *p->cover);
     memcpy(d->tris, p->tris, p->ntris * sizeof *p->tris);
     memcpy(d->interp, p->interp, p->ntris * sizeof *p->interp);
+    memcpy(d->edges, p->edges, p->ntris * sizeof *p->edges);
 }
 
 static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
@@ -113,8 +120,13 @@ static bool rast_local_init(rast_local *l, const plr_state *s, const rast_cfg *r
     l->hiz = s->coarse_z ? s->hiz : NULL;
     l->hidden = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
-    if (l->buf && plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0)) return true;
+    l->pattern = s->pattern;
+    l->cover = s->msaa > 1 ? malloc((size_t)rc->tile * rc->tile) : NULL;
+    if (l->buf && (l->cover || s->msaa == 1) &&
+        plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0))
+        return true;
     free(l->buf);
+    free(l->cover);
     return false;
 }
 
@@ -123,6 +135,7 @@ static void rast_local_free(rast_local *l, plr_state *s)
     if (s->hidden) atomic_fetch_add_explicit(s->hidden, l->hidden, memory_order_relaxed);
     plr_stager_free(&l->stager);
     free(l->buf);
+    free(l->cover);
 }
 
 /* Calls per_tile for every tile the primitive's bounds touch that the frame renders

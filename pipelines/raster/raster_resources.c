@@ -68,6 +68,10 @@ static const cp_resource_type types[] = {
     {"depth-layer", "a depth-only rasterizer's own depth and visible primitive per pixel "
      "(plr_depth_layer)", "f32 + u32", 8, CP_PER_PIXEL, true, CP_CLEAR_NONE, NULL, layer_create,
      layer_destroy},
+    {"sample-depth", "multisampling's depth per sample (msaa > 1; the tile's stage clears "
+     "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL},
+    {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
+     "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL},
 };
 
 int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX])

@@ -71,7 +71,11 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % PLR_HIZ_BLOCK == 0;
     s->attributes = true;
     s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
-    if (!fetch_buffers(s, i, frame_depth, err)) { free(s); return NULL; }
+    s->msaa = (int)param_or(i, "msaa", 1);
+    if (!fetch_buffers(s, i, frame_depth, err) || !plr_msaa_setup(s, i, false, err)) {
+        free(s);
+        return NULL;
+    }
     s->alpha = plr_alpha_info_of(s->env->scene);
     return s;
 }
@@ -126,10 +130,11 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
 
 /* The stages that write the image (Tile-Shade, the OM) ask for it: a frame's color
  * buffer is cleared to the background before the run only when one of them is in the
- * graph (the hybrid's raster stages leave the image to rt.blend). */
+ * graph (the hybrid's raster stages leave the image to rt.blend). With msaa > 1 they
+ * draw into the sample buffers and resolve into it. */
 static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (s && !(s->color = pl_frame_use(i, "color", err))) {
+    if (s && (!(s->color = pl_frame_use(i, "color", err)) || !plr_msaa_setup(s, i, true, err))) {
         free(s);
         return NULL;
     }
@@ -165,9 +170,18 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return shading_create(pixel_create(i, err), i, err);
 }
 
+/* With msaa > 1 the OM tests depth per sample in draw order; ties in any order would
+ * need the primitive per sample, which no graph asks for. */
 static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    return with_color(pixel_create(i, err), i, err);
+    plr_state *s = with_color(pixel_create(i, err), i, err);
+    if (s && s->msaa > 1 && s->any_order) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': any_order with msaa %d (multisampling needs "
+                 "fragments in draw order)", i->name, s->msaa);
+        free(s);
+        return NULL;
+    }
+    return s;
 }
 
 /* Z-Raster: its own depth layer, named after the stage copy. */
@@ -230,11 +244,20 @@ static const cp_format formats[] = {
 };
 
 static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "triangles per batch"}};
-static const cp_param tile_params[] = {
-    {"tile", CP_INT, "64", PLR_MIN_TILE, PLR_MAX_TILE, "framebuffer tile edge in pixels (the tiles queue set's subqueues)"},
-    {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block (tile a multiple of 8)"},
-    {"any_order", CP_BOOL, "false", 0, 0, "fragments arrive in any order: equal depths go to the "
-     "smaller primitive id (the same image as in draw order)"}};
+#define TILE_PARAM {"tile", CP_INT, "64", PLR_MIN_TILE, PLR_MAX_TILE, "framebuffer tile edge in " \
+                    "pixels (the tiles queue set's subqueues)"}
+#define COARSE_Z_PARAM {"coarse_z", CP_BOOL, "true", 0, 0, "skip triangles hidden per 8x8 block " \
+                        "(tile a multiple of 8)"}
+#define ANY_ORDER_PARAM {"any_order", CP_BOOL, "false", 0, 0, "fragments arrive in any order: " \
+                         "equal depths go to the smaller primitive id (the same image as in draw order)"}
+#define MSAA_PARAM {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "samples per pixel: 1, 4 or 8 (Direct3D's " \
+                    "standard positions; coverage and depth per sample, shading per pixel)"}
+static const cp_param tile_params[] = {TILE_PARAM};
+static const cp_param msaa_params[] = {MSAA_PARAM};
+static const cp_param tile_msaa_params[] = {TILE_PARAM, MSAA_PARAM};
+static const cp_param rast_params[] = {TILE_PARAM, COARSE_Z_PARAM, MSAA_PARAM};
+static const cp_param ps_params[] = {ANY_ORDER_PARAM, MSAA_PARAM};
+static const cp_param om_params[] = {TILE_PARAM, COARSE_Z_PARAM, ANY_ORDER_PARAM, MSAA_PARAM};
 
 static const cp_port ia_ports[] = {{"out", GR_BIND_OUTPUT, "raster.batch", NULL}};
 static const cp_port vs_ports[] = {{"in", GR_BIND_INPUT, "raster.batch", NULL},
@@ -286,11 +309,14 @@ static const cp_resource_use ps_uses[] = {
     {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
     {"textures", CP_READS, "the shading samples them"}};
+#define SAMPLE_USES {"sample-depth", CP_READS | CP_WRITES, "with msaa > 1"}, \
+                    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}
 static const cp_resource_use om_uses[] = {
     {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
-    {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL}};
+    {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
+    SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
-    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"}};
+    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"}, SAMPLE_USES};
 static const cp_resource_use zraster_uses[] = {{"depth-layer", CP_READS | CP_WRITES, NULL}};
 static const cp_resource_use ztile_uses[] = {
     {"depth-layer", CP_READS, "every Z-Raster copy's"},
@@ -302,35 +328,35 @@ static const cp_stage_type stages[] = {
      GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free,
      front_end_uses, 1},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, NULL, 0, plr_vs_main, raster_create, NULL, free, front_end_uses, 1},
+     vs_ports, 2, msaa_params, 1, plr_vs_main, raster_create, NULL, free, front_end_uses, 1},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
      vs_depth_ports, 2, NULL, 0, plr_vs_main, vs_depth_create, NULL, free, front_end_uses, 1},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
-     GR_FIXED, false, rast_ports, 2, tile_params, 2, plr_rast_main, depth_test_create, NULL, free,
+     GR_FIXED, false, rast_ports, 2, rast_params, 3, plr_rast_main, depth_test_create, NULL, free,
      depth_test_uses, 2},
     {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
-     GR_FIXED, false, setup_bin_ports, 2, tile_params, 2, plr_setup_bin_main, depth_test_create,
+     GR_FIXED, false, setup_bin_ports, 2, rast_params, 3, plr_setup_bin_main, depth_test_create,
      NULL, free, depth_test_uses, 2},
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
-     tile_rast_ports, 2, tile_params, 2, plr_tile_rast_main, depth_test_create, NULL, free,
+     tile_rast_ports, 2, rast_params, 3, plr_tile_rast_main, depth_test_create, NULL, free,
      depth_test_uses, 2},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, tile_params + 2, 1, plr_ps_main, ps_create, NULL, free, ps_uses, 4},
+     ps_ports, 2, ps_params, 2, plr_ps_main, ps_create, NULL, free, ps_uses, 4},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id); blended fragments last, in primitive "
      "order, over the final depth",
-     GR_THREAD, true, om_ports, 1, tile_params, 3, plr_om_main, om_create, NULL, free, om_uses, 4},
+     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 6},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
-     "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_params, 1, plr_bin_main,
+     "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
      raster_create, NULL, free, NULL, 0},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
-     GR_THREAD, true, tile_shade_ports, 1, tile_params, 1, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 2},
+     GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
+     tile_shade_create, NULL, free, tile_shade_uses, 4},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 1},

@@ -17,24 +17,17 @@
  * the exception: each one that touches the tile is kept until the end, when they are
  * blended in primitive-id order over the shaded opaque pixels (tile_blend). */
 #include "pipelines/raster/internal.h"
+#include "pipelines/raster/tile_slots.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct tile_slots {
-    plr_prim *prim;
-    uint32_t *pixels;                     /* pixels each slot owns */
-    uint32_t *free_slots;
-    uint32_t n, nfree, cap;
-} tile_slots;
 
 typedef struct shade_tile {
     plr_depth_tile d;
     uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
     tile_slots slots;
     rs_cover *cover;                      /* MASK and BLEND triangles' covered pixels */
-    plr_prim *blended;                    /* BLEND triangles, blended after shading */
-    size_t nblended, cap_blended;
+    blended_prims blended;                /* BLEND triangles, blended after shading */
 } shade_tile;
 
 static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
@@ -52,49 +45,9 @@ static void tile_free(shade_tile *st)
     free(st->d.t.won);
     plr_depth_tile_free(&st->d);
     free(st->owner);
-    free(st->slots.prim);
-    free(st->slots.pixels);
-    free(st->slots.free_slots);
+    tile_slots_free(&st->slots);
     free(st->cover);
-    free(st->blended);
-}
-
-/* A slot for a new triangle: a freed one, else a new one (the arrays grow by doubling). */
-static bool slot_take(tile_slots *sl, uint32_t *slot)
-{
-    if (sl->nfree) { *slot = sl->free_slots[--sl->nfree]; return true; }
-    if (sl->n == sl->cap) {
-        uint32_t cap = sl->cap ? 2 * sl->cap : 64;
-        plr_prim *p = realloc(sl->prim, cap * sizeof *p);
-        if (p) sl->prim = p;
-        uint32_t *px = realloc(sl->pixels, cap * sizeof *px);
-        if (px) sl->pixels = px;
-        uint32_t *fr = realloc(sl->free_slots, cap * sizeof *fr);
-        if (fr) sl->free_slots = fr;
-        if (!p || !px || !fr) return false;
-        sl->cap = cap;
-    }
-    *slot = sl->n++;
-    return true;
-}
-
-static void slot_release(tile_slots *sl, uint32_t slot)
-{
-    if (--sl->pixels[slot] == 0) sl->free_slots[sl->nfree++] = slot;
-}
-
-/* A BLEND triangle waits for the end (alpha.h: blended after the opaque ones). */
-static bool blended_add(shade_tile *st, const plr_prim *p)
-{
-    if (st->nblended == st->cap_blended) {
-        size_t cap = st->cap_blended ? 2 * st->cap_blended : 16;
-        plr_prim *b = realloc(st->blended, cap * sizeof *b);
-        if (!b) return false;
-        st->blended = b;
-        st->cap_blended = cap;
-    }
-    st->blended[st->nblended++] = *p;
-    return true;
+    free(st->blended.p);
 }
 
 /* One triangle: its covered pixels that pass the test change owner; a slot left with no
@@ -110,7 +63,7 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
             !(st->cover = malloc((size_t)s->tile * (size_t)s->tile * sizeof *st->cover)))
             return false;
         sc_alpha_mode mode = plr_alpha_mode(s->env, p->tri.material);
-        if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(st, p);
+        if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
         masked = mode == SC_ALPHA_MASK;
     }
     uint32_t slot;
@@ -213,15 +166,6 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     return ok;
 }
 
-/* Blended triangles in primitive-id order (ties, pieces of one clipped triangle: by
- * their setup, so any arrival order gives one order). */
-static int by_prim(const void *a, const void *b)
-{
-    const plr_prim *x = a, *y = b;
-    if (x->tri.prim != y->tri.prim) return x->tri.prim < y->tri.prim ? -1 : 1;
-    return memcmp(&x->su, &y->su, sizeof x->su);
-}
-
 /* Blends up to SH_PS_MAX fragments of one triangle into the image, as the ordered
  * graph's OM does (alpha.h). */
 static void blend_flush(plr_state *s, const plr_prim *p, int n, const uint16_t *x,
@@ -242,12 +186,12 @@ static void blend_flush(plr_state *s, const plr_prim *p, int n, const uint16_t *
  * the final opaque depth (less; no depth write). */
 static void tile_blend(shade_tile *st, plr_state *s)
 {
-    if (!st->nblended) return;
-    qsort(st->blended, st->nblended, sizeof *st->blended, by_prim);
+    if (!st->blended.n) return;
+    blended_sort(&st->blended);
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
     float b1[SH_PS_MAX], b2[SH_PS_MAX];
-    for (size_t t = 0; t < st->nblended; t++) {
-        const plr_prim *p = &st->blended[t];
+    for (size_t t = 0; t < st->blended.n; t++) {
+        const plr_prim *p = &st->blended.p[t];
         rs_interp ip;
         rs_interp_of(&p->su, &ip);
         int m = rs_raster_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, st->cover);
@@ -272,6 +216,10 @@ static void tile_blend(shade_tile *st, plr_state *s)
 void plr_tile_shade_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
+    if (s->msaa > 1) {
+        plr_tile_shade_msaa(c);
+        return;
+    }
     shade_tile st;
     gr_assert(c, tile_init(&st, s, gr_key(c)));
     gr_window w;

@@ -17,7 +17,7 @@ static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_ren
 {
     for (int i = 0; i < r->nneeds; i++) {
         const cp_resource_type *t = r->needs[i].type;
-        double bytes = pl_resource_bytes(t, r->width, r->height, r->tile, ntriangles) *
+        double bytes = pl_resource_bytes(t, r->width, r->height, r->samples, r->tile, ntriangles) *
                        (t->per_copy ? r->needs[i].copies : 1);
         if (!strcmp(t->name, "bvh")) e->bvh += bytes;
         else if (strcmp(t->name, "color")) e->buffers += bytes;

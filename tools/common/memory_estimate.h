@@ -20,6 +20,7 @@ typedef struct io_memory_estimate {
 typedef struct io_render_size {
     int width, height;
     long tile;                        /* the graph's framebuffer tile (0: the default) */
+    int samples;                      /* the graph's multisampling (its msaa; 0 or 1: none) */
     unsigned threads;
     const cp_resource_need *needs;    /* cp_graph_resources with the run's variables */
     int nneeds;

@@ -37,6 +37,15 @@ static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
         snprintf(v, sizeof v, "%d", o->spp);
         if (cp_put(s->graph, "graph", "spp", v, "command line (--spp)", err)) return 2;
     }
+    if (o->msaa && !cp_graph_value(s->graph, "msaa")) {
+        snprintf(err, CP_ERR_MAX, "--msaa %d: graph '%s' has no msaa setting (multisampling "
+                 "is the raster graphs'; the ray tracer and the hybrid take --spp)", o->msaa, s->name);
+        return 2;
+    }
+    if (o->msaa) {
+        snprintf(v, sizeof v, "%d", o->msaa);
+        if (cp_put(s->graph, "graph", "msaa", v, "command line (--msaa)", err)) return 2;
+    }
     if (o->have_bounces) {
         snprintf(v, sizeof v, "%d", o->bounces);
         if (cp_put(s->graph, "graph", "bounces", v, "command line (--bounces)", err)) return 2;

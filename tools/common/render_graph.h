@@ -15,6 +15,7 @@ typedef struct rg_options {
     const char *graph_file;           /* a graph file instead */
     bool parallel_rast, no_coarse_z;  /* raster: raster-parallel.graph; graph.coarse_z */
     int spp, bounces;                 /* graph.spp / graph.bounces; 0 spp: the graph's */
+    int msaa;                         /* graph.msaa (--msaa); 0: the graph's */
     bool have_bounces;
     const char **sets;                /* SECTION.KEY=VALUE, in command-line order */
     int nsets;

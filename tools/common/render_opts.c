@@ -3,6 +3,7 @@
 
 #include "gramps/gramps.h"
 #include "pipelines/stages.h"
+#include "rasterizer/samples.h"
 #include "scenes/camera.h"
 #include "scenes/validate.h"
 #include "tools/common/cli_args.h"
@@ -56,6 +57,8 @@ void ro_usage(FILE *out)
         "                        albedo: unlit base colour, 8-bit linear, black background)\n"
         "      --spp N           samples per pixel, jittered from a fixed seed (raytrace)\n"
         "      --bounces N       reflection depth (raytrace, default 1)\n"
+        "      --msaa N          raster graphs: 1 (default), 4 or 8 samples per pixel at\n"
+        "                        Direct3D's standard positions, shaded once per pixel\n"
         "      --parallel-rast   raster: Setup/Bin singleton + a Rast instance per tile\n"
         "      --no-coarse-z     raster: no per-block depth culling before rasterizing\n"
         "      --scheduler NAME  gramps (default), task-stealing, breadth-first or static\n"
@@ -134,6 +137,10 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
         if (!io_parse_int(arg, 0, PL_MAX_BOUNCES, &g->bounces))
             return ro_bad_flag(o, flag, arg, "expected " LIMIT_RANGE(0, PL_MAX_BOUNCES));
         g->have_bounces = true;
+        return 0;
+    case RO_OPT_MSAA:
+        if (!io_parse_int(arg, 1, 8, &g->msaa) || !rs_sample_pattern(g->msaa))
+            return ro_bad_flag(o, flag, arg, "expected 1, 4 or 8 samples per pixel");
         return 0;
     case RO_OPT_PARALLEL_RAST: g->parallel_rast = true; return 0;
     case RO_OPT_NO_COARSE_Z: g->no_coarse_z = true; return 0;

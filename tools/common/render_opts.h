@@ -34,7 +34,7 @@ typedef struct ro_options {
 enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES,
        RO_OPT_SPP, RO_OPT_BOUNCES, RO_OPT_PARALLEL_RAST, RO_OPT_NO_COARSE_Z,
        RO_OPT_SCHEDULER, RO_OPT_GRAPH, RO_OPT_SET, RO_OPT_PLUGIN, RO_OPT_MAX_MEMORY,
-       RO_OPT_END };
+       RO_OPT_MSAA, RO_OPT_END };
 
 #define RO_SHORT_OPTIONS "p:t:qv"
 #define RO_LONG_OPTIONS                                                                    \
@@ -46,6 +46,7 @@ enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES
     {"frames", required_argument, 0, RO_OPT_FRAMES},                                       \
     {"spp", required_argument, 0, RO_OPT_SPP},                                             \
     {"bounces", required_argument, 0, RO_OPT_BOUNCES},                                     \
+    {"msaa", required_argument, 0, RO_OPT_MSAA},                                           \
     {"parallel-rast", no_argument, 0, RO_OPT_PARALLEL_RAST},                               \
     {"no-coarse-z", no_argument, 0, RO_OPT_NO_COARSE_Z},                                   \
     {"scheduler", required_argument, 0, RO_OPT_SCHEDULER},                                 \

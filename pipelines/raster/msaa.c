@@ -1,0 +1,64 @@
+/* msaa.c — multisampling's frame resources in the raster graphs: the sample buffers,
+ * msaa depths and RGBA8 colours per pixel (pixel p's samples at p * msaa .. p * msaa +
+ * msaa - 1), which the stage of a tile (Tile-Shade, the OM) clears when it starts and
+ * resolves into the image when its tile is done: each channel the box filter's
+ * round(sum / msaa) of its samples' bytes, as Direct3D's ResolveSubresource averages a
+ * UNORM target. No other tile's stage touches them, so no clear pass over the frame is
+ * needed. */
+#include "pipelines/raster/internal.h"
+
+#include "pipelines/stages.h"
+
+#include <float.h>
+#include <stdio.h>
+
+bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err[CP_ERR_MAX])
+{
+    s->pattern = rs_sample_pattern(s->msaa);
+    if (!s->pattern) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': msaa %d: expected 1, 4 or 8 samples per pixel",
+                 i->name, s->msaa);
+        return false;
+    }
+    s->reach = s->msaa > 1 ? &s->pattern->reach : &rs_centre_reach;
+    if (s->msaa == 1 || !buffers) return true;
+    if (s->env->aov == SH_AOV_PRIMID) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': msaa %d with the primid AOV: primitive ids "
+                 "cannot be averaged (use msaa 1)", i->name, s->msaa);
+        return false;
+    }
+    return pl_frame_set_samples(i->frame, s->msaa, err) &&
+           (s->sample_z = pl_frame_use(i, "sample-depth", err)) &&
+           (s->sample_rgba = pl_frame_use(i, "sample-color", err));
+}
+
+void plr_samples_clear(const plr_state *s, const tile_rect *r)
+{
+    const size_t m = (size_t)s->msaa;
+    for (int y = r->y0; y < r->y1; y++)
+        for (int x = r->x0; x < r->x1; x++) {
+            const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
+            const uint32_t background = s->color[p];   /* cleared before the run */
+            for (size_t k = 0; k < m; k++) {
+                s->sample_z[p * m + k] = FLT_MAX;
+                s->sample_rgba[p * m + k] = background;
+            }
+        }
+}
+
+void plr_samples_resolve(const plr_state *s, const tile_rect *r)
+{
+    const uint32_t m = (uint32_t)s->msaa;
+    for (int y = r->y0; y < r->y1; y++)
+        for (int x = r->x0; x < r->x1; x++) {
+            const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
+            const uint32_t *in = &s->sample_rgba[p * m];
+            uint32_t out = 0;
+            for (int c = 0; c < 32; c += 8) {
+                uint32_t sum = 0;
+                for (uint32_t k = 0; k < m; k++) sum += (in[k] >> c) & 0xff;
+                out |= ((sum + m / 2) / m) << c;
+            }
+            s->color[p] = out;
+        }
+}
