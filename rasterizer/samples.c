@@ -5,6 +5,9 @@
 #include "rasterizer/edges.h"
 
 #include <stddef.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /* reach: the patterns' extremes on each axis, in subpixels from the pixel's corner
  * (half a pixel + 16 per sixteenth). */
@@ -27,15 +30,104 @@ int rs_raster_rect_samples(const rs_setup *s, const rs_samples *p, int x0, int y
                            int y1, rs_cover *out, uint8_t *mask)
 {
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    rs_sample_walk w;
+    rs_sample_walk_of(s, p, NULL, &w);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
     int n = 0;
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) {
-            unsigned m = rs_sample_cover(s, p, x, y);
+    for (int y = y0; y < y1; y++) {
+        int64_t e[3];
+        rs_centre_edges(s, x0, y, e);
+        for (int x = x0; x < x1; x++, e[0] += s->a[0] * one, e[1] += s->a[1] * one, e[2] += s->a[2] * one) {
+            unsigned m = rs_walk_cover(&w, e);
             if (!m) continue;
-            int64_t e0, e1;
-            rs_edges_at(s, x, y, &e0, &e1);
             mask[n] = (uint8_t)m;
-            out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e0, e1};
+            out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e[0], e[1]};
         }
+    }
     return n;
+}
+
+static void sample_row_baseline(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                const int64_t e_in[3], int n, const float *held, uint8_t *nearer,
+                                uint8_t *tie, float *depth)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
+    for (int j = 0; j < n; j++, held += w->count, depth += w->count) {
+        const unsigned cover = rs_walk_cover(w, e);
+        unsigned nr = 0, eq = 0;
+        if (cover) {
+            const double centre = rs_plane_centre(z, e[0], e[1]);
+            for (int k = 0; k < w->count; k++) {
+                const float zk = depth[k] = (float)(centre + w->dz[k]);
+                nr |= (unsigned)(zk < held[k]) << k;
+                eq |= (unsigned)(zk == held[k]) << k;
+            }
+        }
+        nearer[j] = (uint8_t)(nr & cover);
+        tie[j] = (uint8_t)(eq & cover);
+        for (int i = 0; i < 3; i++) e[i] += s->a[i] * one;
+    }
+}
+
+#if defined(__x86_64__)
+/* Four samples (first..first+3) of one pixel: covered (biased edges all >= 0), nearer
+ * and equal masks, as sample_row_baseline computes them. */
+__attribute__((target("avx2"), always_inline))
+static inline void four_samples(const __m256i ev[3], const __m256i cover[3][2], const __m256d dz[2],
+                                int half, __m256d centre, const float *held, float *depth,
+                                unsigned *cv, unsigned *nr, unsigned *eq)
+{
+    __m256i all = _mm256_or_si256(_mm256_or_si256(_mm256_add_epi64(ev[0], cover[0][half]),
+                                                  _mm256_add_epi64(ev[1], cover[1][half])),
+                                  _mm256_add_epi64(ev[2], cover[2][half]));
+    *cv = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(all)) & 0xfu;
+    __m128 zk = _mm256_cvtpd_ps(_mm256_add_pd(centre, dz[half]));
+    __m128 h = _mm_loadu_ps(held);
+    _mm_storeu_ps(depth, zk);
+    *nr = (unsigned)_mm_movemask_ps(_mm_cmplt_ps(zk, h));
+    *eq = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(zk, h));
+}
+
+__attribute__((target("avx2")))
+static void sample_row_avx2(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                            const int64_t e_in[3], int n, const float *held, uint8_t *nearer,
+                            uint8_t *tie, float *depth)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const int halves = w->count / 4;
+    __m256i cover[3][2];
+    __m256d dz[2];
+    for (int h = 0; h < halves; h++) {
+        for (int i = 0; i < 3; i++) cover[i][h] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4 * h]);
+        dz[h] = _mm256_loadu_pd(&w->dz[4 * h]);
+    }
+    int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
+    for (int j = 0; j < n; j++, held += w->count, depth += w->count) {
+        const __m256i ev[3] = {_mm256_set1_epi64x(e[0]), _mm256_set1_epi64x(e[1]), _mm256_set1_epi64x(e[2])};
+        const __m256d centre = _mm256_set1_pd(rs_plane_centre(z, e[0], e[1]));
+        unsigned cv = 0, nr = 0, eq = 0;
+        for (int h = 0; h < halves; h++) {
+            unsigned c, a, b;
+            four_samples(ev, cover, dz, h, centre, held + 4 * h, depth + 4 * h, &c, &a, &b);
+            cv |= c << (4 * h);
+            nr |= a << (4 * h);
+            eq |= b << (4 * h);
+        }
+        nearer[j] = (uint8_t)(nr & cv);
+        tie[j] = (uint8_t)(eq & cv);
+        for (int i = 0; i < 3; i++) e[i] += s->a[i] * one;
+    }
+}
+#endif
+
+void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                   const int64_t e[3], int n, const float *held, uint8_t *nearer, uint8_t *tie,
+                   float *depth, bool avx2)
+{
+#if defined(__x86_64__)
+    if (avx2 && w->count % 4 == 0) { sample_row_avx2(s, w, z, e, n, held, nearer, tie, depth); return; }
+#endif
+    (void)avx2;
+    sample_row_baseline(s, w, z, e, n, held, nearer, tie, depth);
 }

@@ -50,29 +50,105 @@ static inline void rs_sample_point(const rs_samples *p, int k, int x, int y, int
     *Y = (int64_t)y * one + half + p->dy[k] * step;
 }
 
-/* The depth at sample k of pixel (x, y) of the triangle with edges e and interpolants ip
- * (covered or not: the plane's value there). */
-static inline float rs_sample_depth(const rs_edge01 *e, const rs_interp *ip, const rs_samples *p,
-                                    int k, int x, int y)
+/* A triangle's depth as a plane over its exact edge values: at a sample, the plane's
+ * value at the pixel centre plus its change from there to the sample, each in double as
+ * below, then rounded to float. Every stage that needs a sample's depth computes it this
+ * way (rs_sample_depth, or the walk's dz), so they agree to the bit. */
+typedef struct rs_depth_plane { double z2, d0, d1, inv_area; } rs_depth_plane;
+
+static inline void rs_depth_plane_of(const rs_interp *ip, rs_depth_plane *p)
 {
-    int64_t X, Y;
-    rs_sample_point(p, k, x, y, &X, &Y);
-    return rs_depth(ip, e->a[0] * X + e->b[0] * Y + e->c[0], e->a[1] * X + e->b[1] * Y + e->c[1]);
+    p->z2 = ip->z[2];
+    p->d0 = (double)ip->z[0] - (double)ip->z[2];
+    p->d1 = (double)ip->z[1] - (double)ip->z[2];
+    p->inv_area = 1.0 / ip->area;
 }
 
-/* The samples of pixel (x, y) that s covers (bit k: sample k), by the top-left rule. */
-static inline unsigned rs_sample_cover(const rs_setup *s, const rs_samples *p, int x, int y)
+/* The plane at the pixel centre whose edges 0 and 1 are e0, e1. */
+static inline double rs_plane_centre(const rs_depth_plane *p, int64_t e0, int64_t e1)
 {
-    unsigned mask = 0;
-    for (int k = 0; k < p->count; k++) {
-        int64_t X, Y;
-        rs_sample_point(p, k, x, y, &X, &Y);
-        int64_t all = 0;
-        for (int i = 0; i < 3; i++) all |= s->a[i] * X + s->b[i] * Y + s->c[i] + s->bias[i];
-        mask |= (unsigned)(all >= 0) << k;
+    return p->z2 + ((double)e0 * p->d0 + (double)e1 * p->d1) * p->inv_area;
+}
+
+/* Its change over edge offsets o0, o1 (a sample's from the centre). */
+static inline double rs_plane_step(const rs_depth_plane *p, int64_t o0, int64_t o1)
+{
+    return ((double)o0 * p->d0 + (double)o1 * p->d1) * p->inv_area;
+}
+
+/* The depth at sample k of pixel (x, y) of the triangle with edges e and plane z
+ * (covered or not: the plane's value there). */
+static inline float rs_sample_depth(const rs_edge01 *e, const rs_depth_plane *z, const rs_samples *p,
+                                    int k, int x, int y)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2, step = one / 16;
+    const int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+    const int64_t ox = p->dx[k] * step, oy = p->dy[k] * step;
+    const double centre = rs_plane_centre(z, e->a[0] * X + e->b[0] * Y + e->c[0],
+                                          e->a[1] * X + e->b[1] * Y + e->c[1]);
+    return (float)(centre + rs_plane_step(z, e->a[0] * ox + e->b[0] * oy, e->a[1] * ox + e->b[1] * oy));
+}
+
+/* Walking a triangle's samples pixel by pixel: each edge's value at sample k is its value
+ * at the pixel centre plus off[i][k] (exact integers); with the top-left bias added
+ * (cover[i][k]) a sample is covered when no edge is negative. lo[i] and hi[i] are the
+ * least and greatest of cover[i][*]: a pixel whose centre values pass with lo for every
+ * edge has all samples covered, one that fails with hi for some edge has none. With a
+ * depth plane, dz[k] is its step from the centre to sample k (rs_sample_depth's). */
+typedef struct rs_sample_walk {
+    int count;
+    int64_t cover[3][RS_MAX_SAMPLES], lo[3], hi[3];
+    double dz[RS_MAX_SAMPLES];            /* the depth plane's step to each sample */
+} rs_sample_walk;
+
+static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
+                                     const rs_depth_plane *z, rs_sample_walk *w)
+{
+    const int64_t step = (1 << RS_SUBPIXEL_BITS) / 16;
+    int64_t off[3][RS_MAX_SAMPLES];
+    w->count = p->count;
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < p->count; k++) {
+            off[i][k] = s->a[i] * (p->dx[k] * step) + s->b[i] * (p->dy[k] * step);
+            w->cover[i][k] = off[i][k] + s->bias[i];
+            if (k == 0 || w->cover[i][k] < w->lo[i]) w->lo[i] = w->cover[i][k];
+            if (k == 0 || w->cover[i][k] > w->hi[i]) w->hi[i] = w->cover[i][k];
+        }
     }
+    for (int k = 0; k < p->count; k++) w->dz[k] = z ? rs_plane_step(z, off[0][k], off[1][k]) : 0;
+}
+
+/* The exact values of the three edges at pixel (x, y)'s centre; the next pixel's are
+ * these plus a[i] << RS_SUBPIXEL_BITS. */
+static inline void rs_centre_edges(const rs_setup *s, int x, int y, int64_t e[3])
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+    for (int i = 0; i < 3; i++) e[i] = s->a[i] * X + s->b[i] * Y + s->c[i];
+}
+
+/* The covered samples of the pixel whose exact centre edge values are e[3]. */
+static inline unsigned rs_walk_cover(const rs_sample_walk *w, const int64_t e[3])
+{
+    if (((e[0] + w->lo[0]) | (e[1] + w->lo[1]) | (e[2] + w->lo[2])) >= 0) return (1u << w->count) - 1;
+    if (e[0] + w->hi[0] < 0 || e[1] + w->hi[1] < 0 || e[2] + w->hi[2] < 0) return 0;
+    unsigned mask = 0;
+    for (int k = 0; k < w->count; k++)
+        mask |= (unsigned)(((e[0] + w->cover[0][k]) | (e[1] + w->cover[1][k]) |
+                            (e[2] + w->cover[2][k])) >= 0) << k;
     return mask;
 }
+
+/* One row of a triangle's samples against the depths held there: n pixels from the one
+ * whose exact centre edge values are e (the next pixel's: e + a << RS_SUBPIXEL_BITS,
+ * a: the setup's), their samples' held depths from held (count per pixel, pixel-major).
+ * For pixel j, nearer[j] has the covered samples whose depth (rs_sample_depth's, written
+ * to depth[j * count + k] where any sample is covered) is below the held one, tie[j]
+ * those where they are equal. With avx2 (only where the CPU has it) four samples a step;
+ * the same results. */
+GR_API void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                          const int64_t e[3], int n, const float *held, uint8_t *nearer,
+                          uint8_t *tie, float *depth, bool avx2);
 
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or

@@ -1,6 +1,7 @@
 /* msaa.c — multisampling's frame resources in the raster graphs: the sample buffers,
- * msaa depths and RGBA8 colours per pixel (pixel p's samples at p * msaa .. p * msaa +
- * msaa - 1), which the stage of a tile (Tile-Shade, the OM) clears when it starts and
+ * msaa depths (the OM's; Tile-Shade keeps its tile's depths itself) and RGBA8 colours per
+ * pixel (pixel p's samples at p * msaa .. p * msaa + msaa - 1), which the stage of a tile
+ * (Tile-Shade, the OM) clears when it starts and
  * resolves into the image when its tile is done: each channel the box filter's
  * round(sum / msaa) of its samples' bytes, as Direct3D's ResolveSubresource averages a
  * UNORM target. No other tile's stage touches them, so no clear pass over the frame is
@@ -27,8 +28,10 @@ bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err
                  "cannot be averaged (use msaa 1)", i->name, s->msaa);
         return false;
     }
+    unsigned access;
+    bool frame_depth = cp_stage_resource(i, "sample-depth", &access) != NULL;
     return pl_frame_set_samples(i->frame, s->msaa, err) &&
-           (s->sample_z = pl_frame_use(i, "sample-depth", err)) &&
+           (!frame_depth || (s->sample_z = pl_frame_use(i, "sample-depth", err))) &&
            (s->sample_rgba = pl_frame_use(i, "sample-color", err));
 }
 
@@ -39,10 +42,8 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         for (int x = r->x0; x < r->x1; x++) {
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
             const uint32_t background = s->color[p];   /* cleared before the run */
-            for (size_t k = 0; k < m; k++) {
-                s->sample_z[p * m + k] = FLT_MAX;
-                s->sample_rgba[p * m + k] = background;
-            }
+            for (size_t k = 0; k < m; k++) s->sample_rgba[p * m + k] = background;
+            for (size_t k = 0; s->sample_z && k < m; k++) s->sample_z[p * m + k] = FLT_MAX;
         }
 }
 

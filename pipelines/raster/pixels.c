@@ -166,10 +166,12 @@ static void om_samples(plr_state *s, const frag_pkt *p, uint32_t i, touched_bloc
 {
     const int x = p->x[i], y = p->y[i], t = p->tri[i];
     const size_t at = plr_sample_at(s, x, y);
+    rs_depth_plane plane;
+    rs_depth_plane_of(&p->interp[t], &plane);
     bool changed = false;
     for (unsigned m = p->cover[i] & ((1u << s->msaa) - 1); m; m &= m - 1) {
         const int k = __builtin_ctz(m);
-        const float z = rs_sample_depth(&p->edges[t], &p->interp[t], s->pattern, k, x, y);
+        const float z = rs_sample_depth(&p->edges[t], &plane, s->pattern, k, x, y);
         if (!(z < s->sample_z[at + (size_t)k])) continue;
         s->sample_z[at + (size_t)k] = z;
         s->sample_rgba[at + (size_t)k] = p->out.rgba[i];
@@ -195,9 +197,11 @@ static bool om_hold_blended(const plr_state *s, const frag_pkt *p, uint32_t i, p
     plr_blend_frag f = {p->x[i], p->y[i], p->out.z[i], p->out.rgba[i], p->tris[t].prim,
                         (uint32_t)l->n, 0, {0}};
     if (s->msaa > 1) {
+        rs_depth_plane plane;
+        rs_depth_plane_of(&p->interp[t], &plane);
         f.cover = (uint8_t)(p->cover[i] & ((1u << s->msaa) - 1));
         for (int k = 0; k < s->msaa; k++)
-            f.zs[k] = rs_sample_depth(&p->edges[t], &p->interp[t], s->pattern, k, p->x[i], p->y[i]);
+            f.zs[k] = rs_sample_depth(&p->edges[t], &plane, s->pattern, k, p->x[i], p->y[i]);
     }
     return plr_blend_push(l, &f);
 }

@@ -20,6 +20,7 @@ void plr_config_default(plr_config *c)
     c->frag_capacity = 64;
     c->tile_capacity = 8;
     c->coarse_z = true;
+    c->msaa = 1;
 }
 
 static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
@@ -33,6 +34,7 @@ static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
     else if (c->batch < 1 || c->batch > MAX_BATCH) bad = "batch (" LIMIT_RANGE(1, MAX_BATCH) " triangles)";
     else if (c->groups < 0 || c->groups > PLR_MAX_GROUPS) bad = "groups (" LIMIT_RANGE(0, PLR_MAX_GROUPS) ")";
     else if (c->graph < PLR_TILED || c->graph > PLR_PARALLEL) bad = "graph";
+    else if (!rs_sample_pattern(c->msaa)) bad = "msaa (1, 4 or 8 samples per pixel)";
     if (bad) snprintf(err, SC_ERR_MAX, "raster: invalid %s", bad);
     return bad == NULL;
 }
@@ -41,16 +43,18 @@ static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
 static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
 {
     const plr_config *c = config;
-    char v[6][32];
+    char v[7][32];
     snprintf(v[0], 32, "%d", c->tile);
     snprintf(v[1], 32, "%d", c->batch);
     snprintf(v[2], 32, "%d", c->groups);
     snprintf(v[3], 32, "%u", c->frag_capacity);
     snprintf(v[4], 32, "%u", c->tile_capacity);
     snprintf(v[5], 32, "%s", c->coarse_z ? "true" : "false");
+    snprintf(v[6], 32, "%d", c->msaa);
     const char *w = "plr_config";
     bool ordered = c->graph != PLR_TILED;    /* the fragment queues are theirs */
     return cp_put(g, "graph", "tile", v[0], w, err) || cp_put(g, "graph", "batch", v[1], w, err) ||
+           cp_put(g, "graph", "msaa", v[6], w, err) ||
            (c->groups && cp_put(g, "graph", "groups", v[2], w, err)) ||
            (ordered && cp_put(g, "queue fragments", "capacity", v[3], w, err)) ||
            (ordered && cp_put(g, "queue tiles", "capacity", v[4], w, err)) ||

@@ -51,6 +51,7 @@ typedef struct plr_config {
     uint32_t tile_capacity;        /* ordered graphs: per-tile OM subqueue (default 8) */
     bool coarse_z;                 /* ordered graphs: skip triangles hidden per 8x8 block
                                       (default on) */
+    int msaa;                      /* samples per pixel: 1 (default), 4 or 8 */
     sh_aov aov;
     unsigned workers;              /* 0: all hardware threads */
     /* Runtime options besides the worker count (scheduler, journal, profile...): copied

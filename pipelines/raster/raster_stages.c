@@ -316,7 +316,8 @@ static const cp_resource_use om_uses[] = {
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
     SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
-    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"}, SAMPLE_USES};
+    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"},
+    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"}};
 static const cp_resource_use zraster_uses[] = {{"depth-layer", CP_READS | CP_WRITES, NULL}};
 static const cp_resource_use ztile_uses[] = {
     {"depth-layer", CP_READS, "every Z-Raster copy's"},
@@ -356,7 +357,7 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 4},
+     tile_shade_create, NULL, free, tile_shade_uses, 3},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 1},

@@ -2,11 +2,13 @@
  * one instance per framebuffer tile resolves visibility per sample, shades once per pixel
  * per visible triangle, blends per sample and resolves its tile into the image.
  *
- * Per sample: coverage (rs_sample_cover, the top-left rule at each sample point) and
- * depth (rs_sample_depth, the triangle's depth at the sample point), tested as the
+ * Per sample: coverage (the top-left rule at each sample point) and depth (the
+ * triangle's depth plane there, as rasterizer/samples.h computes it), tested as the
  * single-sample graph tests a pixel: nearest, equal depths to the smaller primitive id,
- * so arrival order cannot change which triangle owns a sample. Depths live in the
- * frame's sample-depth buffer (this tile's part), owners (slot + 1) in the tile.
+ * so arrival order cannot change which triangle owns a sample. Depths and owners (slot
+ * + 1) live in the tile, contiguous (the frame-wide sample-depth layout put each of a
+ * tile's rows on its own page: TLB misses were most of the test's time); colours in the
+ * frame's sample-color buffer, which the tile resolves into the image at its end.
  *
  * Per pixel: each triangle that owns at least one of a pixel's samples is shaded once,
  * at the pixel centre (as Direct3D without `centroid`: the centre may lie outside the
@@ -20,17 +22,19 @@
 #include "pipelines/raster/internal.h"
 #include "pipelines/raster/tile_slots.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct ms_tile {
     tile_rect r;
+    float *z;                             /* depth per sample of the tile */
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
     tile_slots slots;
     blended_prims blended;
 } ms_tile;
 
-/* The tile's owner index of pixel (x, y)'s first sample. */
+/* The tile's depth and owner index of pixel (x, y)'s first sample. */
 static inline size_t owner_at(const ms_tile *st, const plr_state *s, int x, int y)
 {
     return ((size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox)) * (size_t)s->msaa;
@@ -40,8 +44,11 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
     plr_tile_rect(&s->rc, tile, &st->r);  /* not empty: Bin sends only such tiles */
-    st->owner = calloc((size_t)s->tile * (size_t)s->tile * (size_t)s->msaa, sizeof *st->owner);
-    if (!st->owner) return false;
+    const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
+    st->owner = calloc(samples, sizeof *st->owner);
+    st->z = malloc(samples * sizeof *st->z);
+    if (!st->owner || !st->z) return false;
+    for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
     plr_samples_clear(s, &st->r);
     return true;
 }
@@ -49,63 +56,102 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 static void ms_free(ms_tile *st)
 {
     free(st->owner);
+    free(st->z);
     tile_slots_free(&st->slots);
     free(st->blended.p);
 }
 
-/* Does the MASK triangle p pass the alpha test at pixel (x, y)'s centre? */
-static bool mask_passes(const plr_state *s, const plr_prim *p, const rs_interp *ip, int x, int y)
+/* A triangle walked over the tile: where, its samples' coverage and its depth plane. */
+typedef struct tri_walk {
+    int x0, y0, x1, y1;
+    rs_interp ip;
+    rs_depth_plane z;
+    rs_sample_walk w;
+} tri_walk;
+
+/* false when p has no pixel in the tile. */
+static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tri_walk *t)
 {
-    int64_t e0, e1;
+    t->x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0;
+    t->y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0;
+    t->x1 = st->r.x1 < p->su.x1 + 1 ? st->r.x1 : p->su.x1 + 1;
+    t->y1 = st->r.y1 < p->su.y1 + 1 ? st->r.y1 : p->su.y1 + 1;
+    rs_interp_of(&p->su, &t->ip);
+    rs_depth_plane_of(&t->ip, &t->z);
+    rs_sample_walk_of(&p->su, s->pattern, &t->z, &t->w);
+    return t->x0 < t->x1 && t->y0 < t->y1;
+}
+
+/* Does the MASK triangle p pass the alpha test at the pixel centre (x, y), edges e? */
+static bool mask_passes(const plr_state *s, const plr_prim *p, const tri_walk *t,
+                        const int64_t e[3], int x, int y)
+{
     float z, b1, b2;
-    rs_edges_at(&p->su, x, y, &e0, &e1);
-    rs_weights(ip, e0, e1, &z, &b1, &b2);
+    rs_weights(&t->ip, e[0], e[1], &z, &b1, &b2);
     return plr_alpha_passes(s->env, &p->tri, b1, b2, x, y);
 }
 
-/* The samples of pixel (x, y) that p covers and would win (nearer, or as near with a
- * smaller primitive id), their depths in z[k]. */
+/* To the samples p covers nearer than the held depths (nearer), add the covered ones it
+ * wins at equal depth by a smaller primitive id (tie): what it would take at pixel
+ * (x, y). */
 static unsigned winning_samples(const ms_tile *st, const plr_state *s, const plr_prim *p,
-                                const rs_edge01 *e, const rs_interp *ip, int x, int y, float *z)
+                                unsigned nearer, unsigned tie, int x, int y)
 {
-    unsigned cover = rs_sample_cover(&p->su, s->pattern, x, y), win = 0;
-    const size_t at = plr_sample_at(s, x, y), own = owner_at(st, s, x, y);
-    for (; cover; cover &= cover - 1) {
-        const int k = __builtin_ctz(cover);
-        const float zk = rs_sample_depth(e, ip, s->pattern, k, x, y), held = s->sample_z[at + (size_t)k];
-        const uint32_t o = st->owner[own + (size_t)k];
-        if (zk < held || (zk == held && o && p->tri.prim < st->slots.prim[o - 1].tri.prim)) {
-            win |= 1u << k;
-            z[k] = zk;
-        }
+    const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
+    for (; tie; tie &= tie - 1) {
+        const int k = __builtin_ctz(tie);
+        if (own[k] && p->tri.prim < st->slots.prim[own[k] - 1].tri.prim) nearer |= 1u << k;
     }
-    return win;
+    return nearer;
+}
+
+/* The edge values at the centre of the pixel j to the right of the one with e0. */
+static inline void edges_at_step(const plr_prim *p, const int64_t e0[3], int j, int64_t e[3])
+{
+    for (int i = 0; i < 3; i++) e[i] = e0[i] + ((int64_t)p->su.a[i] << RS_SUBPIXEL_BITS) * j;
+}
+
+/* The samples `win` of pixel (x, y) go to slot at depths z[k]. */
+static void take_samples(ms_tile *st, const plr_state *s, uint32_t slot, unsigned win, int x,
+                         int y, const float *z)
+{
+    float *held = &st->z[owner_at(st, s, x, y)];
+    uint32_t *own = &st->owner[owner_at(st, s, x, y)];
+    for (; win; win &= win - 1) {
+        const int k = __builtin_ctz(win);
+        if (own[k]) slot_release(&st->slots, own[k] - 1);
+        own[k] = slot + 1;
+        st->slots.pixels[slot]++;
+        held[k] = z[k];
+    }
 }
 
 /* One opaque or MASK triangle: the samples it wins change owner. */
 static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
 {
-    rs_interp ip;
-    rs_edge01 e;
-    rs_interp_of(&p->su, &ip);
-    rs_edge01_of(&p->su, &e);
-    int x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0, x1 = st->r.x1 < p->su.x1 + 1 ? st->r.x1 : p->su.x1 + 1;
-    int y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0, y1 = st->r.y1 < p->su.y1 + 1 ? st->r.y1 : p->su.y1 + 1;
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) {
-            float z[RS_MAX_SAMPLES];
-            unsigned win = winning_samples(st, s, p, &e, &ip, x, y, z);
-            if (!win || (masked && !mask_passes(s, p, &ip, x, y))) continue;
-            const size_t at = plr_sample_at(s, x, y), own = owner_at(st, s, x, y);
-            for (; win; win &= win - 1) {
-                const int k = __builtin_ctz(win);
-                uint32_t *o = &st->owner[own + (size_t)k];
-                if (*o) slot_release(&st->slots, *o - 1);
-                *o = slot + 1;
-                st->slots.pixels[slot]++;
-                s->sample_z[at + (size_t)k] = z[k];
+    tri_walk t;
+    if (!walk_of(st, s, p, &t)) return;
+    const bool avx2 = s->env->isa == RT_ISA_AVX2;
+    uint8_t nearer[PLR_MAX_TILE], tie[PLR_MAX_TILE];
+    float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
+    for (int y = t.y0; y < t.y1; y++) {
+        int64_t e0[3];
+        rs_centre_edges(&p->su, t.x0, y, e0);
+        rs_sample_row(&p->su, &t.w, &t.z, e0, t.x1 - t.x0, &st->z[owner_at(st, s, t.x0, y)],
+                      nearer, tie, z, avx2);
+        for (int x = t.x0; x < t.x1; x++) {
+            const int j = x - t.x0;
+            if (!(nearer[j] | tie[j])) continue;
+            const unsigned win = winning_samples(st, s, p, nearer[j], tie[j], x, y);
+            if (!win) continue;
+            if (masked) {
+                int64_t e[3];
+                edges_at_step(p, e0, j, e);
+                if (!mask_passes(s, p, &t, e, x, y)) continue;
             }
+            take_samples(st, s, slot, win, x, y, &z[j * s->msaa]);
         }
+    }
 }
 
 static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
@@ -198,27 +244,24 @@ static void ms_blend(ms_tile *st, const plr_state *s)
     ms_batch batch, *b = &batch;
     b->n = 0;
     blended_sort(&st->blended);
-    for (size_t t = 0; t < st->blended.n; t++) {
-        const plr_prim *p = &st->blended.p[t];
-        rs_interp ip;
-        rs_edge01 e;
-        rs_interp_of(&p->su, &ip);
-        rs_edge01_of(&p->su, &e);
-        int x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0, x1 = st->r.x1 < p->su.x1 + 1 ? st->r.x1 : p->su.x1 + 1;
-        int y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0, y1 = st->r.y1 < p->su.y1 + 1 ? st->r.y1 : p->su.y1 + 1;
-        for (int y = y0; y < y1; y++)
-            for (int x = x0; x < x1; x++) {
-                const size_t at = plr_sample_at(s, x, y);
-                unsigned front = 0;
-                for (unsigned m = rs_sample_cover(&p->su, s->pattern, x, y); m; m &= m - 1) {
-                    const int k = __builtin_ctz(m);
-                    front |= (unsigned)(rs_sample_depth(&e, &ip, s->pattern, k, x, y) <
-                                        s->sample_z[at + (size_t)k]) << k;
-                }
-                if (!front) continue;
-                batch_add(b, p, x, y, front);
+    const bool avx2 = s->env->isa == RT_ISA_AVX2;
+    uint8_t front[PLR_MAX_TILE], tie[PLR_MAX_TILE];
+    float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
+    for (size_t n = 0; n < st->blended.n; n++) {
+        const plr_prim *p = &st->blended.p[n];
+        tri_walk t;
+        if (!walk_of(st, s, p, &t)) continue;
+        for (int y = t.y0; y < t.y1; y++) {
+            int64_t e0[3];
+            rs_centre_edges(&p->su, t.x0, y, e0);
+            rs_sample_row(&p->su, &t.w, &t.z, e0, t.x1 - t.x0,
+                          &st->z[owner_at(st, s, t.x0, y)], front, tie, z, avx2);
+            for (int x = t.x0; x < t.x1; x++) {
+                if (!front[x - t.x0]) continue;
+                batch_add(b, p, x, y, front[x - t.x0]);
                 if (b->n == SH_PS_MAX) batch_flush(b, s, true);
             }
+        }
         batch_flush(b, s, true);      /* one triangle's fragments before the next's */
     }
 }
