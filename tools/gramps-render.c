@@ -40,6 +40,8 @@ typedef struct frame_result {
     double ms;
     pl_counter counters[PL_MAX_COUNTERS];   /* the frame's work counts, by name */
     int ncounters;
+    int msaa;                      /* the frame's samples per pixel */
+    uint64_t sample_bytes;         /* its sample buffers (CP_PER_SAMPLE resources) */
     gr_graph *graph;
 } frame_result;
 
@@ -141,6 +143,12 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
     launch.workers = o->c.threads;
     r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
     if (r->graph) {
+        r->msaa = f.samples;
+        r->sample_bytes = 0;
+        for (int i = 0; i < f.nresources; i++)
+            if (f.resources[i].type->extent == CP_PER_SAMPLE)
+                r->sample_bytes += (uint64_t)pl_resource_bytes(f.resources[i].type, f.width, f.height,
+                                                               f.samples, 0, 0);
         r->ncounters = f.ncounters;
         for (int i = 0; i < f.ncounters; i++) {
             snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f.counters[i].name);
@@ -320,6 +328,8 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     fprintf(f, ",\n\"threads\": %u,\n\"size\": [%d, %d],\n"
             "\"triangles\": %zu,\n\"unreadable_textures\": %zu,\n", st ? st->workers : 0,
             o->c.width, o->c.height, g->ntriangles, s->unreadable_textures);
+    fprintf(f, "\"msaa\": %d,\n\"sample_buffer_bytes\": %llu,\n", last->msaa,
+            (unsigned long long)last->sample_bytes);
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");
