@@ -2,8 +2,8 @@
  * <build>/bench/bench_albedo_llvmpipe (generated OBJ + MTL scenes: a receding
  * checker floor, a textured sphere, blended quads in file order, an alpha cut-out) and
  * expects it to exit 0, i.e. the raster graph's albedo AOV agrees with llvmpipe on at
- * least 99% of every scene's pixels within 4/255 (mk/osmesa.mk builds the bench before
- * this test). Skipped, visibly, where it was built without OSMesa (`make osmesa`) and
+ * least 99% of every scene's pixels within 4/255, without samples and with both at
+ * --msaa 4 (mk/osmesa.mk builds the bench before this test). Skipped, visibly, where it was built without OSMesa (`make osmesa`) and
  * under ASan and TSan, which would report on Mesa's uninstrumented threads. */
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -24,6 +24,8 @@ static void test_albedo_agrees_with_llvmpipe(void)
     CHECK_MSG(rc == 0, "bench_albedo_llvmpipe exit %d:\n%s", rc, out);
     CHECK_MSG(strstr(out, "albedo_within_4_floor") && strstr(out, "albedo_within_4_cutout"),
               "%s", out);
+    rc = run("--msaa 4");                 /* both multisampled: llvmpipe through a 4x FBO */
+    CHECK_MSG(rc == 0 && strstr(out, "albedo_within_4_blend_msaa4"), "--msaa 4: exit %d:\n%s", rc, out);
 }
 
 int main(int argc, char **argv)
