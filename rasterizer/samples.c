@@ -70,6 +70,32 @@ static void sample_row_baseline(const rs_setup *s, const rs_sample_walk *w, cons
     }
 }
 
+static bool sample_row_take_baseline(const rs_setup *s, const rs_sample_walk *w,
+                                     const rs_depth_plane *z, const int64_t e_in[3], int n,
+                                     float *held, uint32_t *owner, uint32_t id, uint8_t *tie)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
+    bool ties = false;
+    for (int j = 0; j < n; j++, held += w->count, owner += w->count) {
+        const unsigned cover = rs_walk_cover(w, e);
+        unsigned eq = 0;
+        if (cover) {
+            const double centre = rs_plane_centre(z, e[0], e[1]);
+            for (int k = 0; k < w->count; k++) {
+                const float zk = (float)(centre + w->dz[k]);
+                if (!(cover >> k & 1)) continue;
+                if (zk < held[k]) held[k] = zk, owner[k] = id;
+                else eq |= (unsigned)(zk == held[k]) << k;
+            }
+        }
+        tie[j] = (uint8_t)eq;
+        ties |= eq != 0;
+        for (int i = 0; i < 3; i++) e[i] += s->a[i] * one;
+    }
+    return ties;
+}
+
 #if defined(__x86_64__)
 /* Four samples (first..first+3) of one pixel: covered (biased edges all >= 0), nearer
  * and equal masks, as sample_row_baseline computes them. */
@@ -120,6 +146,68 @@ static void sample_row_avx2(const rs_setup *s, const rs_sample_walk *w, const rs
     }
 }
 #endif
+
+#if defined(__x86_64__)
+/* Lane k all ones where bit k of the index is set. */
+static const int32_t lane_masks[16][4] = {
+    {0, 0, 0, 0}, {-1, 0, 0, 0}, {0, -1, 0, 0}, {-1, -1, 0, 0}, {0, 0, -1, 0}, {-1, 0, -1, 0},
+    {0, -1, -1, 0}, {-1, -1, -1, 0}, {0, 0, 0, -1}, {-1, 0, 0, -1}, {0, -1, 0, -1},
+    {-1, -1, 0, -1}, {0, 0, -1, -1}, {-1, 0, -1, -1}, {0, -1, -1, -1}, {-1, -1, -1, -1}};
+
+__attribute__((target("avx2")))
+static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                 const int64_t e_in[3], int n, float *held, uint32_t *owner,
+                                 uint32_t id, uint8_t *tie)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const int halves = w->count / 4;
+    __m256i cover[3][2];
+    __m256d dz[2];
+    for (int h = 0; h < halves; h++) {
+        for (int i = 0; i < 3; i++) cover[i][h] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4 * h]);
+        dz[h] = _mm256_loadu_pd(&w->dz[4 * h]);
+    }
+    const __m128i ids = _mm_set1_epi32((int)id);
+    int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
+    bool ties = false;
+    for (int j = 0; j < n; j++, held += w->count, owner += w->count) {
+        const __m256i ev[3] = {_mm256_set1_epi64x(e[0]), _mm256_set1_epi64x(e[1]), _mm256_set1_epi64x(e[2])};
+        const __m256d centre = _mm256_set1_pd(rs_plane_centre(z, e[0], e[1]));
+        unsigned eq_all = 0;
+        for (int h = 0; h < halves; h++) {
+            __m256i all = _mm256_or_si256(_mm256_or_si256(_mm256_add_epi64(ev[0], cover[0][h]),
+                                                          _mm256_add_epi64(ev[1], cover[1][h])),
+                                          _mm256_add_epi64(ev[2], cover[2][h]));
+            const unsigned cv = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(all)) & 0xfu;
+            if (!cv) continue;
+            const __m128 zk = _mm256_cvtpd_ps(_mm256_add_pd(centre, dz[h]));
+            const __m128 hv = _mm_loadu_ps(held + 4 * h);
+            const unsigned win = (unsigned)_mm_movemask_ps(_mm_cmplt_ps(zk, hv)) & cv;
+            eq_all |= ((unsigned)_mm_movemask_ps(_mm_cmpeq_ps(zk, hv)) & cv) << (4 * h);
+            if (!win) continue;
+            const __m128i m = _mm_loadu_si128((const __m128i *)lane_masks[win]);
+            _mm_storeu_ps(held + 4 * h, _mm_blendv_ps(hv, zk, _mm_castsi128_ps(m)));
+            const __m128i o = _mm_loadu_si128((const __m128i *)(owner + 4 * h));
+            _mm_storeu_si128((__m128i *)(owner + 4 * h), _mm_blendv_epi8(o, ids, m));
+        }
+        tie[j] = (uint8_t)eq_all;
+        ties |= eq_all != 0;
+        for (int i = 0; i < 3; i++) e[i] += s->a[i] * one;
+    }
+    return ties;
+}
+#endif
+
+bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                        const int64_t e[3], int n, float *held, uint32_t *owner, uint32_t id,
+                        uint8_t *tie, bool avx2)
+{
+#if defined(__x86_64__)
+    if (avx2 && w->count % 4 == 0) return sample_row_take_avx2(s, w, z, e, n, held, owner, id, tie);
+#endif
+    (void)avx2;
+    return sample_row_take_baseline(s, w, z, e, n, held, owner, id, tie);
+}
 
 void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                    const int64_t e[3], int n, const float *held, uint8_t *nearer, uint8_t *tie,

@@ -150,6 +150,14 @@ GR_API void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_d
                           const int64_t e[3], int n, const float *held, uint8_t *nearer,
                           uint8_t *tie, float *depth, bool avx2);
 
+/* rs_sample_row for a triangle that takes what it wins: the covered samples nearer than
+ * held get their depth written to held and `id` to owner (laid out as held); tie[j] gets
+ * the covered samples at equal depth, for the caller to decide. Returns whether any
+ * pixel has such a tie. */
+GR_API bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                               const int64_t e[3], int n, float *held, uint32_t *owner,
+                               uint32_t id, uint8_t *tie, bool avx2);
+
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or
  * not: the shading point) and its covered samples in mask[]. Returns how many. */

@@ -3,7 +3,7 @@
  * pixel (pixel p's samples at p * msaa .. p * msaa + msaa - 1), which the stage of a tile
  * (Tile-Shade, the OM) clears when it starts and
  * resolves into the image when its tile is done: each channel the box filter's
- * round(sum / msaa) of its samples' bytes, as Direct3D's ResolveSubresource averages a
+ * round(sum / msaa) of its samples' bytes (msaa a power of two: (sum + msaa / 2) >> log2), as Direct3D's ResolveSubresource averages a
  * UNORM target. No other tile's stage touches them, so no clear pass over the frame is
  * needed. */
 #include "pipelines/raster/internal.h"
@@ -47,19 +47,26 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         }
 }
 
+/* The box filter of m (a power of two, at most 8) RGBA8 samples, two channels at a time
+ * in 16-bit lanes (a channel's sum is at most 8 x 255 < 2^16). */
+static inline uint32_t resolve_pixel(const uint32_t *in, uint32_t m, int shift)
+{
+    uint32_t even = 0, odd = 0;           /* channels 0 and 2, 1 and 3 */
+    for (uint32_t k = 0; k < m; k++) {
+        even += in[k] & 0x00ff00ffu;
+        odd += (in[k] >> 8) & 0x00ff00ffu;
+    }
+    const uint32_t half = (m / 2) * 0x00010001u;
+    return (((even + half) >> shift) & 0x00ff00ffu) | ((((odd + half) >> shift) & 0x00ff00ffu) << 8);
+}
+
 void plr_samples_resolve(const plr_state *s, const tile_rect *r)
 {
     const uint32_t m = (uint32_t)s->msaa;
+    const int shift = __builtin_ctz(m);
     for (int y = r->y0; y < r->y1; y++)
         for (int x = r->x0; x < r->x1; x++) {
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
-            const uint32_t *in = &s->sample_rgba[p * m];
-            uint32_t out = 0;
-            for (int c = 0; c < 32; c += 8) {
-                uint32_t sum = 0;
-                for (uint32_t k = 0; k < m; k++) sum += (in[k] >> c) & 0xff;
-                out |= ((sum + m / 2) / m) << c;
-            }
-            s->color[p] = out;
+            s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
         }
 }

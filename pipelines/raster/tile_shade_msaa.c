@@ -26,11 +26,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The tile's triangles that may own samples: slots are not counted per sample (that
+ * bookkeeping was a third of the visibility pass); a triangle left owning nothing keeps
+ * its slot until the array is full at SLOTS_COLLECTED or more, when the slots no sample
+ * names are collected (ms_collect), so the tile holds at most about twice the
+ * triangles it shows, whatever the scene. */
+typedef struct ms_prims {
+    plr_prim *p;
+    uint32_t n, cap;
+} ms_prims;
+
 typedef struct ms_tile {
     tile_rect r;
     float *z;                             /* depth per sample of the tile */
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
-    tile_slots slots;
+    ms_prims prims;
     blended_prims blended;
 } ms_tile;
 
@@ -49,16 +59,52 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     st->z = malloc(samples * sizeof *st->z);
     if (!st->owner || !st->z) return false;
     for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
-    plr_samples_clear(s, &st->r);
-    return true;
+    return true;                          /* the sample colours: all written by ms_shade */
 }
 
 static void ms_free(ms_tile *st)
 {
     free(st->owner);
     free(st->z);
-    tile_slots_free(&st->slots);
+    free(st->prims.p);
     free(st->blended.p);
+}
+
+/* The slots no sample names are freed, the others renumbered in order. */
+static void ms_collect(ms_tile *st, const plr_state *s)
+{
+    ms_prims *q = &st->prims;
+    uint32_t *renumber = calloc(q->n, sizeof *renumber);
+    if (!renumber) return;                /* the caller grows the array instead */
+    const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
+    for (size_t i = 0; i < samples; i++)
+        if (st->owner[i]) renumber[st->owner[i] - 1] = 1;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < q->n; i++)
+        if (renumber[i]) {
+            q->p[kept] = q->p[i];
+            renumber[i] = ++kept;
+        }
+    for (size_t i = 0; i < samples; i++)
+        if (st->owner[i]) st->owner[i] = renumber[st->owner[i] - 1];
+    q->n = kept;
+    free(renumber);
+}
+
+/* A slot for a new triangle. */
+static bool ms_slot(ms_tile *st, const plr_state *s, uint32_t *slot)
+{
+    ms_prims *q = &st->prims;
+    if (q->n == q->cap && q->cap >= (uint32_t)(s->tile * s->tile)) ms_collect(st, s);
+    if (q->n == q->cap) {
+        uint32_t cap = q->cap ? 2 * q->cap : 64;
+        plr_prim *p = realloc(q->p, cap * sizeof *p);
+        if (!p) return false;
+        q->p = p;
+        q->cap = cap;
+    }
+    *slot = q->n++;
+    return true;
 }
 
 /* A triangle walked over the tile: where, its samples' coverage and its depth plane. */
@@ -100,7 +146,7 @@ static unsigned winning_samples(const ms_tile *st, const plr_state *s, const plr
     const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
     for (; tie; tie &= tie - 1) {
         const int k = __builtin_ctz(tie);
-        if (own[k] && p->tri.prim < st->slots.prim[own[k] - 1].tri.prim) nearer |= 1u << k;
+        if (own[k] && p->tri.prim < st->prims.p[own[k] - 1].tri.prim) nearer |= 1u << k;
     }
     return nearer;
 }
@@ -119,10 +165,30 @@ static void take_samples(ms_tile *st, const plr_state *s, uint32_t slot, unsigne
     uint32_t *own = &st->owner[owner_at(st, s, x, y)];
     for (; win; win &= win - 1) {
         const int k = __builtin_ctz(win);
-        if (own[k]) slot_release(&st->slots, own[k] - 1);
         own[k] = slot + 1;
-        st->slots.pixels[slot]++;
         held[k] = z[k];
+    }
+}
+
+/* One opaque triangle: the kernel takes the samples it is nearer at; those at equal
+ * depth go to it when its primitive id is the smaller. */
+static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot,
+                           const tri_walk *t)
+{
+    const bool avx2 = s->env->isa == RT_ISA_AVX2;
+    uint8_t tie[PLR_MAX_TILE];
+    for (int y = t->y0; y < t->y1; y++) {
+        int64_t e0[3];
+        rs_centre_edges(&p->su, t->x0, y, e0);
+        const size_t at = owner_at(st, s, t->x0, y);
+        if (!rs_sample_row_take(&p->su, &t->w, &t->z, e0, t->x1 - t->x0, &st->z[at], &st->owner[at],
+                                slot + 1, tie, avx2))
+            continue;
+        for (int x = t->x0; x < t->x1; x++) {
+            const unsigned win = winning_samples(st, s, p, 0, tie[x - t->x0], x, y);
+            uint32_t *own = &st->owner[owner_at(st, s, x, y)];
+            for (unsigned m = win; m; m &= m - 1) own[__builtin_ctz(m)] = slot + 1;
+        }
     }
 }
 
@@ -131,6 +197,10 @@ static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t
 {
     tri_walk t;
     if (!walk_of(st, s, p, &t)) return;
+    if (!masked) {
+        ms_take_opaque(st, s, p, slot, &t);
+        return;
+    }
     const bool avx2 = s->env->isa == RT_ISA_AVX2;
     uint8_t nearer[PLR_MAX_TILE], tie[PLR_MAX_TILE];
     float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
@@ -144,11 +214,9 @@ static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t
             if (!(nearer[j] | tie[j])) continue;
             const unsigned win = winning_samples(st, s, p, nearer[j], tie[j], x, y);
             if (!win) continue;
-            if (masked) {
-                int64_t e[3];
-                edges_at_step(p, e0, j, e);
-                if (!mask_passes(s, p, &t, e, x, y)) continue;
-            }
+            int64_t e[3];
+            edges_at_step(p, e0, j, e);
+            if (!mask_passes(s, p, &t, e, x, y)) continue;
             take_samples(st, s, slot, win, x, y, &z[j * s->msaa]);
         }
     }
@@ -160,20 +228,20 @@ static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
                                                          : SC_ALPHA_OPAQUE;
     if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
     uint32_t slot;
-    if (!slot_take(&st->slots, &slot)) return false;
-    st->slots.prim[slot] = *p;
-    st->slots.pixels[slot] = 1;           /* held while rasterizing */
+    if (!ms_slot(st, s, &slot)) return false;
+    st->prims.p[slot] = *p;
     ms_take(st, s, p, slot, mode == SC_ALPHA_MASK);
-    slot_release(&st->slots, slot);
     return true;
 }
 
 /* Pixels being gathered for the pixel shader: each with its triangle, its centre's
  * weights and the samples its colour goes to. */
 typedef struct ms_batch {
-    int n;
+    int n, ntris;
+    const plr_prim *last;                 /* tris[ntris - 1]'s triangle */
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
-    float b1[SH_PS_MAX], b2[SH_PS_MAX];
+    double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];   /* for rs_weights_packet */
+    float iw[3][SH_PS_MAX], b1[SH_PS_MAX], b2[SH_PS_MAX];
     uint8_t tri[SH_PS_MAX], mask[SH_PS_MAX];
     sh_ps_tri tris[SH_PS_MAX];
 } ms_batch;
@@ -181,16 +249,19 @@ typedef struct ms_batch {
 static void batch_add(ms_batch *b, const plr_prim *p, int x, int y, unsigned mask)
 {
     int64_t e0, e1;
-    float z;
-    rs_interp ip;
-    rs_interp_of(&p->su, &ip);
     rs_edges_at(&p->su, x, y, &e0, &e1);
     const int i = b->n++;
-    rs_weights(&ip, e0, e1, &z, &b->b1[i], &b->b2[i]);
+    b->e0[i] = (double)e0;
+    b->e1[i] = (double)e1;
+    b->area[i] = (double)p->su.area;
+    for (int k = 0; k < 3; k++) b->iw[k][i] = p->su.inv_w[k];
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
-    b->tris[i] = p->tri;
-    b->tri[i] = (uint8_t)i;
+    if (!b->ntris || b->last != p) {      /* a row's pixels mostly share their triangle */
+        b->tris[b->ntris++] = p->tri;
+        b->last = p;
+    }
+    b->tri[i] = (uint8_t)(b->ntris - 1);
     b->mask[i] = (uint8_t)mask;
 }
 
@@ -200,27 +271,33 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
+    const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
+    rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y}, rgba);
     for (int i = 0; i < b->n; i++) {
         uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
-        const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[i], b->b1[i], b->b2[i], b->x[i], b->y[i]) : 0;
+        const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
+                                               b->x[i], b->y[i]) : 0;
         for (unsigned m = b->mask[i]; m; m &= m - 1) {
             const int k = __builtin_ctz(m);
             out[k] = blend ? plr_blend(out[k], rgba[i], a8) : rgba[i];
         }
     }
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
-    b->n = 0;
+    b->n = b->ntris = 0;
 }
 
-/* Each triangle that owns samples of a pixel, shaded once for them. */
+/* Each triangle that owns samples of a pixel, shaded once for them; the samples no
+ * triangle owns get the pixel's cleared colour. */
 static void ms_shade(ms_tile *st, const plr_state *s)
 {
     ms_batch batch, *b = &batch;
-    b->n = 0;
+    b->n = b->ntris = 0;
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
             const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
+            uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
+            const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
             unsigned left = (1u << s->msaa) - 1;
             while (left) {
                 const int k0 = __builtin_ctz(left);
@@ -228,9 +305,12 @@ static void ms_shade(ms_tile *st, const plr_state *s)
                 unsigned mask = 0;
                 for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
                 left &= ~mask;
-                if (!o) continue;
+                if (!o) {
+                    for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = background;
+                    continue;
+                }
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                batch_add(b, &st->slots.prim[o - 1], x, y, mask);
+                batch_add(b, &st->prims.p[o - 1], x, y, mask);
             }
         }
     batch_flush(b, s, false);
@@ -242,7 +322,7 @@ static void ms_blend(ms_tile *st, const plr_state *s)
 {
     if (!st->blended.n) return;
     ms_batch batch, *b = &batch;
-    b->n = 0;
+    b->n = b->ntris = 0;
     blended_sort(&st->blended);
     const bool avx2 = s->env->isa == RT_ISA_AVX2;
     uint8_t front[PLR_MAX_TILE], tie[PLR_MAX_TILE];
