@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 static char tool[512];
-static char out[16384];
+static char out[65536];             /* --list-stages alone is 17 KB */
 
 /* tool = <build>/bin/NAME for a test at <build>/tests/<group>/<test>. */
 static inline void find_tool(const char *argv0, const char *name)

@@ -164,7 +164,8 @@ static inline size_t plr_sample_at(const plr_state *s, int x, int y)
     return ((size_t)y * (size_t)s->width + (size_t)x) * (size_t)s->msaa;
 }
 /* A tile's samples (r: its pixels the frame renders) set to the far depth and the
- * pixel's cleared colour; then, once the tile is done, resolved into the image. */
+ * pixel's cleared colour (the OM's start); then, once the tile is done, resolved into
+ * the image (msaa a power of two). */
 void plr_samples_clear(const plr_state *s, const tile_rect *r);
 void plr_samples_resolve(const plr_state *s, const tile_rect *r);
 

@@ -1,11 +1,11 @@
 /* msaa.c — multisampling's frame resources in the raster graphs: the sample buffers,
  * msaa depths (the OM's; Tile-Shade keeps its tile's depths itself) and RGBA8 colours per
- * pixel (pixel p's samples at p * msaa .. p * msaa + msaa - 1), which the stage of a tile
- * (Tile-Shade, the OM) clears when it starts and
- * resolves into the image when its tile is done: each channel the box filter's
- * round(sum / msaa) of its samples' bytes (msaa a power of two: (sum + msaa / 2) >> log2), as Direct3D's ResolveSubresource averages a
- * UNORM target. No other tile's stage touches them, so no clear pass over the frame is
- * needed. */
+ * pixel (pixel p's samples at p * msaa .. p * msaa + msaa - 1). The stage of a tile sets
+ * its tile's samples when it starts (the OM: plr_samples_clear; Tile-Shade writes every
+ * sample when it shades) and resolves them into the image when it ends: per channel the
+ * box filter's round(sum / msaa) of the samples' bytes ((sum + msaa / 2) >> log2(msaa)),
+ * as Direct3D's ResolveSubresource averages a UNORM target. No other tile's stage
+ * touches them, so no clear pass over the frame is needed. */
 #include "pipelines/raster/internal.h"
 
 #include "pipelines/stages.h"
