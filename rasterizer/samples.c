@@ -5,6 +5,7 @@
 #include "rasterizer/edges.h"
 
 #include <stddef.h>
+#include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -198,24 +199,74 @@ static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, con
 }
 #endif
 
+/* The pixels j of [0, n) where a sample may be covered, [*j0, *j1): those where every
+ * edge's value plus its greatest sample offset (w->hi) is not negative. Each edge is
+ * linear along the row, so this is one interval; the rest of the row is skipped
+ * (triangle bounds widened to the samples' reach leave many pixels with none). */
+static void row_span(const rs_setup *s, const rs_sample_walk *w, const int64_t e[3], int n,
+                     int *j0, int *j1)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int64_t lo = 0, hi = n;
+    for (int i = 0; i < 3; i++) {
+        const int64_t v = e[i] + w->hi[i], step = (int64_t)s->a[i] * one;
+        if (step > 0 && v < 0) {
+            const int64_t k = (-v + step - 1) / step;     /* first j with v + j step >= 0 */
+            lo = k > lo ? k : lo;
+        } else if (step < 0) {
+            const int64_t k = v < 0 ? 0 : v / -step + 1;  /* first j with v + j step < 0 */
+            hi = k < hi ? k : hi;
+        } else if (step == 0 && v < 0) {
+            hi = 0;
+        }
+    }
+    lo = lo < n ? lo : n;
+    *j0 = (int)lo;
+    *j1 = (int)(hi > lo ? hi : lo);
+}
+
+/* e at pixel j of the row. */
+static void edges_from(const rs_setup *s, const int64_t e[3], int j, int64_t out[3])
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    for (int i = 0; i < 3; i++) out[i] = e[i] + (int64_t)s->a[i] * one * j;
+}
+
 bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
-                        const int64_t e[3], int n, float *held, uint32_t *owner, uint32_t id,
+                        const int64_t e_row[3], int n, float *held, uint32_t *owner, uint32_t id,
                         uint8_t *tie, bool avx2)
 {
+    int j0, j1;
+    row_span(s, w, e_row, n, &j0, &j1);
+    memset(tie, 0, (size_t)n);
+    int64_t e[3];
+    edges_from(s, e_row, j0, e);
+    const size_t at = (size_t)j0 * (size_t)w->count;
 #if defined(__x86_64__)
-    if (avx2 && w->count % 4 == 0) return sample_row_take_avx2(s, w, z, e, n, held, owner, id, tie);
+    if (avx2 && w->count % 4 == 0)
+        return sample_row_take_avx2(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
 #endif
     (void)avx2;
-    return sample_row_take_baseline(s, w, z, e, n, held, owner, id, tie);
+    return sample_row_take_baseline(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
 }
 
 void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
-                   const int64_t e[3], int n, const float *held, uint8_t *nearer, uint8_t *tie,
+                   const int64_t e_row[3], int n, const float *held, uint8_t *nearer, uint8_t *tie,
                    float *depth, bool avx2)
 {
+    int j0, j1;
+    row_span(s, w, e_row, n, &j0, &j1);
+    memset(nearer, 0, (size_t)n);
+    memset(tie, 0, (size_t)n);
+    int64_t e[3];
+    edges_from(s, e_row, j0, e);
+    const size_t at = (size_t)j0 * (size_t)w->count;
 #if defined(__x86_64__)
-    if (avx2 && w->count % 4 == 0) { sample_row_avx2(s, w, z, e, n, held, nearer, tie, depth); return; }
+    if (avx2 && w->count % 4 == 0) {
+        sample_row_avx2(s, w, z, e, j1 - j0, held + at, nearer + j0, tie + j0, depth + at);
+        return;
+    }
 #endif
     (void)avx2;
-    sample_row_baseline(s, w, z, e, n, held, nearer, tie, depth);
+    sample_row_baseline(s, w, z, e, j1 - j0, held + at, nearer + j0, tie + j0, depth + at);
 }
