@@ -42,14 +42,6 @@ static inline void rs_edge01_of(const rs_setup *s, rs_edge01 *e)
     }
 }
 
-/* Sample k of pixel (x, y) in subpixels. */
-static inline void rs_sample_point(const rs_samples *p, int k, int x, int y, int64_t *X, int64_t *Y)
-{
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2, step = one / 16;
-    *X = (int64_t)x * one + half + p->dx[k] * step;
-    *Y = (int64_t)y * one + half + p->dy[k] * step;
-}
-
 /* A triangle's depth as a plane over its exact edge values: at a sample, the plane's
  * value at the pixel centre plus its change from there to the sample, each in double as
  * below, then rounded to float. Every stage that needs a sample's depth computes it this

@@ -91,8 +91,9 @@ typedef struct plr_state {
     int msaa;                             /* samples per pixel (the `msaa` parameter) */
     const rs_samples *pattern;            /* their positions (rasterizer/samples.h) */
     const rs_reach *reach;                /* the setup's pixel bounds: the samples' */
-    float *sample_z;                      /* msaa > 1: the frame's sample buffers, msaa */
-    uint32_t *sample_rgba;                /* elements a pixel (msaa.h), else NULL */
+    float *sample_z;                      /* msaa > 1, the OM: the frame's sample depths */
+    uint32_t *sample_rgba;                /* msaa > 1: its sample colours (msaa.c); else
+                                             NULL */
     plr_alpha_info alpha;                 /* MASK, BLEND, single-sided materials in the
                                              scene (alpha.h); all false: fast paths */
     const sh_raster_env *env;

@@ -6,8 +6,7 @@
  * triangle's depth plane there, as rasterizer/samples.h computes it), tested as the
  * single-sample graph tests a pixel: nearest, equal depths to the smaller primitive id,
  * so arrival order cannot change which triangle owns a sample. Depths and owners (slot
- * + 1) live in the tile, contiguous (the frame-wide sample-depth layout put each of a
- * tile's rows on its own page: TLB misses were most of the test's time); colours in the
+ * + 1) live in the tile, contiguous, as the single-sample depth tile does; colours in the
  * frame's sample-color buffer, which the tile resolves into the image at its end.
  *
  * Per pixel: each triangle that owns at least one of a pixel's samples is shaded once,
@@ -26,11 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile's triangles that may own samples: slots are not counted per sample (that
- * bookkeeping was a third of the visibility pass); a triangle left owning nothing keeps
- * its slot until the array is full at SLOTS_COLLECTED or more, when the slots no sample
- * names are collected (ms_collect), so the tile holds at most about twice the
- * triangles it shows, whatever the scene. */
+/* The tile's triangles that may own samples: slots are not counted per sample (the
+ * AVX2 row kernel writes owners four at a time, with no scattered count to decrement per
+ * sample it takes); a triangle left owning nothing keeps its slot until the array is
+ * full and holds at least the tile's pixel count, when the slots no sample names are
+ * collected (ms_collect), so the tile holds at most about twice max(its pixels, the
+ * triangles it shows), whatever the scene. */
 typedef struct ms_prims {
     plr_prim *p;
     uint32_t n, cap;
