@@ -6,10 +6,12 @@
  *
  * The input is `values` pixel values in [0, bins), skewed towards low bins (a product of
  * two hashes), in a read-only buffer. split (Thread) cuts it into chunks of `chunk`
- * values; map (Shader) counts its chunk and pushes a (bin, count) pair per bin it saw;
- * combine (Shader, in-place) merges the pairs of a packet that share a bin, so reduce
- * (Thread) adds fewer; reduce sums every pair into the histogram. Integer sums: any
- * order gives the same histogram. */
+ * values; map (Shader) counts its chunk and outputs a packet of (bin, count) pairs, one
+ * per bin it saw; combine (Shader, in-place, coalescing its input: gr_stage_desc.
+ * coalesce_input) gets several map packets joined into one, as many as fit in a packet
+ * of 4 x bins pairs, merges the pairs that share a bin and forwards the packet, so
+ * reduce (Thread) reads fewer packets and adds fewer pairs; reduce sums every pair into
+ * the histogram. Integer sums: any order gives the same histogram. */
 #include "apps/apps.h"
 
 #include <inttypes.h>
@@ -18,18 +20,19 @@
 #include <string.h>
 
 enum { P_VALUES, P_BINS, P_CHUNK, P_COMBINE, P_SEED };
-#define HG_PAIRS_PER_PACKET 256
 #define HG_MAX_BINS 4096
+#define HG_PACKET_BINS 4                  /* a pair packet holds 4 x bins pairs */
 
 typedef struct hg_chunk { uint32_t first, count; } hg_chunk;
 typedef struct hg_pair { uint32_t bin, count; } hg_pair;
-typedef struct hg_pairs { uint32_t count, pad; hg_pair p[HG_PAIRS_PER_PACKET]; } hg_pairs;
+typedef struct hg_pairs { uint32_t count, pad; hg_pair p[]; } hg_pairs;   /* a Collection */
 
 typedef struct hg_state {
     uint32_t values, bins, chunk;
     uint64_t seed;
     int input;                            /* buffer id of the uint16 values */
     uint64_t *histogram;                  /* reduce's result */
+    uint64_t pairs_reduced;               /* reduce's: the pairs it added */
 } hg_state;
 
 static uint16_t hg_value(const hg_state *s, uint32_t i)
@@ -57,11 +60,10 @@ static void map_main(gr_ctx *c)
     const uint16_t *v = gr_buf(c, 0, NULL);
     uint32_t counts[HG_MAX_BINS] = {0};
     for (uint32_t i = k->first; i < k->first + k->count; i++) counts[v[i]]++;
-    hg_pair pairs[HG_MAX_BINS];
-    uint32_t n = 0;
+    hg_pairs *out = gr_output(c, 0);
+    out->count = 0;
     for (uint32_t b = 0; b < s->bins; b++)
-        if (counts[b]) pairs[n++] = (hg_pair){b, counts[b]};
-    gr_push_n(c, 0, pairs, n);
+        if (counts[b]) out->p[out->count++] = (hg_pair){b, counts[b]};
 }
 
 static int by_bin(const void *a, const void *b)
@@ -89,7 +91,8 @@ static void reduce_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const hg_pairs *pk = w.mem;
-        gr_assert(c, pk->count <= HG_PAIRS_PER_PACKET);
+        gr_assert(c, pk->count <= HG_PACKET_BINS * s->bins);
+        s->pairs_reduced += pk->count;
         for (uint32_t i = 0; i < pk->count; i++) {
             gr_assert(c, pk->p[i].bin < s->bins);
             s->histogram[pk->p[i].bin] += pk->p[i].count;
@@ -98,10 +101,10 @@ static void reduce_main(gr_ctx *c)
     }
 }
 
-static gr_queue_desc pairs_queue(const char *name)
+static gr_queue_desc pairs_queue(const char *name, uint32_t bins)
 {
     return (gr_queue_desc){.name = name, .kind = GR_COLLECTION, .header_bytes = 8,
-                           .element_bytes = sizeof(hg_pair), .elements = HG_PAIRS_PER_PACKET,
+                           .element_bytes = sizeof(hg_pair), .elements = HG_PACKET_BINS * bins,
                            .capacity = 64};
 }
 
@@ -116,7 +119,7 @@ static void add_stages(gr_graph *g, hg_state *s, bool combine)
 {
     int chunks = gr_queue(g, &(gr_queue_desc){.name = "chunks", .packet_bytes = sizeof(hg_chunk),
                                               .capacity = 64});
-    gr_queue_desc pd = pairs_queue("pairs"), cd = pairs_queue("combined");
+    gr_queue_desc pd = pairs_queue("pairs", s->bins), cd = pairs_queue("combined", s->bins);
     int pairs = gr_queue(g, &pd), combined = combine ? gr_queue(g, &cd) : pairs;
     int split = gr_stage(g, &(gr_stage_desc){.name = "split", .kind = GR_THREAD, .main = split_main, .user = s});
     int map = gr_stage(g, &(gr_stage_desc){.name = "map", .kind = GR_SHADER, .main = map_main, .user = s});
@@ -124,9 +127,10 @@ static void add_stages(gr_graph *g, hg_state *s, bool combine)
     gr_bind(g, split, GR_BIND_OUTPUT, chunks);
     gr_bind(g, map, GR_BIND_INPUT, chunks);
     gr_bind_buffer(g, map, s->input);
-    gr_bind(g, map, GR_BIND_PUSH, pairs);
+    gr_bind(g, map, GR_BIND_OUTPUT, pairs);
     if (combine) {
-        int comb = gr_stage(g, &(gr_stage_desc){.name = "combine", .kind = GR_SHADER, .main = combine_main, .user = s});
+        int comb = gr_stage(g, &(gr_stage_desc){.name = "combine", .kind = GR_SHADER, .main = combine_main,
+                                                .user = s, .coalesce_input = true});
         gr_bind(g, comb, GR_BIND_INPUT, pairs);
         gr_bind(g, comb, GR_BIND_INPLACE, combined);
     }
@@ -177,8 +181,8 @@ static int hg_check(void *p, gr_graph *g, char line[AP_MSG_MAX])
                  "histogram %" PRIu64, bad, s->histogram[bad], serial[bad]);
     else
         snprintf(line, AP_MSG_MAX, "histogram: %" PRIu32 " values into %" PRIu32 " bins, the "
-                 "fullest bin %" PRIu32 " with %" PRIu64 "; equal to the serial histogram",
-                 s->values, s->bins, top, serial[top]);
+                 "fullest bin %" PRIu32 " with %" PRIu64 ", %" PRIu64 " pairs reduced; equal to "
+                 "the serial histogram", s->values, s->bins, top, serial[top], s->pairs_reduced);
     free(serial);
     return bad < s->bins ? -1 : 0;
 }
@@ -187,7 +191,7 @@ static const ap_param hg_params[] = {
     [P_VALUES] = {"values", 1 << 20, 1, 1 << 28, "pixel values to count"},
     [P_BINS] = {"bins", 256, 1, HG_MAX_BINS, "histogram bins"},
     [P_CHUNK] = {"chunk", 4096, 1, 1 << 24, "values per map task"},
-    [P_COMBINE] = {"combine", 1, 0, 1, "1: a combine stage merges pairs before reduce; 0: reduce-only"},
+    [P_COMBINE] = {"combine", 1, 0, 1, "1: a coalescing combine stage merges map packets before reduce; 0: reduce-only"},
     [P_SEED] = {"seed", 1, 0, INT32_MAX, "the input's hash seed"},
 };
 

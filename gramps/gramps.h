@@ -99,6 +99,12 @@ typedef struct gr_stage_desc {
     bool replicated;               /* one of the copies a graph makes of a stage per worker
                                       group (graph files' `replicate`): their work divides
                                       among the copies, so none is counted as serial */
+    bool coalesce_input;           /* Shader reduction (thesis §3.5.3): before a task runs, the
+                                      elements of further packets of the stage waiting on its
+                                      worker join its input packet while they fit (those
+                                      packets are consumed), so the program combines several
+                                      packets into one and forwards it in place. Needs an
+                                      unordered Collection input and an in-place output */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage

@@ -160,6 +160,38 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     else gr_release_later(w, in);
 }
 
+/* ---- input coalescing (gr_stage_desc.coalesce_input) ---------------------------------- */
+
+/* Whether task t is a packet of in's queue (and key) whose elements fit beside in's. */
+static bool joins(const gr_pkt *in, void *t)
+{
+    if (gr_task_is_inst(t)) return false;
+    gr_pkt *p = t;
+    const gr_queue_rt *q = in->queue;
+    return p->queue == q && p->keyed == in->keyed && p->key == in->key &&
+           gr_count(gr_pkt_data(p)) + gr_count(gr_pkt_data((gr_pkt *)in)) <= q->d.elements;
+}
+
+/* Appends to `in` the elements of the packets of its stage on top of the worker's own
+ * deque while they fit, and consumes those packets (their queue space and pending units
+ * go as a finished task's do). Only the owner's end of its own deque is touched: the
+ * first task that does not join goes back where it was, so every policy's order holds. */
+static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
+{
+    const gr_queue_rt *q = in->queue;
+    char *dst = gr_pkt_data(in);
+    void *t;
+    while (gr_count(dst) < q->d.elements && (t = gr_dq_pop(&w->dq[s->deque]))) {
+        if (!joins(in, t)) { gr_push_own(w, s, s->deque, t); return; }
+        gr_pkt *p = t;
+        uint32_t have = gr_count(dst), n = gr_count(gr_pkt_data(p));
+        memcpy(dst + q->d.header_bytes + (size_t)have * q->d.element_bytes,
+               (char *)gr_pkt_data(p) + q->d.header_bytes, (size_t)n * q->d.element_bytes);
+        gr_set_count(dst, have + n);
+        gr_release_later(w, p);
+    }
+}
+
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
 {
     gr_ctx *c = &w->shader_ctx;
@@ -169,6 +201,7 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
             while (i-- > 0) unreserve_output(w, c, i);
             return false;
         }
+    if (s->d.coalesce_input) coalesce_input(w, s, in);
     uint64_t t0 = gr_account(w, GR_T_APP);
     s->d.main(c);
     uint64_t t1 = gr_account(w, GR_T_SCHED);

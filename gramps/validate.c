@@ -42,6 +42,11 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
                  "queue '%s' has %zu", s->name, q->name, q->packet_bytes, in->name,
                  in->packet_bytes);
     }
+    if (s->d.coalesce_input && (in->d.kind != GR_COLLECTION || in->d.ordered || !inplace))
+        FAIL("Shader stage '%s' coalesces its input, which needs an unordered Collection "
+             "input queue ('%s' is %s) and an in-place output", s->name, in->name,
+             in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
+             "the stage has no in-place output");
     if (s->d.instanced)
         FAIL("Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);
