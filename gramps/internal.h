@@ -493,6 +493,15 @@ void gr_close_queue(gr_worker *w, gr_queue_rt *q);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
 /* tasks.c: what every scheduling policy shares (scheduler.h) */
+/* The worker's xorshift generator (random victims, DANBI's probabilistic moves). */
+static inline uint64_t gr_next_random(gr_worker *w)
+{
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
 static inline bool gr_task_is_inst(void *task) { return ((uintptr_t)task & 1) != 0; }
 static inline gr_inst *gr_task_inst(void *task) { return (gr_inst *)((uintptr_t)task & ~(uintptr_t)1); }
 static inline void *gr_inst_task(gr_inst *inst) { return (void *)((uintptr_t)inst | 1); }

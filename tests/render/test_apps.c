@@ -1,4 +1,4 @@
-/* The built-in apps (apps/apps.h) under every scheduler at 1, 2 and 3 workers, each
+/* The built-in apps (apps/apps.h) under the six schedulers at 1, 2 and 3 workers, each
  * result equal to its serial implementation's; a result that differs is caught; and
  * gramps-run's app interface: the result line and statistics, exit 2 naming the flag
  * for a bad app name, parameter or scheduler. Small sizes keep it fast. */
@@ -6,7 +6,8 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 
-static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static"};
+static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
+#define NSCHEDULERS ((int)(sizeof schedulers / sizeof *schedulers))
 
 /* Small versions of each app; the second histogram is the reduce-only form. */
 static const char *const configs[][6] = {
@@ -29,7 +30,7 @@ static void configure(ap_config *c, const char *const *cfg)
 static void test_every_scheduler_and_worker_count(void)
 {
     for (int k = 0; k < NCONFIGS; k++)
-        for (int s = 0; s < 4; s++)
+        for (int s = 0; s < NSCHEDULERS; s++)
             for (unsigned w = 1; w <= 3; w++) {
                 ap_config c;
                 configure(&c, configs[k]);

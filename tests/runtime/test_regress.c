@@ -356,10 +356,10 @@ static uint64_t coalesced_run(const char *sched, unsigned workers, uint32_t pack
 
 static void test_inplace_reduction_coalesces(void)
 {
-    static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+    static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
     const char *torture = getenv("GRAMPS_TORTURE");   /* preempts the producer at every commit */
     bool ahead = !torture || !atoi(torture);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 6; k++)
         for (unsigned w = 1; w <= 3; w++) {
             uint64_t out = coalesced_run(scheds[k], w, 1000);
             CHECK_MSG(out >= 1000 / ELEMS && out <= 1000, "%s: %llu", scheds[k], (unsigned long long)out);
