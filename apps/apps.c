@@ -54,12 +54,16 @@ int ap_config_set(ap_config *c, const char *assignment, char err[AP_MSG_MAX])
 {
     const char *key = strncmp(assignment, "graph.", 6) ? assignment : assignment + 6;
     const char *eq = strchr(key, '=');
-    int i = eq ? param_index(c->app, key, (size_t)(eq - key)) : -1;
+    if (!eq) {
+        snprintf(err, AP_MSG_MAX, "expected graph.KEY=VALUE");
+        return -1;
+    }
+    int i = param_index(c->app, key, (size_t)(eq - key));
     if (i < 0) {
         char names[256];
         param_names(c->app, names, sizeof names);
-        snprintf(err, AP_MSG_MAX, "'%s': %s has no such parameter (its parameters: %s)",
-                 assignment, c->app->name, names);
+        snprintf(err, AP_MSG_MAX, "%s has no parameter '%.*s' (its parameters: %s)",
+                 c->app->name, (int)(eq - key), key, names);
         return -1;
     }
     const ap_param *p = &c->app->params[i];
@@ -67,8 +71,8 @@ int ap_config_set(ap_config *c, const char *assignment, char err[AP_MSG_MAX])
     errno = 0;
     long long v = strtoll(eq + 1, &end, 10);
     if (errno || end == eq + 1 || *end || v < p->min || v > p->max) {
-        snprintf(err, AP_MSG_MAX, "'%s': %s.%s must be an integer in [%" PRId64 ", %" PRId64 "]",
-                 assignment, c->app->name, p->name, p->min, p->max);
+        snprintf(err, AP_MSG_MAX, "%s.%s must be an integer in [%" PRId64 ", %" PRId64 "]",
+                 c->app->name, p->name, p->min, p->max);
         return -1;
     }
     c->values[i] = v;
