@@ -134,6 +134,7 @@ struct gr_queue_rt {
     uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
     gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
     gr_keymap keys;
+    struct gr_gate *gates;            /* a set a Shader consumes: one per subqueue (gate.c) */
     bool internal_producer;           /* a producer sits in the consumer's component */
     double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
     double last_sampled;              /* previous sample (journal on changes) */
@@ -464,6 +465,12 @@ bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n);  /* true: pro
 void gr_credits_return(gr_worker *w);
 int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q);
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
+
+/* gate.c: a queue set consumed by a Shader stage, one packet per subqueue in flight */
+bool gr_gates_create(gr_queue_rt *q);
+void gr_gates_destroy(gr_queue_rt *q);
+void gr_gate_enqueue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
+void gr_gate_task_done(gr_worker *w, gr_queue_rt *q, uint64_t key);
 
 /* queue.c */
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);

@@ -39,13 +39,14 @@ static void unreserve_output(gr_worker *w, gr_ctx *c, int i)
 }
 
 /* Takes space for one packet in output i's queue; false when it is full. Space in an
- * ordered chain is bounded by its end, and a queue set's per subqueue (the subqueue is
- * chosen while the task runs: gr_queue_full held the stage back while any was full). */
+ * ordered chain is bounded by its end, and a physical queue set's per subqueue (the
+ * subqueue is chosen while the task runs: gr_queue_full held the stage back while any
+ * was full); a set a Shader consumes is bounded as a whole (gate.c). */
 static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
 {
     bool chained = c->in->order.sub && q->d.ordered;
     if (fills_chain_end(c, q)) return true;
-    if (chained || q->is_set) {
+    if (chained || (q->is_set && q->physical)) {
         gr_charge(w, q, 1);
         return true;
     }
@@ -156,6 +157,7 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     bool forwarded = false;
     for (int i = 0; i < s->nout; i++)
         if (commit_output(w, c, i)) forwarded = true;
+    if (in_q->gates) gr_gate_task_done(w, in_q, c->key);   /* the subqueue's next packet */
     if (forwarded) gr_uncharge_later(w, in_q, 1);   /* left the input queue, packet lives on */
     else gr_release_later(w, in);
 }
@@ -168,7 +170,7 @@ static bool joins(const gr_pkt *in, void *t)
     if (gr_task_is_inst(t)) return false;
     gr_pkt *p = t;
     const gr_queue_rt *q = in->queue;
-    return p->queue == q && p->keyed == in->keyed && p->key == in->key &&
+    return !q->gates && p->queue == q && p->keyed == in->keyed && p->key == in->key &&
            gr_count(gr_pkt_data(p)) + gr_count(gr_pkt_data((gr_pkt *)in)) <= q->d.elements;
 }
 

@@ -17,9 +17,6 @@ static bool check_queue(gr_graph *g, gr_queue_rt *q)
         FAIL("queue '%s' has no producer: bind it as an output of a stage", q->name);
     gr_stage_rt *c = g->stages[q->consumer];
     q->physical = c->d.kind != GR_SHADER;
-    if (q->is_set && !q->physical)
-        FAIL("queue set '%s' feeds Shader stage '%s': queue sets are consumed by Thread "
-             "stages (one packet per subqueue in flight)", q->name, c->name);
     if (q->d.ordered && q->push_fed)
         FAIL("queue '%s' is ordered but pushed to: push queues are unordered", q->name);
     return true;
