@@ -27,6 +27,7 @@ static uint32_t gate_count(const gr_queue_rt *q)
 
 bool gr_gates_create(gr_queue_rt *q)
 {
+    if (!q->d.dynamic_keys) q->nsubs = q->d.subqueues;   /* for the statistics */
     q->gates = calloc(gate_count(q), sizeof *q->gates);
     if (!q->gates) return false;
     for (uint32_t i = 0; i < gate_count(q); i++) gr_spin_init(&q->gates[i].lock);
@@ -41,13 +42,11 @@ void gr_gates_destroy(gr_queue_rt *q)
 
 static void no_init(void *ctx, uint64_t key, uint32_t index) { (void)ctx; (void)key; (void)index; }
 
-/* The gate of a key; NULL (the run fails, naming the queue) for a key the set has no
- * subqueue for. */
-static gr_gate *gate_of(gr_worker *w, gr_queue_rt *q, uint64_t key)
+uint32_t gr_gate_index(gr_worker *w, gr_queue_rt *q, uint64_t key)
 {
     uint32_t i = q->d.dynamic_keys ? gr_keymap_get(&q->keys, key, no_init, NULL)
                                    : key < q->d.subqueues ? (uint32_t)key : GR_KEYMAP_BADKEY;
-    if (i < gate_count(q)) return &q->gates[i];
+    if (i < gate_count(q)) return i;
     if (!q->d.dynamic_keys)
         gr_set_error(w->g, GR_ERR_INVALID, "queue set '%s': subqueue %llu does not exist (%u "
                      "subqueues)", q->name, (unsigned long long)key, q->d.subqueues);
@@ -57,7 +56,14 @@ static gr_gate *gate_of(gr_worker *w, gr_queue_rt *q, uint64_t key)
                      (unsigned long long)key);
     atomic_store(&w->g->abort, true);
     gr_wake_sleepers(w->g);
-    return NULL;
+    return UINT32_MAX;
+}
+
+/* The gate of a key; NULL (the run fails) for a key the set has no subqueue for. */
+static gr_gate *gate_of(gr_worker *w, gr_queue_rt *q, uint64_t key)
+{
+    uint32_t i = gr_gate_index(w, q, key);
+    return i == UINT32_MAX ? NULL : &q->gates[i];
 }
 
 /* A charged packet arrives for the Shader: a task now, or held behind its subqueue's.

@@ -469,6 +469,9 @@ bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
 /* gate.c: a queue set consumed by a Shader stage, one packet per subqueue in flight */
 bool gr_gates_create(gr_queue_rt *q);
 void gr_gates_destroy(gr_queue_rt *q);
+/* The dense index of a key's subqueue; UINT32_MAX (the run fails, naming the set) for a
+ * key past a static set, past max_keys or reserved. */
+uint32_t gr_gate_index(gr_worker *w, gr_queue_rt *q, uint64_t key);
 void gr_gate_enqueue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
 void gr_gate_task_done(gr_worker *w, gr_queue_rt *q, uint64_t key);
 

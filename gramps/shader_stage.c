@@ -351,10 +351,13 @@ static void push_elements(gr_ctx *c, int slot, uint64_t key, bool keyed, const v
     gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
     uint32_t sub = 0;
     if (!key_known(c, keyed, q, "gr_push")) return;
-    if (q->is_set) {
+    if (q->is_set && q->physical) {
         gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
         if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
         sub = s->index;
+    } else if (q->is_set) {                   /* a Shader's set: partials per subqueue */
+        sub = gr_gate_index(w, q, keyed ? key : c->key);
+        if (sub == UINT32_MAX) return;
     }
     const char *src = elems;
     while (n) {

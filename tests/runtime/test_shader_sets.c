@@ -1,7 +1,8 @@
 /* Shader stages consuming a queue set (gramps/gate.c): tasks of different subqueues run
  * at once, but never two of one subqueue, and each subqueue's packets run in the order
  * they were committed; under every scheduler at 1, 2 and 3 workers, for static and
- * dynamic sets; a key with no subqueue fails the run naming the set. */
+ * dynamic sets fed by a Thread, and a static set a Shader pushes into (coalesced per
+ * subqueue); a key with no subqueue fails the run naming the set. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
@@ -107,6 +108,73 @@ static void one_per_subqueue(bool dynamic)
 static void test_static_set(void) { one_per_subqueue(false); }
 static void test_dynamic_set(void) { one_per_subqueue(true); }
 
+/* ---- pushed into the set by a Shader: partial packets per subqueue ------------------ */
+
+typedef struct vals { uint32_t count, pad; uint32_t v[16]; } vals;   /* a Collection */
+
+typedef struct pushed {
+    uint32_t packets;
+    _Atomic(int) in_flight[LANES];
+    _Atomic(uint32_t) overlaps, wrong_lane;
+    _Atomic(uint64_t) sum;
+} pushed;
+
+static void numbers(gr_ctx *c)
+{
+    pushed *p = gr_user(c);
+    for (uint32_t i = 0; i < p->packets; i++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void route(gr_ctx *c)
+{
+    uint32_t v = *(const uint32_t *)gr_input(c, NULL);
+    gr_push_key(c, 0, v % LANES, &v);
+}
+
+static void add_lane(gr_ctx *c)
+{
+    pushed *p = gr_user(c);
+    const vals *in = gr_input(c, NULL);
+    uint32_t lane = in->v[0] % LANES;
+    if (atomic_fetch_add(&p->in_flight[lane], 1) != 0) atomic_fetch_add(&p->overlaps, 1);
+    for (uint32_t k = 0; k < in->count; k++) {
+        if (in->v[k] % LANES != lane) atomic_fetch_add(&p->wrong_lane, 1);
+        atomic_fetch_add(&p->sum, in->v[k]);
+    }
+    atomic_fetch_sub(&p->in_flight[lane], 1);
+}
+
+static void test_pushed_into_the_set(void)
+{
+    for (size_t k = 0; k < sizeof schedulers / sizeof *schedulers; k++)
+        for (unsigned w = 1; w <= 3; w++) {
+            pushed p = {.packets = 4000};
+            gr_graph *g = gr_graph_create();
+            int a = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4});
+            int set = gr_queue(g, &(gr_queue_desc){.name = "by-lane", .kind = GR_COLLECTION,
+                                                   .header_bytes = 8, .element_bytes = 4,
+                                                   .elements = 16, .subqueues = LANES});
+            int s0 = gr_stage(g, &(gr_stage_desc){.name = "numbers", .kind = GR_THREAD, .main = numbers, .user = &p});
+            int s1 = gr_stage(g, &(gr_stage_desc){.name = "route", .kind = GR_SHADER, .main = route});
+            int s2 = gr_stage(g, &(gr_stage_desc){.name = "add", .kind = GR_SHADER, .main = add_lane, .user = &p});
+            gr_bind(g, s0, GR_BIND_OUTPUT, a);
+            gr_bind(g, s1, GR_BIND_INPUT, a);
+            gr_bind(g, s1, GR_BIND_PUSH, set);
+            gr_bind(g, s2, GR_BIND_INPUT, set);
+            CHECK_MSG(run(g, schedulers[k], w) == GR_OK, "%s: %s", schedulers[k], gr_error(g));
+            CHECK_MSG(atomic_load(&p.overlaps) == 0 && atomic_load(&p.wrong_lane) == 0 &&
+                      atomic_load(&p.sum) == 4000ull * 3999 / 2, "%s, %u workers: %u overlaps, "
+                      "%u in the wrong lane, sum %llu", schedulers[k], w, atomic_load(&p.overlaps),
+                      atomic_load(&p.wrong_lane), (unsigned long long)atomic_load(&p.sum));
+            gr_graph_destroy(g);
+        }
+}
+
 static void test_key_past_the_set(void)
 {
     lanes l = {.packets = 40, .bad_key = LANES + 2};
@@ -121,6 +189,7 @@ int main(void)
 {
     RUN(test_static_set);
     RUN(test_dynamic_set);
+    RUN(test_pushed_into_the_set);
     RUN(test_key_past_the_set);
     return check_finish();
 }
