@@ -47,7 +47,7 @@ LDLIBS   := -lmetis -lm
 RENDER_LDLIBS := -lassimp -linih -lz -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
-RENDER_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
+RENDER_SRC := $(wildcard apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
 # Code the programs share (option parsing, footprint study, plots): not installed.
 TOOLS_SRC  := $(wildcard tools/common/*.c)
 GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))

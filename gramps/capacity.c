@@ -264,12 +264,14 @@ int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q)
  * are never held back). Ordered outputs never count: inside an ordered chain the space
  * was reserved at the chain's end when its first packet was committed. A queue set is
  * full while any of its subqueues is: a Shader picks the subqueue while it runs, so it
- * may start only while every subqueue has room. Other workers' credits are read only
+ * may start only while every subqueue has room (a set a Shader consumes is bounded as a
+ * whole, as a plain queue, gate.c). Other workers' credits are read only
  * when the pool and w's credits are empty. */
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q)
 {
     if (q->d.ordered) return false;
-    if (q->is_set) return atomic_load_explicit(&q->full_subqueues, memory_order_relaxed) > 0;
+    if (q->is_set && q->physical)
+        return atomic_load_explicit(&q->full_subqueues, memory_order_relaxed) > 0;
     if (atomic_load_explicit(&q->free, memory_order_relaxed) > 0) return false;
     if (atomic_load_explicit(credit_of(w, q), memory_order_relaxed) > 0) return false;
     return all_credits(w->g, q) <= 0;

@@ -99,6 +99,12 @@ typedef struct gr_stage_desc {
     bool replicated;               /* one of the copies a graph makes of a stage per worker
                                       group (graph files' `replicate`): their work divides
                                       among the copies, so none is counted as serial */
+    bool coalesce_input;           /* Shader reduction (thesis §3.5.3): before a task runs, the
+                                      elements of further packets of the stage waiting on its
+                                      worker join its input packet while they fit (those
+                                      packets are consumed), so the program combines several
+                                      packets into one and forwards it in place. Needs an
+                                      unordered Collection input and an in-place output */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage
@@ -139,7 +145,9 @@ typedef struct gr_launch_opts {
     bool journal;                  /* record a timeline (gr_journal_write) */
     /* Scheduling policy (Sanchez et al. 2011): "gramps", "task-stealing" (Cilk-5 style, no
      * backpressure), "breadth-first" (one stage at a time, no backpressure) or "static"
-     * (METIS partitions of the stage graph, one per worker, no stealing). NULL: the
+     * (METIS partitions of the stage graph, one per worker, no stealing), or DANBI's
+     * "qes" (queue-event: a worker follows full and empty queues along the graph) and
+     * "pss" (qes plus probabilistic moves that keep queues half full). NULL: the
      * GRAMPS_SCHEDULER environment variable, else "gramps". Unknown: gr_launch fails. */
     const char *scheduler;
     /* Static: a profiled run of the same graph (gr_profile_take) whose stage times and
@@ -158,7 +166,7 @@ GR_API unsigned gr_worker_count(unsigned requested);
 GR_API bool gr_scheduler_known(const char *name);
 GR_API const char *gr_scheduler_names(void);
 /* Whether the named scheduler (NULL: GRAMPS_SCHEDULER, else "gramps", as gr_launch
- * resolves it) enforces queue capacities (backpressure): gramps and static do;
+ * resolves it) enforces queue capacities (backpressure): gramps, static, qes and pss do;
  * task-stealing and breadth-first do not, by design. */
 GR_API bool gr_scheduler_bounded(const char *name);
 GR_API const char *gr_scheduler_default(void);        /* GRAMPS_SCHEDULER, else "gramps" */

@@ -306,6 +306,7 @@ static void free_queue(gr_queue_rt *q)
         free(q->subs);
     }
     if (q->d.dynamic_keys && q->keys.slots) gr_keymap_destroy(&q->keys);
+    gr_gates_destroy(q);
     free(q->producers);
     free(q);
 }

@@ -134,6 +134,7 @@ struct gr_queue_rt {
     uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
     gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
     gr_keymap keys;
+    struct gr_gate *gates;            /* a set a Shader consumes: one per subqueue (gate.c) */
     bool internal_producer;           /* a producer sits in the consumer's component */
     double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
     double last_sampled;              /* previous sample (journal on changes) */
@@ -465,6 +466,15 @@ void gr_credits_return(gr_worker *w);
 int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q);
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
 
+/* gate.c: a queue set consumed by a Shader stage, one packet per subqueue in flight */
+bool gr_gates_create(gr_queue_rt *q);
+void gr_gates_destroy(gr_queue_rt *q);
+/* The dense index of a key's subqueue; UINT32_MAX (the run fails, naming the set) for a
+ * key past a static set, past max_keys or reserved. */
+uint32_t gr_gate_index(gr_worker *w, gr_queue_rt *q, uint64_t key);
+void gr_gate_enqueue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
+void gr_gate_task_done(gr_worker *w, gr_queue_rt *q, uint64_t key);
+
 /* queue.c */
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
@@ -493,6 +503,15 @@ void gr_close_queue(gr_worker *w, gr_queue_rt *q);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
 /* tasks.c: what every scheduling policy shares (scheduler.h) */
+/* The worker's xorshift generator (random victims, DANBI's probabilistic moves). */
+static inline uint64_t gr_next_random(gr_worker *w)
+{
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
 static inline bool gr_task_is_inst(void *task) { return ((uintptr_t)task & 1) != 0; }
 static inline gr_inst *gr_task_inst(void *task) { return (gr_inst *)((uintptr_t)task & ~(uintptr_t)1); }
 static inline void *gr_inst_task(gr_inst *inst) { return (void *)((uintptr_t)inst | 1); }

@@ -80,6 +80,7 @@ static bool create_subqueues(gr_graph *g)
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
         q->cons_comp = &g->comps[g->stages[q->consumer]->comp];
+        if (!q->physical && q->is_set && !gr_gates_create(q)) return false;
         if (!q->physical) continue;
         if (q->d.dynamic_keys) {
             q->subs = calloc(q->d.max_keys, sizeof *q->subs);

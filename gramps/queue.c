@@ -249,7 +249,8 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
     }
     w->queue_packets[q->id]++;        /* per worker: a shared counter costs a miss */
     if (!q->physical) {
-        gr_push_task(w, w->g->stages[q->consumer], p);
+        if (q->gates) gr_gate_enqueue(w, q, p);
+        else gr_push_task(w, w->g->stages[q->consumer], p);
         return;
     }
     bool precharged = p->sub != NULL;

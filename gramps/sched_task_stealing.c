@@ -30,21 +30,13 @@ static void ts_requeue(gr_worker *w, gr_inst *inst)
     while (k > 0) gr_push_own(w, inst->stage, 0, children[--k]);
 }
 
-static uint64_t next_random(gr_worker *w)
-{
-    w->rng ^= w->rng << 13;
-    w->rng ^= w->rng >> 7;
-    w->rng ^= w->rng << 17;
-    return w->rng;
-}
-
 /* FIFO steal from the victims in order from a random one. */
 static void *ts_steal(gr_worker *w)
 {
     gr_graph *g = w->g;
     unsigned n = g->nworkers;
     if (n < 2) return NULL;
-    unsigned start = (unsigned)(next_random(w) % (n - 1));
+    unsigned start = (unsigned)(gr_next_random(w) % (n - 1));
     for (unsigned k = 0; k + 1 < n; k++) {
         gr_worker *victim = &g->workers[w->victims[(start + k) % (n - 1)]];
         if (gr_dq_size(&victim->dq[0]) <= 0) continue;

@@ -7,6 +7,7 @@
 
 static const gr_scheduler *const policies[] = {
     &gr_sched_gramps, &gr_sched_task_stealing, &gr_sched_breadth_first, &gr_sched_static,
+    &gr_sched_qes, &gr_sched_pss,
 };
 #define NPOLICIES (sizeof policies / sizeof *policies)
 
@@ -19,7 +20,7 @@ const gr_scheduler *gr_scheduler_by_name(const char *name)
 
 bool gr_scheduler_known(const char *name) { return gr_scheduler_by_name(name) != NULL; }
 
-const char *gr_scheduler_names(void) { return "gramps, task-stealing, breadth-first, static"; }
+const char *gr_scheduler_names(void) { return "gramps, task-stealing, breadth-first, static, qes, pss"; }
 
 const char *gr_scheduler_of(const gr_graph *g) { return g && g->sched ? g->sched->name : NULL; }
 

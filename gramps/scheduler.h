@@ -1,5 +1,6 @@
 /* scheduler.h — the scheduling policy as a small interface, so that the four policies
- * of Sanchez et al. 2011 (§III GRAMPS, §IV Task-Stealing, Breadth-First, Static) run in
+ * of Sanchez et al. 2011 (§III GRAMPS, §IV Task-Stealing, Breadth-First, Static) and
+ * DANBI's two (QES, PSS) run in
  * the same runtime, on the same graphs, queues, packets and Thread-stage fibers, and a
  * new one is one new file (plus its line in scheduler.c's table).
  *
@@ -51,6 +52,8 @@ extern const gr_scheduler gr_sched_gramps;           /* sched.c */
 extern const gr_scheduler gr_sched_task_stealing;    /* sched_task_stealing.c */
 extern const gr_scheduler gr_sched_breadth_first;    /* sched_breadth_first.c */
 extern const gr_scheduler gr_sched_static;           /* sched_static.c */
+extern const gr_scheduler gr_sched_qes;              /* sched_danbi.c */
+extern const gr_scheduler gr_sched_pss;              /* sched_danbi.c */
 
 /* The policy of that name, or NULL. */
 const gr_scheduler *gr_scheduler_by_name(const char *name);

@@ -39,13 +39,14 @@ static void unreserve_output(gr_worker *w, gr_ctx *c, int i)
 }
 
 /* Takes space for one packet in output i's queue; false when it is full. Space in an
- * ordered chain is bounded by its end, and a queue set's per subqueue (the subqueue is
- * chosen while the task runs: gr_queue_full held the stage back while any was full). */
+ * ordered chain is bounded by its end, and a physical queue set's per subqueue (the
+ * subqueue is chosen while the task runs: gr_queue_full held the stage back while any
+ * was full); a set a Shader consumes is bounded as a whole (gate.c). */
 static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
 {
     bool chained = c->in->order.sub && q->d.ordered;
     if (fills_chain_end(c, q)) return true;
-    if (chained || q->is_set) {
+    if (chained || (q->is_set && q->physical)) {
         gr_charge(w, q, 1);
         return true;
     }
@@ -156,8 +157,41 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     bool forwarded = false;
     for (int i = 0; i < s->nout; i++)
         if (commit_output(w, c, i)) forwarded = true;
+    if (in_q->gates) gr_gate_task_done(w, in_q, c->key);   /* the subqueue's next packet */
     if (forwarded) gr_uncharge_later(w, in_q, 1);   /* left the input queue, packet lives on */
     else gr_release_later(w, in);
+}
+
+/* ---- input coalescing (gr_stage_desc.coalesce_input) ---------------------------------- */
+
+/* Whether task t is a packet of in's queue (and key) whose elements fit beside in's. */
+static bool joins(const gr_pkt *in, void *t)
+{
+    if (gr_task_is_inst(t)) return false;
+    gr_pkt *p = t;
+    const gr_queue_rt *q = in->queue;
+    return !q->gates && p->queue == q && p->keyed == in->keyed && p->key == in->key &&
+           gr_count(gr_pkt_data(p)) + gr_count(gr_pkt_data((gr_pkt *)in)) <= q->d.elements;
+}
+
+/* Appends to `in` the elements of the packets of its stage on top of the worker's own
+ * deque while they fit, and consumes those packets (their queue space and pending units
+ * go as a finished task's do). Only the owner's end of its own deque is touched: the
+ * first task that does not join goes back where it was, so every policy's order holds. */
+static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
+{
+    const gr_queue_rt *q = in->queue;
+    char *dst = gr_pkt_data(in);
+    void *t;
+    while (gr_count(dst) < q->d.elements && (t = gr_dq_pop(&w->dq[s->deque]))) {
+        if (!joins(in, t)) { gr_push_own(w, s, s->deque, t); return; }
+        gr_pkt *p = t;
+        uint32_t have = gr_count(dst), n = gr_count(gr_pkt_data(p));
+        memcpy(dst + q->d.header_bytes + (size_t)have * q->d.element_bytes,
+               (char *)gr_pkt_data(p) + q->d.header_bytes, (size_t)n * q->d.element_bytes);
+        gr_set_count(dst, have + n);
+        gr_release_later(w, p);
+    }
 }
 
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
@@ -169,6 +203,7 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
             while (i-- > 0) unreserve_output(w, c, i);
             return false;
         }
+    if (s->d.coalesce_input) coalesce_input(w, s, in);
     uint64_t t0 = gr_account(w, GR_T_APP);
     s->d.main(c);
     uint64_t t1 = gr_account(w, GR_T_SCHED);
@@ -316,10 +351,13 @@ static void push_elements(gr_ctx *c, int slot, uint64_t key, bool keyed, const v
     gr_queue_rt *q = w->g->queues[c->stage->out[slot].queue];
     uint32_t sub = 0;
     if (!key_known(c, keyed, q, "gr_push")) return;
-    if (q->is_set) {
+    if (q->is_set && q->physical) {
         gr_subq *s = gr_subq_get(w, q, keyed ? key : c->key, true);
         if (!s) { gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, w->g->error); return; }
         sub = s->index;
+    } else if (q->is_set) {                   /* a Shader's set: partials per subqueue */
+        sub = gr_gate_index(w, q, keyed ? key : c->key);
+        if (sub == UINT32_MAX) return;
     }
     const char *src = elems;
     while (n) {

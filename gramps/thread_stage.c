@@ -384,11 +384,11 @@ static bool try_charge_sub(gr_worker *w, gr_subq *s, uint32_t n, bool backward)
     return ok;
 }
 
-/* Charges n packets to q (subqueue s for sets), blocking while it is full unless the
- * binding is backward. */
+/* Charges n packets to q (subqueue s for physical sets; a Shader's set bounds all its
+ * subqueues together, gate.c), blocking while it is full unless the binding is backward. */
 static void charge_output(gr_ctx *c, gr_queue_rt *q, gr_subq *s, uint32_t n, bool backward)
 {
-    if (q->is_set) {
+    if (s && q->is_set) {
         while (!try_charge_sub(c->w, s, n, backward)) wait_output(c, s, NULL, n);
     } else {
         while (!gr_try_charge(c->w, q, n, backward)) wait_output(c, NULL, q, n);

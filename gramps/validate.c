@@ -17,9 +17,6 @@ static bool check_queue(gr_graph *g, gr_queue_rt *q)
         FAIL("queue '%s' has no producer: bind it as an output of a stage", q->name);
     gr_stage_rt *c = g->stages[q->consumer];
     q->physical = c->d.kind != GR_SHADER;
-    if (q->is_set && !q->physical)
-        FAIL("queue set '%s' feeds Shader stage '%s': queue sets are consumed by Thread "
-             "stages (one packet per subqueue in flight)", q->name, c->name);
     if (q->d.ordered && q->push_fed)
         FAIL("queue '%s' is ordered but pushed to: push queues are unordered", q->name);
     return true;
@@ -42,6 +39,11 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
                  "queue '%s' has %zu", s->name, q->name, q->packet_bytes, in->name,
                  in->packet_bytes);
     }
+    if (s->d.coalesce_input && (in->d.kind != GR_COLLECTION || in->d.ordered || !inplace))
+        FAIL("Shader stage '%s' coalesces its input, which needs an unordered Collection "
+             "input queue ('%s' is %s) and an in-place output", s->name, in->name,
+             in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
+             "the stage has no in-place output");
     if (s->d.instanced)
         FAIL("Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);

@@ -102,6 +102,24 @@ static void test_tiler_copies_cover_once(void)
     }
 }
 
+/* The thesis' Fig. 4.7 initial back end: the ordered graph's fragments as a queue set
+ * with a subqueue per tile, so its Pixel Shader runs one packet per tile at a time
+ * (gramps/gate.c). The same image as the plain queue gives, at 1 to 3 workers. */
+static void test_fragments_per_tile_set(void)
+{
+    char a[300], b[300], args[1024];
+    snprintf(a, sizeof a, "%s/fragments-plain.png", dir);
+    snprintf(args, sizeof args, "-q --size 160x120 -t 1 -p raster-ordered -o %s teapot", a);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    for (int t = 1; t <= 3; t++) {
+        snprintf(b, sizeof b, "%s/fragments-set-%d.png", dir, t);
+        snprintf(args, sizeof args, "-q --size 160x120 -t %d -p raster-ordered --set "
+                 "'fragments.subqueues=$tiles' -o %s teapot", t, b);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        CHECK_MSG(same_files(a, b), "fragments per tile at %d workers: another image", t);
+    }
+}
+
 /* The tasks gramps-render's --stats file gives stage `name`, or -1. */
 static long stage_tasks(const char *stats, const char *name)
 {
@@ -362,6 +380,7 @@ int main(int argc, char **argv)
     RUN(test_misses_summed_where_found);
     RUN(test_thin_bands_still_shared);
     RUN(test_set_changes_capacity);
+    RUN(test_fragments_per_tile_set);
     RUN(test_list_stages);
     RUN(test_graph_errors);
     RUN(test_bad_graph_tile_named);

@@ -13,14 +13,15 @@
 
 static void test_scheduler_flag(void)
 {
-    CHECK(run("--scheduler fifo") == 2 && strstr(out, "--scheduler") && strstr(out, "breadth-first"));
+    CHECK(run("--scheduler fifo") == 2 && strstr(out, "--scheduler") && strstr(out, "breadth-first") &&
+          strstr(out, "pss"));
     CHECK(run("--scheduler") == 2);
-    static const char *names[] = {"gramps", "task-stealing", "breadth-first", "static"};
+    static const char *names[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
     char json[] = "/tmp/gramps-cli-sched-XXXXXX", args[1024], want[64];
     int fd = mkstemp(json);
     if (fd < 0) { CHECK(0); return; }
     close(fd);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 6; k++) {
         snprintf(args, sizeof args, "-q -v -t 2 --size 64x48 --scheduler %s --stats %s teapot",
                  names[k], json);
         CHECK_MSG(run(args) == 0, "%s: %s", names[k], out);

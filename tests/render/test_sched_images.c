@@ -15,7 +15,8 @@
 #define W 96
 #define H 72
 
-static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
+#define NSCHEDS ((int)(sizeof scheds / sizeof *scheds))
 
 /* One frame of either pipeline into img; the finished graph, or NULL. */
 static gr_graph *frame(loaded *l, bool raster, plr_graph kind, unsigned workers,
@@ -53,7 +54,7 @@ static void compare_all(const char *scene, bool raster, plr_graph kind)
     size_t lit = 0;                       /* the comparison means something: a picture */
     for (size_t i = 0; i < (size_t)W * H * 4; i += 4) lit += ref[i] | ref[i + 1] | ref[i + 2] ? 1 : 0;
     CHECK_MSG(lit > W * H / 20, "%s: only %zu pixels lit", scene, lit);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NSCHEDS; k++)
         for (unsigned w = 1; w <= 2; w++) {
             memset(img, 0xcd, W * H * 4);
             gr_launch_opts lo = {.scheduler = scheds[k], .profile = prof};

@@ -311,6 +311,85 @@ static void test_inplace_reduction(void)
     }
 }
 
+/* One value per packet, 0 .. packets-1: packets a coalescing reduction can merge. */
+static void gen_singles(gr_ctx *c)
+{
+    push_params *p = gr_user(c);
+    for (uint32_t i = 0; i < p->packets; i++) {
+        gr_window w;
+        gr_reserve_out(c, 0, 1, &w);
+        *(ints_pkt *)w.mem = (ints_pkt){1, {i}};
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+/* In-place reduction with input coalescing (thesis §3.5.3): each task sums the packets
+ * that joined its input, so fewer packets leave than came in, and the sum is whole
+ * under every policy. Policies that let the producer run ahead (GRAMPS' watermark,
+ * Breadth-First) leave tasks to merge on one worker (63 packets out of 1,000 at 1
+ * worker); Task-Stealing runs each packet's task as soon as it is made, so it need not
+ * merge any, nor need a torture run, which preempts the producer at every commit. */
+static uint64_t coalesced_run(const char *sched, unsigned workers, uint32_t packets)
+{
+    push_params p = {.packets = packets};
+    gr_graph *g = gr_graph_create();
+    gr_queue_desc a = ints_queue("singles", 64), b = ints_queue("sums", 64);
+    int qa = gr_queue(g, &a), qb = gr_queue(g, &b);
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_singles, .user = &p});
+    int red = gr_stage(g, &(gr_stage_desc){.name = "reduce", .kind = GR_SHADER, .main = reduce_inplace,
+                                           .coalesce_input = true});
+    int sum = gr_stage(g, &(gr_stage_desc){.name = "sum", .kind = GR_THREAD, .main = sum_partials, .user = &p});
+    gr_bind(g, gen, GR_BIND_OUTPUT, qa);
+    gr_bind(g, red, GR_BIND_INPUT, qa);
+    gr_bind(g, red, GR_BIND_INPLACE, qb);
+    gr_bind(g, sum, GR_BIND_INPUT, qb);
+    gr_launch_opts o = opts_for(workers);
+    o.scheduler = sched;
+    gr_status st = gr_launch(g, &o, NULL, 0);
+    if (st == GR_OK) st = gr_wait(g);
+    CHECK_MSG(st == GR_OK, "%s", gr_error(g));
+    CHECK_MSG(p.sum == (uint64_t)packets * (packets - 1) / 2, "%s, %u workers: sum %llu", sched,
+              workers, (unsigned long long)p.sum);
+    gr_graph_destroy(g);
+    return p.count;
+}
+
+static void test_inplace_reduction_coalesces(void)
+{
+    static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
+    const char *torture = getenv("GRAMPS_TORTURE");   /* preempts the producer at every commit */
+    bool ahead = !torture || !atoi(torture);
+    for (int k = 0; k < 6; k++)
+        for (unsigned w = 1; w <= 3; w++) {
+            uint64_t out = coalesced_run(scheds[k], w, 1000);
+            CHECK_MSG(out >= 1000 / ELEMS && out <= 1000, "%s: %llu", scheds[k], (unsigned long long)out);
+            if (ahead && w == 1 && (k == 0 || k == 2))
+                CHECK_MSG(out <= 1000 / 4, "%s at 1 worker: %llu packets out of 1000 in",
+                          scheds[k], (unsigned long long)out);
+        }
+}
+
+/* Coalescing needs an unordered Collection input and an in-place output to forward. */
+static void test_coalesce_input_checked(void)
+{
+    gr_graph *g = gr_graph_create();
+    gr_queue_desc a = ints_queue("singles", 64), b = ints_queue("sums", 64);
+    int qa = gr_queue(g, &a), qb = gr_queue(g, &b);
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_singles});
+    int red = gr_stage(g, &(gr_stage_desc){.name = "reduce", .kind = GR_SHADER, .main = reduce_inplace,
+                                           .coalesce_input = true});
+    int sum = gr_stage(g, &(gr_stage_desc){.name = "sum", .kind = GR_THREAD, .main = sum_partials});
+    gr_bind(g, gen, GR_BIND_OUTPUT, qa);
+    gr_bind(g, red, GR_BIND_INPUT, qa);
+    gr_bind(g, red, GR_BIND_OUTPUT, qb);
+    gr_bind(g, sum, GR_BIND_INPUT, qb);
+    gr_launch_opts o = opts_for(1);
+    CHECK(gr_launch(g, &o, NULL, 0) == GR_ERR_INVALID);
+    CHECK_MSG(strstr(gr_error(g), "'reduce' coalesces its input") && strstr(gr_error(g), "in-place"),
+              "%s", gr_error(g));
+    gr_graph_destroy(g);
+}
+
 /* ---- ordered chain Thread -> Shader -> Shader -> Thread -------------------------------- */
 
 typedef struct seq_pkt { uint32_t seq; uint32_t payload; } seq_pkt;
@@ -851,6 +930,8 @@ int main(void)
     RUN(test_every_subqueue);
     RUN(test_shader_push);
     RUN(test_inplace_reduction);
+    RUN(test_inplace_reduction_coalesces);
+    RUN(test_coalesce_input_checked);
     RUN(test_ordered_chain);
     RUN(test_mergesort_cycle);
     RUN(test_barrier_reserve);
