@@ -5,6 +5,7 @@
 #include "shaders/lighting.h"
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
+#include "shaders/texture_sample_body.h"
 
 #include <math.h>
 #include <string.h>
@@ -207,17 +208,18 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
 }
 
 /* The texel of m's albedo map for fragment i (uv through the KHR transform, the level of
- * detail of its quad). */
-static void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+ * detail of its quad). The sampler is inlined so that the AVX2 compile of the packet
+ * kernel covers it. */
+PS_INLINE void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
                      const sc_texture *tex, float u, float v, float texel[4], ps_material *pm)
 {
     const sh_lod q = ps_footprint(e, f, i, pm);
     float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &u, &v);
-    sh_texture_sample(tex, &m->albedo_map.sampler, u, v, lod, texel);
+    sh_texture_sample_inline(tex, &m->albedo_map.sampler, u, v, lod, texel);
 }
 
-static void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
+PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
     pm->metallic_roughness = 0;
@@ -305,7 +307,7 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
                         uint32_t *rgba)
 {
     const int n = f->n;
-    ps_vec3 nrm, view, c;
+    ps_vec3 nrm, view, c = {0};             /* c: only its first n lanes are read */
     ps_material pm;
     memcpy(nrm.x, a[3], (size_t)n * sizeof(float));
     memcpy(nrm.y, a[4], (size_t)n * sizeof(float));
