@@ -14,8 +14,10 @@
 #include "raytracer/isa.h"
 #include "scenes/limits.h"
 #include "scenes/scene.h"
+#include "output/image_format.h"
 #include "output/image_out.h"
 #include "output/interrupt.h"
+#include "tools/common/default_output.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
@@ -27,6 +29,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct options {
     ro_options c;                  /* scene, graph, image and runtime (render_opts.h) */
@@ -34,6 +38,8 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
     bool info, list_stages;
+    bool output_defaulted;         /* output is default_output: no output was named */
+    char default_output[256];
 } options;
 
 typedef struct frame_result {
@@ -72,7 +78,8 @@ static void usage(FILE *out)
     ro_usage(out);
     fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit\n"
-        "  -o, --output FILE     PNG to write (default: none)\n"
+        "  -o, --output FILE     image to write: .png, .jpg or .jpeg (default, when no\n"
+        "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
@@ -89,7 +96,13 @@ static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
     options *o = ctx;
     switch (c) {
-    case 'o': o->output = arg; return 0;
+    case 'o': {
+        io_image_format format;
+        if (!io_image_format_of(arg, &format))
+            return ro_bad_flag(&o->c, flag, arg, "unknown image type: name it " IO_IMAGE_EXTENSIONS);
+        o->output = arg;
+        return 0;
+    }
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_TRACE: o->trace = arg; return 0;
     case OPT_DOT: o->dot = arg; return 0;
@@ -477,6 +490,36 @@ static const char *graph_name(const render_ctx *ctx)
     return name ? name : ctx->setup.name;
 }
 
+/* No output named (-o, --stats, --trace, --dot): the image goes to SCENE-GRAPH.png in
+ * the working directory. */
+static void choose_default_output(options *o, const render_ctx *ctx)
+{
+    if (o->output || o->stats || o->trace || o->dot) return;
+    do_default_name(o->c.scene, graph_name(ctx), o->default_output, sizeof o->default_output);
+    o->output = o->default_output;
+    o->output_defaulted = true;
+}
+
+/* The default image never replaces a file: checked once the render is done, so that
+ * what went wrong before (a bad graph, a failed frame) is what the user is told. 0, or 1
+ * with a message saying how to replace it. */
+static int check_default_output(const options *o)
+{
+    struct stat st;
+    if (!o->output_defaulted || lstat(o->output, &st) != 0) return 0;
+    fprintf(stderr, "gramps-render: no -o given and %s already exists here: not replaced "
+            "(-o %s replaces it; -o OTHER.png writes another file)\n", o->output, o->output);
+    return 1;
+}
+
+/* Where the default image went, on stderr whatever -q says: the user did not name it. */
+static void say_default_output(const options *o)
+{
+    char cwd[4096];
+    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : ".";
+    fprintf(stderr, "gramps-render: wrote %s/%s (no -o given)\n", dir, o->output);
+}
+
 static int run(const options *o_in, render_ctx *ctx)
 {
     options ro = *o_in;
@@ -500,7 +543,9 @@ static int run(const options *o_in, render_ctx *ctx)
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
+    if (!rc) rc = check_default_output(o);
     if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
+    if (!rc && o->output_defaulted) say_default_output(o);
     if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
@@ -531,6 +576,7 @@ static int render_main(options *o)
             } else {
                 pl_scene_data_init(&ctx.data, s, &g);
                 ctx.data.build_threads = o->c.threads;
+                choose_default_output(o, &ctx);
                 rc = run(o, &ctx);
                 pl_scene_data_free(&ctx.data);
                 sc_geometry_free(&g);
