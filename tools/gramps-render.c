@@ -565,7 +565,7 @@ static int render_main(options *o)
         fprintf(stderr, "gramps-render: %s\n", err);
     } else if (o->list_stages) {
         cp_registry_print(ctx.setup.registry, stdout);
-    } else {
+    } else if (!(rc = ro_check_flags_apply(&o->c, &ctx.setup))) {
         sc_scene *s;
         sc_geometry g;
         rc = ro_load_scene(&o->c, !o->info, &s, &g);   /* on failure nothing is left to free */

@@ -122,8 +122,9 @@ static int view_main(vw_options *o)
     rg_setup setup;
     char err[CP_ERR_MAX];
     int rc = rg_setup_init(&setup, &o->r.graph, err);
+    if (rc) fprintf(stderr, "gramps-view: %s\n", err);
+    else rc = ro_check_flags_apply(&o->r, &setup);
     if (rc) {
-        fprintf(stderr, "gramps-view: %s\n", err);
         rg_setup_free(&setup);
         return rc;
     }
