@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,6 +147,8 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     s->d = *d;
     s->fifo = d->fifo;
     s->d.name = s->name;
+    snprintf(s->origin, sizeof s->origin, "%s", d->origin ? d->origin : "");
+    s->d.origin = s->origin;
     if (d->config_bytes) {
         s->config = malloc(d->config_bytes);
         if (!s->config) { free(s); return GR_INVALID; }

@@ -17,6 +17,7 @@
 #include "output/image_format.h"
 #include "output/image_out.h"
 #include "output/interrupt.h"
+#include "tools/common/crash_report.h"
 #include "tools/common/default_output.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
@@ -593,6 +594,7 @@ int main(int argc, char **argv)
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     signal(SIGXFSZ, SIG_IGN);         /* a file-size limit is a write error, not a kill */
     io_interrupt_install("gramps-render");
+    cr_install("gramps-render");      /* a stage that crashes is named */
     options o;
     int rc = parse_args(argc, argv, &o);
     if (!rc) rc = render_main(&o);
