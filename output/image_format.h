@@ -3,8 +3,6 @@
 #ifndef OUTPUT_IMAGE_FORMAT_H
 #define OUTPUT_IMAGE_FORMAT_H
 
-#include "gramps/api.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,11 +15,11 @@ typedef enum io_image_format { IO_IMAGE_PNG, IO_IMAGE_JPEG } io_image_format;
 /* The format of path by its extension, in any case: .png, .jpg/.jpeg. A name with
  * no extension (/dev/null, a FIFO, a script's temporary) is PNG, as it always was.
  * false for any other extension. */
-GR_API bool io_image_format_of(const char *path, io_image_format *format);
+bool io_image_format_of(const char *path, io_image_format *format);
 
 /* An RGBA image encoded as PNG or JPEG (malloc'ed, its size in *size), or NULL when out
  * of memory. */
-GR_API uint8_t *io_encode_image(io_image_format format, int width, int height,
-                                const uint8_t *rgba, unsigned threads, size_t *size);
+uint8_t *io_encode_image(io_image_format format, int width, int height,
+                         const uint8_t *rgba, unsigned threads, size_t *size);
 
 #endif
