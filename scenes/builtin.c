@@ -268,14 +268,23 @@ sc_scene *sc_builtin_cornell(void)
     return finish(s, &b, "cornell");
 }
 
+static const struct { const char *name; sc_scene *(*make)(void); } builtins[] = {
+    {"teapot", sc_builtin_teapot}, {"courtyard", sc_builtin_courtyard},
+    {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell}};
+
+bool sc_builtin_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (!strcmp(name, builtins[i].name)) return true;
+    return false;
+}
+
 sc_scene *sc_builtin(const char *name, char err[SC_ERR_MAX])
 {
-    static const struct { const char *name; sc_scene *(*make)(void); } table[] = {
-        {"teapot", sc_builtin_teapot}, {"courtyard", sc_builtin_courtyard},
-        {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell}};
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(name, table[i].name)) {
-            sc_scene *s = table[i].make();
+    const size_t n = sizeof builtins / sizeof builtins[0];
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, builtins[i].name)) {
+            sc_scene *s = builtins[i].make();
             if (!s) snprintf(err, SC_ERR_MAX, "built-in scene %s: out of memory", name);
             return s;
         }

@@ -9,7 +9,9 @@
  *                   and the queue depths over one journaled frame (fp_plots.h)
  *
  * Progress goes to stderr, a line per configuration. Bad flags exit 2; a scene or graph
- * that cannot be loaded, a failed render or an unwritable output exits 1. */
+ * that cannot be loaded, a failed render or an unwritable output exits 1. Every scene
+ * name is checked before the first configuration runs. METIS (the Static scheduler's
+ * partitioner) prints its complaints on stdout; they are counted into one line. */
 #include "pipelines/frame_memory.h"
 #include "pipelines/stages.h"
 #include "scenes/scene.h"
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_LIST 64                /* entries of one list option */
 
@@ -321,6 +324,56 @@ static int write_outputs(const options *o, const fp_study *s, char *err)
     return rc;
 }
 
+/* Every scene names a built-in or an existing file: 0, or 1 with the message in err,
+ * before hours of the matrix have run. */
+static int check_scenes(const options *o, char *err)
+{
+    char why[SC_ERR_MAX];
+    for (int i = 0; i < o->scenes.n; i++)
+        if (sc_scene_findable(o->scenes.item[i], why)) {
+            snprintf(err, CP_ERR_MAX, "--scenes: %s", why);
+            return 1;
+        }
+    return 0;
+}
+
+/* METIS writes "***Cannot bisect a graph with 0 vertices!" and the like with printf
+ * when a worker count leaves too few stages per part (the Static scheduler then falls
+ * back to longest-processing-time first: docs/schedulers.md). The study writes nothing
+ * on stdout, so while it runs stdout goes to a temporary file, whose lines are counted
+ * into one line on stderr afterwards. */
+typedef struct quiet_stdout { FILE *file; int saved; } quiet_stdout;
+
+static quiet_stdout stdout_to_temporary(void)
+{
+    quiet_stdout q = {tmpfile(), -1};
+    fflush(stdout);
+    if (q.file) q.saved = dup(STDOUT_FILENO);
+    if (q.saved >= 0 && dup2(fileno(q.file), STDOUT_FILENO) < 0) {
+        close(q.saved);
+        q.saved = -1;
+    }
+    return q;
+}
+
+static void stdout_back(quiet_stdout *q, bool quiet)
+{
+    if (!q->file) return;
+    fflush(stdout);
+    if (q->saved >= 0) {
+        dup2(q->saved, STDOUT_FILENO);
+        close(q->saved);
+    }
+    rewind(q->file);
+    int lines = 0;
+    for (int c; (c = fgetc(q->file)) != EOF;) lines += c == '\n';
+    fclose(q->file);
+    if (lines && !quiet)
+        fprintf(stderr, "gramps-footprint: METIS printed %d line%s of complaints while partitioning "
+                "for the static scheduler (too few stages per worker; its partition fell back to "
+                "longest-processing-time first where worse)\n", lines, lines == 1 ? "" : "s");
+}
+
 /* Runs the matrix and writes the outputs; 0 or 1 with the message printed. */
 static int study_main(const options *o)
 {
@@ -335,9 +388,12 @@ static int study_main(const options *o)
     char err[CP_ERR_MAX] = "out of memory";
     int rc = !setups || !pipelines || !scenes || !s.cells || !s.timelines;
     for (int i = 0; !rc && i < ns; i++) rc = !(scenes[i] = scene_label(o->scenes.item[i]));
+    if (!rc) rc = check_scenes(o, err);
     if (!rc) rc = setup_graphs(o, setups, pipelines, err);
     study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s()};
+    quiet_stdout metis = stdout_to_temporary();
     for (int sc = 0; sc < ns && !rc; sc++) rc = run_scene(&r, sc, err);
+    stdout_back(&metis, o->quiet);
     if (!rc) rc = write_outputs(o, &s, err);
     if (rc) fprintf(stderr, "gramps-footprint: %s\n", err);
     for (int i = 0; s.timelines && i < np * o->schedulers.n; i++) fp_timeline_free(&s.timelines[i]);

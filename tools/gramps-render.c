@@ -22,6 +22,7 @@
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
+#include "tools/common/queue_table.h"
 #include "tools/common/render_graph.h"
 #include "tools/common/render_opts.h"
 
@@ -39,6 +40,7 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
     bool info, list_stages;
+    bool stats_table;              /* --stats-table (or -v): the per-queue footprint table */
     bool output_defaulted;         /* output is default_output: no output was named */
     char default_output[256];
 } options;
@@ -83,6 +85,8 @@ static void usage(FILE *out)
         "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
+        "      --stats-table     print the last frame's queues: peak, average, capacity\n"
+        "                        in packets and bytes (also with -v)\n"
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
         "      --info            print the scene report and exit\n"
@@ -90,7 +94,8 @@ static void usage(FILE *out)
         "      --version         version\n");
 }
 
-enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES };
+enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES,
+       OPT_STATS_TABLE };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(void *ctx, int c, const char *arg, const char *flag)
@@ -109,6 +114,7 @@ static int parse_one(void *ctx, int c, const char *arg, const char *flag)
     case OPT_DOT: o->dot = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
     case OPT_LIST_STAGES: o->list_stages = true; return 0;
+    case OPT_STATS_TABLE: o->stats_table = true; return 0;
     }
     return ro_parse_one(&o->c, c, arg, flag);
 }
@@ -120,7 +126,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
         {"version", no_argument, 0, OPT_VERSION},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
-        {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {0, 0, 0, 0}};
+        {"list-stages", no_argument, 0, OPT_LIST_STAGES},
+        {"stats-table", no_argument, 0, OPT_STATS_TABLE}, {0, 0, 0, 0}};
     *o = (options){0};
     int rc = ro_init(&o->c, "gramps-render", argc);
     if (rc) return rc;
@@ -548,6 +555,10 @@ static int run(const options *o_in, render_ctx *ctx)
     if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
     if (!rc && o->output_defaulted) say_default_output(o);
     if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
+    if (!rc && (o->stats_table || o->c.verbose) && gr_get_stats(r.graph)) {
+        printf("queues of the last frame (graph %s):\n", o->c.pipeline);
+        qt_print(gr_get_stats(r.graph), stdout);
+    }
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
     free(rgba);

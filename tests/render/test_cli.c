@@ -42,6 +42,9 @@ static void test_bad_scene(void)
           strstr(out, "frame buffers 176"));
     CHECK(run("-q /nonexistent.obj") == 1 && strstr(out, "/nonexistent.obj"));
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
+    /* a name that is neither a built-in nor a file says both */
+    CHECK(run("-q bunny") == 1 && strstr(out, "'bunny'") && strstr(out, "no built-in scene") &&
+          strstr(out, "cornell") && strstr(out, "no such file"));
 }
 
 /* Limits are said, not applied silently: more than 8 lights, textures in the ray tracer. */
