@@ -262,8 +262,10 @@ sc_scene *sc_builtin_cornell(void)
     grid(&b, (float[3]){-1, 0, 1}, (float[3]){0, 0, -2}, (float[3]){0, 2, 0}, 8, 8, red);      /* left */
     grid(&b, (float[3]){1, 0, -1}, (float[3]){0, 0, 2}, (float[3]){0, 2, 0}, 8, 8, green);     /* right */
     box(&b, (float[3]){-0.75f, 0, -0.7f}, (float[3]){-0.15f, 1.3f, -0.5f}, 2, mirror);           /* mirror slab */
-    sphere(&b, (float[3]){0.4f, 0.45f, 0.1f}, 0.45f, 48, 24, plaster);
-    s->camera = (sc_camera){{0, 1, 0.95f}, {0, 1, -1}, {0, 1, 0}, 70};
+    /* the sphere stands far enough back, and the camera looks down enough, that it and
+     * the slab are seen whole, down to the floor, at any aspect up to square */
+    sphere(&b, (float[3]){0.4f, 0.45f, -0.4f}, 0.45f, 48, 24, plaster);
+    s->camera = (sc_camera){{0, 1, 0.95f}, {0, 0.7f, -1}, {0, 1, 0}, 70};
     sc_scene_add_light(s, 0, 1.9f, 0, 1, 0.95f, 0.9f);
     return finish(s, &b, "cornell");
 }
