@@ -6,6 +6,7 @@
 #include "scenes/name_index.h"
 #include "scenes/validate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,11 @@ int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
 int sc_scene_findable(const char *scene, char err[SC_ERR_MAX])
 {
     if (sc_builtin_known(scene) || access(scene, F_OK) == 0) return 0;
-    snprintf(err, SC_ERR_MAX, "'%.400s': no built-in scene of that name (" SC_BUILTIN_NAMES
-             ") and no such file", scene);
+    if (strchr(scene, '/') || strchr(scene, '.'))     /* a path: as the loaders say it */
+        snprintf(err, SC_ERR_MAX, "%.400s: cannot open: %s", scene, strerror(errno));
+    else
+        snprintf(err, SC_ERR_MAX, "'%.400s': no built-in scene of that name (" SC_BUILTIN_NAMES
+                 ") and no such file", scene);
     return -1;
 }
 
