@@ -1,12 +1,14 @@
-/* gramps-render — renders a scene with one of the GRAMPS renderer graphs to a PNG and
+/* gramps-render — renders a scene with one of the GRAMPS renderer graphs to an image and
  * reports frame times, work counts, queue footprint and (with --stats) the runtime's
  * statistics as JSON.
  *
  *   gramps-render [options] [SCENE]      SCENE: .scene file, mesh file or built-in name
  *
  * Bad values stop with a message naming the flag and exit status 2; a scene that cannot
- * be loaded or a failed render exits with 1. The output image is written to a temporary
- * file and renamed over the target only after a successful render. */
+ * be loaded or a failed render exits with 1. The output image (PNG or JPEG by -o's
+ * extension; with no output named, SCENE-GRAPH.png here, never over a file) is written
+ * to a temporary file and renamed over the target only after a successful render. A
+ * stage that crashes is named (crash_report.h). */
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
