@@ -56,7 +56,7 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LDLIBS   := -lmetis -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lmetis -ldl -lm
+RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
 RENDER_SRC := $(wildcard apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)

@@ -22,6 +22,7 @@ bool io_image_format_of(const char *path, io_image_format *format)
     const char *ext = extension_of(path);
     if (!ext || !strcasecmp(ext, "png")) *format = IO_IMAGE_PNG;
     else if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg")) *format = IO_IMAGE_JPEG;
+    else if (!strcasecmp(ext, "exr")) *format = IO_IMAGE_EXR;
     else return false;
     return true;
 }
@@ -32,6 +33,7 @@ uint8_t *io_encode_image(io_image_format format, int width, int height, const ui
     switch (format) {
     case IO_IMAGE_PNG: return io_encode_png_on(width, height, rgba, threads, size);
     case IO_IMAGE_JPEG: return io_encode_jpeg(width, height, rgba, size);
+    case IO_IMAGE_EXR: break;
     }
     return NULL;
 }

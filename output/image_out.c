@@ -26,8 +26,8 @@ int io_write_outputs_with(const char *png_path, int width, int height, const uin
         return -1;
     }
     io_image_format format = IO_IMAGE_PNG;
-    if (png_path && !io_image_format_of(png_path, &format)) {
-        snprintf(err, errlen, "%s: unknown image type (%s)", png_path, IO_IMAGE_EXTENSIONS);
+    if (png_path && (!io_image_format_of(png_path, &format) || format == IO_IMAGE_EXR)) {
+        snprintf(err, errlen, "%s: an RGBA image is written as .png or .jpg", png_path);
         return -1;
     }
     size_t png_size = 0;

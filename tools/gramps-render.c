@@ -21,6 +21,7 @@
 #include "output/interrupt.h"
 #include "tools/common/crash_report.h"
 #include "tools/common/default_output.h"
+#include "tools/common/float_aovs.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
@@ -83,7 +84,8 @@ static void usage(FILE *out)
     ro_usage(out);
     fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit\n"
-        "  -o, --output FILE     image to write: .png, .jpg or .jpeg (default, when no\n"
+        "  -o, --output FILE     image to write: .png, .jpg, .jpeg or .exr (float colour,\n"
+        "                        depth, normal) (default, when no\n"
         "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
@@ -437,23 +439,53 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
     return buf;
 }
 
+/* -o FILE.exr: the float channels (float_aovs.h) as OpenEXR, malloc'ed; NULL with a
+ * message printed when they cannot be made. */
+static uint8_t *exr_file(const options *o, render_ctx *ctx, const uint8_t *rgba, size_t *size)
+{
+    io_exr_channel ch[FA_CHANNELS];
+    char err[300] = "out of memory making the float channels";
+    uint8_t *exr = fa_make(&ctx->data, o->c.width, o->c.height, rgba, ch)
+                   ? io_encode_exr(o->c.width, o->c.height, ch, FA_CHANNELS, size, err, sizeof err)
+                   : NULL;
+    fa_free(ch);
+    if (!exr) fprintf(stderr, "gramps-render: -o %s: %s\n", o->output, err);
+    return exr;
+}
+
+static bool is_exr(const char *path)
+{
+    io_image_format f;
+    return path && io_image_format_of(path, &f) && f == IO_IMAGE_EXR;
+}
+
 /* -o, --stats, --trace and --dot succeed or fail together: all are made in memory and
  * staged (safe_file.h) before any replaces its file, so a failure leaves every old file
- * as it was; the same file named twice is refused. */
-static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
-                         const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
+ * as it was; the same file named twice is refused. An .exr image goes as one more
+ * output, made here from float channels. */
+static int write_outputs(const options *o, render_ctx *ctx, const frame_stats *fs,
+                         const frame_result *last, const uint8_t *rgba)
 {
     char err[600];
     size_t stats_size = 0;
-    char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
-    io_extra_output extra[2] = {{"--trace", o->trace, NULL, 0}, {"--dot", o->dot, NULL, 0}};
+    char *stats = o->stats ? stats_json(o, ctx->data.scene, ctx->data.geo, fs, last, &stats_size) : NULL;
+    io_extra_output extra[3] = {{"--trace", o->trace, NULL, 0}, {"--dot", o->dot, NULL, 0},
+                                {"-o", NULL, NULL, 0}};
     if (o->trace) extra[0].data = graph_text(last->graph, gr_journal_write, &extra[0].size);
     if (o->dot) extra[1].data = graph_text(last->graph, dot_writer, &extra[1].size);
-    int rc = io_write_outputs_with(o->output, o->c.width, o->c.height, rgba, o->c.threads,
-                                   o->stats, stats, stats_size, extra, 2, err, sizeof err) != 0;
+    bool exr = is_exr(o->output);
+    if (exr && !(extra[2].data = exr_file(o, ctx, rgba, &extra[2].size))) {
+        free(stats);
+        free((void *)extra[0].data);
+        free((void *)extra[1].data);
+        return 1;
+    }
+    extra[2].path = exr ? o->output : NULL;
+    int rc = io_write_outputs_with(exr ? NULL : o->output, o->c.width, o->c.height, rgba,
+                                   o->c.threads, o->stats, stats, stats_size, extra, 3, err,
+                                   sizeof err) != 0;
     free(stats);
-    free((void *)extra[0].data);
-    free((void *)extra[1].data);
+    for (int i = 0; i < 3; i++) free((void *)extra[i].data);
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;
 }
@@ -554,7 +586,7 @@ static int run(const options *o_in, render_ctx *ctx)
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
     if (!rc) rc = check_default_output(o);
-    if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
+    if (!rc) rc = write_outputs(o, ctx, fs, &r, rgba);
     if (!rc && o->output_defaulted) say_default_output(o);
     if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
     if (!rc && (o->stats_table || o->c.verbose) && gr_get_stats(r.graph)) {

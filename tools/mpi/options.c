@@ -40,8 +40,9 @@ static int parse_own(void *ctx, int c, const char *arg, const char *flag)
     switch (c) {
     case 'o': {
         io_image_format format;
-        if (!io_image_format_of(arg, &format))
-            return ro_bad_flag(&o->c, flag, arg, "unknown image type: name it " IO_IMAGE_EXTENSIONS);
+        if (!io_image_format_of(arg, &format) || format == IO_IMAGE_EXR)
+            return ro_bad_flag(&o->c, flag, arg, "unknown image type: name it .png, .jpg or "
+                               ".jpeg (.exr: gramps-render only)");
         o->output = arg;
         return 0;
     }
