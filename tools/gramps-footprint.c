@@ -3,6 +3,7 @@
  * this process through pl_render_frame, and writes into --out DIR:
  *
  *   footprint.csv   one row per configuration (fp_report.h has the columns)
+ *   queues.txt      per configuration, its last measured frame's queues (queue_table.h)
  *   footprint.md    the same for people, Sanchez 2011 Table III and Sugerman 2010
  *                   Table 4.2 beside ours, and the plots
  *   *.svg           peak / average footprint and frame time per scheduler per scene,
@@ -57,7 +58,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: gramps-footprint [options]\n"
         "Renders every scene x pipeline x scheduler x worker count --repeats times and writes\n"
-        "footprint.csv, footprint.md and SVG plots into --out.\n\n"
+        "footprint.csv, footprint.md, queues.txt (per-queue tables) and SVG plots into --out.\n\n"
         "  --scenes LIST      scenes, comma-separated: built-in names or files\n"
         "                     (default %s)\n"
         "  --pipelines LIST   built-in graphs (default %s; also raster-parallel)\n"
@@ -195,6 +196,7 @@ typedef struct study_run {
     rg_setup *setups;              /* one per pipeline */
     int done, total;
     double t0;
+    FILE *queues;                  /* queues.txt's text, in memory until the outputs */
 } study_run;
 
 static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_summary *v)
@@ -211,6 +213,11 @@ static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_s
 static int run_cell(study_run *r, fp_config *c, int sc, int p, int w, int k, char *err)
 {
     fp_frame frames[r->s->repeats];
+    char title[300];
+    snprintf(title, sizeof title, "%s %s %s %uw", r->s->scenes[sc], r->s->pipelines[p],
+             c->scheduler, c->workers);
+    c->queues = r->queues;
+    c->title = title;
     if (fp_frames(c, r->s->repeats, frames, err)) return 1;
     fp_summary *v = &r->s->cells[fp_cell_index(r->s, sc, p, w, k)];
     *v = fp_summarize(frames, r->s->repeats);
@@ -230,7 +237,8 @@ static bool runs_static(const fp_study *s)
 static int run_workers(study_run *r, pl_scene_data *data, int sc, int p, int w, char *err)
 {
     const fp_study *s = r->s;
-    fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL};
+    fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL,
+                   NULL, NULL};
     gr_profile *prof = runs_static(s) ? fp_profile(&c, err) : NULL;
     if (runs_static(s) && !prof) return 1;
     c.profile = prof;
@@ -310,7 +318,22 @@ static int write_table(const char *dir, const char *name, int (*write)(FILE *, c
     return 0;
 }
 
-static int write_outputs(const options *o, const fp_study *s, char *err)
+/* queues.txt from the text gathered in memory. */
+static int write_queues(const char *dir, const char *text, size_t size, char *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/queues.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) { snprintf(err, CP_ERR_MAX, "%.900s: %s", path, strerror(errno)); return 1; }
+    fputs("Per configuration, the queues of its last measured frame (gramps-render "
+          "--stats-table's table).\n", f);
+    bool ok = fwrite(text, 1, size, f) == size;
+    if (fclose(f) != 0 || !ok) { snprintf(err, CP_ERR_MAX, "%.900s: could not write it", path); return 1; }
+    return 0;
+}
+
+static int write_outputs(const options *o, const fp_study *s, const char *queues,
+                         size_t queues_size, char *err)
 {
     if (mkdir(o->out, 0777) != 0 && errno != EEXIST) {
         snprintf(err, CP_ERR_MAX, "--out %s: %s", o->out, strerror(errno));
@@ -319,8 +342,9 @@ static int write_outputs(const options *o, const fp_study *s, char *err)
     int rc = write_table(o->out, "footprint.csv", fp_write_csv, s, err);
     if (!rc) rc = write_table(o->out, "footprint.md", fp_write_markdown, s, err);
     if (!rc) rc = fp_write_plots(o->out, s, err, CP_ERR_MAX);
-    if (!rc && !o->quiet) fprintf(stderr, "gramps-footprint: wrote %s/footprint.csv, footprint.md "
-                                  "and the plots\n", o->out);
+    if (!rc) rc = write_queues(o->out, queues, queues_size, err);
+    if (!rc && !o->quiet) fprintf(stderr, "gramps-footprint: wrote %s/footprint.csv, footprint.md, "
+                                  "queues.txt and the plots\n", o->out);
     return rc;
 }
 
@@ -390,11 +414,17 @@ static int study_main(const options *o)
     for (int i = 0; !rc && i < ns; i++) rc = !(scenes[i] = scene_label(o->scenes.item[i]));
     if (!rc) rc = check_scenes(o, err);
     if (!rc) rc = setup_graphs(o, setups, pipelines, err);
-    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s()};
+    char *queues = NULL;
+    size_t queues_size = 0;
+    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s(),
+                   open_memstream(&queues, &queues_size)};
+    if (!r.queues) rc = 1;
     quiet_stdout metis = stdout_to_temporary();
     for (int sc = 0; sc < ns && !rc; sc++) rc = run_scene(&r, sc, err);
     stdout_back(&metis, o->quiet);
-    if (!rc) rc = write_outputs(o, &s, err);
+    if (r.queues && fclose(r.queues) != 0 && !rc) rc = 1;
+    if (!rc) rc = write_outputs(o, &s, queues ? queues : "", queues_size, err);
+    free(queues);
     if (rc) fprintf(stderr, "gramps-footprint: %s\n", err);
     for (int i = 0; s.timelines && i < np * o->schedulers.n; i++) fp_timeline_free(&s.timelines[i]);
     for (int i = 0; setups && i < np; i++) rg_setup_free(&setups[i]);

@@ -184,6 +184,12 @@ static void test_tiny_matrix(void)
     check_against_render(rows, n);
     free(csv);
     check_markdown();
+    /* each configuration's per-queue table */
+    snprintf(path, sizeof path, "%s/queues.txt", dir);
+    char *queues = slurp(path, NULL);
+    CHECK_MSG(queues && strstr(queues, "\nteapot raytrace breadth-first 1w\nqueue ") &&
+              strstr(queues, "\nrays-0 ") && strstr(queues, "all (at once)"), "%s", queues ? queues : "(none)");
+    free(queues);
     static const char *const svgs[] = {"peak-raytrace-1w.svg", "avg-raytrace-1w.svg",
         "time-raytrace-1w.svg", "depth-teapot-raytrace-gramps-1w.svg",
         "depth-teapot-raytrace-breadth-first-1w.svg"};
