@@ -21,8 +21,9 @@
 # bench/*.c each become one program.
 
 # In GNU make 4.3 a -j on the command line overrides this; sub-makes share the top's
-# job server, so only the top level sets it.
-ifeq ($(MAKELEVEL),0)
+# job server, so only the top level sets it; `make clean all` stays serial (clean must
+# finish before anything builds).
+ifeq ($(MAKELEVEL)$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
