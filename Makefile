@@ -5,14 +5,27 @@
 #   make bench           run the benchmark programs (prints "name value unit")
 #   make bench-scaling [THREADS=1,2,4,8,16]   both renderers against llvmpipe and Embree
 #                        at each thread count, as tables with speedups
-#   make run             render the default scene (or run the demo graph)
-#   make install PREFIX=/usr/local [DESTDIR=...]   runtime and renderer libraries, headers,
-#                        pkg-config files (gramps, gramps-render), graph files
+#   make programs        every program (gramps-render, -run, -footprint, -demo, and
+#                        gramps-view / gramps-render-mpi where SDL2 / Open MPI are) and
+#                        the example plugins
+#   make run             make programs, then render the default scene
+#   make install PREFIX=/usr/local [DESTDIR=...]   the programs, example plugins and
+#                        graph files, runtime and renderer libraries, headers,
+#                        pkg-config files (gramps, gramps-render)
+#
+# Builds run in parallel by default, one job per CPU; -jN on the command line wins.
 #   make SAN=thread|address|undefined test     sanitizer builds (own build dir)
 #
 # Sources are found by wildcard: a new .c file in a module folder joins its library;
 # tests/runtime/*.c and tests/render/*.c each become one test program; tools/*.c and
 # bench/*.c each become one program.
+
+# In GNU make 4.3 a -j on the command line overrides this; sub-makes share the top's
+# job server, so only the top level sets it; `make clean all` stays serial (clean must
+# finish before anything builds).
+ifeq ($(MAKELEVEL)$(filter clean,$(MAKECMDGOALS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -44,7 +57,7 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LDLIBS   := -lmetis -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -lz -lmetis -ldl -lm
+RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
 RENDER_SRC := $(wildcard apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
@@ -78,7 +91,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: FORCE all deps test test-runtime bench bench-scaling run install install-files clean check-all fuzz
+.PHONY: FORCE all deps test test-runtime bench bench-scaling programs run install install-files clean check-all fuzz
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -164,7 +177,11 @@ bench: all
 bench-scaling: all
 	@sh bench/scaling.sh $(BUILD) $(THREADS)
 
-run: $(DEPS_STAMP) $(TOOLS)
+# Every program the README describes; mk/viewer.mk, mk/mpi.mk and mk/plugins.mk add
+# gramps-view, gramps-render-mpi and the example plugins where they can be built.
+programs: $(DEPS_STAMP) $(TOOLS)
+
+run: programs
 	@sh mk/run_default.sh $(BUILD)
 
 # Torture and sanitizer runs of everything (slow; not part of CI's budget).
@@ -184,12 +201,21 @@ RENDER_API_HEADERS := compose/compose.h output/image_out.h raytracer/trace.h \
     shaders/texture_sample.h
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
-# install an already built tree without starting a rebuild.
-install: $(LIBGRAMPS) $(LIBRENDER)
+# install an already built tree without starting a rebuild. The programs go to bin/, the
+# example plugins to lib/gramps/plugins (where the installed programs look for a plugin
+# named without a directory: tools/common/plugin_path.h), the built-in graphs to
+# share/gramps/graphs and the example graphs to share/gramps/examples/graphs.
+install: $(LIBGRAMPS) $(LIBRENDER) programs
 	@$(MAKE) --no-print-directory install-files
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/gramps \
-	    $(DESTDIR)$(PREFIX)/share/gramps/graphs
+	    $(DESTDIR)$(PREFIX)/share/gramps/graphs $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/lib/gramps/plugins $(DESTDIR)$(PREFIX)/share/gramps/examples/graphs
+	for p in $(BUILD)/bin/gramps-*; do case $$p in *.d) ;; *) \
+	    install -m 755 $$p $(DESTDIR)$(PREFIX)/bin/ || exit 1;; esac; done
+	for p in $(wildcard $(BUILD)/plugins/*.so); do \
+	    install -m 755 $$p $(DESTDIR)$(PREFIX)/lib/gramps/plugins/ || exit 1; done
+	install -m 644 examples/graphs/*.graph $(DESTDIR)$(PREFIX)/share/gramps/examples/graphs/
 	install -m 644 $(LIBGRAMPS) $(LIBRENDER) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 gramps/gramps.h gramps/api.h $(DESTDIR)$(PREFIX)/include/gramps/
 	for h in $$($(CC) $(CPPFLAGS) -MM $(RENDER_API_HEADERS) | tr ' \\' '\n\n' | \

@@ -6,6 +6,8 @@
  * its port table's order (see cp_stage_type). */
 #include "compose/internal.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -518,6 +520,18 @@ static int copy_of(const cp_instance *in, int first, uint32_t c)
     return c < in->queues[first].replicas ? first + (int)c : first;
 }
 
+/* What a crash report names besides the stage: its type and where its code lives, a
+ * plugin's file or "built in" (the object this code is in). */
+static void stage_origin(const cp_stage_type *t, char out[GR_ORIGIN_MAX])
+{
+    Dl_info stage, self;
+    bool found = dladdr((void *)t->main, &stage) && stage.dli_fname;
+    bool builtin = !found || (dladdr((void *)stage_origin, &self) && self.dli_fname &&
+                              !strcmp(self.dli_fname, stage.dli_fname));
+    snprintf(out, GR_ORIGIN_MAX, "type %s, %s%s", t->name, builtin ? "built in" : "plugin ",
+             builtin ? "" : stage.dli_fname);
+}
+
 static int build(cp_instance *in, char err[CP_ERR_MAX])
 {
     gr_graph *g = in->g = gr_graph_create();
@@ -529,12 +543,14 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;
         if (st->image) continue;      /* run by the program after the graph */
+        char origin[GR_ORIGIN_MAX];
+        stage_origin(t, origin);
         int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
                                                .user = st->state,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = (int)st->priority, .fifo = st->fifo,
-                                               .replicated = st->replicated});
+                                               .replicated = st->replicated, .origin = origin});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)
             for (uint32_t c = 0; c < st->port_copies[p]; c++)

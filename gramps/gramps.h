@@ -110,7 +110,11 @@ typedef struct gr_stage_desc {
                                       has ended (it reads the end at once), for a stage
                                       that must finish each subqueue's share of the output
                                       (rt.blend writes its band of pixels) */
+    const char *origin;            /* what a crash report names besides the stage (copied,
+                                      truncated to GR_ORIGIN_MAX - 1): compose gives
+                                      "type T, plugin FILE"; NULL: nothing */
 } gr_stage_desc;
+#define GR_ORIGIN_MAX 512
 
 typedef enum gr_bind_mode {
     GR_BIND_INPUT,                 /* Thread: reserve/commit; Shader: the task's input packet */
@@ -270,6 +274,12 @@ GR_API unsigned gr_num_workers(const gr_ctx *c);
 GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
 #define gr_assert(c, cond) gr_assert_at((c), (cond), #cond, __FILE__, __LINE__)
 GR_API void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line);
+
+/* For a crash handler: the name and origin (gr_stage_desc.origin, "" if none) of the
+ * stage whose program the calling thread runs now; false outside every stage's program.
+ * Async-signal-safe: it reads the calling thread's own record, which the worker sets
+ * around each Shader task and each switch into a Thread instance. */
+GR_API bool gr_running_stage(const char **name, const char **origin);
 
 /* Collection helpers. */
 static inline uint32_t gr_count(const void *packet) { return *(const uint32_t *)packet; }

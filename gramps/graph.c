@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,6 +147,8 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     s->d = *d;
     s->fifo = d->fifo;
     s->d.name = s->name;
+    snprintf(s->origin, sizeof s->origin, "%s", d->origin ? d->origin : "");
+    s->d.origin = s->origin;
     if (d->config_bytes) {
         s->config = malloc(d->config_bytes);
         if (!s->config) { free(s); return GR_INVALID; }
@@ -360,19 +363,30 @@ static void dot_name(FILE *out, const char *s)
     }
 }
 
+/* The queue's figures, once per queue: capacity (per subqueue, and the subqueues the
+ * run made), packet size, and after a run its peak and average held. */
+static void dot_queue_figures(const gr_graph *g, const gr_queue_rt *q, FILE *out)
+{
+    const gr_queue_stats *st = g->stats_ready && g->stats.queues ? &g->stats.queues[q->id] : NULL;
+    if (st && st->subqueues > 1) fprintf(out, "\\n%u subqueues x", st->subqueues);
+    fprintf(out, "\\ncap %u x %zu B%s", q->d.capacity, q->packet_bytes, q->d.ordered ? " ordered" : "");
+    if (st)
+        fprintf(out, "\\npeak %llu (%llu B) avg %.1f (%.0f B)", (unsigned long long)st->peak_packets,
+                (unsigned long long)st->peak_bytes, st->avg_packets, st->avg_bytes);
+}
+
 /* One edge per output binding, dashed only if that binding is backward: a queue's
- * other producers (a cycle's entry) are forward and bounded by its capacity. */
-static void dot_edge(const gr_graph *g, const gr_stage_rt *s, const gr_binding *b, FILE *out)
+ * other producers (a cycle's entry) are forward and bounded by its capacity. The
+ * queue's figures go on its first producer's edge only (`labelled`); the others carry
+ * its name. */
+static void dot_edge(const gr_graph *g, const gr_stage_rt *s, const gr_binding *b,
+                     bool *labelled, FILE *out)
 {
     const gr_queue_rt *q = g->queues[b->queue];
     fprintf(out, "  s%d -> s%d [label=\"", s->id, q->consumer);
     dot_name(out, q->name);
-    fprintf(out, "\\ncap %u x %zu B%s", q->d.capacity, q->packet_bytes, q->d.ordered ? " ordered" : "");
-    if (g->stats_ready && g->stats.queues) {
-        const gr_queue_stats *st = &g->stats.queues[q->id];
-        fprintf(out, "\\npeak %llu (%llu B) avg %.1f (%.0f B)", (unsigned long long)st->peak_packets,
-                (unsigned long long)st->peak_bytes, st->avg_packets, st->avg_bytes);
-    }
+    if (!labelled[q->id]) dot_queue_figures(g, q, out);
+    labelled[q->id] = true;
     fprintf(out, "\"%s];\n", b->backward ? ", style=dashed" : "");
 }
 
@@ -387,8 +401,11 @@ void gr_graph_dot(const gr_graph *g, FILE *out)
         dot_name(out, s->name);
         fprintf(out, "\\nprio %d\", shape=%s];\n", s->priority, shape[s->d.kind]);
     }
-    for (int i = 0; i < g->nstages; i++)
+    bool *labelled = calloc((size_t)g->nqueues + 1, sizeof *labelled);
+    for (int i = 0; labelled && i < g->nstages; i++)
         for (int k = 0; k < g->stages[i]->nout; k++)
-            dot_edge(g, g->stages[i], &g->stages[i]->out[k], out);
+            dot_edge(g, g->stages[i], &g->stages[i]->out[k], labelled, out);
+    if (!labelled) fprintf(out, "  // out of memory: no edges\n");
+    free(labelled);
     fprintf(out, "}\n");
 }

@@ -261,6 +261,7 @@ typedef struct gr_binding {
 struct gr_stage_rt {
     int id;
     char name[GR_NAME_MAX];
+    char origin[GR_ORIGIN_MAX];       /* gr_stage_desc.origin, for crash reports */
     gr_stage_desc d;
     void *config;
     /* Bindings in gr_bind order (the slot numbers stage code uses): grown at bind
@@ -619,5 +620,9 @@ static inline gr_comp *gr_comp_of_queue(gr_graph *g, gr_queue_rt *q)
     (void)g;
     return q->cons_comp;
 }
+
+/* running.c: the stage whose program this thread runs now (gr_running_stage), set by
+ * the worker around each Shader task and Thread instance switch; returns the previous. */
+const gr_stage_rt *gr_running_set(const gr_stage_rt *s);
 
 #endif

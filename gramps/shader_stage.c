@@ -205,7 +205,9 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
         }
     if (s->d.coalesce_input) coalesce_input(w, s, in);
     uint64_t t0 = gr_account(w, GR_T_APP);
+    const gr_stage_rt *was = gr_running_set(s);
     s->d.main(c);
+    gr_running_set(was);
     uint64_t t1 = gr_account(w, GR_T_SCHED);
     w->stage_ticks[s->id] += t1 - t0;
     w->stage_tasks[s->id]++;

@@ -114,7 +114,9 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     inst->produced = 0;
     atomic_store(&inst->state, GR_INST_RUNNING);
     uint64_t t0 = gr_account(w, GR_T_APP);
+    const gr_stage_rt *was = gr_running_set(s);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
+    gr_running_set(was);
     uint64_t t1 = gr_account(w, GR_T_SCHED);
     w->stage_ticks[s->id] += t1 - t0;
     w->stage_tasks[s->id]++;

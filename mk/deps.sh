@@ -7,6 +7,8 @@ have_header() { [ -f "/usr/include/$1" ]; }
 have_header stb/stb_image.h       || need="$need libstb-dev"
 have_header ini.h                 || need="$need libinih-dev"
 have_header zlib.h                || need="$need zlib1g-dev"
+have_header jpeglib.h             || need="$need libjpeg62-turbo-dev"
+have_header OpenEXR/openexr.h     || need="$need libopenexr-dev"
 have_header assimp/cimport.h      || need="$need libassimp-dev"
 have_header metis.h               || need="$need libmetis-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"

@@ -16,5 +16,5 @@ $(MPI_RENDER): $(MPI_OBJ) $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	$(CC) $(MPI_OBJ) -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS) \
 	    $(shell pkg-config --libs $(MPI_PKG))
 
-all test: $(MPI_RENDER)
+all test programs: $(MPI_RENDER)
 endif

@@ -19,4 +19,5 @@ $(BUILD)/tests/plugins/%.so: tests/plugins/%.c | $(DEPS_STAMP)
 .PHONY: plugins
 plugins: $(PLUGINS)
 all: $(PLUGINS)
+programs: $(EXAMPLE_PLUGINS)
 test: $(PLUGINS)

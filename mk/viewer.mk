@@ -15,5 +15,5 @@ $(VIEWER): $(VIEW_OBJ) $(LIBTOOLS) $(LIBRENDER) $(LIBGRAMPS)
 	$(CC) $(VIEW_OBJ) -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS) \
 	    $(shell pkg-config --libs $(VIEW_PKGS))
 
-all test: $(VIEWER)
+all test programs: $(VIEWER)
 endif

@@ -1,6 +1,7 @@
 /* image_out.c — the renderer programs' outputs written together (see image_out.h). */
 #include "output/image_out.h"
 
+#include "output/image_format.h"
 #include "output/safe_file.h"
 
 #include <stdio.h>
@@ -24,8 +25,13 @@ int io_write_outputs_with(const char *png_path, int width, int height, const uin
         snprintf(err, errlen, "more than %d further outputs", IO_MAX_EXTRA_OUTPUTS);
         return -1;
     }
+    io_image_format format = IO_IMAGE_PNG;
+    if (png_path && (!io_image_format_of(png_path, &format) || format == IO_IMAGE_EXR)) {
+        snprintf(err, errlen, "%s: an RGBA image is written as .png or .jpg", png_path);
+        return -1;
+    }
     size_t png_size = 0;
-    uint8_t *png = png_path ? io_encode_png_on(width, height, rgba, threads, &png_size) : NULL;
+    uint8_t *png = png_path ? io_encode_image(format, width, height, rgba, threads, &png_size) : NULL;
     io_file files[N];
     for (int i = 0; i < N; i++) files[i] = (io_file){.fd = -1, .slot = -1};
     int rc = (png_path && !png) || (stats_path && !stats);

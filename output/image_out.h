@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A renderer program's -o and --stats: the PNG of rgba (encoded as io_encode_png_on
- * with `threads`) to png_path and `stats` (stats_size bytes) to stats_path, each when
+/* A renderer program's -o and --stats: the image of rgba (PNG encoded as
+ * io_encode_png_on with `threads`, or JPEG when png_path ends in .jpg or .jpeg; another
+ * extension is refused: image_format.h) to png_path and `stats` (stats_size bytes) to stats_path, each when
  * its path is not NULL, staged and committed together (safe_file.h), so both are
  * written or neither. stats NULL with stats_path set means making them ran out of
  * memory. 0, or -1 with the message in err. */

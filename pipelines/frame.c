@@ -114,6 +114,13 @@ const sh_raster_env *pl_frame_raster_env(pl_frame *f)
     return &f->raster_env;
 }
 
+bool pl_frame_set_background(pl_frame *f, const float rgb[3])
+{
+    if (!pl_frame_raster_env(f)) return false;
+    for (int c = 0; c < 3; c++) f->raster_env.background[c] = rgb[c];
+    return true;
+}
+
 const sh_ray_env *pl_frame_ray_env(pl_frame *f)
 {
     if (!f->has_ray_env) {

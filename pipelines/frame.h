@@ -166,6 +166,10 @@ GR_API void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
  * before each run. */
 GR_API void pl_frame_prepare(pl_frame *f, unsigned parts);
 GR_API const sh_raster_env *pl_frame_raster_env(pl_frame *f);
+/* Create hooks only: the raster graphs' background (what no geometry covers in the
+ * colour output) becomes the linear colour rgb instead of the scene's, e.g. a fog
+ * stage's colour, since what lies infinitely far is all fog. false when out of memory. */
+GR_API bool pl_frame_set_background(pl_frame *f, const float rgb[3]);
 GR_API const sh_ray_env *pl_frame_ray_env(pl_frame *f);
 
 /* Bytes of resource type t for a frame of width x height with `samples` per pixel

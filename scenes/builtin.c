@@ -262,20 +262,31 @@ sc_scene *sc_builtin_cornell(void)
     grid(&b, (float[3]){-1, 0, 1}, (float[3]){0, 0, -2}, (float[3]){0, 2, 0}, 8, 8, red);      /* left */
     grid(&b, (float[3]){1, 0, -1}, (float[3]){0, 0, 2}, (float[3]){0, 2, 0}, 8, 8, green);     /* right */
     box(&b, (float[3]){-0.75f, 0, -0.7f}, (float[3]){-0.15f, 1.3f, -0.5f}, 2, mirror);           /* mirror slab */
-    sphere(&b, (float[3]){0.4f, 0.45f, 0.1f}, 0.45f, 48, 24, plaster);
-    s->camera = (sc_camera){{0, 1, 0.95f}, {0, 1, -1}, {0, 1, 0}, 70};
+    /* the sphere stands far enough back, and the camera looks down enough, that it and
+     * the slab are seen whole, down to the floor, at any aspect up to square */
+    sphere(&b, (float[3]){0.4f, 0.45f, -0.4f}, 0.45f, 48, 24, plaster);
+    s->camera = (sc_camera){{0, 1, 0.95f}, {0, 0.7f, -1}, {0, 1, 0}, 70};
     sc_scene_add_light(s, 0, 1.9f, 0, 1, 0.95f, 0.9f);
     return finish(s, &b, "cornell");
 }
 
+static const struct { const char *name; sc_scene *(*make)(void); } builtins[] = {
+    {"teapot", sc_builtin_teapot}, {"courtyard", sc_builtin_courtyard},
+    {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell}};
+
+bool sc_builtin_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (!strcmp(name, builtins[i].name)) return true;
+    return false;
+}
+
 sc_scene *sc_builtin(const char *name, char err[SC_ERR_MAX])
 {
-    static const struct { const char *name; sc_scene *(*make)(void); } table[] = {
-        {"teapot", sc_builtin_teapot}, {"courtyard", sc_builtin_courtyard},
-        {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell}};
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(name, table[i].name)) {
-            sc_scene *s = table[i].make();
+    const size_t n = sizeof builtins / sizeof builtins[0];
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, builtins[i].name)) {
+            sc_scene *s = builtins[i].make();
             if (!s) snprintf(err, SC_ERR_MAX, "built-in scene %s: out of memory", name);
             return s;
         }

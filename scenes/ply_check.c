@@ -1,10 +1,12 @@
 /* ply_check.c — a PLY file's header checked against the file before assimp sees it.
  * assimp 5.2 loops forever on a header cut short and allocates whatever element counts a
  * header declares (2e9 vertices in a 198-byte file: ~22 GB). Both are cheap to refuse
- * here, with a message naming the file: the header must end (end_header), every line must
- * be one PLY knows, and the data each element needs at the least (binary: its fixed-size
- * properties and list counts; ASCII: one digit and one separator per value) must fit in
- * what follows the header. Everything else (bad indices, short lists) is left to the
+ * here, with a message naming the file: the header must end (end_header), its format,
+ * element and property lines must be well formed, and the data each element needs at the
+ * least (binary: its fixed-size properties and list counts; ASCII: one digit and one
+ * separator per value) must fit in what follows the header. A line that starts with no
+ * PLY keyword is skipped, as assimp skips it (its own test model Wuson.ply has a bare
+ * "Created by Blender3D 247 - www.blender.org" line). Everything else (bad indices, short lists) is left to the
  * isolated import and the index checks behind it. */
 #include "scenes/loaders.h"
 
@@ -33,7 +35,8 @@ typedef struct ply_header {
     double per_item;              /* its minimal bytes per item so far */
 } ply_header;
 
-/* One header line (no newline); false when it is not valid PLY. */
+/* One header line (no newline); false when a format, element or property line is not
+ * valid PLY. */
 static bool header_line(ply_header *h, char *line)
 {
     char *save, *w = strtok_r(line, " \t\r", &save);
@@ -58,7 +61,7 @@ static bool header_line(ply_header *h, char *line)
         h->per_item += h->ascii ? 2 : size;
         return size > 0;
     }
-    return false;
+    return true;                  /* no keyword: a comment without "comment", skipped */
 }
 
 int sc_ply_check(const char *path, char err[SC_ERR_MAX])

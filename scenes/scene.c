@@ -6,6 +6,7 @@
 #include "scenes/name_index.h"
 #include "scenes/validate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,17 @@ int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX])
     return sc_load_with(scene, &o, out, err);
 }
 
+int sc_scene_findable(const char *scene, char err[SC_ERR_MAX])
+{
+    if (sc_builtin_known(scene) || access(scene, F_OK) == 0) return 0;
+    if (strchr(scene, '/') || strchr(scene, '.'))     /* a path: as the loaders say it */
+        snprintf(err, SC_ERR_MAX, "%.400s: cannot open: %s", scene, strerror(errno));
+    else
+        snprintf(err, SC_ERR_MAX, "'%.400s': no built-in scene of that name (" SC_BUILTIN_NAMES
+                 ") and no such file", scene);
+    return -1;
+}
+
 int sc_load_with(const char *scene, const sc_load_opts *o, sc_scene **out, char err[SC_ERR_MAX])
 {
     err[0] = 0;
@@ -65,6 +77,7 @@ int sc_load_with(const char *scene, const sc_load_opts *o, sc_scene **out, char 
     if (!scene || !*scene) { snprintf(err, SC_ERR_MAX, "no scene given"); return -1; }
     sc_scene *s = sc_builtin(scene, err);
     if (!s && err[0]) return -1;
+    if (!s && sc_scene_findable(scene, err)) return -1;
     if (!s) {
         if (has_suffix(scene, ".scene")) s = sc_load_scene_file(scene, o, err);
         else s = sc_load_mesh_file(scene, o, err);

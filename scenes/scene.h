@@ -175,6 +175,10 @@ GR_API sc_load_opts sc_load_opts_default(void);
 GR_API int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
 GR_API int sc_load_with(const char *scene, const sc_load_opts *opts, sc_scene **out, char err[SC_ERR_MAX]);
 GR_API void sc_free(sc_scene *s);
+/* Whether SCENE names what sc_load can look at: a built-in, or a path that exists. 0, or
+ * -1 with "'bunny': no built-in scene of that name (teapot, ...) and no such file" in
+ * err (a name with a '/' or '.': "PATH: cannot open: No such file or directory"). sc_load checks it; a program that loads many scenes checks them all first. */
+GR_API int sc_scene_findable(const char *scene, char err[SC_ERR_MAX]);
 
 /* Builds t's mip chain below its level 0 (box filter; see sc_mip_level): 0, or -1 out of
  * memory. sc_texture_free frees every level; sc_texture_bytes counts them. */

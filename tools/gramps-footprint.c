@@ -3,13 +3,16 @@
  * this process through pl_render_frame, and writes into --out DIR:
  *
  *   footprint.csv   one row per configuration (fp_report.h has the columns)
+ *   queues.txt      per configuration, its last measured frame's queues (queue_table.h)
  *   footprint.md    the same for people, Sanchez 2011 Table III and Sugerman 2010
  *                   Table 4.2 beside ours, and the plots
  *   *.svg           peak / average footprint and frame time per scheduler per scene,
  *                   and the queue depths over one journaled frame (fp_plots.h)
  *
  * Progress goes to stderr, a line per configuration. Bad flags exit 2; a scene or graph
- * that cannot be loaded, a failed render or an unwritable output exits 1. */
+ * that cannot be loaded, a failed render or an unwritable output exits 1. Every scene
+ * name is checked before the first configuration runs. METIS (the Static scheduler's
+ * partitioner) prints its complaints on stdout; they are counted into one line. */
 #include "pipelines/frame_memory.h"
 #include "pipelines/stages.h"
 #include "scenes/scene.h"
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_LIST 64                /* entries of one list option */
 
@@ -54,7 +58,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: gramps-footprint [options]\n"
         "Renders every scene x pipeline x scheduler x worker count --repeats times and writes\n"
-        "footprint.csv, footprint.md and SVG plots into --out.\n\n"
+        "footprint.csv, footprint.md, queues.txt (per-queue tables) and SVG plots into --out.\n\n"
         "  --scenes LIST      scenes, comma-separated: built-in names or files\n"
         "                     (default %s)\n"
         "  --pipelines LIST   built-in graphs (default %s; also raster-parallel)\n"
@@ -192,6 +196,7 @@ typedef struct study_run {
     rg_setup *setups;              /* one per pipeline */
     int done, total;
     double t0;
+    FILE *queues;                  /* queues.txt's text, in memory until the outputs */
 } study_run;
 
 static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_summary *v)
@@ -208,6 +213,11 @@ static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_s
 static int run_cell(study_run *r, fp_config *c, int sc, int p, int w, int k, char *err)
 {
     fp_frame frames[r->s->repeats];
+    char title[300];
+    snprintf(title, sizeof title, "%s %s %s %uw", r->s->scenes[sc], r->s->pipelines[p],
+             c->scheduler, c->workers);
+    c->queues = r->queues;
+    c->title = title;
     if (fp_frames(c, r->s->repeats, frames, err)) return 1;
     fp_summary *v = &r->s->cells[fp_cell_index(r->s, sc, p, w, k)];
     *v = fp_summarize(frames, r->s->repeats);
@@ -227,7 +237,8 @@ static bool runs_static(const fp_study *s)
 static int run_workers(study_run *r, pl_scene_data *data, int sc, int p, int w, char *err)
 {
     const fp_study *s = r->s;
-    fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL};
+    fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL,
+                   NULL, NULL};
     gr_profile *prof = runs_static(s) ? fp_profile(&c, err) : NULL;
     if (runs_static(s) && !prof) return 1;
     c.profile = prof;
@@ -307,7 +318,22 @@ static int write_table(const char *dir, const char *name, int (*write)(FILE *, c
     return 0;
 }
 
-static int write_outputs(const options *o, const fp_study *s, char *err)
+/* queues.txt from the text gathered in memory. */
+static int write_queues(const char *dir, const char *text, size_t size, char *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/queues.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) { snprintf(err, CP_ERR_MAX, "%.900s: %s", path, strerror(errno)); return 1; }
+    fputs("Per configuration, the queues of its last measured frame (gramps-render "
+          "--stats-table's table).\n", f);
+    bool ok = fwrite(text, 1, size, f) == size;
+    if (fclose(f) != 0 || !ok) { snprintf(err, CP_ERR_MAX, "%.900s: could not write it", path); return 1; }
+    return 0;
+}
+
+static int write_outputs(const options *o, const fp_study *s, const char *queues,
+                         size_t queues_size, char *err)
 {
     if (mkdir(o->out, 0777) != 0 && errno != EEXIST) {
         snprintf(err, CP_ERR_MAX, "--out %s: %s", o->out, strerror(errno));
@@ -316,9 +342,60 @@ static int write_outputs(const options *o, const fp_study *s, char *err)
     int rc = write_table(o->out, "footprint.csv", fp_write_csv, s, err);
     if (!rc) rc = write_table(o->out, "footprint.md", fp_write_markdown, s, err);
     if (!rc) rc = fp_write_plots(o->out, s, err, CP_ERR_MAX);
-    if (!rc && !o->quiet) fprintf(stderr, "gramps-footprint: wrote %s/footprint.csv, footprint.md "
-                                  "and the plots\n", o->out);
+    if (!rc) rc = write_queues(o->out, queues, queues_size, err);
+    if (!rc && !o->quiet) fprintf(stderr, "gramps-footprint: wrote %s/footprint.csv, footprint.md, "
+                                  "queues.txt and the plots\n", o->out);
     return rc;
+}
+
+/* Every scene names a built-in or an existing file: 0, or 1 with the message in err,
+ * before hours of the matrix have run. */
+static int check_scenes(const options *o, char *err)
+{
+    char why[SC_ERR_MAX];
+    for (int i = 0; i < o->scenes.n; i++)
+        if (sc_scene_findable(o->scenes.item[i], why)) {
+            snprintf(err, CP_ERR_MAX, "--scenes: %s", why);
+            return 1;
+        }
+    return 0;
+}
+
+/* METIS writes "***Cannot bisect a graph with 0 vertices!" and the like with printf
+ * when a worker count leaves too few stages per part (the Static scheduler then falls
+ * back to longest-processing-time first: docs/schedulers.md). The study writes nothing
+ * on stdout, so while it runs stdout goes to a temporary file, whose lines are counted
+ * into one line on stderr afterwards. */
+typedef struct quiet_stdout { FILE *file; int saved; } quiet_stdout;
+
+static quiet_stdout stdout_to_temporary(void)
+{
+    quiet_stdout q = {tmpfile(), -1};
+    fflush(stdout);
+    if (q.file) q.saved = dup(STDOUT_FILENO);
+    if (q.saved >= 0 && dup2(fileno(q.file), STDOUT_FILENO) < 0) {
+        close(q.saved);
+        q.saved = -1;
+    }
+    return q;
+}
+
+static void stdout_back(quiet_stdout *q, bool quiet)
+{
+    if (!q->file) return;
+    fflush(stdout);
+    if (q->saved >= 0) {
+        dup2(q->saved, STDOUT_FILENO);
+        close(q->saved);
+    }
+    rewind(q->file);
+    int lines = 0;
+    for (int c; (c = fgetc(q->file)) != EOF;) lines += c == '\n';
+    fclose(q->file);
+    if (lines && !quiet)
+        fprintf(stderr, "gramps-footprint: METIS printed %d line%s of complaints while partitioning "
+                "for the static scheduler (too few stages per worker; its partition fell back to "
+                "longest-processing-time first where worse)\n", lines, lines == 1 ? "" : "s");
 }
 
 /* Runs the matrix and writes the outputs; 0 or 1 with the message printed. */
@@ -335,10 +412,19 @@ static int study_main(const options *o)
     char err[CP_ERR_MAX] = "out of memory";
     int rc = !setups || !pipelines || !scenes || !s.cells || !s.timelines;
     for (int i = 0; !rc && i < ns; i++) rc = !(scenes[i] = scene_label(o->scenes.item[i]));
+    if (!rc) rc = check_scenes(o, err);
     if (!rc) rc = setup_graphs(o, setups, pipelines, err);
-    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s()};
+    char *queues = NULL;
+    size_t queues_size = 0;
+    study_run r = {o, &s, setups, 0, ns * np * o->nworkers * o->schedulers.n, io_now_s(),
+                   open_memstream(&queues, &queues_size)};
+    if (!r.queues) rc = 1;
+    quiet_stdout metis = stdout_to_temporary();
     for (int sc = 0; sc < ns && !rc; sc++) rc = run_scene(&r, sc, err);
-    if (!rc) rc = write_outputs(o, &s, err);
+    stdout_back(&metis, o->quiet);
+    if (r.queues && fclose(r.queues) != 0 && !rc) rc = 1;
+    if (!rc) rc = write_outputs(o, &s, queues ? queues : "", queues_size, err);
+    free(queues);
     if (rc) fprintf(stderr, "gramps-footprint: %s\n", err);
     for (int i = 0; s.timelines && i < np * o->schedulers.n; i++) fp_timeline_free(&s.timelines[i]);
     for (int i = 0; setups && i < np; i++) rg_setup_free(&setups[i]);

@@ -1,12 +1,14 @@
-/* gramps-render — renders a scene with one of the GRAMPS renderer graphs to a PNG and
+/* gramps-render — renders a scene with one of the GRAMPS renderer graphs to an image and
  * reports frame times, work counts, queue footprint and (with --stats) the runtime's
  * statistics as JSON.
  *
  *   gramps-render [options] [SCENE]      SCENE: .scene file, mesh file or built-in name
  *
  * Bad values stop with a message naming the flag and exit status 2; a scene that cannot
- * be loaded or a failed render exits with 1. The output image is written to a temporary
- * file and renamed over the target only after a successful render. */
+ * be loaded or a failed render exits with 1. The output image (PNG or JPEG by -o's
+ * extension; with no output named, SCENE-GRAPH.png here, never over a file) is written
+ * to a temporary file and renamed over the target only after a successful render. A
+ * stage that crashes is named (crash_report.h). */
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
@@ -14,11 +16,16 @@
 #include "raytracer/isa.h"
 #include "scenes/limits.h"
 #include "scenes/scene.h"
+#include "output/image_format.h"
 #include "output/image_out.h"
 #include "output/interrupt.h"
+#include "tools/common/crash_report.h"
+#include "tools/common/default_output.h"
+#include "tools/common/float_aovs.h"
 #include "tools/common/json_out.h"
 #include "tools/common/measure.h"
 #include "tools/common/memory_estimate.h"
+#include "tools/common/queue_table.h"
 #include "tools/common/render_graph.h"
 #include "tools/common/render_opts.h"
 
@@ -27,6 +34,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct options {
     ro_options c;                  /* scene, graph, image and runtime (render_opts.h) */
@@ -34,6 +43,9 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
     bool info, list_stages;
+    bool stats_table;              /* --stats-table (or -v): the per-queue footprint table */
+    bool output_defaulted;         /* output is default_output: no output was named */
+    char default_output[256];
 } options;
 
 typedef struct frame_result {
@@ -72,9 +84,13 @@ static void usage(FILE *out)
     ro_usage(out);
     fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit\n"
-        "  -o, --output FILE     PNG to write (default: none)\n"
+        "  -o, --output FILE     image to write: .png, .jpg, .jpeg or .exr (float colour,\n"
+        "                        depth, normal) (default, when no\n"
+        "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
         "      --frames N        render N frames after one warm-up frame, report each\n"
         "      --stats FILE      write statistics as JSON\n"
+        "      --stats-table     print the last frame's queues: peak, average, capacity\n"
+        "                        in packets and bytes (also with -v)\n"
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
         "      --info            print the scene report and exit\n"
@@ -82,19 +98,27 @@ static void usage(FILE *out)
         "      --version         version\n");
 }
 
-enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES };
+enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES,
+       OPT_STATS_TABLE };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
     options *o = ctx;
     switch (c) {
-    case 'o': o->output = arg; return 0;
+    case 'o': {
+        io_image_format format;
+        if (!io_image_format_of(arg, &format))
+            return ro_bad_flag(&o->c, flag, arg, "unknown image type: name it " IO_IMAGE_EXTENSIONS);
+        o->output = arg;
+        return 0;
+    }
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_TRACE: o->trace = arg; return 0;
     case OPT_DOT: o->dot = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
     case OPT_LIST_STAGES: o->list_stages = true; return 0;
+    case OPT_STATS_TABLE: o->stats_table = true; return 0;
     }
     return ro_parse_one(&o->c, c, arg, flag);
 }
@@ -106,7 +130,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"stats", required_argument, 0, OPT_STATS}, {"info", no_argument, 0, OPT_INFO},
         {"version", no_argument, 0, OPT_VERSION},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
-        {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {0, 0, 0, 0}};
+        {"list-stages", no_argument, 0, OPT_LIST_STAGES},
+        {"stats-table", no_argument, 0, OPT_STATS_TABLE}, {0, 0, 0, 0}};
     *o = (options){0};
     int rc = ro_init(&o->c, "gramps-render", argc);
     if (rc) return rc;
@@ -414,23 +439,53 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
     return buf;
 }
 
+/* -o FILE.exr: the float channels (float_aovs.h) as OpenEXR, malloc'ed; NULL with a
+ * message printed when they cannot be made. */
+static uint8_t *exr_file(const options *o, render_ctx *ctx, const uint8_t *rgba, size_t *size)
+{
+    io_exr_channel ch[FA_CHANNELS];
+    char err[300] = "out of memory making the float channels";
+    uint8_t *exr = fa_make(&ctx->data, o->c.width, o->c.height, rgba, ch)
+                   ? io_encode_exr(o->c.width, o->c.height, ch, FA_CHANNELS, size, err, sizeof err)
+                   : NULL;
+    fa_free(ch);
+    if (!exr) fprintf(stderr, "gramps-render: -o %s: %s\n", o->output, err);
+    return exr;
+}
+
+static bool is_exr(const char *path)
+{
+    io_image_format f;
+    return path && io_image_format_of(path, &f) && f == IO_IMAGE_EXR;
+}
+
 /* -o, --stats, --trace and --dot succeed or fail together: all are made in memory and
  * staged (safe_file.h) before any replaces its file, so a failure leaves every old file
- * as it was; the same file named twice is refused. */
-static int write_outputs(const options *o, const sc_scene *s, const sc_geometry *g,
-                         const frame_stats *fs, const frame_result *last, const uint8_t *rgba)
+ * as it was; the same file named twice is refused. An .exr image goes as one more
+ * output, made here from float channels. */
+static int write_outputs(const options *o, render_ctx *ctx, const frame_stats *fs,
+                         const frame_result *last, const uint8_t *rgba)
 {
     char err[600];
     size_t stats_size = 0;
-    char *stats = o->stats ? stats_json(o, s, g, fs, last, &stats_size) : NULL;
-    io_extra_output extra[2] = {{"--trace", o->trace, NULL, 0}, {"--dot", o->dot, NULL, 0}};
+    char *stats = o->stats ? stats_json(o, ctx->data.scene, ctx->data.geo, fs, last, &stats_size) : NULL;
+    io_extra_output extra[3] = {{"--trace", o->trace, NULL, 0}, {"--dot", o->dot, NULL, 0},
+                                {"-o", NULL, NULL, 0}};
     if (o->trace) extra[0].data = graph_text(last->graph, gr_journal_write, &extra[0].size);
     if (o->dot) extra[1].data = graph_text(last->graph, dot_writer, &extra[1].size);
-    int rc = io_write_outputs_with(o->output, o->c.width, o->c.height, rgba, o->c.threads,
-                                   o->stats, stats, stats_size, extra, 2, err, sizeof err) != 0;
+    bool exr = is_exr(o->output);
+    if (exr && !(extra[2].data = exr_file(o, ctx, rgba, &extra[2].size))) {
+        free(stats);
+        free((void *)extra[0].data);
+        free((void *)extra[1].data);
+        return 1;
+    }
+    extra[2].path = exr ? o->output : NULL;
+    int rc = io_write_outputs_with(exr ? NULL : o->output, o->c.width, o->c.height, rgba,
+                                   o->c.threads, o->stats, stats, stats_size, extra, 3, err,
+                                   sizeof err) != 0;
     free(stats);
-    free((void *)extra[0].data);
-    free((void *)extra[1].data);
+    for (int i = 0; i < 3; i++) free((void *)extra[i].data);
     if (rc) fprintf(stderr, "gramps-render: %s\n", err);
     return rc;
 }
@@ -477,6 +532,36 @@ static const char *graph_name(const render_ctx *ctx)
     return name ? name : ctx->setup.name;
 }
 
+/* No output named (-o, --stats, --trace, --dot): the image goes to SCENE-GRAPH.png in
+ * the working directory. */
+static void choose_default_output(options *o, const render_ctx *ctx)
+{
+    if (o->output || o->stats || o->trace || o->dot) return;
+    do_default_name(o->c.scene, graph_name(ctx), o->default_output, sizeof o->default_output);
+    o->output = o->default_output;
+    o->output_defaulted = true;
+}
+
+/* The default image never replaces a file: checked once the render is done, so that
+ * what went wrong before (a bad graph, a failed frame) is what the user is told. 0, or 1
+ * with a message saying how to replace it. */
+static int check_default_output(const options *o)
+{
+    struct stat st;
+    if (!o->output_defaulted || lstat(o->output, &st) != 0) return 0;
+    fprintf(stderr, "gramps-render: no -o given and %s already exists here: not replaced "
+            "(-o %s replaces it; -o OTHER.png writes another file)\n", o->output, o->output);
+    return 1;
+}
+
+/* Where the default image went, on stderr whatever -q says: the user did not name it. */
+static void say_default_output(const options *o)
+{
+    char cwd[4096];
+    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : ".";
+    fprintf(stderr, "gramps-render: wrote %s/%s (no -o given)\n", dir, o->output);
+}
+
 static int run(const options *o_in, render_ctx *ctx)
 {
     options ro = *o_in;
@@ -500,8 +585,14 @@ static int run(const options *o_in, render_ctx *ctx)
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
-    if (!rc) rc = write_outputs(o, ctx->data.scene, ctx->data.geo, fs, &r, rgba);
+    if (!rc) rc = check_default_output(o);
+    if (!rc) rc = write_outputs(o, ctx, fs, &r, rgba);
+    if (!rc && o->output_defaulted) say_default_output(o);
     if (!rc && !o->c.quiet) summary(o, ctx->data.scene, ctx->data.geo, fs, o->c.frames, &r);
+    if (!rc && (o->stats_table || o->c.verbose) && gr_get_stats(r.graph)) {
+        printf("queues of the last frame (graph %s):\n", o->c.pipeline);
+        qt_print(gr_get_stats(r.graph), stdout);
+    }
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
     free(rgba);
@@ -520,7 +611,7 @@ static int render_main(options *o)
         fprintf(stderr, "gramps-render: %s\n", err);
     } else if (o->list_stages) {
         cp_registry_print(ctx.setup.registry, stdout);
-    } else {
+    } else if (!(rc = ro_check_flags_apply(&o->c, &ctx.setup))) {
         sc_scene *s;
         sc_geometry g;
         rc = ro_load_scene(&o->c, !o->info, &s, &g);   /* on failure nothing is left to free */
@@ -531,6 +622,7 @@ static int render_main(options *o)
             } else {
                 pl_scene_data_init(&ctx.data, s, &g);
                 ctx.data.build_threads = o->c.threads;
+                choose_default_output(o, &ctx);
                 rc = run(o, &ctx);
                 pl_scene_data_free(&ctx.data);
                 sc_geometry_free(&g);
@@ -547,6 +639,7 @@ int main(int argc, char **argv)
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     signal(SIGXFSZ, SIG_IGN);         /* a file-size limit is a write error, not a kill */
     io_interrupt_install("gramps-render");
+    cr_install("gramps-render");      /* a stage that crashes is named */
     options o;
     int rc = parse_args(argc, argv, &o);
     if (!rc) rc = render_main(&o);

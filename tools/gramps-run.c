@@ -22,6 +22,7 @@
 #include "compose/compose.h"
 #include "scenes/limits.h"
 #include "tools/common/cli_args.h"
+#include "tools/common/crash_report.h"
 #include "tools/common/plugin_path.h"
 
 #include <errno.h>
@@ -266,6 +267,7 @@ static int execute(options *o, char err[CP_ERR_MAX])
 
 int main(int argc, char **argv)
 {
+    cr_install("gramps-run");         /* a stage that crashes is named */
     options o = {.sets = calloc((size_t)argc, sizeof(char *)),
                  .plugins = calloc((size_t)argc, sizeof(char *))};
     int rc = o.sets && o.plugins ? parse_args(argc, argv, &o) : bad_flag("memory", "", "out of memory");

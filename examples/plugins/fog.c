@@ -15,6 +15,9 @@
  * raster environment):
  *   linear (density = 0):  fog = (t - start) / (end - start), clamped to [0, 1]
  *   exponential:           fog = 1 - exp(-density * (t - start)) beyond start
+ * What no geometry covers is infinitely far, so all fog: the stage makes the fog colour
+ * the frame's background (pl_frame_set_background), and the horizon fades into the sky
+ * instead of ending at a hard edge.
  * The amount is rounded to 1/256 and blended in integers on the sRGB-encoded bytes, so a
  * fragment's colour is a function of its own depth and colour only: the image is the same
  * for any worker count. Other outputs than colour (--aov) pass through unchanged.
@@ -35,6 +38,7 @@ typedef struct fog_state {
     float near, far;                      /* the frame's clip planes along the view axis */
     float start, end, density;
     uint32_t rgb[3];                      /* the fog colour, sRGB-encoded bytes */
+    float linear[3];                      /* the same, linear: the background's */
 } fog_state;
 
 /* "r,g,b" with each in [0, 1]; false when it is not. */
@@ -68,7 +72,10 @@ static bool fog_init(fog_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
                  "end %g)", i->name, s->start, s->end);
         return false;
     }
-    for (int ch = 0; ch < 3; ch++) s->rgb[ch] = sh_to_srgb8(rgb[ch]);
+    for (int ch = 0; ch < 3; ch++) {
+        s->rgb[ch] = sh_to_srgb8(rgb[ch]);
+        s->linear[ch] = rgb[ch];
+    }
     return true;
 }
 
@@ -81,6 +88,7 @@ static void *fog_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     const sh_raster_env *env = pl_frame_raster_env(f);
     if (!env) { free(s); snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     s->active = f->aov == SH_AOV_COLOR;
+    if (s->active) pl_frame_set_background(f, s->linear);
     s->near = env->near;
     s->far = env->far;
     return s;

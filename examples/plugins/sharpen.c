@@ -13,7 +13,7 @@
  * count, scheduler or tiling. examples/graphs/raster-sharpen.graph adds it to the
  * raster graph:
  *
- *   build/bin/gramps-render --graph examples/graphs/raster-sharpen.graph -o s.png bunny
+ *   build/bin/gramps-render --graph examples/graphs/raster-sharpen.graph -o s.png ../shared/scenes/bunny.obj
  *   ... --set sharpen.radius=2 --set sharpen.amount=1.5
  *
  * Build, in the source tree or against an installed copy:

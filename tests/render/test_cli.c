@@ -37,11 +37,14 @@ static void test_bad_scene(void)
     CHECK(run("-q --size 4096x4096 -p raytrace --max-memory 64M teapot") == 1 &&
           strstr(out, "needs about") && strstr(out, "--max-memory 64 MiB"));
     /* the hybrid's depth layers (8 bytes a pixel per group) count: 80 MiB more here */
-    CHECK(run("-q --size 2048x2048 -t 2 -p raytrace --max-memory 190M cornell") == 0);
+    CHECK(run("-q --size 2048x2048 -t 2 -p raytrace --max-memory 190M -o /dev/null cornell") == 0);
     CHECK(run("-q --size 2048x2048 -t 2 -p hybrid --max-memory 190M cornell") == 1 &&
           strstr(out, "frame buffers 176"));
     CHECK(run("-q /nonexistent.obj") == 1 && strstr(out, "/nonexistent.obj"));
     CHECK(run("-q no-such-builtin") == 1 && strstr(out, "no-such-builtin"));
+    /* a name that is neither a built-in nor a file says both */
+    CHECK(run("-q bunny") == 1 && strstr(out, "'bunny'") && strstr(out, "no built-in scene") &&
+          strstr(out, "cornell") && strstr(out, "no such file"));
 }
 
 /* Limits are said, not applied silently: more than 8 lights, textures in the ray tracer. */
@@ -53,7 +56,7 @@ static void test_limit_warnings(void)
     fprintf(f, "[mesh.a]\nbuiltin = teapot\n");
     for (int i = 0; i < 9; i++) fprintf(f, "[light.l%d]\nposition = %d,5,5\n", i, i);
     fclose(f);
-    snprintf(args, sizeof args, "-q --size 8x8 %s", path);
+    snprintf(args, sizeof args, "-q --size 8x8 -o /dev/null %s", path);
     CHECK(run(args) == 0 && strstr(out, "warning") && strstr(out, "9 lights") && strstr(out, "first 8"));
     unlink(path);
 }

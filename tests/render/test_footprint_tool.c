@@ -34,6 +34,20 @@ static void test_bad_flags(void)
     CHECK(run("--help") == 0 && strstr(out, "--schedulers"));
     CHECK(run("-q --scenes no-such-scene.obj --pipelines raster --schedulers gramps --workers 1 "
               "--repeats 1 --size 8x8 --out /tmp") == 1);
+    /* every scene is checked before the matrix starts: no configuration runs */
+    CHECK_MSG(run("--scenes teapot,bunny --pipelines raster --schedulers gramps --workers 1 "
+                  "--repeats 1 --size 8x8 --out /tmp") == 1 && strstr(out, "'bunny'") &&
+              strstr(out, "no built-in scene") && !strstr(out, "[  1/"), "%s", out);
+}
+
+/* METIS' complaints on stdout (too few stages per part) become one line on stderr. */
+static void test_metis_one_line(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--size 32x32 --scenes teapot --pipelines raytrace --schedulers "
+             "static --workers 16 --repeats 1 --out %s", dir);
+    use_tool(footprint_tool);
+    CHECK_MSG(run(args) == 0 && !strstr(out, "***") && strstr(out, "METIS printed"), "%s", out);
 }
 
 /* One CSV row split at commas (the tiny matrix' names hold none). */
@@ -170,6 +184,12 @@ static void test_tiny_matrix(void)
     check_against_render(rows, n);
     free(csv);
     check_markdown();
+    /* each configuration's per-queue table */
+    snprintf(path, sizeof path, "%s/queues.txt", dir);
+    char *queues = slurp(path, NULL);
+    CHECK_MSG(queues && strstr(queues, "\nteapot raytrace breadth-first 1w\nqueue ") &&
+              strstr(queues, "\nrays-0 ") && strstr(queues, "all (at once)"), "%s", queues ? queues : "(none)");
+    free(queues);
     static const char *const svgs[] = {"peak-raytrace-1w.svg", "avg-raytrace-1w.svg",
         "time-raytrace-1w.svg", "depth-teapot-raytrace-gramps-1w.svg",
         "depth-teapot-raytrace-breadth-first-1w.svg"};
@@ -200,6 +220,7 @@ int main(int argc, char **argv)
     RUN(test_xml_check);
     RUN(test_bad_flags);
     RUN(test_tiny_matrix);
+    RUN(test_metis_one_line);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -67,7 +67,9 @@ static void test_install_tree(void)
         "include/gramps/pipelines/raytrace/raytrace.h", "include/gramps/pipelines/raster/packets.h",
         "include/gramps/pipelines/raytrace/packets.h", "include/gramps/scenes/scene.h",
         "include/gramps/raytracer/trace.h", "include/gramps/output/image_out.h",
-        "include/gramps/output/png_encode.h"};
+        "include/gramps/output/png_encode.h", "bin/gramps-render", "bin/gramps-run",
+        "bin/gramps-footprint", "lib/gramps/plugins/fog.so", "lib/gramps/plugins/ao.so",
+        "share/gramps/examples/graphs/raster-fog.graph"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         CHECK_MSG(exists(files[i]), "%s not installed", files[i]);
     /* internals: the BVH's layout and SIMD kernels, the stages' shared helpers, the
@@ -167,6 +169,29 @@ static void test_plugins_against_installed_copy(void)
              "examples/graphs/set-reduce-keyed.graph -t 2", dir, build) == 0);
 }
 
+/* The installed programs alone: the installed gramps-render runs an installed example
+ * graph, finding its plugin in the installed lib/gramps/plugins, and a plugin built out
+ * of the tree against the installed copy (pkg-config) loads into it; both give the
+ * images of the build tree. */
+static void test_installed_programs(void)
+{
+    CHECK(sh("cd %s && %s/bin/gramps-render -q --size 48x48 --graph "
+             "%s/share/gramps/examples/graphs/raster-fog.graph -o %s/fog-prefix.png teapot",
+             dir, prefix, prefix, dir) == 0);
+    CHECK_MSG(sh("cmp %s/raster-fog-tree.png %s/fog-prefix.png", dir, dir) == 0,
+              "the installed program and plugin give another image");
+    CHECK(sh("mkdir -p %s/oot && cp examples/plugins/ao.c %s/oot/stage.c && cd %s/oot && "
+             "%s -std=c11 -O2 %s -shared -fPIC $(pkg-config --cflags gramps-render) stage.c "
+             "-o ao.so", dir, dir, dir, TEST_CC, TEST_SANFLAGS) == 0);
+    /* GRAMPS_PLUGIN_PATH is searched before the installed plugins: the graph's ao.so is
+     * the one just built */
+    CHECK(sh("cd %s && GRAMPS_PLUGIN_PATH=%s/oot %s/bin/gramps-render -q --size 48x48 --graph "
+             "%s/share/gramps/examples/graphs/raytrace-ao.graph -o %s/ao-prefix.png teapot",
+             dir, dir, prefix, prefix, dir) == 0);
+    CHECK_MSG(sh("cmp %s/raytrace-ao-tree.png %s/ao-prefix.png", dir, dir) == 0,
+              "the out-of-tree plugin in the installed program gives another image");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -186,6 +211,7 @@ int main(int argc, char **argv)
     RUN(test_headers_standalone);
     RUN(test_example_against_installed_copy);
     RUN(test_plugins_against_installed_copy);
+    RUN(test_installed_programs);
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     CHECK(system(rm) == 0);
     return check_finish();

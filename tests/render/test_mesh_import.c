@@ -93,6 +93,30 @@ static void test_binary_faces(void)
     sc_free(s);
 }
 
+/* A header line with no PLY keyword is skipped, as assimp skips it: Debian's
+ * assimp-testmodels' Wuson.ply has "Created by Blender3D 247 - www.blender.org". */
+static void test_bare_header_line(void)
+{
+    const char text[] = "ply\nformat ascii 1.0\nCreated by Blender3D 247 - www.blender.org, "
+                        "source file: \nelement vertex 3\nproperty float x\nproperty float y\n"
+                        "property float z\nelement face 1\nproperty list uchar int "
+                        "vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    char err[SC_ERR_MAX];
+    sc_scene *s = NULL;
+    CHECK_MSG(sc_load(write_file("bare.ply", text, sizeof text - 1), &s, err) == 0, "%s", err);
+    if (s) CHECK(s->nmeshes == 1 && s->meshes[0].ntriangles == 1);
+    sc_free(s);
+    const char *wuson = "/usr/share/assimp/models/PLY/Wuson.ply";
+    if (access(wuson, R_OK) != 0) SKIP("no %s (assimp-testmodels)", wuson);
+    s = NULL;
+    CHECK_MSG(sc_load(wuson, &s, err) == 0, "%s", err);
+    if (s) CHECK(s->nmeshes >= 1 && s->meshes[0].ntriangles >= 3732);
+    sc_free(s);
+    /* a keyword line that is malformed is still refused */
+    const char bad[] = "ply\nformat ascii 1.0\nelement vertex\nend_header\n";
+    expect_refused(write_file("bad-element.ply", bad, sizeof bad - 1), "malformed PLY header");
+}
+
 static void test_huge_counts(void)
 {
     /* 198 bytes declaring 2e9 vertices: assimp would allocate ~22 GB */
@@ -175,6 +199,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmpdir)) return 1;
     RUN(test_ascii_truncated);
     RUN(test_binary_faces);
+    RUN(test_bare_header_line);
     RUN(test_huge_counts);
     RUN(test_memory_limit);
     RUN(test_isolation);

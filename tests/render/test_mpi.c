@@ -176,6 +176,16 @@ static void test_bad_options_once(void)
     CHECK_MSG(rc == 2 && occurrences(out, "not supported across ranks") == 1, "exit %d: %s", rc, out);
     rc = shell(MPIRUN " -np 2 %s/gramps-render-mpi --scheduler static teapot", bin);
     CHECK_MSG(rc == 2 && occurrences(out, "not supported across ranks") == 1, "exit %d: %s", rc, out);
+    /* a flag the graph has no setting for: one warning, or with --strict one error */
+    rc = shell(MPIRUN " -np 2 %s/gramps-render-mpi -q --size 16x16 --spp 4 -o /dev/null teapot", bin);
+    CHECK_MSG(rc == 0 && occurrences(out, "--spp does not apply to graph 'raster'") == 1,
+              "exit %d: %s", rc, out);
+    rc = shell(MPIRUN " -np 2 %s/gramps-render-mpi -q --size 16x16 --strict --spp 4 -o /dev/null teapot", bin);
+    CHECK_MSG(rc == 2 && occurrences(out, "--spp does not apply to graph 'raster'") == 1,
+              "exit %d: %s", rc, out);
+    /* an image type it cannot write, before any rank renders (as gramps-render) */
+    rc = shell(MPIRUN " -np 2 %s/gramps-render-mpi -o x.bmp teapot", bin);
+    CHECK_MSG(rc == 2 && occurrences(out, "unknown image type") == 1, "exit %d: %s", rc, out);
 }
 
 /* A real per-rank cause: rank 0 runs in a directory holding the scene, ranks 1 and 2 in

@@ -138,6 +138,14 @@ static void test_errors(void)
     snprintf(tool, sizeof tool, "%s", a);
     CHECK_MSG(rc == 1 && strstr(out, "cannot start video") && strstr(out, "SDL_VIDEODRIVER"),
               "no display: exit %d:\n%s", rc, out);
+    /* no display and no driver named: SDL would pick its invisible offscreen window;
+     * the viewer says how to get a display instead, and exits 1 as the README says */
+    snprintf(tool, sizeof tool, "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60 "
+             "%.400s", a);
+    rc = run("--frames 1 --size 32x32");
+    snprintf(tool, sizeof tool, "%s", a);
+    CHECK_MSG(rc == 1 && strstr(out, "no display") && strstr(out, "SDL_VIDEODRIVER=dummy"),
+              "no display, no driver: exit %d:\n%s", rc, out);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* fp_run.c — one configuration's frames for the footprint study (see fp_run.h). */
 #include "tools/common/fp_run.h"
 #include "tools/common/measure.h"
+#include "tools/common/queue_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,10 @@ int fp_frames(const fp_config *c, int repeats, fp_frame *frames, char err[CP_ERR
             return 1;
         }
         if (i >= 0) frames[i] = frame_of(g, ms);
+        if (i == repeats - 1 && c->queues) {
+            fprintf(c->queues, "\n%s\n", c->title ? c->title : "");
+            qt_print(gr_get_stats(g), c->queues);
+        }
         gr_graph_destroy(g);
     }
     return 0;

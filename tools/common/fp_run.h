@@ -10,6 +10,8 @@
 
 #include "pipelines/stages.h"
 
+#include <stdio.h>
+
 /* One configuration: what every frame of it renders with. */
 typedef struct fp_config {
     cp_graph *graph;
@@ -18,6 +20,9 @@ typedef struct fp_config {
     const char *scheduler;
     unsigned workers;
     const gr_profile *profile;     /* static: the profiling frame's (fp_profile) */
+    FILE *queues;                  /* if set: the last measured frame's per-queue table
+                                      (queue_table.h) goes here, after a `title` line */
+    const char *title;
 } fp_config;
 
 /* One measured frame; times are summed over the workers (gr_stats.per_worker). */

@@ -2,7 +2,8 @@
  * directory (`--plugin fog.so`, a graph file's `plugins = fog.so`): the directories of
  * GRAMPS_PLUGIN_PATH (':'-separated), then the plugins/ directory beside the program's
  * bin/ directory, which is where `make` puts the examples/plugins sources built ($(BUILD)/plugins for
- * $(BUILD)/bin/PROGRAM, also in sanitizer builds). */
+ * $(BUILD)/bin/PROGRAM, also in sanitizer builds), then ../lib/gramps/plugins from bin/,
+ * where `make install` puts them. */
 #ifndef TOOLS_COMMON_PLUGIN_PATH_H
 #define TOOLS_COMMON_PLUGIN_PATH_H
 

@@ -29,14 +29,32 @@ static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     return pl_graph_load(s->graph, s->name, NULL, err) ? 1 : 0;
 }
 
-/* The renderer flags that are [graph] settings. */
+/* A renderer flag's [graph] setting, when the graph declares it (its default is what
+ * the flag overrides); else the flag goes to s->unused. 0, or 2 with a message. */
+static int put_flag(rg_setup *s, const char *key, const char *value, const char *flag,
+                    char err[CP_ERR_MAX])
+{
+    if (!cp_graph_value(s->graph, key)) {
+        if (s->nunused < RG_MAX_UNUSED_FLAGS) s->unused[s->nunused++] = flag;
+        return 0;
+    }
+    char where[64];
+    snprintf(where, sizeof where, "command line (%s)", flag);
+    return cp_put(s->graph, "graph", key, value, where, err) ? 2 : 0;
+}
+
+/* The renderer flags that are [graph] settings, then every --set. */
 static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
+    char spp[16], bounces[16];
+    snprintf(spp, sizeof spp, "%d", o->spp);
+    snprintf(bounces, sizeof bounces, "%d", o->bounces);
+    if (o->spp && put_flag(s, "spp", spp, "--spp", err)) return 2;
+    if (o->have_bounces && put_flag(s, "bounces", bounces, "--bounces", err)) return 2;
+    if (o->no_coarse_z && put_flag(s, "coarse_z", "false", "--no-coarse-z", err)) return 2;
+    bool raster = !o->graph_file && !strcmp(o->pipeline, "raster");
+    if (o->parallel_rast && !raster) s->unused[s->nunused++] = "--parallel-rast";
     char v[32];
-    if (o->spp) {
-        snprintf(v, sizeof v, "%d", o->spp);
-        if (cp_put(s->graph, "graph", "spp", v, "command line (--spp)", err)) return 2;
-    }
     if (o->msaa && !cp_graph_value(s->graph, "msaa")) {
         snprintf(err, CP_ERR_MAX, "--msaa %d: graph '%s' has no msaa setting (multisampling "
                  "is the raster graphs'; the ray tracer and the hybrid take --spp)", o->msaa, s->name);
@@ -46,12 +64,6 @@ static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
         snprintf(v, sizeof v, "%d", o->msaa);
         if (cp_put(s->graph, "graph", "msaa", v, "command line (--msaa)", err)) return 2;
     }
-    if (o->have_bounces) {
-        snprintf(v, sizeof v, "%d", o->bounces);
-        if (cp_put(s->graph, "graph", "bounces", v, "command line (--bounces)", err)) return 2;
-    }
-    if (o->no_coarse_z && cp_put(s->graph, "graph", "coarse_z", "false", "command line (--no-coarse-z)", err))
-        return 2;
     for (int i = 0; i < o->nsets; i++)
         if (cp_set(s->graph, o->sets[i], err)) return 2;
     return 0;

@@ -23,13 +23,20 @@ typedef struct rg_options {
     int nplugins;
 } rg_options;
 
+/* A renderer flag applies to a graph that declares the [graph] setting it sets (--spp:
+ * spp, --bounces: bounces, --no-coarse-z: coarse_z); --parallel-rast to -p raster. */
+#define RG_MAX_UNUSED_FLAGS 4
+
 typedef struct rg_setup {
     cp_registry *registry;
     cp_graph *graph;
     char name[256];                   /* the built-in's name or the file's path */
+    const char *unused[RG_MAX_UNUSED_FLAGS];  /* flags given that do not apply to it */
+    int nunused;
 } rg_setup;
 
-/* Builds the registry (built-ins and plugins) and the graph with every override.
+/* Builds the registry (built-ins and plugins) and the graph with every override; the
+ * renderer flags that do not apply to the graph are left out and listed in s->unused.
  * Returns 0, or the exit status with a message in err: 2 for a bad --set (a flag), 1
  * for a graph or plugin that cannot be loaded. */
 int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX]);

@@ -64,10 +64,27 @@ void ro_usage(FILE *out)
         "      --scheduler NAME  gramps (default), task-stealing, breadth-first, static, qes\n"
         "                        or pss\n"
         "                        (static: profiles one frame under gramps first)\n"
-        "  -v, --verbose         static: print the partition of stages over workers\n"
+        "  -v, --verbose         gramps-render: the per-queue footprint table; static: the\n"
+        "                        partition of stages over workers\n"
         "      --max-memory SIZE memory the render and mesh import may use, e.g. 4G\n"
         "                        (default: half the physical memory)\n"
-        "  -q, --quiet           no summary\n");
+        "  -q, --quiet           no summary\n"
+        "      --strict          a flag that does not apply to the graph (--spp with\n"
+        "                        raster...) is an error, not a warning\n");
+}
+
+int ro_check_flags_apply(const ro_options *o, const rg_setup *s)
+{
+    const char *graph = cp_graph_value(s->graph, "name");
+    if (!graph) graph = s->name;
+    for (int i = 0; i < s->nunused; i++) {
+        bool rast = !strcmp(s->unused[i], "--parallel-rast");
+        fprintf(stderr, "%s: %s: %s does not apply to graph '%s' (%s)%s\n", o->prog,
+                o->strict ? "error" : "warning", s->unused[i], graph,
+                rast ? "it applies to -p raster only" : "the graph has no [graph] setting for it",
+                o->strict ? "" : "; ignored (--strict makes this an error)");
+    }
+    return o->strict && s->nunused ? 2 : 0;
 }
 
 static bool parse_floats(const char *s, int n, float *out)
@@ -169,6 +186,7 @@ static int parse_runtime_flag(ro_options *o, int c, const char *arg, const char 
         return 0;
     case 'v': o->verbose = true; return 0;
     case 'q': o->quiet = true; return 0;
+    case RO_OPT_STRICT: o->strict = true; return 0;
     }
     return RO_NOT_MINE;
 }

@@ -27,6 +27,7 @@ typedef struct ro_options {
     size_t max_memory;             /* 0 until the scene is loaded: sc_load_opts_default's */
     sh_aov aov;
     bool quiet, verbose, have_camera, have_light;
+    bool strict;                   /* a flag that does not apply is an error, not a warning */
     float camera[10], light[3];
 } ro_options;
 
@@ -34,7 +35,7 @@ typedef struct ro_options {
 enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES,
        RO_OPT_SPP, RO_OPT_BOUNCES, RO_OPT_PARALLEL_RAST, RO_OPT_NO_COARSE_Z,
        RO_OPT_SCHEDULER, RO_OPT_GRAPH, RO_OPT_SET, RO_OPT_PLUGIN, RO_OPT_MAX_MEMORY,
-       RO_OPT_MSAA, RO_OPT_END };
+       RO_OPT_MSAA, RO_OPT_STRICT, RO_OPT_END };
 
 #define RO_SHORT_OPTIONS "p:t:qv"
 #define RO_LONG_OPTIONS                                                                    \
@@ -52,7 +53,8 @@ enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES
     {"scheduler", required_argument, 0, RO_OPT_SCHEDULER},                                 \
     {"graph", required_argument, 0, RO_OPT_GRAPH}, {"set", required_argument, 0, RO_OPT_SET}, \
     {"plugin", required_argument, 0, RO_OPT_PLUGIN},                                       \
-    {"max-memory", required_argument, 0, RO_OPT_MAX_MEMORY}
+    {"max-memory", required_argument, 0, RO_OPT_MAX_MEMORY},                              \
+    {"strict", no_argument, 0, RO_OPT_STRICT}
 
 /* Defaults (teapot, raster, 1024x1024, frames 1) with room for argc --set and --plugin
  * values. 0, or exit status 2 with a message when out of memory. */
@@ -83,6 +85,10 @@ int ro_parse_args(ro_options *o, int argc, char **argv, const ro_program *p);
 
 /* "PROG: FLAG 'VALUE': WHY" on stderr; returns 2, the exit status of a bad flag. */
 int ro_bad_flag(const ro_options *o, const char *flag, const char *value, const char *why);
+
+/* The renderer flags given that do not apply to the graph set up (s->unused): a warning
+ * each, naming the flag and the graph; with --strict an error. 0, or exit status 2. */
+int ro_check_flags_apply(const ro_options *o, const rg_setup *s);
 
 /* The help lines of the shared options. */
 void ro_usage(FILE *out);

@@ -152,11 +152,26 @@ static int run_worker(mp_renderer *r, const mp_plan *p, int rank, int nranks)
     return 0;
 }
 
+/* Renderer flags that do not apply to the graph (render_opts.h): rank 0 warns; with
+ * --strict every rank fails alike, so agree_on_start says it once. */
+static int flags_apply(const mp_options *o, const rg_setup *s, int rank, char err[CP_ERR_MAX])
+{
+    if (o->c.strict && s->nunused) {
+        snprintf(err, CP_ERR_MAX, "error: %s does not apply to graph '%s' (--strict)",
+                 s->unused[0], cp_graph_value(s->graph, "name") ? cp_graph_value(s->graph, "name") : s->name);
+        return 2;
+    }
+    if (rank == 0) ro_check_flags_apply(&o->c, s);
+    return 0;
+}
+
 static int run(mp_options *o, int rank, int nranks)
 {
     mp_renderer r;
     char err[CP_ERR_MAX] = "";
-    int rc = agree_on_start(mp_renderer_init(&r, o, err), err, rank, nranks);
+    int started = mp_renderer_init(&r, o, err);
+    if (!started) started = flags_apply(o, &r.setup, rank, err);
+    int rc = agree_on_start(started, err, rank, nranks);
     if (!rc) rc = agree_on_scene(&r, rank, nranks);
     if (!rc) {
         int rows = o->chunk_rows ? o->chunk_rows

@@ -2,6 +2,7 @@
 #include "tools/mpi/options.h"
 
 #include "gramps/gramps.h"
+#include "output/image_format.h"
 #include "scenes/limits.h"
 #include "tools/common/cli_args.h"
 
@@ -17,7 +18,7 @@ static void usage(FILE *out)
         "The image is the same, bit for bit, as gramps-render's.\n\n");
     ro_usage(out);
     fprintf(out,
-        "  -o, --output FILE     PNG to write (the last frame)\n"
+        "  -o, --output FILE     image to write (the last frame): .png, .jpg or .jpeg\n"
         "      --frames N        render N frames; chunks of all frames are handed out\n"
         "      --stats FILE      write statistics as JSON, with a `ranks` array\n"
         "      --chunk-rows N    rows per chunk (default: 2 bands per rank for raster front\n"
@@ -37,7 +38,14 @@ static int parse_own(void *ctx, int c, const char *arg, const char *flag)
 {
     mp_options *o = ctx;
     switch (c) {
-    case 'o': o->output = arg; return 0;
+    case 'o': {
+        io_image_format format;
+        if (!io_image_format_of(arg, &format) || format == IO_IMAGE_EXR)
+            return ro_bad_flag(&o->c, flag, arg, "unknown image type: name it .png, .jpg or "
+                               ".jpeg (.exr: gramps-render only)");
+        o->output = arg;
+        return 0;
+    }
     case OPT_STATS: o->stats = arg; return 0;
     case OPT_CHUNK_ROWS:
         if (!io_parse_int(arg, 1, PL_MAX_IMAGE_SIDE, &o->chunk_rows))

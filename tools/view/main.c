@@ -9,6 +9,7 @@
  * scene cannot be loaded, there is no display or font, or a frame fails. */
 #include "pipelines/frame_memory.h"
 #include "pipelines/stages.h"
+#include "tools/common/crash_report.h"
 #include "tools/view/input.h"
 #include "tools/view/options.h"
 #include "tools/view/renderer.h"
@@ -122,8 +123,9 @@ static int view_main(vw_options *o)
     rg_setup setup;
     char err[CP_ERR_MAX];
     int rc = rg_setup_init(&setup, &o->r.graph, err);
+    if (rc) fprintf(stderr, "gramps-view: %s\n", err);
+    else rc = ro_check_flags_apply(&o->r, &setup);
     if (rc) {
-        fprintf(stderr, "gramps-view: %s\n", err);
         rg_setup_free(&setup);
         return rc;
     }
@@ -146,6 +148,7 @@ static int view_main(vw_options *o)
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as in gramps-render */
+    cr_install("gramps-view");        /* a stage that crashes is named */
     vw_options o;
     int rc = vw_parse_options(argc, argv, &o);
     if (!rc) rc = view_main(&o);

@@ -102,7 +102,8 @@ static void stages(layout *l, const vw_snapshot *s)
     }
 }
 
-/* One row per worker (squeezed to at least 1 pixel when they do not fit), time across. */
+/* One row per worker, a text line high so that short tasks stay visible (squeezed, to
+ * at least 1 pixel, when the workers do not fit), time across. */
 static void timeline(layout *l, const vw_snapshot *s)
 {
     char t[80];
@@ -110,7 +111,7 @@ static void timeline(layout *l, const vw_snapshot *s)
     line(l, grey, t);
     if (!s->workers || !room(l)) return;
     int left = l->h - l->y - PAD, row = left / (int)s->workers;
-    row = row > l->lh / 2 ? l->lh / 2 : row < 1 ? 1 : row;
+    row = row > l->lh ? l->lh : row < 1 ? 1 : row;
     int x0 = l->x + PAD, w = l->w - 2 * PAD;
     fill(l->r, x0, l->y, w, row * (int)s->workers, (SDL_Color){40, 40, 40, 255});
     for (size_t i = 0; i < s->nslices && s->wall_ms > 0; i++) {
@@ -125,7 +126,7 @@ static void timeline(layout *l, const vw_snapshot *s)
 /* The panel's height for s (before drawing, to draw its background first). */
 static int panel_height(const vw_snapshot *s, int lh)
 {
-    return (5 + s->nqueues + s->nstages) * lh + (int)s->workers * (lh / 2) + 2 * PAD;
+    return (5 + s->nqueues + s->nstages) * lh + (int)s->workers * lh + 2 * PAD;
 }
 
 void vw_overlay_draw(SDL_Renderer *r, TTF_Font *f, const vw_snapshot *s, int w, int h)

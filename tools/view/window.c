@@ -5,6 +5,8 @@
 #include "tools/view/screenshot.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int fail(const char *what, const char *why)
 {
@@ -12,14 +14,36 @@ static int fail(const char *what, const char *why)
     return 1;
 }
 
-/* SDL's video: no display and no usable driver both end here, with the way out. */
-static int start_video(void)
+static int no_video(const char *why)
 {
-    if (SDL_Init(SDL_INIT_VIDEO) == 0) return 0;
     fprintf(stderr, "gramps-view: cannot start video: %s\n"
             "gramps-view: set DISPLAY (or WAYLAND_DISPLAY), or SDL_VIDEODRIVER=dummy "
-            "to render without a display\n", SDL_GetError());
+            "to render without a display\n", why);
     return 1;
+}
+
+static bool env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v;
+}
+
+/* SDL's video: no display and no usable driver both end here, with the way out. With
+ * no display and no driver named, SDL 2.26 would fall back to its invisible offscreen
+ * window (a viewer nobody sees, running on); so that case stops before SDL starts, and
+ * an offscreen or dummy driver is used only when SDL_VIDEODRIVER names it. */
+static int start_video(void)
+{
+    bool named = env_set("SDL_VIDEODRIVER");
+    if (!named && !env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY"))
+        return no_video("no display (DISPLAY and WAYLAND_DISPLAY are not set)");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) return no_video(SDL_GetError());
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!named && driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy"))) {
+        SDL_Quit();
+        return no_video("no display: SDL found only its invisible offscreen driver");
+    }
+    return 0;
 }
 
 int vw_window_open(vw_window *w, int width, int height)

@@ -1,0 +1,28 @@
+/* float_aovs.h — the float channels gramps-render writes to an OpenEXR file (-o
+ * FILE.exr): the rendered image's colour as linear floats, and per pixel the depth and
+ * normal of the surface that a ray through the pixel centre hits first.
+ *
+ *   R, G, B, A    the image's bytes decoded: the exact inverse of the sinks' sRGB encode
+ *                 (pipelines/image/image.h), so 8-bit precision; A as byte / 255
+ *   Z             the hit's distance along the camera's view axis, (p - eye) . forward,
+ *                 in scene units; +infinity where the ray hits nothing
+ *   N.X, N.Y, N.Z the hit's unit world-space shading normal; 0 where nothing is hit
+ *
+ * Z and N come from the scene's BVH (one ray a pixel, as the ray tracer's primary rays
+ * with one sample), not from the graph: the graphs' sinks write 8-bit pixels only. */
+#ifndef TOOLS_COMMON_FLOAT_AOVS_H
+#define TOOLS_COMMON_FLOAT_AOVS_H
+
+#include "output/exr_encode.h"
+#include "pipelines/frame.h"
+
+#define FA_CHANNELS 8
+
+/* The channels of a width x height render of d's scene (its camera) whose RGBA bytes are
+ * rgba, into ch[FA_CHANNELS] (names and malloc'ed data: fa_free). false when out of
+ * memory. */
+bool fa_make(pl_scene_data *d, int width, int height, const uint8_t *rgba,
+             io_exr_channel ch[FA_CHANNELS]);
+void fa_free(io_exr_channel ch[FA_CHANNELS]);
+
+#endif
