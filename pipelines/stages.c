@@ -47,6 +47,9 @@ static const char raytrace_graph[] =
 static const char hybrid_graph[] =
 #include "graphs/hybrid.graph.inc"
     ;
+static const char hybrid_visibility_graph[] =
+#include "graphs/hybrid-visibility.graph.inc"
+    ;
 static const char raster_tonemap_graph[] =
 #include "graphs/raster-tonemap.graph.inc"
     ;
@@ -64,6 +67,7 @@ const char *pl_builtin_graph(const char *name)
     if (!strcmp(name, "raster-parallel")) return raster_parallel_graph;
     if (!strcmp(name, "raytrace")) return raytrace_graph;
     if (!strcmp(name, "hybrid")) return hybrid_graph;
+    if (!strcmp(name, "hybrid-visibility")) return hybrid_visibility_graph;
     if (!strcmp(name, "raster-tonemap")) return raster_tonemap_graph;
     if (!strcmp(name, "raster-fxaa")) return raster_fxaa_graph;
     if (!strcmp(name, "raytrace-tonemap")) return raytrace_tonemap_graph;
@@ -99,7 +103,7 @@ int pl_graph_load(cp_graph *g, const char *builtin, const char *path, char err[C
     if (*base) {
         if (!pl_builtin_graph(base))
             return snprintf(err, CP_ERR_MAX, "%s: [graph] base = %s is not a built-in graph "
-                            "(raster, raster-ordered, raster-parallel, raytrace, hybrid)",
+                            "(raster, raster-ordered, raster-parallel, raytrace, hybrid, hybrid-visibility)",
                             path ? path : builtin, base), -1;
         if (base_of(g, base, NULL, inner, err)) return -1;
         if (*inner)

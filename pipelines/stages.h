@@ -24,7 +24,7 @@ GR_API int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX]);
 GR_API cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
 
 /* The text of a built-in graph ("raster", "raster-ordered", "raster-parallel", "raytrace",
- * "hybrid", and those that add image-space stages to one: "raster-tonemap",
+ * "hybrid", "hybrid-visibility", and those that add image-space stages to one: "raster-tonemap",
  * "raster-fxaa", "raytrace-tonemap"), or NULL. */
 GR_API const char *pl_builtin_graph(const char *name);
 

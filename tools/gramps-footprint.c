@@ -135,7 +135,7 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
     case OPT_SCENES: return split(&o->scenes, arg) ? 0 : bad_flag(flag, arg, "expected names, comma-separated");
     case OPT_PIPELINES:
         if (!split(&o->pipelines, arg)) return bad_flag(flag, arg, "expected names, comma-separated");
-        return check_names(&o->pipelines, builtin_graph, flag, "raster, raster-parallel, raytrace, hybrid");
+        return check_names(&o->pipelines, builtin_graph, flag, "raster, raster-parallel, raytrace, hybrid, hybrid-visibility");
     case OPT_SCHEDULERS:
         if (!split(&o->schedulers, arg)) return bad_flag(flag, arg, "expected names, comma-separated");
         return check_names(&o->schedulers, gr_scheduler_known, flag, gr_scheduler_names());

@@ -42,6 +42,7 @@ void ro_usage(FILE *out)
     fprintf(out,
         "  -p, --pipeline NAME   raster (default), raytrace or hybrid: a built-in graph\n"
         "                        (also raster-ordered, raster-parallel: the thesis' graph;\n"
+        "                        hybrid-visibility: the ray tracer after a depth pass;\n"
         "                        raster-tonemap, raster-fxaa, raytrace-tonemap: with\n"
         "                        image-space stages, --set graph.exposure=X)\n"
         "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
@@ -136,7 +137,7 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
     case 'p':
         if (!pl_builtin_graph(arg))
             return ro_bad_flag(o, flag, arg, "unknown pipeline (raster, raster-ordered, "
-                               "raster-parallel, raytrace, hybrid, raster-tonemap, raster-fxaa, "
+                               "raster-parallel, raytrace, hybrid, hybrid-visibility, raster-tonemap, raster-fxaa, "
                                "raytrace-tonemap)");
         o->pipeline = g->pipeline = arg;
         return 0;
