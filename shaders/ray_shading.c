@@ -101,11 +101,12 @@ static void mirror(const sh_ray_env *e, const float p[3], const float n[3], cons
  * graphs' sh_pbr_shade_local. */
 static void shade_metallic_roughness(const sh_ray_env *e, const sc_material *m, const rt_ray *ray,
                                      const rt_hit *hit, const float p[3], const float n[3],
-                                     const float view[3], float width, const float w[3],
-                                     sh_ray_result *out)
+                                     const float view[3], float width, const sh_lod *quad,
+                                     const float w[3], sh_ray_result *out)
 {
     sh_surface_in in;
     sh_surface_in_of_hit(e->geo, hit->prim, hit->u, hit->v, ray->dir, width, &in);
+    if (quad) in.lod = *quad;
     in.facing = sh_dot3(in.n, ray->dir) > 0 ? -1.0f : 1.0f;
     sh_surface s;
     sh_surface_gather(e->scene, m, &in, &s);
@@ -156,9 +157,16 @@ static void hit_footprint(const sh_ray_env *e, const rt_ray *ray, const rt_hit *
                   .cos_theta = sh_dot3(g, ray->dir) / (world2 * dlen)};
 }
 
-/* sh_ray_surface for the hit's material m. */
+/* The footprint of a pixel's 2x2 quad (sh_ray_shade_quad's derivatives). */
+static sh_lod quad_lod(const float d[4])
+{
+    return (sh_lod){.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
+}
+
+/* sh_ray_surface for the hit's material m, its textures at the footprint of `quad`
+ * (NULL: of the ray cone). */
 static inline void surface_of(const sh_ray_env *e, const sc_material *m, const rt_ray *ray,
-                              const rt_hit *hit, rt_cone cone, float rgba[4])
+                              const rt_hit *hit, rt_cone cone, const sh_lod *quad, float rgba[4])
 {
     for (int i = 0; i < 3; i++) rgba[i] = m->albedo[i];
     rgba[3] = m->alpha;
@@ -168,6 +176,7 @@ static inline void surface_of(const sh_ray_env *e, const sc_material *m, const r
     float uv[2], texel[4];
     sh_lod q;
     hit_footprint(e, ray, hit, cone, uv, &q);
+    if (quad) q = *quad;
     float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
     sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
@@ -177,7 +186,7 @@ static inline void surface_of(const sh_ray_env *e, const sc_material *m, const r
 void sh_ray_surface(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
                     float rgba[4])
 {
-    surface_of(e, material_of(e, hit), ray, hit, cone, rgba);
+    surface_of(e, material_of(e, hit), ray, hit, cone, NULL, rgba);
 }
 
 /* Alpha a in 0..1 (NaN: fully transparent). */
@@ -212,7 +221,7 @@ float sh_ray_transmittance(const sh_ray_env *e, const rt_ray *ray, const rt_hit 
     const sc_material *m = material_of(e, hit);
     if (m->alpha_mode != SC_ALPHA_BLEND) return 0.0f;
     float base[4];
-    surface_of(e, m, ray, hit, (rt_cone){0.0f, 0.0f}, base);
+    surface_of(e, m, ray, hit, (rt_cone){0.0f, 0.0f}, NULL, base);
     return 1.0f - alpha_of(base[3]);
 }
 
@@ -230,10 +239,10 @@ bool sh_ray_blended(const sh_ray_env *e, const rt_hit *hit, const float rgba[4],
     return true;
 }
 
-void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
-                       const float weight[3], int depth, rt_cone cone, sh_ray_result *out)
+/* sh_ray_shade_cone, its textures at the footprint of `quad` (NULL: of the cone). */
+static void shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, const float weight[3],
+                  rt_cone cone, const sh_lod *quad, sh_ray_result *out)
 {
-    (void)depth;
     const sc_material *m = material_of(e, hit);
     float n[3], p[3], view[3], base[4];
     sh_ray_hit_normal(e, ray, hit, n);
@@ -241,7 +250,7 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
         p[i] = ray->org[i] + hit->t * ray->dir[i];
         view[i] = -ray->dir[i];
     }
-    surface_of(e, m, ray, hit, cone, base);
+    surface_of(e, m, ray, hit, cone, quad, base);
     out->pass = m->alpha_mode == SC_ALPHA_BLEND;
     float w[3] = {weight[0], weight[1], weight[2]};
     if (out->pass) {
@@ -256,7 +265,7 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     out->nshadow = 0;
     if (m->model == SC_SHADING_METALLIC_ROUGHNESS) {
         shade_metallic_roughness(e, m, ray, hit, p, n, view, rt_cone_width_at(cone, hit->t),
-                                 w, out);
+                                 quad, w, out);
         return;
     }
     float local = 1.0f - m->reflectivity, scale[3];
@@ -269,6 +278,20 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
     if (!out->reflect) return;
     mirror(e, p, n, n, view, out);
     for (int i = 0; i < 3; i++) out->reflect_weight[i] = w[i] * m->reflectivity;
+}
+
+void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                       const float weight[3], int depth, rt_cone cone, sh_ray_result *out)
+{
+    (void)depth;
+    shade(e, ray, hit, weight, cone, NULL, out);
+}
+
+void sh_ray_shade_quad(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                       const float weight[3], const float quad[4], sh_ray_result *out)
+{
+    const sh_lod q = quad_lod(quad);
+    shade(e, ray, hit, weight, (rt_cone){0.0f, 0.0f}, &q, out);
 }
 
 void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,

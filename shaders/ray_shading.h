@@ -62,6 +62,14 @@ GR_API void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_h
 GR_API void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                   const float weight[3], int depth, sh_ray_result *out);
 
+/* The same for a surface a rasterizer found at a pixel (the hybrid's pixel shader): its
+ * textures are filtered at the footprint of the pixel's 2x2 quad, as the raster pixel
+ * shader's are, from quad = {du/dx, dv/dx, du/dy, dv/dy} in the mesh's texture
+ * coordinates (sh_ps_quad_derivatives), instead of a ray cone's. Everything else is
+ * sh_ray_shade_cone's: without textures the result is the same, bit for bit. */
+GR_API void sh_ray_shade_quad(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                              const float weight[3], const float quad[4], sh_ray_result *out);
+
 /* The base colour and alpha at a hit: the material's factors times its albedo texture
  * (sh_texture_sample at the interpolated, transformed uv), at the level of detail of
  * the ray cone's footprint there (sh_texture_cone_lod: the triangle's texel area over

@@ -9,6 +9,7 @@
 #include "pipelines/raytrace/packets.h"
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/raytrace/sample_runs.h"
+#include "pipelines/raytrace/transmittance.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 
@@ -242,28 +243,10 @@ static void intersect_main(gr_ctx *c)
     atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
 }
 
-/* What of shadow ray r's light reaches its origin through blended surfaces: the
- * product of (1 - a) over the surfaces in its range, nearest first (sh_ray_transmittance:
- * 0 at an opaque one, and after PLRT_MAX_LAYERS - 1 blended ones), each next one looked
- * for from just beyond the last (1e-4 of the ray's length, as its origin is offset). */
-static float transmittance(const trace_state *s, rt_ray r)
-{
-    float through = 1.0f;
-    for (int layer = 1; through > 0.0f; layer++) {
-        rt_hit hit;
-        rt_intersect1(s->bvh, &r, &hit);
-        if (hit.prim == RT_NO_HIT || hit.prim >= s->env->geo->ntriangles) return through;
-        through *= layer < PLRT_MAX_LAYERS ? sh_ray_transmittance(s->env, &r, &hit) : 0.0f;
-        r.tmin = hit.t + 1e-4f;
-        if (!(r.tmin <= r.tmax)) return through;
-    }
-    return 0.0f;
-}
-
 /* Unoccluded shadow rays add their light's term, pushed to the Blend instance of its
  * pixel (a packet's shadow rays come from many Shade tasks, so from anywhere). In a
  * scene with blended materials each ray is traced to its nearest hits instead and adds
- * the term times what gets through (transmittance). */
+ * the term times what gets through (plrt_transmittance). */
 static void shadow_main(gr_ctx *c)
 {
     trace_state *s = gr_user(c);
@@ -276,7 +259,7 @@ static void shadow_main(gr_ctx *c)
     plrt_contribs_start(&out, &s->keys);
     if (s->env) {
         for (uint32_t i = 0; i < n; i++) {
-            float t = transmittance(s, sh[i].ray), rgb[3];
+            float t = plrt_transmittance(s->bvh, s->env, sh[i].ray), rgb[3];
             for (int ch = 0; ch < 3; ch++) rgb[ch] = t * sh[i].color[ch];
             if (t > 0.0f) plrt_add_contrib(&out, sh[i].pixel, rgb);
         }

@@ -1,0 +1,133 @@
+/* hit_out.c — what the Extended Direct3D graph's pixel shaders (hybrid.ps, hybrid.ps2)
+ * send on for a shaded hit: contributions to the Output Merger (rt.blend's sums, in
+ * fixed point: the image does not depend on the order they arrive in) and rays to
+ * Trace, through the one push-coalesced hybrid.rays queue (see internal.h). */
+#include "pipelines/hybrid/internal.h"
+
+#include <math.h>
+
+static const char *const kind_names[PLH_KINDS] = {"shadow", "reflection", "through"};
+
+bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    *s = (plh_shader){pl_frame_ray_env(f), f->aov, (int)cp_int(i, "bounces"),
+                      (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), {0, 0, 0, 0},
+                      {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
+    bool counted = s->contributions != NULL;
+    for (int k = 0; k < PLH_KINDS; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "hybrid.%s_rays_%s", who, kind_names[k]);
+        counted = (s->rays[k] = pl_frame_counter(f, name)) && counted;
+    }
+    if (!counted) {
+        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+        return false;
+    }
+    if (plrt_blend_keys_of(f, cp_port_subqueues(i, "out"), &s->keys)) return true;
+    snprintf(err, CP_ERR_MAX, "port 'out': the contributions queue set needs a power of two "
+             "of subqueues (one om instance each), not %u", cp_port_subqueues(i, "out"));
+    return false;
+}
+
+void plh_out_start(plh_out *o, const plh_shader *s)
+{
+    plrt_contribs_start(&o->contribs, &s->keys);
+    o->nrays = 0;
+    for (int k = 0; k < PLH_KINDS; k++) o->pushed[k] = 0;
+}
+
+static void push_contribs(gr_ctx *c, const plh_shader *s, plh_out *o)
+{
+    atomic_fetch_add_explicit(s->contributions, o->contribs.n, memory_order_relaxed);
+    plrt_push_contribs(c, PLH_OUT_CONTRIB, &o->contribs);
+}
+
+void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t pixel, const float rgb[3])
+{
+    if (o->contribs.n == RT_PACKET_MAX) push_contribs(c, s, o);
+    plrt_add_contrib(&o->contribs, pixel, rgb);
+}
+
+static void push_rays(gr_ctx *c, plh_out *o)
+{
+    if (o->nrays) gr_push_n(c, PLH_OUT_RAYS, o->rays, o->nrays);
+    o->nrays = 0;
+}
+
+void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
+{
+    push_rays(c, o);
+    push_contribs(c, s, o);
+    for (int k = 0; k < PLH_KINDS; k++)
+        if (o->pushed[k]) atomic_fetch_add_explicit(s->rays[k], o->pushed[k], memory_order_relaxed);
+}
+
+static void add_ray(gr_ctx *c, plh_out *o, const plrt_ray *r, plh_ray_kind kind)
+{
+    if (o->nrays == RT_PACKET_MAX) push_rays(c, o);
+    o->rays[o->nrays++] = (plh_ray){*r, kind, {0, 0, 0}};
+    o->pushed[kind]++;
+}
+
+/* A ray from h's hit, if its weight is worth tracing, with h's cone carried on from the
+ * hit (rt_cone_at_hit), as rt.shade makes them. */
+static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
+                          const rt_ray *ray, const float weight[3], uint32_t depth,
+                          uint32_t layers, plh_ray_kind kind)
+{
+    float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
+    if (!(wmax >= s->min_weight)) return;
+    plrt_ray r = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, RT_NO_HIT},
+                  rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    add_ray(c, o, &r, kind);
+}
+
+static void add_through(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
+                        const rt_ray *passed, const float weight[3])
+{
+    if (h->layers + 1 < PLRT_MAX_LAYERS)
+        add_secondary(c, s, o, h, passed, weight, h->depth, h->layers + 1, PLH_THROUGH);
+}
+
+void plh_out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
+                    const sh_ray_result *res)
+{
+    plh_out_contrib(c, s, o, h->pixel, res->direct);
+    for (int l = 0; l < res->nshadow; l++) {
+        if (!s->shadows) {
+            plh_out_contrib(c, s, o, h->pixel, res->shadow_color[l]);
+            continue;
+        }
+        const float *w = res->shadow_color[l];
+        plrt_ray r = {res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT},
+                      {0, 0}, 0};
+        add_ray(c, o, &r, PLH_SHADOW);
+    }
+    if (res->reflect && (int)h->depth < s->bounces)
+        add_secondary(c, s, o, h, &res->reflected, res->reflect_weight, h->depth + 1, 0,
+                      PLH_REFLECTION);
+    if (res->pass) add_through(c, s, o, h, &res->passed, res->pass_weight);
+}
+
+void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h)
+{
+    float v[3];
+    if (h->hit.prim == RT_NO_HIT) return;          /* AOVs of a miss have none */
+    if (s->aov != SH_AOV_ALBEDO) {
+        sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
+        plh_out_contrib(c, s, o, h->pixel, v);
+        return;
+    }
+    float base[4], a = 1.0f, w[3];
+    sh_ray_surface(s->env, &h->ray, &h->hit, h->cone, base);
+    bool blended = sh_ray_blended(s->env, &h->hit, base, &a);
+    for (int ch = 0; ch < 3; ch++) v[ch] = h->weight[ch] * (blended ? a * base[ch] : base[ch]);
+    plh_out_contrib(c, s, o, h->pixel, v);
+    if (!blended) return;
+    rt_ray passed;
+    rt_cone next;
+    sh_ray_pass(s->env, &h->ray, &h->hit, h->cone, &passed, &next);
+    for (int i = 0; i < 3; i++) w[i] = h->weight[i] * (1.0f - a);
+    add_through(c, s, o, h, &passed, w);
+}

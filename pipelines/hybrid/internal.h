@@ -1,0 +1,69 @@
+/* internal.h — what the hybrid graphs' stages share (internal to the files of pipelines/hybrid):
+ * the registered stage types, and what a pixel shader of the Extended Direct3D graph
+ * sends on for a shaded hit (hit_out.c).
+ *
+ * Files: hybrid_stages.c (the registry and hybrid.visible of hybrid-visibility.graph),
+ * primary_hits.c (camera rays' hits from the depth pass), ps.c (hybrid.ps), trace.c
+ * (hybrid.trace), ps2.c (hybrid.ps2), hit_out.c (their shared output). */
+#ifndef PIPELINES_HYBRID_INTERNAL_H
+#define PIPELINES_HYBRID_INTERNAL_H
+
+#include "pipelines/hybrid/packets.h"
+#include "pipelines/raytrace/sums.h"
+#include "pipelines/stages.h"
+
+extern const cp_stage_type plh_visible_type, plh_ps_type, plh_trace_type, plh_ps2_type;
+
+/* Output slots of hybrid.ps and hybrid.ps2, as in their port tables. */
+enum { PLH_OUT_RAYS, PLH_OUT_CONTRIB };
+
+/* A pixel shader's settings (its parameters) and counters; `kind_counters` are its
+ * rays pushed per kind (PS's or PS2's). */
+typedef struct plh_shader {
+    const sh_ray_env *env;
+    sh_aov aov;
+    int bounces;
+    float min_weight;
+    bool shadows;                         /* false: lights add their term unoccluded */
+    plrt_blend_keys keys;                 /* of the contributions set (om's instances) */
+    _Atomic(uint64_t) *rays[PLH_KINDS], *contributions;
+} plh_shader;
+
+/* The pixel shaders' (hybrid.ps's and hybrid.ps2's) parameters. */
+#define PLH_SHADER_PARAMS \
+    {"bounces", CP_INT, "1", 0, PL_MAX_BOUNCES, "reflection depth"}, \
+    {"min_weight", CP_FLOAT, "0.01", 0, 1, "push no mirror ray or ray on through a blended surface " \
+     "whose weight falls below"}, \
+    {"shadows", CP_BOOL, "true", 0, 0, "cast shadow rays (false: every light the surface faces adds " \
+     "its term, as in the raster graphs)"}
+
+/* Its parameters (bounces, min_weight, shadows) and counters, `who` naming them
+ * ("ps": hybrid.ps_rays_shadow, ...). false with a message in err. */
+bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX]);
+
+/* One task's output: contributions for om and rays for Trace, pushed a packet's worth
+ * at a time (plh_out_flush at the end). */
+typedef struct plh_out {
+    plrt_contribs contribs;
+    uint32_t nrays;
+    plh_ray rays[RT_PACKET_MAX];
+    uint64_t pushed[PLH_KINDS];
+} plh_out;
+
+void plh_out_start(plh_out *o, const plh_shader *s);
+void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o);
+/* Adds a contribution to h's pixel. */
+void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t pixel, const float rgb[3]);
+
+/* What hit h sends on once shaded (res: sh_ray_shade_*'s result): its direct term, a
+ * shadow ray per light it faces (or, without shadows, the light's term), its mirror ray
+ * while depth < bounces and its weight is at least min_weight, and the ray on through
+ * a blended surface. */
+void plh_out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
+                    const sh_ray_result *res);
+
+/* What h gives for an AOV other than the colour (albedo: the base colour at the ray
+ * cone's level of detail, composited through blended surfaces as the colour is). */
+void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h);
+
+#endif

@@ -1,0 +1,103 @@
+/* primary_hits.c — primary hits from the depth pass's visibility buffer (see the header). */
+#include "pipelines/hybrid/primary_hits.h"
+
+#include "pipelines/raytrace/sample_runs.h"
+#include "raytracer/bvh_traverse.h"
+#include "raytracer/tri_each.h"
+
+#include <math.h>
+#include <string.h>
+
+bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port,
+                      char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    int spp = pl_samples_per_pixel(i);
+    *p = (plh_primary){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp, plrt_camera_spread(f),
+                       cp_port_elements(i, port), pl_frame_counter(f, "primary_hits_from_raster"),
+                       pl_frame_counter(f, "rays.primary")};
+    if (!p->from_raster || !p->traced) {
+        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+        return false;
+    }
+    return (p->vis = pl_frame_use(i, "visibility", err)) && (p->bvh = pl_frame_use(i, "bvh", err));
+}
+
+/* The rays of a packet that the raster pass saw a primitive for, tested against it. */
+typedef struct own_tests {
+    rt_each_rays rays;
+    uint32_t ray_of[RT_EACH_MAX];         /* lane -> index in the packet */
+} own_tests;
+
+/* Rays that miss their primitive are traced like the ray tracer's. Returns how many
+ * hits came from the raster pass. */
+static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays)
+{
+    float t[RT_EACH_MAX], u[RT_EACH_MAX], v[RT_EACH_MAX];
+    uint8_t hit[RT_EACH_MAX];
+    rt_intersect_each(p->geo->positions, p->geo->indices, &o->rays, t, u, v, hit);
+    uint32_t raster = 0;
+    for (int k = 0; k < o->rays.n; k++) {
+        plrt_ray *r = &rays[o->ray_of[k]];
+        if (hit[k]) r->hit = (rt_hit){t[k], u[k], v[k], o->rays.prim[k]};
+        else rt_intersect1(p->bvh, &r->ray, &r->hit);
+        raster += hit[k];
+    }
+    o->rays.n = 0;
+    return raster;
+}
+
+/* Sample smp's primary ray. Where nothing was rasterized the ray is not made at all
+ * (Shade reads only the weight of a miss); elsewhere it joins the tests against the
+ * visible primitive. Returns 1 for a background sample (its miss is the raster's). */
+static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, plrt_ray *r,
+                            uint32_t index, own_tests *o)
+{
+    const pl_frame *f = p->frame;
+    uint32_t seen = p->vis[smp->pixel];
+    if (seen == 0) {
+        memset(&r->ray, 0, sizeof r->ray);
+        r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
+        return 1;
+    }
+    memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
+    sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
+    r->ray.tmin = 0.0f;
+    r->ray.tmax = INFINITY;
+    int k = o->rays.n++;
+    for (int a = 0; a < 3; a++) o->rays.dir[a][k] = r->ray.dir[a];
+    o->rays.prim[k] = seen - 1;
+    o->ray_of[k] = index;
+    return 0;
+}
+
+/* A run's samples are made here, on the stack (as rt.sampler would): one task per
+ * packet instead of a Sampler's and this one's. */
+uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run *run,
+                          plrt_ray *rays)
+{
+    plrt_sample smp[RT_PACKET_MAX];
+    gr_assert(c, run->count <= p->packet);
+    uint32_t n = run->count <= p->packet ? plrt_run_samples(run, p->frame->width, p->spp, smp) : 0;
+    gr_assert(c, n == run->count);        /* a Z-Tile with another spp ran past the tile */
+    uint32_t raster = 0;
+    own_tests o;
+    o.rays.n = 0;
+    memcpy(o.rays.org, p->frame->camera.eye, sizeof o.rays.org);
+    o.rays.tmin = 0.0f;
+    o.rays.tmax = INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        plrt_ray *r = &rays[i];
+        r->weight[0] = r->weight[1] = r->weight[2] = p->weight;
+        r->pixel = smp[i].pixel;
+        r->depth = 0;
+        r->cone = (rt_cone){0.0f, p->spread};   /* the camera ray's: Shade widens it to the hit */
+        r->layers = 0;
+        raster += primary_ray(p, &smp[i], r, i, &o);
+        if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(p, &o, rays);
+    }
+    if (o.rays.n) raster += run_own_tests(p, &o, rays);
+    atomic_fetch_add_explicit(p->from_raster, raster, memory_order_relaxed);
+    atomic_fetch_add_explicit(p->traced, n - raster, memory_order_relaxed);
+    return n;
+}

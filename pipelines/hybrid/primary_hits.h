@@ -1,0 +1,40 @@
+/* primary_hits.h — camera rays with their hits taken from the visibility buffer of a
+ * depth-only raster pass (raster.ztile's), for the hybrid stages that start from a run
+ * of samples: hybrid.visible (hybrid-visibility.graph) and hybrid.ps (hybrid.graph).
+ *
+ * For a pixel the raster pass saw primitive P, the camera ray is tested against P alone
+ * with the ray tracer's own watertight triangle test, whose answer is bit-identical to
+ * the BVH traversal's for that triangle (tri_intersect.h): wherever rasterization and ray
+ * casting agree on visibility, the hit is the ray tracer's exactly (and its u, v are the
+ * perspective-correct weights at the sample). A ray that misses P (a jittered sample off
+ * the pixel centre, an edge the two methods resolve differently) is traced through the
+ * BVH. Where nothing was rasterized the ray is not made (a miss: only its weight and
+ * pixel are set). Internal to the hybrid stages. */
+#ifndef PIPELINES_HYBRID_PRIMARY_HITS_H
+#define PIPELINES_HYBRID_PRIMARY_HITS_H
+
+#include "pipelines/stages.h"
+#include "pipelines/raytrace/packets.h"
+
+typedef struct plh_primary {
+    const pl_frame *frame;
+    const uint32_t *vis;                  /* visible primitive + 1 per pixel (0: none) */
+    const sc_geometry *geo;
+    const rt_bvh *bvh;
+    int spp;
+    float weight, spread;                 /* spread: the camera rays' cone (plrt_camera_spread) */
+    uint32_t packet;                      /* the stage's rays per output packet */
+    _Atomic(uint64_t) *from_raster, *traced;
+} plh_primary;
+
+/* For stage i (its `spp` parameter, its output `port`'s packet size): false with a
+ * message in err when a counter, the visibility buffer or the BVH cannot be had. */
+bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port,
+                      char err[CP_ERR_MAX]);
+
+/* The rays of a run's samples (sample_runs.h) with their hits, into rays[0..n); returns
+ * n. A run longer than the packet or than its tile fails the task's assertion. */
+uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run *run,
+                          plrt_ray *rays);
+
+#endif

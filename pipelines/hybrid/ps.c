@@ -1,0 +1,129 @@
+/* ps.c — hybrid.ps, the Pixel Shader of the Extended Direct3D graph
+ * (pipelines/graphs/hybrid.graph; thesis 4.3.3, Fig. 4.1): for each run of samples of a
+ * tile the depth pass has finished, the visible surface of each sample
+ * (primary_hits.h), shaded with the renderers' shared functions: its textures filtered
+ * at the footprint of the pixel's 2x2 quad from the triangle's corners, as the raster
+ * pixel shader filters them (sh_ps_quad_derivatives), the lighting as the ray tracer's
+ * Shade computes it (sh_ray_shade_quad). Its ambient and emissive terms go to the Output
+ * Merger at once; each light it faces becomes a shadow ray carrying the light's term,
+ * a reflective material a mirror ray and a blended one the ray on through it, all pushed
+ * to Trace. Samples that see nothing add the background to their pixel's sums here
+ * (with one sample per pixel, as hybrid.visible does) or send it to the Output Merger. */
+#include "pipelines/hybrid/internal.h"
+#include "pipelines/hybrid/primary_hits.h"
+
+#include <stdlib.h>
+
+typedef struct ps_state {
+    plh_primary primary;
+    plh_shader shader;
+    const sh_raster_env *raster;          /* the quads' derivatives */
+    plrt_misses misses;
+    _Atomic(uint64_t) *fragments;
+} ps_state;
+
+static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    ps_state *s = malloc(sizeof *s);
+    if (!s) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    s->raster = pl_frame_raster_env(i->frame);
+    s->fragments = pl_frame_counter(i->frame, "fragments_shaded");
+    if (!s->fragments) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    if (s->fragments && plh_primary_init(&s->primary, i, "rays", err) &&
+        plh_shader_init(&s->shader, i, "ps", err) &&
+        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
+        return s;
+    free(s);
+    return NULL;
+}
+
+/* Whether m samples any texture (else its quad's derivatives are not needed). */
+static bool textured(const sc_material *m)
+{
+    return m->albedo_map.texture >= 0 || m->metallic_roughness_map.texture >= 0 ||
+           m->emissive_map.texture >= 0 || m->normal_map.texture >= 0 ||
+           m->occlusion_map.texture >= 0;
+}
+
+/* The texture coordinates' derivatives over the 2x2 quad of h's pixel, from the
+ * triangle's corners (the raster PS's), or zeros for an untextured surface. */
+static void quad_of(const ps_state *s, const plrt_ray *h, float d[4])
+{
+    const sh_ray_env *env = s->shader.env;
+    d[0] = d[1] = d[2] = d[3] = 0.0f;
+    if (!env->geo->texcoords || !textured(sh_ray_hit_material(env, &h->hit))) return;
+    const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
+    sh_ps_tri t = {.prim = h->hit.prim};
+    for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
+    const uint32_t width = (uint32_t)s->primary.frame->width;
+    sh_ps_quad_derivatives(s->raster, &t, (int)(h->pixel % width), (int)(h->pixel / width), d);
+}
+
+/* One sample: its surface shaded, or the background; returns 1 for a shaded fragment. */
+static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_out *o)
+{
+    const plh_shader *sh = &s->shader;
+    if (h->hit.prim != RT_NO_HIT && h->hit.prim >= sh->env->geo->ntriangles) {
+        gr_assert_at(c, false, "a primary hit outside the mesh", __FILE__, __LINE__);
+        return 0;
+    }
+    if (sh->aov != SH_AOV_COLOR) {
+        plh_out_aov(c, sh, o, h);
+        return h->hit.prim != RT_NO_HIT;
+    }
+    if (h->hit.prim == RT_NO_HIT) {
+        float bg[3];
+        for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * sh->env->background[ch];
+        plh_out_contrib(c, sh, o, h->pixel, bg);
+        return 0;
+    }
+    float quad[4];
+    sh_ray_result res;
+    quad_of(s, h, quad);
+    sh_ray_shade_quad(sh->env, &h->ray, &h->hit, h->weight, quad, &res);
+    plh_out_shaded(c, sh, o, h, &res);
+    return 1;
+}
+
+static void ps_main(gr_ctx *c)
+{
+    const ps_state *s = gr_user(c);
+    plrt_ray rays[RT_PACKET_MAX];
+    uint32_t n = plh_primary_hits(c, &s->primary, gr_input(c, NULL), rays);
+    /* with one sample per pixel after Z-Tile, which cleared the sums: the misses' here */
+    if (s->misses.background && s->primary.spp == 1 && s->misses.cutters_clear_sums)
+        n = plrt_sum_misses(&s->misses, rays, n);
+    plh_out o;
+    plh_out_start(&o, &s->shader);
+    uint32_t shaded = 0;
+    for (uint32_t i = 0; i < n; i++) shaded += ps_sample(c, s, &rays[i], &o);
+    plh_out_flush(c, &s->shader, &o);
+    atomic_fetch_add_explicit(s->fragments, shaded, memory_order_relaxed);
+}
+
+static const cp_port ps_ports[] = {
+    {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
+    {"rays", GR_BIND_PUSH, "hybrid.rays", "shadow rays (one per light the surface faces), mirror rays, "
+     "rays on through blended surfaces: to hybrid.trace"},
+    {"out", GR_BIND_PUSH, "rt.contributions", "ambient and emissive terms, background: to the Output "
+     "Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
+
+static const cp_param ps_params[] = {
+    {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (Z-Tile's)"},
+    {"background", CP_BOOL, "false", 0, 0, "with spp 1, after raster.ztile (which clears the sums): add "
+     "each background sample to its pixel's sums here instead of sending it to the Output Merger"},
+    PLH_SHADER_PARAMS};
+
+static const cp_resource_use ps_uses[] = {
+    {"visibility", CP_READS, "raster.ztile's visible primitives"},
+    {"bvh", CP_READS, "traces where the raster pass missed"},
+    {"sums", CP_WRITES, "with `background`: adds its background samples"},
+    {"textures", CP_READS, "filtered at each pixel quad's footprint"}};
+
+const cp_stage_type plh_ps_type = {
+    "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
+    "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
+    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 5, ps_main, ps_create, NULL, free, ps_uses, 4};

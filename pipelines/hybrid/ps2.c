@@ -1,0 +1,83 @@
+/* ps2.c — hybrid.ps2, the Extended Direct3D graph's second pixel shader (a Shader):
+ * what Trace found for the pixel shaders' rays. A shadow ray that reached its light
+ * sends the light's term to the Output Merger; a mirror or through ray's hit is shaded
+ * as the ray tracer's Shade shades it (sh_ray_shade_cone: textures at the ray cone's
+ * footprint) and, like the PS's surfaces, sends its ambient term on and pushes its own
+ * shadow, mirror and through rays back to Trace (the loop, bounded by `bounces`, the
+ * rays' weight and PLRT_MAX_LAYERS); a ray that hits nothing adds the background. */
+#include "pipelines/hybrid/internal.h"
+
+#include <stdlib.h>
+
+typedef struct ps2_state {
+    plh_shader shader;
+    _Atomic(uint64_t) *hits;
+} ps2_state;
+
+static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    ps2_state *s = malloc(sizeof *s);
+    if (!s) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    s->hits = pl_frame_counter(i->frame, "hybrid.ps2_hits");
+    if (!s->hits) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    if (s->hits && plh_shader_init(&s->shader, i, "ps2", err)) return s;
+    free(s);
+    return NULL;
+}
+
+/* One mirror or through ray; returns 1 when it hit a surface. */
+static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_out *o)
+{
+    if (h->hit.prim != RT_NO_HIT && h->hit.prim >= s->env->geo->ntriangles) {
+        gr_assert_at(c, false, "a ray came with a primitive outside the mesh (is the input "
+                     "hybrid.trace's output?)", __FILE__, __LINE__);
+        return 0;
+    }
+    if (s->aov != SH_AOV_COLOR) {
+        plh_out_aov(c, s, o, h);
+    } else if (h->hit.prim == RT_NO_HIT) {
+        float bg[3];
+        for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
+        plh_out_contrib(c, s, o, h->pixel, bg);
+    } else {
+        sh_ray_result res;
+        sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
+        plh_out_shaded(c, s, o, h, &res);
+    }
+    return h->hit.prim != RT_NO_HIT;
+}
+
+static void ps2_main(gr_ctx *c)
+{
+    const ps2_state *s = gr_user(c);
+    void *in = gr_input(c, NULL);
+    uint32_t n = gr_count(in), hits = 0;
+    const plh_ray *r = plrt_elems(in);
+    plh_out o;
+    plh_out_start(&o, &s->shader);
+    gr_assert(c, n <= RT_PACKET_MAX);
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
+        if (r[i].kind != PLH_SHADOW) hits += ps2_hit(c, &s->shader, &r[i].r, &o);
+        else if (r[i].r.hit.prim == RT_NO_HIT) plh_out_contrib(c, &s->shader, &o, r[i].r.pixel, r[i].r.weight);
+    }
+    plh_out_flush(c, &s->shader, &o);
+    atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
+}
+
+static const cp_port ps2_ports[] = {
+    {"in", GR_BIND_INPUT, "hybrid.rays", "hybrid.trace's output"},
+    {"rays", GR_BIND_PUSH, "hybrid.rays", "the hits' shadow, mirror and through rays: back to "
+     "hybrid.trace (the loop)"},
+    {"out", GR_BIND_PUSH, "rt.contributions", "lit lights' terms, the hits' ambient terms, background: to "
+     "the Output Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
+static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
+static const cp_resource_use ps2_uses[] = {
+    {"textures", CP_READS, "the hits' textures at the ray cones' footprint"}};
+
+const cp_stage_type plh_ps2_type = {
+    "hybrid.ps2", "Extended Direct3D second pixel shader: lit shadow rays' terms and shaded mirror and "
+    "through hits to the Output Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
+    ps2_params, 3, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
