@@ -157,7 +157,7 @@ static void test_misses_summed_where_found(void)
         "-t 1", "-t 3 --set graph.groups=3 --set graph.blenders=8", "-t 2 --aov depth",
         "-t 2 --aov normal --size 77x61", "-t 2 --spp 2",
     };
-    static const char *const graphs[][2] = {{"raytrace", "primary"}, {"hybrid", "visible"}};
+    static const char *const graphs[][2] = {{"raytrace", "primary"}, {"hybrid-visibility", "visible"}};
     char a[300], b[300], sa[300], sb[300], args[1024];
     for (int g = 0; g < 2; g++)
         for (int c = 0; c < 5; c++) {
@@ -225,7 +225,8 @@ static void test_list_stages(void)
                                          "raster.setup-bin", "raster.tile-rast", "raster.ps",
                                          "raster.om", "rt.tiler", "rt.sampler", "rt.camera",
                                          "rt.primary", "rt.intersect", "rt.shade", "rt.shadow",
-                                         "rt.blend", "hybrid.visible"};
+                                         "rt.blend", "hybrid.visible", "hybrid.ps", "hybrid.trace",
+                                         "hybrid.ps2"};
     CHECK(run("--list-stages") == 0);
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char want[64];
@@ -312,12 +313,16 @@ static void test_graph_errors(void)
      * stops at its tile's end instead of running past it */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
               strstr(out, "stage 'primary-0': assertion failed"), "tiler.spp = 4: %s", out);
-    /* the same for the hybrid's Visible, which samples Z-Tile's runs; and runs longer
-     * than the packets they are sampled into (both once wrote past their buffers) */
-    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
+    /* the same for the hybrids' Visible and PS, which sample Z-Tile's runs; and runs
+     * longer than the packets they are sampled into (both once wrote past their buffers) */
+    CHECK_MSG(run("-q --size 32x32 -p hybrid-visibility --set ztile.spp=4 cornell") == 1 &&
               strstr(out, "stage 'visible-0': assertion failed"), "ztile.spp = 4: %s", out);
-    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
+    CHECK_MSG(run("-q --size 32x32 -p hybrid-visibility --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'visible-0': assertion failed"), "hybrid runs > rays: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
+              strstr(out, "stage 'ps-0': assertion failed"), "ztile.spp = 4: %s", out);
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
+              strstr(out, "stage 'ps-0': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'primary-0': assertion failed"), "runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-ao.graph --set tiler.samples=64 "
