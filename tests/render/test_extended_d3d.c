@@ -1,0 +1,305 @@
+/* The Extended Direct3D graph (pipelines/graphs/hybrid.graph, issue 31), through
+ * gramps-render as a user runs it, on scenes the test writes (textured box and floor, an
+ * alpha-tested cut-out, a blended pane, a material both blended and reflective):
+ *
+ * - its surfaces are the raster graph's: with --bounces 0 and --set graph.shadows=false
+ *   (no rays at all) at least 99% of pixels within 2/255 of -p raster, textures filtered
+ *   from the same quad derivatives, the cut-out by the same alpha test; with shadows on,
+ *   the box's shadow on the floor makes them differ. (Agreement with -p raytrace on
+ *   opaque untextured scenes: test_hybrid.)
+ * - the same bytes at 1, 2, 3 and 8 workers and under every scheduler, with mirrors,
+ *   blending and several bounces;
+ * - the statistics show the graph: fragments shaded, rays pushed by PS and by PS2 per
+ *   kind, which add up to Trace's rays, Trace's packets, PS2's hits, the Output Merger's
+ *   contributions; the DOT has ps -> trace -> ps2 -> om and the backward ps2 -> trace;
+ * - PS summing its background samples itself gives the image of sending them to om;
+ * - bad input: --bounces 1000 refused naming the flag, the most bounces and a material
+ *   both blended and reflective render. */
+#include "tests/check.h"
+#include "tests/cli.h"
+
+#include <stb/stb_image.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/gramps-ed3d-XXXXXX";
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
+/* blocks.ppm: 16 x 16, 4x4-texel blocks of two colours and a gradient. */
+static void write_blocks(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/blocks.ppm", dir);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fprintf(f, "P6\n16 16\n255\n");
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            int odd = (x / 4 + y / 4) & 1;
+            unsigned char c[3] = {(unsigned char)(odd ? 220 : 40), (unsigned char)(60 + 150 * x / 16),
+                                  (unsigned char)(odd ? 50 : 200)};
+            fwrite(c, 1, 3, f);
+        }
+    fclose(f);
+}
+
+/* holes.tga: 8 x 8 RGBA, white, alpha 0 in alternate 2x2 cells (the cut-out's). */
+static void write_holes(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/holes.tga", dir);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    const unsigned char header[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 8, 0, 32, 8};
+    fwrite(header, 1, sizeof header, f);
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 8; x++) {
+            unsigned char bgra[4] = {230, 230, 230, (unsigned char)(((x / 2 + y / 2) & 1) ? 0 : 255)};
+            fwrite(bgra, 1, 4, f);
+        }
+    fclose(f);
+}
+
+/* box.obj: a textured cube turned about y on a textured floor; quad.obj: a unit quad
+ * facing +z with uv 0..1; scenes: box + the cut-out (opaque.scene), + a blended pane and
+ * a blended mirror (all.scene). */
+static void write_scenes(void)
+{
+    write_blocks();
+    write_holes();
+    write_file("box.mtl", "newmtl box\nKd 1 1 1\nmap_Kd blocks.ppm\n"
+                          "newmtl floor\nKd 0.9 0.9 0.9\nmap_Kd blocks.ppm\n");
+    char obj[8192];
+    size_t n = (size_t)snprintf(obj, sizeof obj, "mtllib box.mtl\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl box\n");
+    const float c = 0.8253356f, s = 0.5646425f;   /* cos, sin 0.6 */
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2, a = (axis + 1) % 3, b = (axis + 2) % 3;
+        float sign = face & 1 ? 1.0f : -1.0f, q[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+        for (int k = 0; k < 4; k++) {
+            float p[3];
+            p[axis] = sign;
+            p[a] = q[k][0] * sign;
+            p[b] = q[k][1];
+            n += (size_t)snprintf(obj + n, sizeof obj - n, "v %g %g %g\n", c * p[0] + s * p[2], p[1],
+                                  -s * p[0] + c * p[2]);
+        }
+        float nv[3] = {0, 0, 0};
+        nv[axis] = sign;
+        n += (size_t)snprintf(obj + n, sizeof obj - n, "vn %g %g %g\nf %d/1/%d %d/2/%d %d/3/%d %d/4/%d\n",
+                              c * nv[0] + s * nv[2], nv[1], -s * nv[0] + c * nv[2], 4 * face + 1, face + 1,
+                              4 * face + 2, face + 1, 4 * face + 3, face + 1, 4 * face + 4, face + 1);
+    }
+    snprintf(obj + n, sizeof obj - n, "v -6 -1 -6\nv 6 -1 -6\nv 6 -1 6\nv -6 -1 6\n"
+             "vt 0 3\nvt 3 3\nvt 3 0\nvt 0 0\nvn 0 1 0\nusemtl floor\nf 25/8/7 28/5/7 27/6/7 26/7/7\n");
+    write_file("box.obj", obj);
+    write_file("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+               "vn 0 0 1\nf 1/1/1 2/2/1 3/3/1 4/4/1\n");
+    static const char common[] =
+        "[camera]\neye = 0,2.5,8\ntarget = 0,0,0\nfovy = 45\n[light.key]\nposition = 5,8,6\n"
+        "[mesh.box]\nfile = box.obj\n"
+        "[material.cut]\nalbedo = 1,0.6,0.3\nalpha_mode = mask\ntexture = holes.tga\nfilter = nearest\n"
+        "[mesh.cut]\nfile = quad.obj\nmaterial = cut\nscale = 1.6\ntranslate = 0.6,-0.6,2\n";
+    char scene[4096];
+    snprintf(scene, sizeof scene, "%s", common);
+    write_file("opaque.scene", scene);
+    snprintf(scene, sizeof scene, "%s[material.glass]\nalbedo = 0.3,0.5,0.9\nalpha = 0.5\nalpha_mode = blend\n"
+             "[mesh.glass]\nfile = quad.obj\nmaterial = glass\nscale = 2\ntranslate = -2.5,-0.5,2.5\n"
+             "[material.mirror]\nalbedo = 0.9,0.9,0.9\nreflectivity = 0.8\nalpha = 0.6\nalpha_mode = blend\n"
+             "[mesh.mirror]\nfile = quad.obj\nmaterial = mirror\nscale = 3\ntranslate = -1,-1,-2.5\n", common);
+    write_file("all.scene", scene);
+}
+
+static unsigned char *load_png(const char *png)
+{
+    int w, h, n;
+    return stbi_load(png, &w, &h, &n, 4);
+}
+
+/* Renders `args` (-q -o DIR/NAME.png added) and loads the image (NULL on failure). */
+static unsigned char *render(const char *name, const char *args)
+{
+    char a[2048], png[256];
+    snprintf(png, sizeof png, "%s/%s.png", dir, name);
+    snprintf(a, sizeof a, "-q -o %s %s", png, args);
+    int rc = run(a);
+    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
+    return rc == 0 ? load_png(png) : NULL;
+}
+
+/* Share of the w x h pixels whose channels all lie within 2 of each other's. */
+static double agreement(const unsigned char *a, const unsigned char *b, int pixels)
+{
+    int close = 0;
+    for (int i = 0; a && b && i < pixels; i++) {
+        int worst = 0;
+        for (int ch = 0; ch < 3; ch++) {
+            int d = abs(a[i * 4 + ch] - b[i * 4 + ch]);
+            worst = d > worst ? d : worst;
+        }
+        close += worst <= 2;
+    }
+    return a && b ? (double)close / pixels : -1;
+}
+
+static void test_surfaces_are_the_raster_graphs(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "-t 2 --size 128x128 -p raster %s/opaque.scene", dir);
+    unsigned char *raster = render("raster", args);
+    snprintf(args, sizeof args, "-t 2 --size 128x128 -p hybrid --bounces 0 --set graph.shadows=false "
+             "%s/opaque.scene", dir);
+    unsigned char *unshadowed = render("unshadowed", args);
+    snprintf(args, sizeof args, "-t 2 --size 128x128 -p hybrid --bounces 0 %s/opaque.scene", dir);
+    unsigned char *shadowed = render("shadowed", args);
+    double a = agreement(raster, unshadowed, 128 * 128), b = agreement(raster, shadowed, 128 * 128);
+    printf("    textured, cut-out, no shadows: %.4f of pixels within 2/255 of -p raster; with shadows "
+           "%.4f\n", a, b);
+    CHECK_MSG(a >= 0.99, "hybrid without shadows vs raster: %.4f of pixels within 2/255", a);
+    CHECK_MSG(b < 0.98, "shadows on: %.4f of pixels as raster's (no shadow cast?)", b);
+    stbi_image_free(raster);
+    stbi_image_free(unshadowed);
+    stbi_image_free(shadowed);
+}
+
+static void test_same_bytes_any_workers_and_scheduler(void)
+{
+    static const char *const runs[] = {"-t 1", "-t 2", "-t 3", "-t 8", "-t 3 --scheduler task-stealing",
+                                       "-t 3 --scheduler breadth-first", "-t 3 --scheduler static"};
+    static const char *const scenes[] = {"all.scene", "cornell"};
+    for (int k = 0; k < 2; k++) {
+        char ref[256], png[256], args[1024];
+        snprintf(ref, sizeof ref, "%s/det-ref.png", dir);
+        for (int r = 0; r < 7; r++) {
+            snprintf(png, sizeof png, "%s/det-%d.png", dir, r);
+            snprintf(args, sizeof args, "-q --size 96x80 --bounces 3 -p hybrid %s -o %s %s%s%s", runs[r],
+                     r ? png : ref, k ? "" : dir, k ? "" : "/", scenes[k]);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            if (r) CHECK_MSG(same_files(ref, png), "%s %s: not -t 1's image", scenes[k], runs[r]);
+        }
+    }
+}
+
+/* Counter `name` in a --stats file's text (-1: absent). */
+static long long counter(const char *stats, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *p = stats ? strstr(stats, key) : NULL;
+    return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* The node id of the DOT node labelled `label` (e.g. "ps-0"), or "" */
+static void node_of(const char *dot, const char *label, char id[16])
+{
+    char key[64];
+    snprintf(key, sizeof key, "[label=\"%s\\n", label);
+    const char *p = strstr(dot, key);
+    id[0] = 0;
+    if (!p) return;
+    const char *line = p;
+    while (line > dot && line[-1] != '\n') line--;
+    sscanf(line, " %15s", id);
+}
+
+static bool has_edge(const char *dot, const char *from, const char *to, bool dashed)
+{
+    char a[16], b[16], key[64];
+    node_of(dot, from, a);
+    node_of(dot, to, b);
+    snprintf(key, sizeof key, "  %s -> %s [", a, b);
+    const char *p = a[0] && b[0] ? strstr(dot, key) : NULL;
+    const char *end = p ? strchr(p, '\n') : NULL;
+    bool is_dashed = p && end && memmem(p, (size_t)(end - p), "dashed", 6);
+    return p && is_dashed == dashed;
+}
+
+static void test_statistics_and_graph_show_the_structure(void)
+{
+    char stats[256], dot[256], args[1024];
+    snprintf(stats, sizeof stats, "%s/s.json", dir);
+    snprintf(dot, sizeof dot, "%s/g.dot", dir);
+    snprintf(args, sizeof args, "-q -t 2 --size 96x96 --bounces 2 -p hybrid --stats %s --dot %s teapot",
+             stats, dot);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    char *s = slurp(stats, NULL), *d = slurp(dot, NULL);
+    static const char *const positive[] = {
+        "fragments_shaded", "hybrid.ps_rays_shadow", "hybrid.ps_rays_reflection", "hybrid.trace_packets",
+        "hybrid.trace_rays", "hybrid.ps2_hits", "hybrid.ps2_rays_shadow", "hybrid.ps2_rays_reflection",
+        "hybrid.om_contributions"};
+    for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
+        CHECK_MSG(counter(s, positive[k]) > 0, "%s: %lld", positive[k], counter(s, positive[k]));
+    long long pushed = 0;
+    static const char *const who[] = {"ps", "ps2"}, *const kinds[] = {"shadow", "reflection", "through"};
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 3; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "hybrid.%s_rays_%s", who[w], kinds[k]);
+            CHECK_MSG(counter(s, name) >= 0, "%s missing", name);
+            pushed += counter(s, name);
+        }
+    long long traced = counter(s, "hybrid.trace_rays"), packets = counter(s, "hybrid.trace_packets");
+    CHECK_MSG(pushed == traced, "rays pushed %lld, traced %lld", pushed, traced);
+    CHECK_MSG(packets > 0 && traced <= packets * 64, "%lld rays in %lld packets", traced, packets);
+    CHECK_MSG(counter(s, "fragments_shaded") <= 96 * 96, "%lld fragments", counter(s, "fragments_shaded"));
+    CHECK_MSG(d && has_edge(d, "ps-0", "trace-0", false) && has_edge(d, "trace-0", "ps2-0", false) &&
+              has_edge(d, "ps2-0", "om", false) && has_edge(d, "ps-0", "om", false) &&
+              has_edge(d, "ps2-0", "trace-0", true), "the DOT lacks an edge:\n%s", d ? d : "(none)");
+    free(s);
+    free(d);
+    /* rays on through blended surfaces, from PS and from PS2 */
+    snprintf(args, sizeof args, "-q -t 2 --size 96x96 -p hybrid --stats %s %s/all.scene", stats, dir);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    s = slurp(stats, NULL);
+    CHECK_MSG(counter(s, "hybrid.ps_rays_through") > 0 && counter(s, "hybrid.ps2_rays_through") > 0,
+              "through rays: %lld from PS, %lld from PS2", counter(s, "hybrid.ps_rays_through"),
+              counter(s, "hybrid.ps2_rays_through"));
+    free(s);
+}
+
+static void test_background_summed_in_ps(void)
+{
+    char a[256], b[256], args[1024];
+    snprintf(a, sizeof a, "%s/bg-on.png", dir);
+    snprintf(b, sizeof b, "%s/bg-off.png", dir);
+    snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid -o %s teapot", a);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid --set ps.background=false -o %s teapot", b);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    CHECK_MSG(same_files(a, b), "background summed in PS: another image");
+}
+
+static void test_bad_input(void)
+{
+    CHECK_MSG(run("-q --size 32x32 -p hybrid --bounces 1000 cornell") == 2 && strstr(out, "--bounces"),
+              "--bounces 1000: %s", out);
+    char args[1024];
+    snprintf(args, sizeof args, "-q -t 2 --size 48x48 -p hybrid --bounces 64 -o %s/deep.png cornell", dir);
+    CHECK_MSG(run(args) == 0, "--bounces 64: %s", out);
+    /* a light and the camera inside the box, a material both blended and reflective */
+    snprintf(args, sizeof args, "-q -t 2 --size 48x48 -p hybrid --bounces 4 --light 0,0,0 "
+             "--camera 0.2,0.1,0,3,0,0,0,1,0,60 -o %s/inside.png %s/all.scene", dir, dir);
+    CHECK_MSG(run(args) == 0, "inside: %s", out);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    find_tool(argv[0], "gramps-render");
+    if (!mkdtemp(dir)) return 1;
+    write_scenes();
+    RUN(test_surfaces_are_the_raster_graphs);
+    RUN(test_same_bytes_any_workers_and_scheduler);
+    RUN(test_statistics_and_graph_show_the_structure);
+    RUN(test_background_summed_in_ps);
+    RUN(test_bad_input);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    return check_finish();
+}
