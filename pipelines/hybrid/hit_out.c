@@ -33,7 +33,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
 void plh_out_start(plh_out *o, const plh_shader *s)
 {
     plrt_contribs_start(&o->contribs, &s->keys);
-    o->nrays = 0;
+    o->nrays[PLH_SHADOW_RUN] = o->nrays[PLH_HIT_RUN] = 0;
     for (int k = 0; k < PLH_KINDS; k++) o->pushed[k] = 0;
 }
 
@@ -49,15 +49,16 @@ void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t pixel,
     plrt_add_contrib(&o->contribs, pixel, rgb);
 }
 
-static void push_rays(gr_ctx *c, plh_out *o)
+static void push_rays(gr_ctx *c, plh_out *o, int run)
 {
-    if (o->nrays) gr_push_n(c, PLH_OUT_RAYS, o->rays, o->nrays);
-    o->nrays = 0;
+    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, o->rays[run], o->nrays[run]);
+    o->nrays[run] = 0;
 }
 
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
 {
-    push_rays(c, o);
+    push_rays(c, o, PLH_SHADOW_RUN);
+    push_rays(c, o, PLH_HIT_RUN);
     push_contribs(c, s, o);
     for (int k = 0; k < PLH_KINDS; k++)
         if (o->pushed[k]) atomic_fetch_add_explicit(s->rays[k], o->pushed[k], memory_order_relaxed);
@@ -65,8 +66,9 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
 
 static void add_ray(gr_ctx *c, plh_out *o, const plrt_ray *r, plh_ray_kind kind)
 {
-    if (o->nrays == RT_PACKET_MAX) push_rays(c, o);
-    o->rays[o->nrays++] = (plh_ray){*r, kind, {0, 0, 0}};
+    const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
+    if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
+    o->rays[run][o->nrays[run]++] = (plh_ray){*r, kind, {0, 0, 0}};
     o->pushed[kind]++;
 }
 

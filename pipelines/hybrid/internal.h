@@ -42,11 +42,15 @@ typedef struct plh_shader {
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX]);
 
 /* One task's output: contributions for om and rays for Trace, pushed a packet's worth
- * at a time (plh_out_flush at the end). */
+ * at a time (plh_out_flush at the end). Shadow rays and the others are gathered apart
+ * and pushed in runs of one kind, so that Trace's packets are mostly of one kind, its
+ * kernels get whole packets of coherent rays (shadow rays of neighbouring pixels to one
+ * light), not two halves. */
+enum { PLH_SHADOW_RUN, PLH_HIT_RUN, PLH_RUNS };
 typedef struct plh_out {
     plrt_contribs contribs;
-    uint32_t nrays;
-    plh_ray rays[RT_PACKET_MAX];
+    uint32_t nrays[PLH_RUNS];
+    plh_ray rays[PLH_RUNS][RT_PACKET_MAX];
     uint64_t pushed[PLH_KINDS];
 } plh_out;
 
