@@ -64,12 +64,16 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
         if (o->pushed[k]) atomic_fetch_add_explicit(s->rays[k], o->pushed[k], memory_order_relaxed);
 }
 
-static void add_ray(gr_ctx *c, plh_out *o, const plrt_ray *r, plh_ray_kind kind)
+/* The slot for the task's next ray of `kind` (its run pushed first when full), its kind
+ * set: the caller fills in the ray where it lies. */
+static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind)
 {
     const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
     if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
-    o->rays[run][o->nrays[run]++] = (plh_ray){*r, kind, {0, 0, 0}};
+    plh_ray *r = &o->rays[run][o->nrays[run]++];
+    r->kind = kind;
     o->pushed[kind]++;
+    return &r->r;
 }
 
 /* A ray from h's hit, if its weight is worth tracing, with h's cone carried on from the
@@ -80,9 +84,9 @@ static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
-    plrt_ray r = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, RT_NO_HIT},
-                  rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
-    add_ray(c, o, &r, kind);
+    *add_ray(c, o, kind) = (plrt_ray){*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth,
+                                      {0, 0, 0, RT_NO_HIT},
+                                      rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
 }
 
 static void add_through(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
@@ -102,9 +106,8 @@ void plh_out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *
             continue;
         }
         const float *w = res->shadow_color[l];
-        plrt_ray r = {res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT},
-                      {0, 0}, 0};
-        add_ray(c, o, &r, PLH_SHADOW);
+        *add_ray(c, o, PLH_SHADOW) = (plrt_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth,
+                                                {0, 0, 0, RT_NO_HIT}, {0, 0}, 0};
     }
     if (res->reflect && (int)h->depth < s->bounces)
         add_secondary(c, s, o, h, &res->reflected, res->reflect_weight, h->depth + 1, 0,
