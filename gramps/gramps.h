@@ -158,6 +158,11 @@ typedef struct gr_launch_opts {
      * queue traffic weigh the partition; NULL: every stage and queue weighs the same. */
     const struct gr_profile *profile;
     bool verbose;                  /* Static: print the partitions on stderr */
+    /* Virtual-time simulation (docs/many-cores.md): this many virtual workers (1 to
+     * GR_MAX_WORKERS; above: GR_ERR_INVALID) on one OS thread, `workers` ignored. The
+     * results are the same; every time and footprint in the statistics is virtual. 0: a
+     * real run. */
+    unsigned simulate;
 } gr_launch_opts;
 
 /* How many workers a run launched with gr_launch_opts.workers = requested has: requested;
@@ -329,7 +334,9 @@ typedef struct gr_worker_stats {
 typedef struct gr_stats {
     const char *scheduler;         /* the policy the run used */
     unsigned workers;
-    double wall_ms;
+    unsigned simulated_workers;    /* gr_launch_opts.simulate: the times are virtual; 0: real */
+    double wall_ms;                /* launch to the end of the last worker (virtual if simulated) */
+    double host_ms;                /* what the run took on this machine (= wall_ms unless simulated) */
     double occupancy;              /* application time / (workers x wall) */
     uint64_t peak_footprint_bytes; /* peak of the sum of all queues' held bytes (sampled) */
     double avg_footprint_bytes;    /* the same sum, time-averaged over the samples */

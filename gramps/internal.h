@@ -29,6 +29,7 @@
 #include "gramps/gramps.h"
 #include "gramps/keymap.h"
 #include "gramps/scheduler.h"
+#include "gramps/simulate.h"
 #include "gramps/spin.h"
 #include "gramps/thread_pool.h"
 
@@ -43,6 +44,7 @@
 #define GR_QUEUE_SAMPLE 16
 #define GR_ERROR_MAX 8192
 #define GR_PKT_HDR 64                 /* runtime header in front of every packet's data */
+#define GR_IDLE_SPINS 64              /* an idle worker's searches before it sleeps (tasks.c) */
 
 typedef struct gr_worker gr_worker;
 typedef struct gr_stage_rt gr_stage_rt;
@@ -381,7 +383,13 @@ struct gr_worker {
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;
+    /* Simulated runs: the worker's virtual clock is gr_ticks() + sim_offset while it runs
+     * (simulate.c); 0 in a real run. */
+    uint64_t sim_offset;
 };
+
+/* The worker's clock: real ticks, or its virtual clock in a simulated run. */
+static inline uint64_t gr_worker_now(const gr_worker *w) { return gr_ticks() + w->sim_offset; }
 
 /* A sign of life for the watchdog (only w's own thread writes w->progress). */
 static inline void gr_alive(gr_worker *w)
@@ -413,6 +421,8 @@ struct gr_graph {
                                          (threads may still have failed to start): what
                                          gr_wait's sampling and statistics read */
     bool synchronous;                 /* GRAMPS_NUM_THREADS=0: worker 0 runs in gr_wait */
+    gr_sim *sim;                      /* simulated run (simulate.h), else NULL */
+    gr_thread *sim_thread;            /* its one OS thread */
     _Atomic(bool) abort;
     _Atomic(int) comps_left;
     _Atomic(int) sleepers;
@@ -432,7 +442,8 @@ struct gr_graph {
     double footprint_sum;             /* sum of footprint bytes x ticks over samples */
     gr_thread *watchdog;              /* NULL until started */
     _Atomic(bool) watchdog_stop;
-    uint64_t t_start, t_end;
+    uint64_t t_start, t_end;          /* virtual in a simulated run */
+    uint64_t host_ticks;              /* what the run took on this machine */
     gr_stats stats;
     bool stats_ready;
     gr_journal_ev *journal_events;    /* all workers' journals, after gr_wait */
@@ -517,12 +528,14 @@ static inline bool gr_task_is_inst(void *task) { return ((uintptr_t)task & 1) !=
 static inline gr_inst *gr_task_inst(void *task) { return (gr_inst *)((uintptr_t)task & ~(uintptr_t)1); }
 static inline void *gr_inst_task(gr_inst *inst) { return (void *)((uintptr_t)inst | 1); }
 void *gr_worker_main(void *arg);
+void gr_worker_loop(gr_worker *w);   /* the policy's loop and its accounting, on any fiber */
 void gr_push_task(gr_worker *w, gr_stage_rt *s, void *task);
 void gr_push_own(gr_worker *w, gr_stage_rt *s, int deque, void *task);
 void gr_make_runnable(gr_worker *w, gr_inst *inst);
 void gr_requeue(gr_worker *w, gr_inst *inst);       /* a preempted instance goes back */
 void gr_wake_sleepers(gr_graph *g);
 void gr_wake_for_task(gr_graph *g);
+void gr_wake_worker(gr_graph *g, unsigned id);
 uint64_t gr_account(gr_worker *w, gr_time_cat cat);
 bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s);
 gr_stage_rt *gr_task_stage(const gr_graph *g, void *task);

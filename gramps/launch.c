@@ -35,8 +35,9 @@ unsigned gr_worker_count(unsigned requested)
 static void resolve_options(gr_graph *g, const gr_launch_opts *o)
 {
     if (o) g->opts = *o;
-    g->synchronous = !g->opts.workers && env_long("GRAMPS_NUM_THREADS", 1) == 0;
-    g->nworkers = gr_worker_count(g->opts.workers);
+    g->synchronous = !g->opts.simulate && !g->opts.workers &&
+                     env_long("GRAMPS_NUM_THREADS", 1) == 0;
+    g->nworkers = g->opts.simulate ? g->opts.simulate : gr_worker_count(g->opts.workers);
     if (!g->opts.low_watermark) {
         g->opts.low_watermark = 2 * g->nworkers;
         if (g->opts.low_watermark < 32) g->opts.low_watermark = 32;
@@ -216,6 +217,7 @@ static bool start_threads(gr_graph *g)
 {
     if (!(g->watchdog = gr_thread_start(gr_watchdog_main, g, -1))) return false;
     if (g->synchronous) return true;
+    if (g->sim) return (g->sim_thread = gr_thread_start(gr_sim_main, g, -1)) != NULL;
     for (unsigned i = 0; i < g->nworkers; i++) {
         int cpu = g->opts.pin ? (int)i : -1;
         if (!(g->workers[i].thread = gr_thread_start(gr_worker_main, &g->workers[i], cpu)))
@@ -239,6 +241,11 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
                      GR_DEADLOCK_SECONDS_MAX);
         return GR_ERR_INVALID;
     }
+    if (o && o->simulate > GR_MAX_WORKERS) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: simulate %u is more virtual workers than "
+                     "%d (GR_MAX_WORKERS)", o->simulate, GR_MAX_WORKERS);
+        return GR_ERR_INVALID;
+    }
     resolve_options(g, o);
     if (gr_scheduler_choose(g) != GR_OK) return g->status;
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;
@@ -251,6 +258,7 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
     bool ok = g->workers && create_pools(g) && create_subqueues(g);
     for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
+    if (ok && g->opts.simulate) ok = gr_sim_create(g);
     if (ok) ok = g->sched->init(g) == GR_OK;
     if (ok) {
         gr_capacity_init(g);
@@ -284,6 +292,12 @@ gr_status gr_wait(gr_graph *g)
     for (unsigned i = 0; g->workers && i < g->nworkers; i++)
         if (g->workers[i].thread) gr_thread_join(g->workers[i].thread);
     g->t_end = gr_ticks();
+    g->host_ticks = g->t_end - g->t_start;
+    if (g->sim_thread) {
+        gr_thread_join(g->sim_thread);
+        g->host_ticks = gr_ticks() - g->t_start;
+        g->t_end = gr_sim_end(g);
+    }
     atomic_store(&g->watchdog_stop, true);
     gr_wake_sleepers(g);
     if (g->watchdog) gr_thread_join(g->watchdog);
@@ -293,6 +307,7 @@ gr_status gr_wait(gr_graph *g)
     gr_buffers_protect(g, false);         /* host access again; a failure sets the error */
     if (g->started) gr_stats_collect(g);
     if (g->sched->teardown) g->sched->teardown(g);
+    gr_sim_free(g);
     for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
     free(g->workers);
     g->workers = NULL;

@@ -71,7 +71,10 @@ static bool schedule_once(gr_worker *w)
     if (!t) {
         gr_pending_flush(w);              /* out of local work: let termination see it */
         t = steal(w);
-        if (t) w->steals++;
+        if (t) {
+            w->steals++;
+            gr_sim_steal(w, t);
+        }
     }
     if (!t) return false;
     gr_run_task(w, t);

@@ -83,6 +83,14 @@ static void barrier(gr_worker *w, bf_state *st)
         atomic_store(&st->pos, next_turn(g, st));
         st->generation++;
         pthread_cond_broadcast(&st->turn);
+        if (g->sim) gr_sim_wake_all(g);
+    } else if (g->sim) {
+        /* One OS thread: the others must run to arrive, so wait idle in virtual time. */
+        while (gen == st->generation) {
+            pthread_mutex_unlock(&st->lock);
+            gr_sim_idle(w, true);
+            pthread_mutex_lock(&st->lock);
+        }
     } else {
         while (gen == st->generation) pthread_cond_wait(&st->turn, &st->lock);
     }
@@ -103,7 +111,11 @@ static void *steal(gr_worker *w, gr_stage_rt *s)
         gr_dq *dq = &g->workers[w->victims[v]].dq[s->deque];
         if (gr_dq_size(dq) <= 0) continue;
         void *t = gr_dq_steal(dq);
-        if (t) { w->steals++; return t; }
+        if (t) {
+            w->steals++;
+            gr_sim_steal(w, t);
+            return t;
+        }
     }
     return NULL;
 }

@@ -56,7 +56,10 @@ static void *ts_find(gr_worker *w)
     if (!t) {
         gr_pending_flush(w);              /* out of local work: let termination see it */
         t = ts_steal(w);
-        if (t) w->steals++;
+        if (t) {
+            w->steals++;
+            gr_sim_steal(w, t);
+        }
     }
     return t;
 }

@@ -214,9 +214,11 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     if (w->journal) gr_journal_add(w, s->id, 0, t0, t1);
     /* Committing the outputs is queue time; 1 task in GR_QUEUE_SAMPLE times it (a clock
      * read costs about as much), and the statistics move the estimate out of scheduling. */
+    gr_sim_point(w, &w->sched_fiber);     /* outputs appear at their virtual time */
     bool timed = gr_sampled_start(&w->commits);
+    uint64_t t2 = gr_worker_now(w);
     finish_task(w, c);
-    if (timed) gr_sampled_add(&w->commits, gr_ticks() - t1);
+    if (timed) gr_sampled_add(&w->commits, gr_worker_now(w) - t2);
     return true;
 }
 

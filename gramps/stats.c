@@ -89,7 +89,7 @@ void gr_sample_due(gr_graph *g, uint64_t now)
     atomic_store_explicit(&g->sampling, false, memory_order_release);
 }
 
-void gr_sample_final(gr_graph *g) { take_sample(g, gr_ticks()); }
+void gr_sample_final(gr_graph *g) { take_sample(g, g->t_end); }
 
 static bool all_idle(gr_graph *g, uint64_t *progress)
 {
@@ -151,7 +151,9 @@ static void watch_stuck(gr_graph *g, stuck_watch *sw, uint64_t now)
     for (unsigned i = 0; i < g->nworkers; i++) {
         gr_worker *w = &g->workers[i];
         uint64_t p = atomic_load_explicit(&w->progress, memory_order_relaxed);
-        if (atomic_load_explicit(&w->idle, memory_order_relaxed) || p != sw->last[i]) {
+        /* A simulation runs one worker at a time: the others wait their turn, not stuck. */
+        bool waiting = g->sim && gr_sim_running(g) != (int)i;
+        if (waiting || atomic_load_explicit(&w->idle, memory_order_relaxed) || p != sw->last[i]) {
             sw->last[i] = p;
             sw->since[i] = now;
             continue;
@@ -187,7 +189,7 @@ void *gr_watchdog_main(void *arg)
     if (period_ns > GR_WATCHDOG_NS) period_ns = GR_WATCHDOG_NS;
     if (period_ns < GR_SAMPLE_NS) period_ns = GR_SAMPLE_NS;
     while (watching(g)) {
-        gr_maybe_sample(g, gr_ticks());
+        if (!g->sim) gr_maybe_sample(g, gr_ticks());   /* a simulation's clocks are virtual */
         uint64_t progress, now = gr_now_ns();
         bool idle = all_idle(g, &progress);
         if (!idle || progress != last_progress) {
@@ -341,6 +343,8 @@ void gr_stats_collect(gr_graph *g)
     st->per_worker = calloc(g->nworkers, sizeof *st->per_worker);
     if (!st->queues || !st->stages || !st->per_worker) return;
     st->wall_ms = gr_ticks_to_ms(g->t_end - g->t_start);
+    st->host_ms = gr_ticks_to_ms(g->host_ticks);
+    st->simulated_workers = g->opts.simulate;
     st->peak_footprint_bytes = g->footprint_peak;
     st->avg_footprint_bytes = g->sampled_ticks > 0 ? g->footprint_sum / g->sampled_ticks : 0;
     for (int i = 0; i < g->npools; i++) st->buffer_mallocs += atomic_load(&g->pools[i].mallocs);
@@ -452,6 +456,9 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
             "  \"buffer_mallocs\": %llu,\n", st->workers, st->wall_ms, st->occupancy,
             (unsigned long long)st->peak_footprint_bytes, st->avg_footprint_bytes,
             (unsigned long long)st->buffer_mallocs);
+    if (st->simulated_workers)
+        fprintf(out, "  \"simulated_workers\": %u,\n  \"host_ms\": %.3f,\n",
+                st->simulated_workers, st->host_ms);
     fprintf(out, "  \"serial_share\": %.4f,\n  \"amdahl_bound_16\": %.2f,\n"
             "  \"amdahl_bound_64\": %.2f,\n", st->serial_share,
             gr_amdahl_bound(st->serial_share, 16), gr_amdahl_bound(st->serial_share, 64));
@@ -478,11 +485,13 @@ static double trace_us(const gr_graph *g, uint64_t t)
 /* Perfetto names the process and each worker's thread track from metadata events. */
 static void trace_names(const gr_graph *g, FILE *out)
 {
+    const char *virt = g->opts.simulate ? " (virtual time)" : "";
     fprintf(out, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": "
-            "{\"name\": \"gramps (%s scheduler)\"}}", g->sched->name);
+            "{\"name\": \"gramps (%s scheduler)%s\"}}", g->sched->name,
+            g->opts.simulate ? ", simulated: virtual time" : "");
     for (unsigned w = 0; w < g->nworkers; w++)
         fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, "
-                "\"args\": {\"name\": \"worker %u\"}}", w, w);
+                "\"args\": {\"name\": \"%sworker %u%s\"}}", w, g->opts.simulate ? "virtual " : "", w, virt);
 }
 
 /* One slice per task: a Shader task or a Thread activation, on its worker's track. */

@@ -8,13 +8,12 @@
 
 #include <time.h>
 
-#define GR_IDLE_SPINS 64
 
 /* Closes the running time category and opens `cat`; returns the timestamp so callers
  * that also time a stage need not read the clock again (it is slow in some VMs). */
 uint64_t gr_account(gr_worker *w, gr_time_cat cat)
 {
-    uint64_t now = gr_ticks();
+    uint64_t now = gr_worker_now(w);
     w->t[w->cat] += now - w->t_last;
     w->t_last = now;
     w->cat = cat;
@@ -24,6 +23,7 @@ uint64_t gr_account(gr_worker *w, gr_time_cat cat)
 
 void gr_wake_sleepers(gr_graph *g)
 {
+    if (g->sim) gr_sim_wake_all(g);
     pthread_mutex_lock(&g->sleep_lock);
     pthread_cond_broadcast(&g->sleep_cond);
     pthread_mutex_unlock(&g->sleep_lock);
@@ -34,10 +34,21 @@ void gr_wake_sleepers(gr_graph *g)
  * sleeper that misses this wakes within a millisecond. */
 void gr_wake_for_task(gr_graph *g)
 {
+    if (g->sim) {
+        gr_sim_wake_one(g);
+        return;
+    }
     if (atomic_load_explicit(&g->sleepers, memory_order_relaxed) > 0 &&
         !atomic_load_explicit(&g->wake_sent, memory_order_relaxed) &&
         !atomic_exchange_explicit(&g->wake_sent, true, memory_order_relaxed))
         gr_wake_sleepers(g);
+}
+
+/* A task was sent to worker id alone (it cannot be stolen): id must see it. */
+void gr_wake_worker(gr_graph *g, unsigned id)
+{
+    if (g->sim) gr_sim_wake_worker(g, id);
+    else gr_wake_for_task(g);
 }
 
 /* Pushes onto a deque w owns; a full deque grows, and only running out of memory fails. */
@@ -96,6 +107,7 @@ gr_stage_rt *gr_task_stage(const gr_graph *g, void *task)
 
 void gr_run_task(gr_worker *w, void *task)
 {
+    gr_sim_point(w, &w->sched_fiber);
     /* The watchdog's view: idle from the first failed search until work is found. */
     atomic_store_explicit(&w->idle, false, memory_order_relaxed);
     w->tasks++;
@@ -124,7 +136,10 @@ void gr_idle_wait(gr_worker *w, unsigned *fails)
     gr_account(w, GR_T_IDLE);
     atomic_store_explicit(&w->idle, true, memory_order_relaxed);
     if (*fails == 0) gr_credits_return(w);   /* queue space a busy worker may need */
-    if (++*fails < GR_IDLE_SPINS) {
+    if (g->sim) {
+        ++*fails;
+        gr_sim_idle(w, *fails >= GR_IDLE_SPINS);
+    } else if (++*fails < GR_IDLE_SPINS) {
         if (*fails & 7) gr_cpu_relax(); else sched_yield();
     } else {
         struct timespec ts;
@@ -148,14 +163,19 @@ bool gr_running(gr_graph *g)
            !atomic_load_explicit(&g->abort, memory_order_relaxed);
 }
 
+void gr_worker_loop(gr_worker *w)
+{
+    w->t_last = gr_worker_now(w);
+    w->cat = GR_T_SCHED;
+    w->g->sched->loop(w);
+    gr_account(w, GR_T_SCHED);
+}
+
 void *gr_worker_main(void *arg)
 {
     gr_worker *w = arg;
     gr_fiber_init_self(&w->sched_fiber);
-    w->t_last = gr_ticks();
-    w->cat = GR_T_SCHED;
-    w->g->sched->loop(w);
-    gr_account(w, GR_T_SCHED);
+    gr_worker_loop(w);
     gr_fiber_destroy_self(&w->sched_fiber);
     return NULL;
 }

@@ -208,6 +208,7 @@ static gr_status enter(gr_ctx *c, const char *what)
     }
     gr_worker *w = c->w;
     gr_alive(w);
+    gr_sim_point(w, &c->inst->fiber);
     if (gr_sampled_start(&w->intrinsics)) c->q_t0 = gr_ticks();
     return GR_OK;
 }

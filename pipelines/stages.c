@@ -260,7 +260,9 @@ static bool margin_save(pl_frame *f, margin *m)
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
-    pl_vars_ctx vc = {g, frame->width, frame->height, launch ? launch->workers : 0};
+    /* A simulated run's graph is the one its virtual workers would run. */
+    unsigned workers = launch ? (launch->simulate ? launch->simulate : launch->workers) : 0;
+    pl_vars_ctx vc = {g, frame->width, frame->height, workers};
     cp_vars vars = pl_vars(&vc);
     margin m = {.asked = frame->region};
     pl_region asked = {0, 0, 0, 0};

@@ -42,6 +42,7 @@ typedef struct options {
     const char *output, *stats;
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
+    unsigned simulate;             /* --simulate P: virtual workers (0: a real run) */
     bool info, list_stages;
     bool stats_table;              /* --stats-table (or -v): the per-queue footprint table */
     bool output_defaulted;         /* output is default_output: no output was named */
@@ -93,13 +94,15 @@ static void usage(FILE *out)
         "                        in packets and bytes (also with -v)\n"
         "      --trace FILE      write the last frame's timeline as Chrome/Perfetto JSON\n"
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
+        "      --simulate P      run the graph on P virtual workers (1-1024) on one thread:\n"
+        "                        times and footprints are predicted, the image the same\n"
         "      --info            print the scene report and exit\n"
         "  -h, --help            this help\n"
         "      --version         version\n");
 }
 
 enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES,
-       OPT_STATS_TABLE };
+       OPT_STATS_TABLE, OPT_SIMULATE };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(void *ctx, int c, const char *arg, const char *flag)
@@ -119,6 +122,14 @@ static int parse_one(void *ctx, int c, const char *arg, const char *flag)
     case OPT_INFO: o->info = true; return 0;
     case OPT_LIST_STAGES: o->list_stages = true; return 0;
     case OPT_STATS_TABLE: o->stats_table = true; return 0;
+    case OPT_SIMULATE: {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (*end || end == arg || n < 1 || n > GR_MAX_WORKERS)
+            return ro_bad_flag(&o->c, flag, arg, "not a number of virtual workers from 1 to 1024");
+        o->simulate = (unsigned)n;
+        return 0;
+    }
     }
     return ro_parse_one(&o->c, c, arg, flag);
 }
@@ -131,7 +142,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, 0, OPT_VERSION},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
         {"list-stages", no_argument, 0, OPT_LIST_STAGES},
-        {"stats-table", no_argument, 0, OPT_STATS_TABLE}, {0, 0, 0, 0}};
+        {"stats-table", no_argument, 0, OPT_STATS_TABLE},
+        {"simulate", required_argument, 0, OPT_SIMULATE}, {0, 0, 0, 0}};
     *o = (options){0};
     int rc = ro_init(&o->c, "gramps-render", argc);
     if (rc) return rc;
@@ -154,7 +166,8 @@ static void warn_limits(const options *o, const rg_setup *g, const sc_scene *s)
 static gr_launch_opts launch_opts(const options *o)
 {
     return (gr_launch_opts){.scheduler = o->c.scheduler, .journal = o->trace != NULL,
-                            .profile = o->profile, .verbose = o->c.verbose};
+                            .profile = o->profile, .verbose = o->c.verbose,
+                            .simulate = o->simulate};
 }
 
 /* One frame through the graph into rgba; the frame's counters and graph into r. */
@@ -254,7 +267,9 @@ static frame_stats frame_stats_of(const frame_result *r)
     if (!st) return f;
     f.avg_footprint = st->avg_footprint_bytes;
     f.peak_footprint = st->peak_footprint_bytes;
-    f.outside_ms = r->ms > st->wall_ms ? r->ms - st->wall_ms : 0;
+    /* Simulated: the graph's run takes its virtual time, the rest what it took here. */
+    f.outside_ms = r->ms > st->host_ms ? r->ms - st->host_ms : 0;
+    if (st->simulated_workers) f.ms = f.outside_ms + st->wall_ms;
     for (int i = 0; i < st->nstages; i++) f.busy_ms += st->stages[i].busy_ms;
     f.serial_share = st->serial_share;
     return f;
@@ -355,6 +370,7 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
             o->c.width, o->c.height, g->ntriangles, s->unreadable_textures);
     fprintf(f, "\"msaa\": %d,\n\"sample_buffer_bytes\": %llu,\n", last->msaa,
             (unsigned long long)last->sample_bytes);
+    if (o->simulate) fprintf(f, "\"simulated_workers\": %u,\n", o->simulate);
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");
@@ -367,8 +383,10 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
 {
     spread ms = spread_of(fs, n, frame_ms), peak = spread_of(fs, n, frame_peak);
     const gr_stats *st = gr_get_stats(last->graph);
-    printf("%s: %s %dx%d, %zu triangles, %u threads, %s scheduler\n", s->name, o->c.pipeline,
-           o->c.width, o->c.height, g->ntriangles, st ? st->workers : 0, gr_scheduler_of(last->graph));
+    printf("%s: %s %dx%d, %zu triangles, %u %s, %s scheduler\n", s->name, o->c.pipeline,
+           o->c.width, o->c.height, g->ntriangles, st ? st->workers : 0,
+           o->simulate ? "virtual workers (simulated: times are predicted)" : "threads",
+           gr_scheduler_of(last->graph));
     printf("frame %.2f ms (median of %d, min %.2f)", ms.median, n, ms.min);
     if (has_counter(last, "rays.primary")) {
         printf(", %llu rays (", (unsigned long long)rays_of(last));
@@ -500,7 +518,7 @@ static int graph_msaa(const render_ctx *ctx)
 /* The render's estimated memory against --max-memory: 0, or 1 with a message. */
 static int check_memory(const options *o, const render_ctx *ctx)
 {
-    unsigned threads = gr_worker_count(o->c.threads);
+    unsigned threads = o->simulate ? o->simulate : gr_worker_count(o->c.threads);
     const sc_geometry *g = ctx->data.geo;
     pl_vars_ctx vc = {ctx->setup.graph, o->c.width, o->c.height, threads};
     cp_vars vars = pl_vars(&vc);

@@ -1,0 +1,371 @@
+/* simulate.c — the virtual-time mode (simulate.h): P virtual workers on one OS thread.
+ *
+ * Each virtual worker's loop (the policy's own, sched*.c) runs on a fiber of its own;
+ * Thread-stage instances run on theirs, as in a real run. The OS thread (the "driver")
+ * keeps the workers in a min-heap keyed by virtual clock and always resumes the
+ * smallest. A worker runs until a safe point finds another worker's clock smaller
+ * (gr_sim_point: before each task, at each Thread-stage runtime call, before a Shader
+ * commits its outputs) or it goes idle (gr_sim_idle), then switches back.
+ *
+ * Virtual time: while worker w runs, its clock is gr_ticks() + w->sim_offset, so the
+ * cycles the real stage code and runtime take count as they are, and the cost model's
+ * charges are added to the offset. Since a worker only starts a step when its clock is
+ * the smallest, a task another worker pushes is never seen before its virtual push time
+ * by a worker that starts a step; within a step, a worker reads shared state as it was
+ * when the step began (a lag of at most one step, a Shader task or a Thread stage's
+ * stretch between two runtime calls).
+ *
+ * Cost model (charged to the worker's clock; constants in gr_sim_costs, measured on the
+ * development machine, docs/many-cores.md): a steal moves steal_lines lines (the
+ * victim's ready word, deque indices, slot) plus the packet's lines, or inst_lines for a
+ * Thread instance, each line_ns; an idle worker looks for work again every
+ * spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps (tasks.c): a
+ * push wakes the most recently idle worker (at no cost while it spins, wake_ns once it
+ * sleeps), and a sleeper that nobody wakes looks again after poll_ns, tasks.c's timed
+ * wait. */
+#include "gramps/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { VW_RUNNABLE, VW_RUNNING, VW_IDLE, VW_EXITED } vw_state;
+
+/* A virtual worker's scheduling state (the driver's; the worker's clock offset, which
+ * gr_account reads on every step, lives in gr_worker). */
+typedef struct vworker {
+    uint64_t clock;        /* virtual ticks when last switched out (or woken to) */
+    uint64_t key;          /* heap key: clock, or an idle worker's timeout */
+    uint64_t idle_since;
+    bool asleep;           /* idle past its spins: a wake-up costs the latency */
+    int heap_pos;          /* -1: not in the heap (running or exited) */
+    int prev_idle, next_idle;   /* the idle list, most recent first */
+    gr_fiber *resume;      /* the fiber that switched out (its loop's or an instance's) */
+    vw_state state;
+} vworker;
+
+struct gr_sim {
+    gr_graph *g;
+    gr_fiber driver;
+    unsigned n, exited;
+    vworker *v;
+    int *heap;
+    unsigned nheap;
+    int idle_head;         /* most recently idle worker, -1: none */
+    _Atomic(int) running;  /* the worker being run, -1 between (watchdog) */
+    uint64_t end;
+    /* costs in ticks */
+    uint64_t line, steal, inst, spin_step, wake, poll;
+};
+
+/* The simulation the calling OS thread drives: wake-ups from other threads (the
+ * watchdog, gr_wait) must not touch its heap. */
+static _Thread_local gr_sim *driving;
+
+/* ---- the cost model's constants ------------------------------------------------------- */
+
+static const gr_sim_costs default_costs = {
+    .line_ns = 60, .steal_lines = 3, .inst_lines = 8,
+    .spin_ns = 20000, .wake_ns = 30000, .poll_ns = 1000000,
+};
+
+/* GRAMPS_SIM_COST="line=60,wake=30000,...": any subset of line, steal_lines, inst_lines,
+ * spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
+ * warning. */
+gr_sim_costs gr_sim_costs_in_effect(void)
+{
+    gr_sim_costs c = default_costs;
+    const char *env = getenv("GRAMPS_SIM_COST");
+    for (const char *p = env; p && *p;) {
+        char name[32];
+        double v;
+        int used = 0;
+        if (sscanf(p, "%31[a-z_]=%lf%n", name, &v, &used) != 2 || !(v >= 0)) {
+            fprintf(stderr, "gramps: GRAMPS_SIM_COST: cannot read '%s' (NAME=NUMBER,...)\n", p);
+            break;
+        }
+        if (!strcmp(name, "line")) c.line_ns = v;
+        else if (!strcmp(name, "steal_lines")) c.steal_lines = v;
+        else if (!strcmp(name, "inst_lines")) c.inst_lines = v;
+        else if (!strcmp(name, "spin")) c.spin_ns = v;
+        else if (!strcmp(name, "wake")) c.wake_ns = v;
+        else if (!strcmp(name, "poll")) c.poll_ns = v;
+        else fprintf(stderr, "gramps: GRAMPS_SIM_COST: unknown cost '%s'\n", name);
+        p += used;
+        if (*p == ',') p++;
+    }
+    return c;
+}
+
+static uint64_t ticks_of(double ns) { return (uint64_t)(ns * gr_ticks_per_ns()); }
+
+/* ---- the heap of virtual workers by key (ties: lower id first) ------------------------ */
+
+static bool before(const gr_sim *s, int a, int b)
+{
+    return s->v[a].key < s->v[b].key || (s->v[a].key == s->v[b].key && a < b);
+}
+
+static void heap_place(gr_sim *s, unsigned i, int w)
+{
+    s->heap[i] = w;
+    s->v[w].heap_pos = (int)i;
+}
+
+static void sift_up(gr_sim *s, unsigned i)
+{
+    int w = s->heap[i];
+    while (i > 0 && before(s, w, s->heap[(i - 1) / 2])) {
+        heap_place(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_place(s, i, w);
+}
+
+static void sift_down(gr_sim *s, unsigned i)
+{
+    int w = s->heap[i];
+    for (;;) {
+        unsigned c = 2 * i + 1;
+        if (c >= s->nheap) break;
+        if (c + 1 < s->nheap && before(s, s->heap[c + 1], s->heap[c])) c++;
+        if (!before(s, s->heap[c], w)) break;
+        heap_place(s, i, s->heap[c]);
+        i = c;
+    }
+    heap_place(s, i, w);
+}
+
+static void heap_insert(gr_sim *s, int w, uint64_t key)
+{
+    s->v[w].key = key;
+    heap_place(s, s->nheap++, w);
+    sift_up(s, s->nheap - 1);
+}
+
+/* A worker already in the heap gets another key. */
+static void heap_rekey(gr_sim *s, int w, uint64_t key)
+{
+    s->v[w].key = key;
+    sift_up(s, (unsigned)s->v[w].heap_pos);
+    sift_down(s, (unsigned)s->v[w].heap_pos);
+}
+
+static int heap_pop(gr_sim *s)
+{
+    int w = s->heap[0];
+    s->v[w].heap_pos = -1;
+    if (--s->nheap > 0) {
+        heap_place(s, 0, s->heap[s->nheap]);
+        sift_down(s, 0);
+    }
+    return w;
+}
+
+/* ---- the idle list -------------------------------------------------------------------- */
+
+static void idle_push(gr_sim *s, int w)
+{
+    s->v[w].prev_idle = -1;
+    s->v[w].next_idle = s->idle_head;
+    if (s->idle_head >= 0) s->v[s->idle_head].prev_idle = w;
+    s->idle_head = w;
+}
+
+static void idle_remove(gr_sim *s, int w)
+{
+    vworker *v = &s->v[w];
+    if (v->prev_idle >= 0) s->v[v->prev_idle].next_idle = v->next_idle;
+    else s->idle_head = v->next_idle;
+    if (v->next_idle >= 0) s->v[v->next_idle].prev_idle = v->prev_idle;
+    v->prev_idle = v->next_idle = -1;
+}
+
+/* An idle worker wakes at virtual time t: at once while it still spins, after the
+ * wake-up latency once it sleeps; never before it went idle. */
+static void wake(gr_sim *s, int w, uint64_t t)
+{
+    vworker *v = &s->v[w];
+    idle_remove(s, w);
+    uint64_t at = t > v->idle_since ? t : v->idle_since;
+    if (v->asleep) at += s->wake;
+    v->state = VW_RUNNABLE;
+    v->clock = at;
+    heap_rekey(s, w, at);
+}
+
+/* ---- launch and the driver ------------------------------------------------------------ */
+
+bool gr_sim_create(gr_graph *g)
+{
+    gr_sim *s = calloc(1, sizeof *s);
+    if (!s) return false;
+    g->sim = s;
+    s->g = g;
+    s->n = g->nworkers;
+    s->v = calloc(s->n, sizeof *s->v);
+    s->heap = calloc(s->n, sizeof *s->heap);
+    if (!s->v || !s->heap) return false;
+    gr_sim_costs c = gr_sim_costs_in_effect();
+    s->line = ticks_of(c.line_ns);
+    s->steal = ticks_of(c.line_ns * c.steal_lines);
+    s->inst = ticks_of(c.line_ns * c.inst_lines);
+    s->spin_step = ticks_of(c.spin_ns / GR_IDLE_SPINS);
+    s->wake = ticks_of(c.wake_ns);
+    s->poll = ticks_of(c.poll_ns);
+    s->idle_head = -1;
+    atomic_init(&s->running, -1);
+    return true;
+}
+
+void gr_sim_free(gr_graph *g)
+{
+    gr_sim *s = g->sim;
+    if (!s) return;
+    for (unsigned i = 0; g->workers && i < s->n; i++)
+        gr_fiber_destroy(&g->workers[i].sched_fiber, &g->stacks);
+    free(s->v);
+    free(s->heap);
+    free(s);
+    g->sim = NULL;
+}
+
+/* Back from the driver: the clock resumes where the driver set it. */
+static void arrive(gr_worker *w)
+{
+    w->sim_offset = w->g->sim->v[w->id].clock - gr_ticks();
+}
+
+/* Switches out of `here` to the driver, in state st (the clock is w's now). */
+static void depart(gr_worker *w, gr_fiber *here, vw_state st)
+{
+    gr_sim *s = w->g->sim;
+    vworker *v = &s->v[w->id];
+    v->clock = gr_ticks() + w->sim_offset;
+    v->state = st;
+    v->resume = here;
+    gr_fiber_switch(here, &s->driver);
+}
+
+static void worker_entry(void *arg)
+{
+    gr_worker *w = arg;
+    arrive(w);
+    gr_worker_loop(w);
+    depart(w, &w->sched_fiber, VW_EXITED);
+    abort();                              /* an exited worker is never resumed */
+}
+
+static void run_one(gr_sim *s, int id)
+{
+    vworker *v = &s->v[id];
+    if (v->state == VW_IDLE) {            /* timed out: polls again */
+        idle_remove(s, id);
+        v->clock = v->key;
+    }
+    v->state = VW_RUNNING;
+    atomic_store_explicit(&s->running, id, memory_order_relaxed);
+    gr_fiber_switch(&s->driver, v->resume);
+    atomic_store_explicit(&s->running, -1, memory_order_relaxed);
+    if (v->clock > s->end) s->end = v->clock;
+    if (v->state == VW_RUNNABLE) heap_insert(s, id, v->clock);
+    else if (v->state == VW_IDLE) {
+        idle_push(s, id);
+        heap_insert(s, id, v->clock + (v->asleep ? s->poll : s->spin_step));
+    }
+    else s->exited++;
+}
+
+void *gr_sim_main(void *graph)
+{
+    gr_graph *g = graph;
+    gr_sim *s = g->sim;
+    gr_fiber_init_self(&s->driver);
+    driving = s;
+    for (unsigned i = 0; i < s->n; i++) {
+        gr_worker *w = &g->workers[i];
+        if (gr_fiber_create(&w->sched_fiber, &g->stacks, worker_entry, w) != 0) {
+            gr_set_error(g, GR_ERR_NOMEM, "simulation: out of memory for virtual worker %u's stack", i);
+            atomic_store(&g->abort, true);
+        }
+    }
+    s->end = g->t_start;
+    for (unsigned i = 0; i < s->n; i++) {
+        s->v[i] = (vworker){.clock = g->t_start, .heap_pos = -1, .prev_idle = -1,
+                            .next_idle = -1, .resume = &g->workers[i].sched_fiber};
+        if (g->workers[i].sched_fiber.stack_base) heap_insert(s, (int)i, g->t_start);
+        else s->exited++;
+    }
+    while (s->nheap > 0) run_one(s, heap_pop(s));
+    driving = NULL;
+    gr_fiber_destroy_self(&s->driver);
+    return NULL;
+}
+
+uint64_t gr_sim_end(const gr_graph *g) { return g->sim->end; }
+
+int gr_sim_running(const gr_graph *g)
+{
+    return atomic_load_explicit(&g->sim->running, memory_order_relaxed);
+}
+
+/* ---- worker side ---------------------------------------------------------------------- */
+
+void gr_sim_point(gr_worker *w, gr_fiber *here)
+{
+    gr_sim *s = w->g->sim;
+    if (!s || s->nheap == 0) return;
+    uint64_t now = gr_ticks() + w->sim_offset;
+    int top = s->heap[0];
+    if (s->v[top].key > now || (s->v[top].key == now && (unsigned)top > w->id)) return;
+    depart(w, here, VW_RUNNABLE);
+    arrive(w);
+}
+
+void gr_sim_idle(gr_worker *w, bool asleep)
+{
+    gr_sim *s = w->g->sim;
+    s->v[w->id].idle_since = gr_ticks() + w->sim_offset;
+    s->v[w->id].asleep = asleep;
+    depart(w, &w->sched_fiber, VW_IDLE);
+    arrive(w);
+}
+
+void gr_sim_steal(gr_worker *w, void *task)
+{
+    gr_sim *s = w->g->sim;
+    if (!s) return;
+    uint64_t lines;
+    if (gr_task_is_inst(task)) lines = s->inst;
+    else lines = s->line * ((GR_PKT_HDR + ((gr_pkt *)task)->queue->packet_bytes + 63) / 64);
+    w->sim_offset += s->steal + lines;
+}
+
+/* The running worker's virtual now: when wake-ups it causes happen. */
+static uint64_t now_of_running(gr_sim *s)
+{
+    int r = atomic_load_explicit(&s->running, memory_order_relaxed);
+    return r >= 0 ? gr_ticks() + s->g->workers[r].sim_offset : s->end;
+}
+
+void gr_sim_wake_one(gr_graph *g)
+{
+    gr_sim *s = g->sim;
+    if (driving != s || s->idle_head < 0) return;
+    wake(s, s->idle_head, now_of_running(s));
+}
+
+void gr_sim_wake_worker(gr_graph *g, unsigned id)
+{
+    gr_sim *s = g->sim;
+    if (driving != s || s->v[id].state != VW_IDLE) return;
+    wake(s, (int)id, now_of_running(s));
+}
+
+void gr_sim_wake_all(gr_graph *g)
+{
+    gr_sim *s = g->sim;
+    if (driving != s) return;
+    uint64_t t = now_of_running(s);
+    while (s->idle_head >= 0) wake(s, s->idle_head, t);
+}

@@ -1,0 +1,57 @@
+/* simulate.h — the virtual-time mode of the runtime (gr_launch_opts.simulate, simulate.c):
+ * P virtual workers multiplexed on one OS thread, each a fiber running the policy's own
+ * loop with its own deques, pools and credits, the thread always advancing the one whose
+ * virtual clock is smallest. A worker's clock advances by the cycles the real code took
+ * while it ran, plus the cost model's charges for what one thread does not pay (a steal's
+ * cache lines, a wake-up); docs/many-cores.md says how well that predicts real runs. */
+#ifndef GRAMPS_SIMULATE_H
+#define GRAMPS_SIMULATE_H
+
+#include "gramps/fiber.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct gr_graph gr_graph;
+typedef struct gr_worker gr_worker;
+typedef struct gr_sim gr_sim;
+
+/* The cost model's constants in ns (GRAMPS_SIM_COST overrides them, see simulate.c). */
+typedef struct gr_sim_costs {
+    double line_ns;        /* one cache line moved from another core */
+    double steal_lines;    /* lines a steal moves besides its packet: ready word, deque, slot */
+    double inst_lines;     /* lines a stolen Thread instance moves (its context, top of stack) */
+    double spin_ns;        /* how long an idle worker's GR_IDLE_SPINS searches take */
+    double wake_ns;        /* a sleeping worker's wake-up: broadcast to running */
+    double poll_ns;        /* a sleeping worker's timed wait (tasks.c's 1 ms) */
+} gr_sim_costs;
+
+/* Launch: the simulation's state, after the workers exist. False: out of memory. */
+bool gr_sim_create(gr_graph *g);
+void gr_sim_free(gr_graph *g);
+/* The one OS thread of a simulated run (a job on a parked thread, like a worker). */
+void *gr_sim_main(void *graph);
+/* The virtual time the run ended at (the latest worker's clock), after gr_sim_main. */
+uint64_t gr_sim_end(const gr_graph *g);
+/* The index of the worker the simulation runs now, or -1 (the watchdog's view). */
+int gr_sim_running(const gr_graph *g);
+/* The costs in effect (defaults, or GRAMPS_SIM_COST's). */
+gr_sim_costs gr_sim_costs_in_effect(void);
+
+/* Worker side. A safe point (no lock held, `here` the fiber running): gives the thread
+ * to the virtual worker with the smallest clock when it is not w. */
+void gr_sim_point(gr_worker *w, gr_fiber *here);
+/* An idle worker waits (on its loop's fiber) until a push or wake-up reaches it, or
+ * until its next search (spinning) or the end of its timed wait (asleep). */
+void gr_sim_idle(gr_worker *w, bool asleep);
+/* A steal moved the task (and its packet's lines) from another core. */
+void gr_sim_steal(gr_worker *w, void *task);
+/* A task was pushed: one waiting worker wakes (the most recently idle). */
+void gr_sim_wake_one(gr_graph *g);
+/* Worker `id` wakes if it waits (a policy that sends a task to one worker: Static). */
+void gr_sim_wake_worker(gr_graph *g, unsigned id);
+/* Every waiting worker wakes (the end of the run, an abort, a barrier). Does nothing
+ * off the simulation's thread (the watchdog's wake-ups: waiting workers time out). */
+void gr_sim_wake_all(gr_graph *g);
+
+#endif
