@@ -1,0 +1,83 @@
+/* gramps-render --simulate P (docs/many-cores.md): the PNG is byte for byte a real run's
+ * for the raster, ray-tracing and hybrid graphs under every scheduler at 1, 4 and 32
+ * virtual workers; the statistics and the trace say the times are virtual; bad counts
+ * exit 2 naming the flag. Small images: the graphs are the full ones. */
+#include "tests/check.h"
+#include "tests/cli.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static const char *const pipelines[] = {"raster", "raytrace", "hybrid"};
+static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+static const unsigned counts[] = {1, 4, 32};
+
+static char dir[64];
+
+static void test_images_match_a_real_run(void)
+{
+    char args[1024], ref[128], img[128];
+    for (int p = 0; p < 3; p++) {
+        snprintf(ref, sizeof ref, "%s/%s-real.png", dir, pipelines[p]);
+        snprintf(args, sizeof args, "-q -p %s --size 80x60 -t 2 -o %s teapot", pipelines[p], ref);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        for (int s = 0; s < 4; s++)
+            for (int k = 0; k < 3; k++) {
+                snprintf(img, sizeof img, "%s/%s-%s-%u.png", dir, pipelines[p], scheds[s], counts[k]);
+                snprintf(args, sizeof args, "-q -p %s --scheduler %s --size 80x60 --simulate %u "
+                         "-o %s teapot", pipelines[p], scheds[s], counts[k], img);
+                CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+                CHECK_MSG(same_files(ref, img), "%s under %s at %u virtual workers differs "
+                          "from the real run", pipelines[p], scheds[s], counts[k]);
+                unlink(img);
+            }
+        unlink(ref);
+    }
+}
+
+/* --stats says simulated_workers at both levels; --trace names virtual time. */
+static void test_stats_and_trace_say_virtual(void)
+{
+    char args[512], stats[128], trace[128];
+    snprintf(stats, sizeof stats, "%s/s.json", dir);
+    snprintf(trace, sizeof trace, "%s/t.json", dir);
+    snprintf(args, sizeof args, "-q --size 64x64 --simulate 6 --stats %s --trace %s teapot",
+             stats, trace);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    char *s = slurp(stats, NULL), *t = slurp(trace, NULL);
+    CHECK(s && t);
+    if (s && t) {
+        CHECK(strstr(s, "\"simulated_workers\": 6,\n\"") != NULL);    /* the frame's */
+        CHECK(strstr(s, "  \"simulated_workers\": 6,") != NULL);      /* the runtime's */
+        CHECK(strstr(s, "\"host_ms\"") != NULL && strstr(s, "\"threads\": 6,") != NULL);
+        CHECK(strstr(t, "virtual worker 5 (virtual time)") != NULL);
+    }
+    free(s);
+    free(t);
+    unlink(stats);
+    unlink(trace);
+}
+
+static void test_bad_counts(void)
+{
+    static const char *bad[] = {"0", "100000", "1025", "-3", "four", ""};
+    char args[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "-q --size 16x16 --simulate '%s' teapot", bad[i]);
+        CHECK_MSG(run(args) == 2, "--simulate '%s' was not refused: %s", bad[i], out);
+        CHECK_MSG(strstr(out, "--simulate") != NULL, "the message names no flag: %s", out);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    find_tool(argv[0], "gramps-render");
+    snprintf(dir, sizeof dir, "/tmp/test_simulate.XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    RUN(test_images_match_a_real_run);
+    RUN(test_stats_and_trace_say_virtual);
+    RUN(test_bad_counts);
+    rmdir(dir);
+    return check_finish();
+}

@@ -1,0 +1,169 @@
+/* The virtual-time mode (gr_launch_opts.simulate, gramps/simulate.c): the same results as
+ * a real run under every scheduler, and its structure, never its timings (virtual time
+ * comes from measured cycles): every virtual worker takes part when there is work to
+ * share, queue capacities hold at 64 virtual workers, each worker's accounted time fits
+ * in the frame's, the statistics say the run was simulated, and out-of-range counts are
+ * refused with a message naming the option. */
+#include "gramps/gramps.h"
+#include "tests/check.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+
+/* source (Thread) -> "work" -> square (Shader) -> "squares" -> sum (Shader): the sum of
+ * i^2 over the packets, and the most packets the application ever held in "work". */
+typedef struct flow {
+    uint32_t packets;
+    _Atomic(uint64_t) sum;
+    _Atomic(int) held, worst;
+} flow;
+
+static void source(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    gr_window w;
+    for (uint32_t i = 0; i < f->packets; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        int held = atomic_fetch_add(&f->held, 1) + 1, worst = atomic_load(&f->worst);
+        while (held > worst && !atomic_compare_exchange_weak(&f->worst, &worst, held)) {}
+        *(uint32_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+    }
+}
+
+static void square(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    uint32_t v = *(const uint32_t *)gr_input(c, NULL);
+    atomic_fetch_sub(&f->held, 1);
+    for (volatile int k = 0; k < 200; k++) {}   /* enough work for a steal to pay */
+    *(uint64_t *)gr_output(c, 0) = (uint64_t)v * v;
+}
+
+static void sum(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    atomic_fetch_add(&f->sum, *(const uint64_t *)gr_input(c, NULL));
+}
+
+static gr_graph *flow_graph(flow *f, uint32_t capacity)
+{
+    gr_graph *g = gr_graph_create();
+    int work = gr_queue(g, &(gr_queue_desc){.name = "work", .packet_bytes = 8, .capacity = capacity});
+    int squares = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8,
+                                               .capacity = capacity});
+    int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD, .main = source, .user = f});
+    int sq = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square, .user = f});
+    int add = gr_stage(g, &(gr_stage_desc){.name = "sum", .kind = GR_SHADER, .main = sum, .user = f});
+    gr_bind(g, src, GR_BIND_OUTPUT, work);
+    gr_bind(g, sq, GR_BIND_INPUT, work);
+    gr_bind(g, sq, GR_BIND_OUTPUT, squares);
+    gr_bind(g, add, GR_BIND_INPUT, squares);
+    return g;
+}
+
+static uint64_t sum_of_squares(uint64_t n) { return (n - 1) * n * (2 * n - 1) / 6; }
+
+/* One simulated run; its graph (NULL when it failed, said on stderr). */
+static gr_graph *simulate(flow *f, uint32_t capacity, const char *sched, unsigned p)
+{
+    gr_graph *g = flow_graph(f, capacity);
+    gr_launch_opts o = {.scheduler = sched, .simulate = p, .workers = 2, .stack_bytes = 64 * 1024,
+                        .deadlock_seconds = 30};
+    gr_status st = gr_launch(g, &o, NULL, 0);
+    if (st == GR_OK) st = gr_wait(g);
+    if (st == GR_OK) return g;
+    fprintf(stderr, "  %s at %u virtual workers: %s\n", sched, p, gr_error(g));
+    gr_graph_destroy(g);
+    return NULL;
+}
+
+/* Same results under every scheduler at 1 to 64 virtual workers, the statistics say so,
+ * and no worker accounts for more time than the frame took. */
+static void test_results_and_accounting(void)
+{
+    static const unsigned counts[] = {1, 3, 16, 64};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 4; i++) {
+            flow f = {.packets = 3000};
+            gr_graph *g = simulate(&f, 64, scheds[k], counts[i]);
+            CHECK(g != NULL);
+            if (!g) continue;
+            CHECK_MSG(atomic_load(&f.sum) == sum_of_squares(f.packets), "%s at %u: wrong sum",
+                      scheds[k], counts[i]);
+            const gr_stats *s = gr_get_stats(g);
+            CHECK(s->workers == counts[i] && s->simulated_workers == counts[i]);
+            CHECK(s->wall_ms > 0 && s->host_ms > 0);
+            for (unsigned w = 0; w < s->workers; w++) {
+                const gr_worker_stats *ws = &s->per_worker[w];
+                double accounted = ws->app_ms + ws->queue_ms + ws->sched_ms + ws->idle_ms;
+                CHECK_MSG(accounted <= s->wall_ms * 1.0001 + 1e-6, "%s at %u: worker %u "
+                          "accounts %.4f ms of a %.4f ms frame", scheds[k], counts[i], w,
+                          accounted, s->wall_ms);
+            }
+            gr_graph_destroy(g);
+        }
+}
+
+/* Every virtual worker runs tasks when there are far more than workers, under the
+ * policies that share work (Static gives each stage to one worker, by design). */
+static void test_all_workers_take_part(void)
+{
+    for (int k = 0; k < 3; k++) {
+        flow f = {.packets = 4000};
+        gr_graph *g = simulate(&f, 256, scheds[k], 8);
+        CHECK(g != NULL);
+        if (!g) continue;
+        const gr_stats *s = gr_get_stats(g);
+        for (unsigned w = 0; w < s->workers; w++)
+            CHECK_MSG(s->per_worker[w].tasks > 0, "%s: virtual worker %u ran no task of %u "
+                      "packets", scheds[k], w, f.packets);
+        gr_graph_destroy(g);
+    }
+}
+
+/* With backpressure, what the application holds never exceeds a queue's capacity, at
+ * 64 virtual workers too (each with its own credits). */
+static void test_capacity_at_64(void)
+{
+    const char *bounded[] = {"gramps", "static"};
+    for (int k = 0; k < 2; k++) {
+        flow f = {.packets = 5000};
+        gr_graph *g = simulate(&f, 32, bounded[k], 64);
+        CHECK(g != NULL);
+        if (!g) continue;
+        CHECK_MSG(atomic_load(&f.worst) <= 32, "%s: %d packets in a queue of capacity 32",
+                  bounded[k], atomic_load(&f.worst));
+        const gr_stats *s = gr_get_stats(g);
+        for (int i = 0; i < s->nqueues; i++)
+            CHECK_MSG(s->queues[i].peak_packets <= 32, "%s: queue %s peaked at %llu of 32",
+                      bounded[k], s->queues[i].name, (unsigned long long)s->queues[i].peak_packets);
+        gr_graph_destroy(g);
+    }
+}
+
+/* The most virtual workers runs; one more is refused before anything starts. */
+static void test_limits(void)
+{
+    flow f = {.packets = 2000};
+    gr_graph *g = simulate(&f, 64, "gramps", GR_MAX_WORKERS);
+    CHECK(g != NULL && atomic_load(&f.sum) == sum_of_squares(f.packets));
+    gr_graph_destroy(g);
+    g = flow_graph(&f, 64);
+    gr_launch_opts o = {.simulate = GR_MAX_WORKERS + 1};
+    CHECK(gr_launch(g, &o, NULL, 0) == GR_ERR_INVALID);
+    CHECK_MSG(strstr(gr_error(g), "simulate") != NULL, "error: %s", gr_error(g));
+    gr_graph_destroy(g);
+}
+
+int main(void)
+{
+    RUN(test_results_and_accounting);
+    RUN(test_all_workers_take_part);
+    RUN(test_capacity_at_64);
+    RUN(test_limits);
+    return check_finish();
+}
