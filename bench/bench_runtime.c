@@ -22,10 +22,16 @@
  *    synthetic_machine_efficiency_Nw is the control: the same work split over N plain
  *    pthreads with no runtime at all, so efficiency lost there is the machine's.
  *    per Shader: time, parallel efficiency against 1 worker, and peak footprint.
+ *  - sim_*: the simulator's cost model measured here (bench/sim_costs.h; --simulate,
+ *    docs/many-cores.md): sim_line_ns (half the line round trip), sim_wake_ns (a
+ *    broadcast to the sleeper running), sim_spin_ns (an idle worker's spins), and the
+ *    GRAMPS_SIM_COST value that sets them.
  * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
- * Arguments, if any, pick groups by name: overhead, parallel, pingpong, launch, synthetic
+ * Arguments, if any, pick groups by name: overhead, parallel, pingpong, launch, simcost,
+ * synthetic
  * (e.g. `bench_runtime parallel` to re-measure one figure under perf). */
 #include "bench/line_round_trip.h"
+#include "bench/sim_costs.h"
 #include "gramps/gramps.h"
 #include "tools/common/measure.h"
 
@@ -322,15 +328,23 @@ static bool wanted(const char *group)
     return false;
 }
 
+static void bench_sim_costs(void)
+{
+    double line = bench_line_round_trip_ns() / 2, wake = sim_wake_ns(), spin = sim_spin_ns();
+    printf("sim_line_ns %.1f ns\nsim_wake_ns %.1f ns\nsim_spin_ns %.1f ns\n", line, wake, spin);
+    printf("sim_cost_setting GRAMPS_SIM_COST=line=%.0f,wake=%.0f,spin=%.0f\n", line, wake, spin);
+}
+
 int main(int argc, char **argv)
 {
-    static const char *groups[] = {"overhead", "parallel", "pingpong", "launch", "synthetic"};
+    static const char *groups[] = {"overhead", "parallel", "pingpong", "launch", "simcost",
+                                   "synthetic"};
     for (int i = 1; i < argc; i++) {
         bool known = false;
         for (size_t k = 0; k < sizeof groups / sizeof *groups; k++) known |= !strcmp(argv[i], groups[k]);
         if (!known) {
             fprintf(stderr, "bench_runtime: unknown group '%s' (overhead, parallel, pingpong, launch, "
-                            "synthetic)\n", argv[i]);
+                            "simcost, synthetic)\n", argv[i]);
             return 2;
         }
     }
@@ -353,6 +367,7 @@ int main(int argc, char **argv)
     }
     if (wanted("launch"))
         for (unsigned w = 1; w <= 16; w *= 2) bench_launch_join(w);
+    if (wanted("simcost")) bench_sim_costs();
     if (!wanted("synthetic")) return 0;
     params p = {.packets = 40000, .work_us = 10.0, .spin_per_us = calibrate_spin()};
     unsigned long long fp;

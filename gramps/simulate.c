@@ -64,12 +64,15 @@ static _Thread_local gr_sim *driving;
 
 /* ---- the cost model's constants ------------------------------------------------------- */
 
+/* bench_runtime simcost measures them (docs/many-cores.md has the figures): line is
+ * half the 16-core Xeon's 149 ns line round trip (docs/data/16-core-2026-11-27), wake
+ * and spin the development VM's. */
 static const gr_sim_costs default_costs = {
-    .line_ns = 60, .steal_lines = 3, .inst_lines = 8,
-    .spin_ns = 20000, .wake_ns = 30000, .poll_ns = 1000000,
+    .line_ns = 75, .steal_lines = 3, .inst_lines = 8,
+    .spin_ns = 5000, .wake_ns = 12000, .poll_ns = 1000000,
 };
 
-/* GRAMPS_SIM_COST="line=60,wake=30000,...": any subset of line, steal_lines, inst_lines,
+/* GRAMPS_SIM_COST="line=75,wake=12000,...": any subset of line, steal_lines, inst_lines,
  * spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
  * warning. */
 gr_sim_costs gr_sim_costs_in_effect(void)

@@ -46,7 +46,7 @@ typedef struct options {
     unsigned workers[MAX_LIST];
     int nworkers, repeats, width, height;
     const char *out;
-    bool quiet;
+    bool quiet, simulate;
 } options;
 
 static const char default_scenes[] = "teapot,courtyard,fairy,../shared/scenes/bunny.obj";
@@ -66,6 +66,8 @@ static void usage(FILE *out)
         "  --schedulers LIST  (default %s)\n"
         "  --workers LIST     worker counts, " LIMIT_RANGE(1, GR_MAX_WORKERS) " (default 1,2; e.g. 1,2,8,16: more workers\n"
         "                     than cores shows footprint and overheads, not speedup)\n"
+        "  --simulate LIST    virtual worker counts instead of --workers, " LIMIT_RANGE(1, GR_MAX_WORKERS) ": each run on\n"
+        "                     one thread in virtual time (times and footprints predicted)\n"
         "  --repeats N        measured frames per configuration, after a warm-up (default 5)\n"
         "  --size WxH         image size (default 512x512)\n"
         "  --out DIR          output directory, made if missing (default footprint-study)\n"
@@ -127,7 +129,7 @@ static int check_names(const list *l, bool (*known)(const char *), const char *f
 static bool builtin_graph(const char *name) { return pl_builtin_graph(name) != NULL; }
 
 enum { OPT_SCENES = 256, OPT_PIPELINES, OPT_GRAPH, OPT_SCHEDULERS, OPT_WORKERS, OPT_REPEATS,
-       OPT_SIZE, OPT_OUT, OPT_VERSION };
+       OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -143,7 +145,8 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         if (o->ngraphs == MAX_LIST) return bad_flag(flag, arg, "too many graph files");
         o->graphs[o->ngraphs++] = arg;
         return 0;
-    case OPT_WORKERS: return parse_workers(o, arg, flag);
+    case OPT_WORKERS: o->simulate = false; return parse_workers(o, arg, flag);
+    case OPT_SIMULATE: o->simulate = true; return parse_workers(o, arg, flag);
     case OPT_REPEATS:
         return io_parse_int(arg, 1, 1000, &o->repeats) ? 0 : bad_flag(flag, arg, "expected 1..1000");
     case OPT_SIZE:
@@ -161,6 +164,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"scenes", required_argument, 0, OPT_SCENES}, {"pipelines", required_argument, 0, OPT_PIPELINES},
         {"graph", required_argument, 0, OPT_GRAPH}, {"schedulers", required_argument, 0, OPT_SCHEDULERS},
         {"workers", required_argument, 0, OPT_WORKERS}, {"repeats", required_argument, 0, OPT_REPEATS},
+        {"simulate", required_argument, 0, OPT_SIMULATE},
         {"size", required_argument, 0, OPT_SIZE}, {"out", required_argument, 0, OPT_OUT},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
@@ -203,9 +207,9 @@ static void progress(study_run *r, const fp_config *c, int sc, int p, const fp_s
 {
     r->done++;
     if (r->o->quiet) return;
-    fprintf(stderr, "gramps-footprint: [%3d/%d] %s %s %s %uw: %.1f ms, peak %.0f KiB, avg %.0f "
+    fprintf(stderr, "gramps-footprint: [%3d/%d] %s %s %s %u%s: %.1f ms, peak %.0f KiB, avg %.0f "
             "KiB (%.0f s)\n", r->done, r->total, r->s->scenes[sc], r->s->pipelines[p],
-            c->scheduler, c->workers, v->ms.median, v->peak_bytes.median / 1024,
+            c->scheduler, c->workers, c->simulate ? " virtual" : "w", v->ms.median, v->peak_bytes.median / 1024,
             v->avg_bytes.median / 1024, io_now_s() - r->t0);
 }
 
@@ -238,7 +242,7 @@ static int run_workers(study_run *r, pl_scene_data *data, int sc, int p, int w, 
 {
     const fp_study *s = r->s;
     fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL,
-                   NULL, NULL};
+                   NULL, NULL, s->simulated};
     gr_profile *prof = runs_static(s) ? fp_profile(&c, err) : NULL;
     if (runs_static(s) && !prof) return 1;
     c.profile = prof;
@@ -406,7 +410,8 @@ static int study_main(const options *o)
     const char **pipelines = calloc((size_t)np, sizeof *pipelines);
     char **scenes = calloc((size_t)ns, sizeof *scenes);
     fp_study s = {ns, np, o->nworkers, o->schedulers.n, (const char *const *)scenes, pipelines,
-                  o->workers, o->schedulers.item, o->width, o->height, o->repeats, NULL, NULL};
+                  o->workers, o->schedulers.item, o->width, o->height, o->repeats, NULL, NULL,
+                  o->simulate};
     s.cells = calloc((size_t)(ns * np * o->nworkers * o->schedulers.n), sizeof *s.cells);
     s.timelines = calloc((size_t)(np * o->schedulers.n), sizeof *s.timelines);
     char err[CP_ERR_MAX] = "out of memory";

@@ -84,7 +84,7 @@ static void sanchez_table(FILE *out, const fp_study *s)
             "the scenes (%d); avg / peak KiB (peak over gramps' on the same scene).\n\n"
             "| scheduler | ray-0 avg / max | ray-1 avg / max (x) |", s->width, s->height, s->nscenes);
     for (int w = 0; w < s->nworkers; w++)
-        fprintf(out, " ours, %u worker%s |", s->workers[w], s->workers[w] == 1 ? "" : "s");
+        fprintf(out, " ours, %u %s |", s->workers[w], fp_workers_word(s, s->workers[w]));
     fputs("\n|---|---|---|", out);
     for (int w = 0; w < s->nworkers; w++) fputs("---|", out);
     fputc('\n', out);
@@ -113,7 +113,7 @@ static void thesis_table(FILE *out, const fp_study *s)
             "`hybrid`, Ray Tracer as `raytrace`.\n\n"
             "| scene | thesis graph | ours | CPU-like occupancy | CPU-like peak | GPU-like peak |");
     for (int w = 0; w < s->nworkers; w++)
-        fprintf(out, " ours, %u worker%s |", s->workers[w], s->workers[w] == 1 ? "" : "s");
+        fprintf(out, " ours, %u %s |", s->workers[w], fp_workers_word(s, s->workers[w]));
     fputs("\n|---|---|---|---|---|---|", out);
     for (int w = 0; w < s->nworkers; w++) fputs("---|", out);
     fputc('\n', out);

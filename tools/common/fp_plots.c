@@ -80,8 +80,8 @@ static int bar_plot(const char *dir, const fp_study *s, int p, int w, fp_bar_plo
     static const char *const what[FP_NBAR_PLOTS] = {"peak footprint", "average footprint", "frame time"};
     static const char *const ylabel[FP_NBAR_PLOTS] = {"KiB (log scale)", "KiB (log scale)", "ms"};
     char title[256], name[FP_PLOT_NAME];
-    snprintf(title, sizeof title, "%s, %s, %u worker%s, %dx%d", what[kind], s->pipelines[p],
-             s->workers[w], s->workers[w] == 1 ? "" : "s", s->width, s->height);
+    snprintf(title, sizeof title, "%s, %s, %u %s, %dx%d", what[kind], s->pipelines[p],
+             s->workers[w], fp_workers_word(s, s->workers[w]), s->width, s->height);
     svg_bars b = {title, ylabel[kind], s->nscenes, s->nschedulers, s->scenes, s->schedulers,
                   value, lo, hi, kind != FP_PLOT_TIME};
     fp_bar_plot_name(name, kind, s->pipelines[p], s->workers[w]);
@@ -159,9 +159,10 @@ static int depth_plot(const char *dir, const fp_study *s, int p, int k, char *er
     else {
         fill_series(t, chosen, nq, x, y, np);
         char title[256], name[FP_PLOT_NAME];
-        snprintf(title, sizeof title, "queue depth over one frame: %s, %s, %s, %u worker%s",
-                 s->scenes[0], s->pipelines[p], s->schedulers[k], s->workers[s->nworkers - 1],
-                 s->workers[s->nworkers - 1] == 1 ? "" : "s");
+        unsigned n = s->workers[s->nworkers - 1];
+        snprintf(title, sizeof title, "queue depth over one frame: %s, %s, %s, %u %s%s",
+                 s->scenes[0], s->pipelines[p], s->schedulers[k], n, fp_workers_word(s, n),
+                 s->simulated ? " (virtual time)" : "");
         svg_steps st = {title, "ms since launch", "KiB held", nq + 1, names, np,
                         (const double *const *)x, (const double *const *)y};
         fp_depth_plot_name(name, s, p, k);

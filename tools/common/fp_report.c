@@ -102,10 +102,13 @@ static void md_results(FILE *out, const fp_study *s)
             "%dx%d, %d measured frame(s) per configuration after a warm-up; median (smallest-"
             "largest frame). KiB = 1024 bytes. Peak: the largest sampled sum over all queues of "
             "packets held x packet size in a frame; avg: that sum averaged over the frame's "
-            "time. Time shares: of all workers' time over the repeats (gr_stats per_worker).\n\n"
-            "| scene | pipeline | scheduler | workers | frame ms | peak KiB | avg KiB | "
+            "time. Time shares: of all workers' time over the repeats (gr_stats per_worker).%s\n\n"
+            "| scene | pipeline | scheduler | %s | frame ms | peak KiB | avg KiB | "
             "occupancy | application / queue / scheduling / idle %% |\n"
-            "|---|---|---|---|---|---|---|---|---|\n", s->width, s->height, s->repeats);
+            "|---|---|---|---|---|---|---|---|---|\n", s->width, s->height, s->repeats,
+            s->simulated ? " Simulated (--simulate): the graph's run in virtual time on "
+            "virtual workers, frame ms = that plus what the rest of the frame took here." : "",
+            fp_workers_word(s, 2));
     for (int sc = 0; sc < s->nscenes; sc++)
         for (int p = 0; p < s->npipelines; p++)
             for (int w = 0; w < s->nworkers; w++)

@@ -23,11 +23,13 @@ typedef struct fp_config {
     FILE *queues;                  /* if set: the last measured frame's per-queue table
                                       (queue_table.h) goes here, after a `title` line */
     const char *title;
+    bool simulate;                 /* `workers` virtual workers on one thread (--simulate) */
 } fp_config;
 
 /* One measured frame; times are summed over the workers (gr_stats.per_worker). */
 typedef struct fp_frame {
-    double ms;                     /* frame set-up, run and tear-down, as gramps-render times it */
+    double ms;                     /* frame set-up, run and tear-down, as gramps-render times it
+                                      (simulated: the run's virtual time, the rest as measured) */
     double peak_bytes, avg_bytes, occupancy;
     double app_ms, queue_ms, sched_ms, idle_ms;
 } fp_frame;

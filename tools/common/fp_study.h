@@ -17,7 +17,15 @@ typedef struct fp_study {
     fp_summary *cells;                /* fp_cell_index order */
     /* The timelines: scene 0 at the last worker count, [pipeline * nschedulers + sched]. */
     fp_timeline *timelines;
+    bool simulated;                   /* the worker counts are virtual (--simulate) */
 } fp_study;
+
+/* "virtual workers" for a simulated study, else "workers" (n == 1: singular). */
+static inline const char *fp_workers_word(const fp_study *s, unsigned n)
+{
+    if (s->simulated) return n == 1 ? "virtual worker" : "virtual workers";
+    return n == 1 ? "worker" : "workers";
+}
 
 static inline int fp_cell_index(const fp_study *s, int scene, int pipeline, int workers, int sched)
 {

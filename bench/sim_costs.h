@@ -1,0 +1,88 @@
+/* sim_costs.h — the machine's costs the simulator's cost model charges (gramps/simulate.c,
+ * docs/many-cores.md): how long a sleeping thread takes to run after a broadcast wakes
+ * it, and how long an idle worker's spins before it sleeps take (tasks.c: GR_IDLE_SPINS
+ * searches, a pause each, a sched_yield every 8th). The line cost is half of
+ * bench_line_round_trip_ns (line_round_trip.h). */
+#ifndef BENCH_SIM_COSTS_H
+#define BENCH_SIM_COSTS_H
+
+#include "gramps/spin.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+
+enum { SIM_WAKES = 2000, SIM_IDLE_SPINS = 64 };
+
+static double sim_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+typedef struct sim_sleeper {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    long round;                   /* the broadcast the sleeper waits for */
+    bool asleep;
+    double sent, woke_sum;
+} sim_sleeper;
+
+static void *sim_sleep_loop(void *arg)
+{
+    sim_sleeper *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (long r = 1; r <= SIM_WAKES; r++) {
+        s->asleep = true;
+        pthread_cond_broadcast(&s->cond);           /* tells the waker it sleeps */
+        while (s->round < r) pthread_cond_wait(&s->cond, &s->lock);
+        s->woke_sum += sim_now_ns() - s->sent;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* Mean ns from a broadcast to the sleeping thread running, or -1 without a thread. */
+static double sim_wake_ns(void)
+{
+    sim_sleeper s = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, 0, 0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, sim_sleep_loop, &s) != 0) return -1;
+    for (long r = 1; r <= SIM_WAKES; r++) {
+        pthread_mutex_lock(&s.lock);
+        while (!s.asleep) pthread_cond_wait(&s.cond, &s.lock);
+        pthread_mutex_unlock(&s.lock);
+        struct timespec nap = {0, 20000};           /* let it reach the kernel's sleep */
+        nanosleep(&nap, NULL);
+        pthread_mutex_lock(&s.lock);
+        s.asleep = false;
+        s.round = r;
+        s.sent = sim_now_ns();
+        pthread_cond_broadcast(&s.cond);
+        pthread_mutex_unlock(&s.lock);
+    }
+    pthread_join(t, NULL);
+    return s.woke_sum / SIM_WAKES;
+}
+
+/* Mean ns of an idle worker's spin phase (without its searches, which cost a few ns
+ * each at a handful of workers). */
+static double sim_spin_ns(void)
+{
+    double best = 1e30;
+    for (int k = 0; k < 200; k++) {
+        double t0 = sim_now_ns();
+        for (int i = 1; i < SIM_IDLE_SPINS; i++) {
+            if (i & 7) gr_cpu_relax();
+            else sched_yield();
+        }
+        double t = sim_now_ns() - t0;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+#endif
