@@ -41,6 +41,10 @@ typedef struct vworker {
     int heap_pos;          /* -1: not in the heap (running or exited) */
     int prev_idle, next_idle;   /* the idle list, most recent first */
     gr_fiber *resume;      /* the fiber that switched out (its loop's or an instance's) */
+    /* When the running step began: the OS thread's CPU time (ns), the ticks and the
+     * clock offset (the cost model's charges since are the offset's growth). */
+    uint64_t step_cpu, step_ticks, step_offset;
+    uint64_t step_t[GR_T_NCAT];   /* the worker's time per category then */
     vw_state state;
 } vworker;
 
@@ -233,10 +237,41 @@ void gr_sim_free(gr_graph *g)
     g->sim = NULL;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Back from the driver: the clock resumes where the driver set it. */
 static void arrive(gr_worker *w)
 {
-    w->sim_offset = w->g->sim->v[w->id].clock - gr_ticks();
+    vworker *v = &w->g->sim->v[w->id];
+    v->step_cpu = thread_cpu_ns();
+    v->step_ticks = gr_ticks();
+    w->sim_offset = v->step_offset = v->clock - v->step_ticks;
+    memcpy(v->step_t, w->t, sizeof v->step_t);
+}
+
+/* The clock at the end of w's step: the ticks it took, or the OS thread's CPU time when
+ * that is less (the OS ran something else meanwhile: a loaded machine's time is not the
+ * simulated machine's), plus the cost model's charges. The worker's time categories are
+ * scaled to match (in proportion: where in the step the OS intervened is unknown); the
+ * busy times of the stages the step ran, and its journal slices, keep their ticks. */
+static uint64_t step_end(gr_worker *w, vworker *v)
+{
+    uint64_t t = gr_ticks(), now = t + w->sim_offset;
+    w->t[w->cat] += now - w->t_last;      /* the books closed at the step's end */
+    w->t_last = now;
+    double cpu = (double)(thread_cpu_ns() - v->step_cpu) * gr_ticks_per_ns();
+    double ticks = (double)(t - v->step_ticks), charged = (double)(w->sim_offset - v->step_offset);
+    if (cpu >= ticks) return now;
+    double scale = (cpu + charged) / (ticks + charged);
+    for (int c = 0; c < GR_T_NCAT; c++)
+        w->t[c] = v->step_t[c] + (uint64_t)((double)(w->t[c] - v->step_t[c]) * scale);
+    w->t_last = v->step_ticks + v->step_offset + (uint64_t)(cpu + charged);
+    return w->t_last;
 }
 
 /* Switches out of `here` to the driver, in state st (the clock is w's now). */
@@ -244,7 +279,7 @@ static void depart(gr_worker *w, gr_fiber *here, vw_state st)
 {
     gr_sim *s = w->g->sim;
     vworker *v = &s->v[w->id];
-    v->clock = gr_ticks() + w->sim_offset;
+    v->clock = step_end(w, v);
     v->state = st;
     v->resume = here;
     gr_fiber_switch(here, &s->driver);
@@ -273,6 +308,7 @@ static void run_one(gr_sim *s, int id)
     if (v->clock > s->end) s->end = v->clock;
     if (v->state == VW_RUNNABLE) heap_insert(s, id, v->clock);
     else if (v->state == VW_IDLE) {
+        v->idle_since = v->clock;
         idle_push(s, id);
         heap_insert(s, id, v->clock + (v->asleep ? s->poll : s->spin_step));
     }
@@ -328,7 +364,6 @@ void gr_sim_point(gr_worker *w, gr_fiber *here)
 void gr_sim_idle(gr_worker *w, bool asleep)
 {
     gr_sim *s = w->g->sim;
-    s->v[w->id].idle_since = gr_ticks() + w->sim_offset;
     s->v[w->id].asleep = asleep;
     depart(w, &w->sched_fiber, VW_IDLE);
     arrive(w);
