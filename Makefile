@@ -5,6 +5,8 @@
 #   make bench           run the benchmark programs (prints "name value unit")
 #   make bench-scaling [THREADS=1,2,4,8,16]   both renderers against llvmpipe and Embree
 #                        at each thread count, as tables with speedups
+#   make bench-simulate [PARTS="here 16core papers speedup"]   the virtual-time simulator
+#                        against real runs, the papers' tables at 24 and 32 virtual workers
 #   make programs        every program (gramps-render, -run, -footprint, -demo, and
 #                        gramps-view / gramps-render-mpi where SDL2 / Open MPI are) and
 #                        the example plugins
@@ -91,7 +93,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: FORCE all deps test test-runtime bench bench-scaling programs run install install-files clean check-all fuzz
+.PHONY: FORCE all deps test test-runtime bench bench-scaling bench-simulate programs run install install-files clean check-all fuzz
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -176,6 +178,10 @@ bench: all
 # The many-core figures against llvmpipe and Embree: THREADS=1,2,4,8,16 by default.
 bench-scaling: all
 	@sh bench/scaling.sh $(BUILD) $(THREADS)
+
+# The simulator's checks and tables (bench/simulate.sh): every part unless PARTS says.
+bench-simulate: all
+	@sh bench/simulate.sh $(BUILD) $(PARTS)
 
 # Every program the README describes; mk/viewer.mk, mk/mpi.mk and mk/plugins.mk add
 # gramps-view, gramps-render-mpi and the example plugins where they can be built.
