@@ -4,11 +4,13 @@
 # runs every part. Each part writes its gramps-footprint study under BUILD/simulate/PART
 # and prints its tables (Markdown) on stdout:
 #
-#   here     real 1 and 2 workers against --simulate 1 and 2 on this machine: bunny and
-#            fairy at 1024x1024, raster, raytrace and hybrid, all four schedulers
-#   16core   --simulate 1,4,8,16 against the 16-core Xeon's measured footprint-1024.csv
-#            (docs/data/16-core-2026-11-27): predicted speedup times the Xeon's own
-#            1-worker frame against its measured frame, and peak footprints
+#   here     on this machine: --simulate 1 against a real 1-worker frame's CPU time, then
+#            real 1 and 2 workers' frames against --simulate 1 and 2: bunny and fairy at
+#            1024x1024, raster, raytrace and hybrid, all four schedulers (wall-clock
+#            frames mean something only on an otherwise idle machine)
+#   16core   --simulate 1,2,4,8,16 against the 16-core Xeon's measured footprint-1024.csv
+#            (docs/data/16-core-2026-11-27): simulated frames times one speed factor
+#            between the Xeon's cores and this machine's, and peak footprints
 #   papers   --simulate 24,32 on teapot, courtyard and fairy at 1024x1024: Sanchez 2011
 #            Table III and Sugerman 2010 Table 4.2 beside ours (the study's footprint.md)
 #   speedup  --simulate 1-64 on bunny and fairy at 1024x1024, raster and raytrace, all
@@ -27,31 +29,23 @@ data=docs/data/16-core-2026-11-27/footprint-1024.csv
 big="--size 1024x1024 --scenes fairy,../shared/scenes/bunny.obj --repeats $repeats -q"
 mkdir -p "$out"
 
-# compare.awk A.csv B.csv: for the configurations in both (scene, pipeline, scheduler,
-# workers), B's frame time and peak against A's; `scale` multiplies B's times by A's
-# 1-worker frame over B's (the same graph on a faster or slower core).
+# compare MEASURED.csv SIMULATED.csv SCALE TITLE [SCHEDULERS]: bench/sim_compare.awk.
 compare() {
-    awk -F, -v scale="$3" -v what="$4" '
-    FNR == 1 { next }
-    { k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 }
-    FILENAME == ARGV[1] { ms[k] = $8; peak[k] = $11; if ($4 == 1) one[$1, $2, $3] = $8; next }
-    (k in ms) {
-        t = $8
-        if (scale) { if ($4 == 1) own[$1, $2, $3] = $8; t = $8 * one[$1, $2, $3] / own[$1, $2, $3] }
-        e = 100 * (t / ms[k] - 1); p = peak[k] > 0 ? 100 * ($11 / peak[k] - 1) : 0
-        rows[++n] = sprintf("| %s | %s | %s | %s | %.1f | %.1f | %+.0f%% | %.0f | %.0f | %+.0f%% |",
-                            $1, $2, $3, $4, ms[k], t, e, peak[k] / 1024, $11 / 1024, p)
-        if ($4 > 1 || !scale) { ae = e < 0 ? -e : e; ap = p < 0 ? -p : p
-            se[$4] += ae; sp[$4] += ap; cnt[$4]++; if (ae > me[$4]) me[$4] = ae; if (ap > mp[$4]) mp[$4] = ap
-            if (ae <= 15) ok[$4]++; if (ap <= 25) okp[$4]++ }
-    }
-    END {
-        printf "\n%s\n\n| scene | pipeline | scheduler | workers | measured ms | predicted ms | error | measured peak KiB | predicted peak KiB | error |\n|---|---|---|---|---|---|---|---|---|---|\n", what
-        for (i = 1; i <= n; i++) print rows[i]
-        printf "\n| workers | mean abs. frame error | largest | within 15%% | mean abs. peak error | largest | within 25%% |\n|---|---|---|---|---|---|---|\n"
-        for (w in cnt) printf "| %s | %.0f%% | %.0f%% | %d of %d | %.0f%% | %.0f%% | %d of %d |\n", w,
-            se[w] / cnt[w], me[w], ok[w], cnt[w], sp[w] / cnt[w], mp[w], okp[w], cnt[w]
-    }' "$1" "$2"
+    awk -F, -v scale="$3" -v what="$4" -v only="${5:-}" -f bench/sim_compare.awk "$1" "$2"
+}
+
+# cpu_frame SCENE PIPELINE: the CPU time one real 1-worker frame takes (ms), from the
+# process's user + system time at 12 frames less that at 2, so that loading and the
+# warm-up cancel: unlike its wall time, a loaded machine's other work does not count.
+cpu_frame() {
+    for n in 2 12; do
+        /usr/bin/time -f "%U %S" "$build/bin/gramps-render" -q -p "$2" -t 1 --frames $n "$1" 2>&1 \
+            >/dev/null | tail -1
+    done | awk 'NR == 1 { a = $1 + $2 } NR == 2 { printf "%.1f", ($1 + $2 - a) * 100 }'
+}
+
+sim_frame() {
+    "$build/bin/gramps-render" -p "$2" --simulate 1 --frames 10 "$1" | awk '/^frame/ { print $2 }'
 }
 
 # speedup.awk STUDY.csv: frame ms and speedup over the 1-worker frame per configuration.
@@ -74,16 +68,25 @@ speedups() {
 for part in $parts; do
     case $part in
     here)
+        echo "\nOne worker, GRAMPS scheduler, 1024x1024: real CPU time per frame against --simulate 1\n"
+        echo "| scene | pipeline | real CPU ms | simulated ms | error |"
+        echo "|---|---|---|---|---|"
+        for scene in ../shared/scenes/bunny.obj fairy; do
+            for p in raster raytrace hybrid; do
+                real=$(cpu_frame "$scene" $p) sim=$(sim_frame "$scene" $p)
+                echo "| $(basename $scene .obj) | $p | $real | $sim | $(awk "BEGIN { printf \"%+.0f%%\", 100 * ($sim / $real - 1) }") |"
+            done
+        done
         "$fp" --workers 1,2 $big --out "$out/here-real"
         "$fp" --simulate 1,2 $big --out "$out/here-sim"
-        echo "# cores online: $(getconf _NPROCESSORS_ONLN); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
         compare "$out/here-real/footprint.csv" "$out/here-sim/footprint.csv" 0 \
-            "Simulated against real on this machine (1024x1024, median of $repeats frames)"
+            "Simulated against real wall-clock frames on this machine (1024x1024, median of $repeats; cores online: $(getconf _NPROCESSORS_ONLN), load average $(cut -d' ' -f1-3 /proc/loadavg))"
         ;;
     16core)
-        "$fp" --simulate 1,4,8,16 $big --out "$out/16core-sim"
+        "$fp" --simulate 1,2,4,8,16 $big --out "$out/16core-sim"
         compare "$data" "$out/16core-sim/footprint.csv" 1 \
-            "Simulated against the 16-core Xeon (predicted ms: the Xeon's 1-worker frame x simulated 1-worker frame / simulated P-worker frame)"
+            "Simulated against the 16-core Xeon's footprint-1024.csv (build 0ea2b6a: Task-Stealing and Static changed since, marked *, not in the summary)" \
+            "gramps breadth-first"
         ;;
     papers)
         "$fp" --simulate 24,32 --size 1024x1024 --scenes teapot,courtyard,fairy --repeats "$repeats" -q \

@@ -535,7 +535,6 @@ void gr_make_runnable(gr_worker *w, gr_inst *inst);
 void gr_requeue(gr_worker *w, gr_inst *inst);       /* a preempted instance goes back */
 void gr_wake_sleepers(gr_graph *g);
 void gr_wake_for_task(gr_graph *g);
-void gr_wake_worker(gr_graph *g, unsigned id);
 uint64_t gr_account(gr_worker *w, gr_time_cat cat);
 bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s);
 gr_stage_rt *gr_task_stage(const gr_graph *g, void *task);

@@ -57,7 +57,7 @@ static void st_push(gr_worker *w, gr_stage_rt *s, void *task)
                      "stage '%s'", s->name);
         atomic_store(&w->g->abort, true);
     }
-    gr_wake_worker(w->g, (unsigned)owner);
+    gr_wake_for_task(w->g);
 }
 
 /* Moves what other workers sent into w's own deques, in the order it came. */

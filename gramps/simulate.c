@@ -18,11 +18,11 @@
  * Cost model (charged to the worker's clock; constants in gr_sim_costs, measured on the
  * development machine, docs/many-cores.md): a steal moves steal_lines lines (the
  * victim's ready word, deque indices, slot) plus the packet's lines, or inst_lines for a
- * Thread instance, each line_ns; an idle worker looks for work again every
- * spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps (tasks.c): a
- * push wakes the most recently idle worker (at no cost while it spins, wake_ns once it
- * sleeps), and a sleeper that nobody wakes looks again after poll_ns, tasks.c's timed
- * wait. */
+ * Thread instance, each line_ns. Idle workers behave as tasks.c's: one looks for work
+ * again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps;
+ * a push wakes every sleeper unless a push already did since the last one went to sleep
+ * (wake_sent), each after wake_ns; a sleeper nobody wakes looks again after poll_ns, the
+ * timed wait. */
 #include "gramps/internal.h"
 
 #include <stdio.h>
@@ -56,6 +56,8 @@ struct gr_sim {
     int *heap;
     unsigned nheap;
     int idle_head;         /* most recently idle worker, -1: none */
+    /* A push woke the sleepers since the last one went to sleep (tasks.c's wake_sent). */
+    bool wake_sent;
     _Atomic(int) running;  /* the worker being run, -1 between (watchdog) */
     uint64_t end;
     /* costs in ticks */
@@ -309,6 +311,7 @@ static void run_one(gr_sim *s, int id)
     if (v->state == VW_RUNNABLE) heap_insert(s, id, v->clock);
     else if (v->state == VW_IDLE) {
         v->idle_since = v->clock;
+        if (v->asleep) s->wake_sent = false;
         idle_push(s, id);
         heap_insert(s, id, v->clock + (v->asleep ? s->poll : s->spin_step));
     }
@@ -386,24 +389,26 @@ static uint64_t now_of_running(gr_sim *s)
     return r >= 0 ? gr_ticks() + s->g->workers[r].sim_offset : s->end;
 }
 
-void gr_sim_wake_one(gr_graph *g)
+/* Wakes the idle workers that sleep (all of them: wake_all) or every idle one. */
+static void wake_idle(gr_sim *s, bool sleepers_only)
 {
-    gr_sim *s = g->sim;
-    if (driving != s || s->idle_head < 0) return;
-    wake(s, s->idle_head, now_of_running(s));
+    uint64_t t = now_of_running(s);
+    for (int w = s->idle_head, next; w >= 0; w = next) {
+        next = s->v[w].next_idle;
+        if (!sleepers_only || s->v[w].asleep) wake(s, w, t);
+    }
 }
 
-void gr_sim_wake_worker(gr_graph *g, unsigned id)
+void gr_sim_push_wake(gr_graph *g)
 {
     gr_sim *s = g->sim;
-    if (driving != s || s->v[id].state != VW_IDLE) return;
-    wake(s, (int)id, now_of_running(s));
+    if (driving != s || s->wake_sent) return;
+    s->wake_sent = true;
+    wake_idle(s, true);
 }
 
 void gr_sim_wake_all(gr_graph *g)
 {
     gr_sim *s = g->sim;
-    if (driving != s) return;
-    uint64_t t = now_of_running(s);
-    while (s->idle_head >= 0) wake(s, s->idle_head, t);
+    if (driving == s) wake_idle(s, false);
 }

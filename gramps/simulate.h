@@ -46,10 +46,9 @@ void gr_sim_point(gr_worker *w, gr_fiber *here);
 void gr_sim_idle(gr_worker *w, bool asleep);
 /* A steal moved the task (and its packet's lines) from another core. */
 void gr_sim_steal(gr_worker *w, void *task);
-/* A task was pushed: one waiting worker wakes (the most recently idle). */
-void gr_sim_wake_one(gr_graph *g);
-/* Worker `id` wakes if it waits (a policy that sends a task to one worker: Static). */
-void gr_sim_wake_worker(gr_graph *g, unsigned id);
+/* A task was pushed: the sleeping workers wake unless a push woke them since the last
+ * one went to sleep (tasks.c's gr_wake_for_task); spinning ones find it themselves. */
+void gr_sim_push_wake(gr_graph *g);
 /* Every waiting worker wakes (the end of the run, an abort, a barrier). Does nothing
  * off the simulation's thread (the watchdog's wake-ups: waiting workers time out). */
 void gr_sim_wake_all(gr_graph *g);

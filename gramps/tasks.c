@@ -35,20 +35,13 @@ void gr_wake_sleepers(gr_graph *g)
 void gr_wake_for_task(gr_graph *g)
 {
     if (g->sim) {
-        gr_sim_wake_one(g);
+        gr_sim_push_wake(g);
         return;
     }
     if (atomic_load_explicit(&g->sleepers, memory_order_relaxed) > 0 &&
         !atomic_load_explicit(&g->wake_sent, memory_order_relaxed) &&
         !atomic_exchange_explicit(&g->wake_sent, true, memory_order_relaxed))
         gr_wake_sleepers(g);
-}
-
-/* A task was sent to worker id alone (it cannot be stolen): id must see it. */
-void gr_wake_worker(gr_graph *g, unsigned id)
-{
-    if (g->sim) gr_sim_wake_worker(g, id);
-    else gr_wake_for_task(g);
 }
 
 /* Pushes onto a deque w owns; a full deque grows, and only running out of memory fails. */
