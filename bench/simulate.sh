@@ -13,9 +13,9 @@
 #            between the Xeon's cores and this machine's, and peak footprints
 #   papers   --simulate 24,32 on teapot, courtyard and fairy at 1024x1024: Sanchez 2011
 #            Table III and Sugerman 2010 Table 4.2 beside ours (the study's footprint.md)
-#   speedup  --simulate 1-64 on bunny and fairy at 1024x1024, raster and raytrace, all
-#            schedulers: the speedup curves (Sanchez Fig. 4 at 1-24) and the frame
-#            times beside llvmpipe's and Embree's measured 16-core curves
+#   speedup  --simulate 1-64 on bunny at 1024x1024, raster and raytrace, all schedulers:
+#            the speedup curves (Sanchez Fig. 4 at 1-24) and the frame times beside
+#            llvmpipe's and Embree's measured 16-core curves
 #
 # REPEATS (default 3) sets the measured frames per configuration.
 set -eu
@@ -94,7 +94,8 @@ for part in $parts; do
         sed -n '/^## Beside Sanchez/,/^## Plots/p' "$out/papers/footprint.md" | sed '$d'
         ;;
     speedup)
-        "$fp" --simulate 1,2,4,8,16,24,32,48,64 --pipelines raster,raytrace $big --out "$out/speedup"
+        "$fp" --simulate 1,2,4,8,16,24,32,64 --pipelines raster,raytrace --size 1024x1024 \
+            --scenes ../shared/scenes/bunny.obj --repeats "$repeats" -q --out "$out/speedup"
         speedups "$out/speedup/footprint.csv"
         ;;
     *) echo "simulate.sh: unknown part '$part' (here, 16core, papers, speedup)" >&2; exit 2 ;;
