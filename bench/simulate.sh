@@ -11,7 +11,7 @@
 #   16core   --simulate 1,2,4,8,16 against the 16-core Xeon's measured footprint-1024.csv
 #            (docs/data/16-core-2026-11-27): simulated frames times one speed factor
 #            between the Xeon's cores and this machine's, and peak footprints
-#   papers   --simulate 24,32 on teapot, courtyard and fairy at 1024x1024: Sanchez 2011
+#   papers   --simulate 24,32 on teapot, courtyard and fairy at 512x512: Sanchez 2011
 #            Table III and Sugerman 2010 Table 4.2 beside ours (the study's footprint.md)
 #   speedup  --simulate 1-64 on bunny at 1024x1024, raster and raytrace, all schedulers:
 #            the speedup curves (Sanchez Fig. 4 at 1-24) and the frame times beside
@@ -89,12 +89,12 @@ for part in $parts; do
             "gramps breadth-first"
         ;;
     papers)
-        "$fp" --simulate 24,32 --size 1024x1024 --scenes teapot,courtyard,fairy --repeats "$repeats" -q \
+        "$fp" --simulate 24,32 --size 512x512 --scenes teapot,courtyard,fairy --repeats "$repeats" -q \
             --out "$out/papers"
         sed -n '/^## Beside Sanchez/,/^## Plots/p' "$out/papers/footprint.md" | sed '$d'
         ;;
     speedup)
-        "$fp" --simulate 1,2,4,8,16,24,32,64 --pipelines raster,raytrace --size 1024x1024 \
+        "$fp" --simulate 1,4,8,16,24,32,64 --pipelines raster,raytrace --size 1024x1024 \
             --scenes ../shared/scenes/bunny.obj --repeats "$repeats" -q --out "$out/speedup"
         speedups "$out/speedup/footprint.csv"
         ;;
