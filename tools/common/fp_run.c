@@ -15,13 +15,13 @@ static gr_graph *render(const fp_config *c, const char *scheduler, bool journal,
                              .journal = journal, .profile = c->profile,
                              .simulate = c->simulate ? c->workers : 0};
     pl_frame f;
-    double t0 = io_now_ms();
+    double t0 = io_now_ms(), cpu0 = io_thread_cpu_ms();
     if (!pl_frame_init(&f, c->data, c->width, c->height, SH_AOV_COLOR, err)) return NULL;
     gr_graph *g = pl_render_frame(c->graph, &f, &launch, err);
     pl_frame_free(&f);
     *ms = io_now_ms() - t0;
     const gr_stats *st = g ? gr_get_stats(g) : NULL;
-    if (st && st->simulated_workers) *ms += st->wall_ms - st->host_ms;
+    if (st && st->simulated_workers) *ms = st->wall_ms + io_thread_cpu_ms() - cpu0;
     return g;
 }
 

@@ -29,7 +29,8 @@ typedef struct fp_config {
 /* One measured frame; times are summed over the workers (gr_stats.per_worker). */
 typedef struct fp_frame {
     double ms;                     /* frame set-up, run and tear-down, as gramps-render times it
-                                      (simulated: the run's virtual time, the rest as measured) */
+                                      (simulated: the run's virtual time plus this thread's
+                                      CPU time for the rest, io_thread_cpu_ms) */
     double peak_bytes, avg_bytes, occupancy;
     double app_ms, queue_ms, sched_ms, idle_ms;
 } fp_frame;

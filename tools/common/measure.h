@@ -31,4 +31,13 @@ static inline double io_median_sorted(const double *sorted, size_t n)
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+/* The calling thread's CPU time in ms: a simulated frame's work outside its graph, which
+ * the OS's other tenants do not lengthen (the thread sleeps while the graph runs). */
+static inline double io_thread_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 #endif
