@@ -389,7 +389,7 @@ static uint64_t now_of_running(gr_sim *s)
     return r >= 0 ? gr_ticks() + s->g->workers[r].sim_offset : s->end;
 }
 
-/* Wakes the idle workers that sleep (all of them: wake_all) or every idle one. */
+/* Wakes the idle workers that sleep (sleepers_only), or every idle one. */
 static void wake_idle(gr_sim *s, bool sleepers_only)
 {
     uint64_t t = now_of_running(s);
