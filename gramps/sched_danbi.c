@@ -75,7 +75,10 @@ static void *take_from(gr_worker *w, gr_stage_rt *s)
     void *t = gr_dq_owner_bound(dq) > 0 ? (s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq)) : NULL;
     for (unsigned v = 0; !t && v + 1 < w->g->nworkers; v++) {
         gr_dq *vq = &w->g->workers[w->victims[v]].dq[s->deque];
-        if (gr_dq_size(vq) > 0 && (t = gr_dq_steal(vq))) w->steals++;
+        if (gr_dq_size(vq) > 0 && (t = gr_dq_steal(vq))) {
+            w->steals++;
+            gr_sim_steal(w, t);
+        }
     }
     return t;
 }

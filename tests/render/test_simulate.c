@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 static const char *const pipelines[] = {"raster", "raytrace", "hybrid"};
-static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes",
+                                     "pss"};
 static const unsigned counts[] = {1, 4, 32};
 
 static char dir[64];
@@ -21,7 +22,7 @@ static void test_images_match_a_real_run(void)
         snprintf(ref, sizeof ref, "%s/%s-real.png", dir, pipelines[p]);
         snprintf(args, sizeof args, "-q -p %s --size 80x60 -t 2 -o %s teapot", pipelines[p], ref);
         CHECK_MSG(run(args) == 0, "%s: %s", args, out);
-        for (int s = 0; s < 4; s++)
+        for (int s = 0; s < 6; s++)
             for (int k = 0; k < 3; k++) {
                 snprintf(img, sizeof img, "%s/%s-%s-%u.png", dir, pipelines[p], scheds[s], counts[k]);
                 snprintf(args, sizeof args, "-q -p %s --scheduler %s --size 80x60 --simulate %u "

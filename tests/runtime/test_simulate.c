@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static"};
+static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes",
+                                     "pss"};
 
 /* source (Thread) -> "work" -> square (Shader) -> "squares" -> sum (Shader): the sum of
  * i^2 over the packets, and the most packets the application ever held in "work". */
@@ -86,7 +87,7 @@ static gr_graph *simulate(flow *f, uint32_t capacity, const char *sched, unsigne
 static void test_results_and_accounting(void)
 {
     static const unsigned counts[] = {1, 3, 16, 64};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 6; k++)
         for (int i = 0; i < 4; i++) {
             flow f = {.packets = 3000};
             gr_graph *g = simulate(&f, 64, scheds[k], counts[i]);
@@ -112,15 +113,16 @@ static void test_results_and_accounting(void)
  * policies that share work (Static gives each stage to one worker, by design). */
 static void test_all_workers_take_part(void)
 {
-    for (int k = 0; k < 3; k++) {
+    static const char *const sharing[] = {"gramps", "task-stealing", "breadth-first", "qes", "pss"};
+    for (int k = 0; k < 5; k++) {
         flow f = {.packets = 4000};
-        gr_graph *g = simulate(&f, 256, scheds[k], 8);
+        gr_graph *g = simulate(&f, 256, sharing[k], 8);
         CHECK(g != NULL);
         if (!g) continue;
         const gr_stats *s = gr_get_stats(g);
         for (unsigned w = 0; w < s->workers; w++)
             CHECK_MSG(s->per_worker[w].tasks > 0, "%s: virtual worker %u ran no task of %u "
-                      "packets", scheds[k], w, f.packets);
+                      "packets", sharing[k], w, f.packets);
         gr_graph_destroy(g);
     }
 }
@@ -129,8 +131,8 @@ static void test_all_workers_take_part(void)
  * 64 virtual workers too (each with its own credits). */
 static void test_capacity_at_64(void)
 {
-    const char *bounded[] = {"gramps", "static"};
-    for (int k = 0; k < 2; k++) {
+    const char *bounded[] = {"gramps", "static", "qes", "pss"};
+    for (int k = 0; k < 4; k++) {
         flow f = {.packets = 5000};
         gr_graph *g = simulate(&f, 32, bounded[k], 64);
         CHECK(g != NULL);
