@@ -169,7 +169,7 @@ typedef struct sc_load_opts {
 /* max_memory: half the physical memory; import_seconds: 60; textures: 8192 x 8192. */
 GR_API sc_load_opts sc_load_opts_default(void);
 
-/* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell), a .scene file or
+/* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell, showcase), a .scene file or
  * a mesh file (anything assimp reads). Returns 0, or -1 with a message naming the file
  * (and line for .scene) in err. sc_load uses the default options. */
 GR_API int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);
