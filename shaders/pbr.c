@@ -5,6 +5,7 @@
 
 #include "shaders/blinn_phong.h"
 #include "shaders/texture_sample.h"
+#include "shaders/uv_sets.h"
 
 #include <math.h>
 
@@ -72,7 +73,14 @@ void sh_surface_in_of_vertices(const float p[3][3], const float nrm[3][3], const
     for (int i = 0; i < 3; i++) in->n[i] = w0 * nrm[0][i] + b1 * nrm[1][i] + b2 * nrm[2][i];
     sh_normalize3(in->n);
     for (int i = 0; i < 2; i++) in->uv[i] = w0 * uv[0][i] + b1 * uv[1][i] + b2 * uv[2][i];
+    in->uv1[0] = in->uv[0], in->uv1[1] = in->uv[1];
     sh_triangle_tangent(p, uv, in->tangent, in->bitangent);
+}
+
+/* Twice triangle uv's signed area: sh_lod's uv_area. */
+static float uv_area2(const float uv[3][2])
+{
+    return (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) - (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]);
 }
 
 void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b2,
@@ -93,9 +101,13 @@ void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b
     cross3(e1, e2, gn);
     float world2 = sqrtf(sh_dot3(gn, gn)), dlen = sqrtf(sh_dot3(dir, dir));
     in->lod = (sh_lod){.kind = SH_LOD_CONE, .world_area = world2, .cone_width = cone_width,
-                       .uv_area = (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) -
-                                  (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]),
-                       .cos_theta = sh_dot3(gn, dir) / (world2 * dlen)};
+                       .uv_area = uv_area2(uv), .cos_theta = sh_dot3(gn, dir) / (world2 * dlen)};
+    in->lod1 = in->lod;
+    if (!g->texcoords1) return;
+    float uv1[3][2];
+    sh_triangle_uvs(g, g->texcoords1, prim, uv1);
+    for (int i = 0; i < 2; i++) in->uv1[i] = (1.0f - b1 - b2) * uv1[0][i] + b1 * uv1[1][i] + b2 * uv1[2][i];
+    in->lod1.uv_area = uv_area2(uv1);
 }
 
 /* ref's texture at in's uv (through its transform, at its own level of detail) into
@@ -104,9 +116,10 @@ static bool sample(const sc_scene *s, const sc_texture_ref *ref, const sh_surfac
 {
     const sc_texture *t = sh_texture_of(s, ref);
     if (!t) return false;
-    float u = in->uv[0], v = in->uv[1];
+    const bool set1 = ref->uv_set == 1;
+    float u = set1 ? in->uv1[0] : in->uv[0], v = set1 ? in->uv1[1] : in->uv[1];
     sh_texture_transform(ref, &u, &v);
-    sh_texture_sample(t, &ref->sampler, u, v, sh_surface_lod(&in->lod, ref, t), rgba);
+    sh_texture_sample(t, &ref->sampler, u, v, sh_surface_lod(set1 ? &in->lod1 : &in->lod, ref, t), rgba);
     return true;
 }
 
