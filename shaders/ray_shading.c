@@ -197,11 +197,18 @@ static inline float alpha_of(float a)
     return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
 }
 
+/* The ray on through a blended surface at p: the same line, from a point along it that
+ * lies eps beyond the surface (the step grows as the ray grazes it, up to 100 eps). An
+ * offset along the normal would move the line sideways, and what lies behind the
+ * surface would be seen shifted by up to eps. */
 static void pass_ray(const sh_ray_env *e, const rt_ray *ray, const float p[3], const float n[3],
                      rt_ray *passed)
 {
+    float len = sqrtf(sh_dot3(ray->dir, ray->dir));
+    float cosine = len > 0.0f ? fabsf(sh_dot3(n, ray->dir)) / len : 1.0f;
+    float step = len > 0.0f ? e->eps / fmaxf(cosine, 0.01f) / len : 0.0f;
     for (int i = 0; i < 3; i++) {
-        passed->org[i] = p[i] - n[i] * e->eps;
+        passed->org[i] = p[i] + ray->dir[i] * step;
         passed->dir[i] = ray->dir[i];
     }
     passed->tmin = 0.0f;

@@ -162,7 +162,7 @@ static void light_at_eye_no_panes(sc_scene *s)
  * raster graphs blend the sRGB-encoded bytes of the colour image and the ray tracer
  * linear colour before encoding, so over the panes the colour images differ by up to
  * about 20/255; the albedo AOV, linear in both, agrees there. Those two bounds are the
- * measured shares (0.920, 0.969) less a margin. */
+ * measured shares (0.920, 0.981) less a margin. */
 enum { CMP = 512 };
 
 static double share_within_4(sh_aov aov, void (*change)(sc_scene *))
@@ -185,7 +185,28 @@ static void test_raster_and_ray_tracer_agree(void)
            "the panes, %.4f with them; albedo AOV %.4f\n", opaque, all, albedo);
     CHECK_MSG(opaque >= 0.98, "without the panes %.4f of pixels within 4/255", opaque);
     CHECK_MSG(all >= 0.90, "with the panes %.4f of pixels within 4/255", all);
-    CHECK_MSG(albedo >= 0.95, "albedo AOV %.4f of pixels within 4/255", albedo);
+    CHECK_MSG(albedo >= 0.97, "albedo AOV %.4f of pixels within 4/255", albedo);
+}
+
+/* Through glass of alpha 0 the ray tracer sees what it sees without the glass: a ray
+ * passes on along its own line (its origin was offset along the normal, which moved the
+ * floor behind a pane sideways: 4924 pixels off by more than 4/255 at 512 x 512; 336
+ * now, where the cone's footprint differs behind the pane). */
+static void light_at_eye_clear_panes(sc_scene *s)
+{
+    light_at_eye(s);
+    material(s, "stained-glass")->alpha = 0;
+}
+
+static void test_rays_pass_straight_through(void)
+{
+    static uint8_t clear[CMP * CMP * 4], none[CMP * CMP * 4];
+    if (!image_sized("raytrace", SH_AOV_COLOR, light_at_eye_clear_panes, CMP, CMP, clear) ||
+        !image_sized("raytrace", SH_AOV_COLOR, light_at_eye_no_panes, CMP, CMP, none))
+        return;
+    int off = 0;
+    for (int i = 0; i < CMP * CMP; i++) off += max_channel_diff(clear, none, i) > 4;
+    CHECK_MSG(off <= CMP * CMP / 200, "%d pixels differ by more than 4/255", off);
 }
 
 static void no_floor_texture(sc_scene *s) { material(s, "floor")->albedo_map.texture = -1; }
@@ -219,6 +240,7 @@ int main(void)
     RUN(test_loads_what_it_shows);
     RUN(test_every_graph_renders_it);
     RUN(test_raster_and_ray_tracer_agree);
+    RUN(test_rays_pass_straight_through);
     RUN(test_features_visible_raster);
     RUN(test_features_visible_raytrace);
     return check_finish();
