@@ -1,9 +1,10 @@
 /* The built-in scene `showcase` (issue 30 item 6): it loads with what it is meant to
  * show (textures with mip chains, cut-out, blended and metallic-roughness materials),
  * every built-in graph renders it, the raster graph and the ray tracer agree on its
- * primary surfaces, and its textures, cut-outs and blending are visible in the albedo
- * AOV of both renderer families: turning any one of them off changes the pixels it
- * covers. Small images: each render is a few milliseconds. */
+ * primary surfaces, rays pass its glass along their line, every graph gives the same
+ * bytes for any worker count and scheduler, and its textures, cut-outs and blending are
+ * visible in the albedo AOV of both renderer families: turning any one of them off
+ * changes the pixels it covers. Small images: each render takes milliseconds. */
 #include "pipelines/stages.h"
 #include "scenes/digest.h"
 #include "tests/check.h"
@@ -43,7 +44,8 @@ static void unload(loaded *l)
 }
 
 /* One frame of built-in graph `name` (bounces 0 where the graph has them) into rgba. */
-static bool render(loaded *l, const char *name, sh_aov aov, int w, int h, uint8_t *rgba)
+static bool render(loaded *l, const char *name, sh_aov aov, int w, int h, const gr_launch_opts *o,
+                   uint8_t *rgba)
 {
     char err[CP_ERR_MAX];
     cp_registry *r = pl_registry_new(err);
@@ -52,8 +54,7 @@ static bool render(loaded *l, const char *name, sh_aov aov, int w, int h, uint8_
               (!strncmp(name, "raster", 6) || !cp_put(g, "graph", "bounces", "0", "test", err));
     pl_frame f;
     if (ok && (ok = pl_frame_init(&f, &l->data, w, h, aov, err))) {
-        gr_launch_opts o = {.workers = 2};
-        gr_graph *run = pl_render_frame(g, &f, &o, err);
+        gr_graph *run = pl_render_frame(g, &f, o, err);
         if ((ok = run != NULL)) memcpy(rgba, pl_frame_image(&f), (size_t)w * h * 4);
         gr_graph_destroy(run);
         pl_frame_free(&f);
@@ -69,7 +70,8 @@ static bool image_sized(const char *graph, sh_aov aov, void (*change)(sc_scene *
 {
     loaded l;
     if (!load(&l, change)) { CHECK(0); return false; }
-    bool ok = render(&l, graph, aov, w, h, rgba);
+    const gr_launch_opts o = {.workers = 2};
+    bool ok = render(&l, graph, aov, w, h, &o, rgba);
     unload(&l);
     return ok;
 }
@@ -232,6 +234,27 @@ static void features_visible(const char *graph)
     }
 }
 
+/* The same bytes for any worker count and scheduler, blending and cut-outs included. */
+static void test_deterministic(void)
+{
+    static const char *const graphs[] = {"raster", "raster-ordered", "raytrace", "hybrid"};
+    static const gr_launch_opts runs[] = {{.workers = 3, .scheduler = "task-stealing"},
+                                          {.workers = 8, .scheduler = "breadth-first"},
+                                          {.workers = 2, .scheduler = "static"}};
+    static uint8_t ref[W * H * 4], img[W * H * 4];
+    loaded l;
+    if (!load(&l, NULL)) { CHECK(0); return; }
+    for (size_t g = 0; g < sizeof graphs / sizeof graphs[0]; g++) {
+        const gr_launch_opts one = {.workers = 1, .scheduler = "gramps"};
+        if (!render(&l, graphs[g], SH_AOV_COLOR, W, H, &one, ref)) continue;
+        for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++)
+            if (render(&l, graphs[g], SH_AOV_COLOR, W, H, &runs[k], img))
+                CHECK_MSG(!memcmp(ref, img, sizeof img), "%s: %d workers, %s scheduler differ from 1 worker",
+                          graphs[g], runs[k].workers, runs[k].scheduler);
+    }
+    unload(&l);
+}
+
 static void test_features_visible_raster(void) { features_visible("raster"); }
 static void test_features_visible_raytrace(void) { features_visible("raytrace"); }
 
@@ -241,6 +264,7 @@ int main(void)
     RUN(test_every_graph_renders_it);
     RUN(test_raster_and_ray_tracer_agree);
     RUN(test_rays_pass_straight_through);
+    RUN(test_deterministic);
     RUN(test_features_visible_raster);
     RUN(test_features_visible_raytrace);
     return check_finish();
