@@ -117,7 +117,7 @@ static void add_geometry(sc_mesh_builder *b, const showcase_materials *m)
     /* a brick garden wall on the left (courses 0.15 high, bricks 0.45 long) */
     sc_prim_box(b, (float[3]){-7.6f, 0, -3.6f}, (float[3]){-2.2f, 1.8f, -3.2f}, 1, (float[2]){6, 3},
                 (uint32_t)m->bricks);
-    /* two crates, the far one partly behind the glass */
+    /* two crates, the larger one partly behind the glass */
     sc_prim_box(b, (float[3]){1.2f, 0, -1.7f}, (float[3]){2.4f, 1.2f, -0.5f}, 1, (float[2]){1, 1}, (uint32_t)m->crate);
     sc_prim_box(b, (float[3]){3.0f, 0, -2.7f}, (float[3]){3.8f, 0.8f, -1.9f}, 1, (float[2]){1, 1}, (uint32_t)m->crate);
     sc_prim_sphere(b, (float[3]){-1.3f, 0.7f, -0.9f}, 0.7f, 64, 32, NULL, (uint32_t)m->gold);
