@@ -285,6 +285,23 @@ static int add_materials(import_ctx *c, int *map)
     return 0;
 }
 
+/* Each of the file's materials (map: their indices in s) that reads texture coordinate
+ * set 1 when no mesh of the file has one (set 0 is read there): a warning. */
+static void warn_missing_set1(const import_ctx *c, const int *map, unsigned nmat)
+{
+    for (unsigned i = 0; i < nmat; i++) {
+        const sc_material *m = &c->s->materials[map[i]];
+        const sc_texture_ref *refs[] = {&m->albedo_map, &m->metallic_roughness_map, &m->emissive_map,
+                                        &m->normal_map, &m->occlusion_map};
+        for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++)
+            if (refs[k]->texture >= 0 && refs[k]->uv_set == 1) {
+                sc_scene_warn(c->s, "%.300s: material '%s' reads texture coordinate set 1, which the "
+                              "file's meshes do not have; it reads set 0", c->path, m->name);
+                break;
+            }
+    }
+}
+
 /* false when a face refers to a vertex the mesh does not have. set1: some mesh of the
  * file has a texture coordinate set 1; then every vertex gets one, set 0's where its
  * mesh has none (as sc_flatten does for meshes without it). */
@@ -337,6 +354,7 @@ static int import_assimp(sc_scene *s, const char *path, const sc_load_opts *o, c
         ok = m->mMaterialIndex < as->mNumMaterials || as->mNumMaterials == 0;
         ok = ok && append_mesh(&b, m, as->mNumMaterials ? (uint32_t)map[m->mMaterialIndex] : 0, set1);
     }
+    if (ok && !set1) warn_missing_set1(&c, map, as->mNumMaterials);
     aiReleaseImport(as);
     if (!ok) {
         sc_mb_free(&b);

@@ -4,7 +4,8 @@
  * AOV (the raster PS's and the ray tracer's base colour sampling), the lit colour (the
  * metallic-roughness gather), the alpha test (the raster visibility and the ray
  * tracer's hit filter), and on a floor the near plane clips (set 1 at corners clipping
- * made). A file without set 1 keeps sc_geometry.texcoords1 NULL: no memory for it. */
+ * made). A scene without set 1 keeps sc_geometry.texcoords1 NULL: no memory for it; a
+ * material on set 1 in a file without one is warned about and reads set 0. */
 #include "pipelines/stages.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
@@ -42,7 +43,8 @@ static void write_texture(const char *name, uint8_t left_alpha)
 
 /* A quad with corners p (counter-clockwise seen from its front), set 0 u = 0, 1, 1, 0 and
  * set 1 its mirror, its base colour texture reading set `set`, alpha mode `mode`. */
-static void write_quad(const char *name, const float p[4][3], int set, const char *mode, const char *texture)
+static void write_quad_with(const char *name, const float p[4][3], int set, const char *mode,
+                            const char *texture, bool has_set1)
 {
     struct {
         float pos[4][3], uv0[4][2], uv1[4][2];
@@ -62,7 +64,7 @@ static void write_quad(const char *name, const float p[4][3], int set, const cha
     if (!f) return;
     fprintf(f,
         "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],\n"
-        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0, \"TEXCOORD_0\": 1, \"TEXCOORD_1\": 2},"
+        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0, \"TEXCOORD_0\": 1%s},"
         " \"indices\": 3, \"material\": 0}]}],\n"
         "\"materials\": [{\"doubleSided\": true, \"alphaMode\": \"%s\", \"pbrMetallicRoughness\":"
         " {\"baseColorTexture\": {\"index\": 0, \"texCoord\": %d}, \"metallicFactor\": 0, \"roughnessFactor\": 1}}],\n"
@@ -76,8 +78,13 @@ static void write_quad(const char *name, const float p[4][3], int set, const cha
         " {\"bufferView\": 0, \"byteOffset\": 48, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC2\"},\n"
         " {\"bufferView\": 0, \"byteOffset\": 80, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC2\"},\n"
         " {\"bufferView\": 1, \"byteOffset\": 0, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n",
-        mode, set, texture, sizeof b, data, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+        has_set1 ? ", \"TEXCOORD_1\": 2" : "", mode, set, texture, sizeof b, data, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     fclose(f);
+}
+
+static void write_quad(const char *name, const float p[4][3], int set, const char *mode, const char *texture)
+{
+    write_quad_with(name, p, set, mode, texture, true);
 }
 
 static const float facing[4][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
@@ -94,6 +101,7 @@ static void write_scenes(void)
     write_quad("mask1.gltf", facing, 1, "MASK", "cut.tga");
     write_quad("floor0.gltf", floor_quad, 0, "OPAQUE", "rb.tga");
     write_quad("floor1.gltf", floor_quad, 1, "OPAQUE", "rb.tga");
+    write_quad_with("noset1.gltf", facing, 1, "OPAQUE", "rb.tga", false);
 }
 
 typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
@@ -189,6 +197,20 @@ static void test_no_set1_no_memory(void)
     sc_free(s);
 }
 
+/* A material on set 1 of a file whose meshes have none: a warning naming file and
+ * material, and set 0 read (no memory for a set 1). */
+static void test_missing_set1_warned(void)
+{
+    loaded l;
+    if (!load("noset1.gltf", false, &l)) { CHECK(0); return; }
+    CHECK_MSG(l.s->warnings && strstr(l.s->warnings, "noset1.gltf: material") &&
+              strstr(l.s->warnings, "reads texture coordinate set 1, which the file's meshes do not have"),
+              "warnings: %s", l.s->warnings ? l.s->warnings : "(none)");
+    CHECK(!l.g.texcoords1);
+    unload(&l);
+    shows("noset1.gltf", SH_AOV_ALBEDO, 16, 48, 32, 'r', 'b');
+}
+
 /* Quad from x = 8 to 56 of the 64 pixels: u = 0 at the left. */
 static void test_albedo(void)
 {
@@ -227,6 +249,7 @@ int main(void)
     RUN(test_lit_metallic_roughness);
     RUN(test_alpha_test);
     RUN(test_clipped_corners);
+    RUN(test_missing_set1_warned);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
