@@ -227,17 +227,13 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
     return q;
 }
 
-/* Fragment i's texture coordinates of set 1 (the corners of its triangle in set 1,
- * interpolated as the PS interpolates) and their footprint; no cache: only materials
- * that read set 1 come here. */
-static void ps_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, float uv[2], sh_lod *q)
+/* Fragment i's triangle's corners in set 1 and the fragment's footprint there; no cache:
+ * only materials that read set 1 come here. */
+static void ps_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, float c[3][2], sh_lod *q)
 {
     const sh_ps_tri *t = &f->tris[f->tri[i]];
     const sc_texture_ref set1 = {.uv_set = 1};
-    float c[3][2];
     sh_ps_tri_uvs(e, t, &set1, c);
-    const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
-    for (int k = 0; k < 2; k++) uv[k] = b0 * c[0][k] + b1 * c[1][k] + b2 * c[2][k];
     *q = (sh_lod){.kind = SH_LOD_BASE};
     if (!f->x) return;
     float d[4];
@@ -252,9 +248,11 @@ PS_INLINE void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, con
                      const sc_texture *tex, float u, float v, float texel[4], ps_material *pm)
 {
     if (sh_reads_set1(e->geo, &m->albedo_map)) {
-        float uv[2];
+        float c[3][2], uv[2];
         sh_lod q1;
-        ps_set1(e, f, i, uv, &q1);
+        ps_set1(e, f, i, c, &q1);
+        const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
+        for (int k = 0; k < 2; k++) uv[k] = b0 * c[0][k] + b1 * c[1][k] + b2 * c[2][k];
         float lod = sh_surface_lod(&q1, &m->albedo_map, tex);
         sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
         sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
@@ -340,7 +338,12 @@ static void ps_metallic_roughness(const sh_raster_env *e, const sh_ps_frags *f,
         if (m->normal_map.texture >= 0) sh_triangle_tangent(p, uv, in.tangent, in.bitangent);
         in.lod = ps_footprint(e, f, i, pm);
         in.lod1 = in.lod;
-        if (e->geo->texcoords1) ps_set1(e, f, i, in.uv1, &in.lod1);
+        if (e->geo->texcoords1) {
+            float c1[3][2];
+            sh_lod q1;
+            ps_set1(e, f, i, c1, &q1);
+            sh_surface_in_set1(p, c1, f->b1[i], f->b2[i], &q1, &in);
+        }
         sh_surface s;
         sh_surface_gather(e->scene, m, &in, &s);
         const float pos[3] = {a[0][i], a[1][i], a[2][i]};
