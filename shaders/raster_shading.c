@@ -105,13 +105,16 @@ static void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
     d[3] = (float)(uv[2][1] - uv[0][1]);
 }
 
+/* t's corners' set 0: the VS's attributes 6 and 7. */
+static void tri_set0(const sh_ps_tri *t, float uv[3][2])
+{
+    for (int k = 0; k < 3; k++) uv[k][0] = t->attr[k][6], uv[k][1] = t->attr[k][7];
+}
+
 void sh_ps_tri_uvs(const sh_raster_env *e, const sh_ps_tri *t, const sc_texture_ref *r, float uv[3][2])
 {
-    const bool set1 = sh_reads_set1(e->geo, r);
-    for (int k = 0; k < 3; k++) {
-        if (set1) sh_set1_at(e->geo, t->prim, t->attr[k], uv[k]);
-        else uv[k][0] = t->attr[k][6], uv[k][1] = t->attr[k][7];
-    }
+    if (!sh_reads_set1(e->geo, r)) { tri_set0(t, uv); return; }
+    for (int k = 0; k < 3; k++) sh_set1_at(e->geo, t->prim, t->attr[k], uv[k]);
 }
 
 void sh_ps_quad_derivatives_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], int x,
@@ -125,7 +128,7 @@ void sh_ps_quad_derivatives_of(const sh_raster_env *e, const sh_ps_tri *t, const
 void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y, float d[4])
 {
     float uv[3][2];
-    for (int k = 0; k < 3; k++) uv[k][0] = t->attr[k][6], uv[k][1] = t->attr[k][7];
+    tri_set0(t, uv);
     sh_ps_quad_derivatives_of(e, t, uv, x, y, d);
 }
 
@@ -212,7 +215,7 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
     const unsigned k = f->tri[i];
     if (!(pm->quad_ready >> k & 1)) {
         float uv[3][2];
-        for (int c = 0; c < 3; c++) uv[c][0] = f->tris[k].attr[c][6], uv[c][1] = f->tris[k].attr[c][7];
+        tri_set0(&f->tris[k], uv);
         quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
         pm->quad_ready |= 1ull << k;
     }
