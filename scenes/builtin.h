@@ -13,7 +13,7 @@
 extern const float sc_teapot_patches[SC_TEAPOT_PATCHES][16][3];
 
 /* The built-ins' names, for messages. */
-#define SC_BUILTIN_NAMES "teapot, courtyard, fairy, cornell"
+#define SC_BUILTIN_NAMES "teapot, courtyard, fairy, cornell, showcase"
 
 bool sc_builtin_known(const char *name);
 /* NULL (and no error) when name is not a built-in; NULL with err on failure. */
