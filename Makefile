@@ -93,7 +93,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: FORCE all deps test test-runtime bench bench-scaling bench-simulate programs run install install-files clean check-all fuzz
+.PHONY: FORCE all deps test test-runtime bench bench-scaling bench-simulate programs run install install-files clean check-all fuzz gallery
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -174,6 +174,10 @@ test-runtime: $(LIBGRAMPS) $(RUNTIME_TESTS)
 
 bench: all
 	@sh bench/run_bench.sh $(BUILD)
+
+# The README's gallery: the showcase and Debian's textured test models, every pipeline.
+gallery: all
+	@sh tools/gallery.sh $(BUILD) docs/gallery
 
 # The many-core figures against llvmpipe and Embree: THREADS=1,2,4,8,16 by default.
 bench-scaling: all

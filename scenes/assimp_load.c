@@ -192,8 +192,9 @@ static bool read_ref(import_ctx *c, const struct aiMaterial *am, enum aiTextureT
     int v;
     if (aiGetMaterialInteger(am, AI_MATKEY_UVWSRC(type, 0), &v) == AI_SUCCESS && v > 0 && v < 8) {
         ref->uv_set = v;
-        sc_scene_warn(c->s, "%.300s: material '%s': %.100s uses texture coordinate set %d; meshes "
-                      "carry set 0 only, which it is sampled with", c->path, material, file.data, v);
+        if (v > 1)
+            sc_scene_warn(c->s, "%.300s: material '%s': %.100s uses texture coordinate set %d; meshes "
+                          "carry sets 0 and 1, and it is sampled with set 0", c->path, material, file.data, v);
     }
     if (aiGetMaterialInteger(am, AI_MATKEY_MAPPINGMODE_U(type, 0), &v) == AI_SUCCESS)
         ref->sampler.wrap_u = wrap_of(v);
@@ -284,14 +285,35 @@ static int add_materials(import_ctx *c, int *map)
     return 0;
 }
 
-/* false when a face refers to a vertex the mesh does not have. */
-static bool append_mesh(sc_mesh_builder *b, const struct aiMesh *m, uint32_t material)
+/* Each of the file's materials (map: their indices in s) that reads texture coordinate
+ * set 1 when no mesh of the file has one (set 0 is read there): a warning. */
+static void warn_missing_set1(const import_ctx *c, const int *map, unsigned nmat)
+{
+    for (unsigned i = 0; i < nmat; i++) {
+        const sc_material *m = &c->s->materials[map[i]];
+        const sc_texture_ref *refs[] = {&m->albedo_map, &m->metallic_roughness_map, &m->emissive_map,
+                                        &m->normal_map, &m->occlusion_map};
+        for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++)
+            if (refs[k]->texture >= 0 && refs[k]->uv_set == 1) {
+                sc_scene_warn(c->s, "%.300s: material '%s' reads texture coordinate set 1, which the "
+                              "file's meshes do not have; it reads set 0", c->path, m->name);
+                break;
+            }
+    }
+}
+
+/* false when a face refers to a vertex the mesh does not have. set1: some mesh of the
+ * file has a texture coordinate set 1; then every vertex gets one, set 0's where its
+ * mesh has none (as sc_flatten does for meshes without it). */
+static bool append_mesh(sc_mesh_builder *b, const struct aiMesh *m, uint32_t material, bool set1)
 {
     uint32_t base = (uint32_t)b->nv;
+    const struct aiVector3D *uv = m->mTextureCoords[0], *uv1 = m->mTextureCoords[1] ? m->mTextureCoords[1] : uv;
     for (unsigned v = 0; v < m->mNumVertices; v++) {
         uint32_t i = sc_mb_vertex(b, m->mVertices[v].x, m->mVertices[v].y, m->mVertices[v].z);
         if (m->mNormals) sc_mb_normal(b, i, m->mNormals[v].x, m->mNormals[v].y, m->mNormals[v].z);
-        if (m->mTextureCoords[0]) sc_mb_uv(b, i, m->mTextureCoords[0][v].x, m->mTextureCoords[0][v].y);
+        if (uv) sc_mb_uv(b, i, uv[v].x, uv[v].y);
+        if (set1) sc_mb_uv1(b, i, uv1 ? uv1[v].x : 0.0f, uv1 ? uv1[v].y : 0.0f);
     }
     for (unsigned f = 0; f < m->mNumFaces; f++) {
         const struct aiFace *face = &m->mFaces[f];
@@ -325,12 +347,14 @@ static int import_assimp(sc_scene *s, const char *path, const sc_load_opts *o, c
         return -1;
     }
     sc_mesh_builder b = {0};
-    bool ok = true;
+    bool ok = true, set1 = false;
+    for (unsigned i = 0; i < as->mNumMeshes; i++) set1 |= as->mMeshes[i]->mTextureCoords[1] != NULL;
     for (unsigned i = 0; ok && i < as->mNumMeshes; i++) {
         const struct aiMesh *m = as->mMeshes[i];
         ok = m->mMaterialIndex < as->mNumMaterials || as->mNumMaterials == 0;
-        ok = ok && append_mesh(&b, m, as->mNumMaterials ? (uint32_t)map[m->mMaterialIndex] : 0);
+        ok = ok && append_mesh(&b, m, as->mNumMaterials ? (uint32_t)map[m->mMaterialIndex] : 0, set1);
     }
+    if (ok && !set1) warn_missing_set1(&c, map, as->mNumMaterials);
     aiReleaseImport(as);
     if (!ok) {
         sc_mb_free(&b);

@@ -23,10 +23,11 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static bool grow_vertex_arrays(sc_mesh_builder *b)
 {
-    size_t cap = b->vcap, c2 = b->vcap, c3 = b->vcap;
+    size_t cap = b->vcap, c2 = b->vcap, c3 = b->vcap, c4 = b->vcap;
     if (!grow((void **)&b->pos, &cap, b->nv + 1, 3 * sizeof(float))) return false;
     if (b->nrm && !grow((void **)&b->nrm, &c2, b->nv + 1, 3 * sizeof(float))) return false;
     if (b->uv && !grow((void **)&b->uv, &c3, b->nv + 1, 2 * sizeof(float))) return false;
+    if (b->uv1 && !grow((void **)&b->uv1, &c4, b->nv + 1, 2 * sizeof(float))) return false;
     b->vcap = cap;
     return true;
 }
@@ -38,6 +39,7 @@ uint32_t sc_mb_vertex(sc_mesh_builder *b, float x, float y, float z)
     p[0] = x; p[1] = y; p[2] = z;
     if (b->nrm) memset(b->nrm + 3 * b->nv, 0, 3 * sizeof(float));
     if (b->uv) memset(b->uv + 2 * b->nv, 0, 2 * sizeof(float));
+    if (b->uv1) memset(b->uv1 + 2 * b->nv, 0, 2 * sizeof(float));
     return (uint32_t)b->nv++;
 }
 
@@ -49,13 +51,16 @@ void sc_mb_normal(sc_mesh_builder *b, uint32_t v, float x, float y, float z)
     n[0] = x; n[1] = y; n[2] = z;
 }
 
-void sc_mb_uv(sc_mesh_builder *b, uint32_t v, float u, float w)
+static void set_uv(sc_mesh_builder *b, float **set, uint32_t v, float u, float w)
 {
     if (b->nv == SIZE_MAX) return;
-    if (!b->uv && !(b->uv = calloc(b->vcap ? b->vcap : 1, 2 * sizeof(float)))) { b->nv = SIZE_MAX; return; }
-    b->uv[2 * v] = u;
-    b->uv[2 * v + 1] = w;
+    if (!*set && !(*set = calloc(b->vcap ? b->vcap : 1, 2 * sizeof(float)))) { b->nv = SIZE_MAX; return; }
+    (*set)[2 * v] = u;
+    (*set)[2 * v + 1] = w;
 }
+
+void sc_mb_uv(sc_mesh_builder *b, uint32_t v, float u, float w) { set_uv(b, &b->uv, v, u, w); }
+void sc_mb_uv1(sc_mesh_builder *b, uint32_t v, float u, float w) { set_uv(b, &b->uv1, v, u, w); }
 
 void sc_mb_triangle(sc_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d, uint32_t material)
 {
@@ -73,7 +78,7 @@ bool sc_mb_ok(const sc_mesh_builder *b) { return b->nv != SIZE_MAX; }
 
 void sc_mb_free(sc_mesh_builder *b)
 {
-    free(b->pos); free(b->nrm); free(b->uv); free(b->idx); free(b->mat);
+    free(b->pos); free(b->nrm); free(b->uv); free(b->uv1); free(b->idx); free(b->mat);
     memset(b, 0, sizeof *b);
 }
 
@@ -115,6 +120,7 @@ int sc_scene_add_mesh(sc_scene *s, const char *name, sc_mesh_builder *b)
     m.indices = b->idx;
     m.materials = b->mat;
     m.texcoords = b->uv;
+    m.texcoords1 = b->uv1;
     m.normals = b->nrm;
     size_t degenerate = 0;
     if (!m.normals) {

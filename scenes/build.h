@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 typedef struct sc_mesh_builder {
-    float *pos, *nrm, *uv;            /* nrm/uv optional (NULL until first set) */
+    float *pos, *nrm, *uv, *uv1;      /* nrm/uv/uv1 optional (NULL until first set) */
     size_t nv, vcap;
     uint32_t *idx, *mat;
     size_t nt, tcap;
@@ -17,6 +17,7 @@ typedef struct sc_mesh_builder {
 uint32_t sc_mb_vertex(sc_mesh_builder *b, float x, float y, float z);
 void sc_mb_normal(sc_mesh_builder *b, uint32_t v, float x, float y, float z);
 void sc_mb_uv(sc_mesh_builder *b, uint32_t v, float u, float w);
+void sc_mb_uv1(sc_mesh_builder *b, uint32_t v, float u, float w);    /* texture coordinate set 1 */
 void sc_mb_triangle(sc_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d, uint32_t material);
 bool sc_mb_ok(const sc_mesh_builder *b);           /* false after an allocation failure */
 void sc_mb_free(sc_mesh_builder *b);

@@ -5,6 +5,7 @@
  * mirror and a diffuse sphere for reflections. Every run gives identical geometry. */
 #include "scenes/build.h"
 #include "scenes/builtin.h"
+#include "scenes/primitives.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,97 +18,9 @@ static float rnd(rng *r)                /* xorshift64*, uniform in [0,1) */
     return (float)((r->s * 2685821657736338717ull) >> 40) / 16777216.0f;
 }
 
-/* ---- primitives ------------------------------------------------------------------------- */
-
-/* A quad corner + u*a + v*b, split into nu x nv cells. */
-static void grid(sc_mesh_builder *b, const float o[3], const float a[3], const float c[3],
-                 int nu, int nv, uint32_t mat)
-{
-    uint32_t base = (uint32_t)b->nv;
-    for (int j = 0; j <= nv; j++)
-        for (int i = 0; i <= nu; i++) {
-            float u = (float)i / nu, v = (float)j / nv;
-            sc_mb_vertex(b, o[0] + u * a[0] + v * c[0], o[1] + u * a[1] + v * c[1], o[2] + u * a[2] + v * c[2]);
-        }
-    for (int j = 0; j < nv; j++)
-        for (int i = 0; i < nu; i++) {
-            uint32_t k = base + (uint32_t)(j * (nu + 1) + i);
-            sc_mb_triangle(b, k, k + 1, k + (uint32_t)nu + 2, mat);
-            sc_mb_triangle(b, k, k + (uint32_t)nu + 2, k + (uint32_t)nu + 1, mat);
-        }
-}
-
-static void box(sc_mesh_builder *b, const float lo[3], const float hi[3], int n, uint32_t mat)
-{
-    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-    grid(b, (float[3]){lo[0], lo[1], hi[2]}, (float[3]){dx, 0, 0}, (float[3]){0, dy, 0}, n, n, mat);
-    grid(b, (float[3]){hi[0], lo[1], lo[2]}, (float[3]){-dx, 0, 0}, (float[3]){0, dy, 0}, n, n, mat);
-    grid(b, (float[3]){lo[0], lo[1], lo[2]}, (float[3]){0, 0, dz}, (float[3]){0, dy, 0}, n, n, mat);
-    grid(b, (float[3]){hi[0], lo[1], hi[2]}, (float[3]){0, 0, -dz}, (float[3]){0, dy, 0}, n, n, mat);
-    grid(b, (float[3]){lo[0], hi[1], hi[2]}, (float[3]){dx, 0, 0}, (float[3]){0, 0, -dz}, n, n, mat);
-    grid(b, (float[3]){lo[0], lo[1], lo[2]}, (float[3]){dx, 0, 0}, (float[3]){0, 0, dz}, n, n, mat);
-}
-
-static void sphere(sc_mesh_builder *b, const float c[3], float r, int slices, int stacks, uint32_t mat)
-{
-    uint32_t base = (uint32_t)b->nv;
-    for (int j = 0; j <= stacks; j++) {
-        float th = (float)M_PI * (float)j / stacks;
-        for (int i = 0; i <= slices; i++) {
-            float ph = 2.0f * (float)M_PI * (float)i / slices;
-            float n[3] = {sinf(th) * cosf(ph), cosf(th), sinf(th) * sinf(ph)};
-            uint32_t v = sc_mb_vertex(b, c[0] + r * n[0], c[1] + r * n[1], c[2] + r * n[2]);
-            sc_mb_normal(b, v, n[0], n[1], n[2]);
-        }
-    }
-    for (int j = 0; j < stacks; j++)
-        for (int i = 0; i < slices; i++) {
-            uint32_t k = base + (uint32_t)(j * (slices + 1) + i), w = (uint32_t)slices + 1;
-            if (j > 0) sc_mb_triangle(b, k, k + 1, k + w, mat);
-            if (j + 1 < stacks) sc_mb_triangle(b, k + 1, k + w + 1, k + w, mat);
-        }
-}
-
-static void cylinder(sc_mesh_builder *b, const float c[3], float r, float h, int slices, int rings, uint32_t mat)
-{
-    uint32_t base = (uint32_t)b->nv;
-    for (int j = 0; j <= rings; j++)
-        for (int i = 0; i <= slices; i++) {
-            float ph = 2.0f * (float)M_PI * (float)i / slices;
-            uint32_t v = sc_mb_vertex(b, c[0] + r * cosf(ph), c[1] + h * (float)j / rings, c[2] + r * sinf(ph));
-            sc_mb_normal(b, v, cosf(ph), 0, sinf(ph));
-        }
-    for (int j = 0; j < rings; j++)
-        for (int i = 0; i < slices; i++) {
-            uint32_t k = base + (uint32_t)(j * (slices + 1) + i), w = (uint32_t)slices + 1;
-            sc_mb_triangle(b, k, k + w, k + 1, mat);
-            sc_mb_triangle(b, k + 1, k + w, k + w + 1, mat);
-        }
-}
-
-/* Normals default to smooth ones when a generator set none; mixed builders (spheres
- * with normals next to grids without) get the grids' from their face. */
-static void fill_missing_normals(sc_mesh_builder *b)
-{
-    if (!b->nrm) return;
-    for (size_t t = 0; t < b->nt; t++) {
-        const uint32_t *i = b->idx + 3 * t;
-        const float *p0 = b->pos + 3 * i[0], *p1 = b->pos + 3 * i[1], *p2 = b->pos + 3 * i[2];
-        float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-        float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (l == 0) continue;
-        for (int k = 0; k < 3; k++) {
-            float *d = b->nrm + 3 * i[k];
-            if (d[0] == 0 && d[1] == 0 && d[2] == 0) { d[0] = n[0] / l; d[1] = n[1] / l; d[2] = n[2] / l; }
-        }
-    }
-}
-
 static sc_scene *finish(sc_scene *s, sc_mesh_builder *b, const char *mesh)
 {
-    fill_missing_normals(b);
+    sc_prim_fill_missing_normals(b);
     float id[16];
     sc_identity(id);
     int m = s ? sc_scene_add_mesh(s, mesh, b) : -1;
@@ -188,24 +101,24 @@ sc_scene *sc_builtin_courtyard(void)
     uint32_t water = (uint32_t)sc_scene_add_material(s, "water", 0.2f, 0.3f, 0.45f, 0.6f, 0.9f, 128);
     uint32_t wood = (uint32_t)sc_scene_add_material(s, "wood", 0.5f, 0.33f, 0.2f, 0.0f, 0.3f, 24);
     /* floor and four walls: large, finely tessellated surfaces */
-    grid(&b, (float[3]){-20, 0, 20}, (float[3]){40, 0, 0}, (float[3]){0, 0, -40}, 60, 60, grass);
-    grid(&b, (float[3]){-20, 0, -20}, (float[3]){40, 0, 0}, (float[3]){0, 10, 0}, 60, 24, stone);
-    grid(&b, (float[3]){-20, 0, 20}, (float[3]){0, 0, -40}, (float[3]){0, 10, 0}, 60, 24, stone);
-    grid(&b, (float[3]){20, 0, -20}, (float[3]){0, 0, 40}, (float[3]){0, 10, 0}, 60, 24, stone);
+    sc_prim_grid(&b, (float[3]){-20, 0, 20}, (float[3]){40, 0, 0}, (float[3]){0, 0, -40}, 60, 60, NULL, grass);
+    sc_prim_grid(&b, (float[3]){-20, 0, -20}, (float[3]){40, 0, 0}, (float[3]){0, 10, 0}, 60, 24, NULL, stone);
+    sc_prim_grid(&b, (float[3]){-20, 0, 20}, (float[3]){0, 0, -40}, (float[3]){0, 10, 0}, 60, 24, NULL, stone);
+    sc_prim_grid(&b, (float[3]){20, 0, -20}, (float[3]){0, 0, 40}, (float[3]){0, 10, 0}, 60, 24, NULL, stone);
     /* columns along the walls, a fountain, benches */
     for (int i = 0; i < 8; i++) {
         float x = -17.5f + 5.0f * i;
-        cylinder(&b, (float[3]){x, 0, -18}, 0.6f, 9, 20, 11, stone);
-        cylinder(&b, (float[3]){-18, 0, x}, 0.6f, 9, 20, 11, stone);
-        cylinder(&b, (float[3]){18, 0, x}, 0.6f, 9, 20, 11, stone);
+        sc_prim_cylinder(&b, (float[3]){x, 0, -18}, 0.6f, 9, 20, 11, NULL, stone);
+        sc_prim_cylinder(&b, (float[3]){-18, 0, x}, 0.6f, 9, 20, 11, NULL, stone);
+        sc_prim_cylinder(&b, (float[3]){18, 0, x}, 0.6f, 9, 20, 11, NULL, stone);
     }
-    cylinder(&b, (float[3]){0, 0, 0}, 4.0f, 1.0f, 64, 4, stone);
-    grid(&b, (float[3]){-3.5f, 0.8f, 3.5f}, (float[3]){7, 0, 0}, (float[3]){0, 0, -7}, 24, 24, water);
-    sphere(&b, (float[3]){0, 2.5f, 0}, 1.2f, 32, 16, stone);
+    sc_prim_cylinder(&b, (float[3]){0, 0, 0}, 4.0f, 1.0f, 64, 4, NULL, stone);
+    sc_prim_grid(&b, (float[3]){-3.5f, 0.8f, 3.5f}, (float[3]){7, 0, 0}, (float[3]){0, 0, -7}, 24, 24, NULL, water);
+    sc_prim_sphere(&b, (float[3]){0, 2.5f, 0}, 1.2f, 32, 16, NULL, stone);
     for (int i = 0; i < 12; i++) {           /* benches on a ring: never overlapping */
         float a = (float)i * (float)M_PI / 6.0f + rnd(&r) * 0.2f, rad = 9.0f + rnd(&r) * 4.0f;
         float x = rad * cosf(a), z = rad * sinf(a);
-        box(&b, (float[3]){x - 1.5f, 0, z - 0.4f}, (float[3]){x + 1.5f, 0.8f, z + 0.4f}, 4, wood);
+        sc_prim_box(&b, (float[3]){x - 1.5f, 0, z - 0.4f}, (float[3]){x + 1.5f, 0.8f, z + 0.4f}, 4, NULL, wood);
     }
     s->camera = (sc_camera){{-13, 8, 16}, {4, 1.5f, -4}, {0, 1, 0}, 62};
     sc_scene_add_light(s, 5, 30, 10, 1, 0.95f, 0.85f);
@@ -224,18 +137,18 @@ sc_scene *sc_builtin_fairy(void)
     uint32_t leaf = (uint32_t)sc_scene_add_material(s, "leaf", 0.2f, 0.6f, 0.25f, 0.0f, 0.3f, 16);
     uint32_t bark = (uint32_t)sc_scene_add_material(s, "bark", 0.4f, 0.28f, 0.18f, 0.0f, 0.1f, 8);
     uint32_t flower = (uint32_t)sc_scene_add_material(s, "flower", 0.9f, 0.5f, 0.7f, 0.1f, 0.5f, 32);
-    grid(&b, (float[3]){-10, 0, 10}, (float[3]){20, 0, 0}, (float[3]){0, 0, -20}, 100, 100, ground);
+    sc_prim_grid(&b, (float[3]){-10, 0, 10}, (float[3]){20, 0, 0}, (float[3]){0, 0, -20}, 100, 100, NULL, ground);
     for (int t = 0; t < 40; t++) {                  /* trees: trunk + leafy crown */
         float x = -9 + rnd(&r) * 18, z = -9 + rnd(&r) * 18, h = 2 + rnd(&r) * 2;
-        cylinder(&b, (float[3]){x, 0, z}, 0.15f, h, 12, 6, bark);
+        sc_prim_cylinder(&b, (float[3]){x, 0, z}, 0.15f, h, 12, 6, NULL, bark);
         for (int k = 0; k < 20; k++) {
             float c[3] = {x + (rnd(&r) - 0.5f) * 1.6f, h + (rnd(&r) - 0.3f) * 1.4f, z + (rnd(&r) - 0.5f) * 1.6f};
-            sphere(&b, c, 0.18f + rnd(&r) * 0.2f, 10, 6, leaf);
+            sc_prim_sphere(&b, c, 0.18f + rnd(&r) * 0.2f, 10, 6, NULL, leaf);
         }
     }
     for (int f = 0; f < 850; f++) {                /* flowers in the grass */
         float c[3] = {-9.5f + rnd(&r) * 19, 0.1f + rnd(&r) * 0.2f, -9.5f + rnd(&r) * 19};
-        sphere(&b, c, 0.06f + rnd(&r) * 0.05f, 8, 6, flower);
+        sc_prim_sphere(&b, c, 0.06f + rnd(&r) * 0.05f, 8, 6, NULL, flower);
     }
     s->camera = (sc_camera){{0, 6, 11}, {0, 1.2f, -1}, {0, 1, 0}, 55};
     sc_scene_add_light(s, -6, 15, 8, 1, 1, 0.95f);
@@ -255,16 +168,16 @@ sc_scene *sc_builtin_cornell(void)
     uint32_t mirror = (uint32_t)sc_scene_add_material(s, "mirror", 0.9f, 0.9f, 0.9f, 0.8f, 1.0f, 256);
     uint32_t plaster = (uint32_t)sc_scene_add_material(s, "diffuse", 0.6f, 0.6f, 0.8f, 0.0f, 0.4f, 32);
     /* a closed 2x2x2 box, faces pointing inward; the camera is inside, near the front */
-    grid(&b, (float[3]){-1, 0, 1}, (float[3]){2, 0, 0}, (float[3]){0, 0, -2}, 8, 8, white);    /* floor */
-    grid(&b, (float[3]){-1, 2, -1}, (float[3]){2, 0, 0}, (float[3]){0, 0, 2}, 8, 8, white);    /* ceiling */
-    grid(&b, (float[3]){-1, 0, -1}, (float[3]){2, 0, 0}, (float[3]){0, 2, 0}, 8, 8, white);    /* back */
-    grid(&b, (float[3]){1, 0, 1}, (float[3]){-2, 0, 0}, (float[3]){0, 2, 0}, 8, 8, white);     /* front */
-    grid(&b, (float[3]){-1, 0, 1}, (float[3]){0, 0, -2}, (float[3]){0, 2, 0}, 8, 8, red);      /* left */
-    grid(&b, (float[3]){1, 0, -1}, (float[3]){0, 0, 2}, (float[3]){0, 2, 0}, 8, 8, green);     /* right */
-    box(&b, (float[3]){-0.75f, 0, -0.7f}, (float[3]){-0.15f, 1.3f, -0.5f}, 2, mirror);           /* mirror slab */
+    sc_prim_grid(&b, (float[3]){-1, 0, 1}, (float[3]){2, 0, 0}, (float[3]){0, 0, -2}, 8, 8, NULL, white);    /* floor */
+    sc_prim_grid(&b, (float[3]){-1, 2, -1}, (float[3]){2, 0, 0}, (float[3]){0, 0, 2}, 8, 8, NULL, white);    /* ceiling */
+    sc_prim_grid(&b, (float[3]){-1, 0, -1}, (float[3]){2, 0, 0}, (float[3]){0, 2, 0}, 8, 8, NULL, white);    /* back */
+    sc_prim_grid(&b, (float[3]){1, 0, 1}, (float[3]){-2, 0, 0}, (float[3]){0, 2, 0}, 8, 8, NULL, white);     /* front */
+    sc_prim_grid(&b, (float[3]){-1, 0, 1}, (float[3]){0, 0, -2}, (float[3]){0, 2, 0}, 8, 8, NULL, red);      /* left */
+    sc_prim_grid(&b, (float[3]){1, 0, -1}, (float[3]){0, 0, 2}, (float[3]){0, 2, 0}, 8, 8, NULL, green);     /* right */
+    sc_prim_box(&b, (float[3]){-0.75f, 0, -0.7f}, (float[3]){-0.15f, 1.3f, -0.5f}, 2, NULL, mirror);           /* mirror slab */
     /* the sphere stands far enough back, and the camera looks down enough, that it and
      * the slab are seen whole, down to the floor, at any aspect up to square */
-    sphere(&b, (float[3]){0.4f, 0.45f, -0.4f}, 0.45f, 48, 24, plaster);
+    sc_prim_sphere(&b, (float[3]){0.4f, 0.45f, -0.4f}, 0.45f, 48, 24, NULL, plaster);
     s->camera = (sc_camera){{0, 1, 0.95f}, {0, 0.7f, -1}, {0, 1, 0}, 70};
     sc_scene_add_light(s, 0, 1.9f, 0, 1, 0.95f, 0.9f);
     return finish(s, &b, "cornell");
@@ -272,7 +185,8 @@ sc_scene *sc_builtin_cornell(void)
 
 static const struct { const char *name; sc_scene *(*make)(void); } builtins[] = {
     {"teapot", sc_builtin_teapot}, {"courtyard", sc_builtin_courtyard},
-    {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell}};
+    {"fairy", sc_builtin_fairy}, {"cornell", sc_builtin_cornell},
+    {"showcase", sc_builtin_showcase}};
 
 bool sc_builtin_known(const char *name)
 {

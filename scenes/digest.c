@@ -32,6 +32,7 @@ uint64_t sc_digest(const sc_scene *s, const sc_geometry *g)
     h = mix(h, g->positions, 3 * g->nvertices * sizeof(float));
     h = mix(h, g->indices, 3 * g->ntriangles * sizeof(uint32_t));
     if (g->texcoords) h = mix(h, g->texcoords, 2 * g->nvertices * sizeof(float));
+    if (g->texcoords1) h = mix(h, g->texcoords1, 2 * g->nvertices * sizeof(float));
     if (g->materials) h = mix(h, g->materials, g->ntriangles * sizeof(uint32_t));
     h = mix(h, &s->camera, sizeof s->camera);
     h = mix(h, s->lights, s->nlights * sizeof *s->lights);

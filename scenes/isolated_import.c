@@ -10,7 +10,8 @@
  * (wire_texture and its width x height RGBA8 texels: level 0, decoded in the child, so
  * that image decoders never run on untrusted files in the parent), nmat sc_material
  * (texture references are indices into the textures sent), the warnings' text (nwarn
- * bytes), then positions (3 nv floats), normals (3 nv), texcoords (2 nv, when has_uv),
+ * bytes), then positions (3 nv floats), normals (3 nv), texcoords (2 nv, when has_uv), set 1
+ * (2 nv, when has_uv1),
  * indices (3 nt uint32) and per-triangle materials (nt uint32, indices into the
  * materials sent). The parent checks every size, index and enum it receives before use
  * (a texture's size against the same limits the child applied). */
@@ -44,7 +45,7 @@
 
 typedef struct wire_header {
     int32_t status;               /* 0: a mesh follows; -1: err holds the importer's error */
-    uint32_t nmat, has_uv, ntex, nwarn, pad;
+    uint32_t nmat, has_uv, ntex, nwarn, has_uv1;
     uint64_t nv, nt, unreadable_textures;
     char err[SC_ERR_MAX];
 } wire_header;
@@ -70,6 +71,7 @@ static bool send_mesh(int fd, const sc_scene *s, const sc_mesh *m)
 {
     size_t nwarn = s->warnings ? strlen(s->warnings) : 0;
     wire_header h = {.nmat = (uint32_t)s->nmaterials, .has_uv = m->texcoords != NULL,
+                     .has_uv1 = m->texcoords1 != NULL,
                      .ntex = (uint32_t)s->ntextures, .nwarn = (uint32_t)nwarn,
                      .nv = m->nvertices, .nt = m->ntriangles,
                      .unreadable_textures = s->unreadable_textures};
@@ -85,6 +87,7 @@ static bool send_mesh(int fd, const sc_scene *s, const sc_mesh *m)
            write_all(fd, m->positions, 3 * m->nvertices * sizeof(float)) &&
            write_all(fd, m->normals, 3 * m->nvertices * sizeof(float)) &&
            (!m->texcoords || write_all(fd, m->texcoords, 2 * m->nvertices * sizeof(float))) &&
+           (!m->texcoords1 || write_all(fd, m->texcoords1, 2 * m->nvertices * sizeof(float))) &&
            write_all(fd, m->indices, 3 * m->ntriangles * sizeof(uint32_t)) &&
            write_all(fd, m->materials, m->ntriangles * sizeof(uint32_t));
 }
@@ -235,14 +238,17 @@ static bool receive_arrays(sc_mesh_builder *b, const wire_header *h, int fd, dou
     b->pos = malloc(3 * nv * sizeof(float) + 1);
     b->nrm = malloc(3 * nv * sizeof(float) + 1);
     b->uv = h->has_uv ? malloc(2 * nv * sizeof(float) + 1) : NULL;
+    b->uv1 = h->has_uv1 ? malloc(2 * nv * sizeof(float) + 1) : NULL;
     b->idx = malloc(3 * nt * sizeof(uint32_t) + 1);
     b->mat = malloc(nt * sizeof(uint32_t) + 1);
     b->nv = b->vcap = nv;
     b->nt = b->tcap = nt;
-    if (!b->pos || !b->nrm || (h->has_uv && !b->uv) || !b->idx || !b->mat) return false;
+    if (!b->pos || !b->nrm || (h->has_uv && !b->uv) || (h->has_uv1 && !b->uv1) || !b->idx || !b->mat)
+        return false;
     return read_all(fd, b->pos, 3 * nv * sizeof(float), deadline, late) &&
            read_all(fd, b->nrm, 3 * nv * sizeof(float), deadline, late) &&
            (!b->uv || read_all(fd, b->uv, 2 * nv * sizeof(float), deadline, late)) &&
+           (!b->uv1 || read_all(fd, b->uv1, 2 * nv * sizeof(float), deadline, late)) &&
            read_all(fd, b->idx, 3 * nt * sizeof(uint32_t), deadline, late) &&
            read_all(fd, b->mat, nt * sizeof(uint32_t), deadline, late);
 }

@@ -17,7 +17,7 @@ void sc_free(sc_scene *s)
     if (!s) return;
     for (size_t i = 0; i < s->nmeshes; i++) {
         sc_mesh *m = &s->meshes[i];
-        free(m->positions); free(m->normals); free(m->texcoords); free(m->indices); free(m->materials);
+        free(m->positions); free(m->normals); free(m->texcoords); free(m->texcoords1); free(m->indices); free(m->materials);
     }
     for (size_t i = 0; i < s->ntextures; i++) sc_texture_free(&s->textures[i]);
     if (s->material_names) sc_name_index_free(s->material_names);
@@ -121,6 +121,8 @@ static void flatten_instance(const sc_scene *s, const sc_instance *in, sc_geomet
         sc_transform_point(in->transform, m->positions + 3 * v, p);
         xform_normal(n9, m->normals + 3 * v, g->normals + 3 * (v0 + v));
         if (m->texcoords) memcpy(g->texcoords + 2 * (v0 + v), m->texcoords + 2 * v, 2 * sizeof(float));
+        if (g->texcoords1) memcpy(g->texcoords1 + 2 * (v0 + v), m->texcoords1 ? m->texcoords1 + 2 * v
+                                                                  : g->texcoords + 2 * (v0 + v), 2 * sizeof(float));
         for (int i = 0; i < 3; i++) {
             if (p[i] < g->bbox_min[i]) g->bbox_min[i] = p[i];
             if (p[i] > g->bbox_max[i]) g->bbox_max[i] = p[i];
@@ -144,9 +146,12 @@ int sc_flatten(const sc_scene *s, sc_geometry *g, char err[SC_ERR_MAX])
     g->positions = malloc(nv * 3 * sizeof(float));
     g->normals = malloc(nv * 3 * sizeof(float));
     g->texcoords = calloc(nv * 2, sizeof(float));
+    bool set1 = false;
+    for (size_t k = 0; k < s->ninstances; k++) set1 |= s->meshes[s->instances[k].mesh].texcoords1 != NULL;
+    g->texcoords1 = set1 ? malloc(nv * 2 * sizeof(float)) : NULL;
     g->indices = malloc(nt * 3 * sizeof(uint32_t));
     g->materials = malloc(nt * sizeof(uint32_t));
-    if (!g->positions || !g->normals || !g->texcoords || !g->indices || !g->materials) {
+    if (!g->positions || !g->normals || !g->texcoords || (set1 && !g->texcoords1) || !g->indices || !g->materials) {
         sc_geometry_free(g);
         snprintf(err, SC_ERR_MAX, "%s: out of memory flattening the scene", s->name);
         return -1;
@@ -170,7 +175,8 @@ int sc_flatten(const sc_scene *s, sc_geometry *g, char err[SC_ERR_MAX])
 
 void sc_geometry_free(sc_geometry *g)
 {
-    free(g->positions); free(g->normals); free(g->texcoords); free(g->indices); free(g->materials);
+    free(g->positions); free(g->normals); free(g->texcoords); free(g->texcoords1); free(g->indices);
+    free(g->materials);
     memset(g, 0, sizeof *g);
 }
 

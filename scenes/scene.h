@@ -59,7 +59,7 @@ typedef struct sc_sampler {
  * scale(scale) uv; identity: offset 0, scale 1, rotation 0). */
 typedef struct sc_texture_ref {
     int texture;                  /* index into sc_scene.textures, -1 for none */
-    int uv_set;                   /* texture coordinate set: 0 (the only one meshes carry today) */
+    int uv_set;                   /* texture coordinate set: 0, or 1 (2..7 read set 0) */
     sc_sampler sampler;
     float offset[2], scale[2], rotation;
 } sc_texture_ref;
@@ -110,6 +110,7 @@ typedef struct sc_mesh {
     float *positions;             /* 3 * nvertices */
     float *normals;               /* 3 * nvertices (computed smooth when the file has none) */
     float *texcoords;             /* 2 * nvertices, or NULL */
+    float *texcoords1;            /* set 1 (glTF TEXCOORD_1): 2 * nvertices, or NULL */
     uint32_t *indices;            /* 3 * ntriangles */
     uint32_t *materials;          /* per triangle: index into sc_scene.materials */
 } sc_mesh;
@@ -152,6 +153,9 @@ typedef struct sc_geometry {
     float *positions;             /* 3 * nvertices, world space */
     float *normals;               /* 3 * nvertices, world space, unit length */
     float *texcoords;             /* 2 * nvertices (zeros where a mesh had none) */
+    float *texcoords1;            /* set 1: 2 * nvertices, NULL when no mesh has one (then
+                                     set 1 reads set 0); a mesh without it has its set 0
+                                     copied here, so the two agree where it is missing */
     uint32_t *indices;            /* 3 * ntriangles, into the arrays above */
     uint32_t *materials;          /* per triangle, index into sc_scene.materials */
     float bbox_min[3], bbox_max[3];
@@ -169,7 +173,7 @@ typedef struct sc_load_opts {
 /* max_memory: half the physical memory; import_seconds: 60; textures: 8192 x 8192. */
 GR_API sc_load_opts sc_load_opts_default(void);
 
-/* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell), a .scene file or
+/* Loads SCENE: a built-in name (teapot, courtyard, fairy, cornell, showcase), a .scene file or
  * a mesh file (anything assimp reads). Returns 0, or -1 with a message naming the file
  * (and line for .scene) in err. sc_load uses the default options. */
 GR_API int sc_load(const char *scene, sc_scene **out, char err[SC_ERR_MAX]);

@@ -74,6 +74,9 @@ static int mesh_problem(const sc_scene *s, const sc_mesh *m, const char *what, c
     else if (m->texcoords && (k = first_nonfinite(m->texcoords, 2 * nv)) < 2 * nv)
         snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: texture coordinate is not finite",
                  what, m->name, k / 2 + 1);
+    else if (m->texcoords1 && (k = first_nonfinite(m->texcoords1, 2 * nv)) < 2 * nv)
+        snprintf(err, SC_ERR_MAX, "%s: mesh '%s' vertex %zu: texture coordinate (set 1) is not finite",
+                 what, m->name, k / 2 + 1);
     else
         for (size_t t = 0; t < m->ntriangles; t++) {
             const uint32_t *i = m->indices + 3 * t;

@@ -2,6 +2,7 @@
 #include "shaders/hit_filter.h"
 
 #include "shaders/texture_sample.h"
+#include "shaders/uv_sets.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -56,8 +57,8 @@ static bool alpha_passes(const sh_hit_filter *f, const sc_material *m, uint32_t 
     if (tex) {
         const sc_geometry *g = f->geo;
         const uint32_t *ix = g->indices + 3 * (size_t)tri;
-        const float *t0 = g->texcoords + 2 * (size_t)ix[0], *t1 = g->texcoords + 2 * (size_t)ix[1],
-                    *t2 = g->texcoords + 2 * (size_t)ix[2];
+        const float *tc = sh_uv_array(g, &m->albedo_map);
+        const float *t0 = tc + 2 * (size_t)ix[0], *t1 = tc + 2 * (size_t)ix[1], *t2 = tc + 2 * (size_t)ix[2];
         const float w = 1.0f - u - v;
         float s = w * t0[0] + u * t1[0] + v * t2[0];
         float t = w * t0[1] + u * t1[1] + v * t2[1];

@@ -5,6 +5,7 @@
 
 #include "shaders/blinn_phong.h"
 #include "shaders/texture_sample.h"
+#include "shaders/uv_sets.h"
 
 #include <math.h>
 
@@ -73,6 +74,23 @@ void sh_surface_in_of_vertices(const float p[3][3], const float nrm[3][3], const
     sh_normalize3(in->n);
     for (int i = 0; i < 2; i++) in->uv[i] = w0 * uv[0][i] + b1 * uv[1][i] + b2 * uv[2][i];
     sh_triangle_tangent(p, uv, in->tangent, in->bitangent);
+    in->uv1[0] = in->uv[0], in->uv1[1] = in->uv[1];
+    for (int i = 0; i < 3; i++) in->tangent1[i] = in->tangent[i], in->bitangent1[i] = in->bitangent[i];
+}
+
+void sh_surface_in_set1(const float p[3][3], const float uv1[3][2], float b1, float b2, const sh_lod *lod1_q,
+                        sh_surface_in *in)
+{
+    const float w0 = 1.0f - b1 - b2;
+    for (int i = 0; i < 2; i++) in->uv1[i] = w0 * uv1[0][i] + b1 * uv1[1][i] + b2 * uv1[2][i];
+    in->lod1 = *lod1_q;
+    sh_triangle_tangent(p, uv1, in->tangent1, in->bitangent1);
+}
+
+/* Twice triangle uv's signed area: sh_lod's uv_area. */
+static float uv_area2(const float uv[3][2])
+{
+    return (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) - (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]);
 }
 
 void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b2,
@@ -93,9 +111,14 @@ void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b
     cross3(e1, e2, gn);
     float world2 = sqrtf(sh_dot3(gn, gn)), dlen = sqrtf(sh_dot3(dir, dir));
     in->lod = (sh_lod){.kind = SH_LOD_CONE, .world_area = world2, .cone_width = cone_width,
-                       .uv_area = (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) -
-                                  (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]),
-                       .cos_theta = sh_dot3(gn, dir) / (world2 * dlen)};
+                       .uv_area = uv_area2(uv), .cos_theta = sh_dot3(gn, dir) / (world2 * dlen)};
+    in->lod1 = in->lod;
+    if (!g->texcoords1) return;
+    float uv1[3][2];
+    sh_triangle_uvs(g, g->texcoords1, prim, uv1);
+    sh_lod q1 = in->lod;
+    q1.uv_area = uv_area2(uv1);
+    sh_surface_in_set1(p, uv1, b1, b2, &q1, in);
 }
 
 /* ref's texture at in's uv (through its transform, at its own level of detail) into
@@ -104,25 +127,28 @@ static bool sample(const sc_scene *s, const sc_texture_ref *ref, const sh_surfac
 {
     const sc_texture *t = sh_texture_of(s, ref);
     if (!t) return false;
-    float u = in->uv[0], v = in->uv[1];
+    const bool set1 = ref->uv_set == 1;
+    float u = set1 ? in->uv1[0] : in->uv[0], v = set1 ? in->uv1[1] : in->uv[1];
     sh_texture_transform(ref, &u, &v);
-    sh_texture_sample(t, &ref->sampler, u, v, sh_surface_lod(&in->lod, ref, t), rgba);
+    sh_texture_sample(t, &ref->sampler, u, v, sh_surface_lod(set1 ? &in->lod1 : &in->lod, ref, t), rgba);
     return true;
 }
 
 /* The normal map's tangent-space normal texel (2 rgb - 1, xy scaled) in the frame
- * (T, B, n) of in, into n (unit); false when there is no usable frame or result. */
-static bool mapped_normal(const sh_surface_in *in, const float texel[4], float scale, float n[3])
+ * (T, B, n) of in (of its uv set: set1), into n (unit); false when there is no usable
+ * frame or result. */
+static bool mapped_normal(const sh_surface_in *in, bool set1, const float texel[4], float scale, float n[3])
 {
-    const float *N = in->n;
+    const float *N = in->n, *tangent = set1 ? in->tangent1 : in->tangent;
+    const float *bitangent = set1 ? in->bitangent1 : in->bitangent;
     float T[3], B[3];
-    float d = sh_dot3(in->tangent, N);
-    for (int i = 0; i < 3; i++) T[i] = in->tangent[i] - d * N[i];
+    float d = sh_dot3(tangent, N);
+    for (int i = 0; i < 3; i++) T[i] = tangent[i] - d * N[i];
     float len = sqrtf(sh_dot3(T, T));
     if (!(len > 0.0f) || !isfinite(len)) return false;
     for (int i = 0; i < 3; i++) T[i] /= len;
     cross3(N, T, B);
-    if (sh_dot3(B, in->bitangent) < 0.0f)
+    if (sh_dot3(B, bitangent) < 0.0f)
         for (int i = 0; i < 3; i++) B[i] = -B[i];
     float x = (2.0f * texel[0] - 1.0f) * scale, y = (2.0f * texel[1] - 1.0f) * scale;
     float z = 2.0f * texel[2] - 1.0f;
@@ -136,7 +162,8 @@ static bool mapped_normal(const sh_surface_in *in, const float texel[4], float s
 static void shading_normal(const sc_scene *s, const sc_material *m, const sh_surface_in *in, float n[3])
 {
     float texel[4];
-    if (!sample(s, &m->normal_map, in, texel) || !mapped_normal(in, texel, m->normal_scale, n))
+    if (!sample(s, &m->normal_map, in, texel) ||
+        !mapped_normal(in, m->normal_map.uv_set == 1, texel, m->normal_scale, n))
         for (int i = 0; i < 3; i++) n[i] = in->n[i];
     for (int i = 0; i < 3; i++) n[i] *= in->facing;
 }

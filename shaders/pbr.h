@@ -88,6 +88,9 @@ typedef struct sh_surface_in {
     float tangent[3], bitangent[3];   /* sh_triangle_tangent of the triangle (in the same
                            * space as n); read only when the material has a normal map */
     sh_lod lod;           /* the footprint, for every texture the material samples */
+    float uv1[2];         /* texture coordinate set 1, its footprint and its frame: for */
+    sh_lod lod1;          /* references with uv_set 1 (copies of uv, lod, tangent and */
+    float tangent1[3], bitangent1[3];   /* bitangent without a set 1) */
 } sh_surface_in;
 
 /* What the lighting needs of a metallic-roughness surface. */
@@ -106,14 +109,20 @@ typedef struct sh_surface {
  * positions p, normals nrm and texture coordinates uv at perspective-correct weights
  * (1 - b1 - b2, b1, b2): each value w0 x0 + b1 x1 + b2 x2 with w0 = 1 - b1 - b2, the
  * operations of the raster PS's interpolation and of sh_ray_hit_normal, so the same
- * bits. facing and lod are left for the caller. */
+ * bits; uv1 = uv and the set 1 frame that of set 0. facing, lod and lod1 are left for
+ * the caller (sh_surface_in_set1 fills in a set 1). */
 void sh_surface_in_of_vertices(const float p[3][3], const float nrm[3][3], const float uv[3][2],
                                float b1, float b2, sh_surface_in *in);
+
+/* Set 1 into in: uv1 at the weights (1 - b1 - b2, b1, b2) of corners uv1 (interpolated
+ * as uv is), lod1 = lod1_q, and the frame of positions p over uv1. */
+void sh_surface_in_set1(const float p[3][3], const float uv1[3][2], float b1, float b2, const sh_lod *lod1_q,
+                        sh_surface_in *in);
 
 /* The same for triangle prim of geometry g (its texcoords, or zeros without them), and
  * the ray-cone footprint there: in->lod = SH_LOD_CONE with the triangle's uv and world
  * areas, cos_theta between dir and its geometric normal, and the cone's width at the hit
- * (the caller's: rt_cone_width_at). */
+ * (the caller's: rt_cone_width_at); uv1 and lod1 the same of set 1 when g has one. */
 void sh_surface_in_of_hit(const sc_geometry *g, uint32_t prim, float b1, float b2,
                           const float dir[3], float cone_width, sh_surface_in *in);
 

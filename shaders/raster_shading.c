@@ -6,6 +6,7 @@
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
 #include "shaders/texture_sample_body.h"
+#include "shaders/uv_sets.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,7 +57,7 @@ typedef struct quad_setup {
     double plane[3][3];
 } quad_setup;
 
-static void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, quad_setup *q)
+static void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], quad_setup *q)
 {
     const sc_camera_frame *fr = &e->frame;
     double sx[3], sy[3], iw[3];
@@ -77,7 +78,7 @@ static void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, quad_setup
     const double l1x = by * inv_area, l1y = -bx * inv_area, l2x = -ay * inv_area, l2y = ax * inv_area;
     for (int c = 0; c < 3; c++) {                /* U, V: iw_k uv_k; W: iw_k */
         double v[3];
-        for (int k = 0; k < 3; k++) v[k] = c < 2 ? iw[k] * t->attr[k][6 + c] : iw[k];
+        for (int k = 0; k < 3; k++) v[k] = c < 2 ? iw[k] * uv[k][c] : iw[k];
         q->plane[c][0] = v[0];
         q->plane[c][1] = (v[1] - v[0]) * l1x + (v[2] - v[0]) * l2x;
         q->plane[c][2] = (v[1] - v[0]) * l1y + (v[2] - v[0]) * l2y;
@@ -104,11 +105,31 @@ static void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
     d[3] = (float)(uv[2][1] - uv[0][1]);
 }
 
-void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y, float d[4])
+/* t's corners' set 0: the VS's attributes 6 and 7. */
+static void tri_set0(const sh_ps_tri *t, float uv[3][2])
+{
+    for (int k = 0; k < 3; k++) uv[k][0] = t->attr[k][6], uv[k][1] = t->attr[k][7];
+}
+
+void sh_ps_tri_uvs(const sh_raster_env *e, const sh_ps_tri *t, const sc_texture_ref *r, float uv[3][2])
+{
+    if (!sh_reads_set1(e->geo, r)) { tri_set0(t, uv); return; }
+    for (int k = 0; k < 3; k++) sh_set1_at(e->geo, t->prim, t->attr[k], uv[k]);
+}
+
+void sh_ps_quad_derivatives_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], int x,
+                               int y, float d[4])
 {
     quad_setup q;
-    quad_setup_of(e, t, &q);
+    quad_setup_of(e, t, uv, &q);
     quad_derivatives(&q, x, y, d);
+}
+
+void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y, float d[4])
+{
+    float uv[3][2];
+    tri_set0(t, uv);
+    sh_ps_quad_derivatives_of(e, t, uv, x, y, d);
 }
 
 /* ---- the pixel shader packet kernel -------------------------------------------------------
@@ -193,7 +214,9 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
     if (!f->x) return q;
     const unsigned k = f->tri[i];
     if (!(pm->quad_ready >> k & 1)) {
-        quad_setup_of(e, &f->tris[k], &pm->quad[k]);
+        float uv[3][2];
+        tri_set0(&f->tris[k], uv);
+        quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
         pm->quad_ready |= 1ull << k;
     }
     const int qx = f->x[i] & ~1, qy = f->y[i] & ~1;
@@ -207,12 +230,37 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
     return q;
 }
 
+/* Fragment i's triangle's corners in set 1 and the fragment's footprint there; no cache:
+ * only materials that read set 1 come here. */
+static void ps_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, float c[3][2], sh_lod *q)
+{
+    const sh_ps_tri *t = &f->tris[f->tri[i]];
+    const sc_texture_ref set1 = {.uv_set = 1};
+    sh_ps_tri_uvs(e, t, &set1, c);
+    *q = (sh_lod){.kind = SH_LOD_BASE};
+    if (!f->x) return;
+    float d[4];
+    sh_ps_quad_derivatives_of(e, t, c, f->x[i], f->y[i], d);
+    *q = (sh_lod){.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
+}
+
 /* The texel of m's albedo map for fragment i (uv through the KHR transform, the level of
- * detail of its quad). The sampler is inlined so that the AVX2 compile of the packet
- * kernel covers it. */
+ * detail of its quad); (u, v) is set 0, replaced by set 1 where the map reads it. The
+ * sampler is inlined so that the AVX2 compile of the packet kernel covers it. */
 PS_INLINE void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
                      const sc_texture *tex, float u, float v, float texel[4], ps_material *pm)
 {
+    if (sh_reads_set1(e->geo, &m->albedo_map)) {
+        float c[3][2], uv[2];
+        sh_lod q1;
+        ps_set1(e, f, i, c, &q1);
+        const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
+        for (int k = 0; k < 2; k++) uv[k] = b0 * c[0][k] + b1 * c[1][k] + b2 * c[2][k];
+        float lod = sh_surface_lod(&q1, &m->albedo_map, tex);
+        sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
+        sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
+        return;
+    }
     const sh_lod q = ps_footprint(e, f, i, pm);
     float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &u, &v);
@@ -292,6 +340,13 @@ static void ps_metallic_roughness(const sh_raster_env *e, const sh_ps_frags *f,
         in.facing = in.n[0] * v[0] + in.n[1] * v[1] + in.n[2] * v[2] < 0 ? -1.0f : 1.0f;
         if (m->normal_map.texture >= 0) sh_triangle_tangent(p, uv, in.tangent, in.bitangent);
         in.lod = ps_footprint(e, f, i, pm);
+        in.lod1 = in.lod;
+        if (e->geo->texcoords1) {
+            float c1[3][2];
+            sh_lod q1;
+            ps_set1(e, f, i, c1, &q1);
+            sh_surface_in_set1(p, c1, f->b1[i], f->b2[i], &q1, &in);
+        }
         sh_surface s;
         sh_surface_gather(e->scene, m, &in, &s);
         const float pos[3] = {a[0][i], a[1][i], a[2][i]};

@@ -96,6 +96,14 @@ typedef struct sh_ps_frags {
  * detail is sh_surface_lod (shaders/pbr.h) of these through each texture's transform. */
 GR_API void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, int y,
                                    float d[4]);
+/* The same for the triangle's corners' texture coordinates uv (any set). */
+GR_API void sh_ps_quad_derivatives_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2],
+                                      int x, int y, float d[4]);
+/* t's corners' texture coordinates in the set r reads (shaders/uv_sets.h): set 0 from
+ * the VS's attributes, set 1 from the geometry at each corner's position (a corner
+ * clipping made is interpolated there). */
+GR_API void sh_ps_tri_uvs(const sh_raster_env *e, const sh_ps_tri *t, const sc_texture_ref *r,
+                          float uv[3][2]);
 
 /* Pixel shader as a packet kernel: RGBA8 of every fragment of f. The loops run across
  * the packet so the compiler vectorizes them (compiled for the baseline and for AVX2,

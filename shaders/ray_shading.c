@@ -7,6 +7,7 @@
 #include "shaders/lighting.h"
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
+#include "shaders/uv_sets.h"
 
 #include <math.h>
 #include <string.h>
@@ -106,7 +107,7 @@ static void shade_metallic_roughness(const sh_ray_env *e, const sc_material *m, 
 {
     sh_surface_in in;
     sh_surface_in_of_hit(e->geo, hit->prim, hit->u, hit->v, ray->dir, width, &in);
-    if (quad) in.lod = *quad;
+    if (quad) in.lod = *quad;             /* set 0's derivatives: set 1 keeps its cone's */
     in.facing = sh_dot3(in.n, ray->dir) > 0 ? -1.0f : 1.0f;
     sh_surface s;
     sh_surface_gather(e->scene, m, &in, &s);
@@ -127,19 +128,19 @@ static void shade_metallic_roughness(const sh_ray_env *e, const sc_material *m, 
     for (int i = 0; i < 3; i++) out->reflect_weight[i] = w[i] * rw[i];
 }
 
-/* The hit's interpolated texture coordinates (set 0, before any transform) and the ray
+/* The hit's interpolated texture coordinates of array tc (before any transform) and the ray
  * cone's footprint there (pbr.h: SH_LOD_CONE, Ray Tracing Gems ch. 20, eq. 34: the
  * triangle's uv area over its world area, twice each (their ratio is what counts), the
  * cone's width at the hit distance, the cosine between the ray and the geometric
  * normal), for sh_surface_lod to turn into each texture's level of detail. */
 static void hit_footprint(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, rt_cone cone,
-                          float uv[2], sh_lod *q)
+                          const float *tc, float uv[2], sh_lod *q)
 {
     const uint32_t *idx = e->geo->indices + 3 * (size_t)hit->prim;
     const float *p[3], *t[3];
     for (int k = 0; k < 3; k++) {
         p[k] = e->geo->positions + 3 * (size_t)idx[k];
-        t[k] = e->geo->texcoords + 2 * (size_t)idx[k];
+        t[k] = tc + 2 * (size_t)idx[k];
     }
     float w0 = 1.0f - hit->u - hit->v;
     for (int i = 0; i < 2; i++) uv[i] = w0 * t[0][i] + hit->u * t[1][i] + hit->v * t[2][i];
@@ -172,11 +173,12 @@ static inline void surface_of(const sh_ray_env *e, const sc_material *m, const r
     rgba[3] = m->alpha;
     if (m->albedo_map.texture < 0) return;                /* the common case: no call */
     const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
-    if (!tex || !e->geo->texcoords) return;
+    const float *tc = sh_uv_array(e->geo, &m->albedo_map);
+    if (!tex || !tc) return;
     float uv[2], texel[4];
     sh_lod q;
-    hit_footprint(e, ray, hit, cone, uv, &q);
-    if (quad) q = *quad;
+    hit_footprint(e, ray, hit, cone, tc, uv, &q);
+    if (quad && !sh_reads_set1(e->geo, &m->albedo_map)) q = *quad;   /* the quad's are set 0's */
     float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
     sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
@@ -195,11 +197,18 @@ static inline float alpha_of(float a)
     return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
 }
 
+/* The ray on through a blended surface at p: the same line, from a point along it that
+ * lies eps beyond the surface (the step grows as the ray grazes it, up to 100 eps). An
+ * offset along the normal would move the line sideways, and what lies behind the
+ * surface would be seen shifted by up to eps. */
 static void pass_ray(const sh_ray_env *e, const rt_ray *ray, const float p[3], const float n[3],
                      rt_ray *passed)
 {
+    float len = sqrtf(sh_dot3(ray->dir, ray->dir));
+    float cosine = len > 0.0f ? fabsf(sh_dot3(n, ray->dir)) / len : 1.0f;
+    float step = len > 0.0f ? e->eps / fmaxf(cosine, 0.01f) / len : 0.0f;
     for (int i = 0; i < 3; i++) {
-        passed->org[i] = p[i] - n[i] * e->eps;
+        passed->org[i] = p[i] + ray->dir[i] * step;
         passed->dir[i] = ray->dir[i];
     }
     passed->tmin = 0.0f;

@@ -82,7 +82,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: gramps-render [options] [SCENE]\n"
         "SCENE is a .scene file, a mesh file (OBJ, PLY, glTF...) or a built-in:\n"
-        "teapot (default), courtyard, fairy, cornell.\n\n");
+        "teapot (default), courtyard, fairy, cornell, showcase.\n\n");
     ro_usage(out);
     fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit\n"

@@ -29,12 +29,14 @@ float plr_alpha_at(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b
     const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
     if (!tex) return alpha;
     const float b0 = 1.0f - b1 - b2;
-    float u = b0 * t->attr[0][6] + b1 * t->attr[1][6] + b2 * t->attr[2][6];
-    float v = b0 * t->attr[0][7] + b1 * t->attr[1][7] + b2 * t->attr[2][7];
+    float uv[3][2];
+    sh_ps_tri_uvs(e, t, &m->albedo_map, uv);
+    float u = b0 * uv[0][0] + b1 * uv[1][0] + b2 * uv[2][0];
+    float v = b0 * uv[0][1] + b1 * uv[1][1] + b2 * uv[2][1];
     /* the PS's level of detail: its 2x2 quad's coarse derivatives (a pure function of
      * the triangle and the quad, so the same wherever the fragment is tested) */
     float d[4];
-    sh_ps_quad_derivatives(e, t, x, y, d);
+    sh_ps_quad_derivatives_of(e, t, uv, x, y, d);
     const sh_lod q = {.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
     const float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &u, &v);

@@ -407,6 +407,13 @@ static void test_surface_in(void)
     CHECK(in.lod.world_area == 6 && in.lod.uv_area == 0.125f);   /* twice each area */
     CHECK(NEAR(in.lod.cos_theta, -0.8, 1e-6));
     CHECK(in.uv[0] == 0.25f && in.uv[1] == 0.0625f && in.n[2] == 1);
+    CHECK(in.uv1[0] == in.uv[0] && in.tangent1[0] == in.tangent[0]);   /* no set 1: set 0's */
+    float set1[6] = {1, 0, 0.5f, 0, 1, 0.25f};    /* set 0 mirrored in u about 0.5 */
+    g.texcoords1 = set1;
+    sh_surface_in_of_hit(&g, 0, 0.5f, 0.25f, d, 0.125f, &in);
+    CHECK(in.uv1[0] == 0.75f && in.uv1[1] == 0.0625f && in.lod1.uv_area == -0.125f);
+    CHECK(in.tangent1[0] == -in.tangent[0] && in.bitangent1[1] == in.bitangent[1]);
+    g.texcoords1 = NULL;
     g.texcoords = NULL;                           /* no texture coordinates: zeros, no frame */
     sh_surface_in_of_hit(&g, 0, 0.5f, 0.25f, d, 0.125f, &in);
     CHECK(in.uv[0] == 0 && in.tangent[0] == 0 && in.lod.uv_area == 0);

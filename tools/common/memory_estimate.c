@@ -1,5 +1,6 @@
 /* memory_estimate.c — see memory_estimate.h. Per-item costs are rounded up from the
- * structures: the flattened geometry holds 8 floats a vertex and 4 words a triangle;
+ * structures: the flattened geometry holds 8 floats a vertex (10 with a texture
+ * coordinate set 1) and 4 words a triangle;
  * the resources' sizes are their types' (the BVH about 100 bytes a triangle with its
  * build's temporaries); queues and pools are bounded by their capacities, a few MiB per
  * worker. */
@@ -34,7 +35,9 @@ io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_
     add_resources(&e, ntriangles, r);
     for (size_t i = 0; i < s->ntextures; i++)
         e.textures += (double)sc_texture_bytes(&s->textures[i]);
-    e.geometry = (double)nvertices * 8 * 4 + (double)ntriangles * 4 * 4;
+    bool set1 = false;
+    for (size_t i = 0; i < s->nmeshes; i++) set1 |= s->meshes[i].texcoords1 != NULL;
+    e.geometry = (double)nvertices * (set1 ? 10 : 8) * 4 + (double)ntriangles * 4 * 4;
     e.queues = (double)(r->threads ? r->threads : 1) * 4 * 1048576.0;
     e.total = e.image + e.buffers + e.textures + e.geometry + e.bvh + e.queues;
     return e;
