@@ -39,6 +39,7 @@ typedef struct inst_stage {
     int64_t priority;
     bool fifo;
     bool replicated;                   /* its section has `replicate` */
+    int id;                            /* gramps stage id (image-space stages: GR_INVALID) */
 } inst_stage;
 
 struct cp_instance {
@@ -542,10 +543,11 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;
+        st->id = GR_INVALID;
         if (st->image) continue;      /* run by the program after the graph */
         char origin[GR_ORIGIN_MAX];
         stage_origin(t, origin);
-        int id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
+        int id = st->id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
                                                .user = st->state,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
@@ -555,7 +557,8 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         for (int p = 0; p < t->nports; p++)
             for (uint32_t c = 0; c < st->port_copies[p]; c++)
                 if (gr_bind(g, id, t->ports[p].mode, in->queues[copy_of(in, st->port_queue[p], c)].id) < 0)
-                    return cp_fail(err, "%s: stage '%s' port '%s': %s", st->sec->where,
+                    return cp_fail(err, "%s: stage '%s' port '%s': %s",
+                                   cp_setting_find(st->sec, t->ports[p].name)->where,
                                    st->name, t->ports[p].name, gr_error(g));
     }
     return 0;
@@ -616,13 +619,58 @@ gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_op
     return o;
 }
 
+static const inst_stage *stage_with_id(const cp_instance *in, int id)
+{
+    for (int i = 0; id != GR_INVALID && i < in->nstages; i++)
+        if (in->stages[i].id == id) return &in->stages[i];
+    return NULL;
+}
+
+static const inst_queue *queue_with_id(const cp_instance *in, int id)
+{
+    for (int i = 0; id != GR_INVALID && i < in->nqueues; i++)
+        if (in->queues[i].id == id) return &in->queues[i];
+    return NULL;
+}
+
+/* The setting that binds queue q to one of stage st's ports, or NULL. */
+static const cp_setting *binding_of(const cp_instance *in, const inst_stage *st, const inst_queue *q)
+{
+    const cp_stage_type *t = st->init.type;
+    for (int p = 0; p < t->nports; p++)
+        for (uint32_t c = 0; c < st->port_copies[p]; c++)
+            if (&in->queues[copy_of(in, st->port_queue[p], c)] == q)
+                return cp_setting_find(st->sec, t->ports[p].name);
+    return NULL;
+}
+
+/* The runtime's message for a graph it refused, with the place the user wrote what it is
+ * about (gr_error_blame): the stage's binding of the queue, else the stage's or the
+ * queue's section. */
+static void run_error(const cp_instance *in, char err[CP_ERR_MAX])
+{
+    int sid, qid;
+    gr_error_blame(in->g, &sid, &qid);
+    const inst_stage *st = stage_with_id(in, sid);
+    const inst_queue *q = queue_with_id(in, qid);
+    const cp_setting *bound = st && q ? binding_of(in, st, q) : NULL;
+    const char *msg = gr_error(in->g);
+    if (bound)
+        cp_fail(err, "%s: [stage %s] %s = %s: %s (queue '%s' is declared at %s)", bound->where,
+                st->sec->name, bound->key, bound->value, msg, q->base, q->sec->where);
+    else if (st || q)
+        cp_fail(err, "%s: %s", st ? st->sec->where : q->sec->where, msg);
+    else
+        cp_fail(err, "%s", msg);
+}
+
 gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX])
 {
     gr_launch_opts o = cp_instance_launch_opts(in, base);
     gr_status st = gr_launch(in->g, &o, NULL, 0);
     if (st == GR_OK) st = gr_wait(in->g);
     if (st != GR_OK) {
-        cp_fail(err, "%s", gr_error(in->g));
+        run_error(in, err);
         return st;
     }
     for (int i = 0; i < in->nstages; i++) {

@@ -126,6 +126,10 @@ typedef enum gr_bind_mode {
 GR_API gr_graph *gr_graph_create(void);
 GR_API void gr_graph_destroy(gr_graph *g);
 GR_API const char *gr_error(const gr_graph *g);       /* "" when no error */
+/* The stage and queue ids a validation error (gr_launch's checks of the graph) is about,
+ * each GR_INVALID when it names none: the stage whose binding of the queue is at fault
+ * when both are set. A caller that knows where its graph came from names the place. */
+GR_API void gr_error_blame(const gr_graph *g, int *stage, int *queue);
 
 GR_API int gr_queue(gr_graph *g, const gr_queue_desc *d);        /* queue id or GR_INVALID */
 GR_API int gr_stage(gr_graph *g, const gr_stage_desc *d);        /* stage id or GR_INVALID */

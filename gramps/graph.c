@@ -27,10 +27,17 @@ void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
 
 const char *gr_error(const gr_graph *g) { return g ? g->error : "no graph"; }
 
+void gr_error_blame(const gr_graph *g, int *stage, int *queue)
+{
+    *stage = g ? g->blame_stage : GR_INVALID;
+    *queue = g ? g->blame_queue : GR_INVALID;
+}
+
 gr_graph *gr_graph_create(void)
 {
     gr_graph *g = gr_calloc_lines(1, sizeof *g);
     if (!g) return NULL;
+    g->blame_stage = g->blame_queue = GR_INVALID;
     pthread_mutex_init(&g->error_lock, NULL);
     pthread_mutex_init(&g->sleep_lock, NULL);
     pthread_cond_init(&g->sleep_cond, NULL);

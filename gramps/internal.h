@@ -401,6 +401,7 @@ static inline void gr_alive(gr_worker *w)
 struct gr_graph {
     char error[GR_ERROR_MAX];
     gr_status status;
+    int blame_stage, blame_queue;     /* what the error is about (gr_error_blame); -1: none */
     gr_queue_rt **queues; int nqueues, cap_queues;
     gr_stage_rt **stages; int nstages, cap_stages;
     gr_buffer_rt *buffers; int nbuffers, cap_buffers;

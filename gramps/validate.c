@@ -1,31 +1,42 @@
 /* validate.c — checks a graph before launch and derives what the scheduler needs:
  * static priorities (a DFS: consumers above producers), backward (cycle) edges, the
  * strongly connected components used by termination detection, and ordered chains.
- * Every error names the stage or queue at fault. */
+ * Every error names the stage or queue at fault, and records their ids (gr_error_blame)
+ * for a caller that knows where the user wrote them. */
 #include "gramps/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FAIL(...) do { gr_set_error(g, GR_ERR_INVALID, __VA_ARGS__); return false; } while (0)
+/* The same about a stage (its binding of a queue when both are given; GR_INVALID: none). */
+#define FAIL_AT(stage, queue, ...) do { blame(g, stage, queue); FAIL(__VA_ARGS__); } while (0)
+
+/* The first error's subject, as gr_set_error keeps the first message. */
+static void blame(gr_graph *g, int stage, int queue)
+{
+    if (g->status != GR_OK) return;
+    g->blame_stage = stage;
+    g->blame_queue = queue;
+}
 
 static bool check_queue(gr_graph *g, gr_queue_rt *q)
 {
     if (q->consumer < 0)
-        FAIL("queue '%s' has no consumer: bind it as an input of a stage", q->name);
+        FAIL_AT(GR_INVALID, q->id, "queue '%s' has no consumer: bind it as an input of a stage", q->name);
     if (q->nproducers == 0)
-        FAIL("queue '%s' has no producer: bind it as an output of a stage", q->name);
+        FAIL_AT(GR_INVALID, q->id, "queue '%s' has no producer: bind it as an output of a stage", q->name);
     gr_stage_rt *c = g->stages[q->consumer];
     q->physical = c->d.kind != GR_SHADER;
     if (q->d.ordered && q->push_fed)
-        FAIL("queue '%s' is ordered but pushed to: push queues are unordered", q->name);
+        FAIL_AT(GR_INVALID, q->id, "queue '%s' is ordered but pushed to: push queues are unordered", q->name);
     return true;
 }
 
 static bool check_shader(gr_graph *g, gr_stage_rt *s)
 {
     if (s->nin != 1)
-        FAIL("Shader stage '%s' has %d input queues; a Shader runs once per packet of "
+        FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' has %d input queues; a Shader runs once per packet of "
              "exactly one input queue", s->name, s->nin);
     gr_queue_rt *in = g->queues[s->in[0].queue];
     int inplace = 0;
@@ -33,19 +44,19 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
         gr_queue_rt *q = g->queues[s->out[i].queue];
         if (s->out[i].mode != GR_BIND_INPLACE) continue;
         if (++inplace > 1)
-            FAIL("Shader stage '%s' has more than one in-place output", s->name);
+            FAIL_AT(s->id, q->id, "Shader stage '%s' has more than one in-place output", s->name);
         if (q->packet_bytes != in->packet_bytes)
-            FAIL("Shader stage '%s': in-place queue '%s' has %zu-byte packets but input "
+            FAIL_AT(s->id, q->id, "Shader stage '%s': in-place queue '%s' has %zu-byte packets but input "
                  "queue '%s' has %zu", s->name, q->name, q->packet_bytes, in->name,
                  in->packet_bytes);
     }
     if (s->d.coalesce_input && (in->d.kind != GR_COLLECTION || in->d.ordered || !inplace))
-        FAIL("Shader stage '%s' coalesces its input, which needs an unordered Collection "
+        FAIL_AT(s->id, in->id, "Shader stage '%s' coalesces its input, which needs an unordered Collection "
              "input queue ('%s' is %s) and an in-place output", s->name, in->name,
              in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
              "the stage has no in-place output");
     if (s->d.instanced)
-        FAIL("Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
+        FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);
     return true;
 }
@@ -53,13 +64,13 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
     if (s->d.every_subqueue && !s->d.instanced)
-        FAIL("stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
+        FAIL_AT(s->id, GR_INVALID, "stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
              "instanced", s->name);
     if (!s->d.instanced) return true;
     if (s->nin != 1 || !g->queues[s->in[0].queue]->is_set)
-        FAIL("instanced Thread stage '%s' must have exactly one input, a queue set", s->name);
+        FAIL_AT(s->id, GR_INVALID, "instanced Thread stage '%s' must have exactly one input, a queue set", s->name);
     if (s->d.every_subqueue && g->queues[s->in[0].queue]->d.dynamic_keys)
-        FAIL("stage '%s' asks for an instance per subqueue (every_subqueue) of queue set '%s', "
+        FAIL_AT(s->id, s->in[0].queue, "stage '%s' asks for an instance per subqueue (every_subqueue) of queue set '%s', "
              "whose subqueues come with their keys (dynamic_keys): which there will be is not "
              "known", s->name, g->queues[s->in[0].queue]->name);
     return true;
@@ -72,10 +83,10 @@ static bool check_runnable(gr_graph *g, const int *runnable, int n)
             FAIL("gr_launch: runnable stage %d does not exist", runnable[i]);
         gr_stage_rt *s = g->stages[runnable[i]];
         if (s->d.kind == GR_SHADER)
-            FAIL("gr_launch: Shader stage '%s' cannot be initially runnable (Shaders run "
+            FAIL_AT(s->id, GR_INVALID, "gr_launch: Shader stage '%s' cannot be initially runnable (Shaders run "
                  "per input packet)", s->name);
         if (s->d.instanced)
-            FAIL("gr_launch: instanced stage '%s' cannot be initially runnable (its "
+            FAIL_AT(s->id, GR_INVALID, "gr_launch: instanced stage '%s' cannot be initially runnable (its "
                  "instances start per subqueue)", s->name);
         s->runnable_at_launch = true;
     }
@@ -85,10 +96,10 @@ static bool check_runnable(gr_graph *g, const int *runnable, int n)
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *s = g->stages[i];
         if (s->nin == 0 && n > 0 && !s->runnable_at_launch)
-            FAIL("stage '%s' has no input queues and is not in the runnable set: it would "
+            FAIL_AT(s->id, GR_INVALID, "stage '%s' has no input queues and is not in the runnable set: it would "
                  "never run", s->name);
         if (s->nin == 0 && s->d.kind == GR_SHADER)
-            FAIL("Shader stage '%s' has no input queue: a Shader runs once per input packet",
+            FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' has no input queue: a Shader runs once per input packet",
                  s->name);
         if (s->d.kind != GR_SHADER && !s->d.instanced) s->runnable_at_launch = true;
     }
@@ -261,6 +272,33 @@ static int ordered_output(gr_graph *g, gr_stage_rt *s, int *count)
     return found;
 }
 
+/* The one output of a Shader that is neither ordered nor pushed to, or NULL. */
+static gr_queue_rt *only_unordered_output(gr_graph *g, gr_stage_rt *s)
+{
+    gr_queue_rt *found = NULL;
+    for (int i = 0; i < s->nout; i++) {
+        gr_queue_rt *q = g->queues[s->out[i].queue];
+        if (s->out[i].mode == GR_BIND_PUSH || q->d.ordered) continue;
+        if (found) return NULL;
+        found = q;
+    }
+    return found;
+}
+
+/* A Shader inside an ordered chain without exactly one ordered output. When it has one
+ * unordered output, that queue is the one to mark `ordered` (typically a queue just
+ * inserted into the chain), so the error is about it. */
+static bool chain_broken_at(gr_graph *g, gr_queue_rt *q, gr_stage_rt *s, int n)
+{
+    gr_queue_rt *out = n == 0 ? only_unordered_output(g, s) : NULL;
+    if (out)
+        FAIL_AT(s->id, out->id, "Shader stage '%s' continues the ordered chain of queue '%s', "
+                "but its output queue '%s' is not ordered: a queue inside an ordered chain "
+                "must be ordered too", s->name, q->name, out->name);
+    FAIL_AT(s->id, q->id, "ordered queue '%s' feeds Shader stage '%s', which has %d ordered "
+            "outputs: an ordered chain continues through exactly one", q->name, s->name, n);
+}
+
 /* From an ordered queue feeding a Shader, follows the chain of Shaders to the Thread
  * stage at its end; every queue on the way learns the chain's final queue. */
 static bool walk_chain(gr_graph *g, gr_queue_rt *head)
@@ -269,16 +307,15 @@ static bool walk_chain(gr_graph *g, gr_queue_rt *head)
     for (int hops = 0; !q->physical; hops++) {
         gr_stage_rt *s = g->stages[q->consumer];
         int n, next = ordered_output(g, s, &n);
-        if (n != 1)
-            FAIL("ordered queue '%s' feeds Shader stage '%s', which has %d ordered outputs: "
-                 "an ordered chain continues through exactly one", q->name, s->name, n);
+        if (n != 1) return chain_broken_at(g, q, s, n);
         if (hops > g->nqueues)
-            FAIL("ordered queue '%s': the ordered chain loops back on itself", head->name);
+            FAIL_AT(GR_INVALID, head->id, "ordered queue '%s': the ordered chain loops back "
+                    "on itself", head->name);
         s->fifo = true;
         q = g->queues[next];
         if (q->nproducers != 1)
-            FAIL("ordered queue '%s' has %d producers; inside an ordered chain each queue "
-                 "has one", q->name, q->nproducers);
+            FAIL_AT(q->producers[1], q->id, "ordered queue '%s' has %d producers; inside an "
+                    "ordered chain each queue has one", q->name, q->nproducers);
     }
     for (gr_queue_rt *p = head; p != q;) {
         p->chain_end = q->id;
@@ -299,13 +336,13 @@ static bool check_ordered(gr_graph *g)
         if (from_shader) {
             gr_stage_rt *s = g->stages[q->producers[0]];
             if (!g->queues[s->in[0].queue]->d.ordered)
-                FAIL("ordered queue '%s' is produced by Shader stage '%s' whose input is "
+                FAIL_AT(s->id, q->id, "ordered queue '%s' is produced by Shader stage '%s' whose input is "
                      "not ordered, so there is no order to keep", q->name, s->name);
             continue;
         }
         if (!q->physical) {
             if (q->nproducers != 1)
-                FAIL("ordered queue '%s' has %d producers; an ordered chain starts at one "
+                FAIL_AT(q->producers[1], q->id, "ordered queue '%s' has %d producers; an ordered chain starts at one "
                      "Thread stage", q->name, q->nproducers);
             if (!walk_chain(g, q)) return false;
         }
