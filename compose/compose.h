@@ -341,6 +341,33 @@ GR_API int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX]);
 GR_API int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
                        char err[CP_ERR_MAX]);
 
+/* ---- layers: a graph file over other graphs --------------------------------------- */
+
+/* The text of a graph the program knows by name (gramps-render: the built-in graphs,
+ * pl_builtin_graph), or NULL. */
+typedef const char *(*cp_named_graph_fn)(const char *name);
+
+/* Loads the graph `name` (path NULL; known to `named`) or the file `path` over what g
+ * holds: first its [graph] `base` (a name, or a file: a value with a '/' or ending in
+ * .graph, relative to this file), with the base's own base before it, unless g holds
+ * that graph already; then its sections, which add to and override what is there; then
+ * its edits, settings of a stage or queue section that change the graph below:
+ *   after = STAGE[.PORT]   (a new stage) inserts it into the edge that leaves STAGE's
+ *                          output PORT (the one output STAGE binds when PORT is left
+ *                          out): STAGE's port then binds a new queue NAME-in, a copy of
+ *                          the edge's queue without its subqueues, which the new stage
+ *                          reads through its one input of that format, and its one
+ *                          output of that format binds the edge's queue
+ *   remove = true          removes the stage or queue; a stage with one input and one
+ *                          output of the same format is spliced out (what wrote its
+ *                          input queue writes its output queue; the input queue goes)
+ * Each file's `plugins` are loaded into `plugins` (NULL: none are) as it is read, so
+ * its edits may name their types. A graph is loaded once; a base that g does not hold
+ * over a g that holds another graph, a cycle of bases, an unknown base, and an edit
+ * naming an unknown stage, port or type are refused with the file and line. 0 or -1. */
+GR_API int cp_graph_layer(cp_graph *g, cp_registry *plugins, cp_named_graph_fn named,
+                          const char *name, const char *path, char err[CP_ERR_MAX]);
+
 /* Sets one value, as a graph file line would (a later value replaces an earlier one).
  * section: "graph", "queue NAME" or "stage NAME"; creates the section if new. `where`
  * names the source in later messages ("command line"). */

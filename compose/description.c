@@ -34,6 +34,8 @@ void cp_graph_free(cp_graph *g)
     for (int i = 0; i < g->n; i++) free_section(&g->sections[i]);
     free(g->sections);
     free(g->base_dir);
+    for (int i = 0; i < g->layers.n; i++) free(g->layers.items[i]);
+    cp_list_free(&g->layers);
     free(g);
 }
 
@@ -128,6 +130,18 @@ static int put_setting(cp_section *s, const char *key, const char *value, const 
     if (!k) { free(v); free(w); return -1; }
     s->settings[s->n++] = (cp_setting){k, v, w};
     return 0;
+}
+
+void cp_unset(cp_section *s, const char *key)
+{
+    cp_setting *old = (cp_setting *)cp_setting_find(s, key);
+    if (!old) return;
+    free(old->key);
+    free(old->value);
+    free(old->where);
+    int i = (int)(old - s->settings);
+    memmove(old, old + 1, (size_t)(s->n - i - 1) * sizeof *old);
+    s->n--;
 }
 
 int cp_put(cp_graph *g, const char *section, const char *key, const char *value,

@@ -76,7 +76,7 @@ int cp_graph_load_text(cp_graph *g, const char *text, const char *origin, char e
     return rc < 0 ? cp_fail(err, "%s: out of memory", origin) : 0;
 }
 
-static char *read_file(const char *path, char err[CP_ERR_MAX])
+char *cp_read_graph_file(const char *path, char err[CP_ERR_MAX])
 {
     FILE *f = fopen(path, "rb");
     if (!f) { cp_fail(err, "%s: cannot open graph file", path); return NULL; }
@@ -98,7 +98,7 @@ static char *read_file(const char *path, char err[CP_ERR_MAX])
 
 int cp_graph_load(cp_graph *g, const char *path, char err[CP_ERR_MAX])
 {
-    char *text = read_file(path, err);
+    char *text = cp_read_graph_file(path, err);
     if (!text) return -1;
     char *copy = cp_strdup(path);
     free(g->base_dir);

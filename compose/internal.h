@@ -44,7 +44,19 @@ struct cp_graph {
     cp_section *sections;
     int n, cap;
     char *base_dir;                    /* of the last graph file read (plugin paths) */
+    cp_list layers;                    /* char *: the graphs loaded by cp_graph_layer, each
+                                          by its name or its file's real path */
 };
+
+/* description.c: drops a section's setting of `key`, if any. */
+void cp_unset(cp_section *s, const char *key);
+
+/* graph_file.c: a graph file's text (malloc'd), or NULL with a message naming it. */
+char *cp_read_graph_file(const char *path, char err[CP_ERR_MAX]);
+
+/* edits.c: applies the `after` and `remove` settings of the layer just loaded into g
+ * (docs/graph-files.md); sections from first_new on are those the layer opened. */
+int cp_apply_edits(cp_graph *g, int first_new, char err[CP_ERR_MAX]);
 
 /* list.c */
 int cp_list_add(cp_list *l, void *item);

@@ -74,44 +74,10 @@ const char *pl_builtin_graph(const char *name)
     return NULL;
 }
 
-static int load_one(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX])
+int pl_graph_load(cp_graph *g, cp_registry *plugins, const char *builtin, const char *path,
+                  char err[CP_ERR_MAX])
 {
-    if (path) return cp_graph_load(g, path, err);
-    const char *text = pl_builtin_graph(builtin);
-    if (!text) return snprintf(err, CP_ERR_MAX, "no built-in graph '%s'", builtin), -1;
-    return cp_graph_load_text(g, text, builtin, err);
-}
-
-/* The [graph] `base` of a source, read from a scratch graph (g keeps the base's sections
- * first, in their order, as if the base were loaded alone). */
-static int base_of(const cp_graph *g, const char *builtin, const char *path, char base[64],
-                   char err[CP_ERR_MAX])
-{
-    cp_graph *scratch = cp_graph_new(cp_graph_registry(g));
-    if (!scratch) return snprintf(err, CP_ERR_MAX, "out of memory"), -1;
-    int rc = load_one(scratch, builtin, path, err);
-    const char *b = rc ? NULL : cp_graph_value(scratch, "base");
-    snprintf(base, 64, "%s", b ? b : "");
-    cp_graph_free(scratch);
-    return rc;
-}
-
-int pl_graph_load(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX])
-{
-    char base[64], inner[64];
-    if (base_of(g, builtin, path, base, err)) return -1;
-    if (*base) {
-        if (!pl_builtin_graph(base))
-            return snprintf(err, CP_ERR_MAX, "%s: [graph] base = %s is not a built-in graph "
-                            "(raster, raster-ordered, raster-parallel, raytrace, hybrid, hybrid-visibility)",
-                            path ? path : builtin, base), -1;
-        if (base_of(g, base, NULL, inner, err)) return -1;
-        if (*inner)
-            return snprintf(err, CP_ERR_MAX, "%s: [graph] base = %s, which has a base of its "
-                            "own (%s): name that one instead", path ? path : builtin, base, inner), -1;
-        if (load_one(g, base, NULL, err)) return -1;
-    }
-    return load_one(g, builtin, path, err);
+    return cp_graph_layer(g, plugins, pl_builtin_graph, builtin, path, err);
 }
 
 /* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A
@@ -286,7 +252,7 @@ gr_graph *pl_render_builtin(const char *name, pl_put_fn put, const void *cfg, pl
     cp_graph *g = r ? cp_graph_new(r) : NULL;
     gr_graph *result = NULL;
     if (r && !g) snprintf(err, CP_ERR_MAX, "out of memory");
-    else if (g && !pl_graph_load(g, name, NULL, err) && !put(g, cfg, err))
+    else if (g && !pl_graph_load(g, NULL, name, NULL, err) && !put(g, cfg, err))
         result = pl_render_frame(g, frame, launch, err);
     cp_graph_free(g);
     cp_registry_free(r);

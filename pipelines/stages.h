@@ -28,11 +28,13 @@ GR_API cp_registry *pl_registry_new(char err[CP_ERR_MAX]);
  * "raster-fxaa", "raytrace-tonemap"), or NULL. */
 GR_API const char *pl_builtin_graph(const char *name);
 
-/* Loads the built-in graph `builtin` (path NULL) or the graph file `path` into g. A
- * [graph] `base = NAME` in it loads the built-in graph NAME first and it over that, so a
- * file may hold only what it adds (image-space stages, overrides); a base must not have
- * a base of its own. 0, or -1 with a message naming the file, line or name. */
-GR_API int pl_graph_load(cp_graph *g, const char *builtin, const char *path, char err[CP_ERR_MAX]);
+/* Loads the built-in graph `builtin` (path NULL) or the graph file `path` over what g
+ * holds (cp_graph_layer, with the built-in graphs as the names a `base` may give): a
+ * file may hold only what it adds to its base (stages, edits, overrides), and a program
+ * layers files in turn. Each file's plugins are loaded into `plugins` (NULL: none). 0,
+ * or -1 with a message naming the file, line or name. */
+GR_API int pl_graph_load(cp_graph *g, cp_registry *plugins, const char *builtin, const char *path,
+                         char err[CP_ERR_MAX]);
 
 /* Variables for $name values, from the frame and launch settings:
  *   width, height   the image size

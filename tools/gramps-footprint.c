@@ -301,8 +301,9 @@ static int setup_graphs(const options *o, rg_setup *setups, const char **labels,
 {
     for (int p = 0; p < o->pipelines.n + o->ngraphs; p++) {
         bool builtin = p < o->pipelines.n;
-        rg_options g = {.pipeline = builtin ? o->pipelines.item[p] : NULL,
-                        .graph_file = builtin ? NULL : o->graphs[p - o->pipelines.n]};
+        const char *file = builtin ? NULL : o->graphs[p - o->pipelines.n];
+        rg_options g = {.pipeline = builtin ? o->pipelines.item[p] : NULL, .graphs = &file,
+                        .ngraphs = builtin ? 0 : 1};
         if (rg_setup_init(&setups[p], &g, err)) return 1;
         const char *name = cp_graph_value(setups[p].graph, "name");
         labels[p] = name ? name : setups[p].name;

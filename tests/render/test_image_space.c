@@ -399,11 +399,11 @@ static void test_graph_errors(void)
     g = r ? cp_graph_new(r) : NULL;
     FILE *fp = fopen("/tmp/gramps-image-space-base.graph", "w");
     if (fp) { fputs("[graph]\nbase = rastr\n", fp); fclose(fp); }
-    CHECK_MSG(g && pl_graph_load(g, NULL, "/tmp/gramps-image-space-base.graph", err) &&
+    CHECK_MSG(g && pl_graph_load(g, NULL, NULL, "/tmp/gramps-image-space-base.graph", err) &&
               strstr(err, "base = rastr is not a built-in graph"), "%s", err);
     fp = fopen("/tmp/gramps-image-space-base.graph", "w");
     if (fp) { fputs("[graph]\nbase = raster-tonemap\n", fp); fclose(fp); }
-    CHECK_MSG(g && pl_graph_load(g, NULL, "/tmp/gramps-image-space-base.graph", err) &&
+    CHECK_MSG(g && pl_graph_load(g, NULL, NULL, "/tmp/gramps-image-space-base.graph", err) &&
               strstr(err, "has a base of its own"), "%s", err);
     remove("/tmp/gramps-image-space-base.graph");
     cp_graph_free(g);

@@ -14,19 +14,25 @@ static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* -p's built-in graph (raster without -p or --graph), then each --graph file over it;
+ * each file's plugins are loaded as it is read, for the edits of the next. */
 static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
-    if (o->graph_file) {
-        snprintf(s->name, sizeof s->name, "%s", o->graph_file);
-        return pl_graph_load(s->graph, NULL, o->graph_file, err) ? 1 : 0;
+    const char *pipeline = o->pipeline ? o->pipeline : o->ngraphs ? NULL : "raster";
+    if (pipeline) {
+        bool raster = !strcmp(pipeline, "raster");
+        snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : pipeline);
+        if (!pl_builtin_graph(s->name)) {
+            snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
+            return 2;
+        }
+        if (pl_graph_load(s->graph, s->registry, s->name, NULL, err)) return 1;
     }
-    bool raster = !strcmp(o->pipeline, "raster");
-    snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : o->pipeline);
-    if (!pl_builtin_graph(s->name)) {
-        snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
-        return 2;
+    for (int i = 0; i < o->ngraphs; i++) {
+        snprintf(s->name, sizeof s->name, "%s", o->graphs[i]);
+        if (pl_graph_load(s->graph, s->registry, NULL, o->graphs[i], err)) return 1;
     }
-    return pl_graph_load(s->graph, s->name, NULL, err) ? 1 : 0;
+    return 0;
 }
 
 /* A renderer flag's [graph] setting, when the graph declares it (its default is what
@@ -52,7 +58,7 @@ static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     if (o->spp && put_flag(s, "spp", spp, "--spp", err)) return 2;
     if (o->have_bounces && put_flag(s, "bounces", bounces, "--bounces", err)) return 2;
     if (o->no_coarse_z && put_flag(s, "coarse_z", "false", "--no-coarse-z", err)) return 2;
-    bool raster = !o->graph_file && !strcmp(o->pipeline, "raster");
+    bool raster = o->pipeline ? !strcmp(o->pipeline, "raster") : o->ngraphs == 0;
     if (o->parallel_rast && !raster) s->unused[s->nunused++] = "--parallel-rast";
     char v[32];
     if (o->msaa && !cp_graph_value(s->graph, "msaa")) {
@@ -79,7 +85,6 @@ int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     int rc = load_plugins(s, o, err);
     if (!rc) rc = load_graph(s, o, err);
     if (!rc) rc = put_flags(s, o, err);
-    if (!rc && cp_graph_load_plugins(s->graph, s->registry, err)) rc = 1;
     return rc;
 }
 

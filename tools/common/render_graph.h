@@ -1,5 +1,6 @@
 /* render_graph.h — the graph a renderer program runs, chosen and changed from its
- * command line: a built-in pipeline (-p) or a graph file (--graph), plugins (--plugin
+ * command line: a built-in pipeline (-p) and graph files (--graph) layered over it in
+ * order (cp_graph_layer), plugins (--plugin
  * and the graph's own), the renderer flags that are graph settings (--spp, --bounces,
  * --no-coarse-z) and any --set SECTION.KEY=VALUE. Shared by gramps-render and the
  * programs that take its options. */
@@ -11,8 +12,10 @@
 #include <stdbool.h>
 
 typedef struct rg_options {
-    const char *pipeline;             /* raster | raytrace (built-in graphs) */
-    const char *graph_file;           /* a graph file instead */
+    const char *pipeline;             /* the built-in graph at the bottom (-p); NULL: the first
+                                         graph file, else raster */
+    const char **graphs;              /* graph files layered over it in order (--graph) */
+    int ngraphs;
     bool parallel_rast, no_coarse_z;  /* raster: raster-parallel.graph; graph.coarse_z */
     int spp, bounces;                 /* graph.spp / graph.bounces; 0 spp: the graph's */
     int msaa;                         /* graph.msaa (--msaa); 0: the graph's */
@@ -30,7 +33,7 @@ typedef struct rg_options {
 typedef struct rg_setup {
     cp_registry *registry;
     cp_graph *graph;
-    char name[256];                   /* the built-in's name or the file's path */
+    char name[256];                   /* the built-in's name or the last file's path */
     const char *unused[RG_MAX_UNUSED_FLAGS];  /* flags given that do not apply to it */
     int nunused;
 } rg_setup;

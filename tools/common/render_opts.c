@@ -24,9 +24,10 @@ int ro_init(ro_options *o, const char *prog, int argc)
 {
     *o = (ro_options){.prog = prog, .scene = "teapot", .pipeline = "raster", .width = 1024,
                       .height = 1024, .frames = 1};
-    o->graph = (rg_options){.pipeline = "raster", .sets = calloc((size_t)argc, sizeof(char *)),
-                            .plugins = calloc((size_t)argc, sizeof(char *))};
-    if (!o->graph.sets || !o->graph.plugins) return ro_bad_flag(o, "memory", "", "out of memory");
+    o->graph = (rg_options){.sets = calloc((size_t)argc, sizeof(char *)),
+                            .plugins = calloc((size_t)argc, sizeof(char *)),
+                            .graphs = calloc((size_t)argc, sizeof(char *))};
+    if (!o->graph.sets || !o->graph.plugins || !o->graph.graphs) return ro_bad_flag(o, "memory", "", "out of memory");
     return 0;
 }
 
@@ -34,7 +35,8 @@ void ro_free(ro_options *o)
 {
     free(o->graph.sets);
     free(o->graph.plugins);
-    o->graph.sets = o->graph.plugins = NULL;
+    free(o->graph.graphs);
+    o->graph.sets = o->graph.plugins = o->graph.graphs = NULL;
 }
 
 void ro_usage(FILE *out)
@@ -45,7 +47,9 @@ void ro_usage(FILE *out)
         "                        hybrid-visibility: the ray tracer after a depth pass;\n"
         "                        raster-tonemap, raster-fxaa, raytrace-tonemap: with\n"
         "                        image-space stages, --set graph.exposure=X)\n"
-        "      --graph FILE      run a graph file instead (pipelines/graphs/, examples/graphs/)\n"
+        "      --graph FILE      run a graph file (pipelines/graphs/, examples/graphs/); given\n"
+        "                        again, or with -p, each file is layered over the graph\n"
+        "                        before it (docs/graph-files.md)\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
         "                        plugins/ beside bin/)\n"
@@ -139,9 +143,12 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
             return ro_bad_flag(o, flag, arg, "unknown pipeline (raster, raster-ordered, "
                                "raster-parallel, raytrace, hybrid, hybrid-visibility, raster-tonemap, raster-fxaa, "
                                "raytrace-tonemap)");
+        if (g->pipeline)
+            return ro_bad_flag(o, flag, arg, "a second -p: one built-in graph is the bottom "
+                               "layer; layer files over it with --graph");
         o->pipeline = g->pipeline = arg;
         return 0;
-    case RO_OPT_GRAPH: g->graph_file = arg; return 0;
+    case RO_OPT_GRAPH: g->graphs[g->ngraphs++] = arg; return 0;
     case RO_OPT_SET:
         if (!strchr(arg, '=') || !strchr(arg, '.'))
             return ro_bad_flag(o, flag, arg, "expected SECTION.KEY=VALUE");

@@ -34,9 +34,9 @@ typedef struct viewer {
 /* The index in vw_pipelines of the command line's -p, or -1 for a --graph file. */
 static int initial_pipeline(const ro_options *o)
 {
-    if (o->graph.graph_file) return -1;
+    if (o->graph.ngraphs) return -1;
     for (int i = 0; i < VW_NPIPELINES; i++)
-        if (!strcmp(vw_pipelines[i], o->graph.pipeline)) return i;
+        if (!strcmp(vw_pipelines[i], o->graph.pipeline ? o->graph.pipeline : "raster")) return i;
     return -1;
 }
 

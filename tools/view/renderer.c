@@ -26,7 +26,7 @@ static void switch_pipeline(vw_renderer *r, int p)
     r->tried_pipeline = p;
     rg_options go = r->opts->r.graph;
     if (p >= 0) {
-        go.graph_file = NULL;
+        go.ngraphs = 0;
         go.pipeline = vw_pipelines[p];
     }
     char err[CP_ERR_MAX];
