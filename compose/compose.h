@@ -292,6 +292,9 @@ GR_API const cp_resource_type *cp_find_resource(const cp_registry *r, const char
 /* Every stage type with its kind, ports (mode, format), parameters and resources, then
  * every format and every resource. */
 GR_API void cp_registry_print(const cp_registry *r, FILE *out);
+/* Stage type `name` as cp_registry_print lists it, then the formats of its ports; -1
+ * when the registry has no such type. */
+GR_API int cp_registry_print_stage(const cp_registry *r, const char *name, FILE *out);
 
 /* ---- plugins ----------------------------------------------------------------------- */
 

@@ -205,6 +205,20 @@ void cp_registry_print(const cp_registry *r, FILE *out)
     for (int i = 0; i < r->resources.n; i++) cp_print_resource(r->resources.items[i], out);
 }
 
+int cp_registry_print_stage(const cp_registry *r, const char *name, FILE *out)
+{
+    const cp_stage_type *t = cp_find_stage(r, name);
+    if (!t) return -1;
+    print_stage(r, t, out);
+    for (int i = 0; i < t->nports; i++) {
+        bool seen = false;
+        for (int k = 0; k < i; k++) seen |= !strcmp(t->ports[k].format, t->ports[i].format);
+        const cp_format *f = seen ? NULL : cp_find_format(r, t->ports[i].format);
+        if (f) print_format(f, out);
+    }
+    return 0;
+}
+
 int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_MAX])
 {
     for (const char *p = dirs; *p;) {

@@ -85,7 +85,8 @@ static void usage(FILE *out)
         "teapot (default), courtyard, fairy, cornell, showcase.\n\n");
     ro_usage(out);
     fprintf(out,
-        "      --list-stages     list the stage types and packet formats, then exit\n"
+        "      --list-stages     list the stage types and packet formats, then exit; with\n"
+        "                        TYPE in SCENE's place, that stage type and its formats\n"
         "  -o, --output FILE     image to write: .png, .jpg, .jpeg or .exr (float colour,\n"
         "                        depth, normal) (default, when no\n"
         "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
@@ -624,6 +625,19 @@ static int run(const options *o_in, render_ctx *ctx)
     return rc;
 }
 
+/* --list-stages: every type, or the one the command line names where a SCENE would be. */
+static int list_stages(const options *o, const cp_registry *r)
+{
+    if (!o->c.scene_given) {
+        cp_registry_print(r, stdout);
+        return 0;
+    }
+    if (!cp_registry_print_stage(r, o->c.scene, stdout)) return 0;
+    fprintf(stderr, "gramps-render: --list-stages '%s': no such stage type (--list-stages "
+            "lists them; --plugin or --graph adds a plugin's)\n", o->c.scene);
+    return 2;
+}
+
 /* The graph first (a bad graph is reported before a large scene loads), then the scene,
  * then the frames. */
 static int render_main(options *o)
@@ -634,7 +648,7 @@ static int render_main(options *o)
     if (rc) {
         fprintf(stderr, "gramps-render: %s\n", err);
     } else if (o->list_stages) {
-        cp_registry_print(ctx.setup.registry, stdout);
+        rc = list_stages(o, ctx.setup.registry);
     } else if (!(rc = ro_check_flags_apply(&o->c, &ctx.setup))) {
         sc_scene *s;
         sc_geometry g;

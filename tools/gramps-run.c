@@ -161,10 +161,10 @@ static int setup(const options *o, cp_registry *r, cp_graph *g, char err[CP_ERR_
     for (int i = 0; i < o->nplugins; i++)
         if (cp_plugin_load(r, o->plugins[i], err)) return 1;
     if (!o->graph_file) return 0;
-    if (cp_graph_load(g, o->graph_file, err)) return 1;
+    if (cp_graph_layer(g, r, NULL, NULL, o->graph_file, err)) return 1;   /* and its bases */
     for (int i = 0; i < o->nsets; i++)
         if (cp_set(g, o->sets[i], err)) return 2;
-    return cp_graph_load_plugins(g, r, err) ? 1 : 0;
+    return cp_graph_load_plugins(g, r, err) ? 1 : 0;  /* a --set graph.plugins */
 }
 
 static void print_summary(const char *name, const gr_stats *st)

@@ -70,9 +70,13 @@ static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
         snprintf(v, sizeof v, "%d", o->msaa);
         if (cp_put(s->graph, "graph", "msaa", v, "command line (--msaa)", err)) return 2;
     }
-    for (int i = 0; i < o->nsets; i++)
+    bool plugins = false;
+    for (int i = 0; i < o->nsets; i++) {
         if (cp_set(s->graph, o->sets[i], err)) return 2;
-    return 0;
+        plugins |= !strncmp(o->sets[i], "graph.plugins=", 14);
+    }
+    /* the graph files' plugins are loaded with each file (pl_graph_load) */
+    return plugins && cp_graph_load_plugins(s->graph, s->registry, err) ? 1 : 0;
 }
 
 int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])

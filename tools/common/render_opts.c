@@ -303,7 +303,10 @@ int ro_parse_args(ro_options *o, int argc, char **argv, const ro_program *p)
         int rc = p->flag(p->ctx, c, optarg, flag);
         if (rc) return rc;
     }
-    if (optind < argc) o->scene = argv[optind++];
+    if (optind < argc) {
+        o->scene = argv[optind++];
+        o->scene_given = true;
+    }
     if (optind < argc) return ro_bad_flag(o, "argument", argv[optind], "only one SCENE may be given");
     return 0;
 }

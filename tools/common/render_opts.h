@@ -28,6 +28,7 @@ typedef struct ro_options {
     sh_aov aov;
     bool quiet, verbose, have_camera, have_light;
     bool strict;                   /* a flag that does not apply is an error, not a warning */
+    bool scene_given;              /* SCENE is on the command line (else the default) */
     float camera[10], light[3];
 } ro_options;
 
