@@ -371,6 +371,15 @@ typedef const char *(*cp_named_graph_fn)(const char *name);
 GR_API int cp_graph_layer(cp_graph *g, cp_registry *plugins, cp_named_graph_fn named,
                           const char *name, const char *path, char err[CP_ERR_MAX]);
 
+/* A one-line edit (gst-launch's pipeline strings are the model), as a file layered over
+ * g would make it:
+ *   TYPE [name=NAME] [after|before STAGE[.PORT]] [KEY=VALUE]...   adds stage NAME (else
+ *                                  TYPE's last dotted part) with those settings
+ *   remove NAME                    removes stage or queue NAME
+ * e.g. "fog after ps start=0.3", "image.fxaa span=4", "remove tonemap". 0, or -1 with a
+ * message quoting the line. */
+GR_API int cp_graph_edit_line(cp_graph *g, const char *line, char err[CP_ERR_MAX]);
+
 /* Sets one value, as a graph file line would (a later value replaces an earlier one).
  * section: "graph", "queue NAME" or "stage NAME"; creates the section if new. `where`
  * names the source in later messages ("command line"). */

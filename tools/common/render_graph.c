@@ -14,8 +14,9 @@ static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     return 0;
 }
 
-/* -p's built-in graph (raster without -p or --graph), then each --graph file over it;
- * each file's plugins are loaded as it is read, for the edits of the next. */
+/* -p's built-in graph (raster without -p or --graph), then each --graph file over it,
+ * then the --edit lines; each file's plugins are loaded as it is read, for the edits
+ * after it. */
 static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     const char *pipeline = o->pipeline ? o->pipeline : o->ngraphs ? NULL : "raster";
@@ -32,6 +33,8 @@ static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
         snprintf(s->name, sizeof s->name, "%s", o->graphs[i]);
         if (pl_graph_load(s->graph, s->registry, NULL, o->graphs[i], err)) return 1;
     }
+    for (int i = 0; i < o->nedits; i++)
+        if (cp_graph_edit_line(s->graph, o->edits[i], err)) return 1;
     return 0;
 }
 

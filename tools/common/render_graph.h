@@ -1,6 +1,6 @@
 /* render_graph.h — the graph a renderer program runs, chosen and changed from its
  * command line: a built-in pipeline (-p) and graph files (--graph) layered over it in
- * order (cp_graph_layer), plugins (--plugin
+ * order (cp_graph_layer), one-line edits (--edit, cp_graph_edit_line), plugins (--plugin
  * and the graph's own), the renderer flags that are graph settings (--spp, --bounces,
  * --no-coarse-z) and any --set SECTION.KEY=VALUE. Shared by gramps-render and the
  * programs that take its options. */
@@ -20,6 +20,8 @@ typedef struct rg_options {
     int spp, bounces;                 /* graph.spp / graph.bounces; 0 spp: the graph's */
     int msaa;                         /* graph.msaa (--msaa); 0: the graph's */
     bool have_bounces;
+    const char **edits;               /* one-line edits after the files (--edit) */
+    int nedits;
     const char **sets;                /* SECTION.KEY=VALUE, in command-line order */
     int nsets;
     const char **plugins;

@@ -26,8 +26,9 @@ int ro_init(ro_options *o, const char *prog, int argc)
                       .height = 1024, .frames = 1};
     o->graph = (rg_options){.sets = calloc((size_t)argc, sizeof(char *)),
                             .plugins = calloc((size_t)argc, sizeof(char *)),
-                            .graphs = calloc((size_t)argc, sizeof(char *))};
-    if (!o->graph.sets || !o->graph.plugins || !o->graph.graphs) return ro_bad_flag(o, "memory", "", "out of memory");
+                            .graphs = calloc((size_t)argc, sizeof(char *)),
+                            .edits = calloc((size_t)argc, sizeof(char *))};
+    if (!o->graph.sets || !o->graph.plugins || !o->graph.graphs || !o->graph.edits) return ro_bad_flag(o, "memory", "", "out of memory");
     return 0;
 }
 
@@ -36,7 +37,8 @@ void ro_free(ro_options *o)
     free(o->graph.sets);
     free(o->graph.plugins);
     free(o->graph.graphs);
-    o->graph.sets = o->graph.plugins = o->graph.graphs = NULL;
+    free(o->graph.edits);
+    o->graph.sets = o->graph.plugins = o->graph.graphs = o->graph.edits = NULL;
 }
 
 void ro_usage(FILE *out)
@@ -50,6 +52,8 @@ void ro_usage(FILE *out)
         "      --graph FILE      run a graph file (pipelines/graphs/, examples/graphs/); given\n"
         "                        again, or with -p, each file is layered over the graph\n"
         "                        before it (docs/graph-files.md)\n"
+        "      --edit 'LINE'     edit the graph: 'TYPE [after|before STAGE[.PORT]] [K=V]...'\n"
+        "                        adds a stage (e.g. 'fog after ps'), 'remove NAME' removes one\n"
         "      --set S.K=V       set graph setting K of section S (graph, a stage or a queue)\n"
         "      --plugin FILE.so  load plugin stages (a bare name: GRAMPS_PLUGIN_PATH, then\n"
         "                        plugins/ beside bin/)\n"
@@ -149,6 +153,7 @@ static int parse_graph_flag(ro_options *o, int c, const char *arg, const char *f
         o->pipeline = g->pipeline = arg;
         return 0;
     case RO_OPT_GRAPH: g->graphs[g->ngraphs++] = arg; return 0;
+    case RO_OPT_EDIT: g->edits[g->nedits++] = arg; return 0;
     case RO_OPT_SET:
         if (!strchr(arg, '=') || !strchr(arg, '.'))
             return ro_bad_flag(o, flag, arg, "expected SECTION.KEY=VALUE");

@@ -36,7 +36,7 @@ typedef struct ro_options {
 enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES,
        RO_OPT_SPP, RO_OPT_BOUNCES, RO_OPT_PARALLEL_RAST, RO_OPT_NO_COARSE_Z,
        RO_OPT_SCHEDULER, RO_OPT_GRAPH, RO_OPT_SET, RO_OPT_PLUGIN, RO_OPT_MAX_MEMORY,
-       RO_OPT_MSAA, RO_OPT_STRICT, RO_OPT_END };
+       RO_OPT_MSAA, RO_OPT_STRICT, RO_OPT_EDIT, RO_OPT_END };
 
 #define RO_SHORT_OPTIONS "p:t:qv"
 #define RO_LONG_OPTIONS                                                                    \
@@ -55,10 +55,11 @@ enum { RO_OPT_SIZE = 256, RO_OPT_CAMERA, RO_OPT_LIGHT, RO_OPT_AOV, RO_OPT_FRAMES
     {"graph", required_argument, 0, RO_OPT_GRAPH}, {"set", required_argument, 0, RO_OPT_SET}, \
     {"plugin", required_argument, 0, RO_OPT_PLUGIN},                                       \
     {"max-memory", required_argument, 0, RO_OPT_MAX_MEMORY},                              \
-    {"strict", no_argument, 0, RO_OPT_STRICT}
+    {"strict", no_argument, 0, RO_OPT_STRICT},                                             \
+    {"edit", required_argument, 0, RO_OPT_EDIT}
 
-/* Defaults (teapot, raster, 1024x1024, frames 1) with room for argc --set and --plugin
- * values. 0, or exit status 2 with a message when out of memory. */
+/* Defaults (teapot, raster, 1024x1024, frames 1) with room for argc --set, --plugin,
+ * --graph and --edit values. 0, or exit status 2 with a message when out of memory. */
 int ro_init(ro_options *o, const char *prog, int argc);
 void ro_free(ro_options *o);
 
