@@ -25,8 +25,10 @@ static void test_builtin_equals_graph_file(void)
         {"-p raster-ordered", "pipelines/graphs/raster.graph", "fairy"},
         {"-p raster-ordered --aov primid", "pipelines/graphs/raster.graph --aov primid", "courtyard"},
         {"-p raster", "pipelines/graphs/raster-ordered.graph", "teapot"},
+        /* the thesis' Sampler and Camera in place of Primary (an overlay) */
+        {"-p raytrace", "examples/graphs/raytrace-sampler.graph", "cornell"},
     };
-    for (int c = 0; c < 6; c++) {
+    for (int c = 0; c < 7; c++) {
         char a[300], b[300], args[1024];
         snprintf(a, sizeof a, "%s/builtin-%d.png", dir, c);
         snprintf(args, sizeof args, "-q --size 96x64 -t 1 %s -o %s %s", cases[c][0], a, cases[c][2]);
@@ -325,9 +327,10 @@ static void test_graph_errors(void)
               strstr(out, "stage 'ps-0': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'primary-0': assertion failed"), "runs > rays: %s", out);
-    CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-ao.graph --set tiler.samples=64 "
-                  "--set graph.rays=32 cornell") == 1 &&
-              strstr(out, "stage 'sampler': assertion failed"), "sampler runs > rays: %s", out);
+    /* and rt.sampler's, in the ray tracer with Sampler and Camera for Primary */
+    CHECK_MSG(run("-q --size 32x32 --graph examples/graphs/raytrace-sampler.graph --set "
+                  "tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
+              strstr(out, "stage 'sampler-0': assertion failed"), "sampler runs > rays: %s", out);
 }
 
 /* A bad `tile` in [graph] (from which $tiles and $default_bands are worked out before
