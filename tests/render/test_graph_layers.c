@@ -181,6 +181,8 @@ static void test_layer_errors(void)
     expect("--graph examples/graphs/raster-fog.graph --graph examples/graphs/raster-fog.graph", 1,
            "raster-fog.graph: already loaded", NULL);
     expect("-p raster -p raytrace", 2, "-p 'raytrace'", "second -p", NULL);
+    /* --parallel-rast chooses a built-in: with files alone it would be ignored */
+    expect("--graph examples/graphs/raster-fog.graph --parallel-rast", 2, "--parallel-rast", NULL);
     expect_overlay_error("[stage fog]\ntype = fog\nafter = nosuch\n", "6", "the graph has no stage 'nosuch'");
     expect_overlay_error("[stage fog]\ntype = fog\nafter = ps.in\n", "6", "has no output port 'in'");
     expect_overlay_error("[stage fog]\ntype = fog\nbefore = om.out\n", "6", "has no input port 'out'");

@@ -20,6 +20,12 @@ static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     const char *pipeline = o->pipeline ? o->pipeline : o->ngraphs ? NULL : "raster";
+    if (o->parallel_rast && !pipeline) {
+        snprintf(err, CP_ERR_MAX, "--parallel-rast picks the built-in raster-parallel graph, "
+                 "and --graph files have no built-in below them: give -p raster too, or "
+                 "-p raster-parallel");
+        return 2;
+    }
     if (pipeline) {
         bool raster = !strcmp(pipeline, "raster");
         snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : pipeline);
