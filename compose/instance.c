@@ -644,6 +644,15 @@ static const cp_setting *binding_of(const cp_instance *in, const inst_stage *st,
     return NULL;
 }
 
+/* Where the queue's `ordered` was set, when not in its section's first lines (a later
+ * layer, --set or --edit changed it): the edit an ordered-chain error most likely follows. */
+static void queue_note(const inst_queue *q, char *note, size_t size)
+{
+    const cp_setting *o = cp_setting_find(q->sec, "ordered");
+    if (o && strcmp(o->where, q->sec->where))
+        snprintf(note, size, ", ordered = %s at %s", o->value, o->where);
+}
+
 /* The runtime's message for a graph it refused, with the place the user wrote what it is
  * about (gr_error_blame): the stage's binding of the queue, else the stage's or the
  * queue's section. */
@@ -655,11 +664,14 @@ static void run_error(const cp_instance *in, char err[CP_ERR_MAX])
     const inst_queue *q = queue_with_id(in, qid);
     const cp_setting *bound = st && q ? binding_of(in, st, q) : NULL;
     const char *msg = gr_error(in->g);
+    char note[700] = "";
+    if (q) queue_note(q, note, sizeof note);
     if (bound)
-        cp_fail(err, "%s: [stage %s] %s = %s: %s (queue '%s' is declared at %s)", bound->where,
-                st->sec->name, bound->key, bound->value, msg, q->base, q->sec->where);
+        cp_fail(err, "%s: [stage %s] %s = %s: %s (queue '%s' is declared at %s%s)", bound->where,
+                st->sec->name, bound->key, bound->value, msg, q->base, q->sec->where, note);
     else if (st || q)
-        cp_fail(err, "%s: %s", st ? st->sec->where : q->sec->where, msg);
+        cp_fail(err, "%s: %s%s%s%s", st ? st->sec->where : q->sec->where, msg, *note ? " (queue" : "",
+                note, *note ? ")" : "");
     else
         cp_fail(err, "%s", msg);
 }

@@ -335,9 +335,11 @@ static bool check_ordered(gr_graph *g)
             if (g->stages[q->producers[p]]->d.kind == GR_SHADER) from_shader = true;
         if (from_shader) {
             gr_stage_rt *s = g->stages[q->producers[0]];
-            if (!g->queues[s->in[0].queue]->d.ordered)
-                FAIL_AT(s->id, q->id, "ordered queue '%s' is produced by Shader stage '%s' whose input is "
-                     "not ordered, so there is no order to keep", q->name, s->name);
+            gr_queue_rt *in = g->queues[s->in[0].queue];
+            if (!in->d.ordered)
+                FAIL_AT(s->id, in->id, "ordered queue '%s' is produced by Shader stage '%s' whose "
+                        "input queue '%s' is not ordered, so there is no order to keep", q->name,
+                        s->name, in->name);
             continue;
         }
         if (!q->physical) {

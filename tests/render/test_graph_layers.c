@@ -223,6 +223,9 @@ static void test_validation_errors_have_place(void)
     expect("-p raster-ordered --plugin fog.so --edit 'fog after ps' --set fog-in.ordered=false", 1,
            "command line (--edit 'fog after ps'): [stage ps] out = fog-in",
            "output queue 'fog-in' is not ordered", NULL);
+    /* the queue whose `ordered` was edited is named, and where it was edited */
+    expect("-p raster-ordered --set fragments.ordered=false", 1, "[stage ps] in = fragments",
+           "input queue 'fragments' is not ordered", "ordered = false at command line (--set)", NULL);
 }
 
 int main(int argc, char **argv)

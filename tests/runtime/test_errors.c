@@ -45,6 +45,48 @@ static void test_unbound_queue(void)
     gr_graph_destroy(g);
 }
 
+static void expect_blame(gr_graph *g, int stage, int queue)
+{
+    int s, q;
+    gr_error_blame(g, &s, &q);
+    CHECK_MSG(s == stage && q == queue, "blamed stage %d queue %d, not %d and %d (%s)", s, q,
+              stage, queue, gr_error(g));
+}
+
+/* A launch check records the stage and queue it is about (gr_error_blame): the queue
+ * without a consumer; in an ordered chain, the Shader's unordered output (the queue
+ * inserted into the chain), not the chain's head. */
+static void test_errors_blame_their_subject(void)
+{
+    gr_graph *g = gr_graph_create();
+    expect_blame(g, GR_INVALID, GR_INVALID);
+    int q = gr_queue(g, &(gr_queue_desc){.name = "orphan", .packet_bytes = 8});
+    int s = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD, .main = noop});
+    gr_bind(g, s, GR_BIND_OUTPUT, q);
+    CHECK(launch_and_wait(g, 5) == GR_ERR_INVALID);
+    expect_blame(g, GR_INVALID, q);
+    gr_graph_destroy(g);
+
+    g = gr_graph_create();
+    int head = gr_queue(g, &(gr_queue_desc){.name = "head", .packet_bytes = 8, .ordered = true});
+    int mid = gr_queue(g, &(gr_queue_desc){.name = "inserted", .packet_bytes = 8});
+    int end = gr_queue(g, &(gr_queue_desc){.name = "end", .packet_bytes = 8, .ordered = true});
+    int src = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD, .main = noop});
+    int a = gr_stage(g, &(gr_stage_desc){.name = "a", .kind = GR_SHADER, .main = noop});
+    int b = gr_stage(g, &(gr_stage_desc){.name = "b", .kind = GR_SHADER, .main = noop});
+    int sink = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = noop});
+    gr_bind(g, src, GR_BIND_OUTPUT, head);
+    gr_bind(g, a, GR_BIND_INPUT, head);
+    gr_bind(g, a, GR_BIND_OUTPUT, mid);
+    gr_bind(g, b, GR_BIND_INPUT, mid);
+    gr_bind(g, b, GR_BIND_OUTPUT, end);
+    gr_bind(g, sink, GR_BIND_INPUT, end);
+    CHECK(launch_and_wait(g, 5) == GR_ERR_INVALID);
+    CHECK(error_mentions(g, "output queue 'inserted' is not ordered"));
+    expect_blame(g, a, mid);
+    gr_graph_destroy(g);
+}
+
 static void test_stage_without_program(void)
 {
     gr_graph *g = gr_graph_create();
@@ -238,6 +280,7 @@ int main(void)
 {
     RUN(test_stuck_stage_named);
     RUN(test_unbound_queue);
+    RUN(test_errors_blame_their_subject);
     RUN(test_stage_without_program);
     RUN(test_zero_size_packet);
     RUN(test_bad_bindings);
