@@ -18,9 +18,10 @@
 typedef struct layer {
     char id[PATH_MAX];                 /* the name, or the file's real path */
     const char *origin;                /* as given: for messages */
-    char *text;                        /* the file's text (malloc'd), or the named graph's */
-    bool owned;
-    cp_graph *own;                     /* the layer alone: its base and plugins */
+    const char *text;
+    char *file_text;                   /* a file's text (malloc'd), NULL for a named graph */
+    cp_graph *own;                     /* the layer alone (its base and plugins; base_dir:
+                                          a file's directory) */
 } layer;
 
 /* The graphs being loaded, outermost first (to find cycles of bases). */
@@ -37,25 +38,31 @@ typedef struct layering {
 
 static void close_layer(layer *l)
 {
-    if (l->owned) free(l->text);
+    free(l->file_text);
     cp_graph_free(l->own);
+}
+
+/* The identity of a graph: its name, or the real path of its file (false: no file). */
+static bool identify(const char *name, const char *path, char id[PATH_MAX])
+{
+    if (path) return realpath(path, id) != NULL;
+    snprintf(id, PATH_MAX, "%s", name);
+    return true;
 }
 
 static int open_layer(const layering *c, const char *name, const char *path, layer *l,
                       char err[CP_ERR_MAX])
 {
     *l = (layer){.origin = path ? path : name};
-    if (path) {
-        if (!realpath(path, l->id)) return cp_fail(err, "%s: cannot open graph file", path);
-        l->text = cp_read_graph_file(path, err);
-        l->owned = true;
-    } else {
-        snprintf(l->id, sizeof l->id, "%s", name);
-        l->text = c->named ? (char *)c->named(name) : NULL;
-        if (!l->text) return cp_fail(err, "no built-in graph '%s'", name);
-    }
-    l->own = l->text ? cp_graph_new(c->g->r) : NULL;
-    if (!l->own) return l->text ? cp_fail(err, "out of memory") : -1;
+    if (!identify(name, path, l->id)) return cp_fail(err, "%s: cannot open graph file", path);
+    l->text = path ? (l->file_text = cp_read_graph_file(path, err))
+                   : c->named ? c->named(name) : NULL;
+    if (!l->text) return path ? -1 : cp_fail(err, "no built-in graph '%s'", name);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path ? path : "");
+    l->own = cp_graph_new(c->g->r);
+    if (!l->own || (path && !(l->own->base_dir = cp_strdup(dirname(dir)))))
+        return cp_fail(err, "out of memory");
     return cp_graph_load_text(l->own, l->text, l->origin, err);
 }
 
@@ -85,7 +92,7 @@ static void base_path(const layer *l, const char *v, char out[PATH_MAX])
 {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", l->id);
-    if (v[0] == '/' || !l->owned) snprintf(out, PATH_MAX, "%s", v);
+    if (v[0] == '/' || !l->file_text) snprintf(out, PATH_MAX, "%s", v);
     else snprintf(out, PATH_MAX, "%s/%s", dirname(dir), v);
 }
 
@@ -144,11 +151,6 @@ static int load(const layering *c, const char *name, const char *path, chain *ch
                        CP_MAX_LAYER_DEPTH);
     layer l;
     int rc = open_layer(c, name, path, &l, err);
-    if (!rc && path) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", path);
-        l.own->base_dir = cp_strdup(dirname(dir));
-    }
     if (!rc) {
         ch->ids[ch->n++] = l.id;
         rc = load_base(c, &l, ch, err);
@@ -165,9 +167,8 @@ int cp_graph_layer(cp_graph *g, cp_registry *plugins, cp_named_graph_fn named, c
     layering c = {g, plugins, named};
     chain ch = {.n = 0};
     char id[PATH_MAX];
-    if (path ? realpath(path, id) != NULL : snprintf(id, sizeof id, "%s", name) > 0)
-        if (loaded(g, id))
-            return cp_fail(err, "%s: already loaded (as a base of an earlier graph, or given "
-                           "twice)", path ? path : name);
+    if (identify(name, path, id) && loaded(g, id))
+        return cp_fail(err, "%s: already loaded (as a base of an earlier graph, or given "
+                       "twice)", path ? path : name);
     return load(&c, name, path, &ch, err);
 }
