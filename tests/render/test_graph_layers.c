@@ -223,6 +223,10 @@ static void test_validation_errors_have_place(void)
     expect("-p raster-ordered --plugin fog.so --edit 'fog after ps' --set fog-in.ordered=false", 1,
            "command line (--edit 'fog after ps'): [stage ps] out = fog-in",
            "output queue 'fog-in' is not ordered", NULL);
+    /* a queue removed under a binding: the binding's place (the `after` that made it) */
+    expect("--graph examples/graphs/raster-fog.graph --edit 'remove fog-in'", 1,
+           "raster-fog.graph:27: stage 'ps': port 'out' names queue 'fog-in', which the graph "
+           "does not declare", NULL);
     /* the queue whose `ordered` was edited is named, and where it was edited */
     expect("-p raster-ordered --set fragments.ordered=false", 1, "[stage ps] in = fragments",
            "input queue 'fragments' is not ordered", "ordered = false at command line (--set)", NULL);
