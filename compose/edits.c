@@ -71,9 +71,8 @@ static bool splicable(const cp_graph *g, const cp_section *s, char in[NAME_MAX_C
     int nin = 0, nout = 0;
     for (int i = 0; t && i < t->nports; i++) {
         const cp_setting *b = cp_setting_find(s, t->ports[i].name);
-        if (!b) continue;
-        snprintf(is_input(&t->ports[i]) ? in : out, NAME_MAX_CP, "%s", b->value);
-        is_input(&t->ports[i]) ? nin++ : nout++;
+        if (b && is_input(&t->ports[i])) snprintf(in, NAME_MAX_CP, "%s", b->value), nin++;
+        else if (b) snprintf(out, NAME_MAX_CP, "%s", b->value), nout++;
     }
     if (nin != 1 || nout != 1 || !strcmp(in, out)) return false;
     const cp_section *a = cp_section_find(g, CP_SEC_QUEUE, in), *b = cp_section_find(g, CP_SEC_QUEUE, out);
@@ -83,7 +82,8 @@ static bool splicable(const cp_graph *g, const cp_section *s, char in[NAME_MAX_C
 }
 
 /* Every stage that binds queue `from` binds `to` instead (the removed stage was `from`'s
- * one consumer, so these are its producers). */
+ * one consumer, so these are its producers; a `from[*]` binding is left, and refused
+ * later as naming no queue). */
 static int rebind(cp_graph *g, const char *from, const char *to, const char *where,
                   char err[CP_ERR_MAX])
 {
@@ -128,7 +128,7 @@ static int apply_remove(cp_graph *g, const edit *e, char err[CP_ERR_MAX])
 /* ---- after and before ---------------------------------------------------------------- */
 
 /* Where an `after` or `before` edit inserts its stage: STAGE's port and the queue it
- * binds (the edge), the new queue's name and which side of the new stage it is on. */
+ * binds (the edge). */
 typedef struct edge {
     bool after;                        /* after STAGE's output, else before its input */
     char stage[NAME_MAX_CP], port[NAME_MAX_CP], queue[NAME_MAX_CP];
