@@ -14,34 +14,34 @@ static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     return 0;
 }
 
-/* -p's built-in graph (raster without -p or --graph), then each --graph file over it,
- * then the --edit lines; each file's plugins are loaded as it is read, for the edits
- * after it. */
-static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+/* The bottom layer: -p's built-in graph (raster-parallel for raster with
+ * --parallel-rast), raster when neither -p nor --graph is given, else none (and
+ * --parallel-rast does not apply: put_flags lists it in s->unused). */
+static int load_builtin(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     const char *pipeline = o->pipeline ? o->pipeline : o->ngraphs ? NULL : "raster";
-    if (o->parallel_rast && !pipeline) {
-        snprintf(err, CP_ERR_MAX, "--parallel-rast picks the built-in raster-parallel graph, "
-                 "and --graph files have no built-in below them: give -p raster too, or "
-                 "-p raster-parallel");
+    if (!pipeline) return 0;
+    bool raster = !strcmp(pipeline, "raster");
+    snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : pipeline);
+    if (!pl_builtin_graph(s->name)) {
+        snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
         return 2;
     }
-    if (pipeline) {
-        bool raster = !strcmp(pipeline, "raster");
-        snprintf(s->name, sizeof s->name, "%s", raster && o->parallel_rast ? "raster-parallel" : pipeline);
-        if (!pl_builtin_graph(s->name)) {
-            snprintf(err, CP_ERR_MAX, "no built-in pipeline '%s'", s->name);
-            return 2;
-        }
-        if (pl_graph_load(s->graph, s->registry, s->name, NULL, err)) return 1;
-    }
-    for (int i = 0; i < o->ngraphs; i++) {
+    return pl_graph_load(s->graph, s->registry, s->name, NULL, err) ? 1 : 0;
+}
+
+/* The built-in, then each --graph file over it, then the --edit lines; each file's
+ * plugins are loaded as it is read, for the edits after it. */
+static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
+{
+    int rc = load_builtin(s, o, err);
+    for (int i = 0; !rc && i < o->ngraphs; i++) {
         snprintf(s->name, sizeof s->name, "%s", o->graphs[i]);
-        if (pl_graph_load(s->graph, s->registry, NULL, o->graphs[i], err)) return 1;
+        rc = pl_graph_load(s->graph, s->registry, NULL, o->graphs[i], err) ? 1 : 0;
     }
-    for (int i = 0; i < o->nedits; i++)
-        if (cp_graph_edit_line(s->graph, o->edits[i], err)) return 1;
-    return 0;
+    for (int i = 0; !rc && i < o->nedits; i++)
+        rc = cp_graph_edit_line(s->graph, o->edits[i], err) ? 1 : 0;
+    return rc;
 }
 
 /* A renderer flag's [graph] setting, when the graph declares it (its default is what

@@ -40,10 +40,11 @@ typedef struct rg_setup {
     int nunused;
 } rg_setup;
 
-/* Builds the registry (built-ins and plugins) and the graph with every override; the
- * renderer flags that do not apply to the graph are left out and listed in s->unused.
- * Returns 0, or the exit status with a message in err: 2 for a bad --set (a flag), 1
- * for a graph or plugin that cannot be loaded. */
+/* Builds the registry (built-ins and plugins) and the graph: -p's built-in, the --graph
+ * files layered over it, the --edit lines, then every override; the renderer flags that
+ * do not apply to the graph are left out and listed in s->unused. Returns 0, or the exit
+ * status with a message in err: 2 for a bad --set (a flag), 1 for a graph, edit or
+ * plugin that cannot be loaded. */
 int rg_setup_init(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX]);
 void rg_setup_free(rg_setup *s);
 
