@@ -1,6 +1,7 @@
 /* fuzz_graph.h — what a fuzzed graph file goes through, shared by the libFuzzer target
- * (fuzz_graph.c) and the replay test (tests/render/test_fuzz_corpus.c): parsed as a graph
- * file against the built-in stage library, instantiated for a 16x16 frame of the teapot
+ * (fuzz_graph.c) and the replay test (tests/render/test_fuzz_corpus.c): loaded as a
+ * layer (cp_graph_layer: a `base` among the built-in graphs, then its edits) against the
+ * built-in stage library, instantiated for a 16x16 frame of the teapot
  * and run on one worker, with a short deadlock timeout (a graph may legitimately never
  * finish, e.g. a stage waiting on a queue nothing feeds: that must be an error, not a
  * hang). */
@@ -11,6 +12,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The fuzzed text is the graph named "fuzz.graph"; every other name is a built-in's. */
+static const char *fuzz_graph_text;
+
+static inline const char *fuzz_graph_named(const char *name)
+{
+    return strcmp(name, "fuzz.graph") ? pl_builtin_graph(name) : fuzz_graph_text;
+}
 
 /* 0 when the graph ran; -1 with err set when it was refused or failed. */
 static inline int fuzz_graph_run(const char *text, size_t size, char err[CP_ERR_MAX])
@@ -27,7 +36,8 @@ static inline int fuzz_graph_run(const char *text, size_t size, char err[CP_ERR_
         pl_scene_data data;
         pl_frame f;
         pl_scene_data_init(&data, s, &g);
-        if (!cp_graph_load_text(graph, copy, "fuzz.graph", err) &&
+        fuzz_graph_text = copy;
+        if (!cp_graph_layer(graph, NULL, fuzz_graph_named, "fuzz.graph", NULL, err) &&
             pl_frame_init(&f, &data, 16, 16, SH_AOV_COLOR, err)) {
             gr_launch_opts o = {.workers = 1, .deadlock_seconds = 2};
             gr_graph *run = pl_render_frame(graph, &f, &o, err);
