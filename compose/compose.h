@@ -346,11 +346,14 @@ GR_API int cp_graph_load_text(cp_graph *g, const char *text, const char *origin,
 
 /* ---- layers: a graph file over other graphs --------------------------------------- */
 
-/* The text of a graph the program knows by name (gramps-render: the built-in graphs,
- * pl_builtin_graph), or NULL. */
-typedef const char *(*cp_named_graph_fn)(const char *name);
+/* The graphs a program knows by name (gramps-render: the built-in graphs,
+ * pl_builtin_graph): text(ctx, name) is one's text, or NULL. */
+typedef struct cp_named_graphs {
+    const char *(*text)(void *ctx, const char *name);
+    void *ctx;
+} cp_named_graphs;
 
-/* Loads the graph `name` (path NULL; known to `named`) or the file `path` over what g
+/* Loads the graph `name` (path NULL; one of `named`) or the file `path` over what g
  * holds: first its [graph] `base` (a name, or a file: a value with a '/' or ending in
  * .graph, relative to this file), with the base's own base before it, unless g holds
  * that graph already; then its sections, which add to and override what is there; then
@@ -368,7 +371,7 @@ typedef const char *(*cp_named_graph_fn)(const char *name);
  * its edits may name their types. A graph is loaded once; a base that g does not hold
  * over a g that holds another graph, a cycle of bases, an unknown base, and an edit
  * naming an unknown stage, port or type are refused with the file and line. 0 or -1. */
-GR_API int cp_graph_layer(cp_graph *g, cp_registry *plugins, cp_named_graph_fn named,
+GR_API int cp_graph_layer(cp_graph *g, cp_registry *plugins, const cp_named_graphs *named,
                           const char *name, const char *path, char err[CP_ERR_MAX]);
 
 /* A one-line edit (gst-launch's pipeline strings are the model), as a file layered over

@@ -33,8 +33,13 @@ typedef struct chain {
 typedef struct layering {
     cp_graph *g;
     cp_registry *plugins;
-    cp_named_graph_fn named;
+    const cp_named_graphs *named;      /* NULL: none */
 } layering;
+
+static const char *named_text(const layering *c, const char *name)
+{
+    return c->named ? c->named->text(c->named->ctx, name) : NULL;
+}
 
 static void close_layer(layer *l)
 {
@@ -56,7 +61,7 @@ static int open_layer(const layering *c, const char *name, const char *path, lay
     *l = (layer){.origin = path ? path : name};
     if (!identify(name, path, l->id)) return cp_fail(err, "%s: cannot open graph file", path);
     l->text = path ? (l->file_text = cp_read_graph_file(path, err))
-                   : c->named ? c->named(name) : NULL;
+                   : named_text(c, name);
     if (!l->text) return path ? -1 : cp_fail(err, "no built-in graph '%s'", name);
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path ? path : "");
@@ -110,7 +115,7 @@ static int load_base(const layering *c, const layer *l, chain *ch, char err[CP_E
     if (file) base_path(l, b->value, path);
     if (file && !realpath(path, id))
         return cp_fail(err, "%s: base = %s: no such graph file (%s)", b->where, b->value, path);
-    if (!file && !(c->named && c->named(b->value)))
+    if (!file && !named_text(c, b->value))
         return cp_fail(err, "%s: base = %s: no built-in graph or file of that name (a file "
                        "is a path with a '/' or ending in .graph)", b->where, b->value);
     if (!file) snprintf(id, sizeof id, "%s", b->value);
@@ -161,8 +166,8 @@ static int load(const layering *c, const char *name, const char *path, chain *ch
     return rc;
 }
 
-int cp_graph_layer(cp_graph *g, cp_registry *plugins, cp_named_graph_fn named, const char *name,
-                   const char *path, char err[CP_ERR_MAX])
+int cp_graph_layer(cp_graph *g, cp_registry *plugins, const cp_named_graphs *named,
+                   const char *name, const char *path, char err[CP_ERR_MAX])
 {
     layering c = {g, plugins, named};
     chain ch = {.n = 0};

@@ -74,10 +74,17 @@ const char *pl_builtin_graph(const char *name)
     return NULL;
 }
 
+static const char *builtin_text(void *ctx, const char *name)
+{
+    (void)ctx;
+    return pl_builtin_graph(name);
+}
+
 int pl_graph_load(cp_graph *g, cp_registry *plugins, const char *builtin, const char *path,
                   char err[CP_ERR_MAX])
 {
-    return cp_graph_layer(g, plugins, pl_builtin_graph, builtin, path, err);
+    cp_named_graphs builtins = {builtin_text, NULL};
+    return cp_graph_layer(g, plugins, &builtins, builtin, path, err);
 }
 
 /* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A

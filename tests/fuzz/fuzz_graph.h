@@ -13,12 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fuzzed text is the graph named "fuzz.graph"; every other name is a built-in's. */
-static const char *fuzz_graph_text;
-
-static inline const char *fuzz_graph_named(const char *name)
+/* The fuzzed text (ctx) is the graph named "fuzz.graph"; every other name is a
+ * built-in's. */
+static inline const char *fuzz_graph_named(void *ctx, const char *name)
 {
-    return strcmp(name, "fuzz.graph") ? pl_builtin_graph(name) : fuzz_graph_text;
+    return strcmp(name, "fuzz.graph") ? pl_builtin_graph(name) : ctx;
 }
 
 /* 0 when the graph ran; -1 with err set when it was refused or failed. */
@@ -36,8 +35,8 @@ static inline int fuzz_graph_run(const char *text, size_t size, char err[CP_ERR_
         pl_scene_data data;
         pl_frame f;
         pl_scene_data_init(&data, s, &g);
-        fuzz_graph_text = copy;
-        if (!cp_graph_layer(graph, NULL, fuzz_graph_named, "fuzz.graph", NULL, err) &&
+        cp_named_graphs named = {fuzz_graph_named, copy};
+        if (!cp_graph_layer(graph, NULL, &named, "fuzz.graph", NULL, err) &&
             pl_frame_init(&f, &data, 16, 16, SH_AOV_COLOR, err)) {
             gr_launch_opts o = {.workers = 1, .deadlock_seconds = 2};
             gr_graph *run = pl_render_frame(graph, &f, &o, err);
