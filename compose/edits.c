@@ -132,7 +132,7 @@ static int apply_remove(cp_graph *g, const edit *e, char err[CP_ERR_MAX])
 typedef struct edge {
     bool after;                        /* after STAGE's output, else before its input */
     char stage[NAME_MAX_CP], port[NAME_MAX_CP], queue[NAME_MAX_CP];
-    const cp_section *queue_sec;
+    const cp_section *queue_sec;       /* valid until a section is added */
     const char *key, *value, *where;   /* the edit as written */
 } edge;
 
@@ -223,8 +223,13 @@ static int add_edge_queue(cp_graph *g, const edge *e, const char *name, char err
     static const char *const copied[] = {"format", "capacity", "elements", "ordered", "replicate",
                                          "subqueues", "dynamic_keys", "max_keys"};
     for (int i = 0; i < (e->after ? 5 : 8); i++) {
-        const cp_setting *v = cp_setting_find(e->queue_sec, copied[i]);
-        if (v && put(g, "queue", name, copied[i], v->value, e->where, err)) return -1;
+        /* found again each time: adding the new section may move the others */
+        const cp_section *edge_queue = cp_section_find(g, CP_SEC_QUEUE, e->queue);
+        const cp_setting *v = cp_setting_find(edge_queue, copied[i]);
+        char value[256];
+        if (!v) continue;
+        snprintf(value, sizeof value, "%s", v->value);
+        if (put(g, "queue", name, copied[i], value, e->where, err)) return -1;
     }
     return 0;
 }
