@@ -146,7 +146,7 @@ static void test_layering_order(void)
 static void expect(const char *args, int status, ...)
 {
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "-q --size 32x32 %s teapot", args);
+    snprintf(cmd, sizeof cmd, "-q --size 32x32 -o %s/expect.png %s teapot", dir, args);
     int rc = run(cmd);
     CHECK_MSG(rc == status, "%s: exit %d, not %d: %s", args, rc, status, out);
     va_list ap;
@@ -181,8 +181,11 @@ static void test_layer_errors(void)
     expect("--graph examples/graphs/raster-fog.graph --graph examples/graphs/raster-fog.graph", 1,
            "raster-fog.graph: already loaded", NULL);
     expect("-p raster -p raytrace", 2, "-p 'raytrace'", "second -p", NULL);
-    /* --parallel-rast chooses a built-in: with files alone it would be ignored */
-    expect("--graph examples/graphs/raster-fog.graph --parallel-rast", 2, "--parallel-rast", NULL);
+    /* --parallel-rast chooses a built-in: with files alone it does not apply, and says so */
+    expect("--graph examples/graphs/raster-fog.graph --parallel-rast", 0,
+           "--parallel-rast does not apply", NULL);
+    expect("--graph examples/graphs/raster-fog.graph --parallel-rast --strict", 2,
+           "--parallel-rast does not apply", NULL);
     expect_overlay_error("[stage fog]\ntype = fog\nafter = nosuch\n", "6", "the graph has no stage 'nosuch'");
     expect_overlay_error("[stage fog]\ntype = fog\nafter = ps.in\n", "6", "has no output port 'in'");
     expect_overlay_error("[stage fog]\ntype = fog\nbefore = om.out\n", "6", "has no input port 'out'");
@@ -217,9 +220,8 @@ static void test_validation_errors_have_place(void)
                          "of queue 'fragments', but its output queue 'shaded' is not ordered");
     expect_overlay_error("[queue fragments]\ncapacity = 0\n", "5",
                          "queue 'fragments': capacity = 0 is out of range");
-    expect("-p raster-ordered --plugin fog.so --edit 'fog before om'", 1,
-           "command line (--edit 'fog before om'): [stage fog] in = tiles: queue set 'tiles' "
-           "feeds Shader stage 'fog'", NULL);
+    expect("-p raster-ordered --plugin fog.so --edit 'fog after ps' --set ps.out=tiles", 1,
+           "command line (--edit 'fog after ps'): queue 'fog-in' has no producer", NULL);
     expect("-p raster-ordered --plugin fog.so --edit 'fog after ps' --set fog-in.ordered=false", 1,
            "command line (--edit 'fog after ps'): [stage ps] out = fog-in",
            "output queue 'fog-in' is not ordered", NULL);
