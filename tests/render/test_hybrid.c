@@ -6,6 +6,7 @@
  * ray counts; no singleton stage (nor in the default raster graph). */
 #include "pipelines/stages.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,6 @@
 
 #define W 160
 #define H 120
-
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
 
 static bool load(loaded *l, const char *path)
 {
@@ -26,13 +25,6 @@ static bool load(loaded *l, const char *path)
     }
     pl_scene_data_init(&l->data, l->s, &l->g);
     return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
 }
 
 /* Renders graph `name` with `bounces` into rgba; returns the frame's counter `ctr`. */

@@ -18,6 +18,7 @@
 #include "pipelines/stages.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 #include "tests/cli.h"
 
 #include <math.h>
@@ -92,15 +93,6 @@ static bool give_texture(sc_scene *s, sc_material *m, int w, int h, bool alpha)
     return true;
 }
 
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
-
-static sc_material *material(sc_scene *s, const char *name)
-{
-    for (size_t m = 0; m < s->nmaterials; m++)
-        if (!strcmp(s->materials[m].name, name)) return &s->materials[m];
-    return NULL;
-}
-
 /* Scene `file`; the rectangle's material blends with alpha 0.5 when `blend`. */
 static bool load(const char *file, bool blend, loaded *l)
 {
@@ -119,16 +111,7 @@ static bool load(const char *file, bool blend, loaded *l)
     }
     if ((m = material(s, "a"))) m->alpha_mode = SC_ALPHA_BLEND, m->alpha = 0.6f;
     if ((m = material(s, "b"))) m->alpha_mode = SC_ALPHA_BLEND, m->alpha = 0.4f;
-    if (sc_flatten(s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); return false; }
-    pl_scene_data_init(&l->data, l->s, &l->g);
-    return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
+    return loaded_ready(l);
 }
 
 /* One frame of built-in graph `name` at msaa samples into rgba (W x H); the finished

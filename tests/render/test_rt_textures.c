@@ -22,6 +22,7 @@
 #include "pipelines/raytrace/packets.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -98,8 +99,6 @@ static void write_box_scene(void)
     write_file("box.obj", obj);
 }
 
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
-
 static bool load(loaded *l, const char *name)
 {
     char err[SC_ERR_MAX], path[128];
@@ -110,13 +109,6 @@ static bool load(loaded *l, const char *name)
     }
     pl_scene_data_init(&l->data, l->s, &l->g);
     return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
 }
 
 typedef struct view { float eye[3], target[3], fovy; } view;

@@ -8,6 +8,7 @@
 #include "pipelines/stages.h"
 #include "scenes/digest.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,31 +17,13 @@
 #define W 96
 #define H 96
 
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
-
-static sc_material *material(sc_scene *s, const char *name)
-{
-    for (size_t i = 0; i < s->nmaterials; i++)
-        if (!strcmp(s->materials[i].name, name)) return &s->materials[i];
-    return NULL;
-}
-
 /* The showcase, `change` applied to its materials before it is flattened. */
 static bool load(loaded *l, void (*change)(sc_scene *))
 {
     char err[SC_ERR_MAX];
     if (sc_load("showcase", &l->s, err) != 0) { fprintf(stderr, "  %s\n", err); return false; }
     if (change) change(l->s);
-    if (sc_flatten(l->s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); sc_free(l->s); return false; }
-    pl_scene_data_init(&l->data, l->s, &l->g);
-    return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
+    return loaded_ready(l);
 }
 
 /* One frame of built-in graph `name` (bounces 0 where the graph has them) into rgba. */

@@ -16,6 +16,7 @@
 #include "pipelines/stages.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,13 +134,6 @@ static void write_scenes(void)
 #undef BEGIN
 }
 
-static sc_material *material(sc_scene *s, const char *name)
-{
-    for (size_t m = 0; m < s->nmaterials; m++)
-        if (!strcmp(s->materials[m].name, name)) return &s->materials[m];
-    return NULL;
-}
-
 /* A texture of w x h texels (alpha[i] per texel, colour white) as material m's albedo
  * map, clamped. */
 static bool give_texture(sc_scene *s, sc_material *m, int w, int h, const uint8_t *alpha)
@@ -170,8 +164,6 @@ typedef struct setup {
 
 static const setup blended = {SC_ALPHA_BLEND, SC_ALPHA_BLEND, SC_ALPHA_BLEND, 0.5f, 0.5f,
                               SC_ALPHA_MASK, false, false};
-
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
 
 static bool load_scene(const char *file, const setup *u, loaded *l)
 {
@@ -219,16 +211,7 @@ static bool load_scene(const char *file, const setup *u, loaded *l)
         m->alpha = 0.9f;
         if (!give_texture(s, m, 64, 64, checker)) return false;
     }
-    if (sc_flatten(s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); sc_free(s); return false; }
-    pl_scene_data_init(&l->data, l->s, &l->g);
-    return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
+    return loaded_ready(l);
 }
 
 /* One frame of built-in graph `name` (bounces 0 where the graph has them) into rgba; the

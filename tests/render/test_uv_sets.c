@@ -9,6 +9,7 @@
 #include "pipelines/stages.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scene_data.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,6 @@ static void write_scenes(void)
     write_quad_with("noset1.gltf", facing, 1, "OPAQUE", "rb.tga", false);
 }
 
-typedef struct loaded { sc_scene *s; sc_geometry g; pl_scene_data data; } loaded;
-
 static bool load(const char *file, bool is_floor, loaded *l)
 {
     char path[160], err[SC_ERR_MAX];
@@ -115,16 +114,7 @@ static bool load(const char *file, bool is_floor, loaded *l)
                             : (sc_camera){{0, 0, 3}, {0, 0, 0}, {0, 1, 0}, 50};
     l->s->lights[0] = (sc_light){{l->s->camera.eye[0], l->s->camera.eye[1], l->s->camera.eye[2]}, {1, 1, 1}};
     l->s->nlights = 1;
-    if (sc_flatten(l->s, &l->g, err) != 0) { fprintf(stderr, "  %s\n", err); sc_free(l->s); return false; }
-    pl_scene_data_init(&l->data, l->s, &l->g);
-    return true;
-}
-
-static void unload(loaded *l)
-{
-    pl_scene_data_free(&l->data);
-    sc_geometry_free(&l->g);
-    sc_free(l->s);
+    return loaded_ready(l);
 }
 
 static bool render(const char *file, const char *graph, sh_aov aov, uint8_t *rgba)
