@@ -55,11 +55,11 @@ endif
 CPPFLAGS += -I. -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -pthread $(ARCHFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS  += -pthread $(SANFLAGS)
-# libgramps needs METIS for the Static scheduler's partition (README "Dependencies").
-LDLIBS   := -lmetis -lm
+# libgramps needs METIS and GLPK for the Static scheduler's partition (README "Dependencies").
+LDLIBS   := -lmetis -lglpk -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -ldl -lm
+RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
 RENDER_SRC := $(wildcard apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)

@@ -162,6 +162,16 @@ typedef struct gr_launch_opts {
      * queue traffic weigh the partition; NULL: every stage and queue weighs the same. */
     const struct gr_profile *profile;
     bool verbose;                  /* Static: print the partitions on stderr */
+    /* Static: how stages are assigned to workers: "metis" (METIS, or longest processing
+     * time first where METIS does badly) or "ilp" (SGMS style: an integer linear program,
+     * solved by GLPK, minimising the heaviest worker's load; when it finds no solution
+     * within ilp_ms it falls back to "metis", says so on stderr and in
+     * gr_stats.partition_fell_back). NULL: the GRAMPS_STATIC_PARTITION environment
+     * variable, else "metis". Unknown: gr_launch fails (GR_ERR_INVALID). */
+    const char *partition;
+    /* Static with "ilp": the solver's time limit in milliseconds. 0: the
+     * GRAMPS_STATIC_ILP_MS environment variable, else 2000. Negative: GR_ERR_INVALID. */
+    int ilp_ms;
     /* Virtual-time simulation (docs/many-cores.md): this many virtual workers (1 to
      * GR_MAX_WORKERS; above: GR_ERR_INVALID) on one OS thread, `workers` ignored. The
      * results are the same; every time and footprint in the statistics is virtual. 0: a
@@ -345,6 +355,10 @@ typedef struct gr_stats {
     uint64_t peak_footprint_bytes; /* peak of the sum of all queues' held bytes (sampled) */
     double avg_footprint_bytes;    /* the same sum, time-averaged over the samples */
     uint64_t buffer_mallocs;       /* buffer manager's cycle safeguard */
+    /* Static: "ilp", "metis" or "lpt", the method whose assignment ran (NULL under other
+     * policies); partition_fell_back: "ilp" was asked for and found no solution in time. */
+    const char *partition;
+    bool partition_fell_back;
     double serial_share;           /* singletons' busy time / all stages' busy time, in [0, 1]
                                       (0 when no stage was busy) */
     int nqueues, nstages;

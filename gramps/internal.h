@@ -410,6 +410,8 @@ struct gr_graph {
     gr_launch_opts opts;
     const gr_scheduler *sched;        /* the policy (scheduler.h), chosen at launch */
     void *sched_state;                /* the policy's own, freed by its teardown */
+    const char *partition;            /* Static: the assignment's method (gr_stats.partition) */
+    bool partition_fell_back;         /* Static: the ILP found none in time */
     bool backpressure;                /* sched->backpressure, read per charge */
     gr_preempt_policy preempt;        /* sched->preempt, read per Thread intrinsic */
     bool torture;

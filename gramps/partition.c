@@ -106,7 +106,14 @@ static void lpt(int n, const int64_t *load, const int64_t *m, int nparts, int *p
 int gr_partition(int n, const int64_t *load, const gr_part_edge *edges, int nedges,
                  int nparts, int *part)
 {
+    return gr_partition_by(n, load, edges, nedges, nparts, part, NULL);
+}
+
+int gr_partition_by(int n, const int64_t *load, const gr_part_edge *edges, int nedges,
+                    int nparts, int *part, const char **method)
+{
     if (n <= 0 || nparts <= 0) return -1;
+    if (method) *method = "lpt";           /* also the trivial cases: one stage per part */
     if (nparts == 1 || n <= nparts) {
         for (int i = 0; i < n; i++) part[i] = nparts == 1 ? 0 : i;
         return 0;
@@ -122,6 +129,7 @@ int gr_partition(int n, const int64_t *load, const gr_part_edge *edges, int nedg
                  10 * gr_partition_max_load(n, load, part, nparts) <=
                      11 * gr_partition_max_load(n, load, by_lpt, nparts);
     if (!metis) memcpy(part, by_lpt, (size_t)n * sizeof *part);
+    else if (method) *method = "metis";
     free(by_lpt);
     free(m);
     return 0;

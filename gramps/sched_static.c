@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct st_inbox {
     _Alignas(64) gr_spin lock;
@@ -121,8 +122,8 @@ static void print_partition(gr_graph *g, const int64_t *load, const int *owner, 
     int *rr = malloc((size_t)n * sizeof *rr);
     if (!rr) return;
     for (int i = 0; i < n; i++) rr[i] = i % w;
-    fprintf(stderr, "static: %d stages over %d workers, weighted by %s; heaviest worker %lld "
-            "(round-robin: %lld)\n", n, w, prof ? "the profile (us, cache lines)" :
+    fprintf(stderr, "static: %d stages over %d workers by %s, weighted by %s; heaviest worker %lld "
+            "(round-robin: %lld)\n", n, w, g->partition, prof ? "the profile (us, cache lines)" :
             "1 per stage and queue (no profile)", (long long)gr_partition_max_load(n, load, owner, w),
             (long long)gr_partition_max_load(n, load, rr, w));
     for (int k = 0; k < w; k++) {
@@ -134,8 +135,73 @@ static void print_partition(gr_graph *g, const int64_t *load, const int *owner, 
     free(rr);
 }
 
+/* GRAMPS_STATIC_PARTITION / GRAMPS_STATIC_ILP_MS when the options leave them unset. */
+static const char *partition_method(const gr_graph *g)
+{
+    const char *m = g->opts.partition;
+    if (!m || !*m) m = getenv("GRAMPS_STATIC_PARTITION");
+    return m && *m ? m : "metis";
+}
+
+static int ilp_time_limit_ms(const gr_graph *g)
+{
+    if (g->opts.ilp_ms) return g->opts.ilp_ms < 0 ? -1 : g->opts.ilp_ms;
+    const char *v = getenv("GRAMPS_STATIC_ILP_MS");
+    char *end;
+    long ms = v && *v ? strtol(v, &end, 10) : 2000;
+    return v && *v && (*end || ms < 0 || ms > 3600000) ? -1 : (int)ms;
+}
+
+/* The SGMS assignment; 1 when it found none in time (the caller falls back), -1 when
+ * the solver failed. */
+static int assign_by_ilp(gr_graph *g, const int64_t *load, int *owner)
+{
+    int ms = ilp_time_limit_ms(g);
+    int rc = gr_partition_ilp(g->nstages, load, (int)g->nworkers, ms, owner);
+    if (rc == GR_ILP_OPTIMAL || rc == GR_ILP_FEASIBLE) {
+        g->partition = "ilp";
+        return 0;
+    }
+    if (rc == GR_ILP_FAILED) return -1;
+    fprintf(stderr, "static: the ILP partition found no solution in %d ms (GRAMPS_STATIC_ILP_MS); "
+            "falling back to METIS/LPT\n", ms);
+    g->partition_fell_back = true;
+    return 1;
+}
+
+static gr_status check_partition_options(gr_graph *g)
+{
+    const char *m = partition_method(g);
+    if (strcmp(m, "metis") && strcmp(m, "ilp")) {
+        gr_set_error(g, GR_ERR_INVALID, "static scheduler: unknown partition '%s' (%s; known: "
+                     "metis, ilp)", m, g->opts.partition && *g->opts.partition ?
+                     "gr_launch_opts.partition" : "GRAMPS_STATIC_PARTITION");
+        return GR_ERR_INVALID;
+    }
+    if (!strcmp(m, "ilp") && ilp_time_limit_ms(g) < 0) {
+        gr_set_error(g, GR_ERR_INVALID, "static scheduler: the ILP time limit (%s) must be a "
+                     "number of milliseconds from 0 to 3600000", g->opts.ilp_ms ?
+                     "gr_launch_opts.ilp_ms" : "GRAMPS_STATIC_ILP_MS");
+        return GR_ERR_INVALID;
+    }
+    return GR_OK;
+}
+
+static int assign(gr_graph *g, const int64_t *load, const gr_part_edge *edges, int nedges,
+                  int *owner)
+{
+    if (!strcmp(partition_method(g), "ilp")) {
+        int rc = assign_by_ilp(g, load, owner);
+        if (rc <= 0) return rc;
+    }
+    return gr_partition_by(g->nstages, load, edges, nedges, (int)g->nworkers, owner,
+                           &g->partition);
+}
+
 static gr_status partition(gr_graph *g, st_state *st)
 {
+    gr_status bad = check_partition_options(g);
+    if (bad != GR_OK) return bad;
     int nedges = 0;
     for (int qi = 0; qi < g->nqueues; qi++) nedges += g->queues[qi]->nproducers;
     int64_t *load = malloc((size_t)g->nstages * sizeof *load);
@@ -143,15 +209,15 @@ static gr_status partition(gr_graph *g, st_state *st)
     int rc = -1;
     if (load && edges) {
         nedges = weigh(g, load, edges);
-        rc = gr_partition(g->nstages, load, edges, nedges, (int)g->nworkers, st->owner);
+        rc = assign(g, load, edges, nedges, st->owner);
         if (rc == 0 && g->opts.verbose)
             print_partition(g, load, st->owner, gr_profile_matches(g->opts.profile, g));
     }
     free(load);
     free(edges);
     if (rc == 0) return GR_OK;
-    gr_set_error(g, GR_ERR_NOMEM, "static scheduler: METIS could not partition the %d stages "
-                 "over %u workers", g->nstages, g->nworkers);
+    gr_set_error(g, GR_ERR_NOMEM, "static scheduler: could not partition the %d stages "
+                 "over %u workers (out of memory)", g->nstages, g->nworkers);
     return GR_ERR_NOMEM;
 }
 

@@ -345,6 +345,8 @@ void gr_stats_collect(gr_graph *g)
     st->wall_ms = gr_ticks_to_ms(g->t_end - g->t_start);
     st->host_ms = gr_ticks_to_ms(g->host_ticks);
     st->simulated_workers = g->opts.simulate;
+    st->partition = g->partition;
+    st->partition_fell_back = g->partition_fell_back;
     st->peak_footprint_bytes = g->footprint_peak;
     st->avg_footprint_bytes = g->sampled_ticks > 0 ? g->footprint_sum / g->sampled_ticks : 0;
     for (int i = 0; i < g->npools; i++) st->buffer_mallocs += atomic_load(&g->pools[i].mallocs);
@@ -459,6 +461,11 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
     if (st->simulated_workers)
         fprintf(out, "  \"simulated_workers\": %u,\n  \"host_ms\": %.3f,\n",
                 st->simulated_workers, st->host_ms);
+    if (st->partition) {
+        fprintf(out, "  \"partition\": ");
+        json_string(out, st->partition);
+        fprintf(out, ",\n  \"partition_fell_back\": %s,\n", st->partition_fell_back ? "true" : "false");
+    }
     fprintf(out, "  \"serial_share\": %.4f,\n  \"amdahl_bound_16\": %.2f,\n"
             "  \"amdahl_bound_64\": %.2f,\n", st->serial_share,
             gr_amdahl_bound(st->serial_share, 16), gr_amdahl_bound(st->serial_share, 64));

@@ -11,6 +11,7 @@ have_header jpeglib.h             || need="$need libjpeg62-turbo-dev"
 have_header OpenEXR/openexr.h     || need="$need libopenexr-dev"
 have_header assimp/cimport.h      || need="$need libassimp-dev"
 have_header metis.h               || need="$need libmetis-dev"
+have_header glpk.h                || need="$need libglpk-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # gramps-view (mk/viewer.mk): SDL2, SDL2_ttf and a TrueType font. Installed as root; a
 # user without them still builds and tests everything else, so they only get a note.

@@ -26,12 +26,12 @@ $(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
-	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -ldl -lm
+	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
 
 # Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot.
 $(FUZZ_DIR)/fuzz_graph: tests/fuzz/fuzz_graph.c tests/fuzz/fuzz_graph.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -ldl -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
 
 fuzz-deps:
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } \
