@@ -359,6 +359,8 @@ typedef struct gr_stats {
      * policies); partition_fell_back: "ilp" was asked for and found no solution in time. */
     const char *partition;
     bool partition_fell_back;
+    int64_t partition_max_load;    /* Static: the heaviest worker's estimated load (profile us,
+                                      else stages); 0 under other policies */
     double serial_share;           /* singletons' busy time / all stages' busy time, in [0, 1]
                                       (0 when no stage was busy) */
     int nqueues, nstages;

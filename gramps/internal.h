@@ -412,6 +412,7 @@ struct gr_graph {
     void *sched_state;                /* the policy's own, freed by its teardown */
     const char *partition;            /* Static: the assignment's method (gr_stats.partition) */
     bool partition_fell_back;         /* Static: the ILP found none in time */
+    int64_t partition_max_load;       /* Static: the heaviest worker's estimated load */
     bool backpressure;                /* sched->backpressure, read per charge */
     gr_preempt_policy preempt;        /* sched->preempt, read per Thread intrinsic */
     bool torture;

@@ -116,16 +116,24 @@ static int weigh(gr_graph *g, int64_t *load, gr_part_edge *edges)
     return n;
 }
 
-static void print_partition(gr_graph *g, const int64_t *load, const int *owner, bool prof)
+/* The heaviest worker under round-robin and, after the ILP, under METIS/LPT on the same
+ * loads (-1: not computed), so that one run compares the assignments. */
+static void print_partition(gr_graph *g, const int64_t *load, const gr_part_edge *edges,
+                            int nedges, const int *owner, bool prof)
 {
     int n = g->nstages, w = (int)g->nworkers;
-    int *rr = malloc((size_t)n * sizeof *rr);
-    if (!rr) return;
+    int *rr = malloc((size_t)n * sizeof *rr), *other = malloc((size_t)n * sizeof *other);
+    if (!rr || !other) { free(rr); free(other); return; }
     for (int i = 0; i < n; i++) rr[i] = i % w;
+    long long by_metis = -1;
+    if (!strcmp(g->partition, "ilp") && gr_partition(n, load, edges, nedges, w, other) == 0)
+        by_metis = (long long)gr_partition_max_load(n, load, other, w);
     fprintf(stderr, "static: %d stages over %d workers by %s, weighted by %s; heaviest worker %lld "
-            "(round-robin: %lld)\n", n, w, g->partition, prof ? "the profile (us, cache lines)" :
+            "(round-robin: %lld", n, w, g->partition, prof ? "the profile (us, cache lines)" :
             "1 per stage and queue (no profile)", (long long)gr_partition_max_load(n, load, owner, w),
             (long long)gr_partition_max_load(n, load, rr, w));
+    if (by_metis >= 0) fprintf(stderr, ", METIS/LPT: %lld", by_metis);
+    fprintf(stderr, ")\n");
     for (int k = 0; k < w; k++) {
         fprintf(stderr, "static:   worker %d:", k);
         for (int i = 0; i < n; i++)
@@ -133,6 +141,7 @@ static void print_partition(gr_graph *g, const int64_t *load, const int *owner, 
         fputc('\n', stderr);
     }
     free(rr);
+    free(other);
 }
 
 /* GRAMPS_STATIC_PARTITION / GRAMPS_STATIC_ILP_MS when the options leave them unset. */
@@ -210,8 +219,10 @@ static gr_status partition(gr_graph *g, st_state *st)
     if (load && edges) {
         nedges = weigh(g, load, edges);
         rc = assign(g, load, edges, nedges, st->owner);
+        if (rc == 0)
+            g->partition_max_load = gr_partition_max_load(g->nstages, load, st->owner, (int)g->nworkers);
         if (rc == 0 && g->opts.verbose)
-            print_partition(g, load, st->owner, gr_profile_matches(g->opts.profile, g));
+            print_partition(g, load, edges, nedges, st->owner, gr_profile_matches(g->opts.profile, g));
     }
     free(load);
     free(edges);

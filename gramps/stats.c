@@ -347,6 +347,7 @@ void gr_stats_collect(gr_graph *g)
     st->simulated_workers = g->opts.simulate;
     st->partition = g->partition;
     st->partition_fell_back = g->partition_fell_back;
+    st->partition_max_load = g->partition_max_load;
     st->peak_footprint_bytes = g->footprint_peak;
     st->avg_footprint_bytes = g->sampled_ticks > 0 ? g->footprint_sum / g->sampled_ticks : 0;
     for (int i = 0; i < g->npools; i++) st->buffer_mallocs += atomic_load(&g->pools[i].mallocs);
@@ -464,7 +465,8 @@ void gr_stats_write_json(const gr_graph *g, FILE *out)
     if (st->partition) {
         fprintf(out, "  \"partition\": ");
         json_string(out, st->partition);
-        fprintf(out, ",\n  \"partition_fell_back\": %s,\n", st->partition_fell_back ? "true" : "false");
+        fprintf(out, ",\n  \"partition_fell_back\": %s,\n  \"partition_max_load\": %lld,\n",
+                st->partition_fell_back ? "true" : "false", (long long)st->partition_max_load);
     }
     fprintf(out, "  \"serial_share\": %.4f,\n  \"amdahl_bound_16\": %.2f,\n"
             "  \"amdahl_bound_64\": %.2f,\n", st->serial_share,

@@ -108,8 +108,12 @@ static void test_same_result_as_metis(void)
         const gr_stats *st = gr_get_stats(ga);
         CHECK_MSG(st && st->partition && !strcmp(st->partition, "ilp") && !st->partition_fell_back,
                   "%u workers: partition %s", workers, st && st->partition ? st->partition : "(none)");
+        int64_t ilp_load = st ? st->partition_max_load : 0;
         st = gr_get_stats(gb);
         CHECK(st && st->partition && strcmp(st->partition, "ilp") && !st->partition_fell_back);
+        CHECK_MSG(st && ilp_load >= 1 && ilp_load <= st->partition_max_load,
+                  "%u workers: heaviest worker ILP %lld, METIS %lld", workers, (long long)ilp_load,
+                  st ? (long long)st->partition_max_load : -1LL);
         gr_graph_destroy(ga);
         gr_graph_destroy(gb);
     }
