@@ -17,6 +17,7 @@
 #include "pipelines/stages.h"
 #include "scenes/scene.h"
 #include "tools/common/cli_args.h"
+#include "tools/common/fp_apps.h"
 #include "tools/common/fp_plots.h"
 #include "tools/common/fp_report.h"
 #include "tools/common/fp_run.h"
@@ -41,6 +42,7 @@ typedef struct list {
 
 typedef struct options {
     list scenes, pipelines, schedulers;
+    list apps;                     /* --apps: the apps study instead of the scenes' */
     const char *graphs[MAX_LIST];  /* --graph files, after the --pipelines built-ins */
     int ngraphs;
     unsigned workers[MAX_LIST];
@@ -51,7 +53,7 @@ typedef struct options {
 
 static const char default_scenes[] = "teapot,courtyard,fairy,../shared/scenes/bunny.obj";
 static const char default_pipelines[] = "raster,raytrace,hybrid";
-static const char default_schedulers[] = "gramps,task-stealing,breadth-first,static";
+static const char default_schedulers[] = "gramps,task-stealing,breadth-first,static,qes,pss";
 
 static void usage(FILE *out)
 {
@@ -64,6 +66,9 @@ static void usage(FILE *out)
         "  --pipelines LIST   built-in graphs (default %s; also raster-parallel)\n"
         "  --graph FILE       a graph file as one more pipeline (repeatable)\n"
         "  --schedulers LIST  (default %s)\n"
+        "  --apps LIST        instead of the scenes: gramps-run apps (histogram, srad, fm-radio,\n"
+        "                     mergesort) at their defaults, each run checked; writes apps.csv\n"
+        "                     and apps.md (wall time, peak and average footprint)\n"
         "  --workers LIST     worker counts, " LIMIT_RANGE(1, GR_MAX_WORKERS) " (default 1,2; e.g. 1,2,8,16: more workers\n"
         "                     than cores shows footprint and overheads, not speedup)\n"
         "  --simulate LIST    virtual worker counts instead of --workers, " LIMIT_RANGE(1, GR_MAX_WORKERS) ": each run on\n"
@@ -129,7 +134,7 @@ static int check_names(const list *l, bool (*known)(const char *), const char *f
 static bool builtin_graph(const char *name) { return pl_builtin_graph(name) != NULL; }
 
 enum { OPT_SCENES = 256, OPT_PIPELINES, OPT_GRAPH, OPT_SCHEDULERS, OPT_WORKERS, OPT_REPEATS,
-       OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE };
+       OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE, OPT_APPS };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -153,6 +158,8 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return io_parse_size(arg, &o->width, &o->height) ? 0 : bad_flag(flag, arg,
                                                            "expected WxH, each " LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE));
     case OPT_OUT: o->out = arg; return 0;
+    case OPT_APPS:
+        return split(&o->apps, arg) ? 0 : bad_flag(flag, arg, "expected names, comma-separated");
     case 'q': o->quiet = true; return 0;
     }
     return 0;
@@ -164,7 +171,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"scenes", required_argument, 0, OPT_SCENES}, {"pipelines", required_argument, 0, OPT_PIPELINES},
         {"graph", required_argument, 0, OPT_GRAPH}, {"schedulers", required_argument, 0, OPT_SCHEDULERS},
         {"workers", required_argument, 0, OPT_WORKERS}, {"repeats", required_argument, 0, OPT_REPEATS},
-        {"simulate", required_argument, 0, OPT_SIMULATE},
+        {"simulate", required_argument, 0, OPT_SIMULATE}, {"apps", required_argument, 0, OPT_APPS},
         {"size", required_argument, 0, OPT_SIZE}, {"out", required_argument, 0, OPT_OUT},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
@@ -443,12 +450,30 @@ static int study_main(const options *o)
     return rc;
 }
 
+/* --apps: the apps x schedulers x worker counts study (fp_apps.c). */
+static int apps_main(const options *o)
+{
+    fp_apps_study s = {o->apps.item, o->apps.n, o->schedulers.item, o->schedulers.n,
+                       o->workers, o->nworkers, o->simulate, o->repeats, o->quiet};
+    char err[CP_ERR_MAX];
+    int rc = fp_apps_check(&s, err, CP_ERR_MAX) ? 2 : 0;
+    if (!rc && mkdir(o->out, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, CP_ERR_MAX, "--out %s: %s", o->out, strerror(errno));
+        rc = 1;
+    }
+    if (!rc) rc = fp_apps_run(&s, o->out, err, CP_ERR_MAX);
+    if (rc) fprintf(stderr, "gramps-footprint: %s\n", err);
+    else if (!o->quiet) fprintf(stderr, "gramps-footprint: wrote %s/apps.csv and apps.md\n", o->out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     pl_keep_freed_memory();           /* frames reuse memory, as a renderer would */
     options o;
     int rc = parse_args(argc, argv, &o);
-    if (!rc) rc = study_main(&o);
+    if (!rc) rc = o.apps.n ? apps_main(&o) : study_main(&o);
+    free(o.apps.text);
     free(o.scenes.text);
     free(o.pipelines.text);
     free(o.schedulers.text);

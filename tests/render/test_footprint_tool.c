@@ -5,7 +5,8 @@
  * footprints agree with gramps-render --stats for the same run shape: breadth-first's
  * ray-tracer peak is many times gramps' in both (the papers' finding), and each tool's
  * peak is within a factor of two of the other's (both are sampled every 100 us). No
- * check reads a time. Finds the tools beside this test's build dir. */
+ * check reads a time. --apps runs the gramps-run apps instead and writes apps.csv and
+ * apps.md. Finds the tools beside this test's build dir. */
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/xml_check.h"
@@ -196,6 +197,29 @@ static void test_tiny_matrix(void)
     for (size_t i = 0; i < sizeof svgs / sizeof *svgs; i++) check_svg(svgs[i]);
 }
 
+/* --apps: the apps study instead of the scenes; an unknown app exits 2 naming the known
+ * ones; srad under two schedulers (DANBI's qes among them) and 2 virtual workers writes
+ * a CSV row each and a Markdown table. */
+static void test_apps_study(void)
+{
+    use_tool(footprint_tool);
+    CHECK_MSG(run("--apps histo --out /tmp") == 2 && strstr(out, "'histo'") &&
+              strstr(out, "mergesort"), "%s", out);
+    char args[1024], path[600];
+    snprintf(args, sizeof args, "--apps srad --schedulers gramps,qes --simulate 2 --repeats 1 "
+             "--out %s", dir);
+    CHECK_MSG(run(args) == 0 && strstr(out, "wrote") && strstr(out, "apps.md"), "%s", out);
+    snprintf(path, sizeof path, "%s/apps.csv", dir);
+    char *csv = slurp(path, NULL);
+    CHECK_MSG(csv && !strncmp(csv, "app,scheduler,workers,simulated,wall_ms,peak_kib,avg_kib\n", 57) &&
+              strstr(csv, "\nsrad,gramps,2,1,") && strstr(csv, "\nsrad,qes,2,1,"), "%s", csv ? csv : "(none)");
+    free(csv);
+    snprintf(path, sizeof path, "%s/apps.md", dir);
+    char *md = slurp(path, NULL);
+    CHECK_MSG(md && strstr(md, "| srad | qes |") && strstr(md, "2 virtual w"), "%s", md ? md : "(none)");
+    free(md);
+}
+
 /* The checker itself tells malformed XML apart. */
 static void test_xml_check(void)
 {
@@ -221,6 +245,7 @@ int main(int argc, char **argv)
     RUN(test_bad_flags);
     RUN(test_tiny_matrix);
     RUN(test_metis_one_line);
+    RUN(test_apps_study);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
