@@ -161,21 +161,26 @@ static int ilp_time_limit_ms(const gr_graph *g)
     return v && *v && (*end || ms < 0 || ms > 3600000) ? -1 : (int)ms;
 }
 
-/* The SGMS assignment; 1 when it found none in time (the caller falls back), -1 when
- * the solver failed. */
+/* The SGMS assignment: gr_partition_ilp's answer (GR_ILP_NO_SOLUTION: the caller falls
+ * back, as this says on stderr). */
 static int assign_by_ilp(gr_graph *g, const int64_t *load, int *owner)
 {
     int ms = ilp_time_limit_ms(g);
-    int rc = gr_partition_ilp(g->nstages, load, (int)g->nworkers, ms, owner);
-    if (rc == GR_ILP_OPTIMAL || rc == GR_ILP_FEASIBLE) {
-        g->partition = "ilp";
-        return 0;
+    if (g->nstages > GR_PARTITION_ILP_MAX_STAGES) {
+        fprintf(stderr, "static: the ILP partition takes at most %d stages (this graph has %d); "
+                "falling back to METIS/LPT\n", GR_PARTITION_ILP_MAX_STAGES, g->nstages);
+        g->partition_fell_back = true;
+        return GR_ILP_NO_SOLUTION;
     }
-    if (rc == GR_ILP_FAILED) return -1;
+    int rc = gr_partition_ilp(g->nstages, load, (int)g->nworkers, ms, owner);
+    if (rc != GR_ILP_NO_SOLUTION) {
+        if (rc != GR_ILP_FAILED) g->partition = "ilp";
+        return rc;
+    }
     fprintf(stderr, "static: the ILP partition found no solution in %d ms (GRAMPS_STATIC_ILP_MS); "
             "falling back to METIS/LPT\n", ms);
     g->partition_fell_back = true;
-    return 1;
+    return rc;
 }
 
 static gr_status check_partition_options(gr_graph *g)
@@ -196,12 +201,35 @@ static gr_status check_partition_options(gr_graph *g)
     return GR_OK;
 }
 
+/* An ILP cut short by its time limit may return a solution heavier than METIS/LPT's:
+ * then METIS/LPT's runs, and that is a fallback too (said on stderr). */
+static int keep_lighter(gr_graph *g, const int64_t *load, const gr_part_edge *edges,
+                        int nedges, int *owner)
+{
+    int n = g->nstages, w = (int)g->nworkers;
+    int *other = malloc((size_t)n * sizeof *other);
+    const char *how = NULL;
+    if (!other || gr_partition_by(n, load, edges, nedges, w, other, &how)) { free(other); return -1; }
+    int64_t ilp = gr_partition_max_load(n, load, owner, w), alt = gr_partition_max_load(n, load, other, w);
+    if (alt < ilp) {
+        fprintf(stderr, "static: the ILP's best assignment in %d ms (heaviest worker %lld) is heavier "
+                "than METIS/LPT's (%lld); falling back to METIS/LPT\n", ilp_time_limit_ms(g),
+                (long long)ilp, (long long)alt);
+        memcpy(owner, other, (size_t)n * sizeof *owner);
+        g->partition = how;
+        g->partition_fell_back = true;
+    }
+    free(other);
+    return 0;
+}
+
 static int assign(gr_graph *g, const int64_t *load, const gr_part_edge *edges, int nedges,
                   int *owner)
 {
     if (!strcmp(partition_method(g), "ilp")) {
         int rc = assign_by_ilp(g, load, owner);
-        if (rc <= 0) return rc;
+        if (rc == GR_ILP_FEASIBLE) return keep_lighter(g, load, edges, nedges, owner);
+        if (rc == GR_ILP_OPTIMAL || rc == GR_ILP_FAILED) return rc;
     }
     return gr_partition_by(g->nstages, load, edges, nedges, (int)g->nworkers, owner,
                            &g->partition);
