@@ -165,7 +165,8 @@ typedef struct gr_launch_opts {
     /* Static: how stages are assigned to workers: "metis" (METIS, or longest processing
      * time first where METIS does badly) or "ilp" (SGMS style: an integer linear program,
      * solved by GLPK, minimising the heaviest worker's load; when it finds no solution
-     * within ilp_ms it falls back to "metis", says so on stderr and in
+     * within ilp_ms, or only one heavier than METIS/LPT's, it falls back to "metis",
+     * says so on stderr and in
      * gr_stats.partition_fell_back). NULL: the GRAMPS_STATIC_PARTITION environment
      * variable, else "metis". Unknown: gr_launch fails (GR_ERR_INVALID). */
     const char *partition;

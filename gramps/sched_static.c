@@ -2,7 +2,10 @@
  * schedule: the stage graph is partitioned once, before the run, with METIS (stage
  * loads balanced, communication cut least: partition.c), weighted by a profiled run
  * under the GRAMPS policy (gr_launch_opts.profile; without one every stage and queue
- * weighs the same), and each partition runs on one worker. No stealing and no load
+ * weighs the same), and each partition runs on one worker. gr_launch_opts.partition =
+ * "ilp" assigns the stages as SGMS does instead, by an integer linear program over the
+ * same loads (partition_ilp.c), and falls back to METIS/LPT when it finds nothing
+ * better in its time limit. No stealing and no load
  * balancing: a task goes to its stage's worker through that worker's inbox (a
  * producer-consumer queue), and a worker out of work waits for more. Within its
  * partition a worker runs the highest-priority ready stage first with backpressure, as
