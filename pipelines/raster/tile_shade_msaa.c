@@ -154,7 +154,7 @@ static unsigned winning_samples(const ms_tile *st, const plr_state *s, const plr
 /* The edge values at the centre of the pixel j to the right of the one with e0. */
 static inline void edges_at_step(const plr_prim *p, const int64_t e0[3], int j, int64_t e[3])
 {
-    for (int i = 0; i < 3; i++) e[i] = e0[i] + ((int64_t)p->su.a[i] << RS_SUBPIXEL_BITS) * j;
+    for (int i = 0; i < 3; i++) e[i] = e0[i] + (int64_t)p->su.a[i] * (1 << RS_SUBPIXEL_BITS) * j;   /* a multiply: a[i] may be negative */
 }
 
 /* The samples `win` of pixel (x, y) go to slot at depths z[k]. */

@@ -119,7 +119,7 @@ static bool load(const char *file, bool blend, loaded *l)
 static gr_graph *render(loaded *l, const char *name, int msaa, const gr_launch_opts *o,
                         sh_aov aov, uint8_t *rgba)
 {
-    char err[CP_ERR_MAX], v[8];
+    char err[CP_ERR_MAX], v[12];                 /* any int */
     cp_registry *r = pl_registry_new(err);
     cp_graph *g = cp_graph_new(r);
     snprintf(v, sizeof v, "%d", msaa);
