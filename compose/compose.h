@@ -34,7 +34,7 @@ extern "C" {
  * against another version are refused. 2: rt.contributions carries floats (16 bytes an
  * element). 3: cp_stage_type.instanced is a cp_instancing. 4: stage types declare the
  * frame resources they use (cp_stage_type.resources). */
-#define CP_API_VERSION 4
+#define CP_API_VERSION 5
 #define CP_ERR_MAX 1024
 
 /* The bounds of a graph file's settings (a value beyond one is refused, naming the

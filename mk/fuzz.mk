@@ -28,8 +28,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
 	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
 
-# Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot.
-$(FUZZ_DIR)/fuzz_graph: tests/fuzz/fuzz_graph.c tests/fuzz/fuzz_graph.h $(FUZZ_OBJ)
+# Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot;
+# hostile plugin stages (tests/fuzz/fuzz_plugin.c): packets corrupted between two
+# built-in stages of a rendering graph.
+$(FUZZ_DIR)/fuzz_graph $(FUZZ_DIR)/fuzz_plugin: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_%.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
 
@@ -39,9 +41,9 @@ fuzz-deps:
 
 # -fork=1: a timeout or out-of-memory input is saved and the run goes on (libFuzzer
 # stops at the first otherwise); -rss_limit_mb bounds the in-process loaders and renders.
-fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS) graph)
+fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS) graph plugin)
 	@mkdir -p tests/fuzz/regress
-	@for k in $(FUZZ_KINDS) graph; do mkdir -p $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k; \
+	@for k in $(FUZZ_KINDS) graph plugin; do mkdir -p $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k; \
 	    echo "== fuzz $$k ($(FUZZ_SECONDS) s)"; \
 	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_$$k -max_total_time=$(FUZZ_SECONDS) \
 	        -timeout=20 -rss_limit_mb=3072 -max_len=65536 -artifact_prefix=tests/fuzz/regress/ \

@@ -78,7 +78,7 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
 {
     plrt_sample smp[RT_PACKET_MAX];
     gr_assert(c, run->count <= p->packet);
-    uint32_t n = run->count <= p->packet ? plrt_run_samples(run, p->frame->width, p->spp, smp) : 0;
+    uint32_t n = run->count <= p->packet ? plrt_run_samples(run, p->frame->width, p->frame->height, p->spp, smp) : 0;
     gr_assert(c, n == run->count);        /* a Z-Tile with another spp ran past the tile */
     uint32_t raster = 0;
     own_tests o;

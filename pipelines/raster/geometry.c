@@ -5,6 +5,7 @@
 
 #include "pipelines/raster/alpha.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,8 @@ void plr_vs_main(gr_ctx *c)
     const ia_pkt *in = gr_input(c, NULL);
     prim_pkt *out = gr_output(c, 0);
     uint32_t n = 0, set_up = 0;
+    *out = (prim_pkt){in->seq, 0};
+    if (!plr_check_batch(c, s, in, s->vs_room)) return;
     for (uint32_t first = 0; first < in->count; first += VS_CHUNK) {
         uint32_t count = in->count - first < VS_CHUNK ? in->count - first : VS_CHUNK;
         const uint32_t *idx = s->geo->indices + 3 * (size_t)(in->first + first);
@@ -160,6 +163,13 @@ void plr_reorder_main(gr_ctx *c)
     gr_assert(c, held != NULL);
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
+        gr_assert(c, plr_check_prims(c, s, p, w.bytes));
+        if (p->seq < next || p->seq >= s->batches || held[p->seq]) {
+            char why[96];
+            snprintf(why, sizeof why, "primitive batch %u arrives twice or is not one of the frame's %u",
+                     p->seq, s->batches);
+            gr_assert_at(c, false, why, __FILE__, __LINE__);
+        }
         if (p->seq == next) {
             emit_batch(c, p);
             next++;

@@ -73,6 +73,12 @@ static inline bool plr_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t
 typedef struct plr_depth_layer {
     float *z;
     uint32_t *vis;
+    /* Its Z-Raster's flags, per framebuffer tile: 1 where it drew (its state's
+     * layer_drawn, final once it is done), and how many tiles that is. Z-Tile reads them
+     * here, not from the packet that says the layer is done: a packet is data another
+     * stage may have written. */
+    const uint8_t *drawn;
+    size_t ntiles;
 } plr_depth_layer;
 
 /* A raster stage's state: its parameters and pointers to what it uses of the frame
@@ -82,6 +88,7 @@ typedef struct plr_state {
     int tile, tiles_x, tiles_y;           /* framebuffer tiles (the `tile` parameter) */
     int batch;                            /* triangles per IA/VS packet */
     uint32_t batches;
+    uint32_t vs_room;                     /* VS: records per output packet */
     bool coarse_z;                        /* coarse depth test on (and possible) */
     bool attributes;                      /* VS: the PS gets the vertices' attributes (not
                                              raster.vs-depth's) */
@@ -141,6 +148,13 @@ typedef void (*plr_prim_fn)(void *arg, const plr_prim *p);
 void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg);
 
 /* Stage programs. */
+/* packet_checks.c: whether a packet another stage wrote is in bounds for this state;
+ * false after failing the run with what was wrong (the stage before may be a plugin). */
+bool plr_check_batch(gr_ctx *c, const plr_state *s, const ia_pkt *p, uint32_t room);
+bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t bytes);
+bool plr_check_binned(gr_ctx *c, const plr_state *s, const binned_pkt *p);
+bool plr_check_frags(gr_ctx *c, const plr_state *s, const frag_pkt *p);
+
 void plr_ia_main(gr_ctx *c);
 void plr_vs_main(gr_ctx *c);
 void plr_reorder_main(gr_ctx *c);

@@ -76,12 +76,10 @@ typedef struct binned_pkt {
 } binned_pkt;
 
 /* The depth-only pass (raster.zraster -> raster.ztile): one copy of the rasterizer is
- * done with its depth layer (`layer`: its index among the frame's resources); drawn[t] says whether it
- * drew in tile t's part of it (the rasterizer's own flags, final once it is done, read
- * by Z-Tile only after every rasterizer is). */
+ * done with its depth layer (`layer`: its index among the frame's resources). Where it
+ * drew, the layer itself says (Z-Tile reads it only after every rasterizer is done). */
 typedef struct ztile_done_pkt {
     uint32_t layer, pad;
-    const uint8_t *drawn;
 } ztile_done_pkt;
 
 #endif

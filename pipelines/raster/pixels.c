@@ -51,6 +51,10 @@ void plr_ps_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
     frag_pkt *p = gr_input(c, NULL);
+    if (!plr_check_frags(c, s, p)) {
+        p->count = 0;                     /* the run has failed; the OM reads nothing */
+        return;
+    }
     float z[FRAGS_PER_PACKET], w1[FRAGS_PER_PACKET], w2[FRAGS_PER_PACKET];
     float lb1[FRAGS_PER_PACKET], lb2[FRAGS_PER_PACKET];
     uint8_t ltri[FRAGS_PER_PACKET], live[FRAGS_PER_PACKET];

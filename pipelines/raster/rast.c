@@ -185,6 +185,7 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, t
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
+        plr_check_prims(c, s, p, w.bytes);
         for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], walk_prim_tiles, &walk);
         gr_commit(c, 0, 1);
         if (draw_order) plr_stager_flush(&l.stager, c);
@@ -241,6 +242,7 @@ void plr_tile_rast_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
+        plr_check_binned(c, s, b);
         for (uint32_t i = 0; renders && i < b->count; i++)
             rast_in_tile(&l, c, tile, &r, &b->t[i].prim, b->t[i].uid);
         gr_commit(c, 0, 1);

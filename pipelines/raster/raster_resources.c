@@ -43,7 +43,7 @@ static void *layer_create(void *frame, const char *owner)
     const pl_frame *f = frame;
     size_t n = (size_t)f->width * (size_t)f->height + RS_DEPTH_SLACK;
     plr_depth_layer *l = malloc(sizeof *l);
-    if (l) *l = (plr_depth_layer){malloc(n * sizeof *l->z), malloc(n * sizeof *l->vis)};
+    if (l) *l = (plr_depth_layer){malloc(n * sizeof *l->z), malloc(n * sizeof *l->vis), NULL, 0};
     if (l && l->z && l->vis) return l;
     if (l) free(l->z), free(l->vis);
     free(l);

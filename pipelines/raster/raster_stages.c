@@ -67,6 +67,7 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->tiles_y = (s->height + s->tile - 1) / s->tile;
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
+    if (i->type->main == plr_vs_main) s->vs_room = cp_port_elements(i, "out");
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % PLR_HIZ_BLOCK == 0;
     s->attributes = true;
@@ -194,7 +195,11 @@ static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->layer_drawn = malloc((size_t)(s->tiles_x * s->tiles_y));
     s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested");
     s->ztile_copies = cp_port_subqueues(i, "out");
-    if (s->layer && s->layer_drawn && s->depth_tested) return s;
+    if (s->layer && s->layer_drawn && s->depth_tested) {
+        s->layer->drawn = s->layer_drawn;
+        s->layer->ntiles = (size_t)(s->tiles_x * s->tiles_y);
+        return s;
+    }
     if (s->layer) snprintf(err, CP_ERR_MAX, "out of memory");
     free(s->layer_drawn);
     free(s);

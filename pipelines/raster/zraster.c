@@ -78,7 +78,7 @@ static void tell_copies(gr_ctx *c, const plr_state *s)
     for (uint32_t k = 0; k < s->ztile_copies; k++) {
         gr_window w;
         gr_reserve_out_key(c, 0, 1, k, &w);
-        *(ztile_done_pkt *)w.mem = (ztile_done_pkt){layer, 0, s->layer_drawn};
+        *(ztile_done_pkt *)w.mem = (ztile_done_pkt){layer, 0};
         gr_commit_out(c, 0, 1);
     }
 }
@@ -93,6 +93,7 @@ void plr_zraster_main(gr_ctx *c)
     gr_window in;
     while (gr_reserve(c, 0, 1, &in) == GR_OK) {
         const prim_pkt *p = in.mem;
+        plr_check_prims(c, s, p, in.bytes);
         for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], zraster_prim, &w);
         gr_commit(c, 0, 1);
     }

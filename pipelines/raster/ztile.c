@@ -62,10 +62,11 @@ void plr_ztile_main(gr_ctx *c)
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const ztile_done_pkt *p = w.mem;
         const plr_depth_layer *l = pl_frame_resource_at(s->frame, (int)p->layer, "depth-layer");
-        gr_assert(c, l && n < PL_MAX_COPIES_PER_RESOURCE);
-        if (l && n < PL_MAX_COPIES_PER_RESOURCE) {
+        const size_t tiles = (size_t)(s->tiles_x * s->tiles_y);
+        gr_assert(c, l && l->drawn && l->ntiles == tiles && n < PL_MAX_COPIES_PER_RESOURCE);
+        if (l && l->drawn && l->ntiles == tiles && n < PL_MAX_COPIES_PER_RESOURCE) {
             layer[n] = l;
-            drawn[n++] = p->drawn;
+            drawn[n++] = l->drawn;
         }
         gr_commit(c, 0, 1);
     }

@@ -72,14 +72,14 @@ static void tiler_main(gr_ctx *c) { emit_tiles(c, 0, gr_user(c)); }
 
 /* ---- Sampler ------------------------------------------------------------------------------- */
 
-typedef struct sampler_state { int width, spp; uint32_t packet; } sampler_state;
+typedef struct sampler_state { int width, height, spp; uint32_t packet; } sampler_state;
 
 static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     sampler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
-    *s = (sampler_state){f->width, pl_samples_per_pixel(i), cp_port_elements(i, "out")};
+    *s = (sampler_state){f->width, f->height, pl_samples_per_pixel(i), cp_port_elements(i, "out")};
     return s;
 }
 
@@ -90,7 +90,7 @@ static void sampler_main(gr_ctx *c)
     const plrt_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
     gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->width, s->spp, plrt_elems(out)) : 0;
+    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->width, s->height, s->spp, plrt_elems(out)) : 0;
     gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
     gr_set_count(out, n);
 }
@@ -171,7 +171,7 @@ static void primary_main(gr_ctx *c)
     void *out = gr_output(c, 0);
     plrt_sample smp[RT_PACKET_MAX];
     gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->frame->width, s->spp, smp) : 0;
+    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->frame->width, s->frame->height, s->spp, smp) : 0;
     gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
     camera_rays(s, smp, n, plrt_elems(out));
     gr_set_count(out, n);

@@ -102,8 +102,19 @@ void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t)
     close_run(r, c);
 }
 
-uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int spp, plrt_sample *out)
+/* Whether the run lies in a width x height image: its tile inside it and its block
+ * inside the tile. A run is data (a plugin stage may have written it); one that is not
+ * gives no samples, so that no pixel index is made from it. */
+static bool run_in_image(const plrt_sample_run *r, int width, int height)
 {
+    const plrt_tile *t = &r->tile;
+    return t->x0 >= 0 && t->x0 < t->x1 && t->x1 <= width && t->y0 >= 0 && t->y0 < t->y1 &&
+           t->y1 <= height && r->bx >= t->x0 && r->bx < t->x1 && r->by >= t->y0 && r->by < t->y1;
+}
+
+uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int height, int spp, plrt_sample *out)
+{
+    if (spp < 1 || !run_in_image(r, width, height)) return 0;
     run_cursor u = run_start(r, spp);
     uint32_t i = 0;
     for (; i < r->count && u.y < r->tile.y1; i++) {

@@ -33,11 +33,12 @@ void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t);
 /* Commits the runs still waiting. */
 void plrt_runs_flush(plrt_run_cutter *r, gr_ctx *c);
 
-/* The run's r->count samples into out, in its order, for an image `width` pixels wide:
- * each pixel's centre for spp 1, else positions jittered by a fixed hash of pixel and
- * sample (the same for any worker count). Returns how many it wrote: fewer than
- * r->count when the run goes past its tile (it was cut for another spp), and then only
- * those inside are written. */
-uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int spp, plrt_sample *out);
+/* The run's r->count samples into out, in its order, for a width x height image: each
+ * pixel's centre for spp 1, else positions jittered by a fixed hash of pixel and sample
+ * (the same for any worker count). Returns how many it wrote: fewer than r->count when
+ * the run goes past its tile (it was cut for another spp), and then only those inside
+ * are written; none when its tile or block is not inside the image (callers fail the
+ * run when the count falls short). */
+uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int height, int spp, plrt_sample *out);
 
 #endif

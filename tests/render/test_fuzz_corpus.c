@@ -1,11 +1,13 @@
 /* Replays the fuzzing seed corpora (tests/fuzz/corpus/<kind>/, each as its kind) and
  * every saved crash (tests/fuzz/regress/, as each kind) through what the fuzz targets do:
- * load, flatten and render with both pipelines (tests/fuzz/fuzz_render.h), or, for graph
- * files, parse, instantiate and run them (tests/fuzz/fuzz_graph.h). Each input must
- * render or be refused with a message; seeds must render. */
+ * load, flatten and render with both pipelines (tests/fuzz/fuzz_render.h); for graph
+ * files, parse, instantiate and run them (tests/fuzz/fuzz_graph.h); for hostile plugin
+ * stages, corrupt packets between two built-in stages (tests/fuzz/fuzz_plugin.h). Each
+ * input must render or be refused with a message; seeds must render. */
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/fuzz/fuzz_graph.h"
+#include "tests/fuzz/fuzz_plugin.h"
 #include "tests/fuzz/fuzz_render.h"
 
 #include <dirent.h>
@@ -90,16 +92,46 @@ static void test_graph_seeds_run(void)
     CHECK(replay_graphs("tests/fuzz/corpus/graph", true) >= 4);
 }
 
+/* Every file of dir as a hostile plugin's mutations: 0 ran, -1 failed with a message;
+ * a crash ends the test program. */
+static int replay_plugins(const char *dir, bool must_run)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char src[512], err[CP_ERR_MAX] = "";
+        long size = 0;
+        snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
+        char *bytes = slurp(src, &size);
+        int rc = bytes ? fuzz_plugin_run((const uint8_t *)bytes, (size_t)size, err) : -1;
+        CHECK_MSG(rc == 0 || err[0], "%s as plugin mutations: failed without a message", src);
+        CHECK_MSG(!must_run || rc == 0, "%s: the seed does not run: %s", src, err);
+        free(bytes);
+        n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+/* The plugin seeds pass every packet unchanged: one per edge of each rendering graph. */
+static void test_plugin_seeds_run(void)
+{
+    CHECK(replay_plugins("tests/fuzz/corpus/plugin", true) >= 30);
+}
+
 static void test_regressions_refused_or_render(void)
 {
     replay_dir("tests/fuzz/regress", 0, 4, false);
     replay_graphs("tests/fuzz/regress", false);
+    replay_plugins("tests/fuzz/regress", false);
 }
 
 int main(void)
 {
     RUN(test_seeds_render);
     RUN(test_graph_seeds_run);
+    RUN(test_plugin_seeds_run);
     RUN(test_regressions_refused_or_render);
     return check_finish();
 }

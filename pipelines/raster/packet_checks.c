@@ -1,0 +1,83 @@
+/* packet_checks.c — what a raster stage reads of a packet that another stage wrote is in
+ * bounds before it indexes anything with it. The stage before may be a user's plugin
+ * (inserted with `before =`, or replacing a built-in), so counts, sequence numbers,
+ * triangle indices and ids are data, not invariants: one out of range fails the run with
+ * the reading stage named and what was wrong (gr_assert_at), instead of a read or write
+ * outside an array. Coordinates are checked where they index (pixels.c: the OM's tile). */
+#include "pipelines/raster/internal.h"
+
+#include <stdio.h>
+
+static bool refuse(gr_ctx *c, const char *why, const char *file, int line)
+{
+    gr_assert_at(c, false, why, file, line);
+    return false;
+}
+
+bool plr_check_batch(gr_ctx *c, const plr_state *s, const ia_pkt *p, uint32_t room)
+{
+    const uint64_t tris = s->geo->ntriangles;
+    if (p->count <= room && (uint64_t)p->first + p->count <= tris) return true;
+    char why[160];
+    snprintf(why, sizeof why, "batch %u of triangles %u..+%u: the scene has %llu triangles, the "
+             "output packet room for %u", p->seq, p->first, p->count, (unsigned long long)tris, room);
+    return refuse(c, why, __FILE__, __LINE__);
+}
+
+/* A set-up triangle keeps what setup promises (rasterizer/raster.h): its primitive id
+ * names a scene triangle, its pixel bounds lie in the image, its area is positive and
+ * its coordinate differences are below 2^29, so that edge values fit their int64s. */
+static bool prim_ok(const plr_state *s, const plr_prim *p)
+{
+    const rs_setup *su = &p->su;
+    bool ok = p->tri.prim < s->geo->ntriangles && su->area > 0 && su->x0 >= 0 && su->x0 <= su->x1 &&
+              su->x1 < s->width && su->y0 >= 0 && su->y0 <= su->y1 && su->y1 < s->height;
+    for (int k = 0; ok && k < 3; k++)
+        ok = su->a[k] > -(1 << 29) && su->a[k] < 1 << 29 && su->b[k] > -(1 << 29) && su->b[k] < 1 << 29;
+    return ok;
+}
+
+bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t bytes)
+{
+    char why[160] = "";
+    const size_t room = bytes > offsetof(prim_pkt, rec) ? (bytes - offsetof(prim_pkt, rec)) / sizeof(prim_rec) : 0;
+    if (p->count > room)
+        snprintf(why, sizeof why, "primitive packet %u holds %u records (room for %zu)", p->seq, p->count,
+                 room);
+    for (uint32_t i = 0; !why[0] && i < p->count; i++)
+        if (p->rec[i].cut > 1 || (!p->rec[i].cut && !prim_ok(s, &p->rec[i].set)))
+            snprintf(why, sizeof why, "primitive packet %u, record %u: cut flag %u, or a set-up triangle "
+                     "outside the scene or the image, or not set up", p->seq, i, p->rec[i].cut);
+    return !why[0] || refuse(c, why, __FILE__, __LINE__);
+}
+
+bool plr_check_binned(gr_ctx *c, const plr_state *s, const binned_pkt *p)
+{
+    char why[160] = "";
+    if (p->count > BINNED_PER_PACKET)
+        snprintf(why, sizeof why, "a binned packet holds %u triangles (at most %d)", p->count,
+                 BINNED_PER_PACKET);
+    for (uint32_t i = 0; !why[0] && i < p->count; i++)
+        if (!prim_ok(s, &p->t[i].prim))
+            snprintf(why, sizeof why, "binned triangle %u (primitive %u): outside the scene or the image, "
+                     "or not set up", i, p->t[i].prim.tri.prim);
+    return !why[0] || refuse(c, why, __FILE__, __LINE__);
+}
+
+bool plr_check_frags(gr_ctx *c, const plr_state *s, const frag_pkt *p)
+{
+    char why[200] = "";
+    if (p->count > FRAGS_PER_PACKET || p->ntris > TRIS_PER_PACKET)
+        snprintf(why, sizeof why, "a fragment packet holds %u fragments of %u triangles (at most %d of "
+                 "%d)", p->count, p->ntris, FRAGS_PER_PACKET, TRIS_PER_PACKET);
+    for (uint32_t t = 0; !why[0] && t < p->ntris; t++)
+        if (p->tris[t].prim >= s->geo->ntriangles)
+            snprintf(why, sizeof why, "fragment packet triangle %u: primitive %u of %zu", t, p->tris[t].prim,
+                     s->geo->ntriangles);
+    for (uint32_t i = 0; !why[0] && i < p->count; i++)
+        if (p->tri[i] >= p->ntris || p->x[i] >= s->width || p->y[i] >= s->height)
+            snprintf(why, sizeof why, "fragment %u at (%u, %u) of triangle %u: outside the %dx%d image or "
+                     "the packet's %u triangles", i, p->x[i], p->y[i], p->tri[i], s->width, s->height,
+                     p->ntris);
+    return !why[0] || refuse(c, why, __FILE__, __LINE__);
+}
