@@ -48,4 +48,10 @@ fuzz: fuzz-deps $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS) graph plugin)
 	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/fuzz_$$k -max_total_time=$(FUZZ_SECONDS) \
 	        -timeout=20 -rss_limit_mb=3072 -max_len=65536 -artifact_prefix=tests/fuzz/regress/ \
 	        $(FUZZ_DIR)/corpus-$$k tests/fuzz/corpus/$$k || exit 1; done
-.PHONY: fuzz fuzz-deps
+
+# The hostile-input soak: every fuzz target (mesh and scene files, graph files, hostile
+# plugin stages) for SOAK_MINUTES in all (default 60), split evenly between them.
+SOAK_MINUTES ?= 60
+soak:
+	$(MAKE) fuzz FUZZ_SECONDS=$$(( $(SOAK_MINUTES) * 60 / 6 ))
+.PHONY: fuzz fuzz-deps soak
