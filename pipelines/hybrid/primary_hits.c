@@ -77,9 +77,8 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
                           plrt_ray *rays)
 {
     plrt_sample smp[RT_PACKET_MAX];
-    gr_assert(c, run->count <= p->packet);
-    uint32_t n = run->count <= p->packet ? plrt_run_samples(run, p->frame->width, p->frame->height, p->spp, smp) : 0;
-    gr_assert(c, n == run->count);        /* a Z-Tile with another spp ran past the tile */
+    uint32_t n = plrt_run_samples_checked(c, run, p->packet, p->frame->width, p->frame->height, p->spp,
+                                          smp);
     uint32_t raster = 0;
     own_tests o;
     o.rays.n = 0;

@@ -89,9 +89,7 @@ static void sampler_main(gr_ctx *c)
     const sampler_state *s = gr_user(c);
     const plrt_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
-    gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->width, s->height, s->spp, plrt_elems(out)) : 0;
-    gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
+    uint32_t n = plrt_run_samples_checked(c, r, s->packet, s->width, s->height, s->spp, plrt_elems(out));
     gr_set_count(out, n);
 }
 
@@ -170,9 +168,7 @@ static void primary_main(gr_ctx *c)
     const plrt_sample_run *r = gr_input(c, NULL);
     void *out = gr_output(c, 0);
     plrt_sample smp[RT_PACKET_MAX];
-    gr_assert(c, r->count <= s->packet);
-    uint32_t n = r->count <= s->packet ? plrt_run_samples(r, s->frame->width, s->frame->height, s->spp, smp) : 0;
-    gr_assert(c, n == r->count);          /* a Tiler with another spp ran past the tile */
+    uint32_t n = plrt_run_samples_checked(c, r, s->packet, s->frame->width, s->frame->height, s->spp, smp);
     camera_rays(s, smp, n, plrt_elems(out));
     gr_set_count(out, n);
     if (!s->bvh) return;

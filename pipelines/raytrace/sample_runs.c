@@ -1,6 +1,7 @@
 /* sample_runs.c — see sample_runs.h. */
 #include "pipelines/raytrace/sample_runs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t hash32(uint32_t x)
@@ -123,4 +124,18 @@ uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int height, int s
         run_advance(&u, &r->tile, spp);
     }
     return i;
+}
+
+uint32_t plrt_run_samples_checked(gr_ctx *c, const plrt_sample_run *r, uint32_t room, int width,
+                                  int height, int spp, plrt_sample *out)
+{
+    const plrt_tile *t = &r->tile;
+    uint32_t n = r->count <= room ? plrt_run_samples(r, width, height, spp, out) : 0;
+    if (n == r->count) return n;
+    char why[200];
+    snprintf(why, sizeof why, "a sample run of %u samples from %u, tile (%d, %d)-(%d, %d), block (%d, "
+             "%d): %u of them in this %dx%d image at %d samples per pixel (room for %u)", r->count,
+             r->first, t->x0, t->y0, t->x1, t->y1, r->bx, r->by, n, width, height, spp, room);
+    gr_assert_at(c, false, why, __FILE__, __LINE__);
+    return 0;
 }

@@ -41,4 +41,10 @@ void plrt_runs_flush(plrt_run_cutter *r, gr_ctx *c);
  * run when the count falls short). */
 uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int height, int spp, plrt_sample *out);
 
+/* The same for a run that came in a packet, into `room` samples: fails the run (named,
+ * with what was wrong) and returns 0 unless it has at most `room` samples, lies in the
+ * image and gives all r->count of them (a Tiler cut for another spp runs past its tile). */
+uint32_t plrt_run_samples_checked(gr_ctx *c, const plrt_sample_run *r, uint32_t room, int width,
+                                  int height, int spp, plrt_sample *out);
+
 #endif
