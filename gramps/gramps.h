@@ -105,6 +105,14 @@ typedef struct gr_stage_desc {
                                       packets are consumed), so the program combines several
                                       packets into one and forwards it in place. Needs an
                                       unordered Collection input and an in-place output */
+    bool recirculate;              /* with coalesce_input, a full parallel reduction (thesis
+                                      §3.5.3): a task's in-place result goes back to the
+                                      stage's input, joined with another result, until one
+                                      packet remains; when the input has ended, that packet
+                                      goes to the in-place output queue. A task must leave
+                                      at most half a packet of elements (the run fails
+                                      otherwise), so two results always fit in one. All
+                                      input packets join, whatever their keys */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage

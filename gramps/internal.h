@@ -279,6 +279,11 @@ struct gr_stage_rt {
     bool runnable_at_launch;
     gr_spin inst_lock;
     gr_inst *instances;
+    /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
+     * under held_lock. Charged to the input queue's space, not to its component's
+     * pending work, so that the component can finish; finishing forwards it. */
+    gr_spin held_lock;
+    gr_pkt *held;
     _Atomic(uint32_t) ninstances;
     _Atomic(uint64_t) preemptions;
 };
@@ -594,6 +599,13 @@ void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
 
 /* shader_stage.c */
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
+/* Appends src's elements to dst's (same queue layout; the caller checked they fit). */
+void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);
+
+/* reduction.c: recirculating in-place reductions (gr_stage_desc.recirculate) */
+void gr_reduction_join_held(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
+void gr_reduction_keep(gr_worker *w, gr_ctx *c);
+void gr_reduction_finish(gr_worker *w, gr_comp *c);
 
 /* term.c */
 /* w must be the calling pthread's worker (or, before the workers start, any worker):
