@@ -269,6 +269,12 @@ GR_API gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w)
 GR_API gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
 /* Input from a queue set by key/index, for non-instanced consumers. */
 GR_API gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
+/* Input from whichever subqueue of a queue set is ready (thesis appendix A.2's
+ * GR_RESERVE_FLAG_ANYSUBQUEUE), for non-instanced consumers: n packets of one subqueue
+ * that has them, is full, or has ended (then GR_SHORT with what is left); w->key and
+ * w->subqueue say which. Blocks while none is; GR_NOMORE once the set has ended and
+ * every subqueue is empty. Commit as for gr_reserve. */
+GR_API gr_status gr_reserve_any(gr_ctx *c, int input, uint32_t n, gr_window *w);
 GR_API gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
 /* The key of the subqueue an instanced Thread stage (or a Shader task) is bound to. */
 GR_API uint64_t gr_key(const gr_ctx *c);
