@@ -18,6 +18,7 @@ static const char *const configs[][6] = {
     {"srad", "graph.rows=40", "graph.cols=24", "graph.band=5", "graph.iterations=3", NULL},
     {"fm-radio", "graph.samples=1000", "graph.bands=3", "graph.taps=16", "graph.block=64", NULL},
     {"mergesort", "graph.values=10000", "graph.chunk=300", NULL},
+    {"gaussian", "graph.n=40", "graph.band=3", NULL},
     {"mergesort", "graph.values=1", "graph.chunk=300", NULL},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof *configs))
@@ -132,6 +133,10 @@ static void test_gramps_run_apps(void)
     CHECK_MSG(run("srad --set graph.band=0") == 2 && strstr(out, "--set") && strstr(out, "srad.band"), "%s", out);
     CHECK_MSG(run("srad --scheduler fifo") == 2 && strstr(out, "--scheduler"), "%s", out);
     CHECK_MSG(run("fm-radio --plugin x.so") == 2 && strstr(out, "--plugin"), "%s", out);
+    CHECK_MSG(run("gaussian -t 2 --set graph.n=30 --set graph.band=4") == 0 &&
+              strstr(out, "equal bit for bit to the serial solution"), "%s", out);
+    CHECK_MSG(run("gaussian --set graph.n=1") == 2 && strstr(out, "gaussian.n") && strstr(out, "[2, 4096]"),
+              "%s", out);
 }
 
 int main(int argc, char **argv)
