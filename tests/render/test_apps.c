@@ -10,14 +10,16 @@ static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-fir
 #define NSCHEDULERS ((int)(sizeof schedulers / sizeof *schedulers))
 
 /* Small versions of each app; the other histograms are the forwarding combiner's and the
- * reduce-only form. */
+ * reduce-only form; mergesort with whole merges and with merges split in parts of 700
+ * keys (a 5-part root, parts that start mid-run in both halves). */
 static const char *const configs[][6] = {
     {"histogram", "graph.values=20000", "graph.chunk=500", "graph.bins=64", NULL},
     {"histogram", "graph.values=9000", "graph.chunk=250", "graph.combine=1", NULL},
     {"histogram", "graph.values=7777", "graph.chunk=333", "graph.combine=0", NULL},
     {"srad", "graph.rows=40", "graph.cols=24", "graph.band=5", "graph.iterations=3", NULL},
     {"fm-radio", "graph.samples=1000", "graph.bands=3", "graph.taps=16", "graph.block=64", NULL},
-    {"mergesort", "graph.values=10000", "graph.chunk=300", NULL},
+    {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=0", NULL},
+    {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=700", NULL},
     {"gaussian", "graph.n=40", "graph.band=3", NULL},
     {"mergesort", "graph.values=1", "graph.chunk=300", NULL},
 };
