@@ -87,9 +87,12 @@ void gr_reduction_finish(gr_worker *w, gr_comp *c)
     gr_graph *g = w->g;
     for (int i = 0; i < c->nstages; i++) {
         gr_stage_rt *s = g->stages[c->stages[i]];
-        gr_pkt *h = s->held;
-        if (!s->d.recirculate || !h) continue;
+        if (!s->d.recirculate) continue;
+        gr_spin_lock(&s->held_lock);      /* ordered after the last task's store already; */
+        gr_pkt *h = s->held;              /* the lock says so to the sanitizers too */
         s->held = NULL;
+        gr_spin_unlock(&s->held_lock);
+        if (!h) continue;
         gr_queue_rt *in_q = h->queue, *out = result_queue(g, s);
         if (gr_capacity_release(w, in_q, 1)) gr_wake_out_waiters(w, in_q, NULL);
         h->queue = out;
