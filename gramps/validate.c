@@ -85,6 +85,10 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
 
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
+    if (s->d.coalesce_input || s->d.recirculate)
+        FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks to %s its input: that is for Shader "
+                "stages (a Thread stage reserves what it combines itself)", s->name,
+                s->d.recirculate ? "recirculate" : "coalesce");
     if (s->d.every_subqueue && !s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
              "instanced", s->name);

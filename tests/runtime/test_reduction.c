@@ -168,6 +168,23 @@ static void test_bad_graphs_refused(void)
     gr_graph_destroy(g);
 }
 
+/* Coalescing and recirculating are Shader constructs: a Thread stage asking is refused. */
+static void test_thread_stage_refused(void)
+{
+    red_params p = {.packets = 10};
+    gr_graph *g = gr_graph_create();
+    gr_queue_desc a = sums_queue("singles");
+    int qa = gr_queue(g, &a);
+    int gen = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen_singles, .user = &p});
+    int col = gr_stage(g, &(gr_stage_desc){.name = "collect", .kind = GR_THREAD, .main = collect, .user = &p,
+                                           .coalesce_input = true, .recirculate = true});
+    gr_bind(g, gen, GR_BIND_OUTPUT, qa);
+    gr_bind(g, col, GR_BIND_INPUT, qa);
+    CHECK(launch(g, "gramps", 1, 0) == GR_ERR_INVALID);
+    CHECK_MSG(strstr(gr_error(g), "Thread stage 'collect' asks to recirculate its input"), "%s", gr_error(g));
+    gr_graph_destroy(g);
+}
+
 int main(void)
 {
     RUN(test_thousand_packets_reduce_to_one);
@@ -175,5 +192,6 @@ int main(void)
     RUN(test_no_input_and_one_packet);
     RUN(test_result_too_large_fails);
     RUN(test_bad_graphs_refused);
+    RUN(test_thread_stage_refused);
     return check_finish();
 }
