@@ -11,7 +11,10 @@
  * coalesce_input) gets several map packets joined into one, as many as fit in a packet
  * of 4 x bins pairs, merges the pairs that share a bin and forwards the packet, so
  * reduce (Thread) reads fewer packets and adds fewer pairs; reduce sums every pair into
- * the histogram. Integer sums: any order gives the same histogram. */
+ * the histogram. With combine = 2 (the default) combine recirculates its results
+ * (gr_stage_desc.recirculate, the thesis' full parallel reduction): they join and go
+ * round again until one packet of at most `bins` pairs remains, the only one reduce
+ * reads. Integer sums: any order gives the same histogram. */
 #include "apps/apps.h"
 
 #include <inttypes.h>
@@ -33,6 +36,7 @@ typedef struct hg_state {
     int input;                            /* buffer id of the uint16 values */
     uint64_t *histogram;                  /* reduce's result */
     uint64_t pairs_reduced;               /* reduce's: the pairs it added */
+    uint64_t packets_reduced;             /* and the packets they came in */
 } hg_state;
 
 static uint16_t hg_value(const hg_state *s, uint32_t i)
@@ -93,6 +97,7 @@ static void reduce_main(gr_ctx *c)
         const hg_pairs *pk = w.mem;
         gr_assert(c, pk->count <= HG_PACKET_BINS * s->bins);
         s->pairs_reduced += pk->count;
+        s->packets_reduced++;
         for (uint32_t i = 0; i < pk->count; i++) {
             gr_assert(c, pk->p[i].bin < s->bins);
             s->histogram[pk->p[i].bin] += pk->p[i].count;
@@ -115,7 +120,7 @@ static void hg_destroy(void *p)
     free(s);
 }
 
-static void add_stages(gr_graph *g, hg_state *s, bool combine)
+static void add_stages(gr_graph *g, hg_state *s, int64_t combine)
 {
     int chunks = gr_queue(g, &(gr_queue_desc){.name = "chunks", .packet_bytes = sizeof(hg_chunk),
                                               .capacity = 64});
@@ -130,7 +135,8 @@ static void add_stages(gr_graph *g, hg_state *s, bool combine)
     gr_bind(g, map, GR_BIND_OUTPUT, pairs);
     if (combine) {
         int comb = gr_stage(g, &(gr_stage_desc){.name = "combine", .kind = GR_SHADER, .main = combine_main,
-                                                .user = s, .coalesce_input = true});
+                                                .user = s, .coalesce_input = true,
+                                                .recirculate = combine == 2});
         gr_bind(g, comb, GR_BIND_INPUT, pairs);
         gr_bind(g, comb, GR_BIND_INPLACE, combined);
     }
@@ -155,7 +161,7 @@ static void *hg_build(gr_graph *g, const int64_t *v, char err[AP_MSG_MAX])
     for (uint32_t i = 0; i < s->values; i++) input[i] = hg_value(s, i);
     s->input = gr_buffer(g, "pixels", (size_t)s->values * sizeof *input, input, false);
     free(input);
-    add_stages(g, s, v[P_COMBINE] != 0);
+    add_stages(g, s, v[P_COMBINE]);
     if (*gr_error(g)) {
         snprintf(err, AP_MSG_MAX, "histogram: %s", gr_error(g));
         hg_destroy(s);
@@ -181,8 +187,10 @@ static int hg_check(void *p, gr_graph *g, char line[AP_MSG_MAX])
                  "histogram %" PRIu64, bad, s->histogram[bad], serial[bad]);
     else
         snprintf(line, AP_MSG_MAX, "histogram: %" PRIu32 " values into %" PRIu32 " bins, the "
-                 "fullest bin %" PRIu32 " with %" PRIu64 ", %" PRIu64 " pairs reduced; equal to "
-                 "the serial histogram", s->values, s->bins, top, serial[top], s->pairs_reduced);
+                 "fullest bin %" PRIu32 " with %" PRIu64 ", %" PRIu64 " pairs reduced from %"
+                 PRIu64 " packet%s; equal to the serial histogram", s->values, s->bins, top,
+                 serial[top], s->pairs_reduced, s->packets_reduced,
+                 s->packets_reduced == 1 ? "" : "s");
     free(serial);
     return bad < s->bins ? -1 : 0;
 }
@@ -191,7 +199,8 @@ static const ap_param hg_params[] = {
     [P_VALUES] = {"values", 1 << 20, 1, 1 << 28, "pixel values to count"},
     [P_BINS] = {"bins", 256, 1, HG_MAX_BINS, "histogram bins"},
     [P_CHUNK] = {"chunk", 4096, 1, 1 << 24, "values per map task"},
-    [P_COMBINE] = {"combine", 1, 0, 1, "1: a coalescing combine stage merges map packets before reduce; 0: reduce-only"},
+    [P_COMBINE] = {"combine", 2, 0, 2, "2: combine merges map packets and recirculates its results down to one packet; "
+                   "1: combine merges map packets and forwards each result to reduce; 0: reduce-only"},
     [P_SEED] = {"seed", 1, 0, INT32_MAX, "the input's hash seed"},
 };
 

@@ -105,6 +105,14 @@ typedef struct gr_stage_desc {
                                       packets are consumed), so the program combines several
                                       packets into one and forwards it in place. Needs an
                                       unordered Collection input and an in-place output */
+    bool recirculate;              /* with coalesce_input, a full parallel reduction (thesis
+                                      §3.5.3): a task's in-place result goes back to the
+                                      stage's input, joined with another result, until one
+                                      packet remains; when the input has ended, that packet
+                                      goes to the in-place output queue. A task must leave
+                                      at most half a packet of elements (the run fails
+                                      otherwise), so two results always fit in one. All
+                                      input packets join, whatever their keys */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage
@@ -261,6 +269,12 @@ GR_API gr_status gr_reserve_out(gr_ctx *c, int output, uint32_t n, gr_window *w)
 GR_API gr_status gr_reserve_out_key(gr_ctx *c, int output, uint32_t n, uint64_t key, gr_window *w);
 /* Input from a queue set by key/index, for non-instanced consumers. */
 GR_API gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_window *w);
+/* Input from whichever subqueue of a queue set is ready (thesis appendix A.2's
+ * GR_RESERVE_FLAG_ANYSUBQUEUE), for non-instanced consumers: n packets of one subqueue
+ * that has them, is full, or has ended (then GR_SHORT with what is left); w->key and
+ * w->subqueue say which. Blocks while none is; GR_NOMORE once the set has ended and
+ * every subqueue is empty. Commit as for gr_reserve. */
+GR_API gr_status gr_reserve_any(gr_ctx *c, int input, uint32_t n, gr_window *w);
 GR_API gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n);
 /* The key of the subqueue an instanced Thread stage (or a Shader task) is bound to. */
 GR_API uint64_t gr_key(const gr_ctx *c);

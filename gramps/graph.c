@@ -162,6 +162,7 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
         memcpy(s->config, d->config, d->config_bytes);
     }
     gr_spin_init(&s->inst_lock);
+    gr_spin_init(&s->held_lock);
     g->stages[g->nstages] = s;
     return g->nstages++;
 }

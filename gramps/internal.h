@@ -164,8 +164,12 @@ struct gr_queue_rt {
     _Atomic(int) full_subqueues;      /* subqueues holding capacity or more (gr_subq_charge) */
     /* Its (not instanced) consumer returned: a packet arriving now is lost (queue.c). */
     _Atomic(bool) consumer_done;
-    gr_spin wait_lock;                /* Shader-fed queues: out_waiters below */
+    gr_spin wait_lock;                /* Shader-fed queues: out_waiters below; sets: any_waiter */
     gr_inst *out_waiters;
+    /* A set's consumer blocked in gr_reserve_any, and the packets it needs (any_subqueue.c):
+     * written under wait_lock, read without it by producers to skip the lock. */
+    _Atomic(gr_inst *) any_waiter;
+    uint32_t any_need;
     char pad_end[64];                 /* keeps the next allocation off these lines */
 };
 
@@ -279,6 +283,11 @@ struct gr_stage_rt {
     bool runnable_at_launch;
     gr_spin inst_lock;
     gr_inst *instances;
+    /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
+     * under held_lock. Charged to the input queue's space, not to its component's
+     * pending work, so that the component can finish; finishing forwards it. */
+    gr_spin held_lock;
+    gr_pkt *held;
     _Atomic(uint32_t) ninstances;
     _Atomic(uint64_t) preemptions;
 };
@@ -594,6 +603,23 @@ void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
 
 /* shader_stage.c */
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
+/* Appends src's elements to dst's (same queue layout; the caller checked they fit). */
+void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);
+
+/* any_subqueue.c: gr_reserve_any's wait on a whole queue set */
+/* A subqueue of q with packets that meets the need, or NULL; *all_done: q is closed and
+ * every subqueue empty (nothing will come). */
+gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all_done);
+void gr_park_any(gr_worker *w, gr_inst *inst);
+/* A packet arrived in s (NULL: q closed): wakes the waiter if s meets its need. */
+void gr_wake_any(gr_worker *w, gr_queue_rt *q, gr_subq *s);
+/* A quiescent cycle: hands the waiter a short reservation if any subqueue has packets. */
+bool gr_grant_any(gr_worker *w, gr_queue_rt *q);
+
+/* reduction.c: recirculating in-place reductions (gr_stage_desc.recirculate) */
+void gr_reduction_join_held(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
+void gr_reduction_keep(gr_worker *w, gr_ctx *c);
+void gr_reduction_finish(gr_worker *w, gr_comp *c);
 
 /* term.c */
 /* w must be the calling pthread's worker (or, before the workers start, any worker):

@@ -208,6 +208,7 @@ static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
     gr_spin_unlock(&s->lock);
     if (waiter) gr_make_runnable(w, waiter);
     if (lost) gr_report_left(w->g, s, lost, true);
+    if (s->queue->is_set) gr_wake_any(w, s->queue, s);
 }
 
 /* The consumer of s returned (lock taken here). Its reservations are all committed
@@ -283,6 +284,7 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
     gr_spin_unlock(&s->lock);
     if (waiter) gr_make_runnable(w, waiter);
     if (lost) gr_report_left(w->g, s, lost, true);
+    if (p && s->queue->is_set) gr_wake_any(w, s->queue, s);
     if (dropped) gr_wake_out_waiters(w, s->queue, s);
     if (pool_waiters) gr_wake_out_waiters(w, s->queue, NULL);
 }
@@ -440,6 +442,7 @@ void gr_close_queue(gr_worker *w, gr_queue_rt *q)
         if (waiter) gr_make_runnable(w, waiter);
         if (every) ensure_consumer(w, q, s);
     }
+    if (q->is_set) gr_wake_any(w, q, NULL);
 }
 
 /* A quiescent component whose Thread consumers wait for more packets than are there:
@@ -464,5 +467,6 @@ int gr_grant_waiting(gr_worker *w, gr_queue_rt *q)
         gr_spin_unlock(&s->lock);
         if (waiter) { gr_make_runnable(w, waiter); woken++; }
     }
+    if (q->is_set && gr_grant_any(w, q)) woken++;
     return woken;
 }

@@ -53,6 +53,13 @@ static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
     return gr_try_charge(w, q, 1, gr_exempt(w->g, &c->stage->out[i]));
 }
 
+/* Output i is the in-place binding of a recirculating reduction: the task's result
+ * goes back to its input (reduction.c), not to that queue. */
+static bool recirculates(const gr_stage_rt *s, int i)
+{
+    return s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
+}
+
 /* Reserves output i before the task runs, so that it runs to completion without
  * waiting; false when the queue is full. A forward push binding into a plain queue
  * reserves its first coalesced packet (see push_element). */
@@ -66,6 +73,10 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
         if (gr_exempt(w->g, &s->out[i]) || q->is_set) return true;
         c->push_unit[i] = gr_try_charge(w, q, 1, false);
         return c->push_unit[i];
+    }
+    if (recirculates(s, i)) {             /* stays charged to the input (reduction.c) */
+        c->out[i] = c->in;
+        return true;
     }
     if (!charge_output(w, c, i, q)) return false;
     if (s->out[i].mode == GR_BIND_INPLACE) {
@@ -154,11 +165,14 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     gr_stage_rt *s = c->stage;
     gr_pkt *in = c->in;
     gr_queue_rt *in_q = in->queue;
-    bool forwarded = false;
-    for (int i = 0; i < s->nout; i++)
-        if (commit_output(w, c, i)) forwarded = true;
+    bool forwarded = false, kept = false;
+    for (int i = 0; i < s->nout; i++) {
+        if (recirculates(s, i)) kept = true;
+        else if (commit_output(w, c, i)) forwarded = true;
+    }
     if (in_q->gates) gr_gate_task_done(w, in_q, c->key);   /* the subqueue's next packet */
-    if (forwarded) gr_uncharge_later(w, in_q, 1);   /* left the input queue, packet lives on */
+    if (kept) gr_reduction_keep(w, c);
+    else if (forwarded) gr_uncharge_later(w, in_q, 1);   /* left the input queue, packet lives on */
     else gr_release_later(w, in);
 }
 
@@ -174,6 +188,15 @@ static bool joins(const gr_pkt *in, void *t)
            gr_count(gr_pkt_data(p)) + gr_count(gr_pkt_data((gr_pkt *)in)) <= q->d.elements;
 }
 
+void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src)
+{
+    char *d = gr_pkt_data(dst);
+    uint32_t have = gr_count(d), n = gr_count(gr_pkt_data(src));
+    memcpy(d + q->d.header_bytes + (size_t)have * q->d.element_bytes,
+           (char *)gr_pkt_data(src) + q->d.header_bytes, (size_t)n * q->d.element_bytes);
+    gr_set_count(d, have + n);
+}
+
 /* Appends to `in` the elements of the packets of its stage on top of the worker's own
  * deque while they fit, and consumes those packets (their queue space and pending units
  * go as a finished task's do). Only the owner's end of its own deque is touched: the
@@ -181,16 +204,12 @@ static bool joins(const gr_pkt *in, void *t)
 static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
 {
     const gr_queue_rt *q = in->queue;
-    char *dst = gr_pkt_data(in);
+    if (s->d.recirculate) gr_reduction_join_held(w, s, in);
     void *t;
-    while (gr_count(dst) < q->d.elements && (t = gr_dq_pop(&w->dq[s->deque]))) {
+    while (gr_count(gr_pkt_data(in)) < q->d.elements && (t = gr_dq_pop(&w->dq[s->deque]))) {
         if (!joins(in, t)) { gr_push_own(w, s, s->deque, t); return; }
-        gr_pkt *p = t;
-        uint32_t have = gr_count(dst), n = gr_count(gr_pkt_data(p));
-        memcpy(dst + q->d.header_bytes + (size_t)have * q->d.element_bytes,
-               (char *)gr_pkt_data(p) + q->d.header_bytes, (size_t)n * q->d.element_bytes);
-        gr_set_count(dst, have + n);
-        gr_release_later(w, p);
+        gr_append_elements(q, in, t);
+        gr_release_later(w, t);
     }
 }
 

@@ -86,8 +86,11 @@ void gr_requeue(gr_worker *w, gr_inst *inst)
 bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s)
 {
     if (s->d.kind != GR_SHADER) return false;
-    for (int i = 0; i < s->nout; i++)
-        if (!s->out[i].backward && gr_queue_full(w, w->g->queues[s->out[i].queue])) return true;
+    for (int i = 0; i < s->nout; i++) {
+        bool recirculated = s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
+        if (!s->out[i].backward && !recirculated && gr_queue_full(w, w->g->queues[s->out[i].queue]))
+            return true;
+    }
     return false;
 }
 

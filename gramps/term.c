@@ -15,6 +15,7 @@
 static void comp_finish(gr_worker *w, gr_comp *c)
 {
     gr_graph *g = w->g;
+    gr_reduction_finish(w, c);            /* before the outputs lose their producer */
     atomic_store(&c->finished, true);
     for (int i = 0; i < c->nout_queues; i++) {
         gr_queue_rt *q = g->queues[c->out_queues[i]];

@@ -65,6 +65,7 @@ void gr_inst_destroy(gr_graph *g, gr_inst *inst)
 static void park_in(gr_worker *w, gr_inst *inst)
 {
     gr_subq *s = inst->block_sub;
+    if (!s) { gr_park_any(w, inst); return; }
     gr_spin_lock(&s->lock);
     bool ready = gr_subq_need_met(s, inst->block_need, inst->grant_short);
     if (!ready) {
@@ -158,6 +159,15 @@ void gr_inst_abandon(gr_ctx *c)
 static void wait_input(gr_ctx *c, gr_subq *s, uint32_t need)
 {
     c->inst->block_sub = s;
+    c->inst->block_need = need;
+    yield_to_worker(c, GR_YIELD_BLOCK_IN);
+}
+
+/* Waits until some subqueue of the set q meets the need (any_subqueue.c). */
+static void wait_any_input(gr_ctx *c, gr_queue_rt *q, uint32_t need)
+{
+    c->inst->block_sub = NULL;
+    c->inst->block_queue = q;
     c->inst->block_need = need;
     yield_to_worker(c, GR_YIELD_BLOCK_IN);
 }
@@ -324,7 +334,7 @@ gr_status gr_reserve(gr_ctx *c, int input, uint32_t n, gr_window *w)
     gr_subq *s = c->inst->bound;
     if (!s && q->is_set)
         gr_fail(c, GR_ERR_INVALID, "stage '%s': input '%s' is a queue set; a stage that is not "
-                "instanced reads it with gr_reserve_key", c->stage->name, q->name);
+                "instanced reads it with gr_reserve_key or gr_reserve_any", c->stage->name, q->name);
     if (!s) s = q->subs[0];
     if (n == 0) gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve of 0 packets", c->stage->name);
     gr_status st = reserve_in(c, input, s, n, w);
@@ -339,6 +349,28 @@ gr_status gr_reserve_key(gr_ctx *c, int input, uint32_t n, uint64_t key, gr_wind
     gr_subq *s = gr_subq_get(c->w, q, key, true);
     if (!s) gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", c->stage->name, c->g->error);
     return leave(c, reserve_in(c, input, s, n, w));
+}
+
+gr_status gr_reserve_any(gr_ctx *c, int input, uint32_t n, gr_window *w)
+{
+    if (enter(c, "gr_reserve_any") != GR_OK) return GR_ERR_INVALID;
+    gr_queue_rt *q = input_queue(c, input);
+    if (!q->is_set || c->inst->bound)
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': gr_reserve_any on input '%s', which is %s",
+                c->stage->name, q->name, q->is_set ? "its instance's own subqueue (use "
+                "gr_reserve)" : "no queue set (use gr_reserve)");
+    if (n == 0) gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve of 0 packets", c->stage->name);
+    for (;;) {
+        bool done;
+        gr_subq *s = gr_any_ready(q, n, c->inst->grant_short, &done);
+        if (s) return leave(c, reserve_in(c, input, s, n, w));
+        if (done) {
+            c->inst->grant_short = false;
+            *w = (gr_window){0};
+            return leave(c, GR_NOMORE);
+        }
+        wait_any_input(c, q, n);
+    }
 }
 
 gr_status gr_commit(gr_ctx *c, int input, uint32_t n)

@@ -33,6 +33,27 @@ static bool check_queue(gr_graph *g, gr_queue_rt *q)
     return true;
 }
 
+/* A recirculating reduction (reduction.c) coalesces a plain queue's packets, two of
+ * whose results fit in one, and sends its one result to a plain unordered queue. */
+static bool check_recirculation(gr_graph *g, gr_stage_rt *s, const gr_queue_rt *in)
+{
+    if (!s->d.coalesce_input)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' recirculates its reduction, which needs "
+                "coalesce_input as well", s->name);
+    if (in->is_set || in->d.elements < 2)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' recirculates its reduction, which needs a "
+                "plain input queue of at least 2 elements per packet ('%s' is %s)", s->name,
+                in->name, in->is_set ? "a queue set" : "of 1 element");
+    for (int i = 0; i < s->nout; i++) {
+        const gr_queue_rt *q = g->queues[s->out[i].queue];
+        if (s->out[i].mode == GR_BIND_INPLACE && (q->is_set || q->d.ordered))
+            FAIL_AT(s->id, q->id, "Shader stage '%s' recirculates its reduction into '%s', "
+                    "which is %s: its one result goes to a plain unordered queue", s->name,
+                    q->name, q->is_set ? "a queue set" : "ordered");
+    }
+    return true;
+}
+
 static bool check_shader(gr_graph *g, gr_stage_rt *s)
 {
     if (s->nin != 1)
@@ -55,6 +76,7 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
              "input queue ('%s' is %s) and an in-place output", s->name, in->name,
              in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
              "the stage has no in-place output");
+    if (s->d.recirculate && !check_recirculation(g, s, in)) return false;
     if (s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);
@@ -63,6 +85,10 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
 
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
+    if (s->d.coalesce_input || s->d.recirculate)
+        FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks to %s its input: that is for Shader "
+                "stages (a Thread stage reserves what it combines itself)", s->name,
+                s->d.recirculate ? "recirculate" : "coalesce");
     if (s->d.every_subqueue && !s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
              "instanced", s->name);

@@ -11,8 +11,9 @@
  * a '/' are looked up in GRAMPS_PLUGIN_PATH, then in plugins/ beside this program's bin/
  * (tools/common/plugin_path.h). Graph values may use $workers.
  *
- * APP is a built-in application (apps/apps.h: histogram, srad, fm-radio, mergesort): a
- * graph built in C whose result is compared with a serial implementation after the run.
+ * APP is a built-in application (apps/apps.h: histogram, srad, fm-radio, mergesort,
+ * gaussian): a graph built in C whose result is compared with a serial implementation
+ * after the run.
  * An argument with a '/' or ending in ".graph" is a graph file, any other an app's name.
  *
  * Exit status: 0 after a successful run (an app's: whose result equals the serial one),

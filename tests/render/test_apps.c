@@ -9,13 +9,18 @@
 static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
 #define NSCHEDULERS ((int)(sizeof schedulers / sizeof *schedulers))
 
-/* Small versions of each app; the second histogram is the reduce-only form. */
+/* Small versions of each app; the other histograms are the forwarding combiner's and the
+ * reduce-only form; mergesort with whole merges and with merges split in parts of 700
+ * keys (a 5-part root, parts that start mid-run in both halves). */
 static const char *const configs[][6] = {
     {"histogram", "graph.values=20000", "graph.chunk=500", "graph.bins=64", NULL},
+    {"histogram", "graph.values=9000", "graph.chunk=250", "graph.combine=1", NULL},
     {"histogram", "graph.values=7777", "graph.chunk=333", "graph.combine=0", NULL},
     {"srad", "graph.rows=40", "graph.cols=24", "graph.band=5", "graph.iterations=3", NULL},
     {"fm-radio", "graph.samples=1000", "graph.bands=3", "graph.taps=16", "graph.block=64", NULL},
-    {"mergesort", "graph.values=10000", "graph.chunk=300", NULL},
+    {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=0", NULL},
+    {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=700", NULL},
+    {"gaussian", "graph.n=40", "graph.band=3", NULL},
     {"mergesort", "graph.values=1", "graph.chunk=300", NULL},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof *configs))
@@ -86,6 +91,26 @@ static void test_combiner_reduces(void)
               "without", with, without);
 }
 
+/* The recirculating combiner (gr_stage_desc.recirculate, the default combine=2) reduces
+ * every map packet to one, so reduce reads exactly one packet, one pair per bin the
+ * input fills (49 of 50: the skewed input leaves the top bin empty), under every
+ * policy and worker count. */
+static void test_recirculating_combiner_sends_one_packet(void)
+{
+    static const unsigned workers[] = {1, 2, 3, 8};
+    for (int s = 0; s < NSCHEDULERS; s++)
+        for (int i = 0; i < 4; i++) {
+            ap_config c;
+            configure(&c, (const char *const[]){"histogram", "graph.values=30000", "graph.chunk=300",
+                                                "graph.bins=50", NULL});
+            gr_launch_opts o = {.workers = workers[i], .scheduler = schedulers[s], .deadlock_seconds = 20};
+            ap_outcome res;
+            CHECK_MSG(ap_run(&c, &o, &res) == 0 && strstr(res.line, " 49 pairs reduced from 1 packet;"),
+                      "%s at %u workers: %s", schedulers[s], workers[i], res.line);
+            gr_graph_destroy(res.graph);
+        }
+}
+
 static void test_bad_parameters_refused(void)
 {
     ap_config c;
@@ -110,6 +135,10 @@ static void test_gramps_run_apps(void)
     CHECK_MSG(run("srad --set graph.band=0") == 2 && strstr(out, "--set") && strstr(out, "srad.band"), "%s", out);
     CHECK_MSG(run("srad --scheduler fifo") == 2 && strstr(out, "--scheduler"), "%s", out);
     CHECK_MSG(run("fm-radio --plugin x.so") == 2 && strstr(out, "--plugin"), "%s", out);
+    CHECK_MSG(run("gaussian -t 2 --set graph.n=30 --set graph.band=4") == 0 &&
+              strstr(out, "equal bit for bit to the serial solution"), "%s", out);
+    CHECK_MSG(run("gaussian --set graph.n=1") == 2 && strstr(out, "gaussian.n") && strstr(out, "[2, 4096]"),
+              "%s", out);
 }
 
 int main(int argc, char **argv)
@@ -119,6 +148,7 @@ int main(int argc, char **argv)
     RUN(test_every_scheduler_and_worker_count);
     RUN(test_a_wrong_result_is_caught);
     RUN(test_combiner_reduces);
+    RUN(test_recirculating_combiner_sends_one_packet);
     RUN(test_bad_parameters_refused);
     RUN(test_gramps_run_apps);
     return check_finish();
