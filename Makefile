@@ -59,14 +59,17 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LDLIBS   := -lmetis -lglpk -lm
 
 # System libraries used by the renderer modules (see README "Dependencies").
-RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
+RENDER_LDLIBS := -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
 
 GRAMPS_SRC := $(wildcard gramps/*.c) $(wildcard gramps/*.S)
-RENDER_SRC := $(wildcard apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
+RENDER_SRC := $(wildcard accel/*.c apps/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c output/*.c)
 # Code the programs share (option parsing, footprint study, plots): not installed.
 TOOLS_SRC  := $(wildcard tools/common/*.c)
+# OpenCL C kernel sources (*.cl beside the C code that launches them) are compiled in
+# as strings: each becomes a C file defining `const char cl_<path>[]` (mk/cl_embed.sh).
+CL_SRC     := $(wildcard */opencl/*.cl */*/opencl/*.cl)
 GRAMPS_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(GRAMPS_SRC))
-RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC))
+RENDER_OBJ := $(patsubst %,$(BUILD)/obj/%.o,$(RENDER_SRC)) $(patsubst %,$(BUILD)/obj/%.o,$(CL_SRC))
 TOOLS_OBJ  := $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS_SRC))
 
 # The libraries export what their installed headers declare and mark GR_API
@@ -114,6 +117,11 @@ FORCE:
 $(BUILD)/obj/%.c.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OBJFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.cl.o: %.cl mk/cl_embed.sh $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	sh mk/cl_embed.sh $< > $(@:.o=.c)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OBJFLAGS) -c $(@:.o=.c) -o $@
 
 $(BUILD)/obj/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -197,6 +197,39 @@ typedef enum cp_instancing {
                                           of the output */
 } cp_instancing;
 
+/* ---- kernels for an accelerator ---------------------------------------------------------- */
+
+/* An OpenCL C kernel a Shader stage type brings beside its C function (docs/opencl.md).
+ * A stage placed on the device (`device = opencl|auto`) runs each task as one launch:
+ * work-item i of the input packet's n elements runs
+ *     kernel void NAME(global ELEMENT *elements, uint n, global RESULT *results,
+ *                      global const T0 *buffer0, ...)
+ * reading element i (and, with `inplace`, rewriting it: the packet goes on with the
+ * new elements, as the C function's in-place output would) and writing its result at
+ * results[i] (result_bytes each). Then `emit` runs on the host with the packet and the
+ * results, in element order, and makes the task's pushes and outputs there: push
+ * coalescing, keys and in-place forwarding keep their meaning. The input must be a
+ * Collection queue. */
+struct ac_buffer;
+#define CP_KERNEL_BUFFERS 8
+#define CP_KERNEL_RESULTS_MAX 16384    /* result bytes of one packet (a stack buffer) */
+typedef struct cp_kernel {
+    const char *file;                  /* where the source lives, named in messages */
+    const char *source;                /* OpenCL C, static text (programs are cached by it) */
+    const char *name;                  /* its kernel function */
+    size_t result_bytes;               /* per element; 0: no results */
+    bool inplace;                      /* the kernel rewrites the elements */
+    /* The buffer arguments after the fixed ones (device copies the instance's create
+     * made, e.g. from a frame resource); returns how many (at most CP_KERNEL_BUFFERS). */
+    int (*buffers)(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+    /* NULL, or why this instance cannot run on the device (a feature the kernel lacks):
+     * `auto` keeps it on the CPU, `opencl` is refused with this reason. NULL hook: it
+     * always can. */
+    const char *(*unsupported)(void *state);
+    /* After each launch, on the host: the task's pushes and outputs; NULL: none. */
+    void (*emit)(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
+} cp_kernel;
+
 /* A stage's program sees its ports as gramps slots: inputs numbered in the order they
  * appear in `ports`, outputs (OUTPUT, PUSH, INPLACE) likewise. The composer binds every
  * port in that order, so an enum next to the port table is always the right slot. */
@@ -223,6 +256,14 @@ typedef struct cp_stage_type {
     int nresources;
 } cp_stage_type;
 
+/* A Shader stage type with an OpenCL kernel beside its C function (cp_kernel): `stage`
+ * is the type as any other (its main runs where it is placed on the CPU), registered
+ * with cp_register_kernel_stage. */
+typedef struct cp_kernel_stage_type {
+    cp_stage_type stage;
+    cp_kernel kernel;
+} cp_kernel_stage_type;
+
 /* An image-space stage type (see cp_image_tile): `stage` names it and gives its help,
  * parameters, create / finish / destroy hooks and resources, and has no ports and no
  * main (it is not a GRAMPS stage: the program runs it after the graph; finish runs after
@@ -244,6 +285,8 @@ struct cp_stage_init {
     void *frame;
     uint32_t replica, replicas;        /* position among a replicated stage's copies */
     const cp_instance *instance;
+    bool on_device;                    /* placed on the OpenCL device: create makes what the
+                                          kernel's buffers hook hands out */
 };
 
 /* The stage's parameter values (checked against the type's declaration). */
@@ -292,6 +335,11 @@ GR_API const cp_resource_type *cp_find_resource(const cp_registry *r, const char
 /* Every stage type with its kind, ports (mode, format), parameters and resources, then
  * every format and every resource. */
 GR_API void cp_registry_print(const cp_registry *r, FILE *out);
+/* A Shader type with a kernel: checked as cp_register_stage checks any type, and for a
+ * source, a kernel name, a file and a buffers hook. */
+GR_API int cp_register_kernel_stage(cp_registry *r, const cp_kernel_stage_type *t, char err[CP_ERR_MAX]);
+/* The kernel stage type t brings, or NULL: it runs on the CPU only. */
+GR_API const cp_kernel *cp_kernel_of(const cp_registry *r, const cp_stage_type *t);
 /* Stage type `name` as cp_registry_print lists it, then the formats of its ports; -1
  * when the registry has no such type. */
 GR_API int cp_registry_print_stage(const cp_registry *r, const char *name, FILE *out);
@@ -327,7 +375,9 @@ GR_API int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_
  *   [queue NAME]     format, capacity, elements, ordered, subqueues, dynamic_keys,
  *                    max_keys, replicate
  *   [stage NAME]     type, replicate, priority, fifo (a Shader's tasks oldest first),
- *                    PORT = QUEUE for every port, and the type's parameters
+ *                    device (cpu, opencl or auto: where a type with a kernel runs;
+ *                    [graph] device sets it for every such stage), PORT = QUEUE for
+ *                    every port, and the type's parameters
  * A value `$name` is the [graph] setting `name`, or else a variable the program
  * supplies (cp_vars). A replicated stage or queue NAME becomes NAME-0 .. NAME-(n-1); a
  * replicated stage's port bound to a queue replicated as often binds copy k to copy k,

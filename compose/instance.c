@@ -39,6 +39,9 @@ typedef struct inst_stage {
     int64_t priority;
     bool fifo;
     bool replicated;                   /* its section has `replicate` */
+    cp_placement placement;            /* asked for: its `device`, else [graph] device */
+    const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
+    cp_device_stage *device;           /* placed on the device, else NULL */
     int id;                            /* gramps stage id (image-space stages: GR_INVALID) */
 } inst_stage;
 
@@ -219,7 +222,7 @@ static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char 
     for (int i = 0; i < sec->n; i++) {
         const char *k = sec->settings[i].key;
         if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority") ||
-            !strcmp(k, "fifo")) continue;
+            !strcmp(k, "fifo") || !strcmp(k, "device")) continue;
         if (find_port(t, k) || find_param(t, k, &idx)) continue;
         return cp_fail(err, "%s: %s: type '%s' has no port or parameter '%s' (--list-stages "
                        "shows its ports and parameters)", sec->settings[i].where,
@@ -347,6 +350,33 @@ static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_typ
                    "declare", s->where, cp_section_label(sec, label), p->name, (int)len, v);
 }
 
+/* Where the stage asks to run: its `device` setting, else the [graph] one for a type
+ * with a kernel (a graph-wide opencl leaves kernel-less stages on the CPU), else cpu.
+ * A stage's own opencl or auto on a type without a kernel is refused. */
+static int placement_of(cp_instance *in, inst_stage *st, const cp_section *sec,
+                        const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    char buf[256], label[160];
+    const cp_section *graph = cp_section_find(in->desc, CP_SEC_GRAPH, NULL);
+    const cp_setting *s = cp_setting_find(sec, "device");
+    const cp_kernel *kernel = cp_kernel_of(in->desc->r, t);
+    if (!s && kernel && graph) s = cp_setting_find(graph, "device");
+    st->placement = CP_PLACE_CPU;
+    st->placement_where = NULL;
+    if (!s) return 0;
+    const char *v = cp_resolve(in->desc, in->vars, s, buf, err);
+    if (!v) return -1;
+    if (cp_placement_parse(v, &st->placement))
+        return cp_fail(err, "%s: %s: device = %s: expected cpu, opencl or auto", s->where,
+                       cp_section_label(sec, label), v);
+    st->placement_where = s->where;
+    if (st->placement != CP_PLACE_CPU && !kernel)
+        return cp_fail(err, "%s: stage '%s' (type %s): device = %s, but type %s has no OpenCL "
+                       "kernel (--list-stages shows the types that have one)", s->where,
+                       sec->name, t->name, v, t->name);
+    return 0;
+}
+
 static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
                       const cp_stage_type *t, uint32_t k, uint32_t reps, char err[CP_ERR_MAX])
 {
@@ -361,7 +391,7 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->port_copies = calloc((size_t)t->nports + 1, sizeof *st->port_copies);
     if (!st->params || !st->port_queue || !st->port_copies) return cp_fail(err, "out of memory");
     if (int_of(in, sec, "priority", 0, -CP_MAX_PRIORITY, CP_MAX_PRIORITY, &st->priority, err) ||
-        bool_of(in, sec, "fifo", &st->fifo, err)) return -1;
+        bool_of(in, sec, "fifo", &st->fifo, err) || placement_of(in, st, sec, t, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
     for (int i = 0; i < t->nports; i++) {
@@ -380,7 +410,8 @@ static int copy_stage(cp_instance *in, inst_stage *st, const inst_stage *first, 
 {
     const cp_stage_type *t = first->init.type;
     *st = (inst_stage){.init = first->init, .sec = first->sec, .priority = first->priority,
-                       .fifo = first->fifo, .replicated = true};
+                       .fifo = first->fifo, .replicated = true, .placement = first->placement,
+                       .placement_where = first->placement_where};
     st->init.name = st->name;
     st->init.replica = k;
     snprintf(st->name, sizeof st->name, "%s-%u", st->sec->name, k);
@@ -409,9 +440,10 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
     if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err))
         return -1;
     const cp_image_stage_type *image = cp_image_stage_of(in->desc->r, t);
-    if (image && (reps || cp_setting_find(sec, "priority") || cp_setting_find(sec, "fifo")))
-        return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority "
-                       "or fifo (it runs per tile, tiles in parallel, after the graph)",
+    if (image && (reps || cp_setting_find(sec, "priority") || cp_setting_find(sec, "fifo") ||
+                  cp_setting_find(sec, "device")))
+        return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority, "
+                       "fifo or device (it runs per tile, tiles in parallel, after the graph)",
                        sec->where, cp_section_label(sec, label), t->name);
     const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
@@ -474,6 +506,63 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
 
 /* ---- building the gramps graph ----------------------------------------------------------- */
 
+/* The input queue of a stage (its first INPUT port's), or NULL. */
+static const gr_queue_desc *input_of(const cp_instance *in, const inst_stage *st)
+{
+    const cp_stage_type *t = st->init.type;
+    for (int p = 0; p < t->nports; p++)
+        if (t->ports[p].mode == GR_BIND_INPUT) return &in->queues[st->port_queue[p]].desc;
+    return NULL;
+}
+
+/* Puts the stages that asked for the device on it, before their states are made:
+ * opens the device and builds their kernels. Without a device, `auto` stays on the CPU
+ * (one warning) and `opencl` is refused; a kernel that does not build is refused. */
+static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
+{
+    bool warned = false;
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        if (st->placement == CP_PLACE_CPU || st->image) continue;
+        char why[CP_ERR_MAX];
+        bool no_device;
+        st->device = cp_device_stage_new(st->name, st->init.type,
+                                         cp_kernel_of(in->desc->r, st->init.type),
+                                         input_of(in, st), &no_device, why);
+        if (st->device) {
+            st->init.on_device = true;
+            continue;
+        }
+        if (!no_device || st->placement == CP_PLACE_OPENCL)
+            return cp_fail(err, "%s: stage '%s' (device = %s): %s", st->placement_where, st->name,
+                           st->placement == CP_PLACE_OPENCL ? "opencl" : "auto", why);
+        if (!warned) fprintf(stderr, "warning: %s; the stages placed with device = auto run on "
+                             "the CPU\n", why);
+        warned = true;
+    }
+    return 0;
+}
+
+/* After the states: a placed stage whose instance needs what its kernel lacks goes back
+ * to the CPU under `auto`, and is refused under `opencl`. */
+static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
+{
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        if (!st->device) continue;
+        const char *why = cp_device_stage_bind(st->device, st->state);
+        if (!why) continue;
+        if (st->placement == CP_PLACE_OPENCL)
+            return cp_fail(err, "%s: stage '%s' (device = opencl) cannot run on the device: %s",
+                           st->placement_where, st->name, why);
+        if (st->init.replica == 0)
+            fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
+        cp_device_stage_free(st->device);
+        st->device = NULL;
+    }
+    return 0;
+}
+
 static int make_states(cp_instance *in, char err[CP_ERR_MAX])
 {
     for (int i = 0; i < in->nstages; i++) {
@@ -493,7 +582,7 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
 /* The image-space stages in order, with the halo each instance needs. */
 static int list_passes(cp_instance *in, char err[CP_ERR_MAX])
 {
-    in->passes = calloc((size_t)in->nstages, sizeof *in->passes);
+    in->passes = calloc((unsigned)in->nstages + 1u, sizeof *in->passes);
     if (!in->passes) return cp_fail(err, "out of memory");
     for (int i = 0; i < in->nstages; i++) {
         const inst_stage *st = &in->stages[i];
@@ -547,8 +636,10 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         if (st->image) continue;      /* run by the program after the graph */
         char origin[GR_ORIGIN_MAX];
         stage_origin(t, origin);
-        int id = st->id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind, .main = t->main,
-                                               .user = st->state,
+        int id = st->id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind,
+                                               .main = st->device ? cp_device_stage_main : t->main,
+                                               .user = st->device ? (void *)st->device : st->state,
+                                               .device = st->device ? "opencl" : NULL,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = (int)st->priority, .fifo = st->fifo,
@@ -571,7 +662,8 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
     in->desc = g;
     in->vars = vars;
     in->frame = frame;
-    if (read_graph_section(in, err) || expand(in, err) || make_states(in, err) || list_passes(in, err) ||
+    if (read_graph_section(in, err) || expand(in, err) || place_stages(in, err) ||
+        make_states(in, err) || bind_device_states(in, err) || list_passes(in, err) ||
         build(in, err)) {
         cp_instance_free(in);
         return NULL;
@@ -590,6 +682,7 @@ void cp_instance_free(cp_instance *in)
         inst_stage *st = &in->stages[i];
         const cp_stage_type *t = st->init.type;
         if (st->created && t->destroy) t->destroy(st->state);
+        cp_device_stage_free(st->device);
         for (int p = 0; st->params && p < t->nparams; p++)
             if (t->params[p].type == CP_STRING) free(st->params[p].s);
         free(st->params);

@@ -19,6 +19,7 @@ typedef struct cp_list { void **items; int n, cap; } cp_list;
 struct cp_registry {
     cp_list formats, stages;           /* const cp_format *, const cp_stage_type * */
     cp_list images;                    /* const cp_image_stage_type *, also in stages */
+    cp_list kernels;                   /* const cp_kernel_stage_type *, also in stages */
     cp_list resources;                 /* const cp_resource_type * */
     cp_list plugins;                   /* dlopen handles */
     cp_list plugin_dirs;               /* char *, searched in order for bare plugin names */
@@ -92,5 +93,24 @@ const char *cp_resolve(const cp_graph *g, const cp_vars *vars, const cp_setting 
 int cp_parse_int(const cp_setting *s, const char *text, int64_t *out, char err[CP_ERR_MAX]);
 int cp_parse_float(const cp_setting *s, const char *text, double *out, char err[CP_ERR_MAX]);
 int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_ERR_MAX]);
+
+/* ---- stages on the OpenCL device (device.c) ---- */
+
+typedef enum cp_placement { CP_PLACE_CPU, CP_PLACE_OPENCL, CP_PLACE_AUTO } cp_placement;
+/* "cpu", "opencl" or "auto"; -1 for anything else. */
+int cp_placement_parse(const char *v, cp_placement *out);
+/* A stage placed on the device: opens the device and builds the type's kernel for stage
+ * `stage` whose input queue is `input`. NULL with a message; *no_device tells a missing
+ * device (which `auto` falls back from) from a kernel that does not build. */
+typedef struct cp_device_stage cp_device_stage;
+cp_device_stage *cp_device_stage_new(const char *stage, const cp_stage_type *t,
+                                     const cp_kernel *k, const gr_queue_desc *input, bool *no_device,
+                                     char err[CP_ERR_MAX]);
+/* After the type's create: the state the kernel's hooks get. NULL, or why this
+ * instance cannot run on the device. */
+const char *cp_device_stage_bind(cp_device_stage *d, void *state);
+void cp_device_stage_free(cp_device_stage *d);
+/* The gr_stage_fn of a placed stage (user: its cp_device_stage). */
+void cp_device_stage_main(gr_ctx *c);
 
 #endif

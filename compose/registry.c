@@ -14,6 +14,7 @@ void cp_registry_free(cp_registry *r)
     cp_list_free(&r->formats);
     cp_list_free(&r->stages);
     cp_list_free(&r->images);
+    cp_list_free(&r->kernels);
     cp_list_free(&r->resources);
     for (int i = 0; i < r->plugins.n; i++) dlclose(r->plugins.items[i]);
     cp_list_free(&r->plugins);
@@ -117,6 +118,33 @@ const cp_image_stage_type *cp_image_stage_of(const cp_registry *r, const cp_stag
     return NULL;
 }
 
+const cp_kernel *cp_kernel_of(const cp_registry *r, const cp_stage_type *t)
+{
+    for (int i = 0; i < r->kernels.n; i++) {
+        const cp_kernel_stage_type *k = r->kernels.items[i];
+        if (&k->stage == t) return &k->kernel;
+    }
+    return NULL;
+}
+
+int cp_register_kernel_stage(cp_registry *r, const cp_kernel_stage_type *kt, char err[CP_ERR_MAX])
+{
+    const cp_stage_type *t = &kt->stage;
+    const cp_kernel *k = &kt->kernel;
+    const char *name = t->name ? t->name : "?";
+    if (t->kind != GR_SHADER)
+        return cp_fail(err, "stage type '%s': only Shader types may bring an OpenCL kernel", name);
+    if (!k->source || !k->name || !k->file || !k->buffers)
+        return cp_fail(err, "stage type '%s': its kernel needs a source, a name, a file and a "
+                       "buffers hook", name);
+    if (k->result_bytes > CP_KERNEL_RESULTS_MAX)
+        return cp_fail(err, "stage type '%s': kernel results of %zu bytes an element (at most %d "
+                       "a packet)", name, k->result_bytes, CP_KERNEL_RESULTS_MAX);
+    if (cp_register_stage(r, t, err)) return -1;
+    if (cp_list_add(&r->kernels, (void *)kt)) return cp_fail(err, "out of memory");
+    return 0;
+}
+
 /* A tile function, a halo, and no ports (it reads and writes images, not queues). */
 int cp_register_image_stage(cp_registry *r, const cp_image_stage_type *im, char err[CP_ERR_MAX])
 {
@@ -166,6 +194,10 @@ static void print_stage(const cp_registry *r, const cp_stage_type *t, FILE *out)
             t->instanced == CP_PER_EVERY_SUBQUEUE ? ", an instance per subqueue, fed or not"
             : t->instanced ? ", instanced per subqueue" : "", t->help ? ": " : "",
             t->help ? t->help : "");
+    const cp_kernel *k = cp_kernel_of(r, t);
+    if (k)
+        fprintf(out, "    kernel %s (%s): may run on an OpenCL device (device = opencl|auto)\n",
+                k->name, k->file);
     for (int i = 0; i < t->nports; i++)
         fprintf(out, "    port  %-14s %-8s %s%s%s\n", t->ports[i].name, mode_name(t->ports[i].mode),
                 t->ports[i].format, t->ports[i].help ? "  " : "",

@@ -19,6 +19,15 @@ void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...)
 
 void *gr_user(const gr_ctx *c) { return c->stage->d.user; }
 
+void gr_device_work_add(gr_ctx *c, const gr_device_work *w)
+{
+    gr_stage_rt *s = c->stage;
+    atomic_fetch_add_explicit(&s->dev_launches, w->launches, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->dev_kernel_ns, w->kernel_ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->dev_bytes_to, w->bytes_to_device, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->dev_bytes_from, w->bytes_from_device, memory_order_relaxed);
+}
+
 const void *gr_config(const gr_ctx *c, size_t *bytes)
 {
     if (bytes) *bytes = c->stage->d.config_bytes;

@@ -121,8 +121,13 @@ typedef struct gr_stage_desc {
     const char *origin;            /* what a crash report names besides the stage (copied,
                                       truncated to GR_ORIGIN_MAX - 1): compose gives
                                       "type T, plugin FILE"; NULL: nothing */
+    const char *device;            /* where the stage's program computes, for the
+                                      statistics (copied, truncated to GR_DEVICE_MAX - 1):
+                                      "opencl" when its tasks launch kernels on an
+                                      accelerator (gr_device_work counts them); NULL: "cpu" */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
+#define GR_DEVICE_MAX 32
 
 typedef enum gr_bind_mode {
     GR_BIND_INPUT,                 /* Thread: reserve/commit; Shader: the task's input packet */
@@ -299,6 +304,16 @@ GR_API void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n);
  * for one key lookup and one copy per packet they fill. */
 GR_API void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);
 
+/* A task's work on an accelerator, added to its stage's statistics: kernel launches,
+ * the time the device spent in them and the bytes copied each way. The runtime knows
+ * nothing of devices; a stage that launches kernels reports them here. */
+typedef struct gr_device_work {
+    uint64_t launches;
+    uint64_t kernel_ns;
+    uint64_t bytes_to_device, bytes_from_device;
+} gr_device_work;
+GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
+
 /* All stages. */
 GR_API void *gr_user(const gr_ctx *c);
 GR_API const void *gr_config(const gr_ctx *c, size_t *bytes);
@@ -306,6 +321,11 @@ GR_API void *gr_buf(const gr_ctx *c, int slot, size_t *bytes);
 GR_API unsigned gr_worker_id(const gr_ctx *c);
 GR_API unsigned gr_num_workers(const gr_ctx *c);
 GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
+/* Fails the run from stage code with status st (GR_ERR_INVALID, GR_ERR_NOMEM...) and the
+ * message, which should name the stage: records it and stops every worker. A Shader
+ * task returns normally after it; for a Thread stage it does not return (the instance
+ * is abandoned). */
+GR_API void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define gr_assert(c, cond) gr_assert_at((c), (cond), #cond, __FILE__, __LINE__)
 GR_API void gr_assert_at(gr_ctx *c, bool ok, const char *what, const char *file, int line);
 
@@ -353,6 +373,10 @@ typedef struct gr_stage_stats {
     bool singleton;                /* cannot run on two workers at once: a Thread or Fixed
                                       stage that ran as one instance and is not one of a
                                       replicated stage's copies (a Shader never is) */
+    const char *device;            /* gr_stage_desc.device: "cpu" or the accelerator's kind */
+    uint64_t kernel_launches;      /* what its tasks reported with gr_device_work_add */
+    double kernel_ms;
+    uint64_t bytes_to_device, bytes_from_device;
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {

@@ -156,6 +156,8 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     s->d.name = s->name;
     snprintf(s->origin, sizeof s->origin, "%s", d->origin ? d->origin : "");
     s->d.origin = s->origin;
+    snprintf(s->device, sizeof s->device, "%s", d->device ? d->device : "cpu");
+    s->d.device = s->device;
     if (d->config_bytes) {
         s->config = malloc(d->config_bytes);
         if (!s->config) { free(s); return GR_INVALID; }

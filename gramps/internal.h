@@ -268,6 +268,7 @@ struct gr_stage_rt {
     int id;
     char name[GR_NAME_MAX];
     char origin[GR_ORIGIN_MAX];       /* gr_stage_desc.origin, for crash reports */
+    char device[GR_DEVICE_MAX];       /* gr_stage_desc.device, "cpu" when none */
     gr_stage_desc d;
     void *config;
     /* Bindings in gr_bind order (the slot numbers stage code uses): grown at bind
@@ -290,6 +291,8 @@ struct gr_stage_rt {
     gr_pkt *held;
     _Atomic(uint32_t) ninstances;
     _Atomic(uint64_t) preemptions;
+    /* gr_device_work_add's sums (accelerator stages only) */
+    _Atomic(uint64_t) dev_launches, dev_kernel_ns, dev_bytes_to, dev_bytes_from;
 };
 
 typedef struct gr_buffer_rt {
@@ -650,9 +653,6 @@ void gr_stats_free(gr_graph *g);
 void gr_journal_add(gr_worker *w, int stage, uint32_t instance, uint64_t t0, uint64_t t1);
 void gr_describe_state(gr_graph *g, char *buf, size_t len);
 
-/* Fails the run from stage code: records the message and aborts every worker. For a
- * Thread stage this does not return (the instance is abandoned). */
-void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A committed Collection packet's count must fit it: fails the run (see gr_fail) and
  * returns false when it does not. */
 bool gr_check_count(gr_ctx *c, const gr_queue_rt *q, const void *packet);

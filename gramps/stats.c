@@ -359,6 +359,11 @@ void gr_stats_collect(gr_graph *g)
         st->stages[i].priority = s->priority;
         st->stages[i].instances = atomic_load(&s->ninstances);
         st->stages[i].preemptions = atomic_load(&s->preemptions);
+        st->stages[i].device = s->device;
+        st->stages[i].kernel_launches = atomic_load(&s->dev_launches);
+        st->stages[i].kernel_ms = (double)atomic_load(&s->dev_kernel_ns) / 1e6;
+        st->stages[i].bytes_to_device = atomic_load(&s->dev_bytes_to);
+        st->stages[i].bytes_from_device = atomic_load(&s->dev_bytes_from);
     }
     collect_queues(g, st);
     collect_workers(g, st);
@@ -425,11 +430,16 @@ static void json_stages(const gr_stats *st, FILE *out)
         fprintf(out, "    {\"name\": ");
         json_string(out, s->name);
         fprintf(out, ", \"kind\": \"%s\", \"priority\": %d, \"tasks\": %llu, \"instances\": %llu, "
-                "\"busy_ms\": %.3f, \"preemptions\": %llu, \"replicated\": %s, \"singleton\": %s}%s\n",
+                "\"busy_ms\": %.3f, \"preemptions\": %llu, \"replicated\": %s, \"singleton\": %s, "
+                "\"device\": ",
                 kinds[s->kind], s->priority, (unsigned long long)s->tasks,
                 (unsigned long long)s->instances, s->busy_ms, (unsigned long long)s->preemptions,
-                s->replicated ? "true" : "false", s->singleton ? "true" : "false",
-                i + 1 < st->nstages ? "," : "");
+                s->replicated ? "true" : "false", s->singleton ? "true" : "false");
+        json_string(out, s->device ? s->device : "cpu");
+        fprintf(out, ", \"kernel_launches\": %llu, \"kernel_ms\": %.3f, \"bytes_to_device\": %llu, "
+                "\"bytes_from_device\": %llu}%s\n", (unsigned long long)s->kernel_launches,
+                s->kernel_ms, (unsigned long long)s->bytes_to_device,
+                (unsigned long long)s->bytes_from_device, i + 1 < st->nstages ? "," : "");
     }
     fprintf(out, "  ],\n");
 }

@@ -12,6 +12,11 @@ have_header OpenEXR/openexr.h     || need="$need libopenexr-dev"
 have_header assimp/cimport.h      || need="$need libassimp-dev"
 have_header metis.h               || need="$need libmetis-dev"
 have_header glpk.h                || need="$need libglpk-dev"
+# OpenCL (accel/): Khronos headers, the ICD loader to link against, and PoCL, the CPU
+# implementation the tests run on where no GPU driver installs its own ICD.
+have_header CL/cl.h               || need="$need opencl-headers"
+[ -f /usr/lib/$(gcc -print-multiarch 2>/dev/null)/libOpenCL.so ] || [ -f /usr/lib/libOpenCL.so ] || need="$need ocl-icd-opencl-dev"
+[ -f /etc/OpenCL/vendors/pocl.icd ] || need="$need pocl-opencl-icd"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # gramps-view (mk/viewer.mk): SDL2, SDL2_ttf and a TrueType font. Installed as root; a
 # user without them still builds and tests everything else, so they only get a note.

@@ -9,6 +9,7 @@
 #include "pipelines/raytrace/packets.h"
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/raytrace/sample_runs.h"
+#include "pipelines/raytrace/trace_opencl.h"
 #include "pipelines/raytrace/transmittance.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
@@ -184,12 +185,7 @@ static void primary_main(gr_ctx *c)
 
 /* ---- Intersect and Shadow ------------------------------------------------------------------ */
 
-typedef struct trace_state {
-    const rt_bvh *bvh;
-    _Atomic(uint64_t) *primary, *secondary, *shadow;
-    plrt_blend_keys keys;                  /* for Shadow's contributions */
-    const sh_ray_env *env;                 /* Shadow in a scene with blended materials, else NULL */
-} trace_state;
+typedef plrt_trace_state trace_state;    /* trace_opencl.h: the kernels read it too */
 
 /* The blend keys of the contributions set bound to `port`. */
 static bool blend_keys_of(const cp_stage_init *i, const char *port, plrt_blend_keys *keys,
@@ -208,7 +204,12 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (s) *s = (trace_state){pl_frame_use(i, "bvh", err), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
                               pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0},
-                              f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL};
+                              f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
+                              NULL};
+    if (s && s->bvh && i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err))) {
+        free(s);
+        return NULL;
+    }
     if (s && cp_port_subqueues(i, "out") && !blend_keys_of(i, "out", &s->keys, err)) {
         free(s);
         return NULL;
@@ -613,7 +614,8 @@ static const cp_resource_use tiler_uses[] = {
 static const cp_resource_use primary_uses[] = {
     {"bvh", CP_READS, "with `trace`"},
     {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
-static const cp_resource_use trace_uses[] = {{"bvh", CP_READS, NULL}};
+static const cp_resource_use trace_uses[] = {
+    {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 static const cp_resource_use shade_uses[] = {
     {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"}};
 static const cp_resource_use blend_uses[] = {
@@ -631,21 +633,28 @@ static const cp_stage_type stages[] = {
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
      GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free,
      primary_uses, 2},
-    {"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
-     intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free, trace_uses, 1},
     {"rt.shade", "Blinn-Phong at hits (albedo textures by ray cones): ambient now, shadow rays per "
      "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
      shade_params, 3, shade_main, shade_create, NULL, free, shade_uses, 1},
-    {"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
-     shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free, trace_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, NULL, 0, blend_main,
      blend_create, NULL, free, blend_uses, 2},
 };
 
+/* rt.intersect and rt.shadow bring OpenCL kernels (trace_opencl.c). */
+static const cp_kernel_stage_type kernel_stages[] = {
+    {{"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
+      intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free, trace_uses, 2},
+     PLRT_INTERSECT_KERNEL},
+    {{"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
+      shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free, trace_uses, 2},
+     PLRT_SHADOW_KERNEL},
+};
+
 int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
-    return cp_register_resource(r, &sums, err);
+    return cp_register_resource(r, &sums, err) ||
+           cp_register_resource(r, &plrt_device_bvh_resource, err) ? -1 : 0;
 }
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])
@@ -654,5 +663,7 @@ int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])
         if (cp_register_format(r, &formats[i], err)) return -1;
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
         if (cp_register_stage(r, &stages[i], err)) return -1;
+    for (size_t i = 0; i < sizeof kernel_stages / sizeof *kernel_stages; i++)
+        if (cp_register_kernel_stage(r, &kernel_stages[i], err)) return -1;
     return 0;
 }

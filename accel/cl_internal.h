@@ -1,0 +1,56 @@
+/* cl_internal.h — what accel/'s files share: the device record, its per-worker command
+ * queues, and the kernels and their per-worker launch state. */
+#ifndef ACCEL_CL_INTERNAL_H
+#define ACCEL_CL_INTERNAL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include "accel/opencl.h"
+
+#include <pthread.h>
+
+/* What one worker needs to launch one kernel: its own kernel object (arguments are
+ * per kernel object, so two workers never share one) and device memory for one
+ * packet's elements and results, grown as needed. */
+typedef struct ac_slot {
+    cl_kernel kernel;
+    cl_mem elements, results;
+    size_t elements_cap, results_cap;
+} ac_slot;
+
+struct ac_kernel {
+    ac_kernel *next;                   /* the device's list */
+    const char *source;                /* identity: the stage type's static text */
+    char name[128];
+    char file[256];
+    cl_program program;
+    ac_slot *slots[GR_MAX_WORKERS];    /* made by each worker on its first launch */
+};
+
+struct ac_device {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    char name[600];                    /* "DEVICE (PLATFORM)" */
+    pthread_mutex_t lock;              /* the kernel list, the queues' creation */
+    ac_kernel *kernels;
+    cl_command_queue queues[GR_MAX_WORKERS];   /* one per worker, in order, profiled */
+};
+
+struct ac_buffer {
+    cl_mem mem;
+    size_t bytes;
+};
+
+/* The process's device once opened, else NULL. */
+ac_device *ac_device_opened(void);
+/* Worker w's command queue, made on first use. NULL with a message. */
+cl_command_queue ac_queue(ac_device *d, unsigned w, char err[AC_ERR_MAX]);
+/* An OpenCL error code's name ("CL_OUT_OF_RESOURCES"). */
+const char *ac_error_name(cl_int e);
+/* Frees every kernel (ac_close). */
+void ac_kernels_free(ac_device *d);
+
+#endif

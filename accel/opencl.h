@@ -1,0 +1,79 @@
+/* opencl.h — the accelerator backend: one OpenCL device for the whole process, the
+ * kernels Shader stages bring (built once per source), device copies of read-only data
+ * (a scene's BVH) and kernel launches over one packet's elements.
+ *
+ * Why a module of its own: the runtime (gramps/) knows nothing of devices and builds
+ * without OpenCL; compose/ places stages (compose/device.c) and pipelines/ upload their
+ * frame data, both through this header. Only accel/ includes CL/cl.h.
+ *
+ * Any OpenCL 1.2 platform the ICD loader (libOpenCL, Debian's ocl-icd) finds works: PoCL
+ * on the CPU (the tests), the NVIDIA driver's ICD on a GPU. Kernels are built with
+ * -cl-fp32-correctly-rounded-divide-sqrt and without fast-math options, and their
+ * sources turn FMA contraction off, so float arithmetic rounds as the C kernels'.
+ *
+ * Thread safety: ac_open, ac_kernel_get and ac_upload may be called from any thread;
+ * ac_run from several workers at once, each with its own worker index. */
+#ifndef ACCEL_OPENCL_H
+#define ACCEL_OPENCL_H
+
+#include "gramps/gramps.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AC_ERR_MAX 8192            /* room for a kernel's build log */
+#define AC_MAX_BUFFERS 8           /* buffer arguments after a kernel's fixed ones */
+
+/* The device every placed stage runs on: the first device of the first platform that
+ * has one, or the one GRAMPS_OPENCL_DEVICE=P.D names (platform P, device D, as
+ * ac_list numbers them). Opened on first use and kept until ac_close. NULL with a
+ * message naming what was looked for when there is none (no ICD file under
+ * /etc/OpenCL/vendors or OCL_ICD_VENDORS, or platforms without devices). */
+typedef struct ac_device ac_device;
+GR_API ac_device *ac_open(char err[AC_ERR_MAX]);
+/* The opened device's name and platform, for messages ("" before ac_open). */
+GR_API const char *ac_device_name(void);
+/* Releases the device and everything made on it (programs, buffers must be freed
+ * first). For the end of a program, so leak checkers see nothing. */
+GR_API void ac_close(void);
+
+/* Prints every platform and device found, numbered as GRAMPS_OPENCL_DEVICE takes them,
+ * or why there is none. Returns the number of devices. */
+GR_API int ac_list(FILE *out);
+
+/* A kernel of a program built from `source` (OpenCL C; `file` names it in messages).
+ * Programs are built once per source text and kept until ac_close. NULL with the
+ * compiler's build log in err when the source does not build or has no such kernel. */
+typedef struct ac_kernel ac_kernel;
+GR_API ac_kernel *ac_kernel_get(ac_device *d, const char *source, const char *file,
+                                const char *name, char err[AC_ERR_MAX]);
+
+/* Read-only device memory holding a copy of host data (a BVH's nodes). */
+typedef struct ac_buffer ac_buffer;
+GR_API ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_ERR_MAX]);
+GR_API void ac_buffer_free(ac_buffer *b);
+GR_API size_t ac_buffer_bytes(const ac_buffer *b);
+
+/* One launch: work-item i of n gets element i of `elements` (element_bytes each). The
+ * kernel's arguments are (global elements, uint n, global results, buffers...):
+ * `results` has result_bytes per element and comes back into `results`; with
+ * `inplace` the elements come back too (the kernel rewrote them). */
+typedef struct ac_launch {
+    void *elements;
+    size_t element_bytes;
+    uint32_t n;
+    bool inplace;
+    void *results;                 /* NULL when result_bytes is 0 */
+    size_t result_bytes;
+    const ac_buffer *buffers[AC_MAX_BUFFERS];
+    int nbuffers;
+} ac_launch;
+
+/* Runs the launch on worker `worker`'s command queue and waits for it; adds the launch,
+ * its device time and the bytes copied to *work. 0, or -1 with a message. */
+GR_API int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *work,
+                  char err[AC_ERR_MAX]);
+
+#endif

@@ -1,0 +1,107 @@
+/* device.c — a Shader stage placed on the OpenCL device: its kernel built before the
+ * run, and the program the runtime runs for each of its tasks, which launches the kernel
+ * over the task's input packet and hands the results to the type's emit hook. Where a
+ * stage goes (`device = cpu|opencl|auto`) is decided in instance.c. */
+#include "compose/internal.h"
+
+#include "accel/opencl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cp_device_stage {
+    const cp_kernel *kernel;
+    ac_kernel *compiled;
+    void *state;                       /* the type's state, for buffers and emit */
+    size_t header_bytes, element_bytes;
+    uint32_t max_elements;
+    const ac_buffer *buffers[CP_KERNEL_BUFFERS];
+    int nbuffers;
+    char stage[GR_NAME_MAX_CP];
+};
+
+int cp_placement_parse(const char *v, cp_placement *out)
+{
+    if (!strcmp(v, "cpu")) *out = CP_PLACE_CPU;
+    else if (!strcmp(v, "opencl")) *out = CP_PLACE_OPENCL;
+    else if (!strcmp(v, "auto")) *out = CP_PLACE_AUTO;
+    else return -1;
+    return 0;
+}
+
+cp_device_stage *cp_device_stage_new(const char *stage, const cp_stage_type *t,
+                                     const cp_kernel *k, const gr_queue_desc *input,
+                                     bool *no_device, char err[CP_ERR_MAX])
+{
+    char why[AC_ERR_MAX];
+    *no_device = false;
+    if (!input || input->kind != GR_COLLECTION) {
+        cp_fail(err, "stage '%s' (type %s): a device stage needs a Collection input queue",
+                stage, t->name);
+        return NULL;
+    }
+    if ((size_t)input->elements * k->result_bytes > CP_KERNEL_RESULTS_MAX) {
+        cp_fail(err, "stage '%s' (type %s): %u elements a packet give %zu result bytes, more "
+                "than a device launch returns (%d)", stage, t->name, input->elements,
+                (size_t)input->elements * k->result_bytes, CP_KERNEL_RESULTS_MAX);
+        return NULL;
+    }
+    ac_device *dev = ac_open(why);
+    if (!dev) {
+        *no_device = true;
+        cp_fail(err, "%s", why);
+        return NULL;
+    }
+    ac_kernel *compiled = ac_kernel_get(dev, k->source, k->file, k->name, why);
+    if (!compiled) {
+        cp_fail(err, "stage '%s' (type %s): %s", stage, t->name, why);
+        return NULL;
+    }
+    cp_device_stage *d = calloc(1, sizeof *d);
+    if (!d) {
+        cp_fail(err, "out of memory");
+        return NULL;
+    }
+    *d = (cp_device_stage){.kernel = k, .compiled = compiled, .header_bytes = input->header_bytes,
+                           .element_bytes = input->element_bytes, .max_elements = input->elements};
+    snprintf(d->stage, sizeof d->stage, "%s", stage);
+    return d;
+}
+
+const char *cp_device_stage_bind(cp_device_stage *d, void *state)
+{
+    d->state = state;
+    const char *why = d->kernel->unsupported ? d->kernel->unsupported(state) : NULL;
+    if (why) return why;
+    d->nbuffers = d->kernel->buffers(state, d->buffers);
+    if (d->nbuffers < 0 || d->nbuffers > CP_KERNEL_BUFFERS) return "its kernel's buffers are missing";
+    return NULL;
+}
+
+void cp_device_stage_free(cp_device_stage *d) { free(d); }
+
+void cp_device_stage_main(gr_ctx *c)
+{
+    cp_device_stage *d = gr_user(c);
+    void *packet = gr_input(c, NULL);
+    uint32_t n = gr_count(packet);
+    unsigned char results[CP_KERNEL_RESULTS_MAX];
+    if (n > d->max_elements) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': a packet of %u elements (at most %u)", d->stage,
+                n, d->max_elements);
+        return;
+    }
+    ac_launch l = {.elements = (char *)packet + d->header_bytes, .element_bytes = d->element_bytes,
+                   .n = n, .inplace = d->kernel->inplace,
+                   .results = d->kernel->result_bytes ? results : NULL,
+                   .result_bytes = d->kernel->result_bytes, .nbuffers = d->nbuffers};
+    memcpy(l.buffers, d->buffers, sizeof l.buffers);
+    gr_device_work work = {0};
+    char err[AC_ERR_MAX];
+    if (ac_run(d->compiled, gr_worker_id(c), &l, &work, err)) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
+        return;
+    }
+    gr_device_work_add(c, &work);
+    if (d->kernel->emit) d->kernel->emit(c, d->state, packet, results, n);
+}

@@ -1,0 +1,111 @@
+/* trace_opencl.c — the host side of rt.intersect's and rt.shadow's OpenCL kernels (see
+ * trace_opencl.h): the BVH's device copy, the kernels' buffers, and what each launch
+ * sends on. */
+#include "pipelines/raytrace/trace_opencl.h"
+
+#include "accel/opencl.h"
+#include "raytracer/bvh.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* The layouts trace.cl reads. */
+_Static_assert(sizeof(rt_node4) == 128, "trace.cl's node4 is 128 bytes");
+_Static_assert(sizeof(rt_tri4) == 160, "trace.cl's tri4 is 160 bytes");
+_Static_assert(offsetof(plrt_ray, hit) == 52, "trace.cl's rt_ray_elem has its hit at 52");
+_Static_assert(sizeof(plrt_shadow) == 48, "trace.cl's shadow_elem is 48 bytes");
+
+/* trace.cl's bvh_info. */
+typedef struct plrt_device_bvh_info { uint32_t root, nnodes, nblocks, pad; } plrt_device_bvh_info;
+
+typedef struct plrt_device_bvh {
+    ac_buffer *nodes, *tris, *info;
+} plrt_device_bvh;
+
+static void device_bvh_free(void *data)
+{
+    plrt_device_bvh *d = data;
+    if (!d) return;
+    ac_buffer_free(d->nodes);
+    ac_buffer_free(d->tris);
+    ac_buffer_free(d->info);
+    free(d);
+}
+
+/* The 4-wide nodes and triangle blocks, copied as they are. */
+static void *device_bvh_create(void *frame, const char *owner)
+{
+    (void)owner;
+    const rt_bvh *b = pl_scene_data_bvh(((pl_frame *)frame)->data);
+    char err[AC_ERR_MAX];
+    ac_device *dev = b ? ac_open(err) : NULL;
+    plrt_device_bvh *d = dev ? calloc(1, sizeof *d) : NULL;
+    if (!d) return NULL;
+    const plrt_device_bvh_info info = {b->root, (uint32_t)b->nnodes, (uint32_t)b->nblocks, 0};
+    d->nodes = ac_upload(dev, b->nodes, b->nnodes * sizeof *b->nodes, err);
+    d->tris = d->nodes ? ac_upload(dev, b->tris, b->nblocks * sizeof *b->tris, err) : NULL;
+    d->info = d->tris ? ac_upload(dev, &info, sizeof info, err) : NULL;
+    if (d->info) return d;
+    fprintf(stderr, "bvh.opencl: %s\n", err);
+    device_bvh_free(d);
+    return NULL;
+}
+
+const cp_resource_type plrt_device_bvh_resource = {
+    "bvh.opencl", "the scene's BVH copied to the OpenCL device (its 4-wide nodes and triangle "
+    "blocks), for the stages placed there; device memory, not counted in the host estimate",
+    "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, device_bvh_create,
+    device_bvh_free};
+
+int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    const plrt_trace_state *s = state;
+    if (!s->device) return -1;
+    out[0] = s->device->nodes;
+    out[1] = s->device->tris;
+    out[2] = s->device->info;
+    return 3;
+}
+
+/* What the kernels do not do: any-hit filters (alpha-tested or single-sided materials)
+ * and, for shadows, transmittance through blended surfaces. */
+const char *plrt_intersect_unsupported(void *state)
+{
+    const plrt_trace_state *s = state;
+    return s->bvh->filter ? "the scene has alpha-tested or single-sided materials (a hit "
+                            "filter), which the OpenCL kernel does not apply" : NULL;
+}
+
+const char *plrt_shadow_unsupported(void *state)
+{
+    const plrt_trace_state *s = state;
+    if (s->env) return "the scene has blended materials (shadow transmittance), which the "
+                       "OpenCL kernel does not compute";
+    return plrt_intersect_unsupported(state);
+}
+
+/* The hits are in the packet already; count its rays as rt.intersect's C function does. */
+void plrt_intersect_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n)
+{
+    (void)results;
+    const plrt_trace_state *s = state;
+    const plrt_ray *r = plrt_elems(packet);
+    bool primary = n && r[0].depth == 0 && r[0].layers == 0;
+    (void)c;
+    atomic_fetch_add_explicit(primary ? s->primary : s->secondary, n, memory_order_relaxed);
+}
+
+/* Unoccluded rays add their light's term, in element order, as rt.shadow's C function. */
+void plrt_shadow_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n)
+{
+    const plrt_trace_state *s = state;
+    const plrt_shadow *sh = plrt_elems(packet);
+    const uint8_t *occluded = results;
+    plrt_contribs out;
+    plrt_contribs_start(&out, &s->keys);
+    for (uint32_t i = 0; i < n; i++)
+        if (!occluded[i]) plrt_add_contrib(&out, sh[i].pixel, sh[i].color);
+    plrt_push_contribs(c, 0, &out);
+    atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
+}

@@ -1,0 +1,37 @@
+/* trace_opencl.h — rt.intersect and rt.shadow on the OpenCL device: the kernels of
+ * pipelines/raytrace/opencl/trace.cl, the device copy of the scene's BVH they read (the
+ * frame resource "bvh.opencl", uploaded once per frame object and kept across its runs)
+ * and the host side of each launch (docs/opencl.md). */
+#ifndef PIPELINES_RAYTRACE_TRACE_OPENCL_H
+#define PIPELINES_RAYTRACE_TRACE_OPENCL_H
+
+#include "compose/compose.h"
+#include "pipelines/raytrace/packets.h"
+#include "shaders/ray_shading.h"
+
+/* The state rt.intersect and rt.shadow share (raytrace_stages.c makes it). */
+typedef struct plrt_trace_state {
+    const rt_bvh *bvh;
+    _Atomic(uint64_t) *primary, *secondary, *shadow;
+    plrt_blend_keys keys;                  /* for Shadow's contributions */
+    const sh_ray_env *env;                 /* Shadow in a scene with blended materials, else NULL */
+    const struct plrt_device_bvh *device;  /* placed on the device: the BVH's copy there */
+} plrt_trace_state;
+
+extern const cp_resource_type plrt_device_bvh_resource;
+
+/* The kernels' descriptions (cp_kernel initialisers, for raytrace_stages.c's table) and
+ * the hooks they name. */
+extern const char cl_pipelines_raytrace_opencl_trace[];
+#define PLRT_TRACE_CL "pipelines/raytrace/opencl/trace.cl"
+#define PLRT_INTERSECT_KERNEL {PLRT_TRACE_CL, cl_pipelines_raytrace_opencl_trace, "rt_intersect", \
+    0, true, plrt_trace_buffers, plrt_intersect_unsupported, plrt_intersect_emit}
+#define PLRT_SHADOW_KERNEL {PLRT_TRACE_CL, cl_pipelines_raytrace_opencl_trace, "rt_occluded", \
+    1, false, plrt_trace_buffers, plrt_shadow_unsupported, plrt_shadow_emit}
+int plrt_trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+const char *plrt_intersect_unsupported(void *state);
+const char *plrt_shadow_unsupported(void *state);
+void plrt_intersect_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
+void plrt_shadow_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
+
+#endif
