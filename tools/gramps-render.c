@@ -9,6 +9,7 @@
  * extension; with no output named, SCENE-GRAPH.png here, never over a file) is written
  * to a temporary file and renamed over the target only after a successful render. A
  * stage that crashes is named (crash_report.h). */
+#include "accel/opencl.h"
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/raster/raster.h"
@@ -43,7 +44,7 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
     unsigned simulate;             /* --simulate P: virtual workers (0: a real run) */
-    bool info, list_stages;
+    bool info, list_stages, list_devices;
     bool stats_table;              /* --stats-table (or -v): the per-queue footprint table */
     bool output_defaulted;         /* output is default_output: no output was named */
     char default_output[256];
@@ -87,6 +88,8 @@ static void usage(FILE *out)
     fprintf(out,
         "      --list-stages     list the stage types and packet formats, then exit; with\n"
         "                        TYPE in SCENE's place, that stage type and its formats\n"
+        "      --list-devices    list the OpenCL platforms and devices found (where\n"
+        "                        device = opencl|auto places stages), then exit\n"
         "  -o, --output FILE     image to write: .png, .jpg, .jpeg or .exr (float colour,\n"
         "                        depth, normal) (default, when no\n"
         "                        output is named: SCENE-PIPELINE.png here, never replaced)\n"
@@ -104,7 +107,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES,
-       OPT_STATS_TABLE, OPT_SIMULATE };
+       OPT_STATS_TABLE, OPT_SIMULATE, OPT_LIST_DEVICES };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(void *ctx, int c, const char *arg, const char *flag)
@@ -123,6 +126,7 @@ static int parse_one(void *ctx, int c, const char *arg, const char *flag)
     case OPT_DOT: o->dot = arg; return 0;
     case OPT_INFO: o->info = true; return 0;
     case OPT_LIST_STAGES: o->list_stages = true; return 0;
+    case OPT_LIST_DEVICES: o->list_devices = true; return 0;
     case OPT_STATS_TABLE: o->stats_table = true; return 0;
     case OPT_SIMULATE: {
         char *end;
@@ -144,6 +148,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, 0, OPT_VERSION},
         {"trace", required_argument, 0, OPT_TRACE}, {"dot", required_argument, 0, OPT_DOT},
         {"list-stages", no_argument, 0, OPT_LIST_STAGES},
+        {"list-devices", no_argument, 0, OPT_LIST_DEVICES},
         {"stats-table", no_argument, 0, OPT_STATS_TABLE},
         {"simulate", required_argument, 0, OPT_SIMULATE}, {0, 0, 0, 0}};
     *o = (options){0};
@@ -680,7 +685,9 @@ int main(int argc, char **argv)
     cr_install("gramps-render");      /* a stage that crashes is named */
     options o;
     int rc = parse_args(argc, argv, &o);
-    if (!rc) rc = render_main(&o);
+    if (!rc && o.list_devices) rc = ac_list(stdout) > 0 ? 0 : 1;
+    else if (!rc) rc = render_main(&o);
     ro_free(&o.c);
+    ac_close();                       /* the OpenCL device, if a placed stage opened it */
     return rc < 0 ? 0 : rc;
 }

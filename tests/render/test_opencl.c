@@ -1,0 +1,140 @@
+/* test_opencl.c — Shader stages placed on the OpenCL device (docs/opencl.md), through
+ * gramps-render as a user runs it: rt.intersect's and rt.shadow's kernels give the CPU
+ * graph's image byte for byte, for any worker count; a stage without a kernel, a kernel
+ * that does not build and a machine without an OpenCL platform are refused with a
+ * message (or fall back under `auto`). Runs on whatever platform the ICD loader finds:
+ * PoCL on the CPU in CI. Kernels are compiled once into POCL_CACHE_DIR under the build
+ * directory, so later runs skip PoCL's compile. */
+#include "tests/check.h"
+#include "tests/cli.h"
+
+#include <sys/stat.h>
+
+static char build_dir[512];
+static char plugin[600];
+
+static int tmp_path(char *buf, size_t n, const char *name)
+{
+    return snprintf(buf, n, "%s/tests/opencl-%s", build_dir, name);
+}
+
+/* The teapot at 64x64 (cornell: reflections too) on `graph`'s placement. */
+static int render(const char *scene, const char *extra, const char *png)
+{
+    char args[1400];
+    snprintf(args, sizeof args, "-q -p raytrace --size 64x64 %s -o %s %s", extra, png, scene);
+    return run(args);
+}
+
+static void test_lists_devices(void)
+{
+    int rc = run("--list-devices");
+    CHECK_MSG(rc == 0, "%s", out);
+    CHECK(strstr(out, "platform 0:") && strstr(out, "device 0.0:"));
+}
+
+/* Both kernels run (launch counts in the statistics) and the image is the CPU's. */
+static void test_same_image_as_cpu(void)
+{
+    const char *scenes[] = {"teapot", "cornell"};
+    for (int i = 0; i < 2; i++) {
+        char cpu[700], cl[700], stats[700], extra[800];
+        tmp_path(cpu, sizeof cpu, "cpu.png");
+        tmp_path(cl, sizeof cl, "cl.png");
+        tmp_path(stats, sizeof stats, "stats.json");
+        CHECK_MSG(render(scenes[i], "-t 2", cpu) == 0, "%s", out);
+        snprintf(extra, sizeof extra, "-t 2 --set graph.device=opencl --stats %s", stats);
+        CHECK_MSG(render(scenes[i], extra, cl) == 0, "%s", out);
+        CHECK_MSG(same_files(cpu, cl), "%s: the OpenCL image differs from the CPU's", scenes[i]);
+        char *js = slurp(stats, NULL);
+        CHECK(js && strstr(js, "\"name\": \"intersect-0\"") && strstr(js, "\"device\": \"opencl\""));
+        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Shade, Blend... */
+        const char *sh = js ? strstr(js, "\"name\": \"shadow-intersect-0\"") : NULL;
+        const char *launches = sh ? strstr(sh, "\"kernel_launches\": ") : NULL;
+        CHECK(launches && atoi(launches + 19) > 0);
+        free(js);
+    }
+}
+
+static void test_same_image_any_worker_count(void)
+{
+    char ref[700], png[700], extra[300];
+    tmp_path(ref, sizeof ref, "ref.png");
+    tmp_path(png, sizeof png, "w.png");
+    CHECK_MSG(render("cornell", "-t 1", ref) == 0, "%s", out);
+    for (int w = 1; w <= 3; w++) {
+        snprintf(extra, sizeof extra, "-t %d --set graph.device=opencl", w);
+        CHECK_MSG(render("cornell", extra, png) == 0, "%s", out);
+        CHECK_MSG(same_files(ref, png), "%d workers: not the CPU image", w);
+    }
+}
+
+/* A stage whose type has no kernel, placed by its own setting: refused, named. */
+static void test_stage_without_kernel_refused(void)
+{
+    char png[700];
+    tmp_path(png, sizeof png, "x.png");
+    int rc = render("teapot", "--set shade.device=opencl", png);
+    CHECK_MSG(rc == 1 && strstr(out, "stage 'shade'") && strstr(out, "no OpenCL kernel") &&
+              strstr(out, "command line"), "rc %d: %s", rc, out);
+    rc = render("teapot", "--set intersect.device=gpu", png);
+    CHECK_MSG(rc == 1 && strstr(out, "device = gpu") && strstr(out, "cpu, opencl or auto"),
+              "rc %d: %s", rc, out);
+}
+
+static void test_kernel_build_failure(void)
+{
+    char png[700], extra[1400];
+    tmp_path(png, sizeof png, "x.png");
+    snprintf(extra, sizeof extra, "--plugin %s --set intersect.type=test.bad-kernel "
+             "--set intersect.device=opencl", plugin);
+    int rc = render("teapot", extra, png);
+    CHECK_MSG(rc == 1 && strstr(out, "stage 'intersect-0'") &&
+              strstr(out, "tests/plugins/bad_kernel.cl") && strstr(out, "build log") &&
+              strstr(out, "error"), "rc %d: %s", rc, out);
+}
+
+/* No platform: `opencl` is refused naming where the loader looked; `auto` warns and
+ * renders on the CPU. */
+static void test_no_platform(void)
+{
+    char empty[700], cpu[700], png[700], extra[1000];
+    tmp_path(empty, sizeof empty, "no-vendors");
+    mkdir(empty, 0755);
+    tmp_path(cpu, sizeof cpu, "cpu.png");
+    tmp_path(png, sizeof png, "auto.png");
+    setenv("OCL_ICD_VENDORS", empty, 1);
+    int rc = render("teapot", "--set graph.device=opencl", png);
+    CHECK_MSG(rc == 1 && strstr(out, "no OpenCL platform") && strstr(out, empty), "rc %d: %s", rc, out);
+    snprintf(extra, sizeof extra, "--set graph.device=auto");
+    rc = render("teapot", extra, png);
+    CHECK_MSG(rc == 0 && strstr(out, "warning") && strstr(out, "run on the CPU"), "rc %d: %s", rc, out);
+    rc = run("--list-devices");
+    CHECK_MSG(rc == 1 && strstr(out, "no OpenCL platform"), "rc %d: %s", rc, out);
+    unsetenv("OCL_ICD_VENDORS");
+    CHECK(render("teapot", "", cpu) == 0);
+    CHECK(same_files(cpu, png));
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
+           "(they are not instrumented); the plain and UBSan builds run these tests\n");
+    return check_finish();
+#endif
+    find_tool(argv[0], "gramps-render");
+    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
+    snprintf(plugin, sizeof plugin, "%s/tests/plugins/bad_kernel.so", build_dir);
+    char cache[700];
+    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
+    setenv("POCL_CACHE_DIR", cache, 0);
+    RUN(test_lists_devices);
+    RUN(test_same_image_as_cpu);
+    RUN(test_same_image_any_worker_count);
+    RUN(test_stage_without_kernel_refused);
+    RUN(test_kernel_build_failure);
+    RUN(test_no_platform);
+    return check_finish();
+}
