@@ -110,7 +110,10 @@ cp_device_stage *cp_device_stage_new(const char *stage, const cp_stage_type *t,
  * instance cannot run on the device. */
 const char *cp_device_stage_bind(cp_device_stage *d, void *state);
 void cp_device_stage_free(cp_device_stage *d);
-/* The gr_stage_fn of a placed stage (user: its cp_device_stage). */
+/* The gr_stage_fn of a placed stage (user: its cp_device_stage), and its batch hook: a
+ * worker's ready tasks of the stage, up to CP_DEVICE_BATCH packets, in one launch. */
+#define CP_DEVICE_BATCH 32
 void cp_device_stage_main(gr_ctx *c);
+void cp_device_stage_batch(gr_ctx *c, void *const packets[], uint32_t n);
 
 #endif

@@ -121,6 +121,16 @@ typedef struct gr_stage_desc {
     const char *origin;            /* what a crash report names besides the stage (copied,
                                       truncated to GR_ORIGIN_MAX - 1): compose gives
                                       "type T, plugin FILE"; NULL: nothing */
+    /* Shader batches: with batch set and batch_max > 1 (at most GR_BATCH_MAX), a worker
+     * about to run a task of the stage also takes the further tasks of the same input
+     * queue on top of its own deque, up to batch_max in all, and calls batch once with
+     * all their input packets (an accelerator stage launches one kernel over them);
+     * then each task runs main as usual, in that order, gr_batch_index telling its
+     * position. A task whose outputs cannot be reserved then goes back to be run later,
+     * in another batch: batch must compute only what main could compute again (a pure
+     * function of the packets). Not with coalesce_input, fifo or a queue set input. */
+    uint32_t batch_max;
+    void (*batch)(gr_ctx *c, void *const packets[], uint32_t n);
     const char *device;            /* where the stage's program computes, for the
                                       statistics (copied, truncated to GR_DEVICE_MAX - 1):
                                       "opencl" when its tasks launch kernels on an
@@ -128,6 +138,7 @@ typedef struct gr_stage_desc {
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
+#define GR_BATCH_MAX 256
 
 typedef enum gr_bind_mode {
     GR_BIND_INPUT,                 /* Thread: reserve/commit; Shader: the task's input packet */
@@ -313,6 +324,9 @@ typedef struct gr_device_work {
     uint64_t bytes_to_device, bytes_from_device;
 } gr_device_work;
 GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
+/* The running Shader task's position in the batch its stage's batch hook saw (0 for
+ * the packet at packets[0]), or -1 when it was not part of one. */
+GR_API int gr_batch_index(const gr_ctx *c);
 
 /* All stages. */
 GR_API void *gr_user(const gr_ctx *c);

@@ -365,6 +365,7 @@ struct gr_worker {
     int *victims;                     /* other workers, nearest first */
     uint64_t *victim_ready;           /* steal's snapshot of one word of each victim's bits */
     gr_ctx shader_ctx;
+    uint32_t batch_pos;               /* 1 + the running task's position in its batch; 0: none */
     void *scratch;                    /* sink for outputs of a failed Shader call */
     gr_partial **partials;            /* [queue] -> array indexed by subqueue */
     uint32_t *partials_len;

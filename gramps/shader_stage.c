@@ -213,16 +213,22 @@ static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     }
 }
 
-bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
+/* Sets c up for task `in` and reserves its outputs; false (nothing reserved) when a
+ * queue is full. */
+static bool reserve_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
 {
-    gr_ctx *c = &w->shader_ctx;
     reset_ctx(c, s, in);
     for (int i = 0; i < s->nout; i++)
         if (!reserve_output(w, c, i)) {
             while (i-- > 0) unreserve_output(w, c, i);
             return false;
         }
-    if (s->d.coalesce_input) coalesce_input(w, s, in);
+    return true;
+}
+
+/* Runs the program on c's task, whose outputs are reserved, and commits them. */
+static void run_reserved(gr_worker *w, gr_stage_rt *s, gr_ctx *c)
+{
     uint64_t t0 = gr_account(w, GR_T_APP);
     const gr_stage_rt *was = gr_running_set(s);
     s->d.main(c);
@@ -238,6 +244,66 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     uint64_t t2 = gr_worker_now(w);
     finish_task(w, c);
     if (timed) gr_sampled_add(&w->commits, gr_worker_now(w) - t2);
+}
+
+/* ---- batches (gr_stage_desc.batch) ------------------------------------------------------- */
+
+static bool batches(const gr_stage_rt *s, const gr_pkt *in)
+{
+    return s->d.batch && s->d.batch_max > 1 && !s->fifo && !in->queue->gates;
+}
+
+/* `in` and the packets of its queue on top of the worker's own deque, up to batch_max;
+ * the first task that is not one goes back where it was, as in coalesce_input. */
+static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_pkt *in, gr_pkt *pk[GR_BATCH_MAX])
+{
+    uint32_t n = 0, max = s->d.batch_max < GR_BATCH_MAX ? s->d.batch_max : GR_BATCH_MAX;
+    void *t;
+    pk[n++] = in;
+    while (n < max && (t = gr_dq_pop(&w->dq[s->deque]))) {
+        if (gr_task_is_inst(t) || ((gr_pkt *)t)->queue != in->queue) {
+            gr_push_own(w, s, s->deque, t);
+            break;
+        }
+        pk[n++] = t;
+    }
+    return n;
+}
+
+/* The batch hook over every packet, then each task in order (`in`'s outputs are
+ * reserved already); one whose outputs cannot be reserved goes back to its deque. */
+static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in)
+{
+    gr_pkt *pk[GR_BATCH_MAX];
+    void *data[GR_BATCH_MAX];
+    uint32_t n = take_batch(w, s, in, pk);
+    for (uint32_t k = 0; k < n; k++) data[k] = gr_pkt_data(pk[k]);
+    uint64_t t0 = gr_account(w, GR_T_APP);
+    const gr_stage_rt *was = gr_running_set(s);
+    s->d.batch(c, data, n);
+    gr_running_set(was);
+    w->stage_ticks[s->id] += gr_account(w, GR_T_SCHED) - t0;
+    for (uint32_t k = 0; k < n; k++) {
+        w->batch_pos = k + 1;
+        if (k == 0) {
+            run_reserved(w, s, c);
+        } else if (reserve_outputs(w, c, s, pk[k])) {
+            w->tasks++;
+            run_reserved(w, s, c);
+        } else {
+            gr_push_task(w, s, pk[k]);
+        }
+    }
+    w->batch_pos = 0;
+}
+
+bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
+{
+    gr_ctx *c = &w->shader_ctx;
+    if (!reserve_outputs(w, c, s, in)) return false;
+    if (s->d.coalesce_input) coalesce_input(w, s, in);
+    if (batches(s, in) && !w->batch_pos) run_batch(w, s, c, in);
+    else run_reserved(w, s, c);
     return true;
 }
 

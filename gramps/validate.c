@@ -77,6 +77,9 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
              in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
              "the stage has no in-place output");
     if (s->d.recirculate && !check_recirculation(g, s, in)) return false;
+    if (s->d.batch && (s->d.coalesce_input || s->d.recirculate || s->d.batch_max > GR_BATCH_MAX))
+        FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' runs in batches of %u (at most %d), which "
+             "coalescing or recirculating its input excludes", s->name, s->d.batch_max, GR_BATCH_MAX);
     if (s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);

@@ -49,9 +49,14 @@ static void test_same_image_as_cpu(void)
         char *js = slurp(stats, NULL);
         CHECK(js && strstr(js, "\"name\": \"intersect-0\"") && strstr(js, "\"device\": \"opencl\""));
         CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Shade, Blend... */
+        /* Launches over batches of packets: fewer launches than tasks. */
         const char *sh = js ? strstr(js, "\"name\": \"shadow-intersect-0\"") : NULL;
+        const char *tasks = sh ? strstr(sh, "\"tasks\": ") : NULL;
         const char *launches = sh ? strstr(sh, "\"kernel_launches\": ") : NULL;
         CHECK(launches && atoi(launches + 19) > 0);
+        CHECK_MSG(!launches || !tasks || atoi(launches + 19) < atoi(tasks + 9) || atoi(tasks + 9) < 2,
+                  "%s: %d launches for %d tasks", scenes[i], launches ? atoi(launches + 19) : -1,
+                  tasks ? atoi(tasks + 9) : -1);
         free(js);
     }
 }
