@@ -4,8 +4,21 @@
 
 #include <stdlib.h>
 
+/* Devices may allocate lazily, so a buffer too large would fail only at its first use:
+ * refuse it before the run, naming the limit. */
+static int fits(ac_device *d, size_t bytes, char err[AC_ERR_MAX])
+{
+    cl_ulong max = 0;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max, &max, NULL) != CL_SUCCESS ||
+        bytes <= max) return 0;
+    snprintf(err, AC_ERR_MAX, "out of device memory: %zu bytes in one buffer, %s allows at most "
+             "%llu (CL_DEVICE_MAX_MEM_ALLOC_SIZE)", bytes, d->name, (unsigned long long)max);
+    return -1;
+}
+
 ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_ERR_MAX])
 {
+    if (fits(d, bytes, err)) return NULL;
     ac_buffer *b = calloc(1, sizeof *b);
     if (!b) {
         snprintf(err, AC_ERR_MAX, "out of memory");
