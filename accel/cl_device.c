@@ -7,6 +7,7 @@
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static ac_device *opened;
+static bool fell_back;                 /* ac_first_fallback answered once */
 
 /* Where the ICD loader looks for platforms, for the messages that say none was found. */
 static const char *icd_place(char buf[512])
@@ -128,6 +129,15 @@ ac_device *ac_open(char err[AC_ERR_MAX])
 }
 
 ac_device *ac_device_opened(void) { return opened; }
+
+bool ac_first_fallback(void)
+{
+    pthread_mutex_lock(&open_lock);
+    bool first = !fell_back;
+    fell_back = true;
+    pthread_mutex_unlock(&open_lock);
+    return first;
+}
 
 const char *ac_device_name(void) { return opened ? opened->name : ""; }
 

@@ -33,6 +33,9 @@
  * /etc/OpenCL/vendors or OCL_ICD_VENDORS, or platforms without devices). */
 typedef struct ac_device ac_device;
 GR_API ac_device *ac_open(char err[AC_ERR_MAX]);
+/* True the first time it is called in the process, false after: for a program that
+ * falls back to the CPU to say so once, not once a frame. */
+GR_API bool ac_first_fallback(void);
 /* The opened device's name and platform, for messages ("" before ac_open). */
 GR_API const char *ac_device_name(void);
 /* Releases the device and everything made on it (programs, buffers must be freed

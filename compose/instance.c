@@ -6,6 +6,8 @@
  * its port table's order (see cp_stage_type). */
 #include "compose/internal.h"
 
+#include "accel/opencl.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,8 +538,8 @@ static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
         if (!no_device || st->placement == CP_PLACE_OPENCL)
             return cp_fail(err, "%s: stage '%s' (device = %s): %s", st->placement_where, st->name,
                            st->placement == CP_PLACE_OPENCL ? "opencl" : "auto", why);
-        if (!warned) fprintf(stderr, "warning: %s; the stages placed with device = auto run on "
-                             "the CPU\n", why);
+        if (!warned && ac_first_fallback())
+            fprintf(stderr, "warning: %s; the stages placed with device = auto run on the CPU\n", why);
         warned = true;
     }
     return 0;

@@ -1,6 +1,7 @@
 /* test_opencl.c — Shader stages placed on the OpenCL device (docs/opencl.md), through
  * gramps-render as a user runs it: rt.intersect's and rt.shadow's kernels give the CPU
- * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count; a stage without a kernel, a kernel
+ * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count;
+ * a scene with what the kernels lack (hit filters) stays on the CPU under `auto`; a stage without a kernel, a kernel
  * that does not build and a machine without an OpenCL platform are refused with a
  * message (or fall back under `auto`). Runs on whatever platform the ICD loader finds:
  * PoCL on the CPU in CI. Kernels are compiled once into POCL_CACHE_DIR under the build
@@ -92,6 +93,22 @@ static void test_stage_without_kernel_refused(void)
               "rc %d: %s", rc, out);
 }
 
+/* The showcase has alpha-tested and blended materials, which the kernels do not do:
+ * `opencl` is refused naming the stage and why, `auto` renders the CPU image. */
+static void test_unsupported_scene(void)
+{
+    char cpu[700], png[700];
+    tmp_path(cpu, sizeof cpu, "cpu.png");
+    tmp_path(png, sizeof png, "auto.png");
+    int rc = render("showcase", "--set graph.device=opencl", png);
+    CHECK_MSG(rc == 1 && strstr(out, "stage 'intersect-0'") && strstr(out, "hit filter"),
+              "rc %d: %s", rc, out);
+    rc = render("showcase", "--set graph.device=auto", png);
+    CHECK_MSG(rc == 0 && strstr(out, "runs on the CPU (device = auto)"), "rc %d: %s", rc, out);
+    CHECK(render("showcase", "", cpu) == 0);
+    CHECK(same_files(cpu, png));
+}
+
 static void test_kernel_build_failure(void)
 {
     char png[700], extra[1400];
@@ -144,6 +161,7 @@ int main(int argc, char **argv)
     RUN(test_same_image_as_cpu);
     RUN(test_same_image_any_worker_count);
     RUN(test_stage_without_kernel_refused);
+    RUN(test_unsupported_scene);
     RUN(test_kernel_build_failure);
     RUN(test_no_platform);
     return check_finish();
