@@ -34,8 +34,15 @@ static void detach_filter(pl_scene_data *d)
     d->hit_filter = NULL;
 }
 
+static void drop_device_bvh(pl_scene_data *d)
+{
+    if (d->device_bvh) d->device_bvh_free(d->device_bvh);
+    d->device_bvh = NULL;
+}
+
 void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh)
 {
+    drop_device_bvh(d);
     detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     d->bvh = (rt_bvh *)bvh;
@@ -45,6 +52,7 @@ void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh)
 
 void pl_scene_data_free(pl_scene_data *d)
 {
+    drop_device_bvh(d);
     detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     *d = (pl_scene_data){0};

@@ -34,6 +34,11 @@ typedef struct pl_scene_data {
     unsigned build_threads;
     struct sh_hit_filter *hit_filter;     /* the BVH's any-hit filter while it is this
                                              data's (shaders/hit_filter.h), or NULL */
+    /* The BVH's copy on an accelerator (the frame resource "bvh.opencl" makes it on
+     * first use: uploaded once per scene, not per frame), freed with the data or when
+     * the BVH is replaced; NULL: none. */
+    void *device_bvh;
+    void (*device_bvh_free)(void *device_bvh);
 } pl_scene_data;
 
 GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);

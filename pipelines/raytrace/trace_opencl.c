@@ -1,5 +1,5 @@
 /* trace_opencl.c — the host side of rt.intersect's and rt.shadow's OpenCL kernels (see
- * trace_opencl.h): the BVH's device copy, the kernels' buffers, and what each launch
+ * trace_opencl.h): the BVH's device copy (kept by the scene data), the kernels' buffers, and what each launch
  * sends on. */
 #include "pipelines/raytrace/trace_opencl.h"
 
@@ -34,10 +34,8 @@ static void device_bvh_free(void *data)
 }
 
 /* The 4-wide nodes and triangle blocks, copied as they are. */
-static void *device_bvh_create(void *frame, const char *owner)
+static plrt_device_bvh *upload(const rt_bvh *b)
 {
-    (void)owner;
-    const rt_bvh *b = pl_scene_data_bvh(((pl_frame *)frame)->data);
     char err[AC_ERR_MAX];
     ac_device *dev = b ? ac_open(err) : NULL;
     plrt_device_bvh *d = dev ? calloc(1, sizeof *d) : NULL;
@@ -52,11 +50,24 @@ static void *device_bvh_create(void *frame, const char *owner)
     return NULL;
 }
 
+/* The scene data's copy, made on the first frame that asks: once per scene. */
+static void *device_bvh_create(void *frame, const char *owner)
+{
+    (void)owner;
+    pl_scene_data *data = ((pl_frame *)frame)->data;
+    if (!data->device_bvh && (data->device_bvh = upload(pl_scene_data_bvh(data))))
+        data->device_bvh_free = device_bvh_free;
+    return data->device_bvh;
+}
+
+/* Owned by the scene data. */
+static void scene_owned(void *data) { (void)data; }
+
 const cp_resource_type plrt_device_bvh_resource = {
     "bvh.opencl", "the scene's BVH copied to the OpenCL device (its 4-wide nodes and triangle "
-    "blocks), for the stages placed there; device memory, not counted in the host estimate",
-    "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, device_bvh_create,
-    device_bvh_free};
+    "blocks) once per scene, for the stages placed there; device memory, not counted in the "
+    "host estimate", "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
+    device_bvh_create, scene_owned};
 
 int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {

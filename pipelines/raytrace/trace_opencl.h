@@ -1,6 +1,6 @@
 /* trace_opencl.h — rt.intersect and rt.shadow on the OpenCL device: the kernels of
  * pipelines/raytrace/opencl/trace.cl, the device copy of the scene's BVH they read (the
- * frame resource "bvh.opencl", uploaded once per frame object and kept across its runs)
+ * frame resource "bvh.opencl", uploaded once per scene and kept by its pl_scene_data)
  * and the host side of each launch (docs/opencl.md). */
 #ifndef PIPELINES_RAYTRACE_TRACE_OPENCL_H
 #define PIPELINES_RAYTRACE_TRACE_OPENCL_H
