@@ -88,6 +88,14 @@ static void test_stage_without_kernel_refused(void)
     int rc = render("teapot", "--set shade.device=opencl", png);
     CHECK_MSG(rc == 1 && strstr(out, "stage 'shade'") && strstr(out, "no OpenCL kernel") &&
               strstr(out, "command line"), "rc %d: %s", rc, out);
+    char graph[700], extra[900];
+    tmp_path(graph, sizeof graph, "place.graph");
+    FILE *f = fopen(graph, "w");
+    CHECK(f && fputs("[stage shade]\ndevice = opencl\n", f) >= 0);
+    if (f) fclose(f);
+    snprintf(extra, sizeof extra, "--graph %s", graph);
+    rc = render("teapot", extra, png);
+    CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'shade' (type rt.shade)"), "rc %d: %s", rc, out);
     rc = render("teapot", "--set intersect.device=gpu", png);
     CHECK_MSG(rc == 1 && strstr(out, "device = gpu") && strstr(out, "cpu, opencl or auto"),
               "rc %d: %s", rc, out);
