@@ -20,7 +20,9 @@ gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all
     uint32_t n = subqueue_count(q);
     *all_done = atomic_load(&q->closed);
     for (uint32_t i = 0; i < n; i++) {
-        gr_subq *s = q->subs[i];
+        /* acquire: a dynamic set's keys.count counts an index before its subqueue is
+         * stored (init_dynamic_sub's release store); until then the slot reads NULL */
+        gr_subq *s = __atomic_load_n(&q->subs[i], __ATOMIC_ACQUIRE);
         if (!s) continue;
         gr_spin_lock(&s->lock);
         bool ready = gr_subq_avail(s) > 0 && gr_subq_need_met(s, need, grant_short);

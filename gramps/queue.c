@@ -118,7 +118,8 @@ typedef struct key_init_ctx { gr_worker *w; gr_queue_rt *q; } key_init_ctx;
 static void init_dynamic_sub(void *ctx, uint64_t key, uint32_t index)
 {
     key_init_ctx *k = ctx;
-    k->q->subs[index] = gr_subq_new(k->q, index, key);
+    /* release: gr_any_ready scans the slots up to keys.count without the keymap */
+    __atomic_store_n(&k->q->subs[index], gr_subq_new(k->q, index, key), __ATOMIC_RELEASE);
 }
 
 /* The instanced consumer of a subqueue starts with its subqueue's first packet. */
