@@ -7,9 +7,9 @@
 FUZZ_SECONDS ?= 30
 FUZZ_KINDS := scene obj ply gltf
 FUZZ_DIR := build/fuzz
-FUZZ_SRC := $(wildcard compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c gramps/*.c)
+FUZZ_SRC := $(wildcard accel/*.c compose/*.c scenes/*.c rasterizer/*.c raytracer/*.c shaders/*.c pipelines/*.c pipelines/*/*.c gramps/*.c)
 FUZZ_ASM := $(wildcard gramps/*.S)
-FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM))
+FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM) $(CL_SRC))
 .SECONDARY: $(FUZZ_OBJ)
 FUZZ_CFLAGS := -std=c11 -g -O1 -I. -I$(BUILD)/gen -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -19,6 +19,11 @@ $(FUZZ_DIR)/obj/%.c.o: %.c | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
+$(FUZZ_DIR)/obj/%.cl.o: %.cl mk/cl_embed.sh | fuzz-deps
+	@mkdir -p $(dir $@)
+	sh mk/cl_embed.sh $< > $(@:.o=.c)
+	clang $(FUZZ_CFLAGS) -c $(@:.o=.c) -o $@
+
 $(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
@@ -26,14 +31,14 @@ $(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
-	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
+	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
 
 # Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot;
 # hostile plugin stages (tests/fuzz/fuzz_plugin.c): packets corrupted between two
 # built-in stages of a rendering graph.
 $(FUZZ_DIR)/fuzz_graph $(FUZZ_DIR)/fuzz_plugin: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_%.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -ldl -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
 
 fuzz-deps:
 	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; } \
