@@ -80,4 +80,4 @@ static const cp_resource_use ps2_uses[] = {
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: lit shadow rays' terms and shaded mirror and "
     "through hits to the Output Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
-    ps2_params, 3, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
+    ps2_params, 4, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
