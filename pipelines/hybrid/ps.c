@@ -120,7 +120,9 @@ static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run
 {
     plrt_sample px[RT_PACKET_MAX];
     gr_assert(c, run->count <= RT_PACKET_MAX);
-    const uint32_t n = run->count <= RT_PACKET_MAX ? plrt_run_samples(run, s->primary.frame->width, 1, px) : 0;
+    const pl_frame *f = s->primary.frame;
+    const uint32_t n = run->count <= RT_PACKET_MAX ? plrt_run_samples(run, f->width, f->height, 1, px) : 0;
+    gr_assert(c, n == run->count);        /* a run outside the image, or cut for another spp */
     uint32_t shaded = 0;
     for (uint32_t i = 0; i < n; i++) {
         plrt_ray frags[RS_MAX_SAMPLES];
