@@ -119,10 +119,8 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
 static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run *run, plh_out *o)
 {
     plrt_sample px[RT_PACKET_MAX];
-    gr_assert(c, run->count <= RT_PACKET_MAX);
     const pl_frame *f = s->primary.frame;
-    const uint32_t n = run->count <= RT_PACKET_MAX ? plrt_run_samples(run, f->width, f->height, 1, px) : 0;
-    gr_assert(c, n == run->count);        /* a run outside the image, or cut for another spp */
+    const uint32_t n = plrt_run_samples_checked(c, run, RT_PACKET_MAX, f->width, f->height, 1, px);
     uint32_t shaded = 0;
     for (uint32_t i = 0; i < n; i++) {
         plrt_ray frags[RS_MAX_SAMPLES];
