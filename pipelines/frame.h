@@ -156,6 +156,14 @@ GR_API uint32_t *pl_frame_image_pixels(pl_frame *f);
 #define PL_MAX_MSAA 8
 GR_API bool pl_frame_set_samples(pl_frame *f, int samples, char err[CP_ERR_MAX]);
 
+/* The depth pass's visible primitives (raster.ztile's): "visibility", a primitive per
+ * pixel, or with multisampling (the hybrid's msaa > 1) "sample-visibility", one per
+ * sample. */
+static inline const char *pl_visibility_name(int msaa)
+{
+    return msaa > 1 ? "sample-visibility" : "visibility";
+}
+
 /* Samples per pixel of stage i, which has an `spp` parameter: its value for the colour
  * output; other outputs take one sample at the pixel centre. */
 GR_API int pl_samples_per_pixel(const cp_stage_init *i);

@@ -4,6 +4,8 @@
  * Trace, through the one push-coalesced hybrid.rays queue (see internal.h). */
 #include "pipelines/hybrid/internal.h"
 
+#include "rasterizer/samples.h"
+
 #include <math.h>
 
 static const char *const kind_names[PLH_KINDS] = {"shadow", "reflection", "through"};
@@ -12,7 +14,8 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
 {
     pl_frame *f = i->frame;
     *s = (plh_shader){pl_frame_ray_env(f), f->aov, (int)cp_int(i, "bounces"),
-                      (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), {0, 0, 0, 0},
+                      (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
+                      {0, 0, 0, 0, 0},
                       {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
     bool counted = s->contributions != NULL;
     for (int k = 0; k < PLH_KINDS; k++) {
@@ -24,7 +27,14 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         return false;
     }
-    if (plrt_blend_keys_of(f, cp_port_subqueues(i, "out"), &s->keys)) return true;
+    if (!rs_sample_pattern(s->msaa)) {
+        snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", s->msaa);
+        return false;
+    }
+    if (plrt_blend_keys_of(f, cp_port_subqueues(i, "out"), &s->keys)) {
+        s->keys.shift = (uint32_t)__builtin_ctz((unsigned)s->msaa);
+        return true;
+    }
     snprintf(err, CP_ERR_MAX, "port 'out': the contributions queue set needs a power of two "
              "of subqueues (one om instance each), not %u", cp_port_subqueues(i, "out"));
     return false;

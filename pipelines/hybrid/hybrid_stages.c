@@ -24,7 +24,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    if (plh_primary_init(&s->primary, i, "out", err) &&
+    if (plh_primary_init(&s->primary, i, "out", 1, err) &&
         plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
         return s;
     free(s);

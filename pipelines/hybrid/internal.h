@@ -25,7 +25,10 @@ typedef struct plh_shader {
     int bounces;
     float min_weight;
     bool shadows;                         /* false: lights add their term unoccluded */
-    plrt_blend_keys keys;                 /* of the contributions set (om's instances) */
+    int msaa;                             /* the depth pass's samples per pixel */
+    plrt_blend_keys keys;                 /* of the contributions set (om's instances);
+                                             shift log2(msaa): rays and contributions
+                                             carry a fragment's slot (fragments.h) */
     _Atomic(uint64_t) *rays[PLH_KINDS], *contributions;
 } plh_shader;
 
@@ -35,9 +38,11 @@ typedef struct plh_shader {
     {"min_weight", CP_FLOAT, "0.01", 0, 1, "push no mirror ray or ray on through a blended surface " \
      "whose weight falls below"}, \
     {"shadows", CP_BOOL, "true", 0, 0, "cast shadow rays (false: every light the surface faces adds " \
-     "its term, as in the raster graphs)"}
+     "its term, as in the raster graphs)"}, \
+    {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "the depth pass's samples per pixel (1, 4 or 8): rays and " \
+     "contributions carry their fragment's slot, pixel * msaa + its first sample"}
 
-/* Its parameters (bounces, min_weight, shadows) and counters, `who` naming them
+/* Its parameters (bounces, min_weight, shadows, msaa) and counters, `who` naming them
  * ("ps": hybrid.ps_rays_shadow, ...). false with a message in err. */
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX]);
 

@@ -6,9 +6,9 @@
  * rays of many PS and PS2 tasks into full packets). A ray is the ray tracer's rt.rays
  * element (pipelines/raytrace/packets.h) and its kind:
  *  - PLH_SHADOW: toward a light; `weight` is the light's term at the surface, which the
- *    pixel gets if nothing is in the way. Trace sets hit.prim to RT_NO_HIT when the ray
- *    is unoccluded (then `weight` is scaled by what blended surfaces let through) and to
- *    0 when it is blocked.
+ *    pixel gets if nothing is in the way. Trace resolves it: when the ray is unoccluded
+ *    it sends `weight` (scaled by what blended surfaces let through) to the Output
+ *    Merger, and it passes no shadow ray on.
  *  - PLH_REFLECTION: a mirror ray, depth one more than its surface's;
  *  - PLH_THROUGH: the ray on through a blended surface (same depth, layers + 1).
  *    Trace fills in the closest hit of both, in place, for PS2 to shade. */

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port,
+bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, int msaa,
                       char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
@@ -20,7 +20,7 @@ bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port,
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         return false;
     }
-    return (p->vis = pl_frame_use(i, "visibility", err)) && (p->bvh = pl_frame_use(i, "bvh", err));
+    return (p->vis = pl_frame_use(i, pl_visibility_name(msaa), err)) && (p->bvh = pl_frame_use(i, "bvh", err));
 }
 
 /* The rays of a packet that the raster pass saw a primitive for, tested against it. */

@@ -18,7 +18,8 @@
 
 typedef struct plh_primary {
     const pl_frame *frame;
-    const uint32_t *vis;                  /* visible primitive + 1 per pixel (0: none) */
+    const uint32_t *vis;                  /* visible primitive + 1 per pixel, or per sample
+                                             with msaa > 1 (0: none) */
     const sc_geometry *geo;
     const rt_bvh *bvh;
     int spp;
@@ -27,9 +28,10 @@ typedef struct plh_primary {
     _Atomic(uint64_t) *from_raster, *traced;
 } plh_primary;
 
-/* For stage i (its `spp` parameter, its output `port`'s packet size): false with a
- * message in err when a counter, the visibility buffer or the BVH cannot be had. */
-bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port,
+/* For stage i (its `spp` parameter, its output `port`'s packet size) after a depth pass
+ * of msaa samples per pixel: false with a message in err when a counter, the visibility
+ * buffer or the BVH cannot be had. */
+bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, int msaa,
                       char err[CP_ERR_MAX]);
 
 /* The rays of a run's samples (sample_runs.h) with their hits, into rays[0..n); returns

@@ -8,9 +8,13 @@
  * Merger at once; each light it faces becomes a shadow ray carrying the light's term,
  * a reflective material a mirror ray and a blended one the ray on through it, all pushed
  * to Trace. Samples that see nothing add the background to their pixel's sums here
- * (with one sample per pixel, as hybrid.visible does) or send it to the Output Merger. */
+ * (with one sample per pixel, as hybrid.visible does) or send it to the Output Merger.
+ * With msaa > 1 the runs are of pixels, and each pixel's fragments (one per triangle its
+ * samples see, fragments.h) are shaded once each and push their rays once each. */
 #include "pipelines/hybrid/internal.h"
+#include "pipelines/hybrid/fragments.h"
 #include "pipelines/hybrid/primary_hits.h"
+#include "pipelines/raytrace/sample_runs.h"
 
 #include <stdlib.h>
 
@@ -22,8 +26,29 @@ typedef struct ps_state {
     _Atomic(uint64_t) *fragments;
 } ps_state;
 
+/* Multisampling's limits: one sample per pixel for the camera (the samples are the
+ * depth pass's), averageable values. Then the frame's per-sample resources get their
+ * slots. */
+static bool msaa_allowed(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    const int msaa = (int)cp_int(i, "msaa");
+    if (msaa == 1) return true;
+    if (pl_samples_per_pixel(i) > 1) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': msaa %d with spp %d: multisampling takes its samples "
+                 "from the depth pass (use one or the other)", i->name, msaa, pl_samples_per_pixel(i));
+        return false;
+    }
+    if (((const pl_frame *)i->frame)->aov == SH_AOV_PRIMID) {
+        snprintf(err, CP_ERR_MAX, "stage '%s': msaa %d with the primid AOV: primitive ids cannot "
+                 "be averaged (use msaa 1)", i->name, msaa);
+        return false;
+    }
+    return pl_frame_set_samples(i->frame, msaa, err);
+}
+
 static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!msaa_allowed(i, err)) return NULL;
     ps_state *s = malloc(sizeof *s);
     if (!s) {
         snprintf(err, CP_ERR_MAX, "out of memory");
@@ -32,7 +57,7 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->raster = pl_frame_raster_env(i->frame);
     s->fragments = pl_frame_counter(i->frame, "fragments_shaded");
     if (!s->fragments) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-    if (s->fragments && plh_primary_init(&s->primary, i, "rays", err) &&
+    if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
         plh_shader_init(&s->shader, i, "ps", err) &&
         plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
         return s;
@@ -58,8 +83,8 @@ static void quad_of(const ps_state *s, const plrt_ray *h, float d[4])
     const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
     sh_ps_tri t = {.prim = h->hit.prim};
     for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
-    const uint32_t width = (uint32_t)s->primary.frame->width;
-    sh_ps_quad_derivatives(s->raster, &t, (int)(h->pixel % width), (int)(h->pixel / width), d);
+    const uint32_t width = (uint32_t)s->primary.frame->width, pixel = h->pixel >> s->shader.keys.shift;
+    sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
 }
 
 /* One sample: its surface shaded, or the background; returns 1 for a shaded fragment. */
@@ -88,18 +113,44 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
     return 1;
 }
 
-static void ps_main(gr_ctx *c)
+/* With msaa > 1: a run of pixels, each pixel's fragments shaded in turn (a pixel's
+ * background fragment summed here, as ps_samples sums its misses: the cutter cleared its
+ * slots, and nothing else adds to them). */
+static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run *run, plh_out *o)
 {
-    const ps_state *s = gr_user(c);
+    plrt_sample px[RT_PACKET_MAX];
+    const pl_frame *f = s->primary.frame;
+    const uint32_t n = plrt_run_samples_checked(c, run, RT_PACKET_MAX, f->width, f->height, 1, px);
+    uint32_t shaded = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        plrt_ray frags[RS_MAX_SAMPLES];
+        uint32_t m = (uint32_t)plh_pixel_fragments(&s->primary, s->shader.msaa, px[i].pixel, frags);
+        if (s->misses.background && s->misses.cutters_clear_sums) m = plrt_sum_misses(&s->misses, frags, m);
+        for (uint32_t k = 0; k < m; k++) shaded += ps_sample(c, s, &frags[k], o);
+    }
+    return shaded;
+}
+
+/* Without multisampling: a run of samples (spp per pixel). */
+static uint32_t ps_samples(gr_ctx *c, const ps_state *s, const plrt_sample_run *run, plh_out *o)
+{
     plrt_ray rays[RT_PACKET_MAX];
-    uint32_t n = plh_primary_hits(c, &s->primary, gr_input(c, NULL), rays);
+    uint32_t n = plh_primary_hits(c, &s->primary, run, rays);
     /* with one sample per pixel after Z-Tile, which cleared the sums: the misses' here */
     if (s->misses.background && s->primary.spp == 1 && s->misses.cutters_clear_sums)
         n = plrt_sum_misses(&s->misses, rays, n);
+    uint32_t shaded = 0;
+    for (uint32_t i = 0; i < n; i++) shaded += ps_sample(c, s, &rays[i], o);
+    return shaded;
+}
+
+static void ps_main(gr_ctx *c)
+{
+    const ps_state *s = gr_user(c);
+    const plrt_sample_run *run = gr_input(c, NULL);
     plh_out o;
     plh_out_start(&o, &s->shader);
-    uint32_t shaded = 0;
-    for (uint32_t i = 0; i < n; i++) shaded += ps_sample(c, s, &rays[i], &o);
+    uint32_t shaded = s->shader.msaa > 1 ? ps_fragments(c, s, run, &o) : ps_samples(c, s, run, &o);
     plh_out_flush(c, &s->shader, &o);
     atomic_fetch_add_explicit(s->fragments, shaded, memory_order_relaxed);
 }
@@ -119,11 +170,13 @@ static const cp_param ps_params[] = {
 
 static const cp_resource_use ps_uses[] = {
     {"visibility", CP_READS, "raster.ztile's visible primitives"},
+    {"sample-visibility", CP_READS, "with msaa > 1: raster.ztile's, per sample"},
     {"bvh", CP_READS, "traces where the raster pass missed"},
     {"sums", CP_WRITES, "with `background`: adds its background samples"},
+    {"sample-sums", CP_WRITES, "with `background` and msaa > 1"},
     {"textures", CP_READS, "filtered at each pixel quad's footprint"}};
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
     "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
-    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 5, ps_main, ps_create, NULL, free, ps_uses, 4};
+    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 6, ps_main, ps_create, NULL, free, ps_uses, 6};

@@ -1,6 +1,6 @@
 /* ps2.c — hybrid.ps2, the Extended Direct3D graph's second pixel shader (a Shader):
- * what Trace found for the pixel shaders' rays. A shadow ray that reached its light
- * sends the light's term to the Output Merger; a mirror or through ray's hit is shaded
+ * what Trace found for the pixel shaders' mirror and through rays (Trace sends the lit
+ * shadow rays' terms to the Output Merger itself). A hit is shaded
  * as the ray tracer's Shade shades it (sh_ray_shade_cone: textures at the ray cone's
  * footprint) and, like the PS's surfaces, sends its ambient term on and pushes its own
  * shadow, mirror and through rays back to Trace (the loop, bounded by `bounces`, the
@@ -60,8 +60,10 @@ static void ps2_main(gr_ctx *c)
     plh_out_start(&o, &s->shader);
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
-        if (r[i].kind != PLH_SHADOW) hits += ps2_hit(c, &s->shader, &r[i].r, &o);
-        else if (r[i].r.hit.prim == RT_NO_HIT) plh_out_contrib(c, &s->shader, &o, r[i].r.pixel, r[i].r.weight);
+        /* Trace resolves the shadow rays itself and passes on only the others */
+        if (r[i].kind == PLH_SHADOW) gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)",
+                                                  __FILE__, __LINE__);
+        else hits += ps2_hit(c, &s->shader, &r[i].r, &o);
     }
     plh_out_flush(c, &s->shader, &o);
     atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
@@ -71,13 +73,13 @@ static const cp_port ps2_ports[] = {
     {"in", GR_BIND_INPUT, "hybrid.rays", "hybrid.trace's output"},
     {"rays", GR_BIND_PUSH, "hybrid.rays", "the hits' shadow, mirror and through rays: back to "
      "hybrid.trace (the loop)"},
-    {"out", GR_BIND_PUSH, "rt.contributions", "lit lights' terms, the hits' ambient terms, background: to "
+    {"out", GR_BIND_PUSH, "rt.contributions", "the hits' ambient terms (and, without shadows, their lights'), background: to "
      "the Output Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
 static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
     {"textures", CP_READS, "the hits' textures at the ray cones' footprint"}};
 
 const cp_stage_type plh_ps2_type = {
-    "hybrid.ps2", "Extended Direct3D second pixel shader: lit shadow rays' terms and shaded mirror and "
-    "through hits to the Output Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
-    ps2_params, 3, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
+    "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
+    "Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
+    ps2_params, 4, ps2_main, ps2_create, NULL, free, ps2_uses, 1};

@@ -70,6 +70,13 @@ static inline bool plr_tile_rect(const rast_cfg *rc, uint64_t tile, tile_rect *t
  * visible primitive + 1 per pixel over the whole image, private to its copy, which
  * clears the parts it draws in; undefined elsewhere. Each array has RS_DEPTH_SLACK
  * elements past the image for rs_depth_rect. */
+/* Its resource name: "sample-depth-layer" (a depth and primitive per sample) with
+ * msaa > 1. */
+static inline const char *plr_layer_name(int msaa)
+{
+    return msaa > 1 ? "sample-depth-layer" : "depth-layer";
+}
+
 typedef struct plr_depth_layer {
     float *z;
     uint32_t *vis;

@@ -37,17 +37,29 @@ static void hiz_destroy(void *data)
     free(data);
 }
 
-static void *layer_create(void *frame, const char *owner)
+/* A depth layer of `per_pixel` elements per pixel. */
+static void *make_layer(const pl_frame *f, size_t per_pixel)
 {
-    (void)owner;
-    const pl_frame *f = frame;
-    size_t n = (size_t)f->width * (size_t)f->height + RS_DEPTH_SLACK;
+    size_t n = (size_t)f->width * (size_t)f->height * per_pixel + RS_DEPTH_SLACK;
     plr_depth_layer *l = malloc(sizeof *l);
     if (l) *l = (plr_depth_layer){malloc(n * sizeof *l->z), malloc(n * sizeof *l->vis), NULL, 0};
     if (l && l->z && l->vis) return l;
     if (l) free(l->z), free(l->vis);
     free(l);
     return NULL;
+}
+
+static void *layer_create(void *frame, const char *owner)
+{
+    (void)owner;
+    return make_layer(frame, 1);
+}
+
+static void *sample_layer_create(void *frame, const char *owner)
+{
+    (void)owner;
+    const pl_frame *f = frame;
+    return make_layer(f, (size_t)f->samples);
 }
 
 static void layer_destroy(void *data)
@@ -65,9 +77,13 @@ static const cp_resource_type types[] = {
      CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, hiz_create, hiz_destroy},
     {"visibility", "the visible primitive + 1 per pixel, 0 for none", "u32", 4, CP_PER_PIXEL,
      false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL},
+    {"sample-visibility", "the visible primitive + 1 per sample, 0 for none (the hybrid's depth "
+     "pass with msaa > 1)", "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL},
     {"depth-layer", "a depth-only rasterizer's own depth and visible primitive per pixel "
      "(plr_depth_layer)", "f32 + u32", 8, CP_PER_PIXEL, true, CP_CLEAR_NONE, NULL, layer_create,
      layer_destroy},
+    {"sample-depth-layer", "depth-layer per sample (the hybrid's depth pass with msaa > 1)",
+     "f32 + u32", 8, CP_PER_SAMPLE, true, CP_CLEAR_NONE, NULL, sample_layer_create, layer_destroy},
     {"sample-depth", "multisampling's depth per sample (msaa > 1; the tile's stage clears "
      "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",

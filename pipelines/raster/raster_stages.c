@@ -114,7 +114,7 @@ static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 static void *vs_depth_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = raster_state(i, false, err);
-    if (s) s->attributes = s->alpha.mask;
+    if (s) s->attributes = s->alpha.mask;   /* Z-Raster's alpha test reads the uv */
     return s;
 }
 
@@ -151,7 +151,7 @@ static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
  * pixel's current primitive for (pixels.c). */
 static plr_state *any_order(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (s && !(s->vis = pl_frame_use(i, "visibility", err))) {
+    if (s && !(s->vis = pl_frame_use(i, pl_visibility_name(s->msaa), err))) {
         free(s);
         return NULL;
     }
@@ -185,12 +185,22 @@ static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return s;
 }
 
+/* The hybrid's depth pass with msaa > 1: the frame's per-sample resources (depth layers,
+ * visibility, sums) get a slot per sample; false with a message in err when the graph's
+ * stages disagree on the count. */
+static plr_state *depth_pass_samples(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    if (!s || s->msaa == 1 || pl_frame_set_samples(i->frame, s->msaa, err)) return s;
+    free(s);
+    return NULL;
+}
+
 /* Z-Raster: its own depth layer, named after the stage copy. */
 static void *zraster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    plr_state *s = raster_state(i, false, err);
+    plr_state *s = depth_pass_samples(raster_state(i, false, err), i, err);
     if (!s) return NULL;
-    s->layer = pl_frame_use(i, "depth-layer", err);
+    s->layer = pl_frame_use(i, plr_layer_name(s->msaa), err);
     s->layer_index = (uint32_t)pl_frame_resource_index(i->frame, s->layer);
     s->layer_drawn = malloc((size_t)(s->tiles_x * s->tiles_y));
     s->depth_tested = pl_frame_counter(i->frame, "fragments_depth_tested");
@@ -217,7 +227,7 @@ static void zraster_destroy(void *state)
  * its input set, dealt tiles by `bands`. */
 static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    plr_state *s = any_order(raster_state(i, false, err), i, err);
+    plr_state *s = any_order(depth_pass_samples(raster_state(i, false, err), i, err), i, err);
     if (!s) return NULL;
     s->frame = i->frame;
     s->spp = pl_samples_per_pixel(i);
@@ -257,7 +267,6 @@ static const cp_param batch_param[] = {{"batch", CP_INT, "64", 1, MAX_BATCH, "tr
                          "equal depths go to the smaller primitive id (the same image as in draw order)"}
 #define MSAA_PARAM {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "samples per pixel: 1, 4 or 8 (Direct3D's " \
                     "standard positions; coverage and depth per sample, shading per pixel)"}
-static const cp_param tile_params[] = {TILE_PARAM};
 static const cp_param msaa_params[] = {MSAA_PARAM};
 static const cp_param tile_msaa_params[] = {TILE_PARAM, MSAA_PARAM};
 static const cp_param rast_params[] = {TILE_PARAM, COARSE_Z_PARAM, MSAA_PARAM};
@@ -301,7 +310,8 @@ static const cp_param ztile_params[] = {
     {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (as the Sampler's)"},
     {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the Sampler's packet size)"},
     {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
-     "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"}};
+     "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"},
+    MSAA_PARAM};
 
 /* What each stage type may ask the frame for (parameters decide: the sort-middle
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
@@ -323,11 +333,16 @@ static const cp_resource_use om_uses[] = {
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"},
     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"}};
-static const cp_resource_use zraster_uses[] = {{"depth-layer", CP_READS | CP_WRITES, NULL}};
+static const cp_resource_use zraster_uses[] = {
+    {"depth-layer", CP_READS | CP_WRITES, NULL},
+    {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}};
 static const cp_resource_use ztile_uses[] = {
     {"depth-layer", CP_READS, "every Z-Raster copy's"},
+    {"sample-depth-layer", CP_READS, "with msaa > 1"},
     {"visibility", CP_READS | CP_WRITES, NULL},
-    {"sums", CP_OVERWRITES, "clears each tile's before handing it on"}};
+    {"sample-visibility", CP_READS | CP_WRITES, "with msaa > 1"},
+    {"sums", CP_OVERWRITES, "clears each tile's before handing it on"},
+    {"sample-sums", CP_OVERWRITES, "with msaa > 1"}};
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
@@ -337,7 +352,7 @@ static const cp_stage_type stages[] = {
      vs_ports, 2, msaa_params, 1, plr_vs_main, raster_create, NULL, free, front_end_uses, 1},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, NULL, 0, plr_vs_main, vs_depth_create, NULL, free, front_end_uses, 1},
+     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, front_end_uses, 1},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
@@ -365,12 +380,12 @@ static const cp_stage_type stages[] = {
      tile_shade_create, NULL, free, tile_shade_uses, 3},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
-     tile_params, 1, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 1},
+     tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},
     {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
      "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
      "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
-     GR_THREAD, true, ztile_ports, 2, ztile_params, 4, plr_ztile_main, ztile_create, NULL, free,
-     ztile_uses, 3},
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 5, plr_ztile_main, ztile_create, NULL, free,
+     ztile_uses, 6},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

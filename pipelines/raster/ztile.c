@@ -12,7 +12,9 @@
  * Why the image is the draw-order pass's, whatever the groups and the order triangles
  * came in: each layer holds, per pixel, the least (depth, primitive id) of its triangles
  * (rs_depth_rect), and the fold takes the least over the layers, so the result is the
- * least over all triangles. */
+ * least over all triangles. With msaa > 1 the layers and the visibility buffer hold a
+ * primitive per sample (zraster.c), folded the same way, sample by sample; the runs are
+ * of pixels, whose samples the pixel shader reads. */
 #include "pipelines/raster/internal.h"
 
 #include "pipelines/raytrace/sample_runs.h"
@@ -35,10 +37,10 @@ static void fold_row(float *restrict z, uint32_t *restrict v, const float *restr
  * layer: none). Only this instance writes these pixels of the visibility buffer. */
 static void fold_layers(const plr_state *s, const tile_rect *r, const plr_depth_layer *const *l, int n)
 {
-    const size_t width = (size_t)(r->x1 - r->x0);
-    float z[PLR_MAX_TILE];
+    const size_t m = (size_t)s->msaa, width = (size_t)(r->x1 - r->x0) * m;
+    float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
     for (int y = r->y0; y < r->y1; y++) {
-        const size_t row = (size_t)y * (size_t)s->width + (size_t)r->x0;
+        const size_t row = ((size_t)y * (size_t)s->width + (size_t)r->x0) * m;
         uint32_t *out = &s->vis[row];
         if (n == 0) {
             memset(out, 0, width * sizeof *out);
@@ -61,7 +63,7 @@ void plr_ztile_main(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const ztile_done_pkt *p = w.mem;
-        const plr_depth_layer *l = pl_frame_resource_at(s->frame, (int)p->layer, "depth-layer");
+        const plr_depth_layer *l = pl_frame_resource_at(s->frame, (int)p->layer, plr_layer_name(s->msaa));
         const size_t tiles = (size_t)(s->tiles_x * s->tiles_y);
         gr_assert(c, l && l->drawn && l->ntiles == tiles && n < PL_MAX_COPIES_PER_RESOURCE);
         if (l && l->drawn && l->ntiles == tiles && n < PL_MAX_COPIES_PER_RESOURCE) {

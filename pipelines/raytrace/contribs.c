@@ -13,6 +13,7 @@ bool plrt_blend_keys_of(const pl_frame *f, uint32_t subqueues, plrt_blend_keys *
     k->first = (uint32_t)first;
     k->span = (uint32_t)span;
     k->mask = subqueues ? subqueues - 1 : 0;
+    k->shift = 0;
     k->scale = (((uint64_t)k->mask + 1) << 32) / span;
     return (subqueues & (subqueues - 1)) == 0;
 }

@@ -88,11 +88,14 @@ static inline void plrt_set_contrib(plrt_contrib *k, uint32_t pixel, const float
  * A plain queue (no set) has mask 0: everything goes to key 0, which it ignores. */
 typedef struct plrt_blend_keys {
     uint32_t first, span, mask;
+    uint32_t shift;                       /* a contribution's pixel is its index >> shift:
+                                             0, or log2(msaa) for the hybrid's per-sample
+                                             sums (pixel * msaa + slot) */
     uint64_t scale;                       /* 2^32 bands / span, rounded down */
 } plrt_blend_keys;
 
 /* The keys for frame f's region and an output bound to a set of `subqueues` (0: a plain
- * queue); false when that is not a power of two. */
+ * queue), shift 0; false when that is not a power of two. */
 GR_API bool plrt_blend_keys_of(const pl_frame *f, uint32_t subqueues, plrt_blend_keys *k);
 
 /* A task's contributions, gathered to be pushed in runs of one key (gr_push_key_n): one

@@ -11,6 +11,7 @@
 #include "pipelines/raytrace/sample_runs.h"
 #include "pipelines/raytrace/trace_opencl.h"
 #include "pipelines/raytrace/transmittance.h"
+#include "rasterizer/samples.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
 
@@ -38,7 +39,7 @@ static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
-                       i->replica, {{0, 0, 0, 0}, 0, 0, NULL}, f};
+                       i->replica, {{0, 0, 0, 0, 0}, 0, 0, 1, NULL}, f};
     if (plrt_tile_cutter_init(&s->deal, i, (uint32_t)cp_int(i, "bands"), s->tile, i->replicas,
                               err))
         return s;
@@ -203,7 +204,7 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     trace_state *s = malloc(sizeof *s);
     if (s) *s = (trace_state){pl_frame_use(i, "bvh", err), pl_frame_counter(f, "rays.primary"),
                               pl_frame_counter(f, "rays.secondary"),
-                              pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0},
+                              pl_frame_counter(f, "rays.shadow"), {0, 0, 0, 0, 0},
                               f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                               NULL};
     if (s && s->bvh && i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err))) {
@@ -289,7 +290,7 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0}};
+                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}};
     if (!blend_keys_of(i, "out", &s->keys, err)) { free(s); return NULL; }
     if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
     s->env = &s->own_env;
@@ -434,12 +435,21 @@ static void shade_main(gr_ctx *c)
  * (every_subqueue): its sums may still have been added to directly (plrt_sum_misses), and
  * its pixels must be written either way. The sums start at zero: the stages that cut
  * the image into tiles clear each tile's (plrt_clear_tile_sums); in a graph without such
- * a cutter each instance clears its band when it starts. */
+ * a cutter each instance clears its band when it starts.
+ *
+ * With msaa > 1 (the hybrid's multisampling) a pixel has msaa slots of sums, one per
+ * sample, and a contribution's index is pixel * msaa + slot: each of the pixel's
+ * fragments (hybrid/fragments.h) sums into the slot of its first sample. The pixel is
+ * resolved as the raster graphs resolve theirs (raster/msaa.c): each sample's byte is its
+ * fragment's sum encoded, the pixel's the box filter's round(sum / msaa) of them; the
+ * depth pass's visibility per sample says which fragment each sample belongs to. */
 typedef struct blend_state {
     pl_frame *f;
     plrt_blend_keys keys;
     int64_t *sums;
     uint32_t *color;
+    const uint32_t *vis;                  /* msaa > 1: the visible primitive per sample */
+    uint32_t msaa;
     bool cutters_clear_sums;              /* else each instance clears its band */
 } blend_state;
 
@@ -453,7 +463,12 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    *b = (blend_state){f, keys, pl_frame_use(i, "sums", err), NULL, plrt_cutters_clear_sums(i)};
+    const int msaa = (int)cp_int(i, "msaa");
+    *b = (blend_state){f, keys, NULL, NULL, NULL, (uint32_t)msaa, plrt_cutters_clear_sums(i)};
+    b->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
+    if (!rs_sample_pattern(msaa)) snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
+    else if (msaa == 1 || (pl_frame_set_samples(f, msaa, err) && (b->vis = pl_frame_use(i, "sample-visibility", err))))
+        b->sums = pl_frame_use(i, plrt_sums_name(msaa), err);
     if (!b->sums || !(b->color = pl_frame_use(i, "color", err))) {
         free(b);
         return NULL;
@@ -490,6 +505,28 @@ static void encode_pixels(const blend_state *b, size_t lo, size_t hi)
     }
 }
 
+/* Pixels [lo, hi) resolved from their samples' slots (msaa > 1): sample k's slot is the
+ * first sample that sees what it sees. */
+static void resolve_pixels(const blend_state *b, size_t lo, size_t hi)
+{
+    const size_t m = b->msaa;
+    const int shift = __builtin_ctz(b->msaa);
+    const sh_aov aov = b->f->aov;
+    uint8_t *restrict rgba = (uint8_t *)b->color;
+    for (size_t p = lo; p < hi; p++) {
+        const uint32_t *seen = b->vis + p * m;
+        uint32_t sum[3] = {0, 0, 0};
+        for (size_t k = 0; k < m; k++) {
+            size_t slot = 0;
+            while (seen[slot] != seen[k]) slot++;
+            const int64_t *s = b->sums + (p * m + slot) * 3;
+            for (int ch = 0; ch < 3; ch++) sum[ch] += encode(aov, s[ch]);
+        }
+        for (int ch = 0; ch < 3; ch++) rgba[p * 4 + ch] = (uint8_t)((sum[ch] + m / 2) >> shift);
+        rgba[p * 4 + 3] = 255;
+    }
+}
+
 typedef enum blend_step { BLEND_CLEAR, BLEND_ENCODE } blend_step;
 
 /* Does `step` for the region's pixels in band `key`, row by row. */
@@ -506,7 +543,8 @@ static void blend_band(const blend_state *b, uint32_t key, blend_step step)
         if (lo >= band_hi) break;
         if (lo < band_lo) lo = band_lo;
         if (hi > band_hi) hi = band_hi;
-        if (step == BLEND_CLEAR) memset(b->sums + lo * 3, 0, (size_t)(hi - lo) * 3 * sizeof *b->sums);
+        if (step == BLEND_CLEAR) memset(b->sums + lo * 3 * b->msaa, 0, (size_t)(hi - lo) * 3 * b->msaa * sizeof *b->sums);
+        else if (b->msaa > 1) resolve_pixels(b, (size_t)lo, (size_t)hi);
         else encode_pixels(b, (size_t)lo, (size_t)hi);
     }
 }
@@ -538,7 +576,7 @@ static void blend_main(gr_ctx *c)
         uint32_t n = gr_count(w.mem);
         const plrt_contrib *k = plrt_elems(w.mem);
         for (uint32_t i = 0; i < n; i++)
-            if (k[i].pixel < band_lo || k[i].pixel >= band_hi) {
+            if ((k[i].pixel >> b->keys.shift) < band_lo || (k[i].pixel >> b->keys.shift) >= band_hi) {
                 bad_pixel(c, k[i].pixel, band_lo, band_hi);
                 return;
             }
@@ -608,6 +646,9 @@ static const cp_port blend_ports[] = {
 static const cp_resource_type sums = {
     "sums", "RGB contributions per pixel in fixed point (24 fraction bits)", "3 x i64", 24,
     CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL};
+static const cp_resource_type sample_sums = {
+    "sample-sums", "sums per sample slot (the hybrid's multisampling, msaa > 1: rt.blend)", "3 x i64",
+    24, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL};
 
 static const cp_resource_use tiler_uses[] = {
     {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}};
@@ -620,7 +661,12 @@ static const cp_resource_use shade_uses[] = {
     {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"}};
 static const cp_resource_use blend_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
-    {"color", CP_OVERWRITES, "every pixel of the region, from the sums"}};
+    {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
+    {"color", CP_OVERWRITES, "every pixel of the region, from the sums"},
+    {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"}};
+static const cp_param blend_params[] = {
+    {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
+     "(the hybrid's multisampling: 1, 4 or 8)"}};
 
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles and each tile into runs of samples (one per "
@@ -637,8 +683,8 @@ static const cp_stage_type stages[] = {
      "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
      shade_params, 3, shade_main, shade_create, NULL, free, shade_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
-     "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, NULL, 0, blend_main,
-     blend_create, NULL, free, blend_uses, 2},
+     "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, blend_params, 1, blend_main,
+     blend_create, NULL, free, blend_uses, 4},
 };
 
 /* rt.intersect and rt.shadow bring OpenCL kernels (trace_opencl.c). */
@@ -653,7 +699,7 @@ static const cp_kernel_stage_type kernel_stages[] = {
 
 int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
-    return cp_register_resource(r, &sums, err) ||
+    return cp_register_resource(r, &sums, err) || cp_register_resource(r, &sample_sums, err) ||
            cp_register_resource(r, &plrt_device_bvh_resource, err) ? -1 : 0;
 }
 

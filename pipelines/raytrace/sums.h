@@ -28,10 +28,11 @@ static inline int64_t plrt_to_fixed(float x)
     return _mm_cvtsd_si64(_mm_set_sd(d * PL_FIXED_ONE));
 }
 
-/* The Blend instance (subqueue) of a pixel: its band (plrt_blend_keys, packets.h). */
-static inline uint64_t plrt_blend_key(uint32_t pixel, const plrt_blend_keys *k)
+/* The Blend instance (subqueue) of a contribution's index: its pixel's band
+ * (plrt_blend_keys, packets.h). */
+static inline uint64_t plrt_blend_key(uint32_t index, const plrt_blend_keys *k)
 {
-    return (((uint64_t)(pixel - k->first) * k->scale) >> 32) & k->mask;
+    return (((uint64_t)((index >> k->shift) - k->first) * k->scale) >> 32) & k->mask;
 }
 
 /* Band `key`: pixel indices [*lo, *hi), the ones plrt_blend_key sends to it (the key
@@ -61,9 +62,17 @@ typedef struct plrt_tile_deal {
     plrt_blend_keys bands;
     uint32_t copies;
     int width;
+    int samples;                          /* sums per pixel: the frame's samples */
     int64_t *sums;                        /* the frame's, which the cutter clears a tile at
                                              a time (plrt_tile_cutter_init) */
 } plrt_tile_deal;
+
+/* The frame's sums: "sums", or with the hybrid's multisampling (msaa > 1) "sample-sums",
+ * msaa slots per pixel (rt.blend). */
+static inline const char *plrt_sums_name(int msaa)
+{
+    return msaa > 1 ? "sample-sums" : "sums";
+}
 
 /* false when bands is not a power of two. */
 static inline bool plrt_tile_deal_init(plrt_tile_deal *d, const pl_frame *f, uint32_t bands,
@@ -71,6 +80,7 @@ static inline bool plrt_tile_deal_init(plrt_tile_deal *d, const pl_frame *f, uin
 {
     d->copies = copies ? copies : 1;
     d->width = f->width;
+    d->samples = f->samples > 1 ? f->samples : 1;
     if (!plrt_blend_keys_of(f, bands, &d->bands)) return false;
     uint64_t tile_row = (uint64_t)tile * (uint64_t)(f->region.x1 - f->region.x0);
     while (bands > 1 && d->bands.span / bands < tile_row) bands /= 2;
@@ -90,7 +100,7 @@ static inline bool plrt_tile_cutter_init(plrt_tile_deal *d, const cp_stage_init 
         snprintf(err, CP_ERR_MAX, "bands = %u: not a power of two", bands);
         return false;
     }
-    return (d->sums = pl_frame_use(i, "sums", err)) != NULL;
+    return (d->sums = pl_frame_use(i, plrt_sums_name(d->samples), err)) != NULL;
 }
 
 /* The copy that takes the tile whose first pixel is (x, y). */
@@ -107,9 +117,10 @@ static inline uint32_t plrt_tile_copy(const plrt_tile_deal *d, int x, int y)
  * a queue set being full while any subqueue is, held every Shade task back. */
 static inline void plrt_clear_tile_sums(const plrt_tile_deal *d, int x0, int y0, int x1, int y1)
 {
+    const size_t per_pixel = (size_t)d->samples * 3;
     for (int y = y0; y < y1; y++)
-        memset(d->sums + ((size_t)y * (size_t)d->width + (size_t)x0) * 3, 0,
-               (size_t)(x1 - x0) * 3 * sizeof *d->sums);
+        memset(d->sums + ((size_t)y * (size_t)d->width + (size_t)x0) * per_pixel, 0,
+               (size_t)(x1 - x0) * per_pixel * sizeof *d->sums);
 }
 
 /* A stage that has its camera rays' hits (rt.primary with `trace`, hybrid.visible) may
@@ -126,7 +137,8 @@ static inline void plrt_clear_tile_sums(const plrt_tile_deal *d, int x0, int y0,
  * them overwritten). */
 static inline bool plrt_cutters_clear_sums(const cp_stage_init *i)
 {
-    return (cp_instance_resource_access(i->instance, "sums") & CP_OVERWRITES) != 0;
+    return ((cp_instance_resource_access(i->instance, "sums") |
+             cp_instance_resource_access(i->instance, "sample-sums")) & CP_OVERWRITES) != 0;
 }
 
 /* What such a stage needs to sum its misses: the background (NULL: it does not), the
@@ -149,7 +161,7 @@ static inline bool plrt_misses_init(plrt_misses *m, const cp_stage_init *i, bool
     *m = (plrt_misses){NULL, NULL, f->width, f->aov, plrt_cutters_clear_sums(i)};
     if (!asked) return true;
     m->background = pl_frame_ray_env(i->frame)->background;
-    return (m->sums = pl_frame_use(i, "sums", err)) != NULL;
+    return (m->sums = pl_frame_use(i, plrt_sums_name(f->samples), err)) != NULL;
 }
 
 /* Adds the misses among rays[0..n) (all camera rays, traced) to the sums; returns how

@@ -11,7 +11,8 @@
  *   blending and several bounces;
  * - the statistics show the graph: fragments shaded, rays pushed by PS and by PS2 per
  *   kind, which add up to Trace's rays, Trace's packets, PS2's hits, the Output Merger's
- *   contributions; the DOT has ps -> trace -> ps2 -> om and the backward ps2 -> trace;
+ *   contributions; the DOT has ps -> trace -> ps2 -> om, trace -> om (the shadow rays'
+ *   terms, which Trace resolves itself) and the backward ps2 -> trace;
  * - PS summing its background samples itself gives the image of sending them to om;
  * - bad input: --bounces 1000 refused naming the flag, the most bounces and a material
  *   both blended and reflective render. */
@@ -230,6 +231,7 @@ static void test_statistics_and_graph_show_the_structure(void)
     CHECK_MSG(counter(s, "fragments_shaded") <= 96 * 96, "%lld fragments", counter(s, "fragments_shaded"));
     CHECK_MSG(d && has_edge(d, "ps-0", "trace-0", false) && has_edge(d, "trace-0", "ps2-0", false) &&
               has_edge(d, "ps2-0", "om", false) && has_edge(d, "ps-0", "om", false) &&
+              has_edge(d, "trace-0", "om", false) &&   /* lit shadow rays' terms, from Trace */
               has_edge(d, "ps2-0", "trace-0", true), "the DOT lacks an edge:\n%s", d ? d : "(none)");
     free(s);
     free(d);

@@ -114,6 +114,7 @@ static void test_raytrace(void)
 static void test_hybrid(void)
 {
     compare_regions("courtyard", (rg_options){.pipeline = "hybrid"}, "hybrid");
+    compare_regions("courtyard", (rg_options){.pipeline = "hybrid", .msaa = 4}, "hybrid msaa 4");
 }
 
 /* An empty region or one outside the image is refused, naming it. */

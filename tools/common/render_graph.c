@@ -72,7 +72,7 @@ static int put_flags(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     char v[32];
     if (o->msaa && !cp_graph_value(s->graph, "msaa")) {
         snprintf(err, CP_ERR_MAX, "--msaa %d: graph '%s' has no msaa setting (multisampling "
-                 "is the raster graphs'; the ray tracer and the hybrid take --spp)", o->msaa, s->name);
+                 "is the raster graphs' and the hybrid's; the ray tracer takes --spp)", o->msaa, s->name);
         return 2;
     }
     if (o->msaa) {
