@@ -18,6 +18,7 @@ static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first",
  * i^2 over the packets, and the most packets the application ever held in "work". */
 typedef struct flow {
     uint32_t packets;
+    int spin;                             /* square's busy loop: 0 for 200 iterations */
     _Atomic(uint64_t) sum;
     _Atomic(int) held, worst;
 } flow;
@@ -40,7 +41,8 @@ static void square(gr_ctx *c)
     flow *f = gr_user(c);
     uint32_t v = *(const uint32_t *)gr_input(c, NULL);
     atomic_fetch_sub(&f->held, 1);
-    for (volatile int k = 0; k < 200; k++) {}   /* enough work for a steal to pay */
+    const int spin = f->spin ? f->spin : 200;   /* enough work for a steal to pay */
+    for (volatile int k = 0; k < spin; k++) {}
     *(uint64_t *)gr_output(c, 0) = (uint64_t)v * v;
 }
 
@@ -115,7 +117,11 @@ static void test_all_workers_take_part(void)
 {
     static const char *const sharing[] = {"gramps", "task-stealing", "breadth-first", "qes", "pss"};
     for (int k = 0; k < 5; k++) {
-        flow f = {.packets = 4000};
+        /* Tasks long against an idle worker's poll (1 ms of virtual time, the cost
+         * model's), so that every worker is back in time to find work: with 200
+         * iterations the whole run took about a poll, and under task-stealing's single
+         * stealable continuation a worker could miss every steal (1 run in 3, loaded). */
+        flow f = {.packets = 1000, .spin = 20000};
         gr_graph *g = simulate(&f, 256, sharing[k], 8);
         CHECK(g != NULL);
         if (!g) continue;
