@@ -110,7 +110,8 @@ typedef enum cp_extent {
 
 typedef enum cp_clear {
     CP_CLEAR_NONE,                     /* the stages initialise it themselves */
-    CP_CLEAR_EACH_RUN,                 /* 32-bit elements set to clear_value(frame) over the
+    CP_CLEAR_EACH_RUN,                 /* elements set to clear_value(frame) (32-bit
+                                          elements) or clear_element (any size) over the
                                           frame's region before every run in which a stage
                                           reads or writes it without overwriting it whole;
                                           the rest once, when it is made */
@@ -130,6 +131,9 @@ typedef struct cp_resource_type {
      * copy's name ("" unless per_copy) and returns NULL when out of memory. */
     void *(*create)(void *frame, const char *owner);
     void (*destroy)(void *data);
+    /* The cleared value of an element of any size (a multiple of 4 bytes): writes
+     * element_bytes bytes at `element`. NULL: clear_value's 32 bits. */
+    void (*clear_element)(void *frame, void *element);
 } cp_resource_type;
 
 /* How a stage type uses a resource (bits). */

@@ -21,9 +21,10 @@ static int check_resource(const cp_resource_type *t, char err[CP_ERR_MAX])
     if (!t->create && (t->element_bytes == 0 || t->extent == CP_PER_SCENE))
         return cp_fail(err, "resource '%s': an array of elements needs element_bytes and a "
                        "per-pixel, per-sample or per-tile extent (else give create)", t->name);
-    if (t->clear == CP_CLEAR_EACH_RUN && (t->create || t->element_bytes != 4))
-        return cp_fail(err, "resource '%s': only arrays of 4-byte elements are cleared each "
-                       "run", t->name);
+    bool any_size = t->clear_element && t->element_bytes % 4 == 0 && t->element_bytes <= 16;
+    if (t->clear == CP_CLEAR_EACH_RUN && (t->create || !(t->element_bytes == 4 || any_size)))
+        return cp_fail(err, "resource '%s': only arrays of 4-byte elements, or of up to 16 "
+                       "bytes (a multiple of 4) with clear_element, are cleared each run", t->name);
     return 0;
 }
 

@@ -99,6 +99,12 @@ typedef struct pl_frame {
     /* Samples per pixel of the CP_PER_SAMPLE resources (multisampling's sample buffers):
      * 1 unless the graph's stages set it (pl_frame_set_samples) before asking for one. */
     int samples;
+    /* The sinks also write their linear colour, before the sRGB encode, to the resource
+     * "hdr-color" (pl_hdr_resource): set before the graph's stages are made, by
+     * pl_render_frame when the graph has image-space stages (they read it) and by a
+     * program that writes a float image (pl_frame_use_hdr). Colour output only. */
+    bool hdr;
+    bool hdr_written;                 /* a sink of a graph run on the frame asked for it */
     /* The resources the graph's stages asked for, in the order they were first asked
      * for: only what a stage declared (cp_stage_type.resources) and the image. */
     pl_resource resources[PL_MAX_RESOURCES];
@@ -130,6 +136,8 @@ GR_API bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX]);
  * by pl_registry_new with each family's own. */
 GR_API int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX]);
 extern GR_API const cp_resource_type pl_color_resource;
+/* "hdr-color": RGBA float per pixel (R first), linear, cleared to the background. */
+extern GR_API const cp_resource_type pl_hdr_resource;
 
 /* Stage i's resource `name`, made on first request (create hooks only: not
  * thread-safe), with the access its type declares: a stage that reads or writes it
@@ -173,6 +181,17 @@ GR_API uint32_t *pl_frame_color(pl_frame *f);
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call
  * before the run; pl_frame_free leaves them), so the image needs no copy. */
 GR_API void pl_frame_use_color(pl_frame *f, uint32_t *pixels);
+
+/* The sinks' linear colour (see pl_frame.hdr), for a sink's create hook: *out is the
+ * frame's "hdr-color" when the frame wants it and renders colour, else NULL. false
+ * (message in err) when out of memory or the stage's type does not declare it. */
+GR_API bool pl_frame_sink_hdr(const cp_stage_init *i, float **out, char err[CP_ERR_MAX]);
+/* The linear colour after the run: 4 floats a pixel, or NULL when no sink wrote it. */
+GR_API const float *pl_frame_hdr(pl_frame *f);
+/* Asks the sinks for their linear colour (pl_frame.hdr) in the caller's width x height
+ * x 4 floats (call before the run; pl_frame_free leaves them). Colour output only: with
+ * another AOV nothing is written there. */
+GR_API void pl_frame_use_hdr(pl_frame *f, float *pixels);
 
 /* The clears the resources' requests owe (see pl_resource.clear_owed and fresh), split
  * into `parts` bands of rows cleared at once (gr_parallel); pl_render_frame calls it

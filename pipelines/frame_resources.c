@@ -127,6 +127,32 @@ void pl_frame_use_color(pl_frame *f, uint32_t *pixels)
     r->borrowed = r->fresh = true;
 }
 
+bool pl_frame_sink_hdr(const cp_stage_init *i, float **out, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    *out = NULL;
+    if (!f->hdr || f->aov != SH_AOV_COLOR) return true;
+    f->hdr_written = true;
+    return (*out = pl_frame_use(i, pl_hdr_resource.name, err)) != NULL;
+}
+
+const float *pl_frame_hdr(pl_frame *f)
+{
+    pl_resource *r = find(f, &pl_hdr_resource, "");
+    return r && f->hdr_written ? r->data : NULL;
+}
+
+void pl_frame_use_hdr(pl_frame *f, float *pixels)
+{
+    f->hdr = true;
+    pl_resource *r = find(f, &pl_hdr_resource, "");
+    if (!r && has_room(f, &pl_hdr_resource, "")) r = add(f, &pl_hdr_resource, "", NULL);
+    if (!r) return;                       /* only with a full table: keeps its own */
+    if (!r->borrowed) free(r->data);
+    r->data = pixels;
+    r->borrowed = r->fresh = true;
+}
+
 double pl_resource_bytes(const cp_resource_type *t, int width, int height, int samples,
                          long tile, size_t triangles)
 {
@@ -143,32 +169,47 @@ double pl_resource_bytes(const cp_resource_type *t, int width, int height, int s
 
 /* ---- clearing before a run ------------------------------------------------------------ */
 
+/* The cleared value of one element: PL_MAX_CLEAR_WORDS 32-bit words at most (an RGBA
+ * float pixel). */
+#define PL_MAX_CLEAR_WORDS 4
+
+typedef struct clear_value {
+    uint32_t w[PL_MAX_CLEAR_WORDS];
+    size_t n;                             /* words per element */
+} clear_value;
+
 typedef struct clear_job {
     pl_frame *f;
-    uint32_t values[PL_MAX_RESOURCES];
+    clear_value values[PL_MAX_RESOURCES];
 } clear_job;
 
-static void fill(uint32_t *p, size_t n, uint32_t v)
+/* n elements of v->n words each. */
+static void fill(uint32_t *p, size_t n, const clear_value *v)
 {
-    for (size_t i = 0; i < n; i++) p[i] = v;
+    if (v->n == 1) {
+        for (size_t i = 0; i < n; i++) p[i] = v->w[0];
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < v->n; k++) p[i * v->n + k] = v->w[k];
 }
 
 /* Row y of one buffer of k elements a pixel: its region part when owed, the rest when
  * the buffer is new. */
 static void clear_row(const pl_frame *f, uint32_t *buf, size_t k, int y, bool region,
-                      bool outside, uint32_t v)
+                      bool outside, const clear_value *v)
 {
     const pl_region *r = &f->region;
-    uint32_t *row = buf + (size_t)y * (size_t)f->width * k;
+    uint32_t *row = buf + (size_t)y * (size_t)f->width * k * v->n;
     if (y < r->y0 || y >= r->y1) {
         if (outside) fill(row, (size_t)f->width * k, v);
         return;
     }
     if (outside) {
         fill(row, (size_t)r->x0 * k, v);
-        fill(row + (size_t)r->x1 * k, (size_t)(f->width - r->x1) * k, v);
+        fill(row + (size_t)r->x1 * k * v->n, (size_t)(f->width - r->x1) * k, v);
     }
-    if (region) fill(row + (size_t)r->x0 * k, (size_t)(r->x1 - r->x0) * k, v);
+    if (region) fill(row + (size_t)r->x0 * k * v->n, (size_t)(r->x1 - r->x0) * k, v);
 }
 
 static bool owes_clear(const pl_resource *r)
@@ -187,7 +228,7 @@ static void clear_rows(void *arg, unsigned part, unsigned parts)
         if (!owes_clear(r)) continue;
         for (int y = y0; y < y1; y++)
             clear_row(f, r->data, r->type->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1, y,
-                      r->clear_owed, r->fresh, j->values[b]);
+                      r->clear_owed, r->fresh, &j->values[b]);
     }
 }
 
@@ -199,7 +240,10 @@ void pl_frame_prepare(pl_frame *f, unsigned parts)
         const pl_resource *r = &f->resources[i];
         if (!owes_clear(r)) continue;
         any = true;
-        j.values[i] = r->type->clear_value ? r->type->clear_value(f) : 0;
+        clear_value *v = &j.values[i];
+        v->n = r->type->clear_element ? r->type->element_bytes / 4 : 1;
+        if (r->type->clear_element) r->type->clear_element(f, v->w);
+        else v->w[0] = r->type->clear_value ? r->type->clear_value(f) : 0;
     }
     if (!any) return;
     if (parts > (unsigned)f->height) parts = (unsigned)f->height;

@@ -5,7 +5,22 @@ static uint32_t background(void *frame) { return sh_background(pl_frame_raster_e
 
 const cp_resource_type pl_color_resource = {
     "color", "the image", "rgba8", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, background,
-    NULL, NULL};
+    NULL, NULL, NULL};
+
+/* The background as the sinks' linear colour: the raster env's (the ray tracer's sink
+ * overwrites every pixel), alpha 1. */
+static void hdr_background(void *frame, void *element)
+{
+    const sh_raster_env *e = pl_frame_raster_env(frame);
+    float *px = element;
+    for (int c = 0; c < 3; c++) px[c] = e->background[c];
+    px[3] = 1.0f;
+}
+
+const cp_resource_type pl_hdr_resource = {
+    "hdr-color", "the sinks' linear colour before the sRGB encode (values above 1 kept), "
+    "made only when an image-space stage or a float output reads it",
+    "rgba f32", 16, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL, hdr_background};
 
 /* The scene's own data, owned by pl_scene_data: nothing to free. */
 static void scene_owned(void *data) { (void)data; }
@@ -32,20 +47,21 @@ static void *scene_textures(void *frame, const char *owner)
  * of both widths, and the build's temporaries. */
 static const cp_resource_type bvh = {
     "bvh", "the scene's bounding volume hierarchy (rt_bvh), built on first request",
-    "rt_bvh", 100, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_bvh, scene_owned};
+    "rt_bvh", 100, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_bvh, scene_owned, NULL};
 
 static const cp_resource_type triangles = {
     "triangles", "the scene's triangles in draw order (sc_geometry), read whole every run: "
     "a raster front end's work does not shrink with the frame's region",
-    "sc_geometry", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_geometry, scene_owned};
+    "sc_geometry", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_geometry, scene_owned, NULL};
 
 static const cp_resource_type textures = {
     "textures", "the scene's textures (sc_scene), for the stages whose shading samples them",
-    "sc_scene", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_textures, scene_owned};
+    "sc_scene", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_textures, scene_owned, NULL};
 
 int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
-    const cp_resource_type *const types[] = {&pl_color_resource, &bvh, &triangles, &textures};
+    const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource, &bvh,
+                                             &triangles, &textures};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

@@ -230,6 +230,15 @@ static bool margin_save(pl_frame *f, margin *m)
     return m->saved != NULL;
 }
 
+bool pl_graph_reads_hdr(const cp_graph *g, const cp_vars *vars)
+{
+    cp_resource_need needs[CP_MAX_RESOURCES];
+    char err[CP_ERR_MAX];
+    int n = cp_graph_resources(g, vars, needs, err);
+    const cp_resource_need *hdr = n > 0 ? cp_resource_needed(needs, n, pl_hdr_resource.name) : NULL;
+    return (hdr && (hdr->access & CP_READS)) || (n > 0 && cp_resource_needed(needs, n, "post"));
+}
+
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
@@ -239,6 +248,7 @@ gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *la
     cp_vars vars = pl_vars(&vc);
     margin m = {.asked = frame->region};
     pl_region asked = {0, 0, 0, 0};
+    frame->hdr |= pl_graph_reads_hdr(g, &vars);
     cp_instance *in = instantiate(g, frame, &vars, &asked, err);
     gr_graph *result = NULL;
     m.wide = frame->region;

@@ -52,6 +52,10 @@ typedef struct pl_vars_ctx {
 
 GR_API cp_vars pl_vars(pl_vars_ctx *ctx);
 
+/* Does a stage of the graph read the sinks' linear colour ("hdr-color": an image-space
+ * stage, which declares "post")? pl_render_frame then sets the frame's hdr. */
+GR_API bool pl_graph_reads_hdr(const cp_graph *g, const cp_vars *vars);
+
 /* One frame through a graph: instantiates it for the frame, runs it on `launch`'s
  * workers and returns the finished GRAMPS graph (statistics; the caller destroys it),
  * or NULL with a message. The image is pl_frame_image(frame). */

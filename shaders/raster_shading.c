@@ -383,6 +383,12 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
     }
     for (int k = 0; k < e->nlights; k++) ps_light(&e->lights[k], &pm, a, &nrm, &view, n, &c);
     if (pm.metallic_roughness) ps_metallic_roughness(e, f, a, &view, &pm, &c);
+    if (f->linear)
+        for (int i = 0; i < n; i++) {
+            f->linear[3 * i] = c.x[i];
+            f->linear[3 * i + 1] = c.y[i];
+            f->linear[3 * i + 2] = c.z[i];
+        }
     uint8_t r[SH_PS_MAX], g[SH_PS_MAX], b[SH_PS_MAX];
     const bool avx2 = e->isa == RT_ISA_AVX2;
     sh_srgb8_encode_n(c.x, r, n, avx2);

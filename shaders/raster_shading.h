@@ -85,6 +85,8 @@ typedef struct sh_ps_frags {
     const uint8_t *tri;
     const float *b1, *b2;
     const uint16_t *x, *y;
+    float *linear;                    /* colour output: when not NULL, fragment i's linear
+                                         RGB before the sRGB encode at linear[3i..3i+2] */
 } sh_ps_frags;
 
 /* The texture coordinates' coarse derivatives for a fragment of t at pixel (x, y), in

@@ -57,6 +57,8 @@ typedef struct frame_result {
     int ncounters;
     int msaa;                      /* the frame's samples per pixel */
     uint64_t sample_bytes;         /* its sample buffers (CP_PER_SAMPLE resources) */
+    uint64_t hdr_bytes;            /* its linear colour ("hdr-color"), 0 when not kept */
+    bool hdr_written;              /* the graph's sinks wrote it (else: decode the image) */
     gr_graph *graph;
 } frame_result;
 
@@ -64,6 +66,8 @@ typedef struct frame_result {
 typedef struct render_ctx {
     rg_setup setup;
     pl_scene_data data;
+    float *hdr;                    /* -o FILE.exr: the sinks' linear colour, RGBA f32 a
+                                      pixel (pl_frame_use_hdr); else NULL */
 } render_ctx;
 
 /* What the statistics report per frame (the runtime's are the last frame's only).
@@ -184,11 +188,15 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
     pl_frame f;
     if (!pl_frame_init(&f, &ctx->data, o->c.width, o->c.height, o->c.aov, err)) return 1;
     pl_frame_use_color(&f, (uint32_t *)rgba);
+    if (ctx->hdr) pl_frame_use_hdr(&f, ctx->hdr);
     gr_launch_opts launch = launch_opts(o);
     launch.workers = o->c.threads;
     r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
     if (r->graph) {
         r->msaa = f.samples;
+        r->hdr_bytes = pl_frame_hdr(&f) ? (uint64_t)pl_resource_bytes(&pl_hdr_resource, f.width,
+                                                                        f.height, 1, 0, 0) : 0;
+        r->hdr_written = pl_frame_hdr(&f) != NULL;
         r->sample_bytes = 0;
         for (int i = 0; i < f.nresources; i++)
             if (f.resources[i].type->extent == CP_PER_SAMPLE)
@@ -382,6 +390,7 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
             o->c.width, o->c.height, g->ntriangles, s->unreadable_textures);
     fprintf(f, "\"msaa\": %d,\n\"sample_buffer_bytes\": %llu,\n", last->msaa,
             (unsigned long long)last->sample_bytes);
+    fprintf(f, "\"hdr_color_bytes\": %llu,\n", (unsigned long long)last->hdr_bytes);
     if (o->simulate) fprintf(f, "\"simulated_workers\": %u,\n", o->simulate);
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
@@ -471,11 +480,13 @@ static char *stats_json(const options *o, const sc_scene *s, const sc_geometry *
 
 /* -o FILE.exr: the float channels (float_aovs.h) as OpenEXR, malloc'ed; NULL with a
  * message printed when they cannot be made. */
-static uint8_t *exr_file(const options *o, render_ctx *ctx, const uint8_t *rgba, size_t *size)
+static uint8_t *exr_file(const options *o, render_ctx *ctx, const frame_result *last,
+                         const uint8_t *rgba, size_t *size)
 {
     io_exr_channel ch[FA_CHANNELS];
     char err[300] = "out of memory making the float channels";
-    uint8_t *exr = fa_make(&ctx->data, o->c.width, o->c.height, rgba, ch)
+    const float *hdr = last->hdr_written ? ctx->hdr : NULL;
+    uint8_t *exr = fa_make(&ctx->data, o->c.width, o->c.height, rgba, hdr, ch)
                    ? io_encode_exr(o->c.width, o->c.height, ch, FA_CHANNELS, size, err, sizeof err)
                    : NULL;
     fa_free(ch);
@@ -504,7 +515,7 @@ static int write_outputs(const options *o, render_ctx *ctx, const frame_stats *f
     if (o->trace) extra[0].data = graph_text(last->graph, gr_journal_write, &extra[0].size);
     if (o->dot) extra[1].data = graph_text(last->graph, dot_writer, &extra[1].size);
     bool exr = is_exr(o->output);
-    if (exr && !(extra[2].data = exr_file(o, ctx, rgba, &extra[2].size))) {
+    if (exr && !(extra[2].data = exr_file(o, ctx, last, rgba, &extra[2].size))) {
         free(stats);
         free((void *)extra[0].data);
         free((void *)extra[1].data);
@@ -543,7 +554,8 @@ static int check_memory(const options *o, const render_ctx *ctx)
     }
     const char *tile = cp_graph_value(ctx->setup.graph, "tile");
     io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0,
-                           graph_msaa(ctx), threads, needs, n};
+                           graph_msaa(ctx), threads, needs, n,
+                           is_exr(o->output) || pl_graph_reads_hdr(ctx->setup.graph, &vars)};
     io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, &size);
     if (e.total <= (double)o->c.max_memory) return 0;
     const double mib = 1048576.0;
@@ -601,9 +613,11 @@ static int run(const options *o_in, render_ctx *ctx)
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
     bool needs_bvh = rg_needs_resource(&ctx->setup, "bvh");
     uint8_t *rgba = malloc((size_t)o->c.width * o->c.height * 4);
+    if (is_exr(o->output)) ctx->hdr = malloc((size_t)o->c.width * o->c.height * 4 * sizeof *ctx->hdr);
     frame_stats *fs = calloc((size_t)o->c.frames, sizeof *fs);
     frame_result r = {0};
-    int rc = ((needs_bvh && !pl_scene_data_bvh(&ctx->data)) || !rgba || !fs) ? 1 : 0;
+    int rc = ((needs_bvh && !pl_scene_data_bvh(&ctx->data)) || !rgba || !fs ||
+              (is_exr(o->output) && !ctx->hdr)) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     gr_profile *prof = NULL;
     bool is_static = ro.c.scheduler ? !strcmp(ro.c.scheduler, "static")
@@ -626,6 +640,8 @@ static int run(const options *o_in, render_ctx *ctx)
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
     free(rgba);
+    free(ctx->hdr);
+    ctx->hdr = NULL;
     free(fs);
     return rc;
 }
@@ -647,7 +663,7 @@ static int list_stages(const options *o, const cp_registry *r)
  * then the frames. */
 static int render_main(options *o)
 {
-    render_ctx ctx;
+    render_ctx ctx = {0};
     char err[CP_ERR_MAX];
     int rc = rg_setup_init(&ctx.setup, &o->c.graph, err);
     if (rc) {

@@ -67,12 +67,13 @@ static const cp_param params[] = {
 static const cp_resource_use uses[] = {
     {"post", CP_READS | CP_WRITES, "the linear image (input or output, as they swap)"},
     {"post-swap", CP_READS | CP_WRITES, "the second image a stage with a halo writes into"},
+    {"hdr-color", CP_READS, "the sinks' linear colour, the first stage's input"},
 };
 
 static const cp_image_stage_type sharpen_type = {
     {.name = "sharpen", .help = "unsharp masking: each pixel away from its box's mean; "
      "halo radius", .create = sharpen_create, .destroy = free, .params = params, .nparams = 2,
-     .resources = uses, .nresources = 2},
+     .resources = uses, .nresources = 3},
     1, sharpen_halo, sharpen_tile};
 
 static int register_stages(cp_registry *r, char err[CP_ERR_MAX])

@@ -15,12 +15,12 @@
 static const cp_resource_type post = {
     "post", "the image-space stages' image: linear colour of the frame's region, decoded "
     "from the image after the graph and encoded back after the last stage",
-    "rgba f32", 16, CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL};
+    "rgba f32", 16, CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 
 static const cp_resource_type post_swap = {
     "post-swap", "the second image of the image-space stages: a stage with a halo writes "
     "here while its neighbours' tiles still read the first", "rgba f32", 16, CP_PER_PIXEL,
-    false, CP_CLEAR_NONE, NULL, NULL, NULL};
+    false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 
 int pli_register_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
@@ -84,6 +84,8 @@ int pli_total_halo(const pl_frame *f, const cp_image_pass *p, int n, int tile,
 
 typedef struct run_job {
     pl_frame *f;
+    const float *hdr;                  /* the sinks' linear colour (pl_frame_hdr), or NULL:
+                                          the image is decoded */
     uint32_t *color;                   /* the frame's image, looked up once before the
                                           tiles run: a lookup per tile raced on the
                                           resource table (ThreadSanitizer) */
@@ -99,8 +101,24 @@ typedef struct run_job {
     bool avx2;
 } run_job;
 
+/* The sinks' linear colour of the tile into buf, as it is (values above 1 kept). */
+static void copy_tile(const run_job *j, const cp_image_tile *t, float *buf)
+{
+    for (int y = t->y0; y < t->y1; y++) {
+        const float *in = j->hdr + 4 * ((size_t)y * (size_t)t->width + (size_t)t->x0);
+        float *o = buf + 4 * ((size_t)(y - t->oy) * t->stride + (size_t)(t->x0 - t->ox));
+        memcpy(o, in, 4 * sizeof *o * (size_t)(t->x1 - t->x0));
+    }
+}
+
+/* The tile's input: the sinks' linear colour, or the image decoded when no sink wrote
+ * it (a graph whose sink is a plugin's). */
 static void decode_tile(const run_job *j, const cp_image_tile *t, float *buf)
 {
+    if (j->hdr) {
+        copy_tile(j, t, buf);
+        return;
+    }
     const uint32_t *color = j->color;
     for (int y = t->y0; y < t->y1; y++) {
         const uint32_t *row = color + (size_t)y * (size_t)t->width;
@@ -215,7 +233,7 @@ bool pli_run(pl_frame *f, const cp_image_pass *p, int n, int tile, unsigned work
 {
     if (n == 0 || f->aov != SH_AOV_COLOR) return true;
     pthread_once(&decode_once, build_decode);
-    run_job j = {.f = f, .color = pl_frame_color(f), .p = p, .npasses = n, .tile = tile,
+    run_job j = {.f = f, .color = pl_frame_color(f), .hdr = pl_frame_hdr(f), .p = p, .npasses = n, .tile = tile,
                  .avx2 = rt_isa_best() == RT_ISA_AVX2};
     if (!j.color) {
         snprintf(err, CP_ERR_MAX, "out of memory (the frame's image)");

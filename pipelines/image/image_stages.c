@@ -100,6 +100,7 @@ static const cp_param tonemap_params[] = {
 
 static const cp_resource_use tonemap_uses[] = {
     {"post", CP_READS | CP_WRITES, "in place: each pixel from itself"},
+    {"hdr-color", CP_READS, "the sinks' linear colour, the first stage's input"},
 };
 
 
@@ -224,6 +225,7 @@ static const cp_param fxaa_params[] = {
 static const cp_resource_use halo_uses[] = {
     {"post", CP_READS | CP_WRITES, "the input (or output, as they swap)"},
     {"post-swap", CP_READS | CP_WRITES, "the output (or input)"},
+    {"hdr-color", CP_READS, "the sinks' linear colour, the first stage's input"},
 };
 
 

@@ -191,7 +191,9 @@ void plr_om_blend(const plr_state *s, plr_blend_list *l)
         uint32_t bits = atomic_load_explicit(&s->depth[at], memory_order_relaxed);
         float held;
         memcpy(&held, &bits, sizeof held);
-        if (f->z < held) s->color[at] = plr_blend(s->color[at], f->rgba, f->rgba >> 24);
+        if (!(f->z < held)) continue;
+        s->color[at] = plr_blend(s->color[at], f->rgba, f->rgba >> 24);
+        if (s->hdr) plr_hdr_decode(s, f->x, f->y);
     }
     plr_blend_list_free(l);
 }

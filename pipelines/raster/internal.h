@@ -14,6 +14,7 @@
 #include "pipelines/frame.h"
 #include "pipelines/raster/alpha.h"
 #include "pipelines/raster/hiz.h"
+#include "pipelines/raster/linear21.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raster/packets.h"
 #include "pipelines/raytrace/packets.h"
@@ -114,6 +115,10 @@ typedef struct plr_state {
     const sc_geometry *geo;
     uint32_t *color;                      /* width*height, written by OM instances (NULL:
                                              the depth-only pass) */
+    bool linear_out;                      /* PS: packs its fragments' linear colour for the
+                                             OM (pl_frame.hdr; linear21.h) */
+    float *hdr;                           /* the frame's "hdr-color" when it wants the linear
+                                             colour (pl_frame.hdr), else NULL: RGBA f32 */
     uint32_t *vis;                        /* visible primitive + 1 per pixel, kept when
                                              fragments come in any order (else NULL) */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
@@ -141,6 +146,12 @@ typedef struct plr_depth_tile {
     rs_depth_target t;
     bool avx2;                            /* rs_depth_rect's kernel (the frame's env.isa) */
 } plr_depth_tile;
+
+/* The linear colour of pixel (x, y) into s->hdr (when it has one): rgb, alpha 1. A
+ * pixel whose colour the 8-bit image defines (blended; multisampled and resolved) gets
+ * that colour decoded, plr_hdr_decode. */
+void plr_hdr_put(const plr_state *s, int x, int y, const float *rgb);
+void plr_hdr_decode(const plr_state *s, int x, int y);
 
 bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
 void plr_depth_tile_free(plr_depth_tile *d);

@@ -68,5 +68,6 @@ void plr_samples_resolve(const plr_state *s, const tile_rect *r)
         for (int x = r->x0; x < r->x1; x++) {
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
             s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
+            if (s->hdr) plr_hdr_decode(s, x, y);
         }
 }

@@ -7,7 +7,10 @@
  * covered pixels of up to TRIS_PER_PACKET triangles inside one tile. The PS writes depth
  * and colour over the coverage data in place, so the same packet flows on to the Output
  * Merger: a stage between them sees out.z (INFINITY: killed by early-Z, the OM skips it)
- * and out.rgba (RGBA8, R in the low byte). With multisampling (msaa > 1) a fragment is a
+ * and out.rgba (RGBA8, R in the low byte); when the frame keeps the linear colour
+ * (pl_frame.hdr), out.linear holds the fragment's linear RGB (plr_linear_pack,
+ * pipelines/raster/linear21.h), which the OM uses only while out.rgba still encodes from
+ * it: a stage that changes out.rgba alone gets its colour decoded. With multisampling (msaa > 1) a fragment is a
  * pixel with at least one covered sample: cover[] says which, in.e0/e1 and out.z are its
  * centre's (where the PS shades), and the OM finds each sample's depth from edges[]. */
 #ifndef PIPELINES_RASTER_PACKETS_H
@@ -59,7 +62,12 @@ typedef struct frag_pkt {
     uint16_t x[FRAGS_PER_PACKET], y[FRAGS_PER_PACKET];
     union {
         struct { int64_t e0[FRAGS_PER_PACKET], e1[FRAGS_PER_PACKET]; } in;   /* from Rast */
-        struct { float z[FRAGS_PER_PACKET]; uint32_t rgba[FRAGS_PER_PACKET]; } out; /* from PS */
+        struct {
+            float z[FRAGS_PER_PACKET];
+            uint32_t rgba[FRAGS_PER_PACKET];
+            uint64_t linear[FRAGS_PER_PACKET];   /* in e1's place: the packet's size is
+                                                    the same with or without it */
+        } out;                                           /* from PS */
     };
     uint8_t tri[FRAGS_PER_PACKET];        /* index into tris and interp */
     uint8_t cover[FRAGS_PER_PACKET];      /* msaa > 1: the covered samples (bit k: sample
@@ -68,6 +76,8 @@ typedef struct frag_pkt {
     rs_interp interp[TRIS_PER_PACKET];
     rs_edge01 edges[TRIS_PER_PACKET];     /* msaa > 1: for the OM's depth per sample */
 } frag_pkt;
+_Static_assert(sizeof(((frag_pkt *)0)->out) <= sizeof(((frag_pkt *)0)->in),
+               "the PS's output fits in the coverage data it replaces");
 
 /* Up to BINNED_PER_PACKET set-up triangles for one tile, in draw order. */
 typedef struct binned_pkt {

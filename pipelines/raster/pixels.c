@@ -72,8 +72,12 @@ void plr_ps_main(gr_ctx *c)
         lx[k] = p->x[live[k]];
         ly[k] = p->y[live[k]];
     }
-    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2, lx, ly}, rgba);
+    float linear[3 * FRAGS_PER_PACKET];
+    if (n) sh_ps_packet(s->env, &(sh_ps_frags){n, p->tris, ltri, lb1, lb2, lx, ly,
+                                               s->linear_out ? linear : NULL}, rgba);
     for (int k = 0; k < n; k++) p->out.rgba[live[k]] = rgba[k];
+    if (s->linear_out)
+        for (int k = 0; k < n; k++) p->out.linear[live[k]] = plr_linear_pack(&linear[3 * k], rgba[k]);
     if (s->alpha.blend)
         for (int k = 0; k < n; k++) p->out.rgba[live[k]] = (rgba[k] & 0xffffffu) | (uint32_t)a8[k] << 24;
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
@@ -163,6 +167,15 @@ static bool frags_in_bounds(gr_ctx *c, const frag_pkt *p, const plr_state *s, ui
     return !why[0];
 }
 
+/* The linear colour of fragment i, which won its pixel: the PS's, unless a stage
+ * between them changed its colour (linear21.h): then the image's byte decoded. */
+static void om_hdr(const plr_state *s, const frag_pkt *p, uint32_t i)
+{
+    float rgb[3];
+    if (plr_linear_unpack(p->out.linear[i], p->out.rgba[i], rgb)) plr_hdr_put(s, p->x[i], p->y[i], rgb);
+    else plr_hdr_decode(s, p->x[i], p->y[i]);
+}
+
 /* Multisampling: fragment i's covered samples nearer than what they hold (less, in
  * draw order) take its colour and depth; with the coarse test the pixel's depth becomes
  * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
@@ -243,6 +256,7 @@ void plr_om_main(gr_ctx *c)
                 atomic_store_explicit(&s->depth[at], bits, memory_order_relaxed);
                 if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;
                 if (s->color) s->color[at] = p->out.rgba[i];
+                if (s->hdr) om_hdr(s, p, i);
                 if (coarse_z) {
                     if (old == FLT_MAX) plr_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);

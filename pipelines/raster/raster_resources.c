@@ -72,22 +72,24 @@ static void layer_destroy(void *data)
 
 static const cp_resource_type types[] = {
     {"depth", "the ordered graph's depth per pixel (sort-middle stages keep depth per tile)",
-     "f32 bits", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, far_value, NULL, NULL},
+     "f32 bits", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, far_value, NULL, NULL, NULL},
     {"hiz", "coarse depth bounds per 8x8 block over `depth` (plr_hiz)", "plr_hiz", 1,
-     CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, hiz_create, hiz_destroy},
+     CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, hiz_create, hiz_destroy, NULL},
     {"visibility", "the visible primitive + 1 per pixel, 0 for none", "u32", 4, CP_PER_PIXEL,
-     false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL},
+     false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL, NULL},
     {"sample-visibility", "the visible primitive + 1 per sample, 0 for none (the hybrid's depth "
-     "pass with msaa > 1)", "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL},
+     "pass with msaa > 1)", "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL,
+     NULL},
     {"depth-layer", "a depth-only rasterizer's own depth and visible primitive per pixel "
      "(plr_depth_layer)", "f32 + u32", 8, CP_PER_PIXEL, true, CP_CLEAR_NONE, NULL, layer_create,
-     layer_destroy},
+     layer_destroy, NULL},
     {"sample-depth-layer", "depth-layer per sample (the hybrid's depth pass with msaa > 1)",
-     "f32 + u32", 8, CP_PER_SAMPLE, true, CP_CLEAR_NONE, NULL, sample_layer_create, layer_destroy},
+     "f32 + u32", 8, CP_PER_SAMPLE, true, CP_CLEAR_NONE, NULL, sample_layer_create, layer_destroy,
+     NULL},
     {"sample-depth", "multisampling's depth per sample (msaa > 1; the tile's stage clears "
-     "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL},
+     "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
-     "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL},
+     "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
 };
 
 int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX])

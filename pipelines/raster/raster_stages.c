@@ -135,7 +135,8 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
  * draw into the sample buffers and resolve into it. */
 static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (s && (!(s->color = pl_frame_use(i, "color", err)) || !plr_msaa_setup(s, i, true, err))) {
+    if (s && (!(s->color = pl_frame_use(i, "color", err)) || !pl_frame_sink_hdr(i, &s->hdr, err) ||
+              !plr_msaa_setup(s, i, true, err))) {
         free(s);
         return NULL;
     }
@@ -168,7 +169,10 @@ static void *pixel_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 
 static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    return shading_create(pixel_create(i, err), i, err);
+    plr_state *s = shading_create(pixel_create(i, err), i, err);
+    const pl_frame *f = i->frame;
+    if (s) s->linear_out = f->hdr && f->aov == SH_AOV_COLOR;
+    return s;
 }
 
 /* With msaa > 1 the OM tests depth per sample in draw order; ties in any order would
@@ -324,14 +328,15 @@ static const cp_resource_use ps_uses[] = {
     {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
     {"textures", CP_READS, "the shading samples them"}};
+#define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}
 #define SAMPLE_USES {"sample-depth", CP_READS | CP_WRITES, "with msaa > 1"}, \
                     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}
 static const cp_resource_use om_uses[] = {
     {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
-    SAMPLE_USES};
+    HDR_USE, SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
-    {"color", CP_WRITES, NULL}, {"textures", CP_READS, "the shading samples them"},
+    {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"}};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
@@ -369,7 +374,7 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id); blended fragments last, in primitive "
      "order, over the final depth",
-     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 6},
+     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 7},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
      raster_create, NULL, free, NULL, 0},
@@ -377,7 +382,7 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 3},
+     tile_shade_create, NULL, free, tile_shade_uses, 4},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},

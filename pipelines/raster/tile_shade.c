@@ -108,10 +108,14 @@ static void batch_shade(shade_batch *b, plr_state *s)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
+    float linear[3 * SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y}, rgba);
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
+                                        s->hdr ? linear : NULL}, rgba);
     for (int i = 0; i < b->n; i++) s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
+    if (s->hdr)
+        for (int i = 0; i < b->n; i++) plr_hdr_put(s, b->x[i], b->y[i], &linear[3 * i]);
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;
     b->batch++;
@@ -174,10 +178,11 @@ static void blend_flush(plr_state *s, const plr_prim *p, int n, const uint16_t *
     if (!n) return;
     uint8_t tri[SH_PS_MAX] = {0};
     uint32_t rgba[SH_PS_MAX];
-    sh_ps_packet(s->env, &(sh_ps_frags){n, &p->tri, tri, b1, b2, x, y}, rgba);
+    sh_ps_packet(s->env, &(sh_ps_frags){n, &p->tri, tri, b1, b2, x, y, NULL}, rgba);
     for (int i = 0; i < n; i++) {
         uint32_t *dst = &s->color[(size_t)y[i] * (size_t)s->width + x[i]];
         *dst = plr_blend(*dst, rgba[i], plr_alpha8(s->env, &p->tri, b1[i], b2[i], x[i], y[i]));
+        if (s->hdr) plr_hdr_decode(s, x[i], y[i]);
     }
     atomic_fetch_add_explicit(s->fragments, (uint64_t)n, memory_order_relaxed);
 }

@@ -273,7 +273,7 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     uint32_t rgba[SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y}, rgba);
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y, NULL}, rgba);
     for (int i = 0; i < b->n; i++) {
         uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],

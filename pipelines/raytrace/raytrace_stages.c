@@ -450,6 +450,7 @@ typedef struct blend_state {
     uint32_t *color;
     const uint32_t *vis;                  /* msaa > 1: the visible primitive per sample */
     uint32_t msaa;
+    float *hdr;                           /* the linear colour (pl_frame.hdr), else NULL */
     bool cutters_clear_sums;              /* else each instance clears its band */
 } blend_state;
 
@@ -464,12 +465,12 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     const int msaa = (int)cp_int(i, "msaa");
-    *b = (blend_state){f, keys, NULL, NULL, NULL, (uint32_t)msaa, plrt_cutters_clear_sums(i)};
+    *b = (blend_state){f, keys, NULL, NULL, NULL, (uint32_t)msaa, NULL, plrt_cutters_clear_sums(i)};
     b->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
     if (!rs_sample_pattern(msaa)) snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
     else if (msaa == 1 || (pl_frame_set_samples(f, msaa, err) && (b->vis = pl_frame_use(i, "sample-visibility", err))))
         b->sums = pl_frame_use(i, plrt_sums_name(msaa), err);
-    if (!b->sums || !(b->color = pl_frame_use(i, "color", err))) {
+    if (!b->sums || !(b->color = pl_frame_use(i, "color", err)) || !pl_frame_sink_hdr(i, &b->hdr, err)) {
         free(b);
         return NULL;
     }
@@ -503,6 +504,27 @@ static void encode_pixels(const blend_state *b, size_t lo, size_t hi)
         }
         rgba[i * 4 + 3] = 255;
     }
+    for (size_t i = lo; b->hdr && i < hi; i++) {
+        for (int ch = 0; ch < 3; ch++) b->hdr[i * 4 + ch] = (float)((double)accum[i * 3 + ch] / PL_FIXED_ONE);
+        b->hdr[i * 4 + 3] = 1.0f;
+    }
+}
+
+/* Pixel p's linear colour with msaa > 1: the mean of its samples' sums as floats (the
+ * raster graphs' resolve in linear colour), where the image averages their bytes. */
+static void resolve_hdr(const blend_state *b, size_t p)
+{
+    const size_t m = b->msaa;
+    const uint32_t *seen = b->vis + p * m;
+    float mean[3] = {0, 0, 0};
+    for (size_t k = 0; k < m; k++) {
+        size_t slot = 0;
+        while (seen[slot] != seen[k]) slot++;
+        const int64_t *s = b->sums + (p * m + slot) * 3;
+        for (int ch = 0; ch < 3; ch++) mean[ch] += (float)((double)s[ch] / PL_FIXED_ONE);
+    }
+    for (int ch = 0; ch < 3; ch++) b->hdr[p * 4 + ch] = mean[ch] / (float)m;
+    b->hdr[p * 4 + 3] = 1.0f;
 }
 
 /* Pixels [lo, hi) resolved from their samples' slots (msaa > 1): sample k's slot is the
@@ -524,6 +546,7 @@ static void resolve_pixels(const blend_state *b, size_t lo, size_t hi)
         }
         for (int ch = 0; ch < 3; ch++) rgba[p * 4 + ch] = (uint8_t)((sum[ch] + m / 2) >> shift);
         rgba[p * 4 + 3] = 255;
+        if (b->hdr) resolve_hdr(b, p);
     }
 }
 
@@ -645,10 +668,10 @@ static const cp_port blend_ports[] = {
  * graph's tile cutters clear their tiles', else rt.blend its bands). */
 static const cp_resource_type sums = {
     "sums", "RGB contributions per pixel in fixed point (24 fraction bits)", "3 x i64", 24,
-    CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL};
+    CP_PER_PIXEL, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 static const cp_resource_type sample_sums = {
     "sample-sums", "sums per sample slot (the hybrid's multisampling, msaa > 1: rt.blend)", "3 x i64",
-    24, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL};
+    24, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 
 static const cp_resource_use tiler_uses[] = {
     {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}};
@@ -663,7 +686,9 @@ static const cp_resource_use blend_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
     {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
     {"color", CP_OVERWRITES, "every pixel of the region, from the sums"},
-    {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"}};
+    {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
+    {"hdr-color", CP_OVERWRITES, "the sums as floats (with msaa > 1 the samples' mean), when an "
+     "image-space stage or a float output reads them"}};
 static const cp_param blend_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
      "(the hybrid's multisampling: 1, 4 or 8)"}};
@@ -684,7 +709,7 @@ static const cp_stage_type stages[] = {
      shade_params, 3, shade_main, shade_create, NULL, free, shade_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, blend_params, 1, blend_main,
-     blend_create, NULL, free, blend_uses, 4},
+     blend_create, NULL, free, blend_uses, 5},
 };
 
 /* rt.intersect and rt.shadow bring OpenCL kernels (trace_opencl.c). */

@@ -31,7 +31,7 @@ static void counter_destroy(void *data)
 /* A resource no built-in knows: an int that each run's stage adds one to. */
 static const cp_resource_type runs_counted = {
     "test.runs", "how many runs the stage saw", "int", sizeof(int), CP_PER_SCENE, false,
-    CP_CLEAR_NONE, NULL, counter_create, counter_destroy};
+    CP_CLEAR_NONE, NULL, counter_create, counter_destroy, NULL};
 
 static void *counting_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
@@ -116,10 +116,10 @@ static void test_bad_declarations(void)
     CHECK(cp_register_stage(r, &unknown, err) && strstr(err, "test.unknown") &&
           strstr(err, "'no-such' is not registered"));
     static const cp_resource_type wide = {"test.wide", NULL, "i64", 8, CP_PER_PIXEL, false,
-                                          CP_CLEAR_EACH_RUN, NULL, NULL, NULL};
+                                          CP_CLEAR_EACH_RUN, NULL, NULL, NULL, NULL};
     CHECK(cp_register_resource(r, &wide, err) && strstr(err, "test.wide"));
     static const cp_resource_type half = {"test.half", NULL, "x", 4, CP_PER_SCENE, false,
-                                          CP_CLEAR_NONE, NULL, counter_create, NULL};
+                                          CP_CLEAR_NONE, NULL, counter_create, NULL, NULL};
     CHECK(cp_register_resource(r, &half, err) && strstr(err, "pair"));
     CHECK(cp_register_resource(r, cp_find_resource(r, "color"), err) && strstr(err, "twice"));
     cp_registry_free(r);

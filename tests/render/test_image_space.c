@@ -5,7 +5,7 @@
  * - The decode and encode around them change nothing by themselves: stages that copy
  *   (with a halo) or do nothing give the image a graph without them gives.
  * - image.outline then image.tonemap equal a serial reference written here, computed on
- *   the image the graph makes without them, at 1, 2, 3 and 8 workers under every
+ *   the linear colour the graph's sinks write without them (hdr-color), at 1, 2, 3 and 8 workers under every
  *   scheduler, with tiles smaller than the image and an image that is not a multiple of
  *   a tile; the same for the ray tracer's graph.
  * - FXAA's image is the same at every worker count, scheduler and tile size (a tile
@@ -71,6 +71,9 @@ static bool setup_init(setup *s, const char *pipeline, const char *adds, const c
     return true;
 }
 
+/* When set, render() keeps the sinks' linear colour here (W x H x 4 floats). */
+static float *keep_hdr;
+
 /* One frame into img (W x H RGBA) or, with nr regions, those in turn into one frame.
  * NULL, or the message of a failed render in err. */
 static bool render(setup *s, loaded *l, const gr_launch_opts *lo, sh_aov aov,
@@ -82,6 +85,7 @@ static bool render(setup *s, loaded *l, const gr_launch_opts *lo, sh_aov aov,
     pl_scene_data_set_bvh(&d, l->bvh);
     pl_frame f;
     bool ok = pl_frame_init(&f, &d, W, H, aov, err);
+    if (ok && keep_hdr) pl_frame_use_hdr(&f, keep_hdr);
     for (int i = 0; ok && i < (nr ? nr : 1); i++) {
         gr_graph *run = !nr || pl_frame_set_region(&f, r[i], err)
                             ? pl_render_frame(s->g.graph, &f, lo, err) : NULL;
@@ -134,14 +138,12 @@ static float ref_luma(const float *img, int x, int y)
 }
 
 /* image.outline (width w, threshold th, colour rgb), then image.tonemap (aces, exposure
- * e), on the unprocessed image src, serially, into dst: the formulas of
- * docs/image-space.md, written again. */
-static void reference(const uint8_t *src, uint8_t *dst, int w, float th, const float rgb[3],
+ * e), on the sinks' linear colour lin of the graph without them, serially, into dst:
+ * the formulas of docs/image-space.md, written again. */
+static void reference(const float *lin, uint8_t *dst, int w, float th, const float rgb[3],
                       float e)
 {
-    float *lin = malloc((size_t)W * H * 16), *res = malloc((size_t)W * H * 16);
-    for (size_t i = 0; i < (size_t)W * H * 4; i++)
-        lin[i] = (i & 3) == 3 ? (float)src[i] / 255.0f : pli_decode_srgb8(src[i]);
+    float *res = malloc((size_t)W * H * 16);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             float gx = (ref_luma(lin, x + w, y - w) + 2.0f * ref_luma(lin, x + w, y) + ref_luma(lin, x + w, y + w)) -
@@ -159,7 +161,6 @@ static void reference(const uint8_t *src, uint8_t *dst, int w, float th, const f
         }
     for (size_t i = 0; i < (size_t)W * H * 4; i++)
         dst[i] = (i & 3) == 3 ? (uint8_t)(res[i] * 255.0f + 0.5f) : sh_to_srgb8(res[i]);
-    free(lin);
     free(res);
 }
 
@@ -229,15 +230,17 @@ static void reference_everywhere(const char *scene, const char *pipeline, const 
     loaded l;
     if (!load(scene, &l)) { CHECK(0); return; }
     const char *sets[] = {tile};
-    uint8_t *plain = image_of(&l, pipeline, NULL, sets, 1), *want = calloc((size_t)W * H, 4),
-            *img = calloc((size_t)W * H, 4);
+    float *lin = keep_hdr = malloc((size_t)W * H * 16);
+    uint8_t *plain = lin ? image_of(&l, pipeline, NULL, sets, 1) : NULL,
+            *want = calloc((size_t)W * H, 4), *img = calloc((size_t)W * H, 4);
+    keep_hdr = NULL;
     setup s;
     if (!plain || !setup_init(&s, pipeline, outline_then_tonemap, sets, 1)) {
         CHECK(0);
-        free(plain); free(want); free(img); unload(&l);
+        free(plain); free(want); free(img); free(lin); unload(&l);
         return;
     }
-    reference(plain, want, 2, 0.08f, (const float[3]){0.9f, 0.2f, 0.1f}, 1.5f);
+    reference(lin, want, 2, 0.08f, (const float[3]){0.9f, 0.2f, 0.1f}, 1.5f);
     CHECK_MSG(differing(plain, want) > W * H / 4, "%s: the stages changed only %zu pixels", pipeline,
               differing(plain, want));
     char err[CP_ERR_MAX];
@@ -255,7 +258,7 @@ static void reference_everywhere(const char *scene, const char *pipeline, const 
         }
     gr_profile_free(prof);
     rg_setup_free(&s.g);
-    free(plain); free(want); free(img);
+    free(plain); free(want); free(img); free(lin);
     unload(&l);
 }
 

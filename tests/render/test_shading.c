@@ -271,7 +271,7 @@ static void test_ps_kernel_matches_scalar(void)
                 b2[i] = rnd(0, 1 - b1[i]);
                 tri[i] = (uint8_t)(i == 0 || rnd(0, 1) < 0.3f ? rnd(0, 15.99f) : tri[i - 1]);
             }
-            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2, NULL, NULL}, out);
+            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2, NULL, NULL, NULL}, out);
             for (int i = 0; i < n; i++) {
                 uint32_t want = reference(&e, &t[tri[i]], b1[i], b2[i]);
                 if (out[i] != want && bad++ < 5)
@@ -394,7 +394,7 @@ static void test_ps_bad_uvs(void)
             float b1[4] = {0.2f, 0.3f, 0.2f, 0.3f}, b2[4] = {0.3f, 0.3f, 0.4f, 0.4f};
             uint8_t tri[4] = {0};
             uint32_t out[4] = {0};
-            sh_ps_packet(&e, &(sh_ps_frags){4, &t, tri, b1, b2, x, y}, out);
+            sh_ps_packet(&e, &(sh_ps_frags){4, &t, tri, b1, b2, x, y, NULL}, out);
             for (int i = 0; i < 4; i++) wrong += (out[i] >> 24) != 255;
         }
     }

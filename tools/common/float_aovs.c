@@ -1,4 +1,4 @@
-/* float_aovs.c — colour decoded, depth and normal by one ray a pixel (see the header). */
+/* float_aovs.c — colour (the sinks' linear colour, or decoded), depth and normal by one ray a pixel (see the header). */
 #include "tools/common/float_aovs.h"
 
 #include "pipelines/image/image.h"
@@ -10,6 +10,13 @@
 #include <string.h>
 
 static const char *const names[FA_CHANNELS] = {"R", "G", "B", "A", "Z", "N.X", "N.Y", "N.Z"};
+
+/* The sinks' linear colour, as it is: values above 1 kept. */
+static void split_colour(const float *hdr, size_t n, float *plane[4])
+{
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 4; c++) plane[c][i] = hdr[4 * i + c];
+}
 
 static void decode_colour(const uint8_t *rgba, size_t n, float *plane[4])
 {
@@ -36,7 +43,7 @@ static void cast(const sh_ray_env *env, const rt_bvh *bvh, const sc_camera_frame
     sh_ray_hit_normal(env, &ray, &hit, n);
 }
 
-bool fa_make(pl_scene_data *d, int width, int height, const uint8_t *rgba,
+bool fa_make(pl_scene_data *d, int width, int height, const uint8_t *rgba, const float *hdr,
              io_exr_channel ch[FA_CHANNELS])
 {
     size_t n = (size_t)width * height;
@@ -48,7 +55,8 @@ bool fa_make(pl_scene_data *d, int width, int height, const uint8_t *rgba,
     }
     const rt_bvh *bvh = ok ? pl_scene_data_bvh(d) : NULL;
     if (!bvh) return false;
-    decode_colour(rgba, n, plane);
+    if (hdr) split_colour(hdr, n, plane);
+    else decode_colour(rgba, n, plane);
     sc_camera_frame f;
     sc_camera_frame_init(&f, &d->scene->camera, width, height);
     sh_ray_env env;

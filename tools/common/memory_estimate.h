@@ -24,6 +24,8 @@ typedef struct io_render_size {
     unsigned threads;
     const cp_resource_need *needs;    /* cp_graph_resources with the run's variables */
     int nneeds;
+    bool hdr;                         /* the sinks keep their linear colour ("hdr-color"):
+                                         a float output, or an image-space stage */
 } io_render_size;
 
 io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_t ntriangles,
