@@ -1,6 +1,6 @@
 /* gramps-render -o FILE.exr: an OpenEXR file (read back here with a parser of the format's
  * uncompressed scanline layout, not with the library that wrote it) holding R, G, B, A
- * (the image's bytes decoded to linear: each encodes back to the PNG's byte), Z (view-axis
+ * (the sinks' linear colour: each encodes to the PNG's byte, values above 1 kept), Z (view-axis
  * depth, +infinity where nothing is hit) and N.X, N.Y, N.Z (unit normals, 0 where
  * nothing is hit), all 32-bit float; the same for any worker count. */
 #include "tests/check.h"
@@ -94,12 +94,50 @@ static void test_channels(void)
     CHECK(load("teapot1", "-t 1 teapot", &again) && !memcmp(&img, &again, sizeof img));
 }
 
+/* A bright scene (lights x 4): the colour channels keep values above 1, and each
+ * encodes to the PNG's byte within 1. */
+static void test_bright_colour(void)
+{
+    char scene[128], png[128], cmd[400];
+    snprintf(scene, sizeof scene, "%s/bright.scene", dir);
+    FILE *f = fopen(scene, "w");
+    if (!f) { CHECK(0); return; }
+    fputs("[camera]\neye = 0,3,9\ntarget = 0,1,0\nfovy = 40\n[light.key]\nposition = 4,8,6\n"
+          "color = 4,4,4\n[mesh.pot]\nbuiltin = teapot\n", f);
+    fclose(f);
+    static const char *const pipes[] = {"raster", "raster-ordered", "raytrace", "hybrid"};
+    for (int p = 0; p < 4; p++) {
+        static exr_image img;
+        snprintf(cmd, sizeof cmd, "-t 2 -p %s %s", pipes[p], scene);
+        CHECK_MSG(load("bright", cmd, &img), "%s: %s", pipes[p], out);
+        snprintf(png, sizeof png, "%s/bright.png", dir);
+        snprintf(cmd, sizeof cmd, "-q -t 2 --size %dx%d -p %s -o %s %s", W, H, pipes[p], png, scene);
+        CHECK(run(cmd) == 0);
+        int w, h, c;
+        uint8_t *rgb = stbi_load(png, &w, &h, &c, 3);
+        CHECK(rgb && w == W && h == H);
+        int above = 0, off = 0;
+        for (int y = 0; rgb && img.ok && y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float v[3] = {img.ch[6][y][x], img.ch[2][y][x], img.ch[1][y][x]};
+                for (int k = 0; k < 3; k++) {
+                    above += v[k] > 1.0f;
+                    off += abs(srgb_byte(v[k] < 1.0f ? v[k] : 1.0f) - rgb[3 * (y * W + x) + k]) > 1;
+                }
+            }
+        CHECK_MSG(above > W * H / 20, "%s: %d channels above 1", pipes[p], above);
+        CHECK_MSG(off == 0, "%s: %d channels encode to another byte than the PNG's", pipes[p], off);
+        stbi_image_free(rgb);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_channels);
+    RUN(test_bright_colour);
     char rm[96];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;
