@@ -138,6 +138,11 @@ GR_API int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX]);
 extern GR_API const cp_resource_type pl_color_resource;
 /* "hdr-color": RGBA float per pixel (R first), linear, cleared to the background. */
 extern GR_API const cp_resource_type pl_hdr_resource;
+/* "sample-hdr": linear RGB floats per sample, multisampling's part of hdr-color (the
+ * raster sinks at msaa > 1 resolve it into hdr-color as the samples' mean). */
+extern GR_API const cp_resource_type pl_sample_hdr_resource;
+/* Is t one of the two, which a frame makes only when pl_frame.hdr is set? */
+GR_API bool pl_resource_is_hdr(const cp_resource_type *t);
 
 /* Stage i's resource `name`, made on first request (create hooks only: not
  * thread-safe), with the access its type declares: a stage that reads or writes it

@@ -22,6 +22,16 @@ const cp_resource_type pl_hdr_resource = {
     "made only when an image-space stage or a float output reads it",
     "rgba f32", 16, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, NULL, NULL, NULL, hdr_background};
 
+const cp_resource_type pl_sample_hdr_resource = {
+    "sample-hdr", "multisampling's linear RGB per sample (msaa > 1, when hdr-color is read), "
+    "resolved into hdr-color as their mean", "rgb f32", 12, CP_PER_SAMPLE, false, CP_CLEAR_NONE,
+    NULL, NULL, NULL, NULL};
+
+bool pl_resource_is_hdr(const cp_resource_type *t)
+{
+    return t == &pl_hdr_resource || t == &pl_sample_hdr_resource;
+}
+
 /* The scene's own data, owned by pl_scene_data: nothing to free. */
 static void scene_owned(void *data) { (void)data; }
 
@@ -60,8 +70,8 @@ static const cp_resource_type textures = {
 
 int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
-    const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource, &bvh,
-                                             &triangles, &textures};
+    const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource,
+                                             &pl_sample_hdr_resource, &bvh, &triangles, &textures};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

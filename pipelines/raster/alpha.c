@@ -171,8 +171,9 @@ static void om_blend_samples(const plr_state *s, const plr_blend_frag *f)
     const size_t at = plr_sample_at(s, f->x, f->y);
     for (unsigned m = f->cover; m; m &= m - 1) {
         const size_t k = (size_t)__builtin_ctz(m);
-        if (f->zs[k] < s->sample_z[at + k])
-            s->sample_rgba[at + k] = plr_blend(s->sample_rgba[at + k], f->rgba, f->rgba >> 24);
+        if (!(f->zs[k] < s->sample_z[at + k])) continue;
+        s->sample_rgba[at + k] = plr_blend(s->sample_rgba[at + k], f->rgba, f->rgba >> 24);
+        if (s->sample_hdr) plr_sample_hdr_decode(s, at + k);
     }
 }
 

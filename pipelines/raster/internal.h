@@ -109,6 +109,8 @@ typedef struct plr_state {
     float *sample_z;                      /* msaa > 1, the OM: the frame's sample depths */
     uint32_t *sample_rgba;                /* msaa > 1: its sample colours (msaa.c); else
                                              NULL */
+    float *sample_hdr;                    /* msaa > 1 with hdr: linear RGB per sample,
+                                             resolved into hdr as their mean; else NULL */
     plr_alpha_info alpha;                 /* MASK, BLEND, single-sided materials in the
                                              scene (alpha.h); all false: fast paths */
     const sh_raster_env *env;
@@ -152,6 +154,14 @@ typedef struct plr_depth_tile {
  * that colour decoded, plr_hdr_decode. */
 void plr_hdr_put(const plr_state *s, int x, int y, const float *rgb);
 void plr_hdr_decode(const plr_state *s, int x, int y);
+/* The same per sample (s->sample_hdr, sample index at = plr_sample_at + k): the linear
+ * colour, the sample's byte decoded (blended), the pixel's cleared colour (hdr-color
+ * before the tile is resolved: the background); and the resolve of pixel (x, y), the
+ * samples' mean in linear colour. */
+void plr_sample_hdr_put(const plr_state *s, size_t at, const float *rgb);
+void plr_sample_hdr_decode(const plr_state *s, size_t at);
+void plr_sample_hdr_clear(const plr_state *s, int x, int y, size_t at);
+void plr_sample_hdr_resolve(const plr_state *s, int x, int y);
 
 bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
 void plr_depth_tile_free(plr_depth_tile *d);

@@ -32,7 +32,8 @@ bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err
     bool frame_depth = cp_stage_resource(i, "sample-depth", &access) != NULL;
     return pl_frame_set_samples(i->frame, s->msaa, err) &&
            (!frame_depth || (s->sample_z = pl_frame_use(i, "sample-depth", err))) &&
-           (s->sample_rgba = pl_frame_use(i, "sample-color", err));
+           (s->sample_rgba = pl_frame_use(i, "sample-color", err)) &&
+           (!s->hdr || (s->sample_hdr = pl_frame_use(i, "sample-hdr", err)));
 }
 
 void plr_samples_clear(const plr_state *s, const tile_rect *r)
@@ -44,6 +45,7 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
             const uint32_t background = s->color[p];   /* cleared before the run */
             for (size_t k = 0; k < m; k++) s->sample_rgba[p * m + k] = background;
             for (size_t k = 0; s->sample_z && k < m; k++) s->sample_z[p * m + k] = FLT_MAX;
+            for (size_t k = 0; s->sample_hdr && k < m; k++) plr_sample_hdr_clear(s, x, y, p * m + k);
         }
 }
 
@@ -68,6 +70,6 @@ void plr_samples_resolve(const plr_state *s, const tile_rect *r)
         for (int x = r->x0; x < r->x1; x++) {
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
             s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
-            if (s->hdr) plr_hdr_decode(s, x, y);
+            if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
         }
 }

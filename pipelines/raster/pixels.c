@@ -176,6 +176,14 @@ static void om_hdr(const plr_state *s, const frag_pkt *p, uint32_t i)
     else plr_hdr_decode(s, p->x[i], p->y[i]);
 }
 
+/* The same for sample `at` of the fragment's pixel. */
+static void om_sample_hdr(const plr_state *s, const frag_pkt *p, uint32_t i, size_t at)
+{
+    float rgb[3];
+    if (plr_linear_unpack(p->out.linear[i], p->out.rgba[i], rgb)) plr_sample_hdr_put(s, at, rgb);
+    else plr_sample_hdr_decode(s, at);
+}
+
 /* Multisampling: fragment i's covered samples nearer than what they hold (less, in
  * draw order) take its colour and depth; with the coarse test the pixel's depth becomes
  * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
@@ -192,6 +200,7 @@ static void om_samples(plr_state *s, const frag_pkt *p, uint32_t i, touched_bloc
         if (!(z < s->sample_z[at + (size_t)k])) continue;
         s->sample_z[at + (size_t)k] = z;
         s->sample_rgba[at + (size_t)k] = p->out.rgba[i];
+        if (s->sample_hdr) om_sample_hdr(s, p, i, at + (size_t)k);
         changed = true;
     }
     if (!changed || !s->coarse_z) return;

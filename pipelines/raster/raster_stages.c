@@ -330,14 +330,16 @@ static const cp_resource_use ps_uses[] = {
     {"textures", CP_READS, "the shading samples them"}};
 #define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}
 #define SAMPLE_USES {"sample-depth", CP_READS | CP_WRITES, "with msaa > 1"}, \
-                    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}
+                    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}, SAMPLE_HDR_USE
+#define SAMPLE_HDR_USE {"sample-hdr", CP_READS | CP_WRITES, "with msaa > 1 and hdr-color"}
 static const cp_resource_use om_uses[] = {
     {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
     HDR_USE, SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
-    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"}};
+    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"},
+    SAMPLE_HDR_USE};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
     {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}};
@@ -374,7 +376,7 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id); blended fragments last, in primitive "
      "order, over the final depth",
-     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 7},
+     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 8},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
      raster_create, NULL, free, NULL, 0},
@@ -382,7 +384,7 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 4},
+     tile_shade_create, NULL, free, tile_shade_uses, 5},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},

@@ -271,16 +271,21 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
+    float linear[3 * SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y, NULL}, rgba);
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
+                                        s->sample_hdr ? linear : NULL}, rgba);
     for (int i = 0; i < b->n; i++) {
-        uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
+        const size_t at = plr_sample_at(s, b->x[i], b->y[i]);
+        uint32_t *out = &s->sample_rgba[at];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
                                                b->x[i], b->y[i]) : 0;
         for (unsigned m = b->mask[i]; m; m &= m - 1) {
             const int k = __builtin_ctz(m);
             out[k] = blend ? plr_blend(out[k], rgba[i], a8) : rgba[i];
+            if (s->sample_hdr && blend) plr_sample_hdr_decode(s, at + (size_t)k);
+            else if (s->sample_hdr) plr_sample_hdr_put(s, at + (size_t)k, &linear[3 * i]);
         }
     }
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
@@ -306,7 +311,11 @@ static void ms_shade(ms_tile *st, const plr_state *s)
                 for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
                 left &= ~mask;
                 if (!o) {
-                    for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = background;
+                    for (; mask; mask &= mask - 1) {
+                        out[__builtin_ctz(mask)] = background;
+                        if (s->sample_hdr)
+                            plr_sample_hdr_clear(s, x, y, plr_sample_at(s, x, y) + (size_t)__builtin_ctz(mask));
+                    }
                     continue;
                 }
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);

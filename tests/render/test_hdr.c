@@ -3,7 +3,8 @@
  *
  * - A bright scene (the teapot's lights x 4) has values above 1 in every pipeline, and
  *   each channel encodes to the 8-bit image's byte (within 1 step: the ordered graphs'
- *   fragments carry 13-bit mantissas; exactly elsewhere).
+ *   fragments carry 13-bit mantissas; exactly elsewhere); with msaa 4 too (the samples'
+ *   linear colours resolved).
  * - Asking for it changes no byte of the 8-bit image (blending and multisampling
  *   included: showcase at msaa 4), and it is the same for 1, 2, 3 and 8 workers under
  *   every scheduler.
@@ -103,6 +104,14 @@ static void test_bright_scene(void)
         bool packed = !strcmp(pipelines[p], "raster-ordered") || !strcmp(pipelines[p], "raster-parallel");
         CHECK_MSG(packed || exact_off == 0, "%s: %d channels encode to another byte", pipelines[p],
                   exact_off);
+    }
+    /* multisampled: the samples' linear colours resolved, highlights kept */
+    const char *msaa4[] = {"graph.msaa=4"};
+    for (int p = 0; p < 3; p++) {
+        int above = 0;
+        CHECK(render(&l, pipelines[p], msaa4, 1, true, &(gr_launch_opts){.workers = 2}, &o));
+        for (int i = 0; i < W * H; i++) above += o.hdr[4 * i] > 1.0f;
+        CHECK_MSG(above > W * H / 20, "%s, msaa 4: %d pixels above 1", pipelines[p], above);
     }
     unload(&l);
 }

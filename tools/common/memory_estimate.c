@@ -20,7 +20,7 @@ static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_ren
         const cp_resource_type *t = r->needs[i].type;
         if (t->extent == CP_PER_SAMPLE && r->samples <= 1) continue;   /* asked for only
                                                                            when multisampling */
-        if (t == &pl_hdr_resource && !r->hdr) continue;                 /* asked for only
+        if (pl_resource_is_hdr(t) && !r->hdr) continue;                  /* asked for only
                                                                            when read */
         double bytes = pl_resource_bytes(t, r->width, r->height, r->samples, r->tile, ntriangles) *
                        (t->per_copy ? r->needs[i].copies : 1);
