@@ -183,15 +183,24 @@ typedef struct clear_job {
     clear_value values[PL_MAX_RESOURCES];
 } clear_job;
 
-/* n elements of v->n words each. */
+static void fill_words(uint32_t *p, size_t n, uint32_t w)
+{
+    for (size_t i = 0; i < n; i++) p[i] = w;
+}
+
+/* n elements of v->n words each (the words copied out first: p cannot alias them, and
+ * the one-word loop stays the plain fill it was before wider elements). */
 static void fill(uint32_t *p, size_t n, const clear_value *v)
 {
     if (v->n == 1) {
-        for (size_t i = 0; i < n; i++) p[i] = v->w[0];
+        fill_words(p, n, v->w[0]);
         return;
     }
+    uint32_t w[PL_MAX_CLEAR_WORDS];
+    const size_t k = v->n;
+    memcpy(w, v->w, sizeof w);
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < v->n; k++) p[i * v->n + k] = v->w[k];
+        for (size_t j = 0; j < k; j++) p[i * k + j] = w[j];
 }
 
 /* Row y of one buffer of k elements a pixel: its region part when owed, the rest when
