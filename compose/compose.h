@@ -33,8 +33,10 @@ extern "C" {
  * write (pipelines/raster/packets.h, pipelines/raytrace/packets.h), changes layout; plugins built
  * against another version are refused. 2: rt.contributions carries floats (16 bytes an
  * element). 3: cp_stage_type.instanced is a cp_instancing. 4: stage types declare the
- * frame resources they use (cp_stage_type.resources). */
-#define CP_API_VERSION 5
+ * frame resources they use (cp_stage_type.resources). 5: raster.ztile-done names only the
+ * depth layer. 6: cp_resource_type.clear_element; sh_ps_frags.linear; the fragment
+ * packet's out.linear. */
+#define CP_API_VERSION 6
 #define CP_ERR_MAX 1024
 
 /* The bounds of a graph file's settings (a value beyond one is refused, naming the
