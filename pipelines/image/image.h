@@ -2,8 +2,10 @@
  * frame resources they work in, the built-in stage types (image.tonemap, image.fxaa,
  * image.outline) and the runner that pl_render_frame calls once the graph has run.
  *
- * Data flow: the graph's sinks write the image ("color", RGBA8, sRGB-encoded) -> the
- * runner decodes the frame's region to linear colour ("post", RGBA f32) -> each
+ * Data flow: the graph's sinks write the image ("color", RGBA8, sRGB-encoded) and their
+ * linear colour before the encode ("hdr-color", RGBA f32, values above 1 kept: the frame
+ * asks for it because the graph's image-space stages read it) -> the runner copies the
+ * frame's region of it ("post"; the image decoded when no sink wrote it) -> each
  * image-space stage of the graph, in section order, per tile, tiles in parallel (a stage
  * with a halo reads "post" and writes "post-swap", and the two swap) -> the final sRGB
  * encode back into "color". A stage with a halo starts a new phase (every tile of its
