@@ -67,7 +67,7 @@ const cp_resource_type plrt_device_bvh_resource = {
     "bvh.opencl", "the scene's BVH copied to the OpenCL device (its 4-wide nodes and triangle "
     "blocks) once per scene, for the stages placed there; device memory, not counted in the "
     "host estimate", "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
-    device_bvh_create, scene_owned};
+    device_bvh_create, scene_owned, NULL};
 
 int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {
