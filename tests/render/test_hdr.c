@@ -105,9 +105,11 @@ static void test_bright_scene(void)
         CHECK_MSG(packed || exact_off == 0, "%s: %d channels encode to another byte", pipelines[p],
                   exact_off);
     }
-    /* multisampled: the samples' linear colours resolved, highlights kept */
+    /* multisampled: the samples' linear colours resolved, highlights kept (the raster
+     * graphs and the hybrid) */
     const char *msaa4[] = {"graph.msaa=4"};
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < 5; p++) {
+        if (p == 3) continue;                 /* the ray tracer has spp, not msaa */
         int above = 0;
         CHECK(render(&l, pipelines[p], msaa4, 1, true, &(gr_launch_opts){.workers = 2}, &o));
         for (int i = 0; i < W * H; i++) above += o.hdr[4 * i] > 1.0f;
@@ -147,6 +149,7 @@ static void test_same_image_any_workers(void)
     for (int p = 0; p < NPIPES; p++) check_everywhere(&l, pipelines[p], NULL, 0);
     check_everywhere(&l, "raster", msaa4, 1);
     check_everywhere(&l, "raster-ordered", msaa4, 1);
+    check_everywhere(&l, "hybrid", msaa4, 1);
     unload(&l);
 }
 
