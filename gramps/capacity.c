@@ -265,14 +265,19 @@ int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q)
  * was reserved at the chain's end when its first packet was committed. A queue set is
  * full while any of its subqueues is: a Shader picks the subqueue while it runs, so it
  * may start only while every subqueue has room (a set a Shader consumes is bounded as a
- * whole, as a plain queue, gate.c). Other workers' credits are read only
- * when the pool and w's credits are empty. */
+ * whole, as a plain queue, gate.c). Other workers' credits are read only when the
+ * pool and w's credits are empty and the queue keeps credits at all: a queue that keeps
+ * none (credit_keep 0, from gr_capacity_init or take_oversized, which sets it only while
+ * every credit is in the pool) has none anywhere, and the scan would read one line per
+ * worker for nothing (the raster graph's primitives queues at 16 workers: every
+ * scheduling pass that met a full one did). */
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q)
 {
     if (q->d.ordered) return false;
     if (q->is_set && q->physical)
         return atomic_load_explicit(&q->full_subqueues, memory_order_relaxed) > 0;
     if (atomic_load_explicit(&q->free, memory_order_relaxed) > 0) return false;
+    if (keep_of(q) == 0) return true;
     if (atomic_load_explicit(credit_of(w, q), memory_order_relaxed) > 0) return false;
     return all_credits(w->g, q) <= 0;
 }

@@ -45,6 +45,7 @@ typedef struct vworker {
      * clock offset (the cost model's charges since are the offset's growth). */
     uint64_t step_cpu, step_ticks, step_offset;
     uint64_t step_t[GR_T_NCAT];   /* the worker's time per category then */
+    uint64_t *step_stage;         /* and its busy ticks per stage (nstages) */
     vw_state state;
 } vworker;
 
@@ -54,6 +55,7 @@ struct gr_sim {
     unsigned n, exited;
     vworker *v;
     int *heap;
+    uint64_t *step_stages;         /* the workers' step_stage arrays, one block */
     unsigned nheap;
     int idle_head;         /* most recently idle worker, -1: none */
     /* A push woke the sleepers since the last one went to sleep (tasks.c's wake_sent). */
@@ -214,7 +216,8 @@ bool gr_sim_create(gr_graph *g)
     s->n = g->nworkers;
     s->v = calloc(s->n, sizeof *s->v);
     s->heap = calloc(s->n, sizeof *s->heap);
-    if (!s->v || !s->heap) return false;
+    s->step_stages = calloc((size_t)s->n * (size_t)(g->nstages > 0 ? g->nstages : 1), sizeof *s->step_stages);
+    if (!s->v || !s->heap || !s->step_stages) return false;
     gr_sim_costs c = gr_sim_costs_in_effect();
     s->line = ticks_of(c.line_ns);
     s->steal = ticks_of(c.line_ns * c.steal_lines);
@@ -235,6 +238,7 @@ void gr_sim_free(gr_graph *g)
         gr_fiber_destroy(&g->workers[i].sched_fiber, &g->stacks);
     free(s->v);
     free(s->heap);
+    free(s->step_stages);
     free(s);
     g->sim = NULL;
 }
@@ -254,13 +258,23 @@ static void arrive(gr_worker *w)
     v->step_ticks = gr_ticks();
     w->sim_offset = v->step_offset = v->clock - v->step_ticks;
     memcpy(v->step_t, w->t, sizeof v->step_t);
+    memcpy(v->step_stage, w->stage_ticks, (size_t)w->g->nstages * sizeof *v->step_stage);
+}
+
+/* Scales what the step added to each of `n` counters (from `at_start`) by `scale`. */
+static void scale_step(uint64_t *counters, const uint64_t *at_start, int n, double scale)
+{
+    for (int i = 0; i < n; i++)
+        if (counters[i] > at_start[i])
+            counters[i] = at_start[i] + (uint64_t)((double)(counters[i] - at_start[i]) * scale);
 }
 
 /* The clock at the end of w's step: the ticks it took, or the OS thread's CPU time when
  * that is less (the OS ran something else meanwhile: a loaded machine's time is not the
- * simulated machine's), plus the cost model's charges. The worker's time categories are
- * scaled to match (in proportion: where in the step the OS intervened is unknown); the
- * busy times of the stages the step ran, and its journal slices, keep their ticks. */
+ * simulated machine's), plus the cost model's charges. The worker's time categories and
+ * the busy times of the stages the step ran are scaled to match (in proportion: where
+ * in the step the OS intervened is unknown), so that a stage is never busier than the
+ * workers' application time; the step's journal slices keep their ticks. */
 static uint64_t step_end(gr_worker *w, vworker *v)
 {
     uint64_t t = gr_ticks(), now = t + w->sim_offset;
@@ -270,8 +284,8 @@ static uint64_t step_end(gr_worker *w, vworker *v)
     double ticks = (double)(t - v->step_ticks), charged = (double)(w->sim_offset - v->step_offset);
     if (cpu >= ticks) return now;
     double scale = (cpu + charged) / (ticks + charged);
-    for (int c = 0; c < GR_T_NCAT; c++)
-        w->t[c] = v->step_t[c] + (uint64_t)((double)(w->t[c] - v->step_t[c]) * scale);
+    scale_step(w->t, v->step_t, GR_T_NCAT, scale);
+    scale_step(w->stage_ticks, v->step_stage, w->g->nstages, scale);
     w->t_last = v->step_ticks + v->step_offset + (uint64_t)(cpu + charged);
     return w->t_last;
 }
@@ -334,7 +348,8 @@ void *gr_sim_main(void *graph)
     s->end = g->t_start;
     for (unsigned i = 0; i < s->n; i++) {
         s->v[i] = (vworker){.clock = g->t_start, .heap_pos = -1, .prev_idle = -1,
-                            .next_idle = -1, .resume = &g->workers[i].sched_fiber};
+                            .next_idle = -1, .resume = &g->workers[i].sched_fiber,
+                            .step_stage = s->step_stages + (size_t)i * (size_t)g->nstages};
         if (g->workers[i].sched_fiber.stack_base) heap_insert(s, (int)i, g->t_start);
         else s->exited++;
     }
@@ -382,11 +397,22 @@ void gr_sim_steal(gr_worker *w, void *task)
     w->sim_offset += s->steal + lines;
 }
 
-/* The running worker's virtual now: when wake-ups it causes happen. */
+/* The running worker's virtual now: when wake-ups it causes happen. Its step so far is
+ * charged as step_end will charge it, the thread's CPU time when that is less than the
+ * ticks: a worker woken at the tick-based time of a step the OS interrupted would start
+ * that interruption later than it should (on a loaded machine Task-Stealing's woken
+ * workers came after all the work was done, and test_simulate saw workers with no
+ * task). */
 static uint64_t now_of_running(gr_sim *s)
 {
     int r = atomic_load_explicit(&s->running, memory_order_relaxed);
-    return r >= 0 ? gr_ticks() + s->g->workers[r].sim_offset : s->end;
+    if (r < 0) return s->end;
+    const gr_worker *w = &s->g->workers[r];
+    const vworker *v = &s->v[r];
+    uint64_t t = gr_ticks(), now = t + w->sim_offset;
+    double cpu = (double)(thread_cpu_ns() - v->step_cpu) * gr_ticks_per_ns();
+    if (cpu >= (double)(t - v->step_ticks)) return now;
+    return v->step_ticks + w->sim_offset + (uint64_t)cpu;
 }
 
 /* Wakes the idle workers that sleep (sleepers_only), or every idle one. */

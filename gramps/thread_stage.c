@@ -119,7 +119,11 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
     gr_running_set(was);
     uint64_t t1 = gr_account(w, GR_T_SCHED);
-    w->stage_ticks[s->id] += t1 - t0;
+    /* In a simulated run the instance may have switched out between t0 and t1, and the
+     * step that took t0 may have been shortened since to its CPU time (simulate.c's
+     * step_end), leaving t1 below t0: nothing is counted then, rather than a wrapped
+     * difference. */
+    w->stage_ticks[s->id] += t1 > t0 ? t1 - t0 : 0;
     w->stage_tasks[s->id]++;
     if (w->journal) gr_journal_add(w, s->id, inst->number, t0, t1);
     switch (inst->action) {

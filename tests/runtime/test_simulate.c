@@ -2,14 +2,16 @@
  * a real run under every scheduler, and its structure, never its timings (virtual time
  * comes from measured cycles): every virtual worker takes part when there is work to
  * share, queue capacities hold at 64 virtual workers, each worker's accounted time fits
- * in the frame's, the statistics say the run was simulated, and out-of-range counts are
- * refused with a message naming the option. */
+ * in the frame's, no stage is busier than the workers' application time when the OS takes
+ * the thread away mid-task, the statistics say the run was simulated, and out-of-range
+ * counts are refused with a message naming the option. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first", "static", "qes",
                                      "pss"};
@@ -52,14 +54,14 @@ static void sum(gr_ctx *c)
     atomic_fetch_add(&f->sum, *(const uint64_t *)gr_input(c, NULL));
 }
 
-static gr_graph *flow_graph(flow *f, uint32_t capacity)
+static gr_graph *flow_graph_with(flow *f, uint32_t capacity, gr_stage_fn square_main)
 {
     gr_graph *g = gr_graph_create();
     int work = gr_queue(g, &(gr_queue_desc){.name = "work", .packet_bytes = 8, .capacity = capacity});
     int squares = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8,
                                                .capacity = capacity});
     int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD, .main = source, .user = f});
-    int sq = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square, .user = f});
+    int sq = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square_main, .user = f});
     int add = gr_stage(g, &(gr_stage_desc){.name = "sum", .kind = GR_SHADER, .main = sum, .user = f});
     gr_bind(g, src, GR_BIND_OUTPUT, work);
     gr_bind(g, sq, GR_BIND_INPUT, work);
@@ -67,6 +69,8 @@ static gr_graph *flow_graph(flow *f, uint32_t capacity)
     gr_bind(g, add, GR_BIND_INPUT, squares);
     return g;
 }
+
+static gr_graph *flow_graph(flow *f, uint32_t capacity) { return flow_graph_with(f, capacity, square); }
 
 static uint64_t sum_of_squares(uint64_t n) { return (n - 1) * n * (2 * n - 1) / 6; }
 
@@ -109,6 +113,40 @@ static void test_results_and_accounting(void)
             }
             gr_graph_destroy(g);
         }
+}
+
+/* The OS takes the thread away in the middle of tasks (here: the square stage sleeps,
+ * as a loaded machine's other tenants would run). Virtual time charges a step the
+ * thread's CPU time, and every stage's busy time is shortened with it: the stages
+ * together are never busier than the workers' application time (they were, by the
+ * whole sleep, when the busy times kept the wall-clock ticks). */
+static void sleepy_square(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    uint32_t v = *(const uint32_t *)gr_input(c, NULL);
+    atomic_fetch_sub(&f->held, 1);
+    if (v % 8 == 0) nanosleep(&(struct timespec){0, 2000000}, NULL);   /* 2 ms off the CPU */
+    *(uint64_t *)gr_output(c, 0) = (uint64_t)v * v;
+}
+
+static void test_stage_busy_is_cpu_time(void)
+{
+    static const unsigned counts[] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        flow f = {.packets = 64};
+        gr_graph *g = flow_graph_with(&f, 64, sleepy_square);
+        gr_launch_opts o = {.simulate = counts[i], .workers = 2, .stack_bytes = 64 * 1024};
+        gr_status st = gr_launch(g, &o, NULL, 0);
+        if (st == GR_OK) st = gr_wait(g);
+        CHECK_MSG(st == GR_OK, "%s", gr_error(g));
+        const gr_stats *s = gr_get_stats(g);
+        double app = 0, busy = 0;
+        for (unsigned w = 0; w < s->workers; w++) app += s->per_worker[w].app_ms;
+        for (int k = 0; k < s->nstages; k++) busy += s->stages[k].busy_ms;
+        CHECK_MSG(busy <= app * 1.01 + 0.2, "%u virtual workers: stages busy %.3f ms, "
+                  "application %.3f ms (16 ms of it asleep)", counts[i], busy, app);
+        gr_graph_destroy(g);
+    }
 }
 
 /* Every virtual worker runs tasks when there are far more than workers, under the
@@ -182,6 +220,7 @@ int main(void)
 {
     RUN(test_results_and_accounting);
     RUN(test_all_workers_take_part);
+    RUN(test_stage_busy_is_cpu_time);
     RUN(test_capacity_at_64);
     RUN(test_limits);
     return check_finish();
