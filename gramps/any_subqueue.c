@@ -37,14 +37,18 @@ gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all
  * instance waits on its queue unless a subqueue became ready meanwhile. */
 void gr_park_any(gr_worker *w, gr_inst *inst)
 {
+    /* Read before the instance is published: once it is, a producer may wake it and it
+     * may run on another worker and block again, rewriting these. */
     gr_queue_rt *q = inst->block_queue;
+    const uint32_t need = inst->block_need;
+    const bool grant_short = inst->grant_short;
     atomic_store(&inst->state, GR_INST_BLOCKED_IN);
     gr_spin_lock(&q->wait_lock);
-    q->any_need = inst->block_need;
+    q->any_need = need;
     atomic_store(&q->any_waiter, inst);
     gr_spin_unlock(&q->wait_lock);
     bool done;
-    bool ready = gr_any_ready(q, inst->block_need, inst->grant_short, &done) || done;
+    bool ready = gr_any_ready(q, need, grant_short, &done) || done;
     bool reclaimed = false;
     if (ready) {
         gr_spin_lock(&q->wait_lock);

@@ -119,9 +119,9 @@ static gr_status run_once(const char *sched, unsigned workers, app *a, char err[
     return st;
 }
 
+#if INJECTION
 static const uint64_t expected = (uint64_t)PACKETS * (PACKETS + 1);
 
-#if INJECTION
 /* Every allocation of a run at 3 workers fails once, in turn: each run ends with the
  * right sum or an error that says what failed. */
 static void test_every_allocation_fails_once(void)
