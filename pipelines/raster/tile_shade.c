@@ -155,11 +155,23 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
     b.index = malloc(st->slots.n ? st->slots.n : 1);
     bool ok = b.stamp && b.index;
-    for (int y = st->d.y0; ok && y < st->d.y1; y++)
-        for (int x = st->d.x0; x < st->d.x1; x++) {
-            size_t at = (size_t)(y - st->d.t.oy) * (size_t)st->d.t.stride + (size_t)(x - st->d.t.ox);
-            if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->d.t.z[at]);
+    /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
+     * that a quad's fragments of one triangle share a packet and the shader's per-quad
+     * work; the colours do not depend on the order. [ya, yb] x [xa, xb]: the quad's
+     * pixels inside the tile's rectangle. */
+    const shade_tile *t = st;
+    for (int qy = t->d.y0 & ~1; ok && qy < t->d.y1; qy += 2) {
+        const int ya = qy < t->d.y0 ? qy + 1 : qy, yb = qy + 1 < t->d.y1 ? qy + 1 : ya;
+        for (int qx = t->d.x0 & ~1; qx < t->d.x1; qx += 2) {
+            const int xa = qx < t->d.x0 ? qx + 1 : qx, xb = qx + 1 < t->d.x1 ? qx + 1 : xa;
+            for (int y = ya; y <= yb; y++) {
+                const size_t row = (size_t)(y - t->d.t.oy) * (size_t)t->d.t.stride - (size_t)t->d.t.ox;
+                for (int x = xa; x <= xb; x++)
+                    if (t->owner[row + (size_t)x])
+                        batch_add(&b, s, &st->slots, t->owner[row + (size_t)x] - 1, x, y, t->d.t.z[row + (size_t)x]);
+            }
         }
+    }
     if (ok) batch_shade(&b, s);
     free(b.stamp);
     free(b.index);
