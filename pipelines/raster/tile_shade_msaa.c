@@ -42,6 +42,7 @@ typedef struct ms_tile {
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
     ms_prims prims;
     blended_prims blended;
+    uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
 } ms_tile;
 
 /* The tile's depth and owner index of pixel (x, y)'s first sample. */
@@ -57,7 +58,8 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
-    if (!st->owner || !st->z) return false;
+    st->final = malloc((size_t)s->tile * (size_t)s->tile);
+    if (!st->owner || !st->z || !st->final) return false;
     for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
     return true;                          /* the sample colours: all written by ms_shade */
 }
@@ -66,6 +68,7 @@ static void ms_free(ms_tile *st)
 {
     free(st->owner);
     free(st->z);
+    free(st->final);
     free(st->prims.p);
     free(st->blended.p);
 }
@@ -266,7 +269,7 @@ static void batch_add(ms_batch *b, const plr_prim *p, int x, int y, unsigned mas
 }
 
 /* Shades the batch; each colour is written (opaque) or blended (a8 per fragment) into
- * its samples. */
+ * its samples, or, mask 0, into its pixel of the image. */
 static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
 {
     if (!b->n) return;
@@ -275,6 +278,10 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y}, rgba);
     for (int i = 0; i < b->n; i++) {
+        if (!b->mask[i]) {
+            s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
+            continue;
+        }
         uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
                                                b->x[i], b->y[i]) : 0;
@@ -288,23 +295,37 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
 }
 
 /* Each triangle that owns samples of a pixel, shaded once for them; the samples no
- * triangle owns get the pixel's cleared colour. */
+ * triangle owns get the pixel's cleared colour. A pixel whose samples all have one owner
+ * (or none) resolves to that one colour (the box filter of equal bytes is those bytes),
+ * so, unless blended triangles will read its samples, its colour goes straight to the
+ * image (or the image keeps its cleared colour) and the resolve skips it (st->final). */
 static void ms_shade(ms_tile *st, const plr_state *s)
 {
     ms_batch batch, *b = &batch;
     b->n = b->ntris = 0;
+    const bool direct = st->blended.n == 0;
+    const unsigned all = (1u << s->msaa) - 1;
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
             const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
+            uint8_t *final = &st->final[owner_at(st, s, x, y) / (size_t)s->msaa];
             uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
             const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
-            unsigned left = (1u << s->msaa) - 1;
+            unsigned left = all;
+            *final = 0;
             while (left) {
                 const int k0 = __builtin_ctz(left);
                 const uint32_t o = own[k0];
                 unsigned mask = 0;
                 for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
                 left &= ~mask;
+                if (direct && mask == all) {
+                    *final = 1;
+                    if (!o) break;
+                    if (b->n == SH_PS_MAX) batch_flush(b, s, false);
+                    batch_add(b, &st->prims.p[o - 1], x, y, 0);
+                    break;
+                }
                 if (!o) {
                     for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = background;
                     continue;
@@ -360,6 +381,6 @@ void plr_tile_shade_msaa(gr_ctx *c)
     }
     ms_shade(&st, s);
     ms_blend(&st, s);
-    plr_samples_resolve(s, &st.r);
+    plr_samples_resolve(s, &st.r, st.final);
     ms_free(&st);
 }
