@@ -294,6 +294,36 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     b->n = b->ntris = 0;
 }
 
+/* Whether the msaa owners of a pixel are all the same. */
+static inline bool one_owner(const uint32_t *own, int msaa)
+{
+    uint32_t differ = 0;
+    for (int k = 1; k < msaa; k++) differ |= own[k] ^ own[0];
+    return !differ;
+}
+
+/* The pixel's owners in turn, each shaded once for its samples (mask). */
+static void ms_shade_samples(ms_batch *b, const ms_tile *st, const plr_state *s, const uint32_t *own,
+                             int x, int y)
+{
+    uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
+    const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
+    unsigned left = (1u << s->msaa) - 1;
+    while (left) {
+        const int k0 = __builtin_ctz(left);
+        const uint32_t o = own[k0];
+        unsigned mask = 0;
+        for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
+        left &= ~mask;
+        if (!o) {
+            for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = background;
+            continue;
+        }
+        if (b->n == SH_PS_MAX) batch_flush(b, s, false);
+        batch_add(b, &st->prims.p[o - 1], x, y, mask);
+    }
+}
+
 /* Each triangle that owns samples of a pixel, shaded once for them; the samples no
  * triangle owns get the pixel's cleared colour. A pixel whose samples all have one owner
  * (or none) resolves to that one colour (the box filter of equal bytes is those bytes),
@@ -304,34 +334,17 @@ static void ms_shade(ms_tile *st, const plr_state *s)
     ms_batch batch, *b = &batch;
     b->n = b->ntris = 0;
     const bool direct = st->blended.n == 0;
-    const unsigned all = (1u << s->msaa) - 1;
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
-            const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
-            uint8_t *final = &st->final[owner_at(st, s, x, y) / (size_t)s->msaa];
-            uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
-            const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
-            unsigned left = all;
-            *final = 0;
-            while (left) {
-                const int k0 = __builtin_ctz(left);
-                const uint32_t o = own[k0];
-                unsigned mask = 0;
-                for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
-                left &= ~mask;
-                if (direct && mask == all) {
-                    *final = 1;
-                    if (!o) break;
-                    if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                    batch_add(b, &st->prims.p[o - 1], x, y, 0);
-                    break;
-                }
-                if (!o) {
-                    for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = background;
-                    continue;
-                }
+            const size_t at = owner_at(st, s, x, y);
+            const uint32_t *own = &st->owner[at];
+            uint8_t *final = &st->final[at / (size_t)s->msaa];
+            *final = direct && one_owner(own, s->msaa);
+            if (!*final) {
+                ms_shade_samples(b, st, s, own, x, y);
+            } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                batch_add(b, &st->prims.p[o - 1], x, y, mask);
+                batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
             }
         }
     batch_flush(b, s, false);
