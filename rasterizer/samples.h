@@ -91,6 +91,11 @@ typedef struct rs_sample_walk {
     int count;
     int64_t cover[3][RS_MAX_SAMPLES], lo[3], hi[3];
     double dz[RS_MAX_SAMPLES];            /* the depth plane's step to each sample */
+    /* Eight samples a step, pixel-major (two pixels at 4x, one at 8x): lane l's biased
+     * offset from the first pixel's centre (its pixel's step plus its sample's cover),
+     * and the step to the next eight, modulo 2^32. */
+    int64_t lane[3][8];
+    uint32_t step8[3];
 } rs_sample_walk;
 
 static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
@@ -108,6 +113,11 @@ static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
         }
     }
     for (int k = 0; k < p->count; k++) w->dz[k] = z ? rs_plane_step(z, off[0][k], off[1][k]) : 0;
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    for (int i = 0; i < 3; i++) {
+        for (int l = 0; l < 8; l++) w->lane[i][l] = s->a[i] * one * (l / p->count) + w->cover[i][l % p->count];
+        w->step8[i] = (uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)(8 / p->count));
+    }
 }
 
 /* The exact values of the three edges at pixel (x, y)'s centre; the next pixel's are
