@@ -202,7 +202,7 @@ static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, con
 #if defined(__x86_64__)
 /* sample_row_take_avx2 eight samples a step (two pixels at 4x, one at 8x) on int32 edge
  * values, for rows where every covered-or-not sample's biased edge value fits int32
- * (row_fits_int32): the same sign tests, the same depths (the centre by
+ * (rs_sample_walk_bound): the same sign tests, the same depths (the centre by
  * rs_plane_centre from the exact int64 values, plus dz, rounded to float), the same
  * compares, so the same held, owner, tie and result. At 4x a last pixel that fills no
  * step takes lanes 0-3 alone (masked loads and stores: nothing past the row is touched).
@@ -264,19 +264,6 @@ static bool sample_row_take_int32(const rs_setup *s, const rs_sample_walk *w, co
     }
     return ties;
 }
-
-/* Whether every sample's biased edge value over pixels [0, n) of the row from e fits
- * int32 (each edge is linear along the row: its extremes are at the ends). */
-static bool row_fits_int32(const rs_setup *s, const rs_sample_walk *w, const int64_t e[3], int n)
-{
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    for (int i = 0; i < 3; i++) {
-        const int64_t first = e[i], last = e[i] + (int64_t)s->a[i] * one * (n - 1);
-        const int64_t lo = (first < last ? first : last) + w->lo[i], hi = (first > last ? first : last) + w->hi[i];
-        if (lo < INT32_MIN || hi > INT32_MAX) return false;
-    }
-    return true;
-}
 #endif
 
 /* The pixels j of [0, n) where a sample may be covered, [*j0, *j1): those where every
@@ -323,7 +310,7 @@ bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_dep
     edges_from(s, e_row, j0, e);
     const size_t at = (size_t)j0 * (size_t)w->count;
 #if defined(__x86_64__)
-    if (avx2 && w->count % 4 == 0 && j1 > j0 && row_fits_int32(s, w, e, j1 - j0))
+    if (avx2 && w->count % 4 == 0 && w->int32_rows)
         return sample_row_take_int32(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
     if (avx2 && w->count % 4 == 0)
         return sample_row_take_avx2(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);

@@ -128,7 +128,9 @@ static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tr
     rs_interp_of(&p->su, &t->ip);
     rs_depth_plane_of(&t->ip, &t->z);
     rs_sample_walk_of(&p->su, s->pattern, &t->z, &t->w);
-    return t->x0 < t->x1 && t->y0 < t->y1;
+    if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
+    rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
+    return true;
 }
 
 /* Does the MASK triangle p pass the alpha test at the pixel centre (x, y), edges e? */

@@ -77,6 +77,7 @@ static int compare_rows(int count, bool huge)
             random_held(&s, &z, p, x0, y, n, held[0], owner[0]);
             memcpy(held[1], held[0], sizeof held[0]);
             memcpy(owner[1], owner[0], sizeof owner[0]);
+            rs_sample_walk_bound(&s, &w, x0, y, x0 + n, y + 1);   /* int32 lanes where they fit */
             int64_t e[3];
             rs_centre_edges(&s, x0, y, e);
             bool r0 = rs_sample_row_take(&s, &w, &z, e, n, held[0], owner[0], 9, tie[0], false);
