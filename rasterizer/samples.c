@@ -214,16 +214,21 @@ static bool sample_row_take_int32(const rs_setup *s, const rs_sample_walk *w, co
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const int count = w->count, pixels = 8 / count;       /* pixels per step */
+    /* lane l: pixel l / count's centre plus sample l % count's biased offset, exact in
+     * int64, kept as int32; the step to the next eight modulo 2^32 (exact: every value
+     * reached fits int32) */
     __m256i t[3], step[3];
     const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    for (int i = 0; i < 3; i++) {        /* e + lane offsets, exact in int64, to int32 */
-        const __m256i e = _mm256_set1_epi64x(e_in[i]);
+    for (int i = 0; i < 3; i++) {
+        const int64_t next = count == 4 ? e_in[i] + (int64_t)s->a[i] * one : e_in[i];
         const __m256i lo = _mm256_permutevar8x32_epi32(
-            _mm256_add_epi64(e, _mm256_loadu_si256((const __m256i *)&w->lane[i][0])), low_halves);
+            _mm256_add_epi64(_mm256_set1_epi64x(e_in[i]), _mm256_loadu_si256((const __m256i *)&w->cover[i][0])),
+            low_halves);
         const __m256i hi = _mm256_permutevar8x32_epi32(
-            _mm256_add_epi64(e, _mm256_loadu_si256((const __m256i *)&w->lane[i][4])), low_halves);
+            _mm256_add_epi64(_mm256_set1_epi64x(next), _mm256_loadu_si256((const __m256i *)&w->cover[i][4 % count])),
+            low_halves);
         t[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
-        step[i] = _mm256_set1_epi32((int32_t)w->step8[i]);   /* modulo 2^32: exact, every value reached fits int32 */
+        step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)pixels));
     }
     __m256d dz[2];
     for (int h = 0; h < 2; h++) dz[h] = _mm256_loadu_pd(&w->dz[(4 * h) % count]);

@@ -91,11 +91,6 @@ typedef struct rs_sample_walk {
     int count;
     int64_t cover[3][RS_MAX_SAMPLES], lo[3], hi[3];
     double dz[RS_MAX_SAMPLES];            /* the depth plane's step to each sample */
-    /* Eight samples a step, pixel-major (two pixels at 4x, one at 8x): lane l's biased
-     * offset from the first pixel's centre (its pixel's step plus its sample's cover),
-     * and the step to the next eight, modulo 2^32. */
-    int64_t lane[3][8];
-    uint32_t step8[3];
     bool int32_rows;                      /* rs_sample_walk_bound: every value fits int32 */
 } rs_sample_walk;
 
@@ -114,13 +109,6 @@ static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
         }
     }
     for (int k = 0; k < p->count; k++) w->dz[k] = z ? rs_plane_step(z, off[0][k], off[1][k]) : 0;
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    const int pixels = 8 / p->count;
-    for (int i = 0; i < 3; i++) {
-        for (int q = 0; q < pixels; q++)
-            for (int k = 0; k < p->count; k++) w->lane[i][q * p->count + k] = s->a[i] * one * q + w->cover[i][k];
-        w->step8[i] = (uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)pixels);
-    }
     w->int32_rows = false;
 }
 
