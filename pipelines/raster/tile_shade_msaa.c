@@ -118,6 +118,11 @@ typedef struct tri_walk {
     rs_sample_walk w;
 } tri_walk;
 
+/* Rectangles at least this wide in pixels are walked with the int32 row kernel where
+ * their edge values allow it (bunny.obj's small triangles were slower with it: the bound
+ * per triangle and the kernel's setup per row outweigh its steps). */
+#define WIDE_ROW 8
+
 /* false when p has no pixel in the tile. */
 static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tri_walk *t)
 {
@@ -129,7 +134,8 @@ static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tr
     rs_depth_plane_of(&t->ip, &t->z);
     rs_sample_walk_of(&p->su, s->pattern, &t->z, &t->w);
     if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
-    rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
+    if (t->x1 - t->x0 >= WIDE_ROW)     /* the int32 kernel pays off on rows this long */
+        rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
     return true;
 }
 
