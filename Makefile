@@ -216,7 +216,7 @@ check-all:
 RENDER_API_HEADERS := compose/compose.h accel/opencl.h output/image_out.h raytracer/trace.h \
     pipelines/stages.h pipelines/frame.h pipelines/raster/raster.h \
     pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h \
-    shaders/texture_sample.h
+    shaders/texture_sample.h shaders/texture_sample_packet.h
 
 # install builds what it installs; install-files only copies from $(BUILD), so a test can
 # install an already built tree without starting a rebuild. The programs go to bin/, the

@@ -199,6 +199,78 @@ static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, con
 }
 #endif
 
+#if defined(__x86_64__)
+/* sample_row_take_avx2 eight samples a step (two pixels at 4x, one at 8x) on int32 edge
+ * values, for rows where every covered-or-not sample's biased edge value fits int32
+ * (rs_sample_walk_bound): the same sign tests, the same depths (the centre by
+ * rs_plane_centre from the exact int64 values, plus dz, rounded to float), the same
+ * compares, so the same held, owner, tie and result. At 4x a last pixel that fills no
+ * step takes lanes 0-3 alone (masked loads and stores: nothing past the row is touched).
+ * Lanes are (pixel, sample) pixel-major, as held is. */
+__attribute__((target("avx2")))
+static bool sample_row_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                  const int64_t e_in[3], int n, float *held, uint32_t *owner,
+                                  uint32_t id, uint8_t *tie)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const int count = w->count, pixels = 8 / count;       /* pixels per step */
+    /* lane l: pixel l / count's centre plus sample l % count's biased offset, exact in
+     * int64, kept as int32; the step to the next eight modulo 2^32 (exact: every value
+     * reached fits int32) */
+    __m256i t[3], step[3];
+    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (int i = 0; i < 3; i++) {
+        const int64_t next = count == 4 ? e_in[i] + (int64_t)s->a[i] * one : e_in[i];
+        const __m256i lo = _mm256_permutevar8x32_epi32(
+            _mm256_add_epi64(_mm256_set1_epi64x(e_in[i]), _mm256_loadu_si256((const __m256i *)&w->cover[i][0])),
+            low_halves);
+        const __m256i hi = _mm256_permutevar8x32_epi32(
+            _mm256_add_epi64(_mm256_set1_epi64x(next), _mm256_loadu_si256((const __m256i *)&w->cover[i][4 % count])),
+            low_halves);
+        t[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
+        step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)pixels));
+    }
+    __m256d dz[2];
+    for (int h = 0; h < 2; h++) dz[h] = _mm256_loadu_pd(&w->dz[(4 * h) % count]);
+    const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const int64_t s0 = (int64_t)s->a[0] * one, s1 = (int64_t)s->a[1] * one;
+    int64_t e0 = e_in[0], e1 = e_in[1];
+    bool ties = false;
+    int j = 0;
+    for (; j < n; j += pixels, held += 8, owner += 8, e0 += s0 * pixels, e1 += s1 * pixels) {
+        const bool whole = j + pixels <= n;     /* else at 4x the last pixel alone: lanes 0-3 */
+        const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
+        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], step[i]);
+        const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
+        if (!cv) continue;
+        /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x) or
+         * the first pixel's 4-7 (8x) */
+        const double c0 = rs_plane_centre(z, e0, e1);
+        const double c1 = count == 4 ? rs_plane_centre(z, e0 + s0, e1 + s1) : c0;
+        const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c0), dz[0]));
+        const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c1), dz[1]));
+        const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+        const __m256 zk = _mm256_set_m128(z1, z0);
+        const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
+        const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
+        const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
+        for (int p = 0; p < pixels && j + p < n; p++) tie[j + p] = (uint8_t)((eq >> (count * p)) & ((1u << count) - 1));
+        ties |= eq != 0;
+        if (!win) continue;
+        const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
+        if (whole) {
+            _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
+            const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
+            _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
+        } else {
+            _mm256_maskstore_ps(held, m, zk);
+            _mm256_maskstore_epi32((int *)owner, m, ids);
+        }
+    }
+    return ties;
+}
+#endif
+
 /* The pixels j of [0, n) where a sample may be covered, [*j0, *j1): those where every
  * edge's value plus its greatest sample offset (w->hi) is not negative. Each edge is
  * linear along the row, so this is one interval; the rest of the row is skipped
@@ -243,6 +315,8 @@ bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_dep
     edges_from(s, e_row, j0, e);
     const size_t at = (size_t)j0 * (size_t)w->count;
 #if defined(__x86_64__)
+    if (avx2 && w->count % 4 == 0 && w->int32_rows)
+        return sample_row_take_int32(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
     if (avx2 && w->count % 4 == 0)
         return sample_row_take_avx2(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
 #endif

@@ -91,6 +91,7 @@ typedef struct rs_sample_walk {
     int count;
     int64_t cover[3][RS_MAX_SAMPLES], lo[3], hi[3];
     double dz[RS_MAX_SAMPLES];            /* the depth plane's step to each sample */
+    bool int32_rows;                      /* rs_sample_walk_bound: every value fits int32 */
 } rs_sample_walk;
 
 static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
@@ -108,6 +109,23 @@ static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
         }
     }
     for (int k = 0; k < p->count; k++) w->dz[k] = z ? rs_plane_step(z, off[0][k], off[1][k]) : 0;
+    w->int32_rows = false;
+}
+
+/* Marks w for rows inside the pixels [x0,x1) x [y0,y1) (not empty) when every sample's
+ * biased edge value there fits int32 (each edge is linear: its extremes over the
+ * rectangle are at the corner pixels'), so rs_sample_row_take may use int32 lanes. */
+static inline void rs_sample_walk_bound(const rs_setup *s, rs_sample_walk *w, int x0, int y0, int x1, int y1)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X[2] = {(int64_t)x0 * one + half, (int64_t)(x1 - 1) * one + half};
+    const int64_t Y[2] = {(int64_t)y0 * one + half, (int64_t)(y1 - 1) * one + half};
+    w->int32_rows = true;
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 4; c++) {
+            const int64_t e = s->a[i] * X[c & 1] + s->b[i] * Y[c >> 1] + s->c[i];
+            if (e + w->lo[i] < INT32_MIN || e + w->hi[i] > INT32_MAX) w->int32_rows = false;
+        }
 }
 
 /* The exact values of the three edges at pixel (x, y)'s centre; the next pixel's are
@@ -145,7 +163,9 @@ GR_API void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_d
 /* rs_sample_row for a triangle that takes what it wins: the covered samples nearer than
  * held get their depth written to held and `id` to owner (laid out as held); tie[j] gets
  * the covered samples at equal depth, for the caller to decide. Returns whether any
- * pixel has such a tie. */
+ * pixel has such a tie. With avx2, eight samples a step on int32 edge values when w is
+ * bounded (rs_sample_walk_bound) over a rectangle holding the row, else four on int64;
+ * the same results. */
 GR_API bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                const int64_t e[3], int n, float *held, uint32_t *owner,
                                uint32_t id, uint8_t *tie, bool avx2);

@@ -5,7 +5,7 @@
 #include "shaders/lighting.h"
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
-#include "shaders/texture_sample_body.h"
+#include "shaders/texture_sample_packet.h"
 #include "shaders/uv_sets.h"
 
 #include <math.h>
@@ -171,6 +171,8 @@ typedef struct ps_material {
     uint64_t quad_ready;                  /* bit k: quad[k] is set up for tris[k] */
     int last_tri, last_x, last_y;         /* the quad whose derivatives last_d holds */
     float last_d[4];
+    int lod_tri, lod_x, lod_y;            /* the triangle and quad whose albedo level is lod */
+    float lod;
     quad_setup quad[SH_PS_MAX];           /* textured triangles, once per packet */
 } ps_material;
 
@@ -244,45 +246,108 @@ static void ps_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, float c
     *q = (sh_lod){.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
 }
 
-/* The texel of m's albedo map for fragment i (uv through the KHR transform, the level of
- * detail of its quad); (u, v) is set 0, replaced by set 1 where the map reads it. The
- * sampler is inlined so that the AVX2 compile of the packet kernel covers it. */
-PS_INLINE void ps_texel(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
-                     const sc_texture *tex, float u, float v, float texel[4], ps_material *pm)
+/* The texel of m's albedo map for fragment i where the map reads set 1: its corners in
+ * set 1, its quad's footprint there, one scalar sample. */
+static void ps_texel_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                          const sc_texture *tex, float texel[4])
 {
-    if (sh_reads_set1(e->geo, &m->albedo_map)) {
-        float c[3][2], uv[2];
-        sh_lod q1;
-        ps_set1(e, f, i, c, &q1);
-        const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
-        for (int k = 0; k < 2; k++) uv[k] = b0 * c[0][k] + b1 * c[1][k] + b2 * c[2][k];
-        float lod = sh_surface_lod(&q1, &m->albedo_map, tex);
-        sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
-        sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
-        return;
-    }
+    float c[3][2], uv[2];
+    sh_lod q1;
+    ps_set1(e, f, i, c, &q1);
+    const float b1 = f->b1[i], b2 = f->b2[i], b0 = 1.0f - b1 - b2;
+    for (int k = 0; k < 2; k++) uv[k] = b0 * c[0][k] + b1 * c[1][k] + b2 * c[2][k];
+    float lod = sh_surface_lod(&q1, &m->albedo_map, tex);
+    sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
+    sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
+}
+
+/* The level of detail of m's albedo map for fragment i: its quad's, computed once for the
+ * run of fragments of one triangle in one quad (a triangle has one material). */
+static float ps_albedo_lod(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                           const sc_texture *tex, ps_material *pm)
+{
+    const int qx = f->x ? f->x[i] & ~1 : 0, qy = f->x ? f->y[i] & ~1 : 0;
+    if (f->tri[i] == pm->lod_tri && qx == pm->lod_x && qy == pm->lod_y) return pm->lod;
     const sh_lod q = ps_footprint(e, f, i, pm);
-    float lod = sh_surface_lod(&q, &m->albedo_map, tex);
-    sh_texture_transform(&m->albedo_map, &u, &v);
-    sh_texture_sample_inline(tex, &m->albedo_map.sampler, u, v, lod, texel);
+    pm->lod = sh_surface_lod(&q, &m->albedo_map, tex);
+    pm->lod_tri = f->tri[i], pm->lod_x = qx, pm->lod_y = qy;
+    return pm->lod;
+}
+
+/* Fragments whose albedo map reads set 0, queued for the packet sampler: the fragment,
+ * its material, its coordinates (before the map's transform) and level of detail. */
+typedef struct ps_albedo_queue {
+    int n;
+    uint8_t frag[SH_PS_MAX];
+    const sc_material *material[SH_PS_MAX];
+    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
+} ps_albedo_queue;
+
+static void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                            const sc_texture *tex, float u, float v, ps_material *pm, ps_albedo_queue *q)
+{
+    q->lod[q->n] = ps_albedo_lod(e, f, i, m, tex, pm);
+    q->u[q->n] = u;
+    q->v[q->n] = v;
+    q->frag[q->n] = (uint8_t)i;
+    q->material[q->n] = m;
+    q->n++;
+}
+
+/* Samples the queued fragments, one sh_texture_sample_n per material, and sets their
+ * albedo (factor x texel). */
+static void ps_sample_albedo(const sh_raster_env *e, ps_albedo_queue *q, ps_material *pm)
+{
+    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX], out[4][SH_PS_MAX];
+    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    uint8_t frag[SH_PS_MAX];
+    while (q->n > 0) {
+        const sc_material *m = q->material[0];
+        int n = 0, rest = 0;
+        for (int j = 0; j < q->n; j++) {            /* m's fragments out, the others kept */
+            if (q->material[j] == m) {
+                u[n] = q->u[j], v[n] = q->v[j], lod[n] = q->lod[j], frag[n] = q->frag[j];
+                n++;
+                continue;
+            }
+            q->u[rest] = q->u[j], q->v[rest] = q->v[j], q->lod[rest] = q->lod[j];
+            q->frag[rest] = q->frag[j], q->material[rest] = q->material[j];
+            rest++;
+        }
+        q->n = rest;
+        if (!sh_texture_transform_is_identity(&m->albedo_map))
+            for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
+        sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n,
+                            rgba, e->isa == RT_ISA_AVX2);
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < 3; k++) pm->albedo[k][frag[j]] = m->albedo[k] * out[k][j];
+    }
 }
 
 PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
+    ps_albedo_queue queue;
+    queue.n = 0;
     pm->metallic_roughness = 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
+    pm->lod_tri = -1;
     for (int i = 0; i < f->n; i++) {
         const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
         const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
-        float texel[4] = {1, 1, 1, 1};
         pm->metallic_roughness += m->model == SC_SHADING_METALLIC_ROUGHNESS;
-        if (tex) ps_texel(e, f, i, m, tex, a[6][i], a[7][i], texel, pm);
-        for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
         pm->specular[i] = m->specular;
         pm->exponent[i] = m->specular_exponent;
+        if (tex && !sh_reads_set1(e->geo, &m->albedo_map)) {
+            ps_queue_albedo(e, f, i, m, tex, a[6][i], a[7][i], pm, &queue);
+            continue;
+        }
+        float texel[4] = {1, 1, 1, 1};
+        if (tex) ps_texel_set1(e, f, i, m, tex, texel);
+        for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
     }
+    ps_sample_albedo(e, &queue, pm);
 }
 
 /* Adds one point light's Blinn-Phong term (as sh_blinn_phong) to c. */

@@ -34,9 +34,7 @@ void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float 
 
 void sh_texture_transform(const sc_texture_ref *ref, float *u, float *v)
 {
-    if (ref->rotation == 0.0f && ref->scale[0] == 1.0f && ref->scale[1] == 1.0f &&
-        ref->offset[0] == 0.0f && ref->offset[1] == 0.0f)
-        return;
+    if (sh_texture_transform_is_identity(ref)) return;
     float c = cosf(ref->rotation), s = sinf(ref->rotation);
     float su = ref->scale[0] * *u, sv = ref->scale[1] * *v;
     *u = ref->offset[0] + c * su + s * sv;

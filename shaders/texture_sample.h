@@ -38,6 +38,13 @@ GR_API void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u,
  * the bits as they are). */
 GR_API void sh_texture_transform(const sc_texture_ref *ref, float *u, float *v);
 
+/* Whether ref's transform is the identity (sh_texture_transform then changes nothing). */
+static inline bool sh_texture_transform_is_identity(const sc_texture_ref *ref)
+{
+    return ref->rotation == 0.0f && ref->scale[0] == 1.0f && ref->scale[1] == 1.0f &&
+           ref->offset[0] == 0.0f && ref->offset[1] == 0.0f;
+}
+
 /* The texture ref names, or NULL (no texture, or an index out of range). */
 static inline const sc_texture *sh_texture_of(const sc_scene *s, const sc_texture_ref *ref)
 {

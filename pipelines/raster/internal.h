@@ -208,9 +208,11 @@ static inline size_t plr_sample_at(const plr_state *s, int x, int y)
 }
 /* A tile's samples (r: its pixels the frame renders) set to the far depth and the
  * pixel's cleared colour (the OM's start); then, once the tile is done, resolved into
- * the image (msaa a power of two). */
+ * the image (msaa a power of two), except the pixels marked in `final` (NULL: none; one
+ * byte per pixel of the tile, row-major from r's corner ox, oy, s->tile wide), whose
+ * image colour the caller has already written. */
 void plr_samples_clear(const plr_state *s, const tile_rect *r);
-void plr_samples_resolve(const plr_state *s, const tile_rect *r);
+void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final);
 
 /* The OM's end: its blended fragments (in primitive-id order) over the final opaque
  * depth (less, no depth write) and colour, then the list freed (alpha.c). */

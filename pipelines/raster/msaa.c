@@ -62,14 +62,17 @@ static inline uint32_t resolve_pixel(const uint32_t *in, uint32_t m, int shift)
     return (((even + half) >> shift) & 0x00ff00ffu) | ((((odd + half) >> shift) & 0x00ff00ffu) << 8);
 }
 
-void plr_samples_resolve(const plr_state *s, const tile_rect *r)
+void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
 {
     const uint32_t m = (uint32_t)s->msaa;
     const int shift = __builtin_ctz(m);
-    for (int y = r->y0; y < r->y1; y++)
+    for (int y = r->y0; y < r->y1; y++) {
+        const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
+            if (done && done[x - r->ox]) continue;
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
             s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
             if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
         }
+    }
 }

@@ -151,6 +151,19 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
 }
 
+/* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
+ * row: one quad's pixels inside the tile's rectangle. */
+static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
+{
+    const plr_depth_tile *d = &st->d;
+    for (int y = ya;; y = yb) {
+        const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
+        for (int k = 0; k < w; k++)
+            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y, d->t.z[row + k]);
+        if (y == yb) break;
+    }
+}
+
 static bool tile_shade(shade_tile *st, plr_state *s)
 {
     shade_batch b;
@@ -159,11 +172,23 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
     b.index = malloc(st->slots.n ? st->slots.n : 1);
     bool ok = b.stamp && b.index;
-    for (int y = st->d.y0; ok && y < st->d.y1; y++)
-        for (int x = st->d.x0; x < st->d.x1; x++) {
-            size_t at = (size_t)(y - st->d.t.oy) * (size_t)st->d.t.stride + (size_t)(x - st->d.t.ox);
-            if (st->owner[at]) batch_add(&b, s, &st->slots, st->owner[at] - 1, x, y, st->d.t.z[at]);
+    /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
+     * that a quad's fragments of one triangle share a packet and the shader's per-quad
+     * work; the colours do not depend on the order. Rows ya and yb (equal at an odd edge
+     * of the rectangle) hold the quad's pixels inside it. */
+    const plr_depth_tile *d = &st->d;
+    for (int qy = d->y0 & ~1; ok && qy < d->y1; qy += 2) {
+        const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
+        const uint32_t *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
+        const uint32_t *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
+        int x = d->x0;
+        if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
+        for (; x + 1 < d->x1; x += 2) {
+            const int i = x - d->t.ox;
+            if (oa[i] | oa[i + 1] | ob[i] | ob[i + 1]) batch_add_quad(&b, s, st, x, 2, ya, yb);
         }
+        if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
+    }
     if (ok) batch_shade(&b, s);
     free(b.stamp);
     free(b.index);

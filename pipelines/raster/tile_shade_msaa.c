@@ -42,6 +42,7 @@ typedef struct ms_tile {
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
     ms_prims prims;
     blended_prims blended;
+    uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
 } ms_tile;
 
 /* The tile's depth and owner index of pixel (x, y)'s first sample. */
@@ -57,7 +58,8 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
-    if (!st->owner || !st->z) return false;
+    st->final = malloc((size_t)s->tile * (size_t)s->tile);
+    if (!st->owner || !st->z || !st->final) return false;
     for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
     return true;                          /* the sample colours: all written by ms_shade */
 }
@@ -66,6 +68,7 @@ static void ms_free(ms_tile *st)
 {
     free(st->owner);
     free(st->z);
+    free(st->final);
     free(st->prims.p);
     free(st->blended.p);
 }
@@ -115,6 +118,11 @@ typedef struct tri_walk {
     rs_sample_walk w;
 } tri_walk;
 
+/* Rectangles at least this wide in pixels are walked with the int32 row kernel where
+ * their edge values allow it (bunny.obj's small triangles were slower with it: the bound
+ * per triangle and the kernel's setup per row outweigh its steps). */
+#define WIDE_ROW 8
+
 /* false when p has no pixel in the tile. */
 static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tri_walk *t)
 {
@@ -125,7 +133,10 @@ static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tr
     rs_interp_of(&p->su, &t->ip);
     rs_depth_plane_of(&t->ip, &t->z);
     rs_sample_walk_of(&p->su, s->pattern, &t->z, &t->w);
-    return t->x0 < t->x1 && t->y0 < t->y1;
+    if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
+    if (t->x1 - t->x0 >= WIDE_ROW)     /* the int32 kernel pays off on rows this long */
+        rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
+    return true;
 }
 
 /* Does the MASK triangle p pass the alpha test at the pixel centre (x, y), edges e? */
@@ -266,7 +277,7 @@ static void batch_add(ms_batch *b, const plr_prim *p, int x, int y, unsigned mas
 }
 
 /* Shades the batch; each colour is written (opaque) or blended (a8 per fragment) into
- * its samples. */
+ * its samples, or, mask 0, into its pixel of the image. */
 static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
 {
     if (!b->n) return;
@@ -277,6 +288,10 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
                                         s->sample_hdr ? linear : NULL}, rgba);
     for (int i = 0; i < b->n; i++) {
+        if (!b->mask[i]) {                /* one owner, no linear samples: ms_shade */
+            s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
+            continue;
+        }
         const size_t at = plr_sample_at(s, b->x[i], b->y[i]);
         uint32_t *out = &s->sample_rgba[at];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
@@ -292,34 +307,62 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     b->n = b->ntris = 0;
 }
 
+/* Whether the msaa owners of a pixel are all the same. */
+static inline bool one_owner(const uint32_t *own, int msaa)
+{
+    uint32_t differ = 0;
+    for (int k = 1; k < msaa; k++) differ |= own[k] ^ own[0];
+    return !differ;
+}
+
+/* The pixel's owners in turn, each shaded once for its samples (mask). */
+static void ms_shade_samples(ms_batch *b, const ms_tile *st, const plr_state *s, const uint32_t *own,
+                             int x, int y)
+{
+    uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
+    const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
+    unsigned left = (1u << s->msaa) - 1;
+    while (left) {
+        const int k0 = __builtin_ctz(left);
+        const uint32_t o = own[k0];
+        unsigned mask = 0;
+        for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
+        left &= ~mask;
+        if (!o) {
+            for (; mask; mask &= mask - 1) {
+                const int k = __builtin_ctz(mask);
+                out[k] = background;
+                if (s->sample_hdr) plr_sample_hdr_clear(s, x, y, plr_sample_at(s, x, y) + (size_t)k);
+            }
+            continue;
+        }
+        if (b->n == SH_PS_MAX) batch_flush(b, s, false);
+        batch_add(b, &st->prims.p[o - 1], x, y, mask);
+    }
+}
+
 /* Each triangle that owns samples of a pixel, shaded once for them; the samples no
- * triangle owns get the pixel's cleared colour. */
+ * triangle owns get the pixel's cleared colour. A pixel whose samples all have one owner
+ * (or none) resolves to that one colour (the box filter of equal bytes is those bytes),
+ * so, unless blended triangles will read its samples or the linear colour is asked for
+ * (its resolve averages linear samples), its colour goes straight to the image (or the
+ * image keeps its cleared colour) and the resolve skips it (st->final). */
 static void ms_shade(ms_tile *st, const plr_state *s)
 {
     ms_batch batch, *b = &batch;
     b->n = b->ntris = 0;
+    const bool direct = st->blended.n == 0 && !s->sample_hdr;   /* the float resolve reads every sample */
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
-            const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
-            uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
-            const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
-            unsigned left = (1u << s->msaa) - 1;
-            while (left) {
-                const int k0 = __builtin_ctz(left);
-                const uint32_t o = own[k0];
-                unsigned mask = 0;
-                for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
-                left &= ~mask;
-                if (!o) {
-                    for (; mask; mask &= mask - 1) {
-                        out[__builtin_ctz(mask)] = background;
-                        if (s->sample_hdr)
-                            plr_sample_hdr_clear(s, x, y, plr_sample_at(s, x, y) + (size_t)__builtin_ctz(mask));
-                    }
-                    continue;
-                }
+            const size_t at = owner_at(st, s, x, y);
+            const uint32_t *own = &st->owner[at];
+            uint8_t *final = &st->final[at / (size_t)s->msaa];
+            *final = direct && one_owner(own, s->msaa);
+            if (!*final) {
+                ms_shade_samples(b, st, s, own, x, y);
+            } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                batch_add(b, &st->prims.p[o - 1], x, y, mask);
+                batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
             }
         }
     batch_flush(b, s, false);
@@ -369,6 +412,6 @@ void plr_tile_shade_msaa(gr_ctx *c)
     }
     ms_shade(&st, s);
     ms_blend(&st, s);
-    plr_samples_resolve(s, &st.r);
+    plr_samples_resolve(s, &st.r, st.final);
     ms_free(&st);
 }

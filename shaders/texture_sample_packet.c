@@ -1,0 +1,226 @@
+/* texture_sample_packet.c — the sampler eight lanes at a time (see the header). Every
+ * vector step below names the scalar step of texture_sample_body.h it repeats per lane. */
+#include "shaders/texture_sample_packet.h"
+
+#include "shaders/texture_sample_body.h"
+
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* Every lane through the scalar sampler. */
+static void sample_scalar(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
+                          const float *lod, int n, float *const rgba[4])
+{
+    for (int i = 0; i < n; i++) {
+        float c[4];
+        sh_texture_sample_inline(t, s, u[i], v[i], lod[i], c);
+        for (int k = 0; k < 4; k++) rgba[k][i] = c[k];
+    }
+}
+
+#if defined(__x86_64__)
+
+#define AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
+
+/* Per level: its size and where its texels are, as bytes from level 0's first texel
+ * (the levels are separate allocations, so the gathers take 64-bit offsets). */
+typedef struct level_table {
+    int32_t width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS];
+    int64_t offset[SC_MAX_MIP_LEVELS];
+    const int *base;
+    sc_wrap wrap_u, wrap_v;
+} level_table;
+
+static void level_table_of(const sc_texture *t, const sc_sampler *s, level_table *lt)
+{
+    const uintptr_t base = (uintptr_t)t->levels[0].rgba;
+    for (int l = 0; l < t->nlevels; l++) {
+        lt->width[l] = t->levels[l].width;
+        lt->height[l] = t->levels[l].height;
+        lt->offset[l] = (int64_t)((uintptr_t)t->levels[l].rgba - base);
+    }
+    lt->base = (const int *)t->levels[0].rgba;
+    lt->wrap_u = s->wrap_u;
+    lt->wrap_v = s->wrap_v;
+}
+
+/* ts_reduce per lane: non-finite -> +0; repeat [0, 1), mirror [0, 2), clamp [-1, 2]. */
+AVX2_INLINE __m256 reduce8(__m256 c, sc_wrap w)
+{
+    const __m256 finite = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), c),
+                                        _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
+    __m256 r;
+    if (w == SC_WRAP_REPEAT) {
+        r = _mm256_sub_ps(c, _mm256_floor_ps(c));
+        r = _mm256_and_ps(r, _mm256_cmp_ps(r, _mm256_set1_ps(1.0f), _CMP_LT_OQ));
+    } else if (w == SC_WRAP_MIRROR) {
+        r = _mm256_sub_ps(c, _mm256_mul_ps(_mm256_set1_ps(2.0f),
+                                           _mm256_floor_ps(_mm256_mul_ps(c, _mm256_set1_ps(0.5f)))));
+        __m256 keep = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_set1_ps(2.0f), _CMP_LT_OQ),
+                                    _mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_GE_OQ));
+        r = _mm256_and_ps(r, keep);
+    } else {
+        r = _mm256_blendv_ps(c, _mm256_set1_ps(-1.0f), _mm256_cmp_ps(c, _mm256_set1_ps(-1.0f), _CMP_LT_OQ));
+        r = _mm256_blendv_ps(r, _mm256_set1_ps(2.0f), _mm256_cmp_ps(r, _mm256_set1_ps(2.0f), _CMP_GT_OQ));
+    }
+    return _mm256_and_ps(r, finite);
+}
+
+/* ts_address per lane on sides n: one compare-and-step for repeat and mirror, where the
+ * reduced coordinates put every index; a lane outside that range (none from reduce8's
+ * coordinates) takes ts_address_any. */
+AVX2_INLINE __m256i address8(__m256i i, __m256i n, sc_wrap w)
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    const __m256i last = _mm256_sub_epi32(n, one);
+    if (w == SC_WRAP_CLAMP) return _mm256_min_epi32(_mm256_max_epi32(i, zero), last);
+    __m256i r, outside;
+    if (w == SC_WRAP_REPEAT) {
+        __m256i below = _mm256_cmpgt_epi32(zero, i), above = _mm256_cmpgt_epi32(i, last);
+        r = _mm256_sub_epi32(_mm256_add_epi32(i, _mm256_and_si256(n, below)), _mm256_and_si256(n, above));
+        outside = _mm256_or_si256(_mm256_cmpgt_epi32(zero, r), _mm256_cmpgt_epi32(r, last));
+    } else {
+        const __m256i n2 = _mm256_add_epi32(n, n);
+        outside = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(-1), i), _mm256_cmpgt_epi32(i, n2));
+        __m256i m = _mm256_add_epi32(i, _mm256_and_si256(n2, _mm256_cmpgt_epi32(zero, i)));
+        m = _mm256_sub_epi32(m, _mm256_and_si256(n2, _mm256_cmpgt_epi32(m, _mm256_sub_epi32(n2, one))));
+        __m256i back = _mm256_sub_epi32(_mm256_sub_epi32(n2, one), m);
+        r = _mm256_blendv_epi8(m, back, _mm256_cmpgt_epi32(m, last));
+    }
+    if (!_mm256_testz_si256(outside, outside)) {
+        int32_t ri[8], ii[8], ni[8], oi[8];
+        _mm256_storeu_si256((__m256i *)ri, r);
+        _mm256_storeu_si256((__m256i *)ii, i);
+        _mm256_storeu_si256((__m256i *)ni, n);
+        _mm256_storeu_si256((__m256i *)oi, outside);
+        for (int k = 0; k < 8; k++)
+            if (oi[k]) ri[k] = ts_address_any(ii[k], ni[k], w);
+        r = _mm256_loadu_si256((const __m256i *)ri);
+    }
+    return r;
+}
+
+/* The RGBA8 texels at texel index idx (row * width + column) of each lane's level, whose
+ * byte offsets from level 0 are off_lo (lanes 0-3) and off_hi (lanes 4-7). */
+AVX2_INLINE __m256i texels8(const level_table *lt, __m256i off_lo, __m256i off_hi, __m256i idx)
+{
+    __m256i lo = _mm256_add_epi64(off_lo, _mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(idx)), 2));
+    __m256i hi = _mm256_add_epi64(off_hi, _mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(idx, 1)), 2));
+    return _mm256_set_m128i(_mm256_i64gather_epi32(lt->base, hi, 1), _mm256_i64gather_epi32(lt->base, lo, 1));
+}
+
+/* Channel c of eight RGBA8 texels, as floats (ts_texel4). */
+AVX2_INLINE __m256 channel8(__m256i texels, int c)
+{
+    return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(texels, 8 * c), _mm256_set1_epi32(0xff)));
+}
+
+/* a + t * (b - a), as ts_bilinear4's lerps. */
+AVX2_INLINE __m256 lerp8(__m256 a, __m256 b, __m256 t)
+{
+    return _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
+}
+
+/* ts_bilinear4 per lane on level level[lane], at reduced coordinates ru, rv. */
+AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m256 rv, __m256 out[4])
+{
+    const __m256i w = _mm256_i32gather_epi32(lt->width, level, 4), h = _mm256_i32gather_epi32(lt->height, level, 4);
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 x = _mm256_sub_ps(_mm256_mul_ps(ru, _mm256_cvtepi32_ps(w)), half);
+    const __m256 y = _mm256_sub_ps(_mm256_mul_ps(rv, _mm256_cvtepi32_ps(h)), half);
+    const __m256 fx0 = _mm256_floor_ps(x), fy0 = _mm256_floor_ps(y);
+    const __m256i x0 = _mm256_cvttps_epi32(fx0), y0 = _mm256_cvttps_epi32(fy0), one = _mm256_set1_epi32(1);
+    const __m256 ax = _mm256_sub_ps(x, fx0), ay = _mm256_sub_ps(y, fy0);
+    const __m256i xa = address8(x0, w, lt->wrap_u), xb = address8(_mm256_add_epi32(x0, one), w, lt->wrap_u);
+    const __m256i top_row = _mm256_sub_epi32(h, one);       /* rows are stored top first */
+    const __m256i ya = _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, lt->wrap_v)), w);
+    const __m256i yb = _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, lt->wrap_v)), w);
+    const __m256i off_lo = _mm256_i32gather_epi64((const long long *)lt->offset, _mm256_castsi256_si128(level), 8);
+    const __m256i off_hi = _mm256_i32gather_epi64((const long long *)lt->offset, _mm256_extracti128_si256(level, 1), 8);
+    const __m256i a = texels8(lt, off_lo, off_hi, _mm256_add_epi32(ya, xa));
+    const __m256i b = texels8(lt, off_lo, off_hi, _mm256_add_epi32(ya, xb));
+    const __m256i c = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xa));
+    const __m256i d = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xb));
+    for (int k = 0; k < 4; k++) {
+        __m256 lower = lerp8(channel8(a, k), channel8(b, k), ax);
+        __m256 upper = lerp8(channel8(c, k), channel8(d, k), ax);
+        out[k] = _mm256_div_ps(lerp8(lower, upper, ay), _mm256_set1_ps(255.0f));
+    }
+}
+
+/* sh_texture_sample_inline per lane for the linear filters: eight lanes from u, v, lod. */
+AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_table *lt,
+                         const float *u, const float *v, const float *lod, __m256 r[4])
+{
+    const __m256 top = _mm256_set1_ps((float)(t->nlevels - 1)), zero = _mm256_setzero_ps();
+    __m256 l = _mm256_loadu_ps(lod);
+    l = _mm256_and_ps(l, _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), l),
+                                       _mm256_set1_ps(INFINITY), _CMP_LT_OQ));      /* !finite: 0 */
+    l = _mm256_blendv_ps(l, zero, _mm256_cmp_ps(l, zero, _CMP_LT_OQ));
+    l = _mm256_blendv_ps(l, top, _mm256_cmp_ps(l, top, _CMP_GT_OQ));
+    const __m256 ru = reduce8(_mm256_loadu_ps(u), s->wrap_u), rv = reduce8(_mm256_loadu_ps(v), s->wrap_v);
+    if (s->filter == SC_FILTER_LINEAR_NO_MIPS) {
+        bilinear8(lt, _mm256_setzero_si256(), ru, rv, r);
+        return;
+    }
+    if (s->filter == SC_FILTER_BILINEAR) {
+        bilinear8(lt, _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_add_ps(l, _mm256_set1_ps(0.5f)))), ru, rv, r);
+        return;
+    }
+    const __m256 fl = _mm256_floor_ps(l), f = _mm256_sub_ps(l, fl);          /* trilinear */
+    const __m256i l0 = _mm256_cvttps_epi32(fl), top_i = _mm256_cvttps_epi32(top);
+    bilinear8(lt, l0, ru, rv, r);
+    const __m256 finer = _mm256_andnot_ps(_mm256_cmp_ps(f, zero, _CMP_EQ_OQ),
+                                          _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(l0, top_i),
+                                                                               _mm256_set1_epi32(-1))));
+    if (_mm256_testz_ps(finer, finer)) return;                 /* every lane on one level */
+    __m256 r1[4];
+    bilinear8(lt, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, r1);
+    for (int k = 0; k < 4; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
+}
+
+__attribute__((target("avx2")))
+static void sample_avx2(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
+                        const float *lod, int n, float *const rgba[4])
+{
+    level_table lt;
+    level_table_of(t, s, &lt);
+    __m256 r[4];
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        sample8(t, s, &lt, u + i, v + i, lod + i, r);
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(rgba[k] + i, r[k]);
+    }
+    if (i == n) return;
+    float pu[8] = {0}, pv[8] = {0}, pl[8] = {0}, out[4][8];          /* the tail, padded */
+    for (int k = 0; i + k < n; k++) pu[k] = u[i + k], pv[k] = v[i + k], pl[k] = lod[i + k];
+    sample8(t, s, &lt, pu, pv, pl, r);
+    for (int k = 0; k < 4; k++) {
+        _mm256_storeu_ps(out[k], r[k]);
+        for (int j = 0; i + j < n; j++) rgba[k][i + j] = out[k][j];
+    }
+}
+
+/* The vector path covers the linear filters on levels whose texel index fits 32 bits. */
+static bool vector_covers(const sc_texture *t, const sc_sampler *s)
+{
+    return (s->filter == SC_FILTER_TRILINEAR || s->filter == SC_FILTER_BILINEAR ||
+            s->filter == SC_FILTER_LINEAR_NO_MIPS) &&
+           (int64_t)t->levels[0].width * t->levels[0].height <= INT32_MAX;
+}
+#endif
+
+void sh_texture_sample_n(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
+                         const float *lod, int n, float *const rgba[4], bool avx2)
+{
+#if defined(__x86_64__)
+    if (avx2 && vector_covers(t, s)) {
+        sample_avx2(t, s, u, v, lod, n, rgba);
+        return;
+    }
+#endif
+    (void)avx2;
+    sample_scalar(t, s, u, v, lod, n, rgba);
+}

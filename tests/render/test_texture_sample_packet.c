@@ -1,0 +1,127 @@
+/* shaders/texture_sample_packet: the eight-lane sampler gives, lane for lane, the bits of
+ * the scalar sh_texture_sample, on random coordinates (ordinary, near texel centres and
+ * period edges, huge, tiny negative, NaN, infinite), random levels of detail (between and
+ * on levels, beyond the chain, non-finite), every wrap mode on each axis, every filter,
+ * power-of-two and odd texture sizes down to 1x1, and packet lengths that leave a tail.
+ * Run with the vector path where the CPU has AVX2 and with the scalar one everywhere. */
+#include "raytracer/isa.h"
+#include "scenes/loaders.h"
+#include "shaders/texture_sample.h"
+#include "shaders/texture_sample_packet.h"
+#include "tests/check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rng_state = 12345;
+
+static uint32_t next_u32(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next_u32() >> 8) / 16777216.0f; }
+
+/* A w x h texture of random bytes (mips built by sc_add_texture), added to s. */
+static const sc_texture *noise(sc_scene *s, int w, int h)
+{
+    unsigned char *px = malloc((size_t)w * h * 4);
+    for (size_t i = 0; i < (size_t)w * h * 4; i++) px[i] = (unsigned char)next_u32();
+    char err[SC_ERR_MAX];
+    int i = sc_add_texture(s, "noise", w, h, px, err);
+    CHECK_MSG(i >= 0, "%s", err);
+    return i >= 0 ? &s->textures[i] : NULL;
+}
+
+/* A coordinate of one of the kinds the header lists; side: level 0's size on its axis. */
+static float coordinate(int side)
+{
+    switch (next_u32() % 10) {
+    case 0: return (float)(next_u32() % (unsigned)(4 * side) + 0.5f) / (float)side - 2.0f;   /* texel centre */
+    case 1: return (float)((int)(next_u32() % 7) - 3);                  /* period edge */
+    case 2: return -1e-9f * uniform(0.5f, 2.0f);
+    case 3: return next_u32() % 2 ? 1e30f : -3e9f;
+    case 4: return next_u32() % 2 ? NAN : (next_u32() % 2 ? INFINITY : -INFINITY);
+    case 5: return uniform(-1000.0f, 1000.0f);
+    default: return uniform(-3.0f, 3.0f);
+    }
+}
+
+static float level_of_detail(int nlevels)
+{
+    switch (next_u32() % 8) {
+    case 0: return (float)(next_u32() % (unsigned)(nlevels + 2)) - 1.0f;   /* on a level */
+    case 1: return next_u32() % 2 ? NAN : (next_u32() % 2 ? INFINITY : -INFINITY);
+    case 2: return -64.0f;
+    default: return uniform(-2.0f, (float)nlevels + 1.0f);
+    }
+}
+
+/* n random samples of t through s, packet against scalar; the number of lanes that differ. */
+static int mismatches(const sc_texture *t, const sc_sampler *s, int n, bool avx2)
+{
+    float u[70], v[70], lod[70], out[4][70];
+    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    for (int i = 0; i < n; i++) {
+        u[i] = coordinate(t->levels[0].width);
+        v[i] = coordinate(t->levels[0].height);
+        lod[i] = level_of_detail(t->nlevels);
+    }
+    sh_texture_sample_n(t, s, u, v, lod, n, rgba, avx2);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        float want[4];
+        sh_texture_sample(t, s, u[i], v[i], lod[i], want);
+        for (int k = 0; k < 4; k++) {
+            if (!memcmp(&want[k], &out[k][i], sizeof(float))) continue;
+            if (bad++ < 3)
+                fprintf(stderr, "  lane %d of %d: u %a v %a lod %a wrap %d/%d filter %d channel %d: %a, scalar %a\n",
+                        i, n, u[i], v[i], lod[i], s->wrap_u, s->wrap_v, s->filter, k, out[k][i], want[k]);
+        }
+    }
+    return bad;
+}
+
+static void check_every_mode(bool avx2)
+{
+    static const int sizes[][2] = {{1, 1}, {2, 2}, {5, 3}, {7, 13}, {64, 64}, {256, 1}, {1, 33}, {100, 60}};
+    sc_scene *s = calloc(1, sizeof *s);
+    int bad = 0, runs = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const sc_texture *t = noise(s, sizes[k][0], sizes[k][1]);
+        if (!t) break;
+        for (int wu = 0; wu < 3; wu++)
+            for (int wv = 0; wv < 3; wv++)
+                for (int f = 0; f <= SC_FILTER_LINEAR_NO_MIPS; f++) {
+                    const sc_sampler sm = {(sc_wrap)wu, (sc_wrap)wv, (sc_filter)f};
+                    for (int rep = 0; rep < 12; rep++, runs++)
+                        bad += mismatches(t, &sm, 1 + (int)(next_u32() % 70), avx2);
+                }
+    }
+    CHECK_MSG(bad == 0, "%d channels differ from the scalar sampler in %d packets (%s)", bad, runs,
+              avx2 ? "AVX2" : "scalar");
+    sc_free(s);
+}
+
+static void test_scalar_path(void) { check_every_mode(false); }
+
+static void test_avx2_path(void)
+{
+    if (rt_isa_best() != RT_ISA_AVX2) {
+        printf("skip test_avx2_path: the CPU has no AVX2 (or GRAMPS_ISA=baseline)\n");
+        return;
+    }
+    check_every_mode(true);
+}
+
+int main(void)
+{
+    RUN(test_scalar_path);
+    RUN(test_avx2_path);
+    return check_finish();
+}
