@@ -8,7 +8,6 @@
 
 #include "accel/opencl.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,18 +611,6 @@ static int copy_of(const cp_instance *in, int first, uint32_t c)
     return c < in->queues[first].replicas ? first + (int)c : first;
 }
 
-/* What a crash report names besides the stage: its type and where its code lives, a
- * plugin's file or "built in" (the object this code is in). */
-static void stage_origin(const cp_stage_type *t, char out[GR_ORIGIN_MAX])
-{
-    Dl_info stage, self;
-    bool found = dladdr((void *)t->main, &stage) && stage.dli_fname;
-    bool builtin = !found || (dladdr((void *)stage_origin, &self) && self.dli_fname &&
-                              !strcmp(self.dli_fname, stage.dli_fname));
-    snprintf(out, GR_ORIGIN_MAX, "type %s, %s%s", t->name, builtin ? "built in" : "plugin ",
-             builtin ? "" : stage.dli_fname);
-}
-
 /* A stage placed on the device runs after the stages that feed it unless its section
  * sets a priority: its input queue fills meanwhile, so one launch takes a batch of
  * packets rather than one (cornell at 128x128: 13 launches for 356 tasks, 343 at the
@@ -645,8 +632,12 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
         const cp_stage_type *t = st->init.type;
         st->id = GR_INVALID;
         if (st->image) continue;      /* run by the program after the graph */
-        char origin[GR_ORIGIN_MAX];
-        stage_origin(t, origin);
+        char found[GR_ORIGIN_MAX];
+        const char *origin = cp_stage_origin(cp_graph_registry(in->desc), t);
+        if (!origin) {                /* a type from a plugin registry */
+            cp_origin_of(t, found);
+            origin = found;
+        }
         int id = st->id = gr_stage(g, &(gr_stage_desc){.name = st->name, .kind = t->kind,
                                                .main = st->device ? cp_device_stage_main : t->main,
                                                .user = st->device ? (void *)st->device : st->state,

@@ -16,8 +16,16 @@
 
 typedef struct cp_list { void **items; int n, cap; } cp_list;
 
+/* Where stage type t came from, for crash reports and the statistics: "type T, built in"
+ * or "type T, plugin FILE", the shared object that holds t's main unless it is the one
+ * holding this code (dladdr). cp_stage_origin: as found when t was registered in r (a
+ * graph is built every frame; dladdr is slow), NULL if t is not r's. */
+void cp_origin_of(const cp_stage_type *t, char out[GR_ORIGIN_MAX]);
+const char *cp_stage_origin(const cp_registry *r, const cp_stage_type *t);
+
 struct cp_registry {
     cp_list formats, stages;           /* const cp_format *, const cp_stage_type * */
+    cp_list origins;                   /* char *, stages[i]'s "type T, built in|plugin F" */
     cp_list images;                    /* const cp_image_stage_type *, also in stages */
     cp_list kernels;                   /* const cp_kernel_stage_type *, also in stages */
     cp_list resources;                 /* const cp_resource_type * */

@@ -13,6 +13,8 @@ void cp_registry_free(cp_registry *r)
     if (!r) return;
     cp_list_free(&r->formats);
     cp_list_free(&r->stages);
+    for (int i = 0; i < r->origins.n; i++) free(r->origins.items[i]);
+    cp_list_free(&r->origins);
     cp_list_free(&r->images);
     cp_list_free(&r->kernels);
     cp_list_free(&r->resources);
@@ -99,6 +101,23 @@ static int check_counts(const cp_stage_type *t, char err[CP_ERR_MAX])
     return 0;
 }
 
+void cp_origin_of(const cp_stage_type *t, char out[GR_ORIGIN_MAX])
+{
+    Dl_info stage, self;
+    bool found = dladdr((void *)t->main, &stage) && stage.dli_fname;
+    bool builtin = !found || (dladdr((void *)cp_origin_of, &self) && self.dli_fname &&
+                              !strcmp(self.dli_fname, stage.dli_fname));
+    snprintf(out, GR_ORIGIN_MAX, "type %s, %s%s", t->name, builtin ? "built in" : "plugin ",
+             builtin ? "" : stage.dli_fname);
+}
+
+static char *origin_of(const cp_stage_type *t)
+{
+    char *out = malloc(GR_ORIGIN_MAX);
+    if (out) cp_origin_of(t, out);
+    return out;
+}
+
 int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
 {
     if (!t->name || !*t->name || !t->main)
@@ -106,7 +125,21 @@ int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MA
     if (check_counts(t, err)) return -1;
     if (check_ports(r, t, err) || cp_check_resource_uses(r, t, err)) return -1;
     if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
-    return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
+    char *origin = origin_of(t);
+    if (!origin || cp_list_add(&r->origins, origin)) {
+        free(origin);
+        return cp_fail(err, "out of memory");
+    }
+    if (!cp_list_add(&r->stages, (void *)t)) return 0;
+    free(r->origins.items[--r->origins.n]);
+    return cp_fail(err, "out of memory");
+}
+
+const char *cp_stage_origin(const cp_registry *r, const cp_stage_type *t)
+{
+    for (int i = 0; i < r->stages.n; i++)
+        if (r->stages.items[i] == t) return r->origins.items[i];
+    return NULL;
 }
 
 const cp_image_stage_type *cp_image_stage_of(const cp_registry *r, const cp_stage_type *t)
