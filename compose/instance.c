@@ -8,6 +8,7 @@
 
 #include "accel/opencl.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +545,21 @@ static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* Whether this is the first time in the process that a stage of type t goes back to the
+ * CPU: the note is printed once, not for every frame (--frames) or graph. */
+static bool first_fallback_of(const cp_stage_type *t)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const cp_stage_type *noted[64];
+    static int nnoted;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (int i = 0; i < nnoted && first; i++) first = noted[i] != t;
+    if (first && nnoted < 64) noted[nnoted++] = t;
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
 /* After the states: a placed stage whose instance needs what its kernel lacks goes back
  * to the CPU under `auto`, and is refused under `opencl`. */
 static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
@@ -556,7 +572,7 @@ static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
         if (st->placement == CP_PLACE_OPENCL)
             return cp_fail(err, "%s: stage '%s' (device = opencl) cannot run on the device: %s",
                            st->placement_where, st->name, why);
-        if (st->init.replica == 0)
+        if (st->init.replica == 0 && first_fallback_of(st->init.type))
             fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
         cp_device_stage_free(st->device);
         st->device = NULL;
