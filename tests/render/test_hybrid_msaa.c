@@ -23,76 +23,6 @@
 
 static char dir[] = "/tmp/gramps-hmsaa-XXXXXX";
 
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) fputs(text, f), fclose(f);
-}
-
-/* blocks.ppm: 16 x 16, 4x4-texel blocks of two colours and a gradient. */
-static void write_blocks(void)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/blocks.ppm", dir);
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    fprintf(f, "P6\n16 16\n255\n");
-    for (int y = 0; y < 16; y++)
-        for (int x = 0; x < 16; x++) {
-            int odd = (x / 4 + y / 4) & 1;
-            unsigned char c[3] = {(unsigned char)(odd ? 220 : 40), (unsigned char)(60 + 150 * x / 16),
-                                  (unsigned char)(odd ? 50 : 200)};
-            fwrite(c, 1, 3, f);
-        }
-    fclose(f);
-}
-
-/* holes.tga: 8 x 8 RGBA, white, alpha 0 in alternate 2x2 cells (the cut-out's). */
-static void write_holes(void)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/holes.tga", dir);
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    const unsigned char header[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 8, 0, 32, 8};
-    fwrite(header, 1, sizeof header, f);
-    for (int y = 0; y < 8; y++)
-        for (int x = 0; x < 8; x++) {
-            unsigned char bgra[4] = {230, 230, 230, (unsigned char)(((x / 2 + y / 2) & 1) ? 0 : 255)};
-            fwrite(bgra, 1, 4, f);
-        }
-    fclose(f);
-}
-
-/* opaque.scene: the box, floor and cut-out; all.scene: with a blended pane and mirror. */
-static void write_scenes(void)
-{
-    write_blocks();
-    write_holes();
-    write_file("box.mtl", "newmtl box\nKd 1 1 1\nmap_Kd blocks.ppm\n"
-                          "newmtl floor\nKd 0.9 0.9 0.9\nmap_Kd blocks.ppm\n");
-    char obj[8192];
-    box_scene_obj(obj, sizeof obj);
-    write_file("box.obj", obj);
-    write_file("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
-               "vn 0 0 1\nf 1/1/1 2/2/1 3/3/1 4/4/1\n");
-    static const char common[] =
-        "[camera]\neye = 0,2.5,8\ntarget = 0,0,0\nfovy = 45\n[light.key]\nposition = 5,8,6\n"
-        "[mesh.box]\nfile = box.obj\n"
-        "[material.cut]\nalbedo = 1,0.6,0.3\nalpha_mode = mask\ntexture = holes.tga\nfilter = nearest\n"
-        "[mesh.cut]\nfile = quad.obj\nmaterial = cut\nscale = 1.6\ntranslate = 0.6,-0.6,2\n";
-    char scene[4096];
-    snprintf(scene, sizeof scene, "%s", common);
-    write_file("opaque.scene", scene);
-    snprintf(scene, sizeof scene, "%s[material.glass]\nalbedo = 0.3,0.5,0.9\nalpha = 0.5\nalpha_mode = blend\n"
-             "[mesh.glass]\nfile = quad.obj\nmaterial = glass\nscale = 2\ntranslate = -2.5,-0.5,2.5\n"
-             "[material.mirror]\nalbedo = 0.9,0.9,0.9\nreflectivity = 0.8\nalpha = 0.6\nalpha_mode = blend\n"
-             "[mesh.mirror]\nfile = quad.obj\nmaterial = mirror\nscale = 3\ntranslate = -1,-1,-2.5\n", common);
-    write_file("all.scene", scene);
-}
-
 /* Renders `args` (-q -o DIR/NAME.png added) and loads the image (NULL on failure). */
 static unsigned char *render(const char *name, const char *args)
 {
@@ -221,7 +151,7 @@ int main(int argc, char **argv)
     (void)argc;
     find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
-    write_scenes();
+    box_scene_files(dir);
     RUN(test_surfaces_are_the_raster_graphs);
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_rays_per_fragment);
