@@ -118,13 +118,9 @@ static char *origin_of(const cp_stage_type *t)
     return out;
 }
 
-int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
+/* t into r's stage types, with its origin at the same index. */
+static int add_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
 {
-    if (!t->name || !*t->name || !t->main)
-        return cp_fail(err, "a stage type has no name or no main function");
-    if (check_counts(t, err)) return -1;
-    if (check_ports(r, t, err) || cp_check_resource_uses(r, t, err)) return -1;
-    if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
     char *origin = origin_of(t);
     if (!origin || cp_list_add(&r->origins, origin)) {
         free(origin);
@@ -133,6 +129,16 @@ int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MA
     if (!cp_list_add(&r->stages, (void *)t)) return 0;
     free(r->origins.items[--r->origins.n]);
     return cp_fail(err, "out of memory");
+}
+
+int cp_register_stage(cp_registry *r, const cp_stage_type *t, char err[CP_ERR_MAX])
+{
+    if (!t->name || !*t->name || !t->main)
+        return cp_fail(err, "a stage type has no name or no main function");
+    if (check_counts(t, err)) return -1;
+    if (check_ports(r, t, err) || cp_check_resource_uses(r, t, err)) return -1;
+    if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
+    return add_stage(r, t, err);
 }
 
 const char *cp_stage_origin(const cp_registry *r, const cp_stage_type *t)
@@ -192,7 +198,7 @@ int cp_register_image_stage(cp_registry *r, const cp_image_stage_type *im, char 
     if (cp_check_resource_uses(r, t, err)) return -1;
     if (cp_find_stage(r, t->name)) return cp_fail(err, "stage type '%s' is registered twice", t->name);
     if (cp_list_add(&r->images, (void *)im)) return cp_fail(err, "out of memory");
-    return cp_list_add(&r->stages, (void *)t) ? cp_fail(err, "out of memory") : 0;
+    return add_stage(r, t, err);
 }
 
 static const char *kind_name(gr_stage_kind k)

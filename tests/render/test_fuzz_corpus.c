@@ -66,35 +66,23 @@ static void test_seeds_render(void)
     CHECK(n >= 7);
 }
 
-/* Every file of dir as a graph file: 0 ran, -1 refused with a message, -2 silently. */
-static int replay_graphs(const char *dir, bool must_run)
+/* What a fuzz target does with one input's bytes: 0 ran, -1 refused or failed with a
+ * message in err. */
+typedef int (*fuzz_run_fn)(const char *bytes, size_t size, char err[CP_ERR_MAX]);
+
+static int run_graph(const char *bytes, size_t size, char err[CP_ERR_MAX])
 {
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.') continue;
-        char src[512], err[CP_ERR_MAX] = "";
-        long size = 0;
-        snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
-        char *text = slurp(src, &size);
-        int rc = text ? fuzz_graph_run(text, (size_t)size, err) : -1;
-        CHECK_MSG(rc == 0 || err[0], "%s as a graph: refused without a message", src);
-        CHECK_MSG(!must_run || rc == 0, "%s: the seed graph does not run: %s", src, err);
-        free(text);
-        n++;
-    }
-    if (d) closedir(d);
-    return n;
+    return fuzz_graph_run(bytes, size, err);
 }
 
-static void test_graph_seeds_run(void)
+static int run_plugin(const char *bytes, size_t size, char err[CP_ERR_MAX])
 {
-    CHECK(replay_graphs("tests/fuzz/corpus/graph", true) >= 4);
+    return fuzz_plugin_run((const uint8_t *)bytes, size, err);
 }
 
-/* Every file of dir as a hostile plugin's mutations: 0 ran, -1 failed with a message;
- * a crash ends the test program. */
-static int replay_plugins(const char *dir, bool must_run)
+/* Every file of dir through target, as `what`: each must run or be refused with a message
+ * (a crash ends the test program); must_run: the seeds, which must run. */
+static int replay_with(const char *dir, fuzz_run_fn target, const char *what, bool must_run)
 {
     DIR *d = opendir(dir);
     int n = 0;
@@ -104,9 +92,9 @@ static int replay_plugins(const char *dir, bool must_run)
         long size = 0;
         snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
         char *bytes = slurp(src, &size);
-        int rc = bytes ? fuzz_plugin_run((const uint8_t *)bytes, (size_t)size, err) : -1;
-        CHECK_MSG(rc == 0 || err[0], "%s as plugin mutations: failed without a message", src);
-        CHECK_MSG(!must_run || rc == 0, "%s: the seed does not run: %s", src, err);
+        int rc = bytes ? target(bytes, (size_t)size, err) : -1;
+        CHECK_MSG(rc == 0 || err[0], "%s as %s: refused without a message", src, what);
+        CHECK_MSG(!must_run || rc == 0, "%s: the seed does not run as %s: %s", src, what, err);
         free(bytes);
         n++;
     }
@@ -114,17 +102,22 @@ static int replay_plugins(const char *dir, bool must_run)
     return n;
 }
 
+static void test_graph_seeds_run(void)
+{
+    CHECK(replay_with("tests/fuzz/corpus/graph", run_graph, "a graph", true) >= 4);
+}
+
 /* The plugin seeds pass every packet unchanged: one per edge of each rendering graph. */
 static void test_plugin_seeds_run(void)
 {
-    CHECK(replay_plugins("tests/fuzz/corpus/plugin", true) >= 30);
+    CHECK(replay_with("tests/fuzz/corpus/plugin", run_plugin, "plugin mutations", true) >= 30);
 }
 
 static void test_regressions_refused_or_render(void)
 {
     replay_dir("tests/fuzz/regress", 0, 4, false);
-    replay_graphs("tests/fuzz/regress", false);
-    replay_plugins("tests/fuzz/regress", false);
+    replay_with("tests/fuzz/regress", run_graph, "a graph", false);
+    replay_with("tests/fuzz/regress", run_plugin, "plugin mutations", false);
 }
 
 int main(void)
