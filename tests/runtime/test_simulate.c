@@ -143,7 +143,10 @@ static void test_stage_busy_is_cpu_time(void)
         double app = 0, busy = 0;
         for (unsigned w = 0; w < s->workers; w++) app += s->per_worker[w].app_ms;
         for (int k = 0; k < s->nstages; k++) busy += s->stages[k].busy_ms;
-        CHECK_MSG(busy <= app * 1.01 + 0.2, "%u virtual workers: stages busy %.3f ms, "
+        /* The stages' busy time includes some runtime work that application time does
+         * not (the Thread stage's reserves and commits: ThreadSanitizer made it 2.3 ms
+         * against 1.6); with the wall-clock ticks it held the whole 16 ms of sleep. */
+        CHECK_MSG(busy <= app * 1.5 + 2.0, "%u virtual workers: stages busy %.3f ms, "
                   "application %.3f ms (16 ms of it asleep)", counts[i], busy, app);
         gr_graph_destroy(g);
     }
