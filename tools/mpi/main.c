@@ -24,6 +24,7 @@
 #include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 _Static_assert(sizeof(mp_work) == MP_WORK_FIELDS * sizeof(double), "mp_work is sent as doubles");
@@ -45,14 +46,41 @@ static int parse_on_rank(int rank, int argc, char **argv, mp_options *o)
     return rc;
 }
 
+/* The seconds a rank may stay silent (--chunk-timeout): also how long every rank waits
+ * for the others at the start. */
+static double timeout_of(const mp_options *o)
+{
+    return o->chunk_timeout_s ? o->chunk_timeout_s : MP_CHUNK_TIMEOUT_S;
+}
+
+/* MPI_Allgather that gives up after timeout_s: a rank stopped, hung or gone before the
+ * start would otherwise hold every other rank in the collective for good. The rank that
+ * waited says so and the job stops (MPI offers no way to go on without a rank). */
+static void allgather_within(const void *send, void *recv, MPI_Datatype type, double timeout_s,
+                             int rank, const char *what)
+{
+    MPI_Request rq;
+    MPI_Iallgather(send, 1, type, recv, 1, type, MPI_COMM_WORLD, &rq);
+    const double t0 = io_now_ms();
+    const struct timespec nap = {0, 1000 * 1000};
+    for (int done = 0; !done; nanosleep(&nap, NULL)) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (!done && io_now_ms() - t0 > timeout_s * 1000) {
+            fprintf(stderr, MP_PROG ": rank %d waited %.0f s for every rank to %s (one stopped, "
+                    "hung or its node gone): stopping the job\n", rank, timeout_s, what);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
 /* Every rank's start (graph, scene, BVH) together: when any failed, rank 0 prints the
  * first failing rank's message (without the rank when all failed alike) and every rank
  * returns the worst status. */
-static int agree_on_start(int rc, char err[CP_ERR_MAX], int rank, int nranks)
+static int agree_on_start(int rc, char err[CP_ERR_MAX], int rank, int nranks, double timeout_s)
 {
     int *all = malloc((size_t)nranks * sizeof *all);
     if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
-    MPI_Allgather(&rc, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    allgather_within(&rc, all, MPI_INT, timeout_s, rank, "start (scene, graph, BVH)");
     int first = -1, failed = 0, worst = 0;
     for (int i = 0; i < nranks; i++) {
         if (all[i] && first < 0) first = i;
@@ -100,12 +128,12 @@ static int write_outputs(const mp_report *rep)
 /* Every rank read the same scene: the digests of what they loaded (scenes/digest.h)
  * match rank 0's. Ranks that read different files under one name would render a mixed
  * image with exit 0. 0, or 1 on every rank with rank 0 naming the first that differs. */
-static int agree_on_scene(const mp_renderer *r, int rank, int nranks)
+static int agree_on_scene(const mp_renderer *r, int rank, int nranks, double timeout_s)
 {
     unsigned long long mine = sc_digest(r->scene, &r->geo);
     unsigned long long *all = malloc((size_t)nranks * sizeof *all);
     if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
-    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+    allgather_within(&mine, all, MPI_UNSIGNED_LONG_LONG, timeout_s, rank, "compare scene digests");
     int differs = -1;
     for (int i = 1; i < nranks && differs < 0; i++)
         if (all[i] != all[0]) differs = i;
@@ -122,7 +150,7 @@ static int run_master(mp_options *o, mp_renderer *r, const mp_plan *p, int nrank
 {
     double t0 = io_now_ms();
     mp_master_result res;
-    double timeout_s = o->chunk_timeout_s ? o->chunk_timeout_s : MP_CHUNK_TIMEOUT_S;
+    double timeout_s = timeout_of(o);
     if (mp_master_run(r, p, o->handout, nranks, timeout_s, &res)) MPI_Abort(MPI_COMM_WORLD, 1);
     mp_report rep = {.o = o, .r = r, .plan = p, .frames = &res.frames, .nranks = nranks,
                      .wall_ms = io_now_ms() - t0};
@@ -171,8 +199,8 @@ static int run(mp_options *o, int rank, int nranks)
     char err[CP_ERR_MAX] = "";
     int started = mp_renderer_init(&r, o, err);
     if (!started) started = flags_apply(o, &r.setup, rank, err);
-    int rc = agree_on_start(started, err, rank, nranks);
-    if (!rc) rc = agree_on_scene(&r, rank, nranks);
+    int rc = agree_on_start(started, err, rank, nranks, timeout_of(o));
+    if (!rc) rc = agree_on_scene(&r, rank, nranks, timeout_of(o));
     if (!rc) {
         int rows = o->chunk_rows ? o->chunk_rows
                                  : mp_default_rows(o->c.height, nranks, mp_renderer_rasterizes(&r));
