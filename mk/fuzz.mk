@@ -37,6 +37,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 # hostile plugin stages (tests/fuzz/fuzz_plugin.c): packets corrupted between two
 # built-in stages of a rendering graph.
 $(FUZZ_DIR)/fuzz_graph $(FUZZ_DIR)/fuzz_plugin: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_%.h $(FUZZ_OBJ)
+$(FUZZ_DIR)/fuzz_plugin: tests/fuzz/fuzz_graph.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
 

@@ -15,7 +15,7 @@
 #ifndef TESTS_FUZZ_PLUGIN_H
 #define TESTS_FUZZ_PLUGIN_H
 
-#include "pipelines/stages.h"
+#include "tests/fuzz/fuzz_graph.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -151,28 +151,8 @@ static inline int fuzz_plugin_run(const uint8_t *data, size_t size, char err[CP_
     fuzz_plugin_input = (fuzz_mutations){data + 2, size - 2, 0};
     snprintf(text, sizeof text, "[graph]\nbase = %s\n\n[stage mutate]\ntype = fuzz.mutate\nbefore = %s\n",
              name, where);
-    sc_scene *s = NULL;
-    sc_geometry g;
-    cp_graph *graph = cp_register_stage(r, &mutate, err) ? NULL : cp_graph_new(r);
-    int rc = -1;
-    if (graph && sc_load("teapot", &s, err) == 0 && sc_flatten(s, &g, err) == 0) {
-        pl_scene_data scene;
-        pl_frame f;
-        pl_scene_data_init(&scene, s, &g);
-        cp_named_graphs named = {fuzz_plugin_graph_named, text};
-        if (!cp_graph_layer(graph, NULL, &named, "fuzz-plugin.graph", NULL, err) &&
-            pl_frame_init(&f, &scene, 16, 16, SH_AOV_COLOR, err)) {
-            gr_launch_opts o = {.workers = 1, .deadlock_seconds = 2};
-            gr_graph *run = pl_render_frame(graph, &f, &o, err);
-            rc = run ? 0 : -1;
-            gr_graph_destroy(run);
-            pl_frame_free(&f);
-        }
-        pl_scene_data_free(&scene);
-        sc_geometry_free(&g);
-    }
-    if (s) sc_free(s);
-    cp_graph_free(graph);
+    cp_named_graphs named = {fuzz_plugin_graph_named, text};
+    int rc = cp_register_stage(r, &mutate, err) ? -1 : fuzz_render_teapot(r, &named, "fuzz-plugin.graph", err);
     cp_registry_free(r);
     return rc;
 }
