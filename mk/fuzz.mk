@@ -36,8 +36,8 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 # Graph files (tests/fuzz/fuzz_graph.c): parsed, instantiated and run on the teapot;
 # hostile plugin stages (tests/fuzz/fuzz_plugin.c): packets corrupted between two
 # built-in stages of a rendering graph.
-$(FUZZ_DIR)/fuzz_graph $(FUZZ_DIR)/fuzz_plugin: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_%.h $(FUZZ_OBJ)
-$(FUZZ_DIR)/fuzz_plugin: tests/fuzz/fuzz_graph.h
+$(FUZZ_DIR)/fuzz_graph $(FUZZ_DIR)/fuzz_plugin: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_%.h \
+    tests/fuzz/fuzz_graph.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
 

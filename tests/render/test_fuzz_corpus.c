@@ -13,19 +13,6 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-/* A run that fails abandons its Thread stages where they stand (gr_fail does not
- * return), and what their own code had allocated is not freed: the runtime cannot unwind
- * a stage's code. The hostile plugin inputs fail runs on purpose, so LeakSanitizer is
- * told not to count the buffers of the built-in Thread stages they stop. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:plr_reorder_main\nleak:plr_stager_init\nleak:rast_local_init\n"
-           "leak:plr_depth_tile_init\nleak:slot_take\nleak:tile_init\n";
-}
-#endif
-
 static const char *kinds[] = {"scene", "obj", "ply", "gltf"};
 
 /* Copies src to a temporary named with suffix, loads and renders it: 0 rendered, -1
