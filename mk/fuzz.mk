@@ -12,7 +12,9 @@ FUZZ_ASM := $(wildcard gramps/*.S)
 FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM) $(CL_SRC))
 .SECONDARY: $(FUZZ_OBJ)
 FUZZ_CFLAGS := -std=c11 -g -O1 -I. -I$(BUILD)/gen -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -MMD -MP
+# -MMD: the compiler lists each object's headers in a .d file beside it, which the
+# Makefile's include of build/**/*.d reads, so a header change rebuilds what includes it.
 
 $(FUZZ_DIR)/obj/pipelines/stages.c.o: $(GRAPH_INCS)
 $(FUZZ_DIR)/obj/%.c.o: %.c | fuzz-deps
