@@ -263,8 +263,8 @@ static void ps_texel_set1(const sh_raster_env *e, const sh_ps_frags *f, int i, c
 
 /* The level of detail of m's albedo map for fragment i: its quad's, computed once for the
  * run of fragments of one triangle in one quad (a triangle has one material). */
-static float ps_albedo_lod(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
-                           const sc_texture *tex, ps_material *pm)
+PS_INLINE float ps_albedo_lod(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                              const sc_texture *tex, ps_material *pm)
 {
     const int qx = f->x ? f->x[i] & ~1 : 0, qy = f->x ? f->y[i] & ~1 : 0;
     if (f->tri[i] == pm->lod_tri && qx == pm->lod_x && qy == pm->lod_y) return pm->lod;
@@ -275,17 +275,20 @@ static float ps_albedo_lod(const sh_raster_env *e, const sh_ps_frags *f, int i, 
 }
 
 /* Fragments whose albedo map reads set 0, queued for the packet sampler: the fragment,
- * its material, its coordinates (before the map's transform) and level of detail. */
+ * its material, its coordinates (before the map's transform) and level of detail;
+ * one_material: every queued fragment has material[0]. */
 typedef struct ps_albedo_queue {
     int n;
+    bool one_material;
     uint8_t frag[SH_PS_MAX];
     const sc_material *material[SH_PS_MAX];
     float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
 } ps_albedo_queue;
 
-static void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
-                            const sc_texture *tex, float u, float v, ps_material *pm, ps_albedo_queue *q)
+PS_INLINE void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
+                               const sc_texture *tex, float u, float v, ps_material *pm, ps_albedo_queue *q)
 {
+    q->one_material &= q->n == 0 || q->material[0] == m;
     q->lod[q->n] = ps_albedo_lod(e, f, i, m, tex, pm);
     q->u[q->n] = u;
     q->v[q->n] = v;
@@ -294,12 +297,29 @@ static void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int i,
     q->n++;
 }
 
-/* Samples the queued fragments, one sh_texture_sample_n per material, and sets their
- * albedo (factor x texel). */
+/* Samples n fragments of material m (coordinates u, v before the map's transform, level
+ * lod) and sets their albedo, factor x texel. */
+static void ps_sample_material(const sh_raster_env *e, const sc_material *m, int n, float *u, float *v,
+                               const float *lod, const uint8_t *frag, ps_material *pm)
+{
+    float out[4][SH_PS_MAX];
+    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    if (!sh_texture_transform_is_identity(&m->albedo_map))
+        for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
+    sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n, rgba,
+                        e->isa == RT_ISA_AVX2);
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) pm->albedo[k][frag[j]] = m->albedo[k] * out[k][j];
+}
+
+/* Samples the queued fragments, one sh_texture_sample_n per material. */
 static void ps_sample_albedo(const sh_raster_env *e, ps_albedo_queue *q, ps_material *pm)
 {
-    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX], out[4][SH_PS_MAX];
-    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    if (q->n > 0 && q->one_material) {
+        ps_sample_material(e, q->material[0], q->n, q->u, q->v, q->lod, q->frag, pm);
+        return;
+    }
+    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
     uint8_t frag[SH_PS_MAX];
     while (q->n > 0) {
         const sc_material *m = q->material[0];
@@ -315,13 +335,28 @@ static void ps_sample_albedo(const sh_raster_env *e, ps_albedo_queue *q, ps_mate
             rest++;
         }
         q->n = rest;
-        if (!sh_texture_transform_is_identity(&m->albedo_map))
-            for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
-        sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n,
-                            rgba, e->isa == RT_ISA_AVX2);
-        for (int j = 0; j < n; j++)
-            for (int k = 0; k < 3; k++) pm->albedo[k][frag[j]] = m->albedo[k] * out[k][j];
+        ps_sample_material(e, m, n, u, v, lod, frag, pm);
     }
+}
+
+/* What the PS reads of a packet triangle's material, looked up once per packet. */
+typedef struct ps_tri_material {
+    const sc_material *m;
+    const sc_texture *tex;                /* the albedo map; NULL: none */
+    bool queued;                          /* tex, read in set 0: the packet sampler's */
+} ps_tri_material;
+
+PS_INLINE const ps_tri_material *ps_tri_material_of(const sh_raster_env *e, const sh_ps_frags *f, int i,
+                                                    uint64_t *known, ps_tri_material *tm)
+{
+    const unsigned k = f->tri[i];
+    ps_tri_material *t = &tm[k];
+    if (*known >> k & 1) return t;
+    *known |= 1ull << k;
+    t->m = material_of(e, f->tris[k].material);
+    t->tex = sh_texture_of(e->scene, &t->m->albedo_map);
+    t->queued = t->tex && !sh_reads_set1(e->geo, &t->m->albedo_map);
+    return t;
 }
 
 PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
@@ -329,23 +364,26 @@ PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
 {
     ps_albedo_queue queue;
     queue.n = 0;
+    queue.one_material = true;
     pm->metallic_roughness = 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
     pm->lod_tri = -1;
+    uint64_t known = 0;                   /* bit k: tm[k] is looked up for tris[k] */
+    ps_tri_material tm[SH_PS_MAX];
     for (int i = 0; i < f->n; i++) {
-        const sc_material *m = material_of(e, f->tris[f->tri[i]].material);
-        const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
+        const ps_tri_material *t = ps_tri_material_of(e, f, i, &known, tm);
+        const sc_material *m = t->m;
         pm->metallic_roughness += m->model == SC_SHADING_METALLIC_ROUGHNESS;
         pm->specular[i] = m->specular;
         pm->exponent[i] = m->specular_exponent;
-        if (tex && !sh_reads_set1(e->geo, &m->albedo_map)) {
-            ps_queue_albedo(e, f, i, m, tex, a[6][i], a[7][i], pm, &queue);
+        if (t->queued) {
+            ps_queue_albedo(e, f, i, m, t->tex, a[6][i], a[7][i], pm, &queue);
             continue;
         }
         float texel[4] = {1, 1, 1, 1};
-        if (tex) ps_texel_set1(e, f, i, m, tex, texel);
-        for (int k = 0; k < 3; k++) pm->albedo[k][i] = tex ? m->albedo[k] * texel[k] : m->albedo[k];
+        if (t->tex) ps_texel_set1(e, f, i, m, t->tex, texel);
+        for (int k = 0; k < 3; k++) pm->albedo[k][i] = t->tex ? m->albedo[k] * texel[k] : m->albedo[k];
     }
     ps_sample_albedo(e, &queue, pm);
 }
