@@ -5,6 +5,7 @@
 #include "shaders/lighting.h"
 #include "shaders/pbr.h"
 #include "shaders/texture_sample.h"
+#include "shaders/texture_sample_body.h"
 #include "shaders/texture_sample_packet.h"
 #include "shaders/uv_sets.h"
 
@@ -50,59 +51,64 @@ static uint32_t pack_rgb(const float c[3])
  * P_k = l_k / w_k and l_k the screen barycentrics, which extend to pixels outside the
  * triangle: a quad's helper pixels get the values the triangle's interpolation would
  * give there. */
+/* Forced, so that the AVX2 compile of the packet kernel gets the functions it calls in
+ * its own compile. */
+#define PS_INLINE static inline __attribute__((always_inline))
+
+/* Four doubles, one IEEE operation per lane: the corners' (or the planes') scalar
+ * arithmetic done side by side, so the bits are the scalar formulas'. */
+typedef double qs_v4 __attribute__((vector_size(4 * sizeof(double))));
+
 /* A triangle's texture coordinates as uv = (U / W, V / W), U, V and W affine in the
- * pixel centre relative to its first corner: plane[q] = {value there, d/dx, d/dy}. */
+ * pixel centre relative to its first corner: lane c of at, dx and dy is {U, V, W}[c]'s
+ * value there and its d/dx and d/dy. */
 typedef struct quad_setup {
+    qs_v4 at, dx, dy;
     double x0, y0;
-    double plane[3][3];
 } quad_setup;
 
-static void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], quad_setup *q)
+PS_INLINE void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], quad_setup *q)
 {
     const sc_camera_frame *fr = &e->frame;
-    double sx[3], sy[3], iw[3];
-    for (int k = 0; k < 3; k++) {                /* the VS's projection (rs_project) */
-        double p[3] = {(double)t->attr[k][0] - fr->eye[0], (double)t->attr[k][1] - fr->eye[1],
-                       (double)t->attr[k][2] - fr->eye[2]};
-        double depth = p[0] * fr->forward[0] + p[1] * fr->forward[1] + p[2] * fr->forward[2];
-        double c0 = (p[0] * fr->right[0] + p[1] * fr->right[1] + p[2] * fr->right[2]) / fr->half_w;
-        double c1 = (p[0] * fr->up[0] + p[1] * fr->up[1] + p[2] * fr->up[2]) / fr->half_h;
-        iw[k] = 1.0 / depth;
-        sx[k] = (c0 * iw[k] * 0.5 + 0.5) * e->width;
-        sy[k] = (0.5 - c1 * iw[k] * 0.5) * e->height;
-    }
+    qs_v4 p[3];                                  /* lane k: corner k (lane 3 repeats corner 0) */
+    for (int c = 0; c < 3; c++)
+        p[c] = (qs_v4){t->attr[0][c], t->attr[1][c], t->attr[2][c], t->attr[0][c]} - (double)fr->eye[c];
+    /* the VS's projection (rs_project), in double, unsnapped */
+    const qs_v4 depth = p[0] * (double)fr->forward[0] + p[1] * (double)fr->forward[1] +
+                        p[2] * (double)fr->forward[2];
+    const qs_v4 c0 = (p[0] * (double)fr->right[0] + p[1] * (double)fr->right[1] +
+                      p[2] * (double)fr->right[2]) / (double)fr->half_w;
+    const qs_v4 c1 = (p[0] * (double)fr->up[0] + p[1] * (double)fr->up[1] + p[2] * (double)fr->up[2]) /
+                     (double)fr->half_h;
+    const qs_v4 iw = 1.0 / depth;
+    const qs_v4 sx = (c0 * iw * 0.5 + 0.5) * (double)e->width;
+    const qs_v4 sy = (0.5 - c1 * iw * 0.5) * (double)e->height;
     const double ax = sx[1] - sx[0], ay = sy[1] - sy[0], bx = sx[2] - sx[0], by = sy[2] - sy[0];
     const double inv_area = 1.0 / (ax * by - bx * ay);
     /* screen barycentrics of corners 1 and 2: l1 = (px by - bx py) / area,
      * l2 = (ax py - px ay) / area, l0 = 1 - l1 - l2 */
     const double l1x = by * inv_area, l1y = -bx * inv_area, l2x = -ay * inv_area, l2y = ax * inv_area;
-    for (int c = 0; c < 3; c++) {                /* U, V: iw_k uv_k; W: iw_k */
-        double v[3];
-        for (int k = 0; k < 3; k++) v[k] = c < 2 ? iw[k] * uv[k][c] : iw[k];
-        q->plane[c][0] = v[0];
-        q->plane[c][1] = (v[1] - v[0]) * l1x + (v[2] - v[0]) * l2x;
-        q->plane[c][2] = (v[1] - v[0]) * l1y + (v[2] - v[0]) * l2y;
-    }
+    /* corner k's {U, V, W}: iw_k uv_k and iw_k */
+    const qs_v4 v0 = {iw[0] * uv[0][0], iw[0] * uv[0][1], iw[0], 0.0};
+    const qs_v4 v1 = {iw[1] * uv[1][0], iw[1] * uv[1][1], iw[1], 0.0};
+    const qs_v4 v2 = {iw[2] * uv[2][0], iw[2] * uv[2][1], iw[2], 0.0};
+    q->at = v0;
+    q->dx = (v1 - v0) * l1x + (v2 - v0) * l2x;
+    q->dy = (v1 - v0) * l1y + (v2 - v0) * l2y;
     q->x0 = sx[0];
     q->y0 = sy[0];
 }
 
-static void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
+PS_INLINE void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
 {
     const double px = (double)(x & ~1) + 0.5 - q->x0, py = (double)(y & ~1) + 0.5 - q->y0;
-    double at[3], uv[3][2];                       /* at the quad's top-left, right, below */
-    for (int c = 0; c < 3; c++) at[c] = q->plane[c][0] + q->plane[c][1] * px + q->plane[c][2] * py;
-    for (int j = 0; j < 3; j++) {
-        double U = at[0], V = at[1], W = at[2];
-        if (j) U += q->plane[0][j], V += q->plane[1][j], W += q->plane[2][j];
-        const double r = 1.0 / W;
-        uv[j][0] = U * r;
-        uv[j][1] = V * r;
-    }
-    d[0] = (float)(uv[1][0] - uv[0][0]);
-    d[1] = (float)(uv[1][1] - uv[0][1]);
-    d[2] = (float)(uv[2][0] - uv[0][0]);
-    d[3] = (float)(uv[2][1] - uv[0][1]);
+    const qs_v4 at = q->at + q->dx * px + q->dy * py;   /* at the quad's top-left pixel */
+    const qs_v4 right = at + q->dx, below = at + q->dy;
+    const qs_v4 r = 1.0 / (qs_v4){at[2], right[2], below[2], 1.0};
+    d[0] = (float)(right[0] * r[1] - at[0] * r[0]);
+    d[1] = (float)(right[1] * r[1] - at[1] * r[0]);
+    d[2] = (float)(below[0] * r[2] - at[0] * r[0]);
+    d[3] = (float)(below[1] * r[2] - at[1] * r[0]);
 }
 
 /* t's corners' set 0: the VS's attributes 6 and 7. */
@@ -138,7 +144,6 @@ void sh_ps_quad_derivatives(const sh_raster_env *e, const sh_ps_tri *t, int x, i
  * (normalize: v / |v| unless |v| is 0; two-sided: n or -n; unlit light: add nothing), so
  * results are bit-identical to shading one fragment at a time. */
 
-#define PS_INLINE static inline __attribute__((always_inline))
 #define PS_LOOP(i, n) for (int i = 0; i < (n); i++)
 
 typedef struct ps_vec3 { float x[SH_PS_MAX], y[SH_PS_MAX], z[SH_PS_MAX]; } ps_vec3;
@@ -208,12 +213,11 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* Fragment i's footprint for the level of detail: its quad's derivatives, or level 0
- * without pixel positions. */
-static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+/* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
+ * triangle set up once per packet, the derivatives once per run of its fragments in
+ * one quad. */
+PS_INLINE const float *ps_quad_d(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
 {
-    sh_lod q = {.kind = SH_LOD_BASE};
-    if (!f->x) return q;
     const unsigned k = f->tri[i];
     if (!(pm->quad_ready >> k & 1)) {
         float uv[3][2];
@@ -226,7 +230,16 @@ static sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, 
         quad_derivatives(&pm->quad[k], qx, qy, pm->last_d);
         pm->last_tri = (int)k, pm->last_x = qx, pm->last_y = qy;
     }
-    const float *d = pm->last_d;
+    return pm->last_d;
+}
+
+/* Fragment i's footprint for the level of detail: its quad's derivatives, or level 0
+ * without pixel positions. */
+PS_INLINE sh_lod ps_footprint(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+{
+    sh_lod q = {.kind = SH_LOD_BASE};
+    if (!f->x) return q;
+    const float *d = ps_quad_d(e, f, i, pm);
     q.kind = SH_LOD_QUAD;
     q.dudx = d[0], q.dvdx = d[1], q.dudy = d[2], q.dvdy = d[3];
     return q;
@@ -268,8 +281,13 @@ PS_INLINE float ps_albedo_lod(const sh_raster_env *e, const sh_ps_frags *f, int 
 {
     const int qx = f->x ? f->x[i] & ~1 : 0, qy = f->x ? f->y[i] & ~1 : 0;
     if (f->tri[i] == pm->lod_tri && qx == pm->lod_x && qy == pm->lod_y) return pm->lod;
-    const sh_lod q = ps_footprint(e, f, i, pm);
-    pm->lod = sh_surface_lod(&q, &m->albedo_map, tex);
+    if (f->x && sh_texture_transform_is_identity(&m->albedo_map)) {   /* sh_surface_lod's case, inline */
+        const float *d = ps_quad_d(e, f, i, pm);
+        pm->lod = ts_lod(tex, d[0], d[1], d[2], d[3]);
+    } else {
+        const sh_lod q = ps_footprint(e, f, i, pm);
+        pm->lod = sh_surface_lod(&q, &m->albedo_map, tex);
+    }
     pm->lod_tri = f->tri[i], pm->lod_x = qx, pm->lod_y = qy;
     return pm->lod;
 }

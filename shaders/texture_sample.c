@@ -7,13 +7,7 @@
 
 float sh_texture_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
 {
-    const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
-    float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
-    float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
-    if (x2 != x2 || y2 != y2) return 0.0f;             /* NaN: level 0 */
-    float rho2 = x2 > y2 ? x2 : y2;
-    if (rho2 > 0x1p126f) return 64.0f;                 /* also inf: the coarsest level */
-    return rho2 > 0.0f ? 0.5f * log2f(rho2) : -64.0f;
+    return ts_lod(t, dudx, dvdx, dudy, dvdy);
 }
 
 float sh_texture_cone_lod(const sc_texture *t, float uv_area, float world_area, float width,

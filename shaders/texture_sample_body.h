@@ -17,6 +17,18 @@
 /* Forced, so that a caller compiled for AVX2 gets the whole sampler in its own compile. */
 #define TS_INLINE static inline __attribute__((always_inline))
 
+/* sh_texture_lod (texture_sample.h): log2 of the longer texel-space step on level 0. */
+TS_INLINE float ts_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
+{
+    const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
+    float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
+    float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
+    if (x2 != x2 || y2 != y2) return 0.0f;             /* NaN: level 0 */
+    float rho2 = x2 > y2 ? x2 : y2;
+    if (rho2 > 0x1p126f) return 64.0f;                 /* also inf: the coarsest level */
+    return rho2 > 0.0f ? 0.5f * log2f(rho2) : -64.0f;
+}
+
 /* A coordinate reduced to a range where scaling by a level's size and converting to int
  * is defined: [0, 1) for repeat, [0, 2) for mirror (one period), [-1, 2] for clamp. */
 TS_INLINE float ts_reduce(float c, sc_wrap w)
