@@ -123,12 +123,15 @@ static void sample_row_avx2(const rs_setup *s, const rs_sample_walk *w, const rs
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const int halves = w->count / 4;
+    /* Both halves loaded whatever the count (the walk's arrays hold RS_MAX_SAMPLES = 8;
+     * a second half past the count is never read): a loop to `halves` became memcpy
+     * calls, three a row. */
     __m256i cover[3][2];
-    __m256d dz[2];
-    for (int h = 0; h < halves; h++) {
-        for (int i = 0; i < 3; i++) cover[i][h] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4 * h]);
-        dz[h] = _mm256_loadu_pd(&w->dz[4 * h]);
+    for (int i = 0; i < 3; i++) {
+        cover[i][0] = _mm256_loadu_si256((const __m256i *)&w->cover[i][0]);
+        cover[i][1] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4]);
     }
+    const __m256d dz[2] = {_mm256_loadu_pd(&w->dz[0]), _mm256_loadu_pd(&w->dz[4])};
     int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
     for (int j = 0; j < n; j++, held += w->count, depth += w->count) {
         const __m256i ev[3] = {_mm256_set1_epi64x(e[0]), _mm256_set1_epi64x(e[1]), _mm256_set1_epi64x(e[2])};
@@ -162,12 +165,15 @@ static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, con
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const int halves = w->count / 4;
+    /* Both halves loaded whatever the count (the walk's arrays hold RS_MAX_SAMPLES = 8;
+     * a second half past the count is never read): a loop to `halves` became memcpy
+     * calls, three a row. */
     __m256i cover[3][2];
-    __m256d dz[2];
-    for (int h = 0; h < halves; h++) {
-        for (int i = 0; i < 3; i++) cover[i][h] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4 * h]);
-        dz[h] = _mm256_loadu_pd(&w->dz[4 * h]);
+    for (int i = 0; i < 3; i++) {
+        cover[i][0] = _mm256_loadu_si256((const __m256i *)&w->cover[i][0]);
+        cover[i][1] = _mm256_loadu_si256((const __m256i *)&w->cover[i][4]);
     }
+    const __m256d dz[2] = {_mm256_loadu_pd(&w->dz[0]), _mm256_loadu_pd(&w->dz[4])};
     const __m128i ids = _mm_set1_epi32((int)id);
     int64_t e[3] = {e_in[0], e_in[1], e_in[2]};
     bool ties = false;
