@@ -252,17 +252,23 @@ static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdif
  * [x0, x1) x [y0, y1) lies within int32: edges are linear, so their corners bound them.
  * Lanes past x1 may wrap; they are never covered, and the wrapped sums of the lanes
  * inside are still exact (two's complement addition is exact modulo 2^32). */
+static inline int64_t min0(int64_t v) { return v < 0 ? v : 0; }
+static inline int64_t max0(int64_t v) { return v > 0 ? v : 0; }
+
+/* The corners' least and greatest values are first plus the negative (positive) parts
+ * of the steps across and down; tested without a branch per corner (the test runs once
+ * per triangle and tile, and bunny-size triangles have few pixels to amortize it). */
 static bool edges_fit_int32(const int64_t first[3], const int64_t step[3], const int64_t down[3],
                             int width, int height)
 {
     const int64_t limit = INT32_MAX - 1;
+    bool fit = true;
     for (int k = 0; k < 3; k++) {
-        int64_t across = step[k] * (width - 1), below = down[k] * (height - 1);
-        int64_t ends[4] = {first[k], first[k] + across, first[k] + below, first[k] + across + below};
-        for (int c = 0; c < 4; c++)
-            if (ends[c] > limit || ends[c] < -limit) return false;
+        const int64_t across = step[k] * (width - 1), below = down[k] * (height - 1);
+        fit &= (first[k] + min0(across) + min0(below) >= -limit) &
+               (first[k] + max0(across) + max0(below) <= limit);
     }
-    return true;
+    return fit;
 }
 
 /* One step of eight pixels from index at whose edge values are E0, E1 (biased by
