@@ -5,7 +5,9 @@
  * fragment alone with sh_blinn_phong gives (or glTF's BRDF, shaders/pbr.h, for a
  * metallic-roughness material), for every AOV, packet length, two-sided normals, several
  * lights and a texture, compiled for each instruction set the CPU has; the quad
- * derivatives of the texture coordinates agree with the rasterizer's own weights. */
+ * derivatives of the texture coordinates agree with the rasterizer's own weights, and
+ * the packet's per-quad level of detail on a mip chain is the scalar formula's, bit for
+ * bit. */
 #include "scenes/camera.h"
 #include "shaders/color.h"
 #include "shaders/blinn_phong.h"
@@ -356,6 +358,138 @@ static void test_quad_derivatives(void)
     }
 }
 
+/* The quad derivatives by the formula sh_ps_quad_derivatives documents, one operation
+ * at a time in scalar double: each corner projected as the VS does (unsnapped), U, V
+ * and W = 1/w affine in the pixel centre, uv = (U/W, V/W) at the quad's top-left pixel,
+ * the one right of it and the one below. */
+static void reference_quad_d(const sh_raster_env *e, const sh_ps_tri *t, int x, int y, float d[4])
+{
+    const sc_camera_frame *fr = &e->frame;
+    double sx[3], sy[3], iw[3];
+    for (int k = 0; k < 3; k++) {
+        double p[3];
+        for (int c = 0; c < 3; c++) p[c] = (double)t->attr[k][c] - fr->eye[c];
+        double depth = p[0] * fr->forward[0] + p[1] * fr->forward[1] + p[2] * fr->forward[2];
+        double c0 = (p[0] * fr->right[0] + p[1] * fr->right[1] + p[2] * fr->right[2]) / fr->half_w;
+        double c1 = (p[0] * fr->up[0] + p[1] * fr->up[1] + p[2] * fr->up[2]) / fr->half_h;
+        iw[k] = 1.0 / depth;
+        sx[k] = (c0 * iw[k] * 0.5 + 0.5) * e->width;
+        sy[k] = (0.5 - c1 * iw[k] * 0.5) * e->height;
+    }
+    const double ax = sx[1] - sx[0], ay = sy[1] - sy[0], bx = sx[2] - sx[0], by = sy[2] - sy[0];
+    const double inv_area = 1.0 / (ax * by - bx * ay);
+    const double l1x = by * inv_area, l1y = -bx * inv_area, l2x = -ay * inv_area, l2y = ax * inv_area;
+    double plane[3][3];
+    for (int c = 0; c < 3; c++) {
+        double v[3];
+        for (int k = 0; k < 3; k++) v[k] = c < 2 ? iw[k] * t->attr[k][6 + c] : iw[k];
+        plane[c][0] = v[0];
+        plane[c][1] = (v[1] - v[0]) * l1x + (v[2] - v[0]) * l2x;
+        plane[c][2] = (v[1] - v[0]) * l1y + (v[2] - v[0]) * l2y;
+    }
+    const double px = (double)(x & ~1) + 0.5 - sx[0], py = (double)(y & ~1) + 0.5 - sy[0];
+    double at[3], uv[3][2];
+    for (int c = 0; c < 3; c++) at[c] = plane[c][0] + plane[c][1] * px + plane[c][2] * py;
+    for (int j = 0; j < 3; j++) {
+        double U = at[0], V = at[1], W = at[2];
+        if (j) U += plane[0][j], V += plane[1][j], W += plane[2][j];
+        uv[j][0] = U * (1.0 / W);
+        uv[j][1] = V * (1.0 / W);
+    }
+    d[0] = (float)(uv[1][0] - uv[0][0]);
+    d[1] = (float)(uv[1][1] - uv[0][1]);
+    d[2] = (float)(uv[2][0] - uv[0][0]);
+    d[3] = (float)(uv[2][1] - uv[0][1]);
+}
+
+/* The unlit linear colour of a textured fragment at a pixel, alone (ambient x albedo
+ * factor x texel): interpolated uv, the level of detail from the reference quad
+ * derivatives (sh_surface_lod, through the map's transform), one scalar trilinear
+ * sample. A float, so a level one bit off shows. */
+static void reference_unlit(const sh_raster_env *e, const sh_ps_tri *t, float b1, float b2, int x, int y,
+                            float rgb[3])
+{
+    const sc_material *m = &e->scene->materials[t->material];
+    const sc_texture *tex = &e->scene->textures[m->albedo_map.texture];
+    const float b0 = 1.0f - b1 - b2;
+    float u = b0 * t->attr[0][6] + b1 * t->attr[1][6] + b2 * t->attr[2][6];
+    float v = b0 * t->attr[0][7] + b1 * t->attr[1][7] + b2 * t->attr[2][7];
+    float d[4], texel[4];
+    reference_quad_d(e, t, x, y, d);
+    const sh_lod q = {.kind = SH_LOD_QUAD, .dudx = d[0], .dvdx = d[1], .dudy = d[2], .dvdy = d[3]};
+    const float lod = sh_surface_lod(&q, &m->albedo_map, tex);
+    sh_texture_transform(&m->albedo_map, &u, &v);
+    sh_texture_sample(tex, &m->albedo_map.sampler, u, v, lod, texel);
+    for (int k = 0; k < 3; k++) rgb[k] = e->ambient * (m->albedo[k] * texel[k]);
+}
+
+/* The packet kernel's level of detail: fragments at pixels in 2x2 quads (a run of a
+ * triangle's fragments per quad, several triangles and two materials per packet, one
+ * with a KHR transform) on a mip chain, where the level decides the texel, unlit: the
+ * linear colour equals reference_unlit's bit for bit under each instruction set, so
+ * the packet's quad setup, derivatives and level (vector, inline) are the scalar
+ * formulas'. */
+static void test_ps_quad_lod_matches_scalar(void)
+{
+    enum { SIDE = 64, LEVELS = 7 };
+    static unsigned char texels[LEVELS][SIDE * SIDE * 4];
+    sc_texture tex = {.name = "chain", .nlevels = LEVELS};
+    for (int l = 0; l < LEVELS; l++) {
+        const int side = SIDE >> l;
+        tex.levels[l] = (sc_mip_level){side, side, texels[l]};
+        for (int i = 0; i < side * side * 4; i++) texels[l][i] = (unsigned char)(i * 37 + 11 + 53 * l);
+    }
+    sc_material mats[2] = {sh_default_material, sh_default_material};
+    for (int k = 0; k < 2; k++) {
+        mats[k].albedo_map.texture = 0;
+        memcpy(mats[k].albedo, (float[3]){0.9f, 0.7f - 0.2f * k, 0.5f}, sizeof mats[k].albedo);
+    }
+    mats[1].albedo_map.scale[0] = 2.5f, mats[1].albedo_map.rotation = 0.3f, mats[1].albedo_map.offset[1] = 0.25f;
+    sc_scene scene = {0};
+    scene.materials = mats;
+    scene.nmaterials = 2;
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    sc_geometry geo = {0};
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    int bad = 0;
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) continue;
+        sh_raster_env e;
+        sh_raster_env_init(&e, &scene, &geo, 256, 256, SH_AOV_COLOR);
+        e.isa = (rt_isa)isa;
+        e.nlights = 0;                            /* ambient only: the colour is the texel's */
+        for (int trial = 0; trial < 300; trial++) {
+            sh_ps_tri t[8];
+            for (int k = 0; k < 8; k++) random_tri(&t[k], 2);
+            int n = 1 + trial % SH_PS_MAX;
+            float b1[SH_PS_MAX], b2[SH_PS_MAX];
+            uint8_t tri[SH_PS_MAX];
+            uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
+            uint32_t out[SH_PS_MAX];
+            float linear[3 * SH_PS_MAX];
+            for (int i = 0; i < n; i++) {
+                const bool same_quad = i > 0 && rnd(0, 1) < 0.6f;   /* the next pixel of a quad */
+                x[i] = same_quad ? (uint16_t)((x[i - 1] & ~1) + (i & 1)) : (uint16_t)rnd(0, 255.99f);
+                y[i] = same_quad ? (uint16_t)((y[i - 1] & ~1) + (i >> 1 & 1)) : (uint16_t)rnd(0, 255.99f);
+                tri[i] = same_quad && rnd(0, 1) < 0.8f ? tri[i - 1] : (uint8_t)rnd(0, 7.99f);
+                b1[i] = rnd(0, 1);
+                b2[i] = rnd(0, 1 - b1[i]);
+            }
+            sh_ps_packet(&e, &(sh_ps_frags){n, t, tri, b1, b2, x, y, linear}, out);
+            for (int i = 0; i < n; i++) {
+                float want[3];
+                reference_unlit(&e, &t[tri[i]], b1[i], b2[i], x[i], y[i], want);
+                if (memcmp(&linear[3 * i], want, sizeof want) && bad++ < 5)
+                    fprintf(stderr, "  %s fragment %d of %d at (%d, %d): %.9g, expected %.9g\n",
+                            rt_isa_name((rt_isa)isa), i, n, x[i], y[i], linear[3 * i], want[0]);
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fragments differ from the scalar level of detail", bad);
+}
+
 /* Texture coordinates NaN, infinite or 1e30 at some corners: every fragment of a
  * textured material still gets a colour, through the quad's level of detail, in every
  * AOV (the sampler reads a defined texel; no crash, no out-of-range read). */
@@ -408,6 +542,7 @@ int main(void)
     RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
     RUN(test_quad_derivatives);
+    RUN(test_ps_quad_lod_matches_scalar);
     RUN(test_ps_bad_uvs);
     return check_finish();
 }
