@@ -306,7 +306,6 @@ typedef struct ps_albedo_queue {
 PS_INLINE void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int i, const sc_material *m,
                                const sc_texture *tex, float u, float v, ps_material *pm, ps_albedo_queue *q)
 {
-    q->one_material &= q->n == 0 || q->material[0] == m;
     q->lod[q->n] = ps_albedo_lod(e, f, i, m, tex, pm);
     q->u[q->n] = u;
     q->v[q->n] = v;
@@ -316,7 +315,8 @@ PS_INLINE void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int
 }
 
 /* Samples n fragments of material m (coordinates u, v before the map's transform, level
- * lod) and sets their albedo, factor x texel. */
+ * lod) and sets their albedo, factor x texel: of fragments frag[j], or (frag NULL) of the
+ * packet's first n in order. */
 static void ps_sample_material(const sh_raster_env *e, const sc_material *m, int n, float *u, float *v,
                                const float *lod, const uint8_t *frag, ps_material *pm)
 {
@@ -326,15 +326,20 @@ static void ps_sample_material(const sh_raster_env *e, const sc_material *m, int
         for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
     sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n, rgba,
                         e->isa == RT_ISA_AVX2);
+    if (!frag) {
+        for (int k = 0; k < 3; k++) PS_LOOP(j, n) pm->albedo[k][j] = m->albedo[k] * out[k][j];
+        return;
+    }
     for (int j = 0; j < n; j++)
         for (int k = 0; k < 3; k++) pm->albedo[k][frag[j]] = m->albedo[k] * out[k][j];
 }
 
-/* Samples the queued fragments, one sh_texture_sample_n per material. */
-static void ps_sample_albedo(const sh_raster_env *e, ps_albedo_queue *q, ps_material *pm)
+/* Samples the queued fragments of a packet of n, one sh_texture_sample_n per material. */
+static void ps_sample_albedo(const sh_raster_env *e, int n_packet, ps_albedo_queue *q, ps_material *pm)
 {
-    if (q->n > 0 && q->one_material) {
-        ps_sample_material(e, q->material[0], q->n, q->u, q->v, q->lod, q->frag, pm);
+    if (q->n > 0 && q->one_material) {            /* every fragment queued: the j-th is j */
+        const uint8_t *frag = q->n == n_packet ? NULL : q->frag;
+        ps_sample_material(e, q->material[0], q->n, q->u, q->v, q->lod, frag, pm);
         return;
     }
     float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
@@ -377,12 +382,25 @@ PS_INLINE const ps_tri_material *ps_tri_material_of(const sh_raster_env *e, cons
     return t;
 }
 
+/* Whether the packet's triangles in `known` whose fragments are queued share one
+ * material (tested per triangle, not per fragment). */
+static bool ps_one_queued_material(uint64_t known, const ps_tri_material *tm)
+{
+    const sc_material *m = NULL;
+    for (; known; known &= known - 1) {
+        const ps_tri_material *t = &tm[__builtin_ctzll(known)];
+        if (!t->queued) continue;
+        if (m && t->m != m) return false;
+        m = t->m;
+    }
+    return true;
+}
+
 PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
     ps_albedo_queue queue;
     queue.n = 0;
-    queue.one_material = true;
     pm->metallic_roughness = 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
@@ -403,7 +421,8 @@ PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
         if (t->tex) ps_texel_set1(e, f, i, m, t->tex, texel);
         for (int k = 0; k < 3; k++) pm->albedo[k][i] = t->tex ? m->albedo[k] * texel[k] : m->albedo[k];
     }
-    ps_sample_albedo(e, &queue, pm);
+    queue.one_material = ps_one_queued_material(known, tm);
+    ps_sample_albedo(e, f->n, &queue, pm);
 }
 
 /* Adds one point light's Blinn-Phong term (as sh_blinn_phong) to c. */
