@@ -249,63 +249,104 @@ static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdif
 }
 
 /* Whether every edge value (biased and unbiased) at the pixel centres of
- * [x0, x1) x [y0, y1) lies within int32: edges are linear, so their corners bound them.
- * Lanes past x1 may wrap; they are never covered, and the wrapped sums of the lanes
- * inside are still exact (two's complement addition is exact modulo 2^32). */
-static inline int64_t min0(int64_t v) { return v < 0 ? v : 0; }
-static inline int64_t max0(int64_t v) { return v > 0 ? v : 0; }
-
-/* The corners' least and greatest values are first plus the negative (positive) parts
- * of the steps across and down; tested without a branch per corner (the test runs once
- * per triangle and tile, and bunny-size triangles have few pixels to amortize it). */
-static bool edges_fit_int32(const int64_t first[3], const int64_t step[3], const int64_t down[3],
-                            int width, int height)
+ * [x0, x1) x [y0, y1) lies within int32, first[k] being edge k's at (x0, y0): edges are
+ * linear, so their least and greatest values over the rectangle are first + the negative
+ * (or positive) parts of its steps across and down, a[k] * one * (width - 1) and
+ * b[k] * one * (height - 1) (exact products of int32s). The three edges in the lanes of
+ * one vector, without branches: it runs once per triangle, most of them small. Lanes
+ * past x1 may wrap; they are never covered, and the wrapped sums of the lanes inside are
+ * still exact (two's complement addition is exact modulo 2^32). */
+__attribute__((target("avx2")))
+static bool edges_fit_int32(const rs_setup *s, const int64_t first[3], int width, int height)
 {
-    const int64_t limit = INT32_MAX - 1;
-    bool fit = true;
-    for (int k = 0; k < 3; k++) {
-        const int64_t across = step[k] * (width - 1), below = down[k] * (height - 1);
-        fit &= (first[k] + min0(across) + min0(below) >= -limit) &
-               (first[k] + max0(across) + max0(below) <= limit);
-    }
-    return fit;
+    const int64_t limit = INT32_MAX - 1, one = 1 << RS_SUBPIXEL_BITS;
+    const __m256i a = _mm256_setr_epi64x(s->a[0], s->a[1], s->a[2], 0);
+    const __m256i b = _mm256_setr_epi64x(s->b[0], s->b[1], s->b[2], 0);
+    const __m256i f = _mm256_setr_epi64x(first[0], first[1], first[2], 0);
+    const __m256i across = _mm256_mul_epi32(a, _mm256_set1_epi64x(one * (width - 1)));
+    const __m256i below = _mm256_mul_epi32(b, _mm256_set1_epi64x(one * (height - 1)));
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i across_neg = _mm256_cmpgt_epi64(zero, across), below_neg = _mm256_cmpgt_epi64(zero, below);
+    const __m256i least = _mm256_add_epi64(f, _mm256_add_epi64(_mm256_and_si256(across, across_neg),
+                                                               _mm256_and_si256(below, below_neg)));
+    const __m256i most = _mm256_add_epi64(f, _mm256_add_epi64(_mm256_andnot_si256(across_neg, across),
+                                                              _mm256_andnot_si256(below_neg, below)));
+    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(-limit), least),
+                                        _mm256_cmpgt_epi64(most, _mm256_set1_epi64x(limit)));
+    return _mm256_testz_si256(out, out);
+}
+
+/* plane_depths8 for a rectangle at most four pixels wide: lanes 0-3 as plane_depths8
+ * computes them, lanes 4-7 zero (never covered there, so never tested). */
+__attribute__((target("avx2")))
+static inline __m256 plane_depths4(const depth_plane *pl, __m256i U0, __m256i U1, int *inexact)
+{
+    __m256d u0 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(U0));
+    __m256d u1 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(U1));
+    __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_set1_pd(pl->z2), _mm256_mul_pd(_mm256_set1_pd(pl->dz0), u0)),
+                              _mm256_mul_pd(_mm256_set1_pd(pl->dz1), u1));
+    __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_add_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
+    *inexact = 0xf & ~_mm_movemask_ps(_mm_cmpeq_ps(lo, hi));
+    return _mm256_zextps128_ps256(lo);
 }
 
 /* One step of eight pixels from index at whose edge values are E0, E1 (biased by
  * bias0, bias1): depths and the test of the lanes in `cover`, the ones won appended to
- * t->won. */
+ * t->won. `four`: cover lies in lanes 0-3, whose depths alone are computed. */
 __attribute__((target("avx2"), always_inline))
 static inline void depth_step8(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
                                __m256i bias0, __m256i bias1, int cover, ptrdiff_t at,
-                               rs_depth_target *t, uint32_t id)
+                               rs_depth_target *t, uint32_t id, bool four)
 {
     __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
     int inexact;
-    __m256 depth = plane_depths8(pl, U0, U1, &inexact);
+    __m256 depth = four ? plane_depths4(pl, U0, U1, &inexact) : plane_depths8(pl, U0, U1, &inexact);
     int won = depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
     if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
     for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
 }
 
-/* The row walk of depth_rect_narrow for a rectangle at most eight pixels wide: one step
- * per row and no branch on coverage or the test (small triangles mispredict them). */
-__attribute__((target("avx2")))
-static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
-                       __m256i row[3], const __m256i below[3], int x0, int y0, int x1, int y1,
-                       rs_depth_target *t, uint32_t id)
+/* The row walk of depth_rect_narrow for a rectangle at most eight pixels wide (`four`:
+ * at most four): one step per row that the triangle covers, the test without branches
+ * on the data. A row it does not cover costs its sign test alone (a third of the rows
+ * of bunny's and fairy's small triangles). */
+__attribute__((target("avx2"), always_inline))
+static inline int depth_rows(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                             const __m256i first[3], const __m256i below[3], int x0, int y0, int x1,
+                             int y1, rs_depth_target *t, uint32_t id, bool four)
 {
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     const int valid = (1 << (x1 - x0)) - 1;
+    __m256i e0 = first[0], e1 = first[1], e2 = first[2];
     int n = 0;
     for (int y = y0; y < y1; y++) {
-        ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
-        __m256i signs = _mm256_or_si256(_mm256_or_si256(row[0], row[1]), row[2]);
+        __m256i signs = _mm256_or_si256(_mm256_or_si256(e0, e1), e2);
         int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & valid;
-        n += __builtin_popcount((unsigned)cover);
-        depth_step8(ip, pl, row[0], row[1], bias0, bias1, cover, at, t, id);
-        for (int k = 0; k < 3; k++) row[k] = _mm256_add_epi32(row[k], below[k]);
+        if (cover) {
+            ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
+            n += __builtin_popcount((unsigned)cover);
+            depth_step8(ip, pl, e0, e1, bias0, bias1, cover, at, t, id, four);
+        }
+        e0 = _mm256_add_epi32(e0, below[0]);
+        e1 = _mm256_add_epi32(e1, below[1]);
+        e2 = _mm256_add_epi32(e2, below[2]);
     }
     return n;
+}
+
+__attribute__((target("avx2")))
+static int depth_rows4(const rs_setup *s, const rs_interp *ip, const depth_plane *pl, const __m256i first[3],
+                       const __m256i below[3], int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+{
+    return depth_rows(s, ip, pl, first, below, x0, y0, x1, y1, t, id, true);
+}
+
+__attribute__((target("avx2")))
+static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl, const __m256i first[3],
+                       const __m256i below[3], int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+{
+    return depth_rows(s, ip, pl, first, below, x0, y0, x1, y1, t, id, false);
 }
 
 /* The row walk of depth_rect_avx2 over int32 edge values, eight pixels per step. */
@@ -322,6 +363,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
         along[k] = _mm256_set1_epi32((int32_t)(8 * step[k]));
         below[k] = _mm256_set1_epi32((int32_t)down[k]);
     }
+    if (x1 - x0 <= 4) return depth_rows4(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
     if (x1 - x0 <= 8) return depth_rows8(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     int n = 0;
@@ -336,7 +378,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
             if (cover) {
                 in_span = true;
                 n += __builtin_popcount((unsigned)cover);
-                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id);
+                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id, false);
                 if (!(cover & 0x80)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;
@@ -350,29 +392,15 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
     return n;
 }
 
-/* depth_rect_baseline four pixels at a time: coverage signs, depths and the test run
- * across the lanes; won is appended in increasing x, so results, won order and the
- * count are the baseline's. Triangles outside the plane depths' bounds (huge edge
- * values, vertex depths beyond [-2, 2] or not numbers) take the baseline. */
-__attribute__((target("avx2")))
-static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
-                           rs_depth_target *t, uint32_t id)
+/* depth_rect_baseline four pixels at a time over int64 edge values, for triangles whose
+ * values over the rectangle do not fit int32 (few: the largest). Its own function, so
+ * that its vector constants do not weigh on the small triangles' path. */
+__attribute__((target("avx2"), noinline))
+static int depth_rect_wide(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                           const int64_t first[3], const int64_t step[3], const int64_t down[3],
+                           int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
 {
-    for (int k = 0; k < 3; k++)
-        if (!(fabsf(s->z[k]) <= 2.0f)) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
-    if (s->area >= EXACT_EDGE_LIMIT) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
-    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
-    rs_interp ip;
-    rs_interp_of(s, &ip);
-    const depth_plane pl = depth_plane_of(s, &ip);
-    const edge_walk w = edge_walk_from(s, x0);
-    const int64_t step0 = w.step[0], step1 = w.step[1], step2 = w.step[2];
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    int64_t first[3];
-    edge_row(s, &w, y0, first);
-    const int64_t down[3] = {(int64_t)s->b[0] * one, (int64_t)s->b[1] * one, (int64_t)s->b[2] * one};
-    if (x1 > x0 && y1 > y0 && edges_fit_int32(first, w.step, down, x1 - x0, y1 - y0))
-        return depth_rect_narrow(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
+    const int64_t step0 = step[0], step1 = step[1], step2 = step[2];
     const __m256i lanes0 = _mm256_setr_epi64x(0, step0, 2 * step0, 3 * step0),
                   lanes1 = _mm256_setr_epi64x(0, step1, 2 * step1, 3 * step1),
                   lanes2 = _mm256_setr_epi64x(0, step2, 2 * step2, 3 * step2),
@@ -399,10 +427,10 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                 n += __builtin_popcount((unsigned)cover);
                 __m256i U0 = _mm256_sub_epi64(E0, bias0), U1 = _mm256_sub_epi64(E1, bias1);
                 int inexact;
-                __m128 depth = plane_depths(&pl, U0, U1, &inexact);
+                __m128 depth = plane_depths(pl, U0, U1, &inexact);
                 int won = depth_test_lanes(&t->z[row + x], &t->vis[row + x], depth, id,
                                            cover & ~inexact);
-                if (cover & inexact) won |= depth_test_exact(&ip, U0, U1, row + x, t, id, cover & inexact);
+                if (cover & inexact) won |= depth_test_exact(ip, U0, U1, row + x, t, id, cover & inexact);
                 for (; won && t->won; won &= won - 1)
                     t->won[t->nwon++] = (int32_t)(row + x + __builtin_ctz((unsigned)won));
                 if (!(cover & 8)) break;  /* the span ended in these lanes */
@@ -415,6 +443,31 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
         }
     }
     return n;
+}
+/* depth_rect_baseline with the AVX2 kernels: coverage signs, depths and the test run
+ * across the lanes; won is appended in increasing x, so results, won order and the
+ * count are the baseline's. Triangles outside the plane depths' bounds (huge edge
+ * values, vertex depths beyond [-2, 2] or not numbers) take the baseline. */
+__attribute__((target("avx2")))
+static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
+                           rs_depth_target *t, uint32_t id)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(fabsf(s->z[k]) <= 2.0f)) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+    if (s->area >= EXACT_EDGE_LIMIT) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    if (x1 <= x0 || y1 <= y0) return 0;
+    rs_interp ip;
+    rs_interp_of(s, &ip);
+    const depth_plane pl = depth_plane_of(s, &ip);
+    const edge_walk w = edge_walk_from(s, x0);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int64_t first[3];
+    edge_row(s, &w, y0, first);
+    const int64_t down[3] = {(int64_t)s->b[0] * one, (int64_t)s->b[1] * one, (int64_t)s->b[2] * one};
+    if (edges_fit_int32(s, first, x1 - x0, y1 - y0))
+        return depth_rect_narrow(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
+    return depth_rect_wide(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
 }
 #endif
 

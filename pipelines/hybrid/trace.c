@@ -62,7 +62,7 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 static void test_shadows(gr_ctx *c, const trace_state *s, const plh_ray *r, const uint32_t *at,
                          uint32_t n)
 {
-    float through[RT_PACKET_MAX];
+    float through[RT_PACKET_MAX];         /* 1 without blended materials: x * 1 is x */
     rt_ray rays[RT_PACKET_MAX];
     uint8_t occluded[RT_PACKET_MAX];
     if (s->env) {
@@ -71,7 +71,10 @@ static void test_shadows(gr_ctx *c, const trace_state *s, const plh_ray *r, cons
             occluded[i] = !(through[i] > 0.0f);
         }
     } else {
-        for (uint32_t i = 0; i < n; i++) rays[i] = r[at[i]].r.ray;
+        for (uint32_t i = 0; i < n; i++) {
+            rays[i] = r[at[i]].r.ray;
+            through[i] = 1.0f;
+        }
         rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
     }
     plrt_contribs lit;
@@ -79,8 +82,7 @@ static void test_shadows(gr_ctx *c, const trace_state *s, const plh_ray *r, cons
     for (uint32_t i = 0; i < n; i++) {
         if (occluded[i]) continue;
         const plrt_ray *sh = &r[at[i]].r;
-        float w[3];
-        for (int ch = 0; ch < 3; ch++) w[ch] = s->env ? sh->weight[ch] * through[i] : sh->weight[ch];
+        const float w[3] = {sh->weight[0] * through[i], sh->weight[1] * through[i], sh->weight[2] * through[i]};
         plrt_add_contrib(&lit, sh->pixel, w);
     }
     atomic_fetch_add_explicit(s->contributions, lit.n, memory_order_relaxed);
@@ -109,9 +111,12 @@ static void trace_main(gr_ctx *c)
     plh_ray *r = plrt_elems(in);
     uint32_t shadows[RT_PACKET_MAX], others[RT_PACKET_MAX], ns = 0, no = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
-    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
-        if (r[i].kind == PLH_SHADOW) shadows[ns++] = i;
-        else others[no++] = i;
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {   /* without branches: kinds mix */
+        const uint32_t shadow = r[i].kind == PLH_SHADOW;
+        shadows[ns] = i;
+        others[no] = i;
+        ns += shadow;
+        no += 1 - shadow;
     }
     if (ns) test_shadows(c, s, r, shadows, ns);
     if (no) find_hits(s, r, others, no);

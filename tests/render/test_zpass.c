@@ -149,8 +149,10 @@ static rs_triangle tile_triangle(float depth, float size)
 /* The AVX2 kernel and the baseline leave the same depths, primitives, won lists and
  * counts, at depths where the AVX2 kernel's plane depth settles the float (mid-range)
  * and where it cannot (depths near 0, whose float steps are finer than its slack, so
- * every pixel takes the exact path), for small, tile-sized and much larger triangles
- * (whose edge values overflow int32 over the tile: the four-lane int64 kernel). */
+ * every pixel takes the exact path), for tiny (rectangles of at most four pixels across:
+ * the kernel that computes four depths a row, and rows they miss), small, tile-sized
+ * and much larger triangles (whose edge values overflow int32 over the tile: the
+ * four-lane int64 kernel). */
 static void test_depth_rect_kernels_agree(void)
 {
     if (!rt_isa_available(RT_ISA_AVX2)) { printf("  skip: avx2 not available\n"); return; }
@@ -162,9 +164,9 @@ static void test_depth_rect_kernels_agree(void)
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < 64 * 64; i++) { z[k][i] = FLT_MAX; vis[k][i] = 0; }
         int same = 0, tests = 0;
-        for (int i = 0; i < 2000; i++) {
-            static const float sizes[] = {70.0f, 6.0f, 6.0f, 600.0f};
-            rs_triangle t = tile_triangle(depths[d], sizes[i % 4]);
+        for (int i = 0; i < 3000; i++) {
+            static const float sizes[] = {70.0f, 6.0f, 2.5f, 6.0f, 600.0f, 3.5f};
+            rs_triangle t = tile_triangle(depths[d], sizes[i % 6]);
             rs_setup su;
             if (!rs_setup_triangle(&t, 64, 64, &su)) continue;
             int x0 = (int)(frand() * 8), y0 = (int)(frand() * 8);   /* odd rectangles too */
