@@ -22,6 +22,7 @@ typedef struct inst_queue {
     int id;                            /* gramps queue id */
     const char *base;                  /* the section's name (replicas share it) */
     uint32_t replica, replicas;
+    cp_device_queue *device;           /* its packets' elements may stay on the device */
 } inst_queue;
 
 typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
@@ -57,6 +58,7 @@ struct cp_instance {
     inst_stage *stages;
     int nstages;
     uint32_t low_watermark;
+    bool device_queues;                /* [graph] device_queues (default true) */
     cp_image_pass *passes;             /* the image-space stages, in section order */
     int npasses;
 };
@@ -503,6 +505,8 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
     int64_t wm;
     if (int_of(in, sec, "low_watermark", 0, 0, CP_MAX_LOW_WATERMARK, &wm, err)) return -1;
     in->low_watermark = (uint32_t)wm;
+    in->device_queues = !cp_setting_find(sec, "device_queues");
+    if (!in->device_queues && bool_of(in, sec, "device_queues", &in->device_queues, err)) return -1;
     return 0;
 }
 
@@ -576,6 +580,56 @@ static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
             fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
         cp_device_stage_free(st->device);
         st->device = NULL;
+    }
+    return 0;
+}
+
+/* The stage's in-place output queue (index into queues), or -1. */
+static int inplace_queue_of(const inst_stage *st)
+{
+    const cp_stage_type *t = st->init.type;
+    for (int p = 0; p < t->nports; p++)
+        if (t->ports[p].mode == GR_BIND_INPLACE && st->port_copies[p] == 1) return st->port_queue[p];
+    return -1;
+}
+
+/* The one stage that reads queue q, or NULL when none or several do. */
+static inst_stage *sole_consumer(cp_instance *in, int q)
+{
+    inst_stage *found = NULL;
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        const cp_stage_type *t = st->init.type;
+        for (int p = 0; !st->image && p < t->nports; p++) {
+            if (t->ports[p].mode != GR_BIND_INPUT || st->port_queue[p] != q) continue;
+            if (found) return NULL;
+            found = &in->stages[i];
+        }
+    }
+    return found;
+}
+
+/* A queue from a device stage's in-place output to a device stage that reads nothing
+ * else keeps its packets' elements on the device (device_queue.c): the producer's
+ * emit must not need the rewritten elements, and the consumer's must get them from
+ * its own in-place copy back or not need them either. `[graph] device_queues = false`
+ * keeps every queue on the host. */
+static int link_device_queues(cp_instance *in, char err[CP_ERR_MAX])
+{
+    for (int i = 0; in->device_queues && i < in->nstages; i++) {
+        inst_stage *a = &in->stages[i];
+        int q = a->device && cp_device_stage_resident_ok(a->device) ? inplace_queue_of(a) : -1;
+        inst_stage *b = q >= 0 ? sole_consumer(in, q) : NULL;
+        inst_queue *queue = q >= 0 ? &in->queues[q] : NULL;
+        if (!b || b == a || !b->device || input_of(in, b) != &queue->desc ||
+            queue->desc.kind != GR_COLLECTION || queue->desc.subqueues || queue->desc.dynamic_keys)
+            continue;
+        const cp_kernel *kb = cp_kernel_of(in->desc->r, b->init.type);
+        if (!kb->inplace && kb->emit && !kb->resident_emit) continue;
+        if (!queue->device && !(queue->device = cp_device_queue_new(queue->name, &queue->desc, err)))
+            return -1;
+        cp_device_stage_link(a->device, NULL, queue->device);
+        cp_device_stage_link(b->device, queue->device, NULL);
     }
     return 0;
 }
@@ -683,7 +737,8 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
     in->vars = vars;
     in->frame = frame;
     if (read_graph_section(in, err) || expand(in, err) || place_stages(in, err) ||
-        make_states(in, err) || bind_device_states(in, err) || list_passes(in, err) ||
+        make_states(in, err) || bind_device_states(in, err) || link_device_queues(in, err) ||
+        list_passes(in, err) ||
         build(in, err)) {
         cp_instance_free(in);
         return NULL;
@@ -710,6 +765,7 @@ void cp_instance_free(cp_instance *in)
         free(st->port_copies);
     }
     gr_graph_destroy(in->g);
+    for (int i = 0; in->queues && i < in->nqueues; i++) cp_device_queue_free(in->queues[i].device);
     free(in->passes);
     free(in->stages);
     free(in->queues);

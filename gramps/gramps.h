@@ -322,6 +322,9 @@ typedef struct gr_device_work {
     uint64_t launches;
     uint64_t kernel_ns;
     uint64_t bytes_to_device, bytes_from_device;
+    /* The stage's output packets held in device memory: the most at once and the room
+     * for them (a queue between two device stages); kept as maxima, not summed. */
+    uint32_t queue_peak, queue_capacity;
 } gr_device_work;
 GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
 /* The running Shader task's position in the batch its stage's batch hook saw (0 for
@@ -391,6 +394,7 @@ typedef struct gr_stage_stats {
     uint64_t kernel_launches;      /* what its tasks reported with gr_device_work_add */
     double kernel_ms;
     uint64_t bytes_to_device, bytes_from_device;
+    uint32_t device_queue_peak, device_queue_capacity;   /* gr_device_work's maxima */
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {

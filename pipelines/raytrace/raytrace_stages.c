@@ -208,6 +208,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                               f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                               NULL};
     if (s && s->bvh && i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err))) {
+        snprintf(err, CP_ERR_MAX, "the scene's BVH is not on the OpenCL device: %s",
+                 plrt_device_bvh_error());
         free(s);
         return NULL;
     }
