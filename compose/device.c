@@ -204,7 +204,7 @@ void cp_device_stage_main(gr_ctx *c)
     int k = gr_batch_index(c);
     const device_batch *b = d->batches[gr_worker_id(c)];
     const unsigned char *results;
-    unsigned char own[CP_KERNEL_RESULTS_MAX];
+    _Alignas(16) unsigned char own[CP_KERNEL_RESULTS_MAX];
     if (k >= 0 && b && (uint32_t)k < b->n) {
         results = b->results + (size_t)b->first[k] * d->kernel->result_bytes;
     } else {

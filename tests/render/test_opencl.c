@@ -1,7 +1,7 @@
 /* test_opencl.c — Shader stages placed on the OpenCL device (docs/opencl.md), through
- * gramps-render as a user runs it: rt.intersect's and rt.shadow's kernels give the CPU
+ * gramps-render as a user runs it: rt.intersect's, rt.shadow's and rt.shade's kernels give the CPU
  * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count;
- * a scene with what the kernels lack (hit filters) stays on the CPU under `auto`; a stage without a kernel, a kernel
+ * a scene with what the kernels lack (hit filters, textures) stays on the CPU under `auto`; a stage without a kernel, a kernel
  * that does not build and a machine without an OpenCL platform are refused with a
  * message (or fall back under `auto`). Runs on whatever platform the ICD loader finds:
  * PoCL on the CPU in CI. Kernels are compiled once into POCL_CACHE_DIR under the build
@@ -54,7 +54,11 @@ static void test_same_image_as_cpu(void)
         CHECK_MSG(same_files(cpu, cl), "%s: the OpenCL image differs from the CPU's", scenes[i]);
         char *js = slurp(stats, NULL);
         CHECK(js && strstr(js, "\"name\": \"intersect-0\"") && strstr(js, "\"device\": \"opencl\""));
-        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Shade, Blend... */
+        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Primary, Blend... */
+        const char *shade = js ? strstr(js, "\"name\": \"shade-0\"") : NULL;
+        CHECK_MSG(shade && strstr(shade, "\"device\": \"opencl\"") &&
+                  strstr(shade, "\"device\": \"opencl\"") < strchr(shade, '}'),
+                  "%s: Shade is not on the device", scenes[i]);
         /* Launches over batches of packets: fewer launches than tasks. */
         const char *sh = js ? strstr(js, "\"name\": \"shadow-intersect-0\"") : NULL;
         const char *tasks = sh ? strstr(sh, "\"tasks\": ") : NULL;
@@ -85,17 +89,17 @@ static void test_stage_without_kernel_refused(void)
 {
     char png[700];
     tmp_path(png, sizeof png, "x.png");
-    int rc = render("teapot", "--set shade.device=opencl", png);
-    CHECK_MSG(rc == 1 && strstr(out, "stage 'shade'") && strstr(out, "no OpenCL kernel") &&
+    int rc = render("teapot", "--set primary.device=opencl", png);
+    CHECK_MSG(rc == 1 && strstr(out, "stage 'primary'") && strstr(out, "no OpenCL kernel") &&
               strstr(out, "command line"), "rc %d: %s", rc, out);
     char graph[700], extra[900];
     tmp_path(graph, sizeof graph, "place.graph");
     FILE *f = fopen(graph, "w");
-    CHECK(f && fputs("[stage shade]\ndevice = opencl\n", f) >= 0);
+    CHECK(f && fputs("[stage primary]\ndevice = opencl\n", f) >= 0);
     if (f) fclose(f);
     snprintf(extra, sizeof extra, "--graph %s", graph);
     rc = render("teapot", extra, png);
-    CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'shade' (type rt.shade)"), "rc %d: %s", rc, out);
+    CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'primary' (type rt.primary)"), "rc %d: %s", rc, out);
     rc = render("teapot", "--set intersect.device=gpu", png);
     CHECK_MSG(rc == 1 && strstr(out, "device = gpu") && strstr(out, "cpu, opencl or auto"),
               "rc %d: %s", rc, out);
