@@ -77,14 +77,19 @@ const cp_resource_type plrt_device_bvh_resource = {
     "host estimate", "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
     device_bvh_create, scene_owned, NULL};
 
+int plrt_device_bvh_buffers(const plrt_device_bvh *d, const ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    if (!d) return -1;
+    out[0] = d->nodes;
+    out[1] = d->tris;
+    out[2] = d->info;
+    return 3;
+}
+
 int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {
     const plrt_trace_state *s = state;
-    if (!s->device) return -1;
-    out[0] = s->device->nodes;
-    out[1] = s->device->tris;
-    out[2] = s->device->info;
-    return 3;
+    return plrt_device_bvh_buffers(s->device, out);
 }
 
 /* What the kernels do not do: any-hit filters (alpha-tested or single-sided materials)

@@ -35,6 +35,10 @@ extern const char cl_pipelines_raytrace_opencl_trace[];
 /* Why bvh.opencl could not be made on this thread, for the stage's message. */
 const char *plrt_device_bvh_error(void);
 int plrt_trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+/* The BVH's buffers as trace.cl's kernels take them (nodes, triangle blocks, info); -1
+ * without a copy. For other stages that trace on the device (hybrid.trace). */
+int plrt_device_bvh_buffers(const struct plrt_device_bvh *d,
+                            const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
 const char *plrt_intersect_unsupported(void *state);
 const char *plrt_shadow_unsupported(void *state);
 void plrt_intersect_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);

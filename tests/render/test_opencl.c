@@ -1,6 +1,7 @@
 /* test_opencl.c — Shader stages placed on the OpenCL device (docs/opencl.md), through
  * gramps-render as a user runs it: rt.intersect's, rt.shadow's and rt.shade's kernels give the CPU
- * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count;
+ * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count,
+ * and so does hybrid.trace's in the hybrid graph;
  * a scene with what the kernels lack (hit filters, textures) stays on the CPU under `auto`; a stage without a kernel, a kernel
  * that does not build and a machine without an OpenCL platform are refused with a
  * message (or fall back under `auto`). Runs on whatever platform the ICD loader finds:
@@ -82,6 +83,27 @@ static void test_same_image_any_worker_count(void)
         CHECK_MSG(render("cornell", extra, png) == 0, "%s", out);
         CHECK_MSG(same_files(ref, png), "%d workers: not the CPU image", w);
     }
+}
+
+/* The hybrid graph's Trace (shadow, mirror and through rays in one packet) on the
+ * device: the CPU graph's image. */
+static void test_hybrid_trace(void)
+{
+    char cpu[700], cl[700], stats[700], args[2400];
+    tmp_path(cpu, sizeof cpu, "hybrid-cpu.png");
+    tmp_path(cl, sizeof cl, "hybrid-cl.png");
+    tmp_path(stats, sizeof stats, "hybrid.json");
+    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 -o %s cornell", cpu);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 --set graph.device=opencl "
+             "--stats %s -o %s cornell", stats, cl);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    CHECK_MSG(same_files(cpu, cl), "hybrid: the OpenCL image differs from the CPU's");
+    char *js = slurp(stats, NULL);
+    const char *trace = js ? strstr(js, "\"name\": \"trace-0\"") : NULL;
+    const char *launches = trace ? strstr(trace, "\"kernel_launches\": ") : NULL;
+    CHECK_MSG(launches && atoi(launches + 19) > 0, "hybrid.trace did not launch its kernel");
+    free(js);
 }
 
 /* A stage whose type has no kernel, placed by its own setting: refused, named. */
@@ -176,6 +198,7 @@ int main(int argc, char **argv)
     RUN(test_lists_devices);
     RUN(test_same_image_as_cpu);
     RUN(test_same_image_any_worker_count);
+    RUN(test_hybrid_trace);
     RUN(test_stage_without_kernel_refused);
     RUN(test_unsupported_scene);
     RUN(test_kernel_build_failure);
