@@ -45,6 +45,7 @@ typedef struct inst_stage {
     cp_placement placement;            /* asked for: its `device`, else [graph] device */
     const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
     cp_device_stage *device;           /* placed on the device, else NULL */
+    char placement_why[CP_PLACEMENT_WHY];   /* why it runs where it does ("": not said) */
     int id;                            /* gramps stage id (image-space stages: GR_INVALID) */
 } inst_stage;
 
@@ -521,15 +522,35 @@ static const gr_queue_desc *input_of(const cp_instance *in, const inst_stage *st
     return NULL;
 }
 
+/* Whether a stage already placed on the device writes to st's input queue. */
+static bool fed_from_device(const cp_instance *in, const inst_stage *st)
+{
+    const gr_queue_desc *input = input_of(in, st);
+    for (int i = 0; input && i < in->nstages; i++) {
+        const inst_stage *p = &in->stages[i];
+        const cp_stage_type *t = p->init.type;
+        for (int k = 0; p->device && k < t->nports; k++)
+            if (t->ports[k].mode != GR_BIND_INPUT && &in->queues[p->port_queue[k]].desc == input)
+                return true;
+    }
+    return false;
+}
+
 /* Puts the stages that asked for the device on it, before their states are made:
- * opens the device and builds their kernels. Without a device, `auto` stays on the CPU
- * (one warning) and `opencl` is refused; a kernel that does not build is refused. */
+ * opens the device and builds their kernels. `auto` goes where placement.c measured it
+ * faster; without a device, it stays on the CPU (one warning) and `opencl` is refused;
+ * a kernel that does not build is refused. */
 static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
 {
     bool warned = false;
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         if (st->placement == CP_PLACE_CPU || st->image) continue;
+        if (st->placement == CP_PLACE_OPENCL)
+            snprintf(st->placement_why, sizeof st->placement_why, "device = opencl (%.150s)",
+                     st->placement_where);
+        else if (!cp_auto_place(st->init.type, fed_from_device(in, st), st->placement_why))
+            continue;
         char why[CP_ERR_MAX];
         bool no_device;
         st->device = cp_device_stage_new(st->name, st->init.type,
@@ -539,6 +560,7 @@ static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
             st->init.on_device = true;
             continue;
         }
+        snprintf(st->placement_why, sizeof st->placement_why, "auto: no OpenCL device");
         if (!no_device || st->placement == CP_PLACE_OPENCL)
             return cp_fail(err, "%s: stage '%s' (device = %s): %s", st->placement_where, st->name,
                            st->placement == CP_PLACE_OPENCL ? "opencl" : "auto", why);
@@ -578,6 +600,7 @@ static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
                            st->placement_where, st->name, why);
         if (st->init.replica == 0 && first_fallback_of(st->init.type))
             fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
+        snprintf(st->placement_why, sizeof st->placement_why, "auto: %.180s", why);
         cp_device_stage_free(st->device);
         st->device = NULL;
     }
@@ -712,6 +735,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .main = st->device ? cp_device_stage_main : t->main,
                                                .user = st->device ? (void *)st->device : st->state,
                                                .device = st->device ? "opencl" : NULL,
+                                               .placement = st->placement_why[0] ? st->placement_why : NULL,
                                                .batch = st->device ? cp_device_stage_batch : NULL,
                                                .batch_max = st->device ? CP_DEVICE_BATCH : 0,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
@@ -845,6 +869,32 @@ static void run_error(const cp_instance *in, char err[CP_ERR_MAX])
         cp_fail(err, "%s", msg);
 }
 
+/* The busy time and tasks of each stage type placed by `auto` (its copies summed, on
+ * the side they ran), for placement.c's next decision. Not from simulated runs, whose
+ * times are virtual. */
+static void record_auto_times(const cp_instance *in)
+{
+    const gr_stats *stats = gr_get_stats(in->g);
+    if (!stats || stats->simulated_workers) return;
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        bool first = true;
+        for (int j = 0; j < i && first; j++)
+            first = in->stages[j].init.type != st->init.type || in->stages[j].placement != CP_PLACE_AUTO;
+        if (st->placement != CP_PLACE_AUTO || st->image || !first) continue;
+        double busy = 0;
+        uint64_t tasks = 0;
+        for (int j = i; j < in->nstages; j++) {
+            const inst_stage *o = &in->stages[j];
+            if (o->init.type != st->init.type || o->placement != CP_PLACE_AUTO ||
+                (o->device != NULL) != (st->device != NULL)) continue;
+            busy += stats->stages[o->id].busy_ms;
+            tasks += stats->stages[o->id].tasks;
+        }
+        cp_auto_measured(st->init.type, st->device != NULL, busy, tasks);
+    }
+}
+
 gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX])
 {
     gr_launch_opts o = cp_instance_launch_opts(in, base);
@@ -858,6 +908,7 @@ gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[
         const cp_stage_type *t = in->stages[i].init.type;
         if (t->finish && !in->stages[i].image) t->finish(in->stages[i].state, in->frame);
     }
+    record_auto_times(in);
     return GR_OK;
 }
 

@@ -131,6 +131,16 @@ bool cp_device_stage_resident_ok(const cp_device_stage *d);
 typedef struct cp_device_queue cp_device_queue;
 void cp_device_stage_link(cp_device_stage *d, cp_device_queue *in, cp_device_queue *out);
 
+/* ---- `device = auto` by measured time per task (placement.c) ---- */
+
+#define CP_PLACEMENT_WHY 200
+/* Whether a stage of type t that may run on the device should, and why (for the
+ * statistics); input_on_device: the stage that feeds it is placed there. */
+bool cp_auto_place(const cp_stage_type *t, bool input_on_device, char why[CP_PLACEMENT_WHY]);
+/* After a run: a stage of type t (its copies summed) was busy busy_ms over tasks tasks,
+ * on the device or on the CPU. */
+void cp_auto_measured(const cp_stage_type *t, bool on_device, double busy_ms, uint64_t tasks);
+
 /* ---- queues between two stages on the device (device_queue.c) ---- */
 
 struct ac_place;

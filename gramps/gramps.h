@@ -135,6 +135,8 @@ typedef struct gr_stage_desc {
                                       statistics (copied, truncated to GR_DEVICE_MAX - 1):
                                       "opencl" when its tasks launch kernels on an
                                       accelerator (gr_device_work counts them); NULL: "cpu" */
+    const char *placement;         /* why it computes there, for the statistics (copied,
+                                      truncated to GR_ORIGIN_MAX - 1); NULL: nothing said */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
@@ -395,6 +397,7 @@ typedef struct gr_stage_stats {
     double kernel_ms;
     uint64_t bytes_to_device, bytes_from_device;
     uint32_t device_queue_peak, device_queue_capacity;   /* gr_device_work's maxima */
+    const char *placement;         /* gr_stage_desc.placement, or NULL */
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {

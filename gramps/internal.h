@@ -268,6 +268,7 @@ struct gr_stage_rt {
     int id;
     char name[GR_NAME_MAX];
     char origin[GR_ORIGIN_MAX];       /* gr_stage_desc.origin, for crash reports */
+    char placement[GR_ORIGIN_MAX];    /* gr_stage_desc.placement ("" when none) */
     char device[GR_DEVICE_MAX];       /* gr_stage_desc.device, "cpu" when none */
     gr_stage_desc d;
     void *config;

@@ -1,6 +1,6 @@
 /* test_device_memory.c — device memory is checked before the run, as --max-memory checks
  * host memory (docs/opencl.md): with GRAMPS_OPENCL_MAX_MEMORY below what the ray
- * tracer's stages on the device need (the scene's BVH, then a batch's launch buffers),
+ * tracer's Intersect on the device needs (the scene's BVH, then a batch's launch buffers),
  * `device = opencl` is refused with a message naming the limit and the stage, no image
  * is written and the run does not start; a value that is not a size is refused naming
  * the variable. PoCL in CI. */
@@ -16,7 +16,7 @@ static int render_with(const char *limit)
     char args[600];
     setenv("GRAMPS_OPENCL_MAX_MEMORY", limit, 1);
     unlink(png);
-    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 32x32 --set graph.device=opencl "
+    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 32x32 --set intersect.device=opencl "
              "-o %s cornell", png);
     int rc = run(args);
     unsetenv("GRAMPS_OPENCL_MAX_MEMORY");
