@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(CP_DEVICE_BATCH <= AC_MAX_SPANS, "a batch's packets fit one launch's spans");
+
 /* One worker's batch: the results of one launch over every packet's elements, and
  * where each packet's are. */
 typedef struct device_batch {
@@ -139,7 +141,6 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, void *results)
     l->nbuffers = d->nbuffers;
     memcpy(l->buffers, d->buffers, sizeof l->buffers);
     gr_device_work work = {0};
-    if (d->out_queue) cp_device_queue_usage(d->out_queue, &work.queue_peak, &work.queue_capacity);
     char err[AC_ERR_MAX];
     if (ac_run(d->compiled, gr_worker_id(c), l, &work, err)) {
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
