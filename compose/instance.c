@@ -665,6 +665,17 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
         if (!t->create) { st->state = in->frame; continue; }
         char why[CP_ERR_MAX] = "";
         st->state = t->create(&st->init, why);
+        if (!st->state && st->device && st->placement == CP_PLACE_AUTO) {
+            /* What it needs on the device does not fit (or could not be made there). */
+            if (st->init.replica == 0 && first_fallback_of(t))
+                fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
+            snprintf(st->placement_why, sizeof st->placement_why, "auto: %.180s", why);
+            cp_device_stage_free(st->device);
+            st->device = NULL;
+            st->init.on_device = false;
+            *why = 0;
+            st->state = t->create(&st->init, why);
+        }
         if (!st->state)
             return cp_fail(err, "%s: stage '%s' (type %s): %s", st->sec->where, st->name,
                            t->name, *why ? why : "could not be created");

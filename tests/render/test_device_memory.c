@@ -2,8 +2,9 @@
  * host memory (docs/opencl.md): with GRAMPS_OPENCL_MAX_MEMORY below what the ray
  * tracer's Intersect on the device needs (the scene's BVH, then a batch's launch buffers),
  * `device = opencl` is refused with a message naming the limit and the stage, no image
- * is written and the run does not start; a value that is not a size is refused naming
- * the variable. PoCL in CI. */
+ * is written and the run does not start; `device = auto` runs the stage on the CPU
+ * instead, with a note; a value that is not a size is refused naming the variable.
+ * PoCL in CI. */
 #include "tests/check.h"
 #include "tests/cli.h"
 
@@ -11,17 +12,19 @@
 
 static char png[300];
 
-static int render_with(const char *limit)
+static int render_as(const char *limit, const char *device)
 {
     char args[600];
     setenv("GRAMPS_OPENCL_MAX_MEMORY", limit, 1);
     unlink(png);
-    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 32x32 --set intersect.device=opencl "
-             "-o %s cornell", png);
+    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 32x32 --set intersect.device=%s "
+             "-o %s cornell", device, png);
     int rc = run(args);
     unsetenv("GRAMPS_OPENCL_MAX_MEMORY");
     return rc;
 }
+
+static int render_with(const char *limit) { return render_as(limit, "opencl"); }
 
 /* 1 KiB: the BVH does not fit. */
 static void test_bvh_refused(void)
@@ -41,6 +44,15 @@ static void test_launch_buffers_refused(void)
               strstr(out, "out of device memory") && strstr(out, "launch") &&
               strstr(out, "GRAMPS_OPENCL_MAX_MEMORY=200K"), "rc %d: %s", rc, out);
     CHECK_MSG(access(png, F_OK) != 0, "an image was written");
+}
+
+/* Under `auto` the stage runs on the CPU instead, with a note saying why. */
+static void test_auto_falls_back(void)
+{
+    int rc = render_as("1K", "auto");
+    CHECK_MSG(rc == 0 && strstr(out, "stage 'intersect-0' runs on the CPU (device = auto)") &&
+              strstr(out, "out of device memory"), "rc %d: %s", rc, out);
+    CHECK_MSG(access(png, F_OK) == 0, "no image");
 }
 
 static void test_bad_value(void)
@@ -66,6 +78,7 @@ int main(int argc, char **argv)
     setenv("POCL_CACHE_DIR", cache, 0);
     RUN(test_bvh_refused);
     RUN(test_launch_buffers_refused);
+    RUN(test_auto_falls_back);
     RUN(test_bad_value);
     return check_finish();
 }
