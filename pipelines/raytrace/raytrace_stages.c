@@ -360,19 +360,18 @@ static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_r
 
 /* One hit's shading sent on: its direct contribution, a shadow ray per lit light, a
  * reflection ray, a ray on through a blended surface. */
-static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const sh_ray_result *r,
+static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const sh_ray_result *res,
                      shade_out *o)
 {
-    const sh_ray_result res = *r;
-    plrt_add_contrib(&o->contribs, h->pixel, res.direct);
-    for (int l = 0; l < res.nshadow; l++) {
+    plrt_add_contrib(&o->contribs, h->pixel, res->direct);
+    for (int l = 0; l < res->nshadow; l++) {
         if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
-        o->shadow[o->nshadow++] = (plrt_shadow){res.shadow[l], {res.shadow_color[l][0],
-                                  res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
+        o->shadow[o->nshadow++] = (plrt_shadow){res->shadow[l], {res->shadow_color[l][0],
+                                  res->shadow_color[l][1], res->shadow_color[l][2]}, h->pixel};
     }
-    if (res.reflect && (int)h->depth < s->bounces)
-        add_secondary(c, s, o, &res.reflected, res.reflect_weight, h, h->depth + 1, 0);
-    if (res.pass) add_pass(c, s, o, h, &res.passed, res.pass_weight);
+    if (res->reflect && (int)h->depth < s->bounces)
+        add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0);
+    if (res->pass) add_pass(c, s, o, h, &res->passed, res->pass_weight);
 }
 
 static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
