@@ -115,7 +115,14 @@ static ac_device *open_device(char err[AC_ERR_MAX])
     platform_name(p, pn, sizeof pn);
     device_name(dev, dn, sizeof dn);
     snprintf(d->name, sizeof d->name, "%s (%s)", dn, pn);
+    if (ac_memory_init(d, err)) {
+        clReleaseContext(d->context);
+    pthread_mutex_destroy(&d->mem_lock);
+        free(d);
+        return NULL;
+    }
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->mem_lock, NULL);
     return d;
 }
 

@@ -37,6 +37,9 @@ struct ac_device {
     pthread_mutex_t lock;              /* the kernel list, the queues' creation */
     ac_kernel *kernels;
     cl_command_queue queues[GR_MAX_WORKERS];   /* one per worker, in order, profiled */
+    pthread_mutex_t mem_lock;          /* mem_used */
+    size_t mem_limit, mem_used;        /* cl_memory.c: the budget and the buffers' bytes */
+    char mem_limit_from[160];          /* what set the limit, for messages */
 };
 
 struct ac_buffer {
@@ -50,6 +53,12 @@ ac_device *ac_device_opened(void);
 cl_command_queue ac_queue(ac_device *d, unsigned w, char err[AC_ERR_MAX]);
 /* An OpenCL error code's name ("CL_OUT_OF_RESOURCES"). */
 const char *ac_error_name(cl_int e);
+/* The memory budget (cl_memory.c): read when the device opens (-1 with a message for a
+ * bad GRAMPS_OPENCL_MAX_MEMORY). ac_reserve takes bytes from it for a buffer (`what`
+ * names it in the message when they do not fit), ac_unreserve gives them back. */
+int ac_memory_init(ac_device *d, char err[AC_ERR_MAX]);
+int ac_reserve(ac_device *d, size_t bytes, const char *what, char err[AC_ERR_MAX]);
+void ac_unreserve(ac_device *d, size_t bytes);
 /* Frees every kernel (ac_close). */
 void ac_kernels_free(ac_device *d);
 

@@ -5,22 +5,27 @@
 #include <stdlib.h>
 
 /* Devices may allocate lazily, so a buffer too large would fail only at its first use:
- * refuse it before the run, naming the limit. */
-static int fits(ac_device *d, size_t bytes, char err[AC_ERR_MAX])
+ * refuse it when it is asked for, naming the limit, and take its bytes from the
+ * process's device memory (cl_memory.c). */
+static int fits(ac_device *d, size_t bytes, const char *what, char err[AC_ERR_MAX])
 {
     cl_ulong max = 0;
-    if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max, &max, NULL) != CL_SUCCESS ||
-        bytes <= max) return 0;
-    snprintf(err, AC_ERR_MAX, "out of device memory: %zu bytes in one buffer, %s allows at most "
-             "%llu (CL_DEVICE_MAX_MEM_ALLOC_SIZE)", bytes, d->name, (unsigned long long)max);
-    return -1;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max, &max, NULL) == CL_SUCCESS &&
+        bytes > max) {
+        snprintf(err, AC_ERR_MAX, "out of device memory: %s: %zu bytes in one buffer, %s allows "
+                 "at most %llu (CL_DEVICE_MAX_MEM_ALLOC_SIZE)", what, bytes, d->name,
+                 (unsigned long long)max);
+        return -1;
+    }
+    return ac_reserve(d, bytes, what, err);
 }
 
 ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_ERR_MAX])
 {
-    if (fits(d, bytes, err)) return NULL;
+    if (fits(d, bytes, "a copy of host data", err)) return NULL;
     ac_buffer *b = calloc(1, sizeof *b);
     if (!b) {
+        ac_unreserve(d, bytes);
         snprintf(err, AC_ERR_MAX, "out of memory");
         return NULL;
     }
@@ -32,6 +37,29 @@ ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_E
     if (!b->mem) {
         snprintf(err, AC_ERR_MAX, "OpenCL: could not place %zu bytes on %s (%s)", bytes, d->name,
                  ac_error_name(e));
+        ac_unreserve(d, bytes);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+ac_buffer *ac_alloc(ac_device *d, size_t bytes, char err[AC_ERR_MAX])
+{
+    if (fits(d, bytes, "device memory for packets", err)) return NULL;
+    ac_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        ac_unreserve(d, bytes);
+        snprintf(err, AC_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    cl_int e;
+    b->bytes = bytes;
+    b->mem = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
+    if (!b->mem) {
+        snprintf(err, AC_ERR_MAX, "OpenCL: could not place %zu bytes on %s (%s)", bytes, d->name,
+                 ac_error_name(e));
+        ac_unreserve(d, bytes);
         free(b);
         return NULL;
     }
@@ -41,6 +69,7 @@ ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_E
 void ac_buffer_free(ac_buffer *b)
 {
     if (!b) return;
+    if (ac_device_opened()) ac_unreserve(ac_device_opened(), b->bytes);
     clReleaseMemObject(b->mem);
     free(b);
 }
@@ -54,13 +83,37 @@ static int ensure(ac_device *d, cl_mem *mem, size_t *cap, size_t bytes, char err
     size_t want = *cap ? *cap : 4096;
     while (want < bytes) want *= 2;
     if (*mem) clReleaseMemObject(*mem);
+    ac_unreserve(d, *cap);
+    *cap = 0;
+    *mem = NULL;
+    if (fits(d, want, "a launch's elements or results", err)) return -1;
     cl_int e;
     *mem = clCreateBuffer(d->context, CL_MEM_READ_WRITE, want, NULL, &e);
     *cap = *mem ? want : 0;
     if (*mem) return 0;
+    ac_unreserve(d, want);
     snprintf(err, AC_ERR_MAX, "OpenCL: could not place %zu bytes on %s (%s)", want, d->name,
              ac_error_name(e));
     return -1;
+}
+
+/* The buffer ensure makes for `bytes`. */
+static size_t rounded(size_t bytes)
+{
+    size_t want = 4096;
+    while (want < bytes) want *= 2;
+    return want;
+}
+
+int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes, char err[AC_ERR_MAX])
+{
+    ac_device *d = ac_device_opened();
+    size_t need = rounded(element_bytes) + rounded(result_bytes ? result_bytes : 16), have = 0;
+    for (unsigned w = 0; w < GR_MAX_WORKERS; w++) {
+        const ac_slot *s = k->slots[w];
+        if (s && s->elements_cap + s->results_cap > have) have = s->elements_cap + s->results_cap;
+    }
+    return have >= need ? 0 : ac_room(d, need - have, "a launch's elements and results", err);
 }
 
 static ac_slot *slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX])
@@ -78,9 +131,15 @@ static ac_slot *slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX])
     return k->slots[w] = s;
 }
 
-static cl_int set_args(ac_slot *s, const ac_launch *l)
+static uint32_t elements_of(const ac_launch *l)
 {
-    cl_uint n = l->n;
+    uint32_t n = 0;
+    for (int i = 0; i < l->nspans; i++) n += l->spans[i].n;
+    return n;
+}
+
+static cl_int set_args(ac_slot *s, const ac_launch *l, cl_uint n)
+{
     cl_int e = clSetKernelArg(s->kernel, 0, sizeof(cl_mem), &s->elements);
     e |= clSetKernelArg(s->kernel, 1, sizeof n, &n);
     e |= clSetKernelArg(s->kernel, 2, sizeof(cl_mem), &s->results);
@@ -99,17 +158,61 @@ static uint64_t kernel_ns(cl_event ev)
     return t1 > t0 ? t1 - t0 : 0;
 }
 
-/* Copies in, launches, copies back; blocking at the last read (an in-order queue). */
-static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, cl_event *ev)
+/* The spans' elements into the launch buffer, side by side: host spans written (counted
+ * in *work), device spans copied within the device. */
+static cl_int gather(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work)
 {
-    const size_t in_bytes = l->element_bytes * l->n, res_bytes = l->result_bytes * l->n;
-    const size_t global = l->n;
-    cl_int e = clEnqueueWriteBuffer(q, s->elements, CL_FALSE, 0, in_bytes, l->elements, 0, NULL, NULL);
-    if (e == CL_SUCCESS) e = clEnqueueNDRangeKernel(q, s->kernel, 1, NULL, &global, NULL, 0, NULL, ev);
-    if (e == CL_SUCCESS && l->inplace)
-        e = clEnqueueReadBuffer(q, s->elements, CL_FALSE, 0, in_bytes, l->elements, 0, NULL, NULL);
-    if (e == CL_SUCCESS && res_bytes)
+    size_t at = 0;
+    cl_int e = CL_SUCCESS;
+    for (int i = 0; i < l->nspans && e == CL_SUCCESS; i++) {
+        const ac_span *sp = &l->spans[i];
+        const size_t bytes = sp->n * l->element_bytes;
+        if (!bytes) continue;
+        if (sp->from.device)
+            e = clEnqueueCopyBuffer(q, sp->from.device->mem, s->elements, sp->from.offset, at, bytes,
+                                    0, NULL, NULL);
+        else {
+            e = clEnqueueWriteBuffer(q, s->elements, CL_FALSE, at, bytes, sp->from.host, 0, NULL, NULL);
+            work->bytes_to_device += bytes;
+        }
+        at += bytes;
+    }
+    return e;
+}
+
+/* An in-place kernel's elements back to each span's `to`. */
+static cl_int scatter(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work)
+{
+    size_t at = 0;
+    cl_int e = CL_SUCCESS;
+    for (int i = 0; i < l->nspans && e == CL_SUCCESS; i++) {
+        const ac_span *sp = &l->spans[i];
+        const size_t bytes = sp->n * l->element_bytes;
+        if (!bytes) continue;
+        if (sp->to.device)
+            e = clEnqueueCopyBuffer(q, s->elements, sp->to.device->mem, at, sp->to.offset, bytes,
+                                    0, NULL, NULL);
+        else {
+            e = clEnqueueReadBuffer(q, s->elements, CL_FALSE, at, bytes, sp->to.host, 0, NULL, NULL);
+            work->bytes_from_device += bytes;
+        }
+        at += bytes;
+    }
+    return e;
+}
+
+/* Copies in, launches, copies back; blocking at the end (an in-order queue). */
+static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t n, cl_event *ev,
+                      gr_device_work *work)
+{
+    const size_t res_bytes = l->result_bytes * n;
+    cl_int e = gather(q, s, l, work);
+    if (e == CL_SUCCESS) e = clEnqueueNDRangeKernel(q, s->kernel, 1, NULL, &n, NULL, 0, NULL, ev);
+    if (e == CL_SUCCESS && l->inplace) e = scatter(q, s, l, work);
+    if (e == CL_SUCCESS && res_bytes) {
         e = clEnqueueReadBuffer(q, s->results, CL_FALSE, 0, res_bytes, l->results, 0, NULL, NULL);
+        work->bytes_from_device += res_bytes;
+    }
     if (e == CL_SUCCESS) e = clFinish(q);
     return e;
 }
@@ -118,21 +221,23 @@ int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *wo
            char err[AC_ERR_MAX])
 {
     ac_device *d = ac_device_opened();
-    if (l->n == 0) return 0;
+    const uint32_t n = elements_of(l);
+    if (n == 0) return 0;
     cl_command_queue q = d ? ac_queue(d, worker, err) : NULL;
     ac_slot *s = q ? slot_of(k, worker, err) : NULL;
     if (!s) return -1;
-    const size_t in_bytes = l->element_bytes * l->n, res_bytes = l->result_bytes * l->n;
+    const size_t in_bytes = l->element_bytes * n, res_bytes = l->result_bytes * n;
     if (ensure(d, &s->elements, &s->elements_cap, in_bytes, err) ||
         ensure(d, &s->results, &s->results_cap, res_bytes ? res_bytes : 16, err)) return -1;
-    cl_int e = set_args(s, l);
+    cl_int e = set_args(s, l, n);
     if (e != CL_SUCCESS) {
         snprintf(err, AC_ERR_MAX, "%s: kernel '%s': its arguments do not match (elements, n, "
                  "results and %d buffers) (%s)", k->file, k->name, l->nbuffers, ac_error_name(e));
         return -1;
     }
     cl_event ev = NULL;
-    e = enqueue(q, s, l, &ev);
+    gr_device_work done = {0};
+    e = enqueue(q, s, l, n, &ev, &done);
     if (e != CL_SUCCESS) {
         snprintf(err, AC_ERR_MAX, "%s: kernel '%s' on %s failed (%s)", k->file, k->name, d->name,
                  ac_error_name(e));
@@ -141,8 +246,8 @@ int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *wo
     }
     work->launches++;
     work->kernel_ns += kernel_ns(ev);
-    work->bytes_to_device += in_bytes;
-    work->bytes_from_device += (l->inplace ? in_bytes : 0) + res_bytes;
+    work->bytes_to_device += done.bytes_to_device;
+    work->bytes_from_device += done.bytes_from_device;
     clReleaseEvent(ev);
     return 0;
 }

@@ -38,6 +38,10 @@ GR_API ac_device *ac_open(char err[AC_ERR_MAX]);
 GR_API bool ac_first_fallback(void);
 /* The opened device's name and platform, for messages ("" before ac_open). */
 GR_API const char *ac_device_name(void);
+/* Whether `bytes` more would fit in the device memory left (the device's global memory,
+ * or GRAMPS_OPENCL_MAX_MEMORY); 0, or -1 with a message naming `what` and the limit. For
+ * a check before a run of memory its launches will ask for. */
+GR_API int ac_room(ac_device *d, size_t bytes, const char *what, char err[AC_ERR_MAX]);
 /* Releases the device and everything made on it (programs, buffers must be freed
  * first). For the end of a program, so leak checkers see nothing. */
 GR_API void ac_close(void);
@@ -59,20 +63,47 @@ GR_API ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char e
 GR_API void ac_buffer_free(ac_buffer *b);
 GR_API size_t ac_buffer_bytes(const ac_buffer *b);
 
-/* One launch: work-item i of n gets element i of `elements` (element_bytes each). The
- * kernel's arguments are (global elements, uint n, global results, buffers...):
- * `results` has result_bytes per element and comes back into `results`; with
- * `inplace` the elements come back too (the kernel rewrote them). */
-typedef struct ac_launch {
-    void *elements;
-    size_t element_bytes;
+/* Read-write device memory for packets that stay on the device (a device queue's
+ * slots): `bytes` of it, uninitialised. */
+GR_API ac_buffer *ac_alloc(ac_device *d, size_t bytes, char err[AC_ERR_MAX]);
+
+/* Where a run of elements is: in host memory, or at `offset` in device memory. */
+typedef struct ac_place {
+    void *host;                    /* used when device is NULL */
+    const ac_buffer *device;
+    size_t offset;
+} ac_place;
+
+/* n elements of a launch: read from `from`; with an in-place kernel, the rewritten
+ * elements go to `to` (copied within the device when it is device memory). */
+typedef struct ac_span {
+    ac_place from, to;
     uint32_t n;
+} ac_span;
+
+/* One launch: work-item i gets element i of the spans' elements side by side
+ * (element_bytes each). The kernel's arguments are (global elements, uint n, global
+ * results, buffers...): `results` has result_bytes per element and comes back into
+ * `results`; with `inplace` the elements go back to each span's `to`. Only the spans
+ * in host memory cross between host and device. */
+#define AC_MAX_SPANS 64
+typedef struct ac_launch {
+    ac_span spans[AC_MAX_SPANS];
+    int nspans;
+    size_t element_bytes;
     bool inplace;
     void *results;                 /* NULL when result_bytes is 0 */
     size_t result_bytes;
     const ac_buffer *buffers[AC_MAX_BUFFERS];
     int nbuffers;
 } ac_launch;
+
+/* Whether the device memory left holds one worker's launch buffers for
+ * element_bytes of elements and result_bytes of results (beyond what an earlier frame's
+ * launches hold already): 0, or -1 with a message. Each worker that launches makes its
+ * own, when it first launches. */
+GR_API int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes,
+                          char err[AC_ERR_MAX]);
 
 /* Runs the launch on worker `worker`'s command queue and waits for it; adds the launch,
  * its device time and the bytes copied to *work. 0, or -1 with a message. */

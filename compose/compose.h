@@ -225,6 +225,11 @@ typedef struct cp_kernel {
     const char *name;                  /* its kernel function */
     size_t result_bytes;               /* per element; 0: no results */
     bool inplace;                      /* the kernel rewrites the elements */
+    /* emit reads only element fields that no kernel of the packet format rewrites (a
+     * ray's depth, not its hit), so with `inplace` the rewritten elements may stay on
+     * the device when the next stage runs there too (docs/opencl.md, device queues),
+     * emit reading the host's copy from before the launch */
+    bool resident_emit;
     /* The buffer arguments after the fixed ones (device copies the instance's create
      * made, e.g. from a frame resource); returns how many (at most CP_KERNEL_BUFFERS). */
     int (*buffers)(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One worker's batch: the packets' elements side by side (one launch over all of them)
- * and their results, and where each packet's are. */
+_Static_assert(CP_DEVICE_BATCH <= AC_MAX_SPANS, "a batch's packets fit one launch's spans");
+
+/* One worker's batch: the results of one launch over every packet's elements, and
+ * where each packet's are. */
 typedef struct device_batch {
-    unsigned char *elements, *results;
-    uint32_t first[CP_DEVICE_BATCH], count[CP_DEVICE_BATCH];
+    unsigned char *results;
+    uint32_t first[CP_DEVICE_BATCH];
     uint32_t n;
 } device_batch;
 
@@ -26,6 +28,8 @@ struct cp_device_stage {
     const ac_buffer *buffers[CP_KERNEL_BUFFERS];
     int nbuffers;
     char stage[GR_NAME_MAX_CP];
+    char why[AC_ERR_MAX];              /* why bind refused the device */
+    cp_device_queue *in_queue, *out_queue;   /* device_queue.c; NULL: the host */
     device_batch *batches[GR_MAX_WORKERS];   /* each worker's, made on its first batch */
 };
 
@@ -84,6 +88,10 @@ const char *cp_device_stage_bind(cp_device_stage *d, void *state)
     if (why) return why;
     d->nbuffers = d->kernel->buffers(state, d->buffers);
     if (d->nbuffers < 0 || d->nbuffers > CP_KERNEL_BUFFERS) return "its kernel's buffers are missing";
+    /* The frame's device data is there now: what a batch's launch will add must fit too. */
+    const size_t elements = (size_t)CP_DEVICE_BATCH * d->max_elements;
+    if (ac_launch_room(d->compiled, elements * d->element_bytes, elements * d->kernel->result_bytes,
+                       d->why)) return d->why;
     return NULL;
 }
 
@@ -92,28 +100,53 @@ void cp_device_stage_free(cp_device_stage *d)
     if (!d) return;
     for (unsigned w = 0; w < GR_MAX_WORKERS; w++) {
         if (!d->batches[w]) continue;
-        free(d->batches[w]->elements);
         free(d->batches[w]->results);
         free(d->batches[w]);
     }
     free(d);
 }
 
-/* n elements at `elements` through the kernel, results into `results`; false (the run
- * failed, naming the stage) on a device error. */
-static bool launch(gr_ctx *c, cp_device_stage *d, void *elements, uint32_t n, void *results)
+bool cp_device_stage_resident_ok(const cp_device_stage *d)
 {
-    ac_launch l = {.elements = elements, .element_bytes = d->element_bytes, .n = n,
-                   .inplace = d->kernel->inplace,
-                   .results = d->kernel->result_bytes ? results : NULL,
-                   .result_bytes = d->kernel->result_bytes, .nbuffers = d->nbuffers};
-    memcpy(l.buffers, d->buffers, sizeof l.buffers);
+    return d->kernel->inplace && (d->kernel->resident_emit || !d->kernel->emit);
+}
+
+void cp_device_stage_link(cp_device_stage *d, cp_device_queue *in, cp_device_queue *out)
+{
+    if (in) d->in_queue = in;
+    if (out) d->out_queue = out;
+}
+
+/* A packet's elements in a launch: from its slot in the input's device queue or from
+ * the host packet; an in-place kernel's back to a slot of the output's device queue or
+ * (none, or every slot taken) to the host packet. */
+static ac_span span_of(cp_device_stage *d, void *packet, uint32_t n)
+{
+    void *host = (char *)packet + d->header_bytes;
+    ac_span s = {.from = {.host = host}, .to = {.host = host}, .n = n};
+    if (d->in_queue) cp_device_queue_holds(d->in_queue, packet, &s.from);
+    if (d->out_queue && d->kernel->inplace && !cp_device_queue_claim(d->out_queue, packet, &s.to))
+        s.to = (ac_place){.host = host};
+    return s;
+}
+
+/* One launch over the spans (the packets' elements), results into `results`; false
+ * (the run failed, naming the stage) on a device error. */
+static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, void *results)
+{
+    l->element_bytes = d->element_bytes;
+    l->inplace = d->kernel->inplace;
+    l->results = d->kernel->result_bytes ? results : NULL;
+    l->result_bytes = d->kernel->result_bytes;
+    l->nbuffers = d->nbuffers;
+    memcpy(l->buffers, d->buffers, sizeof l->buffers);
     gr_device_work work = {0};
     char err[AC_ERR_MAX];
-    if (ac_run(d->compiled, gr_worker_id(c), &l, &work, err)) {
+    if (ac_run(d->compiled, gr_worker_id(c), l, &work, err)) {
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
         return false;
     }
+    if (d->out_queue) cp_device_queue_usage(d->out_queue, &work.queue_peak, &work.queue_capacity);
     gr_device_work_add(c, &work);
     return true;
 }
@@ -132,10 +165,8 @@ static device_batch *batch_of(gr_ctx *c, cp_device_stage *d)
     if (d->batches[w]) return d->batches[w];
     device_batch *b = calloc(1, sizeof *b);
     size_t elements = (size_t)CP_DEVICE_BATCH * d->max_elements;
-    if (b) b->elements = malloc(elements * d->element_bytes);
     if (b) b->results = malloc(elements * d->kernel->result_bytes + 1);
-    if (!b || !b->elements || !b->results) {
-        if (b) free(b->elements);
+    if (!b || !b->results) {
         free(b);
         gr_fail(c, GR_ERR_NOMEM, "stage '%s': out of memory for a batch of packets", d->stage);
         return NULL;
@@ -143,34 +174,29 @@ static device_batch *batch_of(gr_ctx *c, cp_device_stage *d)
     return d->batches[w] = b;
 }
 
-/* The runtime's batch hook: one launch over the elements of every packet, copied side
- * by side; an in-place kernel's elements go back into their packets. */
+/* The runtime's batch hook: one launch over the elements of every packet; an in-place
+ * kernel's elements go back to their packets (or stay on the device). */
 void cp_device_stage_batch(gr_ctx *c, void *const packets[], uint32_t n)
 {
     cp_device_stage *d = gr_user(c);
     device_batch *b = batch_of(c, d);
     if (!b) return;
     b->n = 0;
+    ac_launch l = {.nspans = 0};
     uint32_t total = 0;
-    const size_t eb = d->element_bytes;
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < n && k < AC_MAX_SPANS; k++) {
         uint32_t m = gr_count(packets[k]);
         if (!count_fits(c, d, m)) return;
-        memcpy(b->elements + (size_t)total * eb, (char *)packets[k] + d->header_bytes, m * eb);
+        l.spans[l.nspans++] = span_of(d, packets[k], m);
         b->first[k] = total;
-        b->count[k] = m;
         total += m;
     }
-    if (!launch(c, d, b->elements, total, b->results)) return;
-    if (d->kernel->inplace)
-        for (uint32_t k = 0; k < n; k++)
-            memcpy((char *)packets[k] + d->header_bytes, b->elements + (size_t)b->first[k] * eb,
-                   b->count[k] * eb);
-    b->n = n;
+    if (!launch(c, d, &l, b->results)) return;
+    b->n = (uint32_t)l.nspans;
 }
 
 /* A task: its results from its batch's launch, or (not batched) a launch of its own;
- * then the type's emit. */
+ * then the type's emit. Its input's slot on the device is free once it has run. */
 void cp_device_stage_main(gr_ctx *c)
 {
     cp_device_stage *d = gr_user(c);
@@ -179,12 +205,16 @@ void cp_device_stage_main(gr_ctx *c)
     int k = gr_batch_index(c);
     const device_batch *b = d->batches[gr_worker_id(c)];
     const unsigned char *results;
-    unsigned char own[CP_KERNEL_RESULTS_MAX];
+    _Alignas(16) unsigned char own[CP_KERNEL_RESULTS_MAX];
     if (k >= 0 && b && (uint32_t)k < b->n) {
         results = b->results + (size_t)b->first[k] * d->kernel->result_bytes;
     } else {
-        if (!count_fits(c, d, n) || !launch(c, d, (char *)packet + d->header_bytes, n, own)) return;
+        ac_launch l = {.nspans = 1};
+        if (!count_fits(c, d, n)) return;
+        l.spans[0] = span_of(d, packet, n);
+        if (!launch(c, d, &l, own)) return;
         results = own;
     }
+    if (d->in_queue) cp_device_queue_release(d->in_queue, packet);
     if (d->kernel->emit) d->kernel->emit(c, d->state, packet, results, n);
 }

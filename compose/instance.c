@@ -22,6 +22,7 @@ typedef struct inst_queue {
     int id;                            /* gramps queue id */
     const char *base;                  /* the section's name (replicas share it) */
     uint32_t replica, replicas;
+    cp_device_queue *device;           /* its packets' elements may stay on the device */
 } inst_queue;
 
 typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
@@ -44,6 +45,7 @@ typedef struct inst_stage {
     cp_placement placement;            /* asked for: its `device`, else [graph] device */
     const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
     cp_device_stage *device;           /* placed on the device, else NULL */
+    char placement_why[CP_PLACEMENT_WHY];   /* why it runs where it does ("": not said) */
     int id;                            /* gramps stage id (image-space stages: GR_INVALID) */
 } inst_stage;
 
@@ -57,6 +59,7 @@ struct cp_instance {
     inst_stage *stages;
     int nstages;
     uint32_t low_watermark;
+    bool device_queues;                /* [graph] device_queues (default true) */
     cp_image_pass *passes;             /* the image-space stages, in section order */
     int npasses;
 };
@@ -503,6 +506,8 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
     int64_t wm;
     if (int_of(in, sec, "low_watermark", 0, 0, CP_MAX_LOW_WATERMARK, &wm, err)) return -1;
     in->low_watermark = (uint32_t)wm;
+    in->device_queues = !cp_setting_find(sec, "device_queues");
+    if (!in->device_queues && bool_of(in, sec, "device_queues", &in->device_queues, err)) return -1;
     return 0;
 }
 
@@ -517,15 +522,35 @@ static const gr_queue_desc *input_of(const cp_instance *in, const inst_stage *st
     return NULL;
 }
 
+/* Whether a stage already placed on the device writes to st's input queue. */
+static bool fed_from_device(const cp_instance *in, const inst_stage *st)
+{
+    const gr_queue_desc *input = input_of(in, st);
+    for (int i = 0; input && i < in->nstages; i++) {
+        const inst_stage *p = &in->stages[i];
+        const cp_stage_type *t = p->init.type;
+        for (int k = 0; p->device && k < t->nports; k++)
+            if (t->ports[k].mode != GR_BIND_INPUT && &in->queues[p->port_queue[k]].desc == input)
+                return true;
+    }
+    return false;
+}
+
 /* Puts the stages that asked for the device on it, before their states are made:
- * opens the device and builds their kernels. Without a device, `auto` stays on the CPU
- * (one warning) and `opencl` is refused; a kernel that does not build is refused. */
+ * opens the device and builds their kernels. `auto` goes where placement.c measured it
+ * faster; without a device, it stays on the CPU (one warning) and `opencl` is refused;
+ * a kernel that does not build is refused. */
 static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
 {
     bool warned = false;
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         if (st->placement == CP_PLACE_CPU || st->image) continue;
+        if (st->placement == CP_PLACE_OPENCL)
+            snprintf(st->placement_why, sizeof st->placement_why, "device = opencl (%.150s)",
+                     st->placement_where);
+        else if (!cp_auto_place(st->init.type, fed_from_device(in, st), st->placement_why))
+            continue;
         char why[CP_ERR_MAX];
         bool no_device;
         st->device = cp_device_stage_new(st->name, st->init.type,
@@ -535,6 +560,7 @@ static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
             st->init.on_device = true;
             continue;
         }
+        snprintf(st->placement_why, sizeof st->placement_why, "auto: no OpenCL device");
         if (!no_device || st->placement == CP_PLACE_OPENCL)
             return cp_fail(err, "%s: stage '%s' (device = %s): %s", st->placement_where, st->name,
                            st->placement == CP_PLACE_OPENCL ? "opencl" : "auto", why);
@@ -574,8 +600,59 @@ static int bind_device_states(cp_instance *in, char err[CP_ERR_MAX])
                            st->placement_where, st->name, why);
         if (st->init.replica == 0 && first_fallback_of(st->init.type))
             fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
+        snprintf(st->placement_why, sizeof st->placement_why, "auto: %.180s", why);
         cp_device_stage_free(st->device);
         st->device = NULL;
+    }
+    return 0;
+}
+
+/* The stage's in-place output queue (index into queues), or -1. */
+static int inplace_queue_of(const inst_stage *st)
+{
+    const cp_stage_type *t = st->init.type;
+    for (int p = 0; p < t->nports; p++)
+        if (t->ports[p].mode == GR_BIND_INPLACE && st->port_copies[p] == 1) return st->port_queue[p];
+    return -1;
+}
+
+/* The one stage that reads queue q, or NULL when none or several do. */
+static inst_stage *sole_consumer(cp_instance *in, int q)
+{
+    inst_stage *found = NULL;
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        const cp_stage_type *t = st->init.type;
+        for (int p = 0; !st->image && p < t->nports; p++) {
+            if (t->ports[p].mode != GR_BIND_INPUT || st->port_queue[p] != q) continue;
+            if (found) return NULL;
+            found = &in->stages[i];
+        }
+    }
+    return found;
+}
+
+/* A queue from a device stage's in-place output to a device stage that reads nothing
+ * else keeps its packets' elements on the device (device_queue.c): the producer's
+ * emit must not need the rewritten elements, and the consumer's must get them from
+ * its own in-place copy back or not need them either. `[graph] device_queues = false`
+ * keeps every queue on the host. */
+static int link_device_queues(cp_instance *in, char err[CP_ERR_MAX])
+{
+    for (int i = 0; in->device_queues && i < in->nstages; i++) {
+        inst_stage *a = &in->stages[i];
+        int q = a->device && cp_device_stage_resident_ok(a->device) ? inplace_queue_of(a) : -1;
+        inst_stage *b = q >= 0 ? sole_consumer(in, q) : NULL;
+        inst_queue *queue = q >= 0 ? &in->queues[q] : NULL;
+        if (!b || b == a || !b->device || input_of(in, b) != &queue->desc ||
+            queue->desc.kind != GR_COLLECTION || queue->desc.subqueues || queue->desc.dynamic_keys)
+            continue;
+        const cp_kernel *kb = cp_kernel_of(in->desc->r, b->init.type);
+        if (!kb->inplace && kb->emit && !kb->resident_emit) continue;
+        if (!queue->device && !(queue->device = cp_device_queue_new(queue->name, &queue->desc, err)))
+            return -1;
+        cp_device_stage_link(a->device, NULL, queue->device);
+        cp_device_stage_link(b->device, queue->device, NULL);
     }
     return 0;
 }
@@ -588,6 +665,17 @@ static int make_states(cp_instance *in, char err[CP_ERR_MAX])
         if (!t->create) { st->state = in->frame; continue; }
         char why[CP_ERR_MAX] = "";
         st->state = t->create(&st->init, why);
+        if (!st->state && st->device && st->placement == CP_PLACE_AUTO) {
+            /* What it needs on the device does not fit (or could not be made there). */
+            if (st->init.replica == 0 && first_fallback_of(t))
+                fprintf(stderr, "note: stage '%s' runs on the CPU (device = auto): %s\n", st->name, why);
+            snprintf(st->placement_why, sizeof st->placement_why, "auto: %.180s", why);
+            cp_device_stage_free(st->device);
+            st->device = NULL;
+            st->init.on_device = false;
+            *why = 0;
+            st->state = t->create(&st->init, why);
+        }
         if (!st->state)
             return cp_fail(err, "%s: stage '%s' (type %s): %s", st->sec->where, st->name,
                            t->name, *why ? why : "could not be created");
@@ -658,6 +746,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .main = st->device ? cp_device_stage_main : t->main,
                                                .user = st->device ? (void *)st->device : st->state,
                                                .device = st->device ? "opencl" : NULL,
+                                               .placement = st->placement_why[0] ? st->placement_why : NULL,
                                                .batch = st->device ? cp_device_stage_batch : NULL,
                                                .batch_max = st->device ? CP_DEVICE_BATCH : 0,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
@@ -683,7 +772,8 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
     in->vars = vars;
     in->frame = frame;
     if (read_graph_section(in, err) || expand(in, err) || place_stages(in, err) ||
-        make_states(in, err) || bind_device_states(in, err) || list_passes(in, err) ||
+        make_states(in, err) || bind_device_states(in, err) || link_device_queues(in, err) ||
+        list_passes(in, err) ||
         build(in, err)) {
         cp_instance_free(in);
         return NULL;
@@ -710,6 +800,7 @@ void cp_instance_free(cp_instance *in)
         free(st->port_copies);
     }
     gr_graph_destroy(in->g);
+    for (int i = 0; in->queues && i < in->nqueues; i++) cp_device_queue_free(in->queues[i].device);
     free(in->passes);
     free(in->stages);
     free(in->queues);
@@ -789,6 +880,32 @@ static void run_error(const cp_instance *in, char err[CP_ERR_MAX])
         cp_fail(err, "%s", msg);
 }
 
+/* The busy time and tasks of each stage type placed by `auto` (its copies summed, on
+ * the side they ran), for placement.c's next decision. Not from simulated runs, whose
+ * times are virtual. */
+static void record_auto_times(const cp_instance *in)
+{
+    const gr_stats *stats = gr_get_stats(in->g);
+    if (!stats || stats->simulated_workers) return;
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        bool first = true;
+        for (int j = 0; j < i && first; j++)
+            first = in->stages[j].init.type != st->init.type || in->stages[j].placement != CP_PLACE_AUTO;
+        if (st->placement != CP_PLACE_AUTO || st->image || !first) continue;
+        double busy = 0;
+        uint64_t tasks = 0;
+        for (int j = i; j < in->nstages; j++) {
+            const inst_stage *o = &in->stages[j];
+            if (o->init.type != st->init.type || o->placement != CP_PLACE_AUTO ||
+                (o->device != NULL) != (st->device != NULL)) continue;
+            busy += stats->stages[o->id].busy_ms;
+            tasks += stats->stages[o->id].tasks;
+        }
+        cp_auto_measured(st->init.type, st->device != NULL, busy, tasks);
+    }
+}
+
 gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX])
 {
     gr_launch_opts o = cp_instance_launch_opts(in, base);
@@ -802,6 +919,7 @@ gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[
         const cp_stage_type *t = in->stages[i].init.type;
         if (t->finish && !in->stages[i].image) t->finish(in->stages[i].state, in->frame);
     }
+    record_auto_times(in);
     return GR_OK;
 }
 

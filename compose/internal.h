@@ -123,5 +123,39 @@ void cp_device_stage_free(cp_device_stage *d);
 #define CP_DEVICE_BATCH 32
 void cp_device_stage_main(gr_ctx *c);
 void cp_device_stage_batch(gr_ctx *c, void *const packets[], uint32_t n);
+/* Whether the stage's kernel rewrites its packets in place and its emit reads only what
+ * no kernel rewrites, so its output may stay on the device (device_queue.c). */
+bool cp_device_stage_resident_ok(const cp_device_stage *d);
+/* The device queue the stage's input packets may be in (they leave it as its tasks
+ * run), and the one its in-place output goes to (NULL: the host). */
+typedef struct cp_device_queue cp_device_queue;
+void cp_device_stage_link(cp_device_stage *d, cp_device_queue *in, cp_device_queue *out);
+
+/* ---- `device = auto` by measured time per task (placement.c) ---- */
+
+#define CP_PLACEMENT_WHY 200
+/* Whether a stage of type t that may run on the device should, and why (for the
+ * statistics); input_on_device: the stage that feeds it is placed there. */
+bool cp_auto_place(const cp_stage_type *t, bool input_on_device, char why[CP_PLACEMENT_WHY]);
+/* After a run: a stage of type t (its copies summed) was busy busy_ms over tasks tasks,
+ * on the device or on the CPU. */
+void cp_auto_measured(const cp_stage_type *t, bool on_device, double busy_ms, uint64_t tasks);
+
+/* ---- queues between two stages on the device (device_queue.c) ---- */
+
+struct ac_place;
+/* Device memory for `desc`'s capacity in packets of its elements. NULL with a message. */
+cp_device_queue *cp_device_queue_new(const char *queue, const gr_queue_desc *desc,
+                                     char err[CP_ERR_MAX]);
+void cp_device_queue_free(cp_device_queue *q);
+/* Where packet's elements are on the device, if they are. */
+bool cp_device_queue_holds(cp_device_queue *q, const void *packet, struct ac_place *where);
+/* A slot for packet's elements (its own if it has one); false when every slot is taken:
+ * the elements go to the host instead. */
+bool cp_device_queue_claim(cp_device_queue *q, const void *packet, struct ac_place *where);
+/* Packet's slot is free again (its consumer has read it). */
+void cp_device_queue_release(cp_device_queue *q, const void *packet);
+/* The most packets held at once, and the capacity. */
+void cp_device_queue_usage(cp_device_queue *q, uint32_t *peak, uint32_t *capacity);
 
 #endif

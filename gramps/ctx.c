@@ -19,6 +19,13 @@ void gr_fail(gr_ctx *c, gr_status st, const char *fmt, ...)
 
 void *gr_user(const gr_ctx *c) { return c->stage->d.user; }
 
+static void raise_to(_Atomic(uint32_t) *max, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(max, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(max, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed)) {}
+}
+
 void gr_device_work_add(gr_ctx *c, const gr_device_work *w)
 {
     gr_stage_rt *s = c->stage;
@@ -26,6 +33,8 @@ void gr_device_work_add(gr_ctx *c, const gr_device_work *w)
     atomic_fetch_add_explicit(&s->dev_kernel_ns, w->kernel_ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->dev_bytes_to, w->bytes_to_device, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->dev_bytes_from, w->bytes_from_device, memory_order_relaxed);
+    raise_to(&s->dev_queue_peak, w->queue_peak);
+    raise_to(&s->dev_queue_capacity, w->queue_capacity);
 }
 
 const void *gr_config(const gr_ctx *c, size_t *bytes)

@@ -135,6 +135,8 @@ typedef struct gr_stage_desc {
                                       statistics (copied, truncated to GR_DEVICE_MAX - 1):
                                       "opencl" when its tasks launch kernels on an
                                       accelerator (gr_device_work counts them); NULL: "cpu" */
+    const char *placement;         /* why it computes there, for the statistics (copied,
+                                      truncated to GR_ORIGIN_MAX - 1); NULL: nothing said */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
@@ -322,6 +324,9 @@ typedef struct gr_device_work {
     uint64_t launches;
     uint64_t kernel_ns;
     uint64_t bytes_to_device, bytes_from_device;
+    /* The stage's output packets held in device memory: the most at once and the room
+     * for them (a queue between two device stages); kept as maxima, not summed. */
+    uint32_t queue_peak, queue_capacity;
 } gr_device_work;
 GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
 /* The running Shader task's position in the batch its stage's batch hook saw (0 for
@@ -391,6 +396,8 @@ typedef struct gr_stage_stats {
     uint64_t kernel_launches;      /* what its tasks reported with gr_device_work_add */
     double kernel_ms;
     uint64_t bytes_to_device, bytes_from_device;
+    uint32_t device_queue_peak, device_queue_capacity;   /* gr_device_work's maxima */
+    const char *placement;         /* gr_stage_desc.placement, or NULL */
 } gr_stage_stats;
 
 typedef struct gr_worker_stats {

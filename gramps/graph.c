@@ -158,6 +158,8 @@ int gr_stage(gr_graph *g, const gr_stage_desc *d)
     s->d.origin = s->origin;
     snprintf(s->device, sizeof s->device, "%s", d->device ? d->device : "cpu");
     s->d.device = s->device;
+    snprintf(s->placement, sizeof s->placement, "%s", d->placement ? d->placement : "");
+    s->d.placement = s->placement;
     if (d->config_bytes) {
         s->config = malloc(d->config_bytes);
         if (!s->config) { free(s); return GR_INVALID; }

@@ -268,6 +268,7 @@ struct gr_stage_rt {
     int id;
     char name[GR_NAME_MAX];
     char origin[GR_ORIGIN_MAX];       /* gr_stage_desc.origin, for crash reports */
+    char placement[GR_ORIGIN_MAX];    /* gr_stage_desc.placement ("" when none) */
     char device[GR_DEVICE_MAX];       /* gr_stage_desc.device, "cpu" when none */
     gr_stage_desc d;
     void *config;
@@ -293,6 +294,7 @@ struct gr_stage_rt {
     _Atomic(uint64_t) preemptions;
     /* gr_device_work_add's sums (accelerator stages only) */
     _Atomic(uint64_t) dev_launches, dev_kernel_ns, dev_bytes_to, dev_bytes_from;
+    _Atomic(uint32_t) dev_queue_peak, dev_queue_capacity;   /* maxima */
 };
 
 typedef struct gr_buffer_rt {

@@ -360,10 +360,13 @@ void gr_stats_collect(gr_graph *g)
         st->stages[i].instances = atomic_load(&s->ninstances);
         st->stages[i].preemptions = atomic_load(&s->preemptions);
         st->stages[i].device = s->device;
+        st->stages[i].placement = s->placement[0] ? s->placement : NULL;
         st->stages[i].kernel_launches = atomic_load(&s->dev_launches);
         st->stages[i].kernel_ms = (double)atomic_load(&s->dev_kernel_ns) / 1e6;
         st->stages[i].bytes_to_device = atomic_load(&s->dev_bytes_to);
         st->stages[i].bytes_from_device = atomic_load(&s->dev_bytes_from);
+        st->stages[i].device_queue_peak = atomic_load(&s->dev_queue_peak);
+        st->stages[i].device_queue_capacity = atomic_load(&s->dev_queue_capacity);
     }
     collect_queues(g, st);
     collect_workers(g, st);
@@ -437,9 +440,17 @@ static void json_stages(const gr_stats *st, FILE *out)
                 s->replicated ? "true" : "false", s->singleton ? "true" : "false");
         json_string(out, s->device ? s->device : "cpu");
         fprintf(out, ", \"kernel_launches\": %llu, \"kernel_ms\": %.3f, \"bytes_to_device\": %llu, "
-                "\"bytes_from_device\": %llu}%s\n", (unsigned long long)s->kernel_launches,
+                "\"bytes_from_device\": %llu", (unsigned long long)s->kernel_launches,
                 s->kernel_ms, (unsigned long long)s->bytes_to_device,
-                (unsigned long long)s->bytes_from_device, i + 1 < st->nstages ? "," : "");
+                (unsigned long long)s->bytes_from_device);
+        if (s->placement) {
+            fprintf(out, ", \"placement\": ");
+            json_string(out, s->placement);
+        }
+        if (s->device_queue_capacity)
+            fprintf(out, ", \"device_queue_peak\": %u, \"device_queue_capacity\": %u",
+                    s->device_queue_peak, s->device_queue_capacity);
+        fprintf(out, "}%s\n", i + 1 < st->nstages ? "," : "");
     }
     fprintf(out, "  ],\n");
 }

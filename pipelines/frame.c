@@ -53,6 +53,7 @@ void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh)
 void pl_scene_data_free(pl_scene_data *d)
 {
     drop_device_bvh(d);
+    if (d->device_shading) d->device_shading_free(d->device_shading);
     detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     *d = (pl_scene_data){0};

@@ -39,6 +39,10 @@ typedef struct pl_scene_data {
      * the BVH is replaced; NULL: none. */
     void *device_bvh;
     void (*device_bvh_free)(void *device_bvh);
+    /* The normals, indices and triangle materials there ("shading.opencl", rt.shade's
+     * kernel), likewise; freed with the data. */
+    void *device_shading;
+    void (*device_shading_free)(void *device_shading);
 } pl_scene_data;
 
 GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);

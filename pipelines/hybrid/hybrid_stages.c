@@ -67,9 +67,9 @@ static const cp_format rays_format = {
 
 int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX])
 {
-    const cp_stage_type *const stages[] = {&plh_visible_type, &plh_ps_type, &plh_trace_type, &plh_ps2_type};
+    const cp_stage_type *const stages[] = {&plh_visible_type, &plh_ps_type, &plh_ps2_type};
     if (cp_register_format(r, &rays_format, err)) return -1;
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
         if (cp_register_stage(r, stages[i], err)) return -1;
-    return 0;
+    return cp_register_kernel_stage(r, &plh_trace_type, err);
 }

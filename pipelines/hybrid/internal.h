@@ -12,7 +12,8 @@
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/stages.h"
 
-extern const cp_stage_type plh_visible_type, plh_ps_type, plh_trace_type, plh_ps2_type;
+extern const cp_stage_type plh_visible_type, plh_ps_type, plh_ps2_type;
+extern const cp_kernel_stage_type plh_trace_type;     /* with an OpenCL kernel */
 
 /* Output slots of hybrid.ps and hybrid.ps2, as in their port tables. */
 enum { PLH_OUT_RAYS, PLH_OUT_CONTRIB };

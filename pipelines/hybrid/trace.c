@@ -8,6 +8,7 @@
  * place (not at all when only shadow rays came): no PS2 task, and no copy of the 96-byte
  * ray through a queue, to pass on a term PS already computed. */
 #include "pipelines/hybrid/internal.h"
+#include "pipelines/raytrace/trace_opencl.h"
 #include "pipelines/raytrace/transmittance.h"
 #include "raytracer/packet.h"
 #include "rasterizer/samples.h"
@@ -19,6 +20,7 @@ typedef struct trace_state {
     const sh_ray_env *env;                /* in a scene with blended materials, else NULL */
     _Atomic(uint64_t) *packets, *rays, *shadow, *secondary, *contributions;
     plrt_blend_keys keys;                 /* of `lit`'s contributions set (om's instances) */
+    const struct plrt_device_bvh *device; /* placed on the OpenCL device: the BVH's copy */
 } trace_state;
 
 /* Output slots, as in the port table. */
@@ -36,13 +38,16 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                        f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                        pl_frame_counter(f, "hybrid.trace_packets"), pl_frame_counter(f, "hybrid.trace_rays"),
                        pl_frame_counter(f, "rays.shadow"), pl_frame_counter(f, "rays.secondary"),
-                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0, 0}};
+                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0, 0}, NULL};
     const int msaa = (int)cp_int(i, "msaa");
     if (!s->bvh) {
         free(s);
         return NULL;
     }
-    if (!(s->packets && s->rays && s->shadow && s->secondary && s->contributions))
+    if (i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err)))
+        snprintf(err, CP_ERR_MAX, "the scene's BVH is not on the OpenCL device: %s",
+                 plrt_device_bvh_error());
+    else if (!(s->packets && s->rays && s->shadow && s->secondary && s->contributions))
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     else if (!rs_sample_pattern(msaa))
         snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
@@ -57,14 +62,29 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return NULL;
 }
 
-/* Shadow rays r[at[0..n)]: the terms of those whose light is seen (scaled by what gets
- * through blended surfaces) to the Output Merger. */
-static void test_shadows(gr_ctx *c, const trace_state *s, const plh_ray *r, const uint32_t *at,
-                         uint32_t n)
+/* A packet's rays by kind: positions of its shadow rays and of the others, ascending. */
+typedef struct ray_kinds {
+    uint32_t shadows[RT_PACKET_MAX], others[RT_PACKET_MAX], ns, no;
+} ray_kinds;
+
+static void sort_kinds(const plh_ray *r, uint32_t n, ray_kinds *k)
 {
-    float through[RT_PACKET_MAX];         /* 1 without blended materials: x * 1 is x */
+    k->ns = k->no = 0;
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {   /* without branches: kinds mix */
+        const uint32_t shadow = r[i].kind == PLH_SHADOW;
+        k->shadows[k->ns] = i;
+        k->others[k->no] = i;
+        k->ns += shadow;
+        k->no += 1 - shadow;
+    }
+}
+
+/* Shadow rays r[at[0..n)]: occluded[i] and, in a scene with blended materials, what of
+ * the light gets through (through[i]). */
+static void occlusion(const trace_state *s, const plh_ray *r, const uint32_t *at, uint32_t n,
+                      uint8_t *occluded, float *through)
+{
     rt_ray rays[RT_PACKET_MAX];
-    uint8_t occluded[RT_PACKET_MAX];
     if (s->env) {
         for (uint32_t i = 0; i < n; i++) {
             through[i] = plrt_transmittance(s->bvh, s->env, r[at[i]].r.ray);
@@ -77,30 +97,48 @@ static void test_shadows(gr_ctx *c, const trace_state *s, const plh_ray *r, cons
         }
         rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
     }
+}
+
+/* The terms of the shadow rays r[at[0..n)] whose light is seen (scaled by `through`
+ * where it is not NULL) to the Output Merger. */
+static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const uint32_t *at,
+                     uint32_t n, const uint8_t *occluded, const float *through)
+{
     plrt_contribs lit;
     plrt_contribs_start(&lit, &s->keys);
     for (uint32_t i = 0; i < n; i++) {
         if (occluded[i]) continue;
         const plrt_ray *sh = &r[at[i]].r;
-        const float w[3] = {sh->weight[0] * through[i], sh->weight[1] * through[i], sh->weight[2] * through[i]};
+        float w[3];
+        for (int ch = 0; ch < 3; ch++) w[ch] = through ? sh->weight[ch] * through[i] : sh->weight[ch];
         plrt_add_contrib(&lit, sh->pixel, w);
     }
     atomic_fetch_add_explicit(s->contributions, lit.n, memory_order_relaxed);
     plrt_push_contribs(c, TRACE_OUT_LIT, &lit);
 }
 
-/* Mirror and through rays r[at[0..n)]: their closest hits, the rays moved to r[0..n)
- * (at[] ascends, so each moves down or stays). */
+/* Mirror and through rays r[at[0..n)]: their closest hits. */
 static void find_hits(const trace_state *s, plh_ray *r, const uint32_t *at, uint32_t n)
 {
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
     for (uint32_t i = 0; i < n; i++) rays[i] = r[at[i]].r.ray;
     rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
-    for (uint32_t i = 0; i < n; i++) {
-        if (at[i] != i) r[i] = r[at[i]];
-        r[i].r.hit = hits[i];
-    }
+    for (uint32_t i = 0; i < n; i++) r[at[i]].r.hit = hits[i];
+}
+
+/* The rays with hits moved to r[0..no) (others ascends, so each moves down or stays),
+ * the packet cut to them (none left: no packet for PS2), and the counters. */
+static void finish(const trace_state *s, void *in, const ray_kinds *k)
+{
+    plh_ray *r = plrt_elems(in);
+    for (uint32_t i = 0; i < k->no; i++)
+        if (k->others[i] != i) r[i] = r[k->others[i]];
+    gr_set_count(in, k->no);
+    atomic_fetch_add_explicit(s->packets, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->rays, k->ns + k->no, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->shadow, k->ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(s->secondary, k->no, memory_order_relaxed);
 }
 
 static void trace_main(gr_ctx *c)
@@ -109,22 +147,50 @@ static void trace_main(gr_ctx *c)
     void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
     plh_ray *r = plrt_elems(in);
-    uint32_t shadows[RT_PACKET_MAX], others[RT_PACKET_MAX], ns = 0, no = 0;
+    ray_kinds k;
     gr_assert(c, n <= RT_PACKET_MAX);
-    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {   /* without branches: kinds mix */
-        const uint32_t shadow = r[i].kind == PLH_SHADOW;
-        shadows[ns] = i;
-        others[no] = i;
-        ns += shadow;
-        no += 1 - shadow;
+    sort_kinds(r, n, &k);
+    if (k.ns) {
+        uint8_t occluded[RT_PACKET_MAX];
+        float through[RT_PACKET_MAX];
+        occlusion(s, r, k.shadows, k.ns, occluded, through);
+        send_lit(c, s, r, k.shadows, k.ns, occluded, s->env ? through : NULL);
     }
-    if (ns) test_shadows(c, s, r, shadows, ns);
-    if (no) find_hits(s, r, others, no);
-    gr_set_count(in, no);                 /* none left: no packet for PS2 */
-    atomic_fetch_add_explicit(s->packets, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->rays, n, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->shadow, ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->secondary, no, memory_order_relaxed);
+    if (k.no) find_hits(s, r, k.others, k.no);
+    finish(s, in, &k);
+}
+
+/* On the device: hybrid_trace (pipelines/raytrace/opencl/trace.cl) wrote the hits into
+ * the elements and each ray's occlusion into results; the host sends on as trace_main. */
+static void trace_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n)
+{
+    const trace_state *s = state;
+    const uint8_t *blocked = results;
+    plh_ray *r = plrt_elems(packet);
+    ray_kinds k;
+    sort_kinds(r, n, &k);
+    if (k.ns) {
+        uint8_t occluded[RT_PACKET_MAX];
+        for (uint32_t i = 0; i < k.ns; i++) occluded[i] = blocked[k.shadows[i]];
+        send_lit(c, s, r, k.shadows, k.ns, occluded, NULL);
+    }
+    finish(s, packet, &k);
+}
+
+/* What the kernel does not do: any-hit filters and shadow transmittance. */
+static const char *trace_unsupported(void *state)
+{
+    const trace_state *s = state;
+    if (s->env) return "the scene has blended materials (shadow transmittance), which the "
+                       "OpenCL kernel does not compute";
+    return s->bvh->filter ? "the scene has alpha-tested or single-sided materials (a hit "
+                            "filter), which the OpenCL kernel does not apply" : NULL;
+}
+
+static int trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    const trace_state *s = state;
+    return plrt_device_bvh_buffers(s->device, out);
 }
 
 static const cp_port trace_ports[] = {
@@ -136,10 +202,13 @@ static const cp_port trace_ports[] = {
 static const cp_param trace_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "the depth pass's samples per pixel: a ray's pixel is its "
      "fragment's slot (fragments.h)"}};
-static const cp_resource_use trace_uses[] = {{"bvh", CP_READS, NULL}};
+static const cp_resource_use trace_uses[] = {
+    {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 
-const cp_stage_type plh_trace_type = {
-    "hybrid.trace", "Extended Direct3D ray casting: occlusion tests for shadow rays, closest hits for "
-    "the others (the ray tracer's packet kernels); lit shadow rays' terms to the Output Merger", GR_SHADER,
-    false, trace_ports, 3, trace_params, 1,
-    trace_main, trace_create, NULL, free, trace_uses, 1};
+const cp_kernel_stage_type plh_trace_type = {
+    {"hybrid.trace", "Extended Direct3D ray casting: occlusion tests for shadow rays, closest hits for "
+     "the others (the ray tracer's packet kernels); lit shadow rays' terms to the Output Merger", GR_SHADER,
+     false, trace_ports, 3, trace_params, 1, trace_main, trace_create, NULL, free, trace_uses, 2},
+    {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, .name = "hybrid_trace",
+     .result_bytes = 1, .inplace = true, .buffers = trace_buffers, .unsupported = trace_unsupported,
+     .emit = trace_emit}};

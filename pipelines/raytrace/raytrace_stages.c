@@ -9,6 +9,7 @@
 #include "pipelines/raytrace/packets.h"
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/raytrace/sample_runs.h"
+#include "pipelines/raytrace/shade_opencl.h"
 #include "pipelines/raytrace/trace_opencl.h"
 #include "pipelines/raytrace/transmittance.h"
 #include "rasterizer/samples.h"
@@ -208,6 +209,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                               f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                               NULL};
     if (s && s->bvh && i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err))) {
+        snprintf(err, CP_ERR_MAX, "the scene's BVH is not on the OpenCL device: %s",
+                 plrt_device_bvh_error());
         free(s);
         return NULL;
     }
@@ -282,6 +285,8 @@ typedef struct shade_state {
     int bounces;
     float min_weight;
     plrt_blend_keys keys;
+    plrt_shade_device device;             /* placed on the device and the kernel can shade
+                                             the scene: its buffers there */
 } shade_state;
 
 static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -290,11 +295,23 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}};
+                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}, {NULL, NULL, NULL}};
     if (!blend_keys_of(i, "out", &s->keys, err)) { free(s); return NULL; }
     if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
     s->env = &s->own_env;
+    if (i->on_device && !plrt_shade_unsupported(s->env, s->aov) &&
+        plrt_shade_device_make(&s->device, i, s->env, err)) {
+        free(s);
+        return NULL;
+    }
     return s;
+}
+
+static void shade_destroy(void *state)
+{
+    shade_state *s = state;
+    if (s) plrt_shade_device_free(&s->device);
+    free(s);
 }
 
 /* What one Shade task sends on: its contributions, and its shadow and reflection rays
@@ -341,20 +358,27 @@ static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_r
         add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1);
 }
 
-/* One hit: its direct contribution, a shadow ray per lit light, a reflection ray. */
+/* One hit's shading sent on: its direct contribution, a shadow ray per lit light, a
+ * reflection ray, a ray on through a blended surface. */
+static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const sh_ray_result *res,
+                     shade_out *o)
+{
+    plrt_add_contrib(&o->contribs, h->pixel, res->direct);
+    for (int l = 0; l < res->nshadow; l++) {
+        if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
+        o->shadow[o->nshadow++] = (plrt_shadow){res->shadow[l], {res->shadow_color[l][0],
+                                  res->shadow_color[l][1], res->shadow_color[l][2]}, h->pixel};
+    }
+    if (res->reflect && (int)h->depth < s->bounces)
+        add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0);
+    if (res->pass) add_pass(c, s, o, h, &res->passed, res->pass_weight);
+}
+
 static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
 {
     sh_ray_result res;
     sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
-    plrt_add_contrib(&o->contribs, h->pixel, res.direct);
-    for (int l = 0; l < res.nshadow; l++) {
-        if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
-        o->shadow[o->nshadow++] = (plrt_shadow){res.shadow[l], {res.shadow_color[l][0],
-                                  res.shadow_color[l][1], res.shadow_color[l][2]}, h->pixel};
-    }
-    if (res.reflect && (int)h->depth < s->bounces)
-        add_secondary(c, s, o, &res.reflected, res.reflect_weight, h, h->depth + 1, 0);
-    if (res.pass) add_pass(c, s, o, h, &res.passed, res.pass_weight);
+    send_hit(c, s, h, &res, o);
 }
 
 /* The albedo AOV at h's hit: the base colour, composited front to back through blended
@@ -382,8 +406,10 @@ static bool hit_in_mesh(const shade_state *s, const plrt_ray *h)
     return h->hit.prim == RT_NO_HIT || h->hit.prim < s->env->geo->ntriangles;
 }
 
-/* Ray h's contribution, if it has one (AOVs of a miss have none). */
-static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_out *o)
+/* Ray h's contribution, if it has one (AOVs of a miss have none); a hit's shading from
+ * the kernel's result when there is one. */
+static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
+                      const plrt_shade_result *kernel, shade_out *o)
 {
     plrt_contribs *out = &o->contribs;
     if (!hit_in_mesh(s, h)) {
@@ -402,6 +428,10 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
         plrt_add_contrib(out, h->pixel, bg);
+    } else if (kernel) {
+        sh_ray_result res;
+        plrt_shade_result_of(s->env, kernel, &res);
+        send_hit(c, s, h, &res, o);
     } else {
         shade_hit(c, s, h, o);
     }
@@ -411,20 +441,44 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_
  * to the Blend instance of its pixel, and one packet of rays (reflections come from
  * many tasks) may cover pixels of every instance. Each ray makes at most one
  * contribution and one reflection, so the task's fit one shade_out. */
-static void shade_main(gr_ctx *c)
+static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
+                         const plrt_shade_result *kernel)
 {
-    shade_state *s = gr_user(c);
-    void *in = gr_input(c, NULL);
     uint32_t n = gr_count(in);
     const plrt_ray *h = plrt_elems(in);
     shade_out o;
     plrt_contribs_start(&o.contribs, &s->keys);
     o.nshadow = o.nreflect = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
-    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) shade_one(c, s, &h[i], &o);
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++)
+        shade_one(c, s, &h[i], kernel ? &kernel[i] : NULL, &o);
     push_shadows(c, &o);
     push_reflections(c, &o);
     plrt_push_contribs(c, SHADE_CONTRIB, &o.contribs);
+}
+
+static void shade_main(gr_ctx *c)
+{
+    shade_packet(c, gr_user(c), gr_input(c, NULL), NULL);
+}
+
+/* On the device: the kernel shaded the hits; the host sends them on as shade_main. */
+static void shade_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n)
+{
+    (void)n;
+    shade_packet(c, state, packet, results);
+}
+
+static const char *shade_kernel_unsupported(void *state)
+{
+    const shade_state *s = state;
+    return plrt_shade_unsupported(s->env, s->aov);
+}
+
+static int shade_kernel_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    const shade_state *s = state;
+    return plrt_shade_device_buffers(&s->device, out);
 }
 
 /* ---- Blend --------------------------------------------------------------------------------- */
@@ -681,7 +735,8 @@ static const cp_resource_use primary_uses[] = {
 static const cp_resource_use trace_uses[] = {
     {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 static const cp_resource_use shade_uses[] = {
-    {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"}};
+    {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"},
+    {"shading.opencl", CP_READS, "placed on the OpenCL device"}};
 static const cp_resource_use blend_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
     {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
@@ -704,15 +759,12 @@ static const cp_stage_type stages[] = {
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
      GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free,
      primary_uses, 2},
-    {"rt.shade", "Blinn-Phong at hits (albedo textures by ray cones): ambient now, shadow rays per "
-     "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
-     shade_params, 3, shade_main, shade_create, NULL, free, shade_uses, 1},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, blend_params, 1, blend_main,
      blend_create, NULL, free, blend_uses, 5},
 };
 
-/* rt.intersect and rt.shadow bring OpenCL kernels (trace_opencl.c). */
+/* rt.intersect, rt.shadow (trace_opencl.c) and rt.shade (shade_opencl.c) bring OpenCL kernels. */
 static const cp_kernel_stage_type kernel_stages[] = {
     {{"rt.intersect", "closest hits (packet traversal)", GR_SHADER, false,
       intersect_ports, 2, NULL, 0, intersect_main, trace_create, NULL, free, trace_uses, 2},
@@ -720,12 +772,19 @@ static const cp_kernel_stage_type kernel_stages[] = {
     {{"rt.shadow", "occlusion tests; unoccluded lights add their term", GR_SHADER, false,
       shadow_ports, 2, NULL, 0, shadow_main, trace_create, NULL, free, trace_uses, 2},
      PLRT_SHADOW_KERNEL},
+    {{"rt.shade", "Blinn-Phong at hits (albedo textures by ray cones): ambient now, shadow rays per "
+      "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
+      shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 2},
+     {.file = PLRT_SHADE_CL, .source = cl_pipelines_raytrace_opencl_shade, .name = "rt_shade",
+      .result_bytes = sizeof(plrt_shade_result), .buffers = shade_kernel_buffers,
+      .unsupported = shade_kernel_unsupported, .emit = shade_emit}},
 };
 
 int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
     return cp_register_resource(r, &sums, err) || cp_register_resource(r, &sample_sums, err) ||
-           cp_register_resource(r, &plrt_device_bvh_resource, err) ? -1 : 0;
+           cp_register_resource(r, &plrt_device_bvh_resource, err) ||
+           cp_register_resource(r, &plrt_device_shading_resource, err) ? -1 : 0;
 }
 
 int pl_register_raytrace_stages(cp_registry *r, char err[CP_ERR_MAX])

@@ -33,19 +33,27 @@ static void device_bvh_free(void *data)
     free(d);
 }
 
+/* Why the last upload on this thread failed (the resource hook has no message). */
+static _Thread_local char upload_err[AC_ERR_MAX];
+
+const char *plrt_device_bvh_error(void) { return upload_err; }
+
 /* The 4-wide nodes and triangle blocks, copied as they are. */
 static plrt_device_bvh *upload(const rt_bvh *b)
 {
-    char err[AC_ERR_MAX];
+    char *err = upload_err;
+    snprintf(err, AC_ERR_MAX, "no BVH");
     ac_device *dev = b ? ac_open(err) : NULL;
     plrt_device_bvh *d = dev ? calloc(1, sizeof *d) : NULL;
-    if (!d) return NULL;
+    if (!d) {
+        if (dev) snprintf(err, AC_ERR_MAX, "out of memory");
+        return NULL;
+    }
     const plrt_device_bvh_info info = {b->root, (uint32_t)b->nnodes, (uint32_t)b->nblocks, 0};
     d->nodes = ac_upload(dev, b->nodes, b->nnodes * sizeof *b->nodes, err);
     d->tris = d->nodes ? ac_upload(dev, b->tris, b->nblocks * sizeof *b->tris, err) : NULL;
     d->info = d->tris ? ac_upload(dev, &info, sizeof info, err) : NULL;
     if (d->info) return d;
-    fprintf(stderr, "bvh.opencl: %s\n", err);
     device_bvh_free(d);
     return NULL;
 }
@@ -69,14 +77,19 @@ const cp_resource_type plrt_device_bvh_resource = {
     "host estimate", "rt_node4 + rt_tri4", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
     device_bvh_create, scene_owned, NULL};
 
+int plrt_device_bvh_buffers(const plrt_device_bvh *d, const ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    if (!d) return -1;
+    out[0] = d->nodes;
+    out[1] = d->tris;
+    out[2] = d->info;
+    return 3;
+}
+
 int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {
     const plrt_trace_state *s = state;
-    if (!s->device) return -1;
-    out[0] = s->device->nodes;
-    out[1] = s->device->tris;
-    out[2] = s->device->info;
-    return 3;
+    return plrt_device_bvh_buffers(s->device, out);
 }
 
 /* What the kernels do not do: any-hit filters (alpha-tested or single-sided materials)

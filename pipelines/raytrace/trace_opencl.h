@@ -24,11 +24,21 @@ extern const cp_resource_type plrt_device_bvh_resource;
  * the hooks they name. */
 extern const char cl_pipelines_raytrace_opencl_trace[];
 #define PLRT_TRACE_CL "pipelines/raytrace/opencl/trace.cl"
-#define PLRT_INTERSECT_KERNEL {PLRT_TRACE_CL, cl_pipelines_raytrace_opencl_trace, "rt_intersect", \
-    0, true, plrt_trace_buffers, plrt_intersect_unsupported, plrt_intersect_emit}
-#define PLRT_SHADOW_KERNEL {PLRT_TRACE_CL, cl_pipelines_raytrace_opencl_trace, "rt_occluded", \
-    1, false, plrt_trace_buffers, plrt_shadow_unsupported, plrt_shadow_emit}
+/* Intersect's emit reads only a ray's depth and layers, which the kernel leaves as they
+ * were: its hits may stay on the device for a next stage there (resident_emit). */
+#define PLRT_INTERSECT_KERNEL {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, \
+    .name = "rt_intersect", .result_bytes = 0, .inplace = true, .resident_emit = true, \
+    .buffers = plrt_trace_buffers, .unsupported = plrt_intersect_unsupported, .emit = plrt_intersect_emit}
+#define PLRT_SHADOW_KERNEL {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, \
+    .name = "rt_occluded", .result_bytes = 1, .inplace = false, .buffers = plrt_trace_buffers, \
+    .unsupported = plrt_shadow_unsupported, .emit = plrt_shadow_emit}
+/* Why bvh.opencl could not be made on this thread, for the stage's message. */
+const char *plrt_device_bvh_error(void);
 int plrt_trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+/* The BVH's buffers as trace.cl's kernels take them (nodes, triangle blocks, info); -1
+ * without a copy. For other stages that trace on the device (hybrid.trace). */
+int plrt_device_bvh_buffers(const struct plrt_device_bvh *d,
+                            const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
 const char *plrt_intersect_unsupported(void *state);
 const char *plrt_shadow_unsupported(void *state);
 void plrt_intersect_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);

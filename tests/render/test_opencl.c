@@ -1,7 +1,8 @@
 /* test_opencl.c — Shader stages placed on the OpenCL device (docs/opencl.md), through
- * gramps-render as a user runs it: rt.intersect's and rt.shadow's kernels give the CPU
- * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count;
- * a scene with what the kernels lack (hit filters) stays on the CPU under `auto`; a stage without a kernel, a kernel
+ * gramps-render as a user runs it: rt.intersect's, rt.shadow's and rt.shade's kernels give the CPU
+ * graph's image byte for byte (teapot, cornell, the Stanford bunny), for any worker count,
+ * and so does hybrid.trace's in the hybrid graph;
+ * a scene with what the kernels lack (hit filters, textures) stays on the CPU under `auto`; a stage without a kernel, a kernel
  * that does not build and a machine without an OpenCL platform are refused with a
  * message (or fall back under `auto`). Runs on whatever platform the ICD loader finds:
  * PoCL on the CPU in CI. Kernels are compiled once into POCL_CACHE_DIR under the build
@@ -54,7 +55,11 @@ static void test_same_image_as_cpu(void)
         CHECK_MSG(same_files(cpu, cl), "%s: the OpenCL image differs from the CPU's", scenes[i]);
         char *js = slurp(stats, NULL);
         CHECK(js && strstr(js, "\"name\": \"intersect-0\"") && strstr(js, "\"device\": \"opencl\""));
-        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Shade, Blend... */
+        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Primary, Blend... */
+        const char *shade = js ? strstr(js, "\"name\": \"shade-0\"") : NULL;
+        CHECK_MSG(shade && strstr(shade, "\"device\": \"opencl\"") &&
+                  strstr(shade, "\"device\": \"opencl\"") < strchr(shade, '}'),
+                  "%s: Shade is not on the device", scenes[i]);
         /* Launches over batches of packets: fewer launches than tasks. */
         const char *sh = js ? strstr(js, "\"name\": \"shadow-intersect-0\"") : NULL;
         const char *tasks = sh ? strstr(sh, "\"tasks\": ") : NULL;
@@ -80,22 +85,43 @@ static void test_same_image_any_worker_count(void)
     }
 }
 
+/* The hybrid graph's Trace (shadow, mirror and through rays in one packet) on the
+ * device: the CPU graph's image. */
+static void test_hybrid_trace(void)
+{
+    char cpu[700], cl[700], stats[700], args[2400];
+    tmp_path(cpu, sizeof cpu, "hybrid-cpu.png");
+    tmp_path(cl, sizeof cl, "hybrid-cl.png");
+    tmp_path(stats, sizeof stats, "hybrid.json");
+    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 -o %s cornell", cpu);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 --set graph.device=opencl "
+             "--stats %s -o %s cornell", stats, cl);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    CHECK_MSG(same_files(cpu, cl), "hybrid: the OpenCL image differs from the CPU's");
+    char *js = slurp(stats, NULL);
+    const char *trace = js ? strstr(js, "\"name\": \"trace-0\"") : NULL;
+    const char *launches = trace ? strstr(trace, "\"kernel_launches\": ") : NULL;
+    CHECK_MSG(launches && atoi(launches + 19) > 0, "hybrid.trace did not launch its kernel");
+    free(js);
+}
+
 /* A stage whose type has no kernel, placed by its own setting: refused, named. */
 static void test_stage_without_kernel_refused(void)
 {
     char png[700];
     tmp_path(png, sizeof png, "x.png");
-    int rc = render("teapot", "--set shade.device=opencl", png);
-    CHECK_MSG(rc == 1 && strstr(out, "stage 'shade'") && strstr(out, "no OpenCL kernel") &&
+    int rc = render("teapot", "--set primary.device=opencl", png);
+    CHECK_MSG(rc == 1 && strstr(out, "stage 'primary'") && strstr(out, "no OpenCL kernel") &&
               strstr(out, "command line"), "rc %d: %s", rc, out);
     char graph[700], extra[900];
     tmp_path(graph, sizeof graph, "place.graph");
     FILE *f = fopen(graph, "w");
-    CHECK(f && fputs("[stage shade]\ndevice = opencl\n", f) >= 0);
+    CHECK(f && fputs("[stage primary]\ndevice = opencl\n", f) >= 0);
     if (f) fclose(f);
     snprintf(extra, sizeof extra, "--graph %s", graph);
     rc = render("teapot", extra, png);
-    CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'shade' (type rt.shade)"), "rc %d: %s", rc, out);
+    CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'primary' (type rt.primary)"), "rc %d: %s", rc, out);
     rc = render("teapot", "--set intersect.device=gpu", png);
     CHECK_MSG(rc == 1 && strstr(out, "device = gpu") && strstr(out, "cpu, opencl or auto"),
               "rc %d: %s", rc, out);
@@ -172,6 +198,7 @@ int main(int argc, char **argv)
     RUN(test_lists_devices);
     RUN(test_same_image_as_cpu);
     RUN(test_same_image_any_worker_count);
+    RUN(test_hybrid_trace);
     RUN(test_stage_without_kernel_refused);
     RUN(test_unsupported_scene);
     RUN(test_kernel_build_failure);

@@ -1,4 +1,4 @@
-/* trace.cl — rt.intersect's and rt.shadow's OpenCL kernels: closest hit and any hit over
+/* trace.cl — rt.intersect's, rt.shadow's and hybrid.trace's OpenCL kernels: closest hit and any hit over
  * the ray tracer's 4-wide BVH (raytracer/bvh.h: rt_node4 nodes and rt_tri4 triangle
  * blocks, uploaded unchanged), one work-item per ray.
  *
@@ -212,4 +212,26 @@ kernel void rt_occluded(global shadow_elem *rays, uint n, global uchar *occluded
     const ray_t r = rays[i].ray;
     hit_t h;
     occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
+}
+
+/* hybrid.trace (pipelines/hybrid/packets.h: plh_ray, 96 bytes): a shadow ray's occlusion
+ * (1: blocked) in results, any other ray's closest hit written into its element. */
+typedef struct { rt_ray_elem r; uint kind; uint pad[3]; } hybrid_elem;
+#define PLH_SHADOW 0u
+
+kernel void hybrid_trace(global hybrid_elem *rays, uint n, global uchar *occluded,
+                         global const node4 *nodes, global const tri4 *tris,
+                         global const bvh_info *info)
+{
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const ray_t r = rays[i].r.ray;
+    hit_t h;
+    if (rays[i].kind == PLH_SHADOW) {
+        occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
+        return;
+    }
+    occluded[i] = 0;
+    trace(nodes, tris, info->root, &r, &h, 0);
+    rays[i].r.hit = h;
 }

@@ -1,0 +1,167 @@
+/* shade_opencl.c — the host side of rt.shade's OpenCL kernel (see shade_opencl.h). */
+#include "pipelines/raytrace/shade_opencl.h"
+
+#include "accel/opencl.h"
+#include "pipelines/frame.h"
+#include "shaders/blinn_phong.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+_Static_assert(sizeof(plrt_shade_material) == 32, "shade.cl's material_t is 32 bytes");
+_Static_assert(sizeof(plrt_shade_info) == 32 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
+_Static_assert(sizeof(plrt_shade_result) == 88 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
+_Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
+
+/* The scene's normals, indices and per-triangle materials on the device. */
+typedef struct plrt_device_shading {
+    ac_buffer *normals, *indices, *materials;
+} plrt_device_shading;
+
+static void device_shading_free(void *data)
+{
+    plrt_device_shading *d = data;
+    if (!d) return;
+    ac_buffer_free(d->normals);
+    ac_buffer_free(d->indices);
+    ac_buffer_free(d->materials);
+    free(d);
+}
+
+static plrt_device_shading *upload(const sc_geometry *g, char err[AC_ERR_MAX])
+{
+    ac_device *dev = ac_open(err);
+    plrt_device_shading *d = dev ? calloc(1, sizeof *d) : NULL;
+    if (!d) return NULL;
+    const uint32_t none = 0;
+    d->normals = ac_upload(dev, g->normals, 3 * g->nvertices * sizeof(float), err);
+    d->indices = d->normals ? ac_upload(dev, g->indices, 3 * g->ntriangles * sizeof(uint32_t), err) : NULL;
+    d->materials = !d->indices ? NULL : g->materials
+        ? ac_upload(dev, g->materials, g->ntriangles * sizeof(uint32_t), err)
+        : ac_upload(dev, &none, sizeof none, err);
+    if (d->materials) return d;
+    device_shading_free(d);
+    return NULL;
+}
+
+/* Why the last upload on this thread failed (the resource hook has no message). */
+static _Thread_local char upload_err[AC_ERR_MAX];
+
+static void *device_shading_create(void *frame, const char *owner)
+{
+    (void)owner;
+    pl_scene_data *data = ((pl_frame *)frame)->data;
+    if (!data->device_shading && (data->device_shading = upload(data->geo, upload_err)))
+        data->device_shading_free = device_shading_free;
+    return data->device_shading;
+}
+
+static void scene_owned(void *data) { (void)data; }
+
+const cp_resource_type plrt_device_shading_resource = {
+    "shading.opencl", "the scene's normals, indices and triangle materials copied to the "
+    "OpenCL device once per scene, for rt.shade placed there; device memory, not counted in "
+    "the host estimate", "f32 normals + u32 indices", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
+    device_shading_create, scene_owned, NULL};
+
+const char *plrt_shade_unsupported(const sh_ray_env *env, sh_aov aov)
+{
+    if (aov != SH_AOV_COLOR) return "the OpenCL kernel shades colour only, not another --aov";
+    for (size_t i = 0; i < env->scene->nmaterials; i++) {
+        const sc_material *m = &env->scene->materials[i];
+        if (m->albedo_map.texture >= 0)
+            return "the scene has textured materials, which the OpenCL kernel does not sample";
+        if (m->model == SC_SHADING_METALLIC_ROUGHNESS)
+            return "the scene has metallic-roughness materials, which the OpenCL kernel does not shade";
+        if (m->alpha_mode == SC_ALPHA_BLEND)
+            return "the scene has blended materials, which the OpenCL kernel does not shade";
+    }
+    return NULL;
+}
+
+static plrt_shade_material material_of(const sc_material *m)
+{
+    return (plrt_shade_material){{m->albedo[0], m->albedo[1], m->albedo[2]}, m->reflectivity,
+                                 m->specular, m->specular_exponent, {0, 0}};
+}
+
+int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const sh_ray_env *env,
+                           char err[CP_ERR_MAX])
+{
+    char why[AC_ERR_MAX];
+    ac_device *dev = ac_open(why);
+    if (!dev || !(d->scene = pl_frame_use(i, "shading.opencl", err))) {
+        snprintf(err, CP_ERR_MAX, "the scene's shading data is not on the OpenCL device: %.900s",
+                 dev ? upload_err : why);
+        return -1;
+    }
+    const size_t nm = env->scene->nmaterials;
+    plrt_shade_material *table = malloc((nm + 1) * sizeof *table);
+    plrt_shade_info info = {.nmaterials = (uint32_t)nm, .nlights = (uint32_t)env->nlights,
+                            .ntriangles = (uint32_t)env->geo->ntriangles,
+                            .has_materials = env->geo->materials != NULL, .ambient = env->ambient};
+    for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
+    if (!table) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
+        return -1;
+    }
+    for (size_t m = 0; m < nm; m++) table[m] = material_of(&env->scene->materials[m]);
+    table[nm] = material_of(&sh_default_material);
+    d->table = ac_upload(dev, table, (nm + 1) * sizeof *table, why);
+    free(table);
+    d->info = d->table ? ac_upload(dev, &info, sizeof info, why) : NULL;
+    if (d->info) return 0;
+    snprintf(err, CP_ERR_MAX, "%.1000s", why);
+    plrt_shade_device_free(d);
+    return -1;
+}
+
+void plrt_shade_device_free(plrt_shade_device *d)
+{
+    ac_buffer_free(d->table);
+    ac_buffer_free(d->info);
+    d->table = d->info = NULL;
+}
+
+int plrt_shade_device_buffers(const plrt_shade_device *d, const ac_buffer *out[CP_KERNEL_BUFFERS])
+{
+    if (!d->scene || !d->info) return -1;
+    out[0] = d->scene->normals;
+    out[1] = d->scene->indices;
+    out[2] = d->scene->materials;
+    out[3] = d->table;
+    out[4] = d->info;
+    return 5;
+}
+
+/* ray_shading.c's push_shadow and mirror origin: p + n eps, toward the light. */
+static void offset_origin(const sh_ray_env *e, const float p[3], const float n[3], rt_ray *r)
+{
+    for (int i = 0; i < 3; i++) r->org[i] = p[i] + n[i] * e->eps;
+    r->tmin = 0.0f;
+}
+
+void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out)
+{
+    for (int i = 0; i < 3; i++) out->direct[i] = r->direct[i];
+    out->nshadow = 0;
+    for (int l = 0; l < env->nlights; l++) {
+        if (!(r->lit >> l & 1)) continue;
+        int k = out->nshadow++;
+        rt_ray *s = &out->shadow[k];
+        offset_origin(env, r->p, r->n, s);
+        for (int i = 0; i < 3; i++) {
+            s->dir[i] = env->lights[l].position[i] - r->p[i];
+            out->shadow_color[k][i] = r->light_color[l][i];
+        }
+        s->tmax = 0.9999f;
+    }
+    out->reflect = r->reflect != 0;
+    if (out->reflect) {
+        out->reflected = r->reflected;
+        offset_origin(env, r->p, r->n, &out->reflected);
+        out->reflected.tmax = INFINITY;
+        for (int i = 0; i < 3; i++) out->reflect_weight[i] = r->reflect_weight[i];
+    }
+    out->pass = false;
+}

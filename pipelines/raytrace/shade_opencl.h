@@ -1,0 +1,54 @@
+/* shade_opencl.h — rt.shade on the OpenCL device: the kernel of
+ * pipelines/raytrace/opencl/shade.cl, the device copy of the scene's normals, indices and
+ * per-triangle materials it reads (the frame resource "shading.opencl", once per scene),
+ * each instance's material table and lights, and the host's half of a hit's shading
+ * from the kernel's result (docs/opencl.md). */
+#ifndef PIPELINES_RAYTRACE_SHADE_OPENCL_H
+#define PIPELINES_RAYTRACE_SHADE_OPENCL_H
+
+#include "compose/compose.h"
+#include "shaders/ray_shading.h"
+
+/* shade.cl's material_t, shade_info and shade_result. */
+typedef struct plrt_shade_material {
+    float albedo[3], reflectivity, specular, specular_exponent, pad[2];
+} plrt_shade_material;
+typedef struct plrt_shade_info {
+    uint32_t nmaterials, nlights, ntriangles, has_materials;
+    float ambient, pad[3];
+    sc_light lights[SH_MAX_LIGHTS];
+} plrt_shade_info;
+typedef struct plrt_shade_result {
+    float direct[3], p[3], n[3];
+    uint32_t lit;                         /* bit l: light l adds light_color[l] if unoccluded */
+    uint32_t reflect;
+    rt_ray reflected;                     /* its direction only: the origin is the host's */
+    float reflect_weight[3];
+    float light_color[SH_MAX_LIGHTS][3];
+} plrt_shade_result;
+
+extern const cp_resource_type plrt_device_shading_resource;
+extern const char cl_pipelines_raytrace_opencl_shade[];
+#define PLRT_SHADE_CL "pipelines/raytrace/opencl/shade.cl"
+
+/* What an instance placed on the device holds there. */
+typedef struct plrt_shade_device {
+    const struct plrt_device_shading *scene;   /* the frame resource */
+    struct ac_buffer *table, *info;            /* materials (the default last), lights */
+} plrt_shade_device;
+
+/* NULL, or why the kernel cannot shade this scene and AOV (textures, metallic-roughness,
+ * blended materials, an AOV other than colour). */
+const char *plrt_shade_unsupported(const sh_ray_env *env, sh_aov aov);
+/* The instance's buffers, from the frame resource and env. -1 with a message. */
+int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const sh_ray_env *env,
+                           char err[CP_ERR_MAX]);
+void plrt_shade_device_free(plrt_shade_device *d);
+/* The kernel's buffer arguments. */
+int plrt_shade_device_buffers(const plrt_shade_device *d,
+                              const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+/* What sh_ray_shade_cone gives for the hit, from the kernel's result: the shadow rays and
+ * the mirror ray's origin made from the hit point and normal as ray_shading.c makes them. */
+void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out);
+
+#endif
