@@ -96,6 +96,14 @@ typedef struct gr_stage_desc {
     int priority;                  /* 0 = derived from the graph; else overrides (higher runs first) */
     bool fifo;                     /* Shader: run its tasks oldest first, as in an ordered chain
                                       (e.g. a PS whose early-Z wants the OM close behind) */
+    uint32_t low_watermark;        /* the stage's low watermark (thesis §5.4.1), tasks.
+                                      Thread: not preempted at reserve/commit while its
+                                      worker's higher-priority local tasks are fewer; 0: the
+                                      run's gr_launch_opts.low_watermark. Shader, under the
+                                      GRAMPS policy: a worker that ran one of its tasks runs
+                                      its next local task of the stage before any other
+                                      while fewer than this many ran in a row; 0 or 1: every
+                                      task goes by priority */
     bool replicated;               /* one of the copies a graph makes of a stage per worker
                                       group (graph files' `replicate`): their work divides
                                       among the copies, so none is counted as serial */
@@ -170,7 +178,8 @@ GR_API void *gr_buffer_data(gr_graph *g, int buffer);            /* host access 
 typedef struct gr_launch_opts {
     unsigned workers;              /* 0: as gr_worker_count(0) answers */
     bool pin;                      /* pin worker i to CPU i */
-    uint32_t low_watermark;        /* preemption watermark in packets (0: 2 x workers, min 32) */
+    uint32_t low_watermark;        /* every Thread stage's low watermark, tasks, where its
+                                      gr_stage_desc sets none (0: 2 x workers, min 32) */
     size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
     double deadlock_seconds;       /* no progress for this long = deadlock (0 or less: 10 s;
                                       NaN or above GR_DEADLOCK_SECONDS_MAX: GR_ERR_INVALID) */

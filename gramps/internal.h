@@ -279,6 +279,7 @@ struct gr_stage_rt {
     int priority;                     /* higher runs first */
     int rank;                         /* priority order: 0 = lowest priority */
     int deque;                        /* index of its tasks' deque in each worker (policy's) */
+    uint32_t low_watermark;           /* d.low_watermark, else the run's (resolved at launch) */
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;
@@ -393,6 +394,9 @@ struct gr_worker {
     _Atomic(bool) idle;
     int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
                                          task began; tasks above it are its children */
+    int streak_rank;                  /* GRAMPS: rank of the Shader stage whose tasks this
+                                         worker ran last, -1 after anything else */
+    uint32_t streak;                  /* how many of them it ran in a row */
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;

@@ -184,7 +184,7 @@ static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
     yield_to_worker(c, GR_YIELD_BLOCK_OUT);
 }
 
-/* Preemption point (reserve/commit): past the low watermark of local work, let the
+/* Preemption point (reserve/commit): past the stage's low watermark of local work, let the
  * worker run higher-priority tasks; under the work-first policy, after every committed
  * output packet (`committed`: packets gr_commit_out just committed); never under the
  * one-stage-at-a-time policy. Torture builds preempt at every point. */
@@ -198,7 +198,7 @@ static void maybe_preempt(gr_ctx *c, uint32_t committed)
             return;
         }
         /* the bound first: it does not touch the lines thieves write */
-        const int64_t mark = (int64_t)c->g->opts.low_watermark;
+        const int64_t mark = (int64_t)c->stage->low_watermark;
         const int rank = c->stage->rank;
         int64_t local = 0;
         for (int r = gr_ready_below(w, c->g->nstages); r > rank; r = gr_ready_below(w, r))
