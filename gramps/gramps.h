@@ -211,6 +211,13 @@ typedef struct gr_launch_opts {
      * results are the same; every time and footprint in the statistics is virtual. 0: a
      * real run. */
     unsigned simulate;
+    /* Simulated runs: a profile (gr_profile_take) of a 1-virtual-worker run of the same
+     * graph and frame. Each stage's application time is then charged at that run's cost
+     * per unit of work (a Shader task; a Thread stage's packets in and out), the tasks
+     * keeping their measured proportions, instead of as measured here, where P virtual
+     * workers share one core's caches. A profile of another graph, or of a real run,
+     * fails gr_launch (GR_ERR_INVALID). NULL: charged as measured. Ignored in real runs. */
+    const struct gr_profile *sim_calibration;
 } gr_launch_opts;
 
 /* How many workers a run launched with gr_launch_opts.workers = requested has: requested;

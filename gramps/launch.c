@@ -5,6 +5,7 @@
  * caller inside gr_wait, the easiest mode to debug), GRAMPS_TORTURE=1 (preempt Thread
  * stages at every reserve/commit), GRAMPS_PIN=1, GRAMPS_SCHEDULER (scheduler.c). */
 #include "gramps/internal.h"
+#include "gramps/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,32 @@ static void resolve_options(gr_graph *g, const gr_launch_opts *o)
     if (g->opts.deadlock_seconds <= 0) g->opts.deadlock_seconds = 10.0;
     g->torture = env_long("GRAMPS_TORTURE", 0) != 0;
     if (env_long("GRAMPS_PIN", 0)) g->opts.pin = true;
+}
+
+/* gr_launch_opts.sim_calibration must be a simulated run's profile of this graph (at
+ * another worker count a replicated stage has another number of copies). */
+static gr_status check_calibration(gr_graph *g, const gr_profile *p)
+{
+    if (!p->stage_units) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: sim_calibration is a real run's profile; "
+                     "it must come from a simulated run (gr_launch_opts.simulate = 1)");
+        return GR_ERR_INVALID;
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        bool named = false;
+        for (int k = 0; k < p->nstages && !named; k++) {
+            gr_profile one = {.nstages = 1, .stage_names = &p->stage_names[k],
+                              .stage_us = &p->stage_us[k], .stage_units = (double[]){1}};
+            double us;
+            named = gr_profile_unit_us(&one, g->stages[i], &us);
+        }
+        if (!named) {
+            gr_set_error(g, GR_ERR_INVALID, "gr_launch: sim_calibration is a profile of another "
+                         "graph: it has no stage '%s'", g->stages[i]->name);
+            return GR_ERR_INVALID;
+        }
+    }
+    return GR_OK;
 }
 
 /* One packet-stealing pool per packet size. */
@@ -254,6 +281,8 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
                      "%d (GR_MAX_WORKERS)", o->simulate, GR_MAX_WORKERS);
         return GR_ERR_INVALID;
     }
+    if (o && o->simulate && o->sim_calibration && check_calibration(g, o->sim_calibration) != GR_OK)
+        return GR_ERR_INVALID;
     resolve_options(g, o);
     if (gr_scheduler_choose(g) != GR_OK) return g->status;
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;

@@ -52,11 +52,28 @@ static void test_stats_and_trace_say_virtual(void)
         CHECK(strstr(s, "  \"simulated_workers\": 6,") != NULL);      /* the runtime's */
         CHECK(strstr(s, "\"host_ms\"") != NULL && strstr(s, "\"threads\": 6,") != NULL);
         CHECK(strstr(t, "virtual worker 5 (virtual time)") != NULL);
+        CHECK(strstr(s, "\"sim_cost\": \"calibrated\"") != NULL);   /* the default */
     }
     free(s);
     free(t);
     unlink(stats);
     unlink(trace);
+}
+
+/* --sim-cost: calibrated by a 1-virtual-worker frame (the default) or as measured. */
+static void test_sim_cost(void)
+{
+    char args[512], stats[128];
+    snprintf(stats, sizeof stats, "%s/s.json", dir);
+    snprintf(args, sizeof args, "-q --size 32x32 --simulate 3 --sim-cost measured --stats %s teapot",
+             stats);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    char *s = slurp(stats, NULL);
+    CHECK(s && strstr(s, "\"sim_cost\": \"measured\""));
+    free(s);
+    unlink(stats);
+    CHECK(run("-q --size 16x16 --simulate 2 --sim-cost cheap teapot") == 2);
+    CHECK_MSG(strstr(out, "--sim-cost") && strstr(out, "calibrated or measured"), "%s", out);
 }
 
 static void test_bad_counts(void)
@@ -78,6 +95,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_images_match_a_real_run);
     RUN(test_stats_and_trace_say_virtual);
+    RUN(test_sim_cost);
     RUN(test_bad_counts);
     rmdir(dir);
     return check_finish();
