@@ -654,9 +654,11 @@ static int run(const options *o_in, render_ctx *ctx)
                                   : !strcmp(gr_scheduler_default(), "static");
     if (!rc && is_static && !(ro.profile = prof = profile_frame(o, ctx, rgba))) rc = 1;
     gr_profile *cal = NULL;
+    const bool calibrated = o->simulate && !o->measured_cost;
     for (int f = -1; !rc && f < o->c.frames; f++) {      /* frame -1: warm-up */
-        if (o->c.frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
-        if (f == 0 && o->simulate && !o->measured_cost && !(ro.calibration = cal = calibration_frame(o, ctx, rgba))) {
+        /* a single frame needs no warm-up, unless a calibration frame would run cold */
+        if (o->c.frames == 1 && f == -1 && !calibrated) continue;
+        if (f == 0 && calibrated && !(ro.calibration = cal = calibration_frame(o, ctx, rgba))) {
             rc = 1;
             break;
         }
