@@ -30,7 +30,9 @@
  * profile's ticks per unit of work) / (this run's so far, units from gr_sim_work): the
  * stage costs about what it did at P = 1, each task keeping its share. A Thread
  * activation's ticks go to its stage step by step (act_t0), so that the charge lands in
- * the step that ran them. */
+ * the step that ran them. Wake-ups a step causes happen at its time before calibration
+ * (now_of_running): where the calibration shortens a step, a sleeper it wakes starts up
+ * to that much late. */
 #include "gramps/internal.h"
 #include "gramps/profile.h"
 
@@ -286,6 +288,10 @@ static void scale_step(uint64_t *counters, const uint64_t *at_start, int n, doub
             counters[i] = at_start[i] + (uint64_t)((double)(counters[i] - at_start[i]) * scale);
 }
 
+/* The most a calibration scales a stage's time by, either way: early in a run a stage's
+ * cost per unit rests on few units (a Thread stage's packets come at its commits). */
+#define SIM_MAX_CALIBRATION 64.0
+
 /* The calibrated cost model (gr_launch_opts.sim_calibration): each stage's share of
  * the step, x (its CPU-time corrected application ticks), becomes x times the
  * calibration's ticks per unit of work over this run's so far. Returns the change to the
@@ -301,7 +307,10 @@ static int64_t calibrate_step(gr_worker *w, const vworker *v)
         st->sim_ticks += x;
         if (!(st->sim_unit_ticks > 0) || !st->sim_units) continue;
         double per_unit = (double)st->sim_ticks / (double)st->sim_units;
-        int64_t d = (int64_t)((double)x * st->sim_unit_ticks / per_unit) - (int64_t)x;
+        double f = st->sim_unit_ticks / per_unit;
+        if (f > SIM_MAX_CALIBRATION) f = SIM_MAX_CALIBRATION;
+        if (f < 1 / SIM_MAX_CALIBRATION) f = 1 / SIM_MAX_CALIBRATION;
+        int64_t d = (int64_t)((double)x * f) - (int64_t)x;
         w->stage_ticks[i] += (uint64_t)d;
         delta += d;
     }
