@@ -96,14 +96,6 @@ typedef struct gr_stage_desc {
     int priority;                  /* 0 = derived from the graph; else overrides (higher runs first) */
     bool fifo;                     /* Shader: run its tasks oldest first, as in an ordered chain
                                       (e.g. a PS whose early-Z wants the OM close behind) */
-    uint32_t low_watermark;        /* the stage's low watermark (thesis §5.4.1), tasks.
-                                      Thread: not preempted at reserve/commit while its
-                                      worker's higher-priority local tasks are fewer; 0: the
-                                      run's gr_launch_opts.low_watermark. Shader, under the
-                                      GRAMPS policy: a worker that ran one of its tasks runs
-                                      its next local task of the stage before any other
-                                      while fewer than this many ran in a row; 0 or 1: every
-                                      task goes by priority */
     bool replicated;               /* one of the copies a graph makes of a stage per worker
                                       group (graph files' `replicate`): their work divides
                                       among the copies, so none is counted as serial */
@@ -143,6 +135,14 @@ typedef struct gr_stage_desc {
                                       statistics (copied, truncated to GR_DEVICE_MAX - 1):
                                       "opencl" when its tasks launch kernels on an
                                       accelerator (gr_device_work counts them); NULL: "cpu" */
+    uint32_t low_watermark;        /* the stage's low watermark (thesis §5.4.1), tasks.
+                                      Thread: not preempted at reserve/commit while its
+                                      worker's higher-priority local tasks are fewer; 0: the
+                                      run's gr_launch_opts.low_watermark. Shader, under the
+                                      GRAMPS policy: a worker that ran one of its tasks runs
+                                      its next local task of the stage before any other
+                                      while fewer than this many ran in a row; 0 or 1: every
+                                      task goes by priority */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
