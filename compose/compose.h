@@ -46,7 +46,7 @@ extern "C" {
 #define CP_MAX_SUBQUEUES (1 << 20)         /* a static queue set's `subqueues` */
 #define CP_MAX_KEYS (1 << 24)              /* a dynamic queue set's `max_keys` */
 #define CP_MAX_PRIORITY 1000000            /* a stage's `priority`, either sign */
-#define CP_MAX_LOW_WATERMARK (1 << 24)     /* [graph] `low_watermark`, packets */
+#define CP_MAX_LOW_WATERMARK (1 << 24)     /* [graph] and [stage] `low_watermark`, tasks */
 /* How big a graph description may be: sections (a stage or queue section stands for all
  * its replicas) and distinct keys in one section. Lookups scan a section's keys and the
  * graph's sections, so these bound a description's parse at about 10^7 comparisons
@@ -386,6 +386,7 @@ GR_API int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_
  *   [queue NAME]     format, capacity, elements, ordered, subqueues, dynamic_keys,
  *                    max_keys, replicate
  *   [stage NAME]     type, replicate, priority, fifo (a Shader's tasks oldest first),
+ *                    low_watermark (the stage's own, gr_stage_desc.low_watermark),
  *                    device (cpu, opencl or auto: where a type with a kernel runs;
  *                    [graph] device sets it for every such stage), PORT = QUEUE for
  *                    every port, and the type's parameters

@@ -41,6 +41,7 @@ typedef struct inst_stage {
     bool created;
     int64_t priority;
     bool fifo;
+    int64_t low_watermark;             /* its `low_watermark`; 0: the run's */
     bool replicated;                   /* its section has `replicate` */
     cp_placement placement;            /* asked for: its `device`, else [graph] device */
     const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
@@ -227,7 +228,7 @@ static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char 
     for (int i = 0; i < sec->n; i++) {
         const char *k = sec->settings[i].key;
         if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority") ||
-            !strcmp(k, "fifo") || !strcmp(k, "device")) continue;
+            !strcmp(k, "fifo") || !strcmp(k, "low_watermark") || !strcmp(k, "device")) continue;
         if (find_port(t, k) || find_param(t, k, &idx)) continue;
         return cp_fail(err, "%s: %s: type '%s' has no port or parameter '%s' (--list-stages "
                        "shows its ports and parameters)", sec->settings[i].where,
@@ -396,7 +397,9 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->port_copies = calloc((size_t)t->nports + 1, sizeof *st->port_copies);
     if (!st->params || !st->port_queue || !st->port_copies) return cp_fail(err, "out of memory");
     if (int_of(in, sec, "priority", 0, -CP_MAX_PRIORITY, CP_MAX_PRIORITY, &st->priority, err) ||
-        bool_of(in, sec, "fifo", &st->fifo, err) || placement_of(in, st, sec, t, err)) return -1;
+        bool_of(in, sec, "fifo", &st->fifo, err) ||
+        int_of(in, sec, "low_watermark", 0, 0, CP_MAX_LOW_WATERMARK, &st->low_watermark, err) ||
+        placement_of(in, st, sec, t, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
     for (int i = 0; i < t->nports; i++) {
@@ -415,7 +418,8 @@ static int copy_stage(cp_instance *in, inst_stage *st, const inst_stage *first, 
 {
     const cp_stage_type *t = first->init.type;
     *st = (inst_stage){.init = first->init, .sec = first->sec, .priority = first->priority,
-                       .fifo = first->fifo, .replicated = true, .placement = first->placement,
+                       .fifo = first->fifo, .low_watermark = first->low_watermark,
+                       .replicated = true, .placement = first->placement,
                        .placement_where = first->placement_where};
     st->init.name = st->name;
     st->init.replica = k;
@@ -446,9 +450,10 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
         return -1;
     const cp_image_stage_type *image = cp_image_stage_of(in->desc->r, t);
     if (image && (reps || cp_setting_find(sec, "priority") || cp_setting_find(sec, "fifo") ||
-                  cp_setting_find(sec, "device")))
+                  cp_setting_find(sec, "low_watermark") || cp_setting_find(sec, "device")))
         return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority, "
-                       "fifo or device (it runs per tile, tiles in parallel, after the graph)",
+                       "fifo, low_watermark or device (it runs per tile, tiles in parallel, "
+                       "after the graph)",
                        sec->where, cp_section_label(sec, label), t->name);
     const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
@@ -752,6 +757,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = priority_of(st), .fifo = st->fifo,
+                                               .low_watermark = (uint32_t)st->low_watermark,
                                                .replicated = st->replicated, .origin = origin});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)

@@ -137,6 +137,14 @@ typedef struct gr_stage_desc {
                                       accelerator (gr_device_work counts them); NULL: "cpu" */
     const char *placement;         /* why it computes there, for the statistics (copied,
                                       truncated to GR_ORIGIN_MAX - 1); NULL: nothing said */
+    uint32_t low_watermark;        /* the stage's low watermark (thesis §5.4.1), tasks.
+                                      Thread: not preempted at reserve/commit while its
+                                      worker's higher-priority local tasks are fewer; 0: the
+                                      run's gr_launch_opts.low_watermark. Shader, under the
+                                      GRAMPS policy: a worker that ran one of its tasks runs
+                                      its next local task of the stage before any other
+                                      while fewer than this many ran in a row; 0 or 1: every
+                                      task goes by priority */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
@@ -172,7 +180,8 @@ GR_API void *gr_buffer_data(gr_graph *g, int buffer);            /* host access 
 typedef struct gr_launch_opts {
     unsigned workers;              /* 0: as gr_worker_count(0) answers */
     bool pin;                      /* pin worker i to CPU i */
-    uint32_t low_watermark;        /* preemption watermark in packets (0: 2 x workers, min 32) */
+    uint32_t low_watermark;        /* every Thread stage's low watermark, tasks, where its
+                                      gr_stage_desc sets none (0: 2 x workers, min 32) */
     size_t stack_bytes;            /* Thread-stage stacks (0: 256 KiB) */
     double deadlock_seconds;       /* no progress for this long = deadlock (0 or less: 10 s;
                                       NaN or above GR_DEADLOCK_SECONDS_MAX: GR_ERR_INVALID) */
@@ -204,6 +213,13 @@ typedef struct gr_launch_opts {
      * results are the same; every time and footprint in the statistics is virtual. 0: a
      * real run. */
     unsigned simulate;
+    /* Simulated runs: a profile (gr_profile_take) of a 1-virtual-worker run of the same
+     * graph and frame. Each stage's application time is then charged at that run's cost
+     * per unit of work (a Shader task; a Thread stage's packets in and out), the tasks
+     * keeping their measured proportions, instead of as measured here, where P virtual
+     * workers share one core's caches. A profile of another graph, or of a real run,
+     * fails gr_launch (GR_ERR_INVALID). NULL: charged as measured. Ignored in real runs. */
+    const struct gr_profile *sim_calibration;
 } gr_launch_opts;
 
 /* How many workers a run launched with gr_launch_opts.workers = requested has: requested;

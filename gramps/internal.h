@@ -280,6 +280,12 @@ struct gr_stage_rt {
     int priority;                     /* higher runs first */
     int rank;                         /* priority order: 0 = lowest priority */
     int deque;                        /* index of its tasks' deque in each worker (policy's) */
+    uint32_t low_watermark;           /* d.low_watermark, else the run's (resolved at launch) */
+    /* Simulated runs (simulate.c's gr_sim_app): application ticks and units of work (a
+     * Shader task; a Thread activation's packets in and out) so far, and the calibrated
+     * cost of a unit (gr_launch_opts.sim_calibration; 0: charged as measured). */
+    uint64_t sim_ticks, sim_units;
+    double sim_unit_ticks;
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;
@@ -395,6 +401,14 @@ struct gr_worker {
     _Atomic(bool) idle;
     int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
                                          task began; tasks above it are its children */
+    int streak_rank;                  /* GRAMPS: rank of the Shader stage whose tasks this
+                                         worker ran last, -1 after anything else */
+    uint32_t streak;                  /* how many of them it ran in a row */
+    /* The running Thread activation's stage (NULL: none) and when the part of it not yet
+     * in stage_ticks began: its start, or in a simulated run the step's (step_end
+     * closes each step's part, so that a stage's ticks fall in the steps that ran them). */
+    gr_stage_rt *act_stage;
+    uint64_t act_t0;
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;

@@ -5,6 +5,7 @@
  * caller inside gr_wait, the easiest mode to debug), GRAMPS_TORTURE=1 (preempt Thread
  * stages at every reserve/commit), GRAMPS_PIN=1, GRAMPS_SCHEDULER (scheduler.c). */
 #include "gramps/internal.h"
+#include "gramps/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +43,43 @@ static void resolve_options(gr_graph *g, const gr_launch_opts *o)
         g->opts.low_watermark = 2 * g->nworkers;
         if (g->opts.low_watermark < 32) g->opts.low_watermark = 32;
     }
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        /* Shaders follow the thesis' same-stage rule only where asked: at the run's
+         * watermark it raised the ray tracer's peak footprint 7-10x (many-cores.md). */
+        s->low_watermark = s->d.low_watermark ? s->d.low_watermark
+                         : s->d.kind == GR_SHADER ? 1 : g->opts.low_watermark;
+    }
     if (!g->opts.stack_bytes) g->opts.stack_bytes = 256 * 1024;
     if (g->opts.deadlock_seconds <= 0) g->opts.deadlock_seconds = 10.0;
     g->torture = env_long("GRAMPS_TORTURE", 0) != 0;
     if (env_long("GRAMPS_PIN", 0)) g->opts.pin = true;
+}
+
+/* gr_launch_opts.sim_calibration must be a simulated run's profile of this graph (at
+ * another worker count a replicated stage has another number of copies). */
+static gr_status check_calibration(gr_graph *g, const gr_profile *p)
+{
+    if (!p->stage_units) {
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: sim_calibration is a real run's profile; "
+                     "it must come from a simulated run (gr_launch_opts.simulate = 1)");
+        return GR_ERR_INVALID;
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        bool named = false;
+        for (int k = 0; k < p->nstages && !named; k++) {
+            gr_profile one = {.nstages = 1, .stage_names = &p->stage_names[k],
+                              .stage_us = &p->stage_us[k], .stage_units = (double[]){1}};
+            double us;
+            named = gr_profile_unit_us(&one, g->stages[i], &us);
+        }
+        if (!named) {
+            gr_set_error(g, GR_ERR_INVALID, "gr_launch: sim_calibration is a profile of another "
+                         "graph: it has no stage '%s'", g->stages[i]->name);
+            return GR_ERR_INVALID;
+        }
+    }
+    return GR_OK;
 }
 
 /* One packet-stealing pool per packet size. */
@@ -169,6 +203,7 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->id = id;
     w->g = g;
     w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
+    w->streak_rank = -1;
     w->arrays = gr_calloc_lines(1, carve_arrays(g, w, NULL));
     if (!w->arrays) return false;
     carve_arrays(g, w, w->arrays);
@@ -246,6 +281,8 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
                      "%d (GR_MAX_WORKERS)", o->simulate, GR_MAX_WORKERS);
         return GR_ERR_INVALID;
     }
+    if (o && o->simulate && o->sim_calibration && check_calibration(g, o->sim_calibration) != GR_OK)
+        return GR_ERR_INVALID;
     resolve_options(g, o);
     if (gr_scheduler_choose(g) != GR_OK) return g->status;
     if (gr_validate(g, runnable, nrunnable) != GR_OK) return g->status;

@@ -25,6 +25,11 @@ gr_profile *gr_profile_take(const gr_graph *g)
     }
     for (int i = 0; i < st->nqueues; i++)
         p->queue_bytes[i] = (double)st->queues[i].packets * (double)st->queues[i].packet_bytes;
+    if (g->opts.simulate) {
+        p->stage_units = calloc((size_t)st->nstages + 1, sizeof *p->stage_units);
+        if (!p->stage_units) { gr_profile_free(p); return NULL; }
+        for (int i = 0; i < st->nstages; i++) p->stage_units[i] = (double)g->stages[i]->sim_units;
+    }
     return p;
 }
 
@@ -34,7 +39,31 @@ void gr_profile_free(gr_profile *p)
     free(p->stage_names);
     free(p->stage_us);
     free(p->queue_bytes);
+    free(p->stage_units);
     free(p);
+}
+
+/* Whether a profile's stage `name` is s or, for a replicated s, one of s's copies. */
+static bool same_stage(const char *name, const gr_stage_rt *s)
+{
+    if (!strcmp(name, s->name)) return true;
+    if (!s->d.replicated) return false;
+    const char *dash = strrchr(s->name, '-');
+    size_t base = dash ? (size_t)(dash - s->name) : strlen(s->name);
+    if (strncmp(name, s->name, base) || name[base] != '-' || !name[base + 1]) return false;
+    return strspn(name + base + 1, "0123456789") == strlen(name + base + 1);
+}
+
+bool gr_profile_unit_us(const gr_profile *p, const gr_stage_rt *s, double *us)
+{
+    double t = 0, units = 0;
+    for (int i = 0; p->stage_units && i < p->nstages; i++)
+        if (same_stage(p->stage_names[i], s)) {
+            t += p->stage_us[i];
+            units += p->stage_units[i];
+        }
+    *us = units > 0 ? t / units : 0;
+    return units > 0;
 }
 
 bool gr_profile_matches(const gr_profile *p, const gr_graph *g)

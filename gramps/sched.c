@@ -1,6 +1,7 @@
 /* sched.c — the GRAMPS scheduling policy (Sanchez et al. 2011 §III-A), one loop per
- * worker pthread: pop local work from the highest-priority stage first; when there is
- * none, flush partially coalesced push packets, then steal from the lowest-priority
+ * worker pthread: pop local work from the highest-priority stage first (after a Shader
+ * task, more of the same stage first, up to its low watermark: thesis §5.4.1); when
+ * there is none, flush partially coalesced push packets, then steal from the lowest-priority
  * stage first, nearest victims first; when nothing anywhere can run, back off and sleep
  * (tasks.c). One deque per stage per worker, indexed by the stage's rank; a Shader
  * stage whose output queue is full is not run (backpressure). */
@@ -60,10 +61,38 @@ static void *steal(gr_worker *w)
     return NULL;
 }
 
+/* The thesis' Shader rule (§5.4.1): a worker that ran a task of a Shader stage takes its
+ * next local task of the same stage before looking at any other, while fewer than the
+ * stage's low watermark ran in a row and the stage is not held back, so that a Shader
+ * producer and its consumers do not ping-pong task by task. */
+static void *pop_same_stage(gr_worker *w)
+{
+    const int r = w->streak_rank;
+    if (r < 0) return NULL;
+    gr_stage_rt *s = w->g->stages[w->g->by_rank[r]];
+    gr_dq *dq = &w->dq[r];
+    if (w->streak >= s->low_watermark || gr_dq_owner_bound(dq) <= 0 || gr_stage_blocked(w, s))
+        return NULL;
+    return s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq);
+}
+
+/* After a task ran (ran: false when it went back to its deque): the streak the rule
+ * above counts. A Thread activation or a task that did not run ends it. */
+static void count_streak(gr_worker *w, const gr_stage_rt *s, bool shader, bool ran)
+{
+    if (!shader || !ran) w->streak_rank = -1;
+    else if (s->rank == w->streak_rank) w->streak++;
+    else {
+        w->streak_rank = s->rank;
+        w->streak = 1;
+    }
+}
+
 /* One step: find a task and run it. Returns false when nothing could run. */
 static bool schedule_once(gr_worker *w)
 {
-    void *t = gr_pop_by_priority(w);
+    void *t = pop_same_stage(w);
+    if (!t) t = gr_pop_by_priority(w);
     if (!t) {
         gr_flush_partials(w);
         t = gr_pop_by_priority(w);
@@ -77,7 +106,11 @@ static bool schedule_once(gr_worker *w)
         }
     }
     if (!t) return false;
+    const gr_stage_rt *s = gr_task_stage(w->g, t);   /* before the run frees the packet */
+    const bool shader = !gr_task_is_inst(t);
+    const uint64_t tasks = w->tasks;
     gr_run_task(w, t);
+    count_streak(w, s, shader, w->tasks != tasks);
     return true;
 }
 

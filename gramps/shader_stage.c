@@ -236,6 +236,7 @@ static void run_reserved(gr_worker *w, gr_stage_rt *s, gr_ctx *c)
     uint64_t t1 = gr_account(w, GR_T_SCHED);
     w->stage_ticks[s->id] += t1 - t0;
     w->stage_tasks[s->id]++;
+    if (w->g->sim) gr_sim_work(s, 1);
     if (w->journal) gr_journal_add(w, s->id, 0, t0, t1);
     /* Committing the outputs is queue time; 1 task in GR_QUEUE_SAMPLE times it (a clock
      * read costs about as much), and the statistics move the estimate out of scheduling. */

@@ -22,8 +22,19 @@
  * again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps;
  * a push wakes every sleeper unless a push already did since the last one went to sleep
  * (wake_sent), each after wake_ns; a sleeper nobody wakes looks again after poll_ns, the
- * timed wait. */
+ * timed wait.
+ *
+ * Calibrated application time (gr_launch_opts.sim_calibration): P virtual workers share
+ * one core's caches, so a task measured here costs more than on a core of its own. With a
+ * 1-worker run's profile, each stage's application ticks in a step are charged times (the
+ * profile's ticks per unit of work) / (this run's so far, units from gr_sim_work): the
+ * stage costs about what it did at P = 1, each task keeping its share. A Thread
+ * activation's ticks go to its stage step by step (act_t0), so that the charge lands in
+ * the step that ran them. Wake-ups a step causes happen at its time before calibration
+ * (now_of_running): where the calibration shortens a step, a sleeper it wakes starts up
+ * to that much late. */
 #include "gramps/internal.h"
+#include "gramps/profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +238,13 @@ bool gr_sim_create(gr_graph *g)
     s->poll = ticks_of(c.poll_ns);
     s->idle_head = -1;
     atomic_init(&s->running, -1);
+    const gr_profile *cal = g->opts.sim_calibration;
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *st = g->stages[i];
+        st->sim_ticks = st->sim_units = 0;
+        double us = 0;
+        st->sim_unit_ticks = cal && gr_profile_unit_us(cal, st, &us) ? us * 1e3 * gr_ticks_per_ns() : 0;
+    }
     return true;
 }
 
@@ -259,6 +277,7 @@ static void arrive(gr_worker *w)
     w->sim_offset = v->step_offset = v->clock - v->step_ticks;
     memcpy(v->step_t, w->t, sizeof v->step_t);
     memcpy(v->step_stage, w->stage_ticks, (size_t)w->g->nstages * sizeof *v->step_stage);
+    if (w->act_stage) w->act_t0 = v->clock;
 }
 
 /* Scales what the step added to each of `n` counters (from `at_start`) by `scale`. */
@@ -269,24 +288,62 @@ static void scale_step(uint64_t *counters, const uint64_t *at_start, int n, doub
             counters[i] = at_start[i] + (uint64_t)((double)(counters[i] - at_start[i]) * scale);
 }
 
+/* The most a calibration scales a stage's time by, either way: early in a run a stage's
+ * cost per unit rests on few units (a Thread stage's packets come at its commits). */
+#define SIM_MAX_CALIBRATION 64.0
+
+/* The calibrated cost model (gr_launch_opts.sim_calibration): each stage's share of
+ * the step, x (its CPU-time corrected application ticks), becomes x times the
+ * calibration's ticks per unit of work over this run's so far. Returns the change to the
+ * step's length (<= 0 when the run's tasks cost more than the calibration's), having
+ * applied it to the stages' busy ticks. */
+static int64_t calibrate_step(gr_worker *w, const vworker *v)
+{
+    int64_t delta = 0;
+    for (int i = 0; i < w->g->nstages; i++) {
+        gr_stage_rt *st = w->g->stages[i];
+        if (w->stage_ticks[i] <= v->step_stage[i]) continue;
+        uint64_t x = w->stage_ticks[i] - v->step_stage[i];
+        st->sim_ticks += x;
+        if (!(st->sim_unit_ticks > 0) || !st->sim_units) continue;
+        double per_unit = (double)st->sim_ticks / (double)st->sim_units;
+        double f = st->sim_unit_ticks / per_unit;
+        if (f > SIM_MAX_CALIBRATION) f = SIM_MAX_CALIBRATION;
+        if (f < 1 / SIM_MAX_CALIBRATION) f = 1 / SIM_MAX_CALIBRATION;
+        int64_t d = (int64_t)((double)x * f) - (int64_t)x;
+        w->stage_ticks[i] += (uint64_t)d;
+        delta += d;
+    }
+    return delta;
+}
+
 /* The clock at the end of w's step: the ticks it took, or the OS thread's CPU time when
  * that is less (the OS ran something else meanwhile: a loaded machine's time is not the
- * simulated machine's), plus the cost model's charges. The worker's time categories and
- * the busy times of the stages the step ran are scaled to match (in proportion: where
- * in the step the OS intervened is unknown), so that a stage is never busier than the
- * workers' application time; the step's journal slices keep their ticks. */
+ * simulated machine's), plus the cost model's charges and calibration. The worker's time
+ * categories and the busy times of the stages the step ran are scaled to match (in
+ * proportion: where in the step the OS intervened is unknown), so that a stage is never
+ * busier than the workers' application time; the step's journal slices keep their
+ * ticks. */
 static uint64_t step_end(gr_worker *w, vworker *v)
 {
     uint64_t t = gr_ticks(), now = t + w->sim_offset;
     w->t[w->cat] += now - w->t_last;      /* the books closed at the step's end */
     w->t_last = now;
+    if (w->act_stage && now > w->act_t0) w->stage_ticks[w->act_stage->id] += now - w->act_t0;
     double cpu = (double)(thread_cpu_ns() - v->step_cpu) * gr_ticks_per_ns();
     double ticks = (double)(t - v->step_ticks), charged = (double)(w->sim_offset - v->step_offset);
-    if (cpu >= ticks) return now;
-    double scale = (cpu + charged) / (ticks + charged);
-    scale_step(w->t, v->step_t, GR_T_NCAT, scale);
-    scale_step(w->stage_ticks, v->step_stage, w->g->nstages, scale);
-    w->t_last = v->step_ticks + v->step_offset + (uint64_t)(cpu + charged);
+    if (cpu < ticks) {
+        double scale = (cpu + charged) / (ticks + charged);
+        scale_step(w->t, v->step_t, GR_T_NCAT, scale);
+        scale_step(w->stage_ticks, v->step_stage, w->g->nstages, scale);
+        w->t_last = v->step_ticks + v->step_offset + (uint64_t)(cpu + charged);
+    }
+    int64_t delta = calibrate_step(w, v);
+    uint64_t start = v->step_ticks + v->step_offset, app = w->t[GR_T_APP] - v->step_t[GR_T_APP];
+    if (delta < -(int64_t)app) delta = -(int64_t)app;               /* stays in the step */
+    if (delta < -(int64_t)(w->t_last - start)) delta = -(int64_t)(w->t_last - start);
+    w->t[GR_T_APP] += (uint64_t)delta;
+    w->t_last += (uint64_t)delta;
     return w->t_last;
 }
 
@@ -386,6 +443,8 @@ void gr_sim_idle(gr_worker *w, bool asleep)
     depart(w, &w->sched_fiber, VW_IDLE);
     arrive(w);
 }
+
+void gr_sim_work(gr_stage_rt *st, uint64_t units) { st->sim_units += units; }
 
 void gr_sim_steal(gr_worker *w, void *task)
 {

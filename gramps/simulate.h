@@ -14,6 +14,7 @@
 
 typedef struct gr_graph gr_graph;
 typedef struct gr_worker gr_worker;
+typedef struct gr_stage_rt gr_stage_rt;
 typedef struct gr_sim gr_sim;
 
 /* The cost model's constants in ns (GRAMPS_SIM_COST overrides them, see simulate.c). */
@@ -44,6 +45,9 @@ void gr_sim_point(gr_worker *w, gr_fiber *here);
 /* An idle worker waits (on its loop's fiber) until a push or wake-up reaches it, or
  * until its next search (spinning) or the end of its timed wait (asleep). */
 void gr_sim_idle(gr_worker *w, bool asleep);
+/* Stage st's code did `units` of work (a Shader task: 1; a Thread activation: its
+ * packets in and out), the measure its calibrated cost is per (simulate.c). */
+void gr_sim_work(gr_stage_rt *st, uint64_t units);
 /* A steal moved the task (and its packet's lines) from another core. */
 void gr_sim_steal(gr_worker *w, void *task);
 /* A task was pushed: the sleeping workers wake unless a push woke them since the last

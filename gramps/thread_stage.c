@@ -114,16 +114,18 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     inst->ctx.w = w;
     inst->produced = 0;
     atomic_store(&inst->state, GR_INST_RUNNING);
-    uint64_t t0 = gr_account(w, GR_T_APP);
+    w->act_t0 = gr_account(w, GR_T_APP);
+    w->act_stage = s;
+    const uint64_t t0 = w->act_t0;
     const gr_stage_rt *was = gr_running_set(s);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
     gr_running_set(was);
     uint64_t t1 = gr_account(w, GR_T_SCHED);
-    /* In a simulated run the instance may have switched out between t0 and t1, and the
-     * step that took t0 may have been shortened since to its CPU time (simulate.c's
-     * step_end), leaving t1 below t0: nothing is counted then, rather than a wrapped
-     * difference. */
-    w->stage_ticks[s->id] += t1 > t0 ? t1 - t0 : 0;
+    /* In a simulated run the instance may have switched out between t0 and t1: each
+     * step's part went to stage_ticks at the step's end, and act_t0 is where this
+     * step's began; never a wrapped difference. */
+    w->stage_ticks[s->id] += t1 > w->act_t0 ? t1 - w->act_t0 : 0;
+    w->act_stage = NULL;
     w->stage_tasks[s->id]++;
     if (w->journal) gr_journal_add(w, s->id, inst->number, t0, t1);
     switch (inst->action) {
@@ -184,7 +186,7 @@ static void wait_output(gr_ctx *c, gr_subq *s, gr_queue_rt *q, uint32_t need)
     yield_to_worker(c, GR_YIELD_BLOCK_OUT);
 }
 
-/* Preemption point (reserve/commit): past the low watermark of local work, let the
+/* Preemption point (reserve/commit): past the stage's low watermark of local work, let the
  * worker run higher-priority tasks; under the work-first policy, after every committed
  * output packet (`committed`: packets gr_commit_out just committed); never under the
  * one-stage-at-a-time policy. Torture builds preempt at every point. */
@@ -198,7 +200,7 @@ static void maybe_preempt(gr_ctx *c, uint32_t committed)
             return;
         }
         /* the bound first: it does not touch the lines thieves write */
-        const int64_t mark = (int64_t)c->g->opts.low_watermark;
+        const int64_t mark = (int64_t)c->stage->low_watermark;
         const int rank = c->stage->rank;
         int64_t local = 0;
         for (int r = gr_ready_below(w, c->g->nstages); r > rank; r = gr_ready_below(w, r))
@@ -394,6 +396,7 @@ gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
     bool waiters = s->out_waiters != NULL;
     gr_spin_unlock(&s->lock);
     t->packets = 0;
+    if (c->g->sim) gr_sim_work(c->stage, n);
     for (uint32_t i = 0; i < n; i++) gr_pkt_free(c->w, t->pkts[i]);
     if (waiters) gr_wake_out_waiters(c->w, q, s);
     if (pool_waiters) gr_wake_out_waiters(c->w, q, NULL);
@@ -573,6 +576,7 @@ gr_status gr_commit_out(gr_ctx *c, int output, uint32_t n)
         else cancel_packet(c->w, q, p);
     }
     c->inst->produced += n;
+    if (c->g->sim) gr_sim_work(c->stage, n);
     maybe_preempt(c, n);
     return leave(c, GR_OK);
 }

@@ -49,6 +49,7 @@ typedef struct options {
     int nworkers, repeats, width, height;
     const char *out;
     bool quiet, simulate;
+    bool measured_cost;            /* --sim-cost measured */
 } options;
 
 static const char default_scenes[] = "teapot,courtyard,fairy,../shared/scenes/bunny.obj";
@@ -73,6 +74,9 @@ static void usage(FILE *out)
         "                     than cores shows footprint and overheads, not speedup)\n"
         "  --simulate LIST    virtual worker counts instead of --workers, " LIMIT_RANGE(1, GR_MAX_WORKERS) ": each run on\n"
         "                     one thread in virtual time (times and footprints predicted)\n"
+        "  --sim-cost calibrated|measured\n"
+        "                     simulated tasks' cost: what they took in a frame at 1 virtual worker\n"
+        "                     (calibrated, the default) or what they took sharing one core's caches\n"
         "  --repeats N        measured frames per configuration, after a warm-up (default 5)\n"
         "  --size WxH         image size (default 512x512)\n"
         "  --out DIR          output directory, made if missing (default footprint-study)\n"
@@ -134,7 +138,7 @@ static int check_names(const list *l, bool (*known)(const char *), const char *f
 static bool builtin_graph(const char *name) { return pl_builtin_graph(name) != NULL; }
 
 enum { OPT_SCENES = 256, OPT_PIPELINES, OPT_GRAPH, OPT_SCHEDULERS, OPT_WORKERS, OPT_REPEATS,
-       OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE, OPT_APPS };
+       OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE, OPT_APPS, OPT_SIM_COST };
 
 static int parse_one(options *o, int c, const char *arg, const char *flag)
 {
@@ -152,6 +156,11 @@ static int parse_one(options *o, int c, const char *arg, const char *flag)
         return 0;
     case OPT_WORKERS: o->simulate = false; return parse_workers(o, arg, flag);
     case OPT_SIMULATE: o->simulate = true; return parse_workers(o, arg, flag);
+    case OPT_SIM_COST:
+        if (strcmp(arg, "calibrated") && strcmp(arg, "measured"))
+            return bad_flag(flag, arg, "expected calibrated or measured");
+        o->measured_cost = !strcmp(arg, "measured");
+        return 0;
     case OPT_REPEATS:
         return io_parse_int(arg, 1, 1000, &o->repeats) ? 0 : bad_flag(flag, arg, "expected 1..1000");
     case OPT_SIZE:
@@ -172,6 +181,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"graph", required_argument, 0, OPT_GRAPH}, {"schedulers", required_argument, 0, OPT_SCHEDULERS},
         {"workers", required_argument, 0, OPT_WORKERS}, {"repeats", required_argument, 0, OPT_REPEATS},
         {"simulate", required_argument, 0, OPT_SIMULATE}, {"apps", required_argument, 0, OPT_APPS},
+        {"sim-cost", required_argument, 0, OPT_SIM_COST},
         {"size", required_argument, 0, OPT_SIZE}, {"out", required_argument, 0, OPT_OUT},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, OPT_VERSION}, {0, 0, 0, 0}};
@@ -248,8 +258,9 @@ static bool runs_static(const fp_study *s)
 static int run_workers(study_run *r, pl_scene_data *data, int sc, int p, int w, char *err)
 {
     const fp_study *s = r->s;
-    fp_config c = {r->setups[p].graph, data, s->width, s->height, NULL, s->workers[w], NULL,
-                   NULL, NULL, s->simulated};
+    fp_config c = {.graph = r->setups[p].graph, .data = data, .width = s->width,
+                   .height = s->height, .workers = s->workers[w], .simulate = s->simulated,
+                   .measured_cost = r->o->measured_cost};
     gr_profile *prof = runs_static(s) ? fp_profile(&c, err) : NULL;
     if (runs_static(s) && !prof) return 1;
     c.profile = prof;

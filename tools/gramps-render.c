@@ -44,6 +44,8 @@ typedef struct options {
     const char *trace, *dot;       /* timeline (Chrome/Perfetto JSON) and graph (DOT) files */
     const gr_profile *profile;     /* static: the profiling frame's (run) */
     unsigned simulate;             /* --simulate P: virtual workers (0: a real run) */
+    bool measured_cost;            /* --sim-cost measured: no calibration frame */
+    const gr_profile *calibration; /* simulated: the calibration frame's (run) */
     bool info, list_stages, list_devices;
     bool stats_table;              /* --stats-table (or -v): the per-queue footprint table */
     bool output_defaulted;         /* output is default_output: no output was named */
@@ -106,13 +108,16 @@ static void usage(FILE *out)
         "      --dot FILE        write the last frame's graph as Graphviz DOT\n"
         "      --simulate P      run the graph on P virtual workers (1-1024) on one thread:\n"
         "                        times and footprints are predicted, the image the same\n"
+        "      --sim-cost calibrated|measured\n"
+        "                        simulated tasks cost what they took in a frame at 1 virtual\n"
+        "                        worker (calibrated, the default) or what they took here\n"
         "      --info            print the scene report and exit\n"
         "  -h, --help            this help\n"
         "      --version         version\n");
 }
 
 enum { OPT_STATS = RO_OPT_END, OPT_INFO, OPT_VERSION, OPT_TRACE, OPT_DOT, OPT_LIST_STAGES,
-       OPT_STATS_TABLE, OPT_SIMULATE, OPT_LIST_DEVICES };
+       OPT_STATS_TABLE, OPT_SIMULATE, OPT_LIST_DEVICES, OPT_SIM_COST };
 
 /* The options only gramps-render has: its outputs, --info and --list-stages. */
 static int parse_one(void *ctx, int c, const char *arg, const char *flag)
@@ -141,6 +146,11 @@ static int parse_one(void *ctx, int c, const char *arg, const char *flag)
         o->simulate = (unsigned)n;
         return 0;
     }
+    case OPT_SIM_COST:
+        if (strcmp(arg, "calibrated") && strcmp(arg, "measured"))
+            return ro_bad_flag(&o->c, flag, arg, "expected calibrated or measured");
+        o->measured_cost = !strcmp(arg, "measured");
+        return 0;
     }
     return ro_parse_one(&o->c, c, arg, flag);
 }
@@ -155,7 +165,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"list-stages", no_argument, 0, OPT_LIST_STAGES},
         {"list-devices", no_argument, 0, OPT_LIST_DEVICES},
         {"stats-table", no_argument, 0, OPT_STATS_TABLE},
-        {"simulate", required_argument, 0, OPT_SIMULATE}, {0, 0, 0, 0}};
+        {"simulate", required_argument, 0, OPT_SIMULATE},
+        {"sim-cost", required_argument, 0, OPT_SIM_COST}, {0, 0, 0, 0}};
     *o = (options){0};
     int rc = ro_init(&o->c, "gramps-render", argc);
     if (rc) return rc;
@@ -179,7 +190,7 @@ static gr_launch_opts launch_opts(const options *o)
 {
     return (gr_launch_opts){.scheduler = o->c.scheduler, .journal = o->trace != NULL,
                             .profile = o->profile, .verbose = o->c.verbose,
-                            .simulate = o->simulate};
+                            .simulate = o->simulate, .sim_calibration = o->calibration};
 }
 
 /* One frame through the graph into rgba; the frame's counters and graph into r. */
@@ -392,7 +403,9 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
     fprintf(f, "\"msaa\": %d,\n\"sample_buffer_bytes\": %llu,\n", last->msaa,
             (unsigned long long)last->sample_bytes);
     fprintf(f, "\"hdr_color_bytes\": %llu,\n", (unsigned long long)last->hdr_bytes);
-    if (o->simulate) fprintf(f, "\"simulated_workers\": %u,\n", o->simulate);
+    if (o->simulate)
+        fprintf(f, "\"simulated_workers\": %u,\n\"sim_cost\": \"%s\",\n", o->simulate,
+                o->calibration ? "calibrated" : "measured");
     write_work(fs, n, last, f);
     write_frames(fs, n, f);
     fprintf(f, "\"runtime\": ");
@@ -430,6 +443,22 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
     printf("outside the graph %.2f ms a frame (building, clearing, launching); frame serial "
            "share %.1f%% (Amdahl bound %.1fx at 16 workers)\n", out.median, share.median * 100,
            gr_amdahl_bound(share.median, 16));
+}
+
+/* Simulated: one frame at 1 virtual worker under the same scheduler, whose profile
+ * calibrates the frames' task costs (gr_launch_opts.sim_calibration). NULL when it
+ * failed. */
+static gr_profile *calibration_frame(const options *o, render_ctx *ctx, uint8_t *rgba)
+{
+    options p = *o;
+    p.simulate = 1;
+    p.calibration = NULL;
+    p.trace = NULL;
+    frame_result r = {0};
+    gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
+    gr_graph_destroy(r.graph);
+    if (!prof) fprintf(stderr, "gramps-render: the simulation's calibration frame failed\n");
+    return prof;
 }
 
 /* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
@@ -624,8 +653,15 @@ static int run(const options *o_in, render_ctx *ctx)
     bool is_static = ro.c.scheduler ? !strcmp(ro.c.scheduler, "static")
                                   : !strcmp(gr_scheduler_default(), "static");
     if (!rc && is_static && !(ro.profile = prof = profile_frame(o, ctx, rgba))) rc = 1;
+    gr_profile *cal = NULL;
+    const bool calibrated = o->simulate && !o->measured_cost;
     for (int f = -1; !rc && f < o->c.frames; f++) {      /* frame -1: warm-up */
-        if (o->c.frames == 1 && f == -1) continue;       /* a single frame needs no warm-up */
+        /* a single frame needs no warm-up, unless a calibration frame would run cold */
+        if (o->c.frames == 1 && f == -1 && !calibrated) continue;
+        if (f == 0 && calibrated && !(ro.calibration = cal = calibration_frame(o, ctx, rgba))) {
+            rc = 1;
+            break;
+        }
         gr_graph_destroy(r.graph);
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
@@ -640,6 +676,7 @@ static int run(const options *o_in, render_ctx *ctx)
     }
     gr_graph_destroy(r.graph);
     gr_profile_free(prof);
+    gr_profile_free(cal);
     free(rgba);
     free(ctx->hdr);
     ctx->hdr = NULL;

@@ -204,6 +204,40 @@ static void test_edit_graph_and_read_state(void)
     cp_registry_free(r);
 }
 
+/* A stage's `low_watermark` reaches the runtime: on one worker the source, whose every
+ * committed packet is a task of the higher-priority Shader, is preempted at each commit
+ * with watermark 1 and never (it blocks on the full queue of 8 first) with the default. */
+static uint64_t source_preemptions(cp_registry *r, const char *set)
+{
+    char err[CP_ERR_MAX];
+    cp_graph *g = cp_graph_new(r);
+    CHECK_MSG(cp_graph_load_text(g, pipeline_text, "toy.graph", err) == 0, "%s", err);
+    if (set) CHECK_MSG(cp_set(g, set, err) == 0, "%s", err);
+    toy_frame f = {0};
+    cp_instance *in = cp_instance_new(g, &f, NULL, err);
+    gr_launch_opts o = {.workers = 1, .scheduler = "gramps"};
+    CHECK_MSG(in && cp_instance_run(in, &o, err) == GR_OK, "%s", err);
+    const gr_stats *st = in ? gr_get_stats(cp_instance_graph(in)) : NULL;
+    uint64_t n = 0;
+    for (int i = 0; st && i < st->nstages; i++)
+        if (!strcmp(st->stages[i].name, "src")) n = st->stages[i].preemptions;
+    CHECK(f.packets == 1000);
+    cp_instance_free(in);
+    cp_graph_free(g);
+    return n;
+}
+
+static void test_stage_low_watermark(void)
+{
+    const char *torture = getenv("GRAMPS_TORTURE");
+    if (torture && strcmp(torture, "0")) SKIP("torture builds preempt at every commit");
+    cp_registry *r = toy_registry();
+    uint64_t by_default = source_preemptions(r, NULL), at_1 = source_preemptions(r, "src.low_watermark=1");
+    CHECK_MSG(by_default == 0 && at_1 >= 999, "preemptions: default %llu, watermark 1 %llu",
+              (unsigned long long)by_default, (unsigned long long)at_1);
+    cp_registry_free(r);
+}
+
 static void expect_error(cp_registry *r, const char *extra, const char *set, const char *const *want)
 {
     toy_frame f;
@@ -240,6 +274,8 @@ static void test_errors_name_file_and_line(void)
     expect_error(r, "this line is not ini\n", NULL, (const char *[]){"toy.graph:20", "syntax", NULL});
     expect_error(r, "[stage bad name]\ntype = toy.sink\n", NULL, (const char *[]){"toy.graph:21", "bad section", NULL});
     expect_error(r, NULL, "nosuch.capacity=3", (const char *[]){"no stage or queue 'nosuch'", NULL});
+    expect_error(r, "[stage x]\ntype = toy.double\nin = numbers\nout = doubled\nlow_watermark = -1\n",
+                 NULL, (const char *[]){"toy.graph:24", "low_watermark = -1 is out of range", NULL});
     expect_error(r, NULL, "numbers.capacity=0", (const char *[]){"command line", "out of range", NULL});
     expect_error(r, NULL, "numbers=3", (const char *[]){"SECTION.KEY=VALUE", NULL});
     cp_registry_free(r);
@@ -320,6 +356,7 @@ int main(void)
     RUN(test_runs_a_graph);
     RUN(test_replication);
     RUN(test_edit_graph_and_read_state);
+    RUN(test_stage_low_watermark);
     RUN(test_errors_name_file_and_line);
     RUN(test_registry_errors);
     RUN(test_plugin_path);

@@ -25,8 +25,9 @@ static void test_images_match_a_real_run(void)
         for (int s = 0; s < 6; s++)
             for (int k = 0; k < 3; k++) {
                 snprintf(img, sizeof img, "%s/%s-%s-%u.png", dir, pipelines[p], scheds[s], counts[k]);
+                /* the calibrated cost (one frame more) in test_sim_cost */
                 snprintf(args, sizeof args, "-q -p %s --scheduler %s --size 80x60 --simulate %u "
-                         "-o %s teapot", pipelines[p], scheds[s], counts[k], img);
+                         "--sim-cost measured -o %s teapot", pipelines[p], scheds[s], counts[k], img);
                 CHECK_MSG(run(args) == 0, "%s: %s", args, out);
                 CHECK_MSG(same_files(ref, img), "%s under %s at %u virtual workers differs "
                           "from the real run", pipelines[p], scheds[s], counts[k]);
@@ -52,11 +53,39 @@ static void test_stats_and_trace_say_virtual(void)
         CHECK(strstr(s, "  \"simulated_workers\": 6,") != NULL);      /* the runtime's */
         CHECK(strstr(s, "\"host_ms\"") != NULL && strstr(s, "\"threads\": 6,") != NULL);
         CHECK(strstr(t, "virtual worker 5 (virtual time)") != NULL);
+        CHECK(strstr(s, "\"sim_cost\": \"calibrated\"") != NULL);   /* the default */
     }
     free(s);
     free(t);
     unlink(stats);
     unlink(trace);
+}
+
+/* --sim-cost: calibrated by a 1-virtual-worker frame (the default) or as measured; the
+ * image is the same either way. */
+static void test_sim_cost(void)
+{
+    char args[512], stats[128], a[128], b[128];
+    snprintf(stats, sizeof stats, "%s/s.json", dir);
+    snprintf(a, sizeof a, "%s/measured.png", dir);
+    snprintf(b, sizeof b, "%s/calibrated.png", dir);
+    snprintf(args, sizeof args, "-q --size 32x32 --simulate 3 --sim-cost measured --stats %s "
+             "-o %s teapot", stats, a);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    char *s = slurp(stats, NULL);
+    CHECK(s && strstr(s, "\"sim_cost\": \"measured\""));
+    free(s);
+    unlink(stats);
+    snprintf(args, sizeof args, "-q -p raytrace --size 32x32 --simulate 3 -o %s teapot", b);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    snprintf(args, sizeof args, "-q -p raytrace --size 32x32 --simulate 3 --sim-cost measured "
+             "-o %s teapot", a);
+    CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+    CHECK(same_files(a, b));
+    unlink(a);
+    unlink(b);
+    CHECK(run("-q --size 16x16 --simulate 2 --sim-cost cheap teapot") == 2);
+    CHECK_MSG(strstr(out, "--sim-cost") && strstr(out, "calibrated or measured"), "%s", out);
 }
 
 static void test_bad_counts(void)
@@ -78,6 +107,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_images_match_a_real_run);
     RUN(test_stats_and_trace_say_virtual);
+    RUN(test_sim_cost);
     RUN(test_bad_counts);
     rmdir(dir);
     return check_finish();

@@ -13,7 +13,8 @@ static gr_graph *render(const fp_config *c, const char *scheduler, bool journal,
 {
     gr_launch_opts launch = {.workers = c->workers, .scheduler = scheduler,
                              .journal = journal, .profile = c->profile,
-                             .simulate = c->simulate ? c->workers : 0};
+                             .simulate = c->simulate ? c->workers : 0,
+                             .sim_calibration = c->calibration};
     pl_frame f;
     double t0 = io_now_ms(), cpu0 = io_thread_cpu_ms();
     if (!pl_frame_init(&f, c->data, c->width, c->height, SH_AOV_COLOR, err)) return NULL;
@@ -49,25 +50,50 @@ static fp_frame frame_of(const gr_graph *g, double ms)
     return f;
 }
 
+/* The calibration frame: 1 virtual worker, the same scheduler, charged as measured. */
+static gr_profile *calibration(const fp_config *c, char err[CP_ERR_MAX])
+{
+    fp_config one = *c;
+    one.workers = 1;
+    one.calibration = NULL;
+    double ms;
+    gr_graph *g = render(&one, c->scheduler, false, &ms, err);
+    gr_profile *p = g ? gr_profile_take(g) : NULL;
+    if (g && !p) snprintf(err, CP_ERR_MAX, "out of memory taking the calibration profile");
+    gr_graph_destroy(g);
+    return p;
+}
+
+/* Frame i (-1: the warm-up) into frames[i]; the last one's queue table. */
+static int one_frame(const fp_config *c, int i, int repeats, fp_frame *frames, char err[CP_ERR_MAX])
+{
+    double ms;
+    gr_graph *g = render(c, c->scheduler, false, &ms, err);
+    if (!g) return 1;
+    if (!gr_get_stats(g)) {
+        snprintf(err, CP_ERR_MAX, "out of memory collecting the statistics");
+        gr_graph_destroy(g);
+        return 1;
+    }
+    if (i >= 0) frames[i] = frame_of(g, ms);
+    if (i == repeats - 1 && c->queues) {
+        fprintf(c->queues, "\n%s\n", c->title ? c->title : "");
+        qt_print(gr_get_stats(g), c->queues);
+    }
+    gr_graph_destroy(g);
+    return 0;
+}
+
 int fp_frames(const fp_config *c, int repeats, fp_frame *frames, char err[CP_ERR_MAX])
 {
-    for (int i = -1; i < repeats; i++) {              /* frame -1: warm-up */
-        double ms;
-        gr_graph *g = render(c, c->scheduler, false, &ms, err);
-        if (!g) return 1;
-        if (!gr_get_stats(g)) {
-            snprintf(err, CP_ERR_MAX, "out of memory collecting the statistics");
-            gr_graph_destroy(g);
-            return 1;
-        }
-        if (i >= 0) frames[i] = frame_of(g, ms);
-        if (i == repeats - 1 && c->queues) {
-            fprintf(c->queues, "\n%s\n", c->title ? c->title : "");
-            qt_print(gr_get_stats(g), c->queues);
-        }
-        gr_graph_destroy(g);
-    }
-    return 0;
+    fp_config calibrated = *c;
+    gr_profile *prof = NULL;
+    int rc = one_frame(c, -1, repeats, frames, err);      /* the warm-up */
+    if (!rc && c->simulate && !c->measured_cost && !(calibrated.calibration = prof = calibration(c, err)))
+        rc = 1;
+    for (int i = 0; i < repeats && !rc; i++) rc = one_frame(&calibrated, i, repeats, frames, err);
+    gr_profile_free(prof);
+    return rc;
 }
 
 /* The samples and the queues they index, copied out of the finished graph. */

@@ -20,10 +20,13 @@ typedef struct fp_config {
     const char *scheduler;
     unsigned workers;
     const gr_profile *profile;     /* static: the profiling frame's (fp_profile) */
+    const gr_profile *calibration; /* simulated: fp_frames's calibration frame's */
     FILE *queues;                  /* if set: the last measured frame's per-queue table
                                       (queue_table.h) goes here, after a `title` line */
     const char *title;
     bool simulate;                 /* `workers` virtual workers on one thread (--simulate) */
+    bool measured_cost;            /* simulated: tasks charged as measured, not calibrated
+                                      by a 1-virtual-worker frame (--sim-cost measured) */
 } fp_config;
 
 /* One measured frame; times are summed over the workers (gr_stats.per_worker). */
@@ -39,7 +42,10 @@ typedef struct fp_frame {
  * gramps (as gramps-render --scheduler static does). NULL with a message on failure. */
 gr_profile *fp_profile(const fp_config *c, char err[CP_ERR_MAX]);
 
-/* A warm-up frame, then `repeats` measured ones into frames[]. 0, or 1 with a message. */
+/* A warm-up frame, then `repeats` measured ones into frames[]; simulated, after the
+ * warm-up, a frame at 1 virtual worker under the same scheduler whose profile calibrates
+ * the measured frames' costs (gr_launch_opts.sim_calibration), unless measured_cost.
+ * 0, or 1 with a message. */
 int fp_frames(const fp_config *c, int repeats, fp_frame *frames, char err[CP_ERR_MAX]);
 
 /* One frame's queue depths over time: the journal's samples, with each queue's name and
