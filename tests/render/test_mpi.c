@@ -231,17 +231,19 @@ static void test_different_scenes_refused(void)
 /* A rank that stops answering (SIGSTOP) ends the job after --chunk-timeout with the
  * rank named, instead of hanging it; stopped before the start is over (a loaded
  * machine's ranks start slowly), the others give up waiting for it at the start after
- * the same time. The stop comes 3 s in: inside MPI_Init, which is MPI's, a stopped rank
- * still holds the job until mpirun's timeout. */
+ * the same time. Rank 1 is stopped once it has used half a second of CPU time: it is past
+ * MPI_Init then (a loaded machine can hold a rank there for seconds, and a rank stopped
+ * inside MPI_Init holds the whole job until mpirun's timeout: that is MPI's). */
 static void test_silent_rank_stops_the_job(void)
 {
     NEED_MPI();
     int rc = shell("cd %s && (" MPIRUN " -np 2 %s/gramps-render-mpi -q -t 1 -p raytrace --spp 64 "
                    "--size 512x512 --frames 10 --chunk-rows 8 --chunk-timeout 2 teapot > silent.txt 2>&1; "
-                   "echo status $? >> silent.txt) & sleep 3; "
-                   "for p in $(pgrep -f 'chunk-timeout 2 teapot'); do "
+                   "echo status $? >> silent.txt) & "
+                   "for i in $(seq 600); do sleep 0.1; for p in $(pgrep -f 'chunk-timeout 2 teapot'); do "
                    "tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
-                   "&& kill -STOP $p; done; wait; cat %s/silent.txt", dir, bin, dir);
+                   "&& [ \"$(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0)\" -ge 50 ] "
+                   "&& kill -STOP $p && break 2; done; done; wait; cat %s/silent.txt", dir, bin, dir);
     CHECK_MSG(rc == 0 && (strstr(out, "rank 1 has not") || strstr(out, "for every rank to")) &&
               !strstr(out, "status 0") && !strstr(out, "status 124"), "exit %d: %s", rc, out);
 }
