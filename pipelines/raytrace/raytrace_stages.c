@@ -8,6 +8,7 @@
 
 #include "pipelines/raytrace/packets.h"
 #include "pipelines/raytrace/sums.h"
+#include "pipelines/raytrace/sum_encode.h"
 #include "pipelines/raytrace/sample_runs.h"
 #include "pipelines/raytrace/shade_opencl.h"
 #include "pipelines/raytrace/trace_opencl.h"
@@ -493,18 +494,14 @@ static int shade_kernel_buffers(void *state, const struct ac_buffer *out[CP_KERN
  *
  * With msaa > 1 (the hybrid's multisampling) a pixel has msaa slots of sums, one per
  * sample, and a contribution's index is pixel * msaa + slot: each of the pixel's
- * fragments (hybrid/fragments.h) sums into the slot of its first sample. The pixel is
- * resolved as the raster graphs resolve theirs (raster/msaa.c): each sample's byte is its
- * fragment's sum encoded, the pixel's the box filter's round(sum / msaa) of them; the
- * depth pass's visibility per sample says which fragment each sample belongs to. */
+ * fragments (hybrid/fragments.h) sums into the slot of its first sample; the pixel is
+ * resolved from its samples' bytes (sum_encode.h). */
 typedef struct blend_state {
     pl_frame *f;
     plrt_blend_keys keys;
     int64_t *sums;
-    uint32_t *color;
-    const uint32_t *vis;                  /* msaa > 1: the visible primitive per sample */
     uint32_t msaa;
-    float *hdr;                           /* the linear colour (pl_frame.hdr), else NULL */
+    plrt_encoder enc;                     /* the sums' bytes */
     bool cutters_clear_sums;              /* else each instance clears its band */
 } blend_state;
 
@@ -519,89 +516,14 @@ static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     const int msaa = (int)cp_int(i, "msaa");
-    *b = (blend_state){f, keys, NULL, NULL, NULL, (uint32_t)msaa, NULL, plrt_cutters_clear_sums(i)};
+    *b = (blend_state){f, keys, NULL, (uint32_t)msaa, {f, NULL, NULL, NULL, (uint32_t)msaa, NULL},
+                       plrt_cutters_clear_sums(i)};
     b->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
-    if (!rs_sample_pattern(msaa)) snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
-    else if (msaa == 1 || (pl_frame_set_samples(f, msaa, err) && (b->vis = pl_frame_use(i, "sample-visibility", err))))
-        b->sums = pl_frame_use(i, plrt_sums_name(msaa), err);
-    if (!b->sums || !(b->color = pl_frame_use(i, "color", err)) || !pl_frame_sink_hdr(i, &b->hdr, err)) {
+    if (!plrt_encoder_init(&b->enc, i, msaa, err) || !(b->sums = b->enc.sums)) {
         free(b);
         return NULL;
     }
-    sh_srgb_init();                       /* then the inline lookup, without a call per value */
     return b;
-}
-
-/* One channel's output byte from its fixed-point sum. */
-static uint8_t encode(sh_aov aov, int64_t sum)
-{
-    double v = (double)sum / PL_FIXED_ONE;
-    if (aov == SH_AOV_PRIMID) return (uint8_t)v;
-    if (aov == SH_AOV_COLOR) return sh_srgb8_lookup((float)v);
-    return (uint8_t)(v < 0 ? 0 : v > 1 ? 255 : v * 255.0 + 0.5);
-}
-
-/* Pixels [lo, hi) from their sums. Runs of equal sums (background, flat areas) reuse the
- * last byte instead of encoding again. */
-static void encode_pixels(const blend_state *b, size_t lo, size_t hi)
-{
-    uint8_t *restrict rgba = (uint8_t *)b->color;
-    const int64_t *restrict accum = b->sums;
-    const sh_aov aov = b->f->aov;
-    int64_t last = 0;
-    uint8_t byte = encode(aov, 0);
-    for (size_t i = lo; i < hi; i++) {
-        for (int ch = 0; ch < 3; ch++) {
-            int64_t sum = accum[i * 3 + ch];
-            if (sum != last) { last = sum; byte = encode(aov, sum); }
-            rgba[i * 4 + ch] = byte;
-        }
-        rgba[i * 4 + 3] = 255;
-    }
-    for (size_t i = lo; b->hdr && i < hi; i++) {
-        for (int ch = 0; ch < 3; ch++) b->hdr[i * 4 + ch] = (float)((double)accum[i * 3 + ch] / PL_FIXED_ONE);
-        b->hdr[i * 4 + 3] = 1.0f;
-    }
-}
-
-/* Pixel p's linear colour with msaa > 1: the mean of its samples' sums as floats (the
- * raster graphs' resolve in linear colour), where the image averages their bytes. */
-static void resolve_hdr(const blend_state *b, size_t p)
-{
-    const size_t m = b->msaa;
-    const uint32_t *seen = b->vis + p * m;
-    float mean[3] = {0, 0, 0};
-    for (size_t k = 0; k < m; k++) {
-        size_t slot = 0;
-        while (seen[slot] != seen[k]) slot++;
-        const int64_t *s = b->sums + (p * m + slot) * 3;
-        for (int ch = 0; ch < 3; ch++) mean[ch] += (float)((double)s[ch] / PL_FIXED_ONE);
-    }
-    for (int ch = 0; ch < 3; ch++) b->hdr[p * 4 + ch] = mean[ch] / (float)m;
-    b->hdr[p * 4 + 3] = 1.0f;
-}
-
-/* Pixels [lo, hi) resolved from their samples' slots (msaa > 1): sample k's slot is the
- * first sample that sees what it sees. */
-static void resolve_pixels(const blend_state *b, size_t lo, size_t hi)
-{
-    const size_t m = b->msaa;
-    const int shift = __builtin_ctz(b->msaa);
-    const sh_aov aov = b->f->aov;
-    uint8_t *restrict rgba = (uint8_t *)b->color;
-    for (size_t p = lo; p < hi; p++) {
-        const uint32_t *seen = b->vis + p * m;
-        uint32_t sum[3] = {0, 0, 0};
-        for (size_t k = 0; k < m; k++) {
-            size_t slot = 0;
-            while (seen[slot] != seen[k]) slot++;
-            const int64_t *s = b->sums + (p * m + slot) * 3;
-            for (int ch = 0; ch < 3; ch++) sum[ch] += encode(aov, s[ch]);
-        }
-        for (int ch = 0; ch < 3; ch++) rgba[p * 4 + ch] = (uint8_t)((sum[ch] + m / 2) >> shift);
-        rgba[p * 4 + 3] = 255;
-        if (b->hdr) resolve_hdr(b, p);
-    }
 }
 
 typedef enum blend_step { BLEND_CLEAR, BLEND_ENCODE } blend_step;
@@ -621,8 +543,7 @@ static void blend_band(const blend_state *b, uint32_t key, blend_step step)
         if (lo < band_lo) lo = band_lo;
         if (hi > band_hi) hi = band_hi;
         if (step == BLEND_CLEAR) memset(b->sums + lo * 3 * b->msaa, 0, (size_t)(hi - lo) * 3 * b->msaa * sizeof *b->sums);
-        else if (b->msaa > 1) resolve_pixels(b, (size_t)lo, (size_t)hi);
-        else encode_pixels(b, (size_t)lo, (size_t)hi);
+        else plrt_encode_pixels(&b->enc, (size_t)lo, (size_t)hi);
     }
 }
 
