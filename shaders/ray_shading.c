@@ -248,9 +248,11 @@ bool sh_ray_blended(const sh_ray_env *e, const rt_hit *hit, const float rgba[4],
     return true;
 }
 
-/* sh_ray_shade_cone, its textures at the footprint of `quad` (NULL: of the cone). */
+/* sh_ray_shade_cone, its textures at the footprint of `quad` (NULL: of the cone); a
+ * blended surface weighted by its alpha (`composite`) or left for the caller to blend
+ * (sh_ray_shade_layer). */
 static void shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, const float weight[3],
-                  rt_cone cone, const sh_lod *quad, sh_ray_result *out)
+                  rt_cone cone, const sh_lod *quad, bool composite, sh_ray_result *out)
 {
     const sc_material *m = material_of(e, hit);
     float n[3], p[3], view[3], base[4];
@@ -262,12 +264,13 @@ static void shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit, con
     surface_of(e, m, ray, hit, cone, quad, base);
     out->pass = m->alpha_mode == SC_ALPHA_BLEND;
     float w[3] = {weight[0], weight[1], weight[2]};
+    out->alpha = 1.0f;
     if (out->pass) {
-        float a = alpha_of(base[3]);
+        float a = out->alpha = alpha_of(base[3]);
         pass_ray(e, ray, p, n, &out->passed);
         for (int i = 0; i < 3; i++) {
-            out->pass_weight[i] = weight[i] * (1.0f - a);
-            w[i] = weight[i] * a;
+            out->pass_weight[i] = composite ? weight[i] * (1.0f - a) : weight[i];
+            w[i] = composite ? weight[i] * a : weight[i];
         }
     }
     sh_normalize3(view);
@@ -293,14 +296,21 @@ void sh_ray_shade_cone(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit
                        const float weight[3], int depth, rt_cone cone, sh_ray_result *out)
 {
     (void)depth;
-    shade(e, ray, hit, weight, cone, NULL, out);
+    shade(e, ray, hit, weight, cone, NULL, true, out);
 }
 
 void sh_ray_shade_quad(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                        const float weight[3], const float quad[4], sh_ray_result *out)
 {
     const sh_lod q = quad_lod(quad);
-    shade(e, ray, hit, weight, (rt_cone){0.0f, 0.0f}, &q, out);
+    shade(e, ray, hit, weight, (rt_cone){0.0f, 0.0f}, &q, true, out);
+}
+
+void sh_ray_shade_layer(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                        const float weight[3], rt_cone cone, const float *quad, sh_ray_result *out)
+{
+    const sh_lod q = quad ? quad_lod(quad) : (sh_lod){0};
+    shade(e, ray, hit, weight, cone, quad ? &q : NULL, false, out);
 }
 
 void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,

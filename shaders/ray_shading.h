@@ -46,6 +46,7 @@ typedef struct sh_ray_result {
     rt_ray reflected;
     float reflect_weight[3];
     bool pass;                    /* blended: the ray goes on through the surface */
+    float alpha;                  /* the blended surface's alpha (1 for any other) */
     rt_ray passed;
     float pass_weight[3];
 } sh_ray_result;
@@ -69,6 +70,15 @@ GR_API void sh_ray_shade(const sh_ray_env *e, const rt_ray *ray, const rt_hit *h
  * sh_ray_shade_cone's: without textures the result is the same, bit for bit. */
 GR_API void sh_ray_shade_quad(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
                               const float weight[3], const float quad[4], sh_ray_result *out);
+
+/* For blending in draw order (the hybrid's Output Merger blends a blended surface's
+ * colour over what lies behind it on the 8-bit image, as the raster graphs blend):
+ * sh_ray_shade_cone, or with `quad` (not NULL) sh_ray_shade_quad, except that a blended
+ * surface is shaded as an opaque one would be, nothing weighted by its alpha (in
+ * out->alpha), and the ray on through it keeps the weight. */
+GR_API void sh_ray_shade_layer(const sh_ray_env *e, const rt_ray *ray, const rt_hit *hit,
+                               const float weight[3], rt_cone cone, const float *quad,
+                               sh_ray_result *out);
 
 /* The base colour and alpha at a hit: the material's factors times its albedo texture
  * (sh_texture_sample at the interpolated, transformed uv), at the level of detail of

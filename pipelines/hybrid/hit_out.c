@@ -1,7 +1,8 @@
 /* hit_out.c — what the Extended Direct3D graph's pixel shaders (hybrid.ps, hybrid.ps2)
- * send on for a shaded hit: contributions to the Output Merger (rt.blend's sums, in
- * fixed point: the image does not depend on the order they arrive in) and rays to
- * Trace, through the one push-coalesced hybrid.rays queue (see internal.h). */
+ * send on for a shaded hit: contributions to the Output Merger (hybrid.om's sums, in
+ * fixed point: the image does not depend on the order they arrive in), each into its
+ * draw-order layer (packets.h), and rays to Trace, through the one push-coalesced
+ * hybrid.rays queue (see internal.h). */
 #include "pipelines/hybrid/internal.h"
 
 #include "rasterizer/samples.h"
@@ -13,9 +14,9 @@ static const char *const kind_names[PLH_KINDS] = {"shadow", "reflection", "throu
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
-    *s = (plh_shader){pl_frame_ray_env(f), f->aov, (int)cp_int(i, "bounces"),
+    *s = (plh_shader){pl_frame_ray_env(f), pl_frame_raster_env(f), f->aov, (int)cp_int(i, "bounces"),
                       (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
-                      {0, 0, 0, 0, 0},
+                      false, {0, 0, 0, 0, 0},
                       {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
     bool counted = s->contributions != NULL;
     for (int k = 0; k < PLH_KINDS; k++) {
@@ -42,7 +43,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
 
 void plh_out_start(plh_out *o, const plh_shader *s)
 {
-    plrt_contribs_start(&o->contribs, &s->keys);
+    plh_contribs_start(&o->contribs, &s->keys);
     o->nrays[PLH_SHADOW_RUN] = o->nrays[PLH_HIT_RUN] = 0;
     for (int k = 0; k < PLH_KINDS; k++) o->pushed[k] = 0;
 }
@@ -50,13 +51,22 @@ void plh_out_start(plh_out *o, const plh_shader *s)
 static void push_contribs(gr_ctx *c, const plh_shader *s, plh_out *o)
 {
     atomic_fetch_add_explicit(s->contributions, o->contribs.n, memory_order_relaxed);
-    plrt_push_contribs(c, PLH_OUT_CONTRIB, &o->contribs);
+    plh_push_contribs(c, PLH_OUT_CONTRIB, &o->contribs);
 }
 
-void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t pixel, const float rgb[3])
+void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
+                     const float rgb[3])
 {
     if (o->contribs.n == RT_PACKET_MAX) push_contribs(c, s, o);
-    plrt_add_contrib(&o->contribs, pixel, rgb);
+    plh_add_contrib(&o->contribs, index, layer, rgb);
+}
+
+plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in)
+{
+    if (!in.begins) return in;
+    if (h->hit.prim != RT_NO_HIT && sh_ray_hit_material(s->env, &h->hit)->alpha_mode == SC_ALPHA_BLEND)
+        return (plh_layer){h->hit.prim + 1, 255, 1};
+    return PLH_BASE_LAYER;
 }
 
 static void push_rays(gr_ctx *c, plh_out *o, int run)
@@ -76,12 +86,13 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
 
 /* The slot for the task's next ray of `kind` (its run pushed first when full), its kind
  * set: the caller fills in the ray where it lies. */
-static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind)
+static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer)
 {
     const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
     if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
     plh_ray *r = &o->rays[run][o->nrays[run]++];
     r->kind = kind;
+    r->layer = layer;
     o->pushed[kind]++;
     return &r->r;
 }
@@ -90,59 +101,108 @@ static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind)
  * hit (rt_cone_at_hit), as rt.shade makes them. */
 static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
                           const rt_ray *ray, const float weight[3], uint32_t depth,
-                          uint32_t layers, plh_ray_kind kind)
+                          uint32_t layers, plh_ray_kind kind, plh_layer layer)
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
-    *add_ray(c, o, kind) = (plrt_ray){*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth,
-                                      {0, 0, 0, RT_NO_HIT},
-                                      rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    *add_ray(c, o, kind, layer) = (plrt_ray){*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth,
+                                             {0, 0, 0, RT_NO_HIT},
+                                             rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
 }
 
+/* The ray on through h's blended surface, contributing to `layer`: a layer of its own
+ * (layer.layer > 0 and not carried on: h began it) hands the ray the next one. */
 static void add_through(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
-                        const rt_ray *passed, const float weight[3])
+                        const rt_ray *passed, const float weight[3], plh_layer layer, bool own)
 {
+    const plh_layer next = own ? (plh_layer){0, 255, 1} : layer;
     if (h->layers + 1 < PLRT_MAX_LAYERS)
-        add_secondary(c, s, o, h, passed, weight, h->depth, h->layers + 1, PLH_THROUGH);
+        add_secondary(c, s, o, h, passed, weight, h->depth, h->layers + 1, PLH_THROUGH, next);
 }
 
-void plh_out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
-                    const sh_ray_result *res)
+/* Whether m samples any texture (else its quad's derivatives are not needed). */
+static bool textured(const sc_material *m)
 {
-    plh_out_contrib(c, s, o, h->pixel, res->direct);
+    return m->albedo_map.texture >= 0 || m->metallic_roughness_map.texture >= 0 ||
+           m->emissive_map.texture >= 0 || m->normal_map.texture >= 0 ||
+           m->occlusion_map.texture >= 0;
+}
+
+/* The texture coordinates' derivatives over the 2x2 quad of h's pixel, from the
+ * triangle's corners (the raster PS's), or zeros for an untextured surface. */
+static void quad_of(const plh_shader *s, const plrt_ray *h, float d[4])
+{
+    const sh_ray_env *env = s->env;
+    d[0] = d[1] = d[2] = d[3] = 0.0f;
+    if (!env->geo->texcoords || !textured(sh_ray_hit_material(env, &h->hit))) return;
+    const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
+    sh_ps_tri t = {.prim = h->hit.prim};
+    for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
+    const uint32_t width = (uint32_t)s->raster->width, pixel = h->pixel >> s->keys.shift;
+    sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
+}
+
+static void out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer layer,
+                       const sh_ray_result *res)
+{
+    const plh_layer carried = {layer.layer, layer.alpha8, 0};
+    plh_out_contrib(c, s, o, h->pixel, carried, res->direct);
     for (int l = 0; l < res->nshadow; l++) {
         if (!s->shadows) {
-            plh_out_contrib(c, s, o, h->pixel, res->shadow_color[l]);
+            plh_out_contrib(c, s, o, h->pixel, carried, res->shadow_color[l]);
             continue;
         }
         const float *w = res->shadow_color[l];
-        *add_ray(c, o, PLH_SHADOW) = (plrt_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth,
-                                                {0, 0, 0, RT_NO_HIT}, {0, 0}, 0};
+        *add_ray(c, o, PLH_SHADOW, carried) = (plrt_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel,
+                                                         h->depth, {0, 0, 0, RT_NO_HIT}, {0, 0}, 0};
     }
     if (res->reflect && (int)h->depth < s->bounces)
         add_secondary(c, s, o, h, &res->reflected, res->reflect_weight, h->depth + 1, 0,
-                      PLH_REFLECTION);
-    if (res->pass) add_through(c, s, o, h, &res->passed, res->pass_weight);
+                      PLH_REFLECTION, carried);
+    if (res->pass) add_through(c, s, o, h, &res->passed, res->pass_weight, carried, layer.begins);
 }
 
-void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h)
+void plh_out_hit(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
+                 bool rasterized)
+{
+    sh_ray_result res;
+    float quad[4];
+    plh_layer layer = plh_layer_of(s, h, in);
+    if (rasterized) quad_of(s, h, quad);
+    if (layer.begins) {
+        const rt_cone cone = rasterized ? (rt_cone){0.0f, 0.0f} : h->cone;
+        sh_ray_shade_layer(s->env, &h->ray, &h->hit, h->weight, cone, rasterized ? quad : NULL, &res);
+        layer.alpha8 = sh_to_linear8(res.alpha);
+    } else if (rasterized) {
+        sh_ray_shade_quad(s->env, &h->ray, &h->hit, h->weight, quad, &res);
+    } else {
+        sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
+    }
+    out_shaded(c, s, o, h, layer, &res);
+}
+
+void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in)
 {
     float v[3];
     if (h->hit.prim == RT_NO_HIT) return;          /* AOVs of a miss have none */
+    plh_layer layer = plh_layer_of(s, h, in);
     if (s->aov != SH_AOV_ALBEDO) {
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
-        plh_out_contrib(c, s, o, h->pixel, v);
+        plh_out_contrib(c, s, o, h->pixel, layer, v);
         return;
     }
     float base[4], a = 1.0f, w[3];
     sh_ray_surface(s->env, &h->ray, &h->hit, h->cone, base);
     bool blended = sh_ray_blended(s->env, &h->hit, base, &a);
-    for (int ch = 0; ch < 3; ch++) v[ch] = h->weight[ch] * (blended ? a * base[ch] : base[ch]);
-    plh_out_contrib(c, s, o, h->pixel, v);
+    /* a layer of its own is blended by om with its alpha; within one, composited here */
+    const bool own = layer.begins;
+    if (own) layer.alpha8 = sh_to_linear8(a);
+    for (int ch = 0; ch < 3; ch++) v[ch] = h->weight[ch] * (blended && !own ? a * base[ch] : base[ch]);
+    plh_out_contrib(c, s, o, h->pixel, layer, v);
     if (!blended) return;
     rt_ray passed;
     rt_cone next;
     sh_ray_pass(s->env, &h->ray, &h->hit, h->cone, &passed, &next);
-    for (int i = 0; i < 3; i++) w[i] = h->weight[i] * (1.0f - a);
-    add_through(c, s, o, h, &passed, w);
+    for (int i = 0; i < 3; i++) w[i] = own ? h->weight[i] : h->weight[i] * (1.0f - a);
+    add_through(c, s, o, h, &passed, w, layer, own);
 }

@@ -4,7 +4,8 @@
  *
  * Files: hybrid_stages.c (the registry and hybrid.visible of hybrid-visibility.graph),
  * primary_hits.c (camera rays' hits from the depth pass), ps.c (hybrid.ps), trace.c
- * (hybrid.trace), ps2.c (hybrid.ps2), hit_out.c (their shared output). */
+ * (hybrid.trace), ps2.c (hybrid.ps2), hit_out.c (their shared output), contribs.c
+ * (contributions keyed to their om instance), om.c (hybrid.om). */
 #ifndef PIPELINES_HYBRID_INTERNAL_H
 #define PIPELINES_HYBRID_INTERNAL_H
 
@@ -12,8 +13,30 @@
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/stages.h"
 
-extern const cp_stage_type plh_visible_type, plh_ps_type, plh_ps2_type;
+extern const cp_stage_type plh_visible_type, plh_ps_type, plh_ps2_type, plh_om_type;
 extern const cp_kernel_stage_type plh_trace_type;     /* with an OpenCL kernel */
+
+/* A task's contributions (packets.h), gathered to be pushed in runs of one key (one om
+ * instance: plrt_blend_key of the slot) at a time. */
+typedef struct plh_contribs {
+    uint32_t n;
+    plrt_blend_keys keys;
+    plh_contrib k[RT_PACKET_MAX];
+} plh_contribs;
+
+static inline void plh_contribs_start(plh_contribs *b, const plrt_blend_keys *keys)
+{
+    b->n = 0;
+    b->keys = *keys;
+}
+
+static inline void plh_add_contrib(plh_contribs *b, uint32_t index, plh_layer layer, const float rgb[3])
+{
+    b->k[b->n++] = (plh_contrib){index, layer.layer, {rgb[0], rgb[1], rgb[2]}, layer.alpha8};
+}
+
+/* Pushes them to output `output`, each run of equal keys at once, and empties b. */
+void plh_push_contribs(gr_ctx *c, int output, plh_contribs *b);
 
 /* Output slots of hybrid.ps and hybrid.ps2, as in their port tables. */
 enum { PLH_OUT_RAYS, PLH_OUT_CONTRIB };
@@ -22,11 +45,15 @@ enum { PLH_OUT_RAYS, PLH_OUT_CONTRIB };
  * rays pushed per kind (PS's or PS2's). */
 typedef struct plh_shader {
     const sh_ray_env *env;
+    const sh_raster_env *raster;          /* the pixel quads' derivatives */
     sh_aov aov;
     int bounces;
     float min_weight;
     bool shadows;                         /* false: lights add their term unoccluded */
     int msaa;                             /* the depth pass's samples per pixel */
+    bool draw_order;                      /* PS: camera rays begin draw-order layers
+                                             (packets.h): one sample per pixel, colour or
+                                             albedo */
     plrt_blend_keys keys;                 /* of the contributions set (om's instances);
                                              shift log2(msaa): rays and contributions
                                              carry a fragment's slot (fragments.h) */
@@ -54,7 +81,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
  * light), not two halves. */
 enum { PLH_SHADOW_RUN, PLH_HIT_RUN, PLH_RUNS };
 typedef struct plh_out {
-    plrt_contribs contribs;
+    plh_contribs contribs;
     uint32_t nrays[PLH_RUNS];
     plh_ray rays[PLH_RUNS][RT_PACKET_MAX];
     uint64_t pushed[PLH_KINDS];
@@ -62,18 +89,29 @@ typedef struct plh_out {
 
 void plh_out_start(plh_out *o, const plh_shader *s);
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o);
-/* Adds a contribution to h's pixel. */
-void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t pixel, const float rgb[3]);
+/* Adds a contribution to layer `layer` of slot `index`. */
+void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
+                     const float rgb[3]);
 
-/* What hit h sends on once shaded (res: sh_ray_shade_*'s result): its direct term, a
- * shadow ray per light it faces (or, without shadows, the light's term), its mirror ray
- * while depth < bounces and its weight is at least min_weight, and the ray on through
- * a blended surface. */
-void plh_out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
-                    const sh_ray_result *res);
+/* The layer h's hit contributes to, for a ray that carries `in`: a ray that begins a
+ * layer gives a blended surface its own, with `begins` set (the surface is its layer's
+ * own: shade it with sh_ray_shade_layer and set the alpha byte), and anything else, a
+ * miss too, the base; any other ray keeps its layer. */
+plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in);
 
-/* What h gives for an AOV other than the colour (albedo: the base colour at the ray
- * cone's level of detail, composited through blended surfaces as the colour is). */
-void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h);
+/* Hit h, of a ray carrying `in`, shaded into its layer (plh_layer_of), its textures at
+ * the footprint of its pixel's 2x2 quad as the raster pixel shader filters them
+ * (`rasterized`: a surface the raster graphs would rasterize at that pixel) or at its
+ * ray cone's; what it sends on: its direct term, a shadow ray per light it faces (or,
+ * without shadows, the light's term), its mirror ray while depth < bounces and its
+ * weight is at least min_weight, and the ray on through a blended surface, which begins
+ * the next layer when the hit is its layer's own. */
+void plh_out_hit(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
+                 bool rasterized);
+
+/* What h, of a ray carrying `in`, gives for an AOV other than the colour (albedo: the base
+ * colour at the ray cone's level of detail, composited through blended surfaces as the
+ * colour is). */
+void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in);
 
 #endif

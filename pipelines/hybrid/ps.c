@@ -21,7 +21,6 @@
 typedef struct ps_state {
     plh_primary primary;
     plh_shader shader;
-    const sh_raster_env *raster;          /* the quads' derivatives */
     plrt_misses misses;
     _Atomic(uint64_t) *fragments;
 } ps_state;
@@ -54,37 +53,19 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    s->raster = pl_frame_raster_env(i->frame);
     s->fragments = pl_frame_counter(i->frame, "fragments_shaded");
     if (!s->fragments) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
         plh_shader_init(&s->shader, i, "ps", err) &&
-        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
+        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err)) {
+        /* per-sample layers cannot be summed per pixel: with more samples, blended
+           surfaces are composited along the ray */
+        s->shader.draw_order = s->primary.spp == 1 &&
+                               (s->shader.aov == SH_AOV_COLOR || s->shader.aov == SH_AOV_ALBEDO);
         return s;
+    }
     free(s);
     return NULL;
-}
-
-/* Whether m samples any texture (else its quad's derivatives are not needed). */
-static bool textured(const sc_material *m)
-{
-    return m->albedo_map.texture >= 0 || m->metallic_roughness_map.texture >= 0 ||
-           m->emissive_map.texture >= 0 || m->normal_map.texture >= 0 ||
-           m->occlusion_map.texture >= 0;
-}
-
-/* The texture coordinates' derivatives over the 2x2 quad of h's pixel, from the
- * triangle's corners (the raster PS's), or zeros for an untextured surface. */
-static void quad_of(const ps_state *s, const plrt_ray *h, float d[4])
-{
-    const sh_ray_env *env = s->shader.env;
-    d[0] = d[1] = d[2] = d[3] = 0.0f;
-    if (!env->geo->texcoords || !textured(sh_ray_hit_material(env, &h->hit))) return;
-    const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
-    sh_ps_tri t = {.prim = h->hit.prim};
-    for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
-    const uint32_t width = (uint32_t)s->primary.frame->width, pixel = h->pixel >> s->shader.keys.shift;
-    sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
 }
 
 /* One sample: its surface shaded, or the background; returns 1 for a shaded fragment. */
@@ -95,21 +76,18 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
         gr_assert_at(c, false, "a primary hit outside the mesh", __FILE__, __LINE__);
         return 0;
     }
+    const plh_layer camera = {0, 255, sh->draw_order};
     if (sh->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, sh, o, h);
+        plh_out_aov(c, sh, o, h, camera);
         return h->hit.prim != RT_NO_HIT;
     }
     if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * sh->env->background[ch];
-        plh_out_contrib(c, sh, o, h->pixel, bg);
+        plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
         return 0;
     }
-    float quad[4];
-    sh_ray_result res;
-    quad_of(s, h, quad);
-    sh_ray_shade_quad(sh->env, &h->ray, &h->hit, h->weight, quad, &res);
-    plh_out_shaded(c, sh, o, h, &res);
+    plh_out_hit(c, sh, o, h, camera, true);
     return 1;
 }
 
@@ -159,8 +137,8 @@ static const cp_port ps_ports[] = {
     {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
     {"rays", GR_BIND_PUSH, "hybrid.rays", "shadow rays (one per light the surface faces), mirror rays, "
      "rays on through blended surfaces: to hybrid.trace"},
-    {"out", GR_BIND_PUSH, "rt.contributions", "ambient and emissive terms, background: to the Output "
-     "Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
+    {"out", GR_BIND_PUSH, "hybrid.contributions", "ambient and emissive terms, background, into their "
+     "draw-order layers: to the Output Merger (hybrid.om), keyed by slot (plrt_blend_key)"}};
 
 static const cp_param ps_params[] = {
     {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (Z-Tile's)"},

@@ -1,10 +1,12 @@
 /* ps2.c — hybrid.ps2, the Extended Direct3D graph's second pixel shader (a Shader):
  * what Trace found for the pixel shaders' mirror and through rays (Trace sends the lit
- * shadow rays' terms to the Output Merger itself). A hit is shaded
- * as the ray tracer's Shade shades it (sh_ray_shade_cone: textures at the ray cone's
- * footprint) and, like the PS's surfaces, sends its ambient term on and pushes its own
- * shadow, mirror and through rays back to Trace (the loop, bounded by `bounces`, the
- * rays' weight and PLRT_MAX_LAYERS); a ray that hits nothing adds the background. */
+ * shadow rays' terms to the Output Merger itself). A hit is shaded as the ray tracer's
+ * Shade shades it (sh_ray_shade_cone: textures at the ray cone's footprint), or, seen
+ * through blended surfaces in draw order, as PS shades it (at its pixel's quad:
+ * plh_out_hit), into its draw-order layer (packets.h) and, like the PS's surfaces,
+ * sends its ambient term on and pushes its own shadow, mirror and through rays back to
+ * Trace (the loop, bounded by `bounces`, the rays' weight and PLRT_MAX_LAYERS); a ray
+ * that hits nothing adds the background. */
 #include "pipelines/hybrid/internal.h"
 
 #include <stdlib.h>
@@ -28,8 +30,8 @@ static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return NULL;
 }
 
-/* One mirror or through ray; returns 1 when it hit a surface. */
-static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_out *o)
+/* One mirror or through ray, of layer `in`; returns 1 when it hit a surface. */
+static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_layer in, plh_out *o)
 {
     if (h->hit.prim != RT_NO_HIT && h->hit.prim >= s->env->geo->ntriangles) {
         gr_assert_at(c, false, "a ray came with a primitive outside the mesh (is the input "
@@ -37,15 +39,14 @@ static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_o
         return 0;
     }
     if (s->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, s, o, h);
+        plh_out_aov(c, s, o, h, in);
     } else if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
-        plh_out_contrib(c, s, o, h->pixel, bg);
+        plh_out_contrib(c, s, o, h->pixel, plh_layer_of(s, h, in), bg);
     } else {
-        sh_ray_result res;
-        sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
-        plh_out_shaded(c, s, o, h, &res);
+        /* a ray that begins a layer meets what the raster graphs rasterize at its pixel */
+        plh_out_hit(c, s, o, h, in, in.begins);
     }
     return h->hit.prim != RT_NO_HIT;
 }
@@ -63,7 +64,7 @@ static void ps2_main(gr_ctx *c)
         /* Trace resolves the shadow rays itself and passes on only the others */
         if (r[i].kind == PLH_SHADOW) gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)",
                                                   __FILE__, __LINE__);
-        else hits += ps2_hit(c, &s->shader, &r[i].r, &o);
+        else hits += ps2_hit(c, &s->shader, &r[i].r, r[i].layer, &o);
     }
     plh_out_flush(c, &s->shader, &o);
     atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
@@ -73,8 +74,9 @@ static const cp_port ps2_ports[] = {
     {"in", GR_BIND_INPUT, "hybrid.rays", "hybrid.trace's output"},
     {"rays", GR_BIND_PUSH, "hybrid.rays", "the hits' shadow, mirror and through rays: back to "
      "hybrid.trace (the loop)"},
-    {"out", GR_BIND_PUSH, "rt.contributions", "the hits' ambient terms (and, without shadows, their lights'), background: to "
-     "the Output Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
+    {"out", GR_BIND_PUSH, "hybrid.contributions", "the hits' ambient terms (and, without shadows, their "
+     "lights'), background, into their draw-order layers: to the Output Merger (hybrid.om), keyed by "
+     "slot (plrt_blend_key)"}};
 static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
     {"textures", CP_READS, "the hits' textures at the ray cones' footprint"}};

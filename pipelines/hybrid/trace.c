@@ -100,21 +100,21 @@ static void occlusion(const trace_state *s, const plh_ray *r, const uint32_t *at
 }
 
 /* The terms of the shadow rays r[at[0..n)] whose light is seen (scaled by `through`
- * where it is not NULL) to the Output Merger. */
+ * where it is not NULL) to the Output Merger, into their surfaces' draw-order layers. */
 static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const uint32_t *at,
                      uint32_t n, const uint8_t *occluded, const float *through)
 {
-    plrt_contribs lit;
-    plrt_contribs_start(&lit, &s->keys);
+    plh_contribs lit;
+    plh_contribs_start(&lit, &s->keys);
     for (uint32_t i = 0; i < n; i++) {
         if (occluded[i]) continue;
         const plrt_ray *sh = &r[at[i]].r;
         float w[3];
         for (int ch = 0; ch < 3; ch++) w[ch] = through ? sh->weight[ch] * through[i] : sh->weight[ch];
-        plrt_add_contrib(&lit, sh->pixel, w);
+        plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, w);
     }
     atomic_fetch_add_explicit(s->contributions, lit.n, memory_order_relaxed);
-    plrt_push_contribs(c, TRACE_OUT_LIT, &lit);
+    plh_push_contribs(c, TRACE_OUT_LIT, &lit);
 }
 
 /* Mirror and through rays r[at[0..n)]: their closest hits. */
@@ -197,8 +197,9 @@ static const cp_port trace_ports[] = {
     {"in", GR_BIND_INPUT, "hybrid.rays", "the pixel shaders' rays, of every kind"},
     {"out", GR_BIND_INPLACE, "hybrid.rays", "the input's mirror and through rays with their closest "
      "hits, for PS2"},
-    {"lit", GR_BIND_PUSH, "rt.contributions", "the terms of the shadow rays that reach their lights: to "
-     "the Output Merger (rt.blend), keyed by pixel (plrt_blend_key)"}};
+    {"lit", GR_BIND_PUSH, "hybrid.contributions", "the terms of the shadow rays that reach their lights, "
+     "into their surfaces' draw-order layers: to the Output Merger (hybrid.om), keyed by slot "
+     "(plrt_blend_key)"}};
 static const cp_param trace_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "the depth pass's samples per pixel: a ray's pixel is its "
      "fragment's slot (fragments.h)"}};

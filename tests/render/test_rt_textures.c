@@ -13,7 +13,8 @@
  *    on a floor receding to the horizon is grey in the distance (its mip average), not
  *    aliased black and white as level 0 would give;
  *  - blended (SC_ALPHA_BLEND) surfaces composite front to back along the ray: albedo =
- *    a c_front + (1 - a) (behind), with the texture's alpha, through two layers, a stack
+ *    a c_front + (1 - a) (behind), with the texture's alpha, through two layers (the
+ *    hybrid: in draw order, as the raster graphs blend, test_hybrid_blend), a stack
  *    of fully transparent layers ends (PLRT_MAX_LAYERS), colour too; a shadow through a
  *    blended surface lets (1 - a) of the light through;
  *  - images bit-identical for 1, 2, 3 and 8 workers and every scheduler, textures and
@@ -349,10 +350,14 @@ static void test_blend_front_to_back(void)
         CHECK(render2(&l, k ? "hybrid" : "raytrace", SH_AOV_ALBEDO, 1, &layers_view, k ? hy : img));
         const uint8_t *im = k ? hy : img;
         float got[3], want[3];
-        /* the centre: b over a over back */
+        /* the centre: b over a over back along the ray; the hybrid blends in draw order,
+           as the raster graphs do, and b (nearer) comes first in the file: a over b over
+           back */
         pixel(im, W / 2, H / 2, got);
+        const float *bk = l.s->materials[back].albedo;
         for (int ch = 0; ch < 3; ch++)
-            want[ch] = b * B->albedo[ch] + (1 - b) * (a * A->albedo[ch] + (1 - a) * l.s->materials[back].albedo[ch]);
+            want[ch] = k ? a * A->albedo[ch] + (1 - a) * (b * B->albedo[ch] + (1 - b) * bk[ch])
+                         : b * B->albedo[ch] + (1 - b) * (a * A->albedo[ch] + (1 - a) * bk[ch]);
         CHECK_MSG(near3(got, want, 1.5f / 255), "%s centre %g,%g,%g, want %g,%g,%g",
                   k ? "hybrid" : "raytrace", got[0], got[1], got[2], want[0], want[1], want[2]);
         /* beside b, inside a: a over back */

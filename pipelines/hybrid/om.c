@@ -1,0 +1,265 @@
+/* om.c — hybrid.om, the Extended Direct3D graph's Output Merger (a Thread stage, one
+ * instance per subqueue of the contributions set, each its own pixels: plrt_blend_key).
+ *
+ * It sums the base layer's contributions (packets.h: the opaque surface and what its rays
+ * bring, or the background) into the frame's sums as rt.blend sums them, and each
+ * blended layer's apart, in a table of its own keyed by (slot, layer). Once its subqueue
+ * closes (every contribution in) it encodes its pixels from their sums (sum_encode.h)
+ * and blends each slot's layers over its base in primitive order, each layer's encoded
+ * colour with its alpha byte, per 8-bit channel as the raster graphs' Output Merger
+ * blends (plr_blend): Direct3D's blending in draw order. Integer sums and a sorted table
+ * make the same image whatever order contributions arrive in. With msaa > 1 each slot
+ * (a fragment: fragments.h) gets its layers, and the pixel is resolved from its samples'
+ * blended bytes; the linear colour of a blended pixel is its blended bytes decoded, as
+ * the raster graphs' is. */
+#include "pipelines/hybrid/internal.h"
+
+#include "pipelines/image/image.h"
+#include "pipelines/raster/alpha.h"
+#include "pipelines/raytrace/sum_encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct om_state {
+    plrt_blend_keys keys;
+    plrt_encoder enc;
+    bool cutters_clear_sums;              /* else each instance clears its pixels' sums */
+} om_state;
+
+/* A blended layer of a slot and its sums. */
+typedef struct om_layer {
+    uint32_t index, layer, alpha8;        /* layer 0: an empty entry of the table */
+    int64_t sum[3];
+} om_layer;
+
+/* Open addressing with linear probing, at most half full; cap a power of two. */
+typedef struct om_layers {
+    om_layer *e;
+    size_t n, cap;
+} om_layers;
+
+static size_t hash_of(uint32_t index, uint32_t layer, size_t cap)
+{
+    return (size_t)((index * 0x9e3779b1u) ^ (layer * 0x85ebca77u)) & (cap - 1);
+}
+
+static om_layer *find(om_layers *t, uint32_t index, uint32_t layer)
+{
+    size_t at = hash_of(index, layer, t->cap);
+    while (t->e[at].layer && (t->e[at].index != index || t->e[at].layer != layer)) at = (at + 1) & (t->cap - 1);
+    return &t->e[at];
+}
+
+static bool grow(om_layers *t)
+{
+    om_layers g = {calloc(t->cap ? 2 * t->cap : 1024, sizeof *g.e), t->n, t->cap ? 2 * t->cap : 1024};
+    if (!g.e) return false;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].layer) *find(&g, t->e[i].index, t->e[i].layer) = t->e[i];
+    free(t->e);
+    *t = g;
+    return true;
+}
+
+/* Adds k (layer > 0) to its layer's sums; false when out of memory. */
+static bool add_layered(om_layers *t, const plh_contrib *k)
+{
+    if (2 * (t->n + 1) > t->cap && !grow(t)) return false;
+    om_layer *e = find(t, k->index, k->layer);
+    if (!e->layer) {
+        *e = (om_layer){k->index, k->layer, k->alpha8, {0, 0, 0}};
+        t->n++;
+    }
+    for (int ch = 0; ch < 3; ch++) e->sum[ch] += plrt_to_fixed(k->v[ch]);
+    return true;
+}
+
+static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    pl_frame *f = i->frame;
+    om_state *b = malloc(sizeof *b);
+    if (!b) {
+        snprintf(err, CP_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    const int msaa = (int)cp_int(i, "msaa");
+    b->cutters_clear_sums = plrt_cutters_clear_sums(i);
+    if (!plrt_blend_keys_of(f, cp_port_subqueues(i, "in"), &b->keys))
+        snprintf(err, CP_ERR_MAX, "port 'in': the contributions queue set needs a power of two of "
+                 "subqueues (one hybrid.om instance each), not %u", cp_port_subqueues(i, "in"));
+    else if (plrt_encoder_init(&b->enc, i, msaa, err)) {
+        b->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
+        return b;
+    }
+    free(b);
+    return NULL;
+}
+
+typedef enum om_step { OM_CLEAR, OM_ENCODE } om_step;
+
+/* Does `step` for the region's pixels in band `key`, row by row. */
+static void om_band(const om_state *b, uint32_t key, om_step step)
+{
+    const pl_frame *f = b->enc.f;
+    const pl_region *r = &f->region;
+    const size_t m = b->enc.msaa;
+    uint64_t band_lo, band_hi;
+    plrt_blend_band(&b->keys, key, &band_lo, &band_hi);
+    for (int y = r->y0; y < r->y1; y++) {
+        uint64_t lo = (uint64_t)y * (uint64_t)f->width + (uint64_t)r->x0,
+                 hi = lo + (uint64_t)(r->x1 - r->x0);
+        if (hi <= band_lo) continue;
+        if (lo >= band_hi) break;
+        if (lo < band_lo) lo = band_lo;
+        if (hi > band_hi) hi = band_hi;
+        if (step == OM_CLEAR) memset(b->enc.sums + lo * 3 * m, 0, (size_t)(hi - lo) * 3 * m * sizeof *b->enc.sums);
+        else plrt_encode_pixels(&b->enc, (size_t)lo, (size_t)hi);
+    }
+}
+
+static int by_slot_and_layer(const void *x, const void *y)
+{
+    const om_layer *a = x, *b = y;
+    if (a->index != b->index) return a->index < b->index ? -1 : 1;
+    return (a->layer > b->layer) - (a->layer < b->layer);
+}
+
+/* Slot `slot`'s bytes (RGB in the low three bytes): its base's sums encoded, then its
+ * layers l[0..n) (its own, in primitive order) blended over them. */
+static uint32_t slot_bytes(const om_state *b, size_t slot, const om_layer *l, size_t n)
+{
+    const sh_aov aov = b->enc.f->aov;
+    const int64_t *base = b->enc.sums + slot * 3;
+    uint32_t dst = 0;
+    for (int ch = 0; ch < 3; ch++) dst |= (uint32_t)plrt_encode(aov, base[ch]) << (8 * ch);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t src = 0;
+        for (int ch = 0; ch < 3; ch++) src |= (uint32_t)plrt_encode(aov, l[k].sum[ch]) << (8 * ch);
+        dst = plr_blend(dst, src, l[k].alpha8);
+    }
+    return dst;
+}
+
+/* Pixel p from its samples' bytes (bytes[k]: slot p * msaa + k's, where that slot has
+ * layers; `layered` their mask), as plrt_encode_pixels resolves it. */
+static void resolve_layered(const om_state *b, size_t p, const uint32_t *bytes, uint32_t layered)
+{
+    const plrt_encoder *e = &b->enc;
+    const size_t m = e->msaa;
+    uint32_t sum[3] = {0, 0, 0};
+    float lin[3] = {0, 0, 0};
+    for (size_t k = 0; k < m; k++) {
+        const size_t slot = plrt_sample_slot(e, p, k), own = slot - p * m;
+        const uint32_t v = layered >> own & 1 ? bytes[own] : slot_bytes(b, slot, NULL, 0);
+        for (int ch = 0; ch < 3; ch++) {
+            const uint8_t byte = (uint8_t)(v >> (8 * ch));
+            sum[ch] += byte;
+            lin[ch] += layered >> own & 1 ? pli_decode_srgb8(byte)
+                                          : (float)((double)e->sums[slot * 3 + ch] / PL_FIXED_ONE);
+        }
+    }
+    uint8_t *rgba = (uint8_t *)e->color + p * 4;
+    for (int ch = 0; ch < 3; ch++) rgba[ch] = (uint8_t)((sum[ch] + m / 2) >> __builtin_ctz(e->msaa));
+    if (!e->hdr) return;
+    for (int ch = 0; ch < 3; ch++) e->hdr[p * 4 + ch] = lin[ch] / (float)m;
+}
+
+/* The layers of pixel p, l[0..n) (sorted, all of its slots), blended into the image. */
+static void blend_pixel(const om_state *b, size_t p, const om_layer *l, size_t n)
+{
+    const plrt_encoder *e = &b->enc;
+    const size_t m = e->msaa;
+    uint32_t bytes[RS_MAX_SAMPLES], layered = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && l[j].index == l[i].index; j++) {}
+        bytes[l[i].index - p * m] = slot_bytes(b, l[i].index, &l[i], j - i);
+        layered |= 1u << (l[i].index - p * m);
+    }
+    if (m > 1) {
+        resolve_layered(b, p, bytes, layered);
+        return;
+    }
+    uint8_t *rgba = (uint8_t *)e->color + p * 4;
+    for (int ch = 0; ch < 3; ch++) rgba[ch] = (uint8_t)(bytes[0] >> (8 * ch));
+    for (int ch = 0; e->hdr && ch < 3; ch++) e->hdr[p * 4 + ch] = pli_decode_srgb8(rgba[ch]);
+}
+
+/* After the pixels are encoded: every pixel with blended layers, blended. */
+static void blend_layers(const om_state *b, om_layers *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].layer) t->e[n++] = t->e[i];
+    qsort(t->e, n, sizeof *t->e, by_slot_and_layer);
+    const uint32_t shift = b->keys.shift;
+    for (size_t i = 0, j; i < n; i = j) {
+        const uint32_t p = t->e[i].index >> shift;
+        for (j = i + 1; j < n && t->e[j].index >> shift == p; j++) {}
+        blend_pixel(b, p, &t->e[i], j - i);
+    }
+}
+
+/* A contribution outside this instance's pixels (a stage feeding its input computed a
+ * wrong slot): the run fails naming it, instead of adding into another instance's sums
+ * or outside the image. */
+static bool in_band(gr_ctx *c, const plh_contrib *k, uint32_t shift, uint64_t lo, uint64_t hi)
+{
+    if ((k->index >> shift) >= lo && (k->index >> shift) < hi) return true;
+    char why[200];
+    snprintf(why, sizeof why, "a contribution to slot %u, outside this Output Merger's pixels "
+             "%llu..%llu: a stage feeding its input computed a wrong pixel", k->index,
+             (unsigned long long)lo, (unsigned long long)(hi - 1));
+    gr_assert_at(c, false, why, __FILE__, __LINE__);
+    return false;
+}
+
+static void om_main(gr_ctx *c)
+{
+    const om_state *b = gr_user(c);
+    const uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
+    if (!b->cutters_clear_sums) om_band(b, key, OM_CLEAR);
+    uint64_t lo, hi;
+    plrt_blend_band(&b->keys, key, &lo, &hi);
+    om_layers layers = {NULL, 0, 0};
+    bool ok = true;
+    gr_window w;
+    while (ok && gr_reserve(c, 0, 1, &w) == GR_OK) {
+        const uint32_t n = gr_count(w.mem);
+        const plh_contrib *k = plrt_elems(w.mem);
+        for (uint32_t i = 0; ok && i < n; i++) ok = in_band(c, &k[i], b->keys.shift, lo, hi);
+        for (uint32_t i = 0; ok && i < n; i++) {
+            if (k[i].layer) {
+                ok = add_layered(&layers, &k[i]);
+                gr_assert_at(c, ok, "out of memory (blended layers)", __FILE__, __LINE__);
+                continue;
+            }
+            int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
+            for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
+        }
+        if (ok) gr_commit(c, 0, 1);
+    }
+    if (ok) {
+        om_band(b, key, OM_ENCODE);
+        if (layers.n) blend_layers(b, &layers);
+    }
+    free(layers.e);
+}
+
+static const cp_port om_ports[] = {
+    {"in", GR_BIND_INPUT, "hybrid.contributions", "a queue set of 2^n subqueues, one instance each"}};
+static const cp_param om_params[] = {
+    {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
+     "(the depth pass's samples: 1, 4 or 8)"}};
+static const cp_resource_use om_uses[] = {
+    {"sums", CP_READS | CP_WRITES, "adds the base layers' contributions (clears its pixels' without a tile cutter)"},
+    {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
+    {"color", CP_OVERWRITES, "every pixel of the region, from the sums, blended layers blended"},
+    {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
+    {"hdr-color", CP_OVERWRITES, "the sums as floats (a blended pixel: its bytes decoded), when an "
+     "image-space stage or a float output reads them"}};
+
+const cp_stage_type plh_om_type = {
+    "hybrid.om", "Extended Direct3D Output Merger: sums contributions per fragment (fixed point), an "
+    "instance per subqueue, blends blended surfaces' layers in draw order, makes the image", GR_THREAD,
+    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 1, om_main, om_create, NULL, free, om_uses, 5};
