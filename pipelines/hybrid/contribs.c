@@ -2,11 +2,25 @@
  * internal.h). */
 #include "pipelines/hybrid/internal.h"
 
+bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k, char err[CP_ERR_MAX])
+{
+    const pl_frame *f = i->frame;
+    const uint32_t tile = (uint32_t)cp_int(i, "tile"), msaa = (uint32_t)cp_int(i, "msaa");
+    const uint32_t tiles_x = ((uint32_t)f->width + tile - 1) / tile, tiles_y = ((uint32_t)f->height + tile - 1) / tile;
+    *k = (plh_tile_keys){(uint32_t)f->width, tile, tiles_x, (uint32_t)__builtin_ctz(msaa ? msaa : 1)};
+    const uint32_t subqueues = cp_port_subqueues(i, port);
+    if (subqueues == tiles_x * tiles_y) return true;
+    snprintf(err, CP_ERR_MAX, "port '%s': the contributions queue set needs one subqueue per %ux%u "
+             "framebuffer tile (subqueues = $tiles: %u at %dx%d), not %u", port, tile, tile, tiles_x * tiles_y,
+             f->width, f->height, subqueues);
+    return false;
+}
+
 void plh_push_contribs(gr_ctx *c, int output, plh_contribs *b)
 {
     for (uint32_t i = 0, j; i < b->n; i = j) {
-        uint64_t key = plrt_blend_key(b->k[i].index, &b->keys);
-        for (j = i + 1; j < b->n && plrt_blend_key(b->k[j].index, &b->keys) == key; j++) {}
+        uint64_t key = plh_tile_key(b->k[i].index, &b->keys);
+        for (j = i + 1; j < b->n && plh_tile_key(b->k[j].index, &b->keys) == key; j++) {}
         gr_push_key_n(c, output, key, &b->k[i], j - i);
     }
     b->n = 0;

@@ -16,7 +16,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
     pl_frame *f = i->frame;
     *s = (plh_shader){pl_frame_ray_env(f), pl_frame_raster_env(f), f->aov, (int)cp_int(i, "bounces"),
                       (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
-                      false, {0, 0, 0, 0, 0},
+                      false, {0, 0, 0, 0},
                       {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
     bool counted = s->contributions != NULL;
     for (int k = 0; k < PLH_KINDS; k++) {
@@ -32,13 +32,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
         snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", s->msaa);
         return false;
     }
-    if (plrt_blend_keys_of(f, cp_port_subqueues(i, "out"), &s->keys)) {
-        s->keys.shift = (uint32_t)__builtin_ctz((unsigned)s->msaa);
-        return true;
-    }
-    snprintf(err, CP_ERR_MAX, "port 'out': the contributions queue set needs a power of two "
-             "of subqueues (one om instance each), not %u", cp_port_subqueues(i, "out"));
-    return false;
+    return plh_tile_keys_of(i, "out", &s->keys, err);
 }
 
 void plh_out_start(plh_out *o, const plh_shader *s)
@@ -138,7 +132,7 @@ static void quad_of(const plh_shader *s, const plrt_ray *h, float d[4])
     const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
     sh_ps_tri t = {.prim = h->hit.prim};
     for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
-    const uint32_t width = (uint32_t)s->raster->width, pixel = h->pixel >> s->keys.shift;
+    const uint32_t width = s->keys.width, pixel = h->pixel >> s->keys.shift;
     sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
 }
 

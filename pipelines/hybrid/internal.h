@@ -16,15 +16,37 @@
 extern const cp_stage_type plh_visible_type, plh_ps_type, plh_ps2_type, plh_om_type;
 extern const cp_kernel_stage_type plh_trace_type;     /* with an OpenCL kernel */
 
+/* The Output Merger's keys: the contributions queue set has one subqueue (one om
+ * instance) per framebuffer tile, `tile` pixels square, numbered row by row from the
+ * image's top left ($tiles in a graph file); a contribution's key is the tile of its
+ * slot's pixel (slot >> shift, shift = log2(msaa)). */
+typedef struct plh_tile_keys {
+    uint32_t width, tile, tiles_x, shift;
+} plh_tile_keys;
+
+/* For stage i (its `tile` and `msaa` parameters), whose `port` is bound to the
+ * contributions set: false with a message in err unless the set has one subqueue per
+ * tile. */
+bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k, char err[CP_ERR_MAX]);
+
+static inline uint64_t plh_tile_key(uint32_t slot, const plh_tile_keys *k)
+{
+    const uint32_t pixel = slot >> k->shift;
+    return (uint64_t)(pixel / k->width / k->tile) * k->tiles_x + pixel % k->width / k->tile;
+}
+
+/* The `tile` parameter of the stages that key contributions (ps, trace, ps2, om). */
+#define PLH_TILE_PARAM {"tile", CP_INT, "64", 1, PL_MAX_IMAGE_SIDE, "framebuffer tile edge in pixels: "     "the contributions set has one subqueue (om instance) per tile ($tiles)"}
+
 /* A task's contributions (packets.h), gathered to be pushed in runs of one key (one om
- * instance: plrt_blend_key of the slot) at a time. */
+ * instance: plh_tile_key of the slot) at a time. */
 typedef struct plh_contribs {
     uint32_t n;
-    plrt_blend_keys keys;
+    plh_tile_keys keys;
     plh_contrib k[RT_PACKET_MAX];
 } plh_contribs;
 
-static inline void plh_contribs_start(plh_contribs *b, const plrt_blend_keys *keys)
+static inline void plh_contribs_start(plh_contribs *b, const plh_tile_keys *keys)
 {
     b->n = 0;
     b->keys = *keys;
@@ -54,7 +76,7 @@ typedef struct plh_shader {
     bool draw_order;                      /* PS: camera rays begin draw-order layers
                                              (packets.h): one sample per pixel, colour or
                                              albedo */
-    plrt_blend_keys keys;                 /* of the contributions set (om's instances);
+    plh_tile_keys keys;                   /* of the contributions set (om's instances);
                                              shift log2(msaa): rays and contributions
                                              carry a fragment's slot (fragments.h) */
     _Atomic(uint64_t) *rays[PLH_KINDS], *contributions;
@@ -68,9 +90,10 @@ typedef struct plh_shader {
     {"shadows", CP_BOOL, "true", 0, 0, "cast shadow rays (false: every light the surface faces adds " \
      "its term, as in the raster graphs)"}, \
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "the depth pass's samples per pixel (1, 4 or 8): rays and " \
-     "contributions carry their fragment's slot, pixel * msaa + its first sample"}
+     "contributions carry their fragment's slot, pixel * msaa + its first sample"}, \
+    PLH_TILE_PARAM
 
-/* Its parameters (bounces, min_weight, shadows, msaa) and counters, `who` naming them
+/* Its parameters (bounces, min_weight, shadows, msaa, tile) and counters, `who` naming them
  * ("ps": hybrid.ps_rays_shadow, ...). false with a message in err. */
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX]);
 

@@ -1,5 +1,5 @@
 /* om.c — hybrid.om, the Extended Direct3D graph's Output Merger (a Thread stage, one
- * instance per subqueue of the contributions set, each its own pixels: plrt_blend_key).
+ * instance per subqueue of the contributions set: per framebuffer tile, plh_tile_key).
  *
  * It sums the base layer's contributions (packets.h: the opaque surface and what its rays
  * bring, or the background) into the frame's sums as rt.blend sums them, and each
@@ -22,7 +22,7 @@
 #include <string.h>
 
 typedef struct om_state {
-    plrt_blend_keys keys;
+    plh_tile_keys keys;
     plrt_encoder enc;
     bool cutters_clear_sums;              /* else each instance clears its pixels' sums */
 } om_state;
@@ -77,44 +77,45 @@ static bool add_layered(om_layers *t, const plh_contrib *k)
 
 static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    pl_frame *f = i->frame;
     om_state *b = malloc(sizeof *b);
     if (!b) {
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    const int msaa = (int)cp_int(i, "msaa");
     b->cutters_clear_sums = plrt_cutters_clear_sums(i);
-    if (!plrt_blend_keys_of(f, cp_port_subqueues(i, "in"), &b->keys))
-        snprintf(err, CP_ERR_MAX, "port 'in': the contributions queue set needs a power of two of "
-                 "subqueues (one hybrid.om instance each), not %u", cp_port_subqueues(i, "in"));
-    else if (plrt_encoder_init(&b->enc, i, msaa, err)) {
-        b->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
+    if (plh_tile_keys_of(i, "in", &b->keys, err) && plrt_encoder_init(&b->enc, i, (int)cp_int(i, "msaa"), err))
         return b;
-    }
     free(b);
     return NULL;
 }
 
+/* Tile `key`'s pixels within the frame's region: [x0, x1) x [y0, y1), empty for a tile
+ * outside it. */
+typedef struct om_rect { int x0, y0, x1, y1; } om_rect;
+
+static om_rect tile_rect(const om_state *b, uint32_t key)
+{
+    const pl_region *r = &b->enc.f->region;
+    const int tile = (int)b->keys.tile, tx = (int)(key % b->keys.tiles_x), ty = (int)(key / b->keys.tiles_x);
+    om_rect t = {tx * tile, ty * tile, tx * tile + tile, ty * tile + tile};
+    if (t.x0 < r->x0) t.x0 = r->x0;
+    if (t.y0 < r->y0) t.y0 = r->y0;
+    if (t.x1 > r->x1) t.x1 = r->x1;
+    if (t.y1 > r->y1) t.y1 = r->y1;
+    if (t.x0 >= t.x1 || t.y0 >= t.y1) t.x1 = t.x0, t.y1 = t.y0;
+    return t;
+}
+
 typedef enum om_step { OM_CLEAR, OM_ENCODE } om_step;
 
-/* Does `step` for the region's pixels in band `key`, row by row. */
-static void om_band(const om_state *b, uint32_t key, om_step step)
+/* Does `step` for the pixels of t, row by row. */
+static void om_tile(const om_state *b, om_rect t, om_step step)
 {
-    const pl_frame *f = b->enc.f;
-    const pl_region *r = &f->region;
-    const size_t m = b->enc.msaa;
-    uint64_t band_lo, band_hi;
-    plrt_blend_band(&b->keys, key, &band_lo, &band_hi);
-    for (int y = r->y0; y < r->y1; y++) {
-        uint64_t lo = (uint64_t)y * (uint64_t)f->width + (uint64_t)r->x0,
-                 hi = lo + (uint64_t)(r->x1 - r->x0);
-        if (hi <= band_lo) continue;
-        if (lo >= band_hi) break;
-        if (lo < band_lo) lo = band_lo;
-        if (hi > band_hi) hi = band_hi;
-        if (step == OM_CLEAR) memset(b->enc.sums + lo * 3 * m, 0, (size_t)(hi - lo) * 3 * m * sizeof *b->enc.sums);
-        else plrt_encode_pixels(&b->enc, (size_t)lo, (size_t)hi);
+    const size_t m = b->enc.msaa, width = (size_t)b->enc.f->width;
+    for (int y = t.y0; y < t.y1; y++) {
+        const size_t lo = (size_t)y * width + (size_t)t.x0, hi = (size_t)y * width + (size_t)t.x1;
+        if (step == OM_CLEAR) memset(b->enc.sums + lo * 3 * m, 0, (hi - lo) * 3 * m * sizeof *b->enc.sums);
+        else plrt_encode_pixels(&b->enc, lo, hi);
     }
 }
 
@@ -203,13 +204,15 @@ static void blend_layers(const om_state *b, om_layers *t)
 /* A contribution outside this instance's pixels (a stage feeding its input computed a
  * wrong slot): the run fails naming it, instead of adding into another instance's sums
  * or outside the image. */
-static bool in_band(gr_ctx *c, const plh_contrib *k, uint32_t shift, uint64_t lo, uint64_t hi)
+static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
 {
-    if ((k->index >> shift) >= lo && (k->index >> shift) < hi) return true;
+    const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width;
+    const int x = (int)(pixel % width), y = (int)(pixel / width);
+    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1) return true;
     char why[200];
-    snprintf(why, sizeof why, "a contribution to slot %u, outside this Output Merger's pixels "
-             "%llu..%llu: a stage feeding its input computed a wrong pixel", k->index,
-             (unsigned long long)lo, (unsigned long long)(hi - 1));
+    snprintf(why, sizeof why, "a contribution to pixel (%d, %d), outside this Output Merger's "
+             "[%d, %d) x [%d, %d): a stage feeding its input computed a wrong pixel", x, y, t.x0, t.x1,
+             t.y0, t.y1);
     gr_assert_at(c, false, why, __FILE__, __LINE__);
     return false;
 }
@@ -217,17 +220,15 @@ static bool in_band(gr_ctx *c, const plh_contrib *k, uint32_t shift, uint64_t lo
 static void om_main(gr_ctx *c)
 {
     const om_state *b = gr_user(c);
-    const uint32_t key = (uint32_t)gr_key(c) & b->keys.mask;
-    if (!b->cutters_clear_sums) om_band(b, key, OM_CLEAR);
-    uint64_t lo, hi;
-    plrt_blend_band(&b->keys, key, &lo, &hi);
+    const om_rect t = tile_rect(b, (uint32_t)gr_key(c));
+    if (!b->cutters_clear_sums) om_tile(b, t, OM_CLEAR);
     om_layers layers = {NULL, 0, 0};
     bool ok = true;
     gr_window w;
     while (ok && gr_reserve(c, 0, 1, &w) == GR_OK) {
         const uint32_t n = gr_count(w.mem);
         const plh_contrib *k = plrt_elems(w.mem);
-        for (uint32_t i = 0; ok && i < n; i++) ok = in_band(c, &k[i], b->keys.shift, lo, hi);
+        for (uint32_t i = 0; ok && i < n; i++) ok = in_tile(c, b, &k[i], t);
         for (uint32_t i = 0; ok && i < n; i++) {
             if (k[i].layer) {
                 ok = add_layered(&layers, &k[i]);
@@ -240,17 +241,19 @@ static void om_main(gr_ctx *c)
         if (ok) gr_commit(c, 0, 1);
     }
     if (ok) {
-        om_band(b, key, OM_ENCODE);
+        om_tile(b, t, OM_ENCODE);
         if (layers.n) blend_layers(b, &layers);
     }
     free(layers.e);
 }
 
 static const cp_port om_ports[] = {
-    {"in", GR_BIND_INPUT, "hybrid.contributions", "a queue set of 2^n subqueues, one instance each"}};
+    {"in", GR_BIND_INPUT, "hybrid.contributions", "a queue set of a subqueue per framebuffer tile, one "
+     "instance each"}};
 static const cp_param om_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
-     "(the depth pass's samples: 1, 4 or 8)"}};
+     "(the depth pass's samples: 1, 4 or 8)"},
+    PLH_TILE_PARAM};
 static const cp_resource_use om_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the base layers' contributions (clears its pixels' without a tile cutter)"},
     {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
@@ -262,4 +265,4 @@ static const cp_resource_use om_uses[] = {
 const cp_stage_type plh_om_type = {
     "hybrid.om", "Extended Direct3D Output Merger: sums contributions per fragment (fixed point), an "
     "instance per subqueue, blends blended surfaces' layers in draw order, makes the image", GR_THREAD,
-    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 1, om_main, om_create, NULL, free, om_uses, 5};
+    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 2, om_main, om_create, NULL, free, om_uses, 5};

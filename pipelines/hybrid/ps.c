@@ -138,7 +138,7 @@ static const cp_port ps_ports[] = {
     {"rays", GR_BIND_PUSH, "hybrid.rays", "shadow rays (one per light the surface faces), mirror rays, "
      "rays on through blended surfaces: to hybrid.trace"},
     {"out", GR_BIND_PUSH, "hybrid.contributions", "ambient and emissive terms, background, into their "
-     "draw-order layers: to the Output Merger (hybrid.om), keyed by slot (plrt_blend_key)"}};
+     "draw-order layers: to the Output Merger (hybrid.om), keyed by slot (plh_tile_key)"}};
 
 static const cp_param ps_params[] = {
     {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (Z-Tile's)"},
@@ -157,4 +157,4 @@ static const cp_resource_use ps_uses[] = {
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
     "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
-    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 6, ps_main, ps_create, NULL, free, ps_uses, 6};
+    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, NULL, free, ps_uses, 6};

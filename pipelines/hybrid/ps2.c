@@ -76,7 +76,7 @@ static const cp_port ps2_ports[] = {
      "hybrid.trace (the loop)"},
     {"out", GR_BIND_PUSH, "hybrid.contributions", "the hits' ambient terms (and, without shadows, their "
      "lights'), background, into their draw-order layers: to the Output Merger (hybrid.om), keyed by "
-     "slot (plrt_blend_key)"}};
+     "slot (plh_tile_key)"}};
 static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
     {"textures", CP_READS, "the hits' textures at the ray cones' footprint"}};
@@ -84,4 +84,4 @@ static const cp_resource_use ps2_uses[] = {
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
     "Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
-    ps2_params, 4, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
+    ps2_params, 5, ps2_main, ps2_create, NULL, free, ps2_uses, 1};

@@ -19,7 +19,7 @@ typedef struct trace_state {
     const rt_bvh *bvh;
     const sh_ray_env *env;                /* in a scene with blended materials, else NULL */
     _Atomic(uint64_t) *packets, *rays, *shadow, *secondary, *contributions;
-    plrt_blend_keys keys;                 /* of `lit`'s contributions set (om's instances) */
+    plh_tile_keys keys;                   /* of `lit`'s contributions set (om's instances) */
     const struct plrt_device_bvh *device; /* placed on the OpenCL device: the BVH's copy */
 } trace_state;
 
@@ -38,7 +38,7 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                        f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                        pl_frame_counter(f, "hybrid.trace_packets"), pl_frame_counter(f, "hybrid.trace_rays"),
                        pl_frame_counter(f, "rays.shadow"), pl_frame_counter(f, "rays.secondary"),
-                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0, 0}, NULL};
+                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0}, NULL};
     const int msaa = (int)cp_int(i, "msaa");
     if (!s->bvh) {
         free(s);
@@ -51,13 +51,8 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     else if (!rs_sample_pattern(msaa))
         snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
-    else if (!plrt_blend_keys_of(f, cp_port_subqueues(i, "lit"), &s->keys))
-        snprintf(err, CP_ERR_MAX, "port 'lit': the contributions queue set needs a power of two "
-                 "of subqueues (one om instance each), not %u", cp_port_subqueues(i, "lit"));
-    else {
-        s->keys.shift = (uint32_t)__builtin_ctz((unsigned)msaa);
+    else if (plh_tile_keys_of(i, "lit", &s->keys, err))
         return s;
-    }
     free(s);
     return NULL;
 }
@@ -199,17 +194,18 @@ static const cp_port trace_ports[] = {
      "hits, for PS2"},
     {"lit", GR_BIND_PUSH, "hybrid.contributions", "the terms of the shadow rays that reach their lights, "
      "into their surfaces' draw-order layers: to the Output Merger (hybrid.om), keyed by slot "
-     "(plrt_blend_key)"}};
+     "(plh_tile_key)"}};
 static const cp_param trace_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "the depth pass's samples per pixel: a ray's pixel is its "
-     "fragment's slot (fragments.h)"}};
+     "fragment's slot (fragments.h)"},
+    PLH_TILE_PARAM};
 static const cp_resource_use trace_uses[] = {
     {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 
 const cp_kernel_stage_type plh_trace_type = {
     {"hybrid.trace", "Extended Direct3D ray casting: occlusion tests for shadow rays, closest hits for "
      "the others (the ray tracer's packet kernels); lit shadow rays' terms to the Output Merger", GR_SHADER,
-     false, trace_ports, 3, trace_params, 1, trace_main, trace_create, NULL, free, trace_uses, 2},
+     false, trace_ports, 3, trace_params, 2, trace_main, trace_create, NULL, free, trace_uses, 2},
     {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, .name = "hybrid_trace",
      .result_bytes = 1, .inplace = true, .buffers = trace_buffers, .unsupported = trace_unsupported,
      .emit = trace_emit}};

@@ -13,6 +13,8 @@
  *   kind, which add up to Trace's rays, Trace's packets, PS2's hits, the Output Merger's
  *   contributions; the DOT has ps -> trace -> ps2 -> om, trace -> om (the shadow rays'
  *   terms, which Trace resolves itself) and the backward ps2 -> trace;
+ * - om runs an instance per framebuffer tile (the contributions set's subqueues), the
+ *   image the same for any tile size;
  * - PS summing its background samples itself gives the image of sending them to om;
  * - bad input: --bounces 1000 refused naming the flag, the most bounces and a material
  *   both blended and reflective render. */
@@ -173,6 +175,32 @@ static void test_statistics_and_graph_show_the_structure(void)
     free(s);
 }
 
+/* The Output Merger is keyed per framebuffer tile: `contributions` has a subqueue (an om
+ * instance) per tile, 4 x 3 at 200x136 with 64-pixel tiles, 7 x 5 with 32, the image the
+ * same; an om whose tile disagrees with the set is refused, naming the port. */
+static void test_om_per_framebuffer_tile(void)
+{
+    static const char *const tiles[] = {"", "--set graph.tile=32"};
+    static const long long subqueues[] = {12, 35};
+    char stats[256], png[2][256], args[1024];
+    snprintf(stats, sizeof stats, "%s/tiles.json", dir);
+    for (int t = 0; t < 2; t++) {
+        snprintf(png[t], sizeof png[t], "%s/tiles-%d.png", dir, t);
+        snprintf(args, sizeof args, "-q -t 2 --size 200x136 -p hybrid %s --stats %s -o %s %s/all.scene", tiles[t],
+                 stats, png[t], dir);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        char *s = slurp(stats, NULL);
+        const char *q = s ? strstr(s, "\"name\": \"contributions\"") : NULL;
+        CHECK_MSG(q && counter(q, "subqueues") == subqueues[t], "%s: contributions has %lld subqueues, want %lld",
+                  tiles[t], q ? counter(q, "subqueues") : -1, subqueues[t]);
+        free(s);
+    }
+    CHECK_MSG(same_files(png[0], png[1]), "32-pixel tiles: another image");
+    CHECK_MSG(run("-q --size 200x136 -p hybrid --set om.tile=32 teapot") == 1 &&
+              strstr(out, "stage 'om'") && strstr(out, "one subqueue per 32x32 framebuffer tile"),
+              "om's tile against the set's: %s", out);
+}
+
 static void test_background_summed_in_ps(void)
 {
     char a[256], b[256], args[1024];
@@ -207,6 +235,7 @@ int main(int argc, char **argv)
     RUN(test_surfaces_are_the_raster_graphs);
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_statistics_and_graph_show_the_structure);
+    RUN(test_om_per_framebuffer_tile);
     RUN(test_background_summed_in_ps);
     RUN(test_bad_input);
     char cmd[300];
