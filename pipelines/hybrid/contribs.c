@@ -7,7 +7,8 @@ bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k
     const pl_frame *f = i->frame;
     const uint32_t tile = (uint32_t)cp_int(i, "tile"), msaa = (uint32_t)cp_int(i, "msaa");
     const uint32_t tiles_x = ((uint32_t)f->width + tile - 1) / tile, tiles_y = ((uint32_t)f->height + tile - 1) / tile;
-    *k = (plh_tile_keys){(uint32_t)f->width, tile, tiles_x, (uint32_t)__builtin_ctz(msaa ? msaa : 1)};
+    *k = (plh_tile_keys){(uint32_t)f->width, tile, tiles_x, (uint32_t)__builtin_ctz(msaa ? msaa : 1),
+                         tile & (tile - 1) ? -1 : __builtin_ctz(tile)};
     const uint32_t subqueues = cp_port_subqueues(i, port);
     if (subqueues == tiles_x * tiles_y) return true;
     snprintf(err, CP_ERR_MAX, "port '%s': the contributions queue set needs one subqueue per %ux%u "
@@ -18,10 +19,14 @@ bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k
 
 void plh_push_contribs(gr_ctx *c, int output, plh_contribs *b)
 {
-    for (uint32_t i = 0, j; i < b->n; i = j) {
-        uint64_t key = plh_tile_key(b->k[i].index, &b->keys);
-        for (j = i + 1; j < b->n && plh_tile_key(b->k[j].index, &b->keys) == key; j++) {}
-        gr_push_key_n(c, output, key, &b->k[i], j - i);
+    uint32_t from = 0;
+    uint64_t key = b->n ? plh_tile_key(b->k[0].index, &b->keys) : 0;
+    for (uint32_t i = 1; i <= b->n; i++) {
+        const uint64_t next = i < b->n ? plh_tile_key(b->k[i].index, &b->keys) : key + 1;
+        if (next == key) continue;
+        gr_push_key_n(c, output, key, &b->k[from], i - from);
+        from = i;
+        key = next;
     }
     b->n = 0;
 }

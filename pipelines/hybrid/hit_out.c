@@ -16,7 +16,7 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
     pl_frame *f = i->frame;
     *s = (plh_shader){pl_frame_ray_env(f), pl_frame_raster_env(f), f->aov, (int)cp_int(i, "bounces"),
                       (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
-                      false, {0, 0, 0, 0},
+                      false, {0, 0, 0, 0, -1},
                       {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
     bool counted = s->contributions != NULL;
     for (int k = 0; k < PLH_KINDS; k++) {
@@ -104,8 +104,8 @@ static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt
                                              rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
 }
 
-/* The ray on through h's blended surface, contributing to `layer`: a layer of its own
- * (layer.layer > 0 and not carried on: h began it) hands the ray the next one. */
+/* The ray on through h's blended surface: where that surface is its layer's own
+ * (`own`), the ray begins the next layer; else it carries h's `layer` on. */
 static void add_through(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
                         const rt_ray *passed, const float weight[3], plh_layer layer, bool own)
 {

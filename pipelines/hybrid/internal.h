@@ -22,6 +22,7 @@ extern const cp_kernel_stage_type plh_trace_type;     /* with an OpenCL kernel *
  * slot's pixel (slot >> shift, shift = log2(msaa)). */
 typedef struct plh_tile_keys {
     uint32_t width, tile, tiles_x, shift;
+    int tile_shift;                       /* log2(tile) when a power of two, else -1 */
 } plh_tile_keys;
 
 /* For stage i (its `tile` and `msaa` parameters), whose `port` is bound to the
@@ -31,8 +32,9 @@ bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k
 
 static inline uint64_t plh_tile_key(uint32_t slot, const plh_tile_keys *k)
 {
-    const uint32_t pixel = slot >> k->shift;
-    return (uint64_t)(pixel / k->width / k->tile) * k->tiles_x + pixel % k->width / k->tile;
+    const uint32_t pixel = slot >> k->shift, y = pixel / k->width, x = pixel - y * k->width;
+    if (k->tile_shift >= 0) return (uint64_t)(y >> k->tile_shift) * k->tiles_x + (x >> k->tile_shift);
+    return (uint64_t)(y / k->tile) * k->tiles_x + x / k->tile;
 }
 
 /* The `tile` parameter of the stages that key contributions (ps, trace, ps2, om). */

@@ -206,8 +206,8 @@ static void blend_layers(const om_state *b, om_layers *t)
  * or outside the image. */
 static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
 {
-    const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width;
-    const int x = (int)(pixel % width), y = (int)(pixel / width);
+    const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width, row = pixel / width;
+    const int x = (int)(pixel - row * width), y = (int)row;
     if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1) return true;
     char why[200];
     snprintf(why, sizeof why, "a contribution to pixel (%d, %d), outside this Output Merger's "
@@ -223,27 +223,25 @@ static void om_main(gr_ctx *c)
     const om_rect t = tile_rect(b, (uint32_t)gr_key(c));
     if (!b->cutters_clear_sums) om_tile(b, t, OM_CLEAR);
     om_layers layers = {NULL, 0, 0};
-    bool ok = true;
     gr_window w;
-    while (ok && gr_reserve(c, 0, 1, &w) == GR_OK) {
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const uint32_t n = gr_count(w.mem);
         const plh_contrib *k = plrt_elems(w.mem);
-        for (uint32_t i = 0; ok && i < n; i++) ok = in_tile(c, b, &k[i], t);
-        for (uint32_t i = 0; ok && i < n; i++) {
-            if (k[i].layer) {
-                ok = add_layered(&layers, &k[i]);
-                gr_assert_at(c, ok, "out of memory (blended layers)", __FILE__, __LINE__);
-                continue;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!in_tile(c, b, &k[i], t)) goto out;
+            if (!k[i].layer) {
+                int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
+                for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
+            } else if (!add_layered(&layers, &k[i])) {
+                gr_assert_at(c, false, "out of memory (blended layers)", __FILE__, __LINE__);
+                goto out;
             }
-            int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
-            for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
         }
-        if (ok) gr_commit(c, 0, 1);
+        gr_commit(c, 0, 1);
     }
-    if (ok) {
-        om_tile(b, t, OM_ENCODE);
-        if (layers.n) blend_layers(b, &layers);
-    }
+    om_tile(b, t, OM_ENCODE);
+    if (layers.n) blend_layers(b, &layers);
+out:
     free(layers.e);
 }
 

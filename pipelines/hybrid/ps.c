@@ -60,7 +60,8 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err)) {
         /* per-sample layers cannot be summed per pixel: with more samples, blended
            surfaces are composited along the ray */
-        s->shader.draw_order = s->primary.spp == 1 &&
+        const sc_scene *scene = ((const pl_frame *)i->frame)->data->scene;
+        s->shader.draw_order = s->primary.spp == 1 && scene && sh_ray_scene_blends(scene) &&
                                (s->shader.aov == SH_AOV_COLOR || s->shader.aov == SH_AOV_ALBEDO);
         return s;
     }

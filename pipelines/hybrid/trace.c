@@ -38,7 +38,7 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                        f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
                        pl_frame_counter(f, "hybrid.trace_packets"), pl_frame_counter(f, "hybrid.trace_rays"),
                        pl_frame_counter(f, "rays.shadow"), pl_frame_counter(f, "rays.secondary"),
-                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0}, NULL};
+                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0, -1}, NULL};
     const int msaa = (int)cp_int(i, "msaa");
     if (!s->bvh) {
         free(s);
