@@ -201,18 +201,22 @@ static void blend_layers(const om_state *b, om_layers *t)
     }
 }
 
-/* A contribution outside this instance's pixels (a stage feeding its input computed a
- * wrong slot): the run fails naming it, instead of adding into another instance's sums
- * or outside the image. */
-static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
+/* A contribution outside this instance's pixels or with an alpha byte past 255 (a stage
+ * feeding its input computed a wrong one): the run fails naming it, instead of adding
+ * into another instance's sums, outside the image, or blending garbage. */
+static bool valid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
 {
     const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width, row = pixel / width;
     const int x = (int)(pixel - row * width), y = (int)row;
-    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1) return true;
-    char why[200];
-    snprintf(why, sizeof why, "a contribution to pixel (%d, %d), outside this Output Merger's "
-             "[%d, %d) x [%d, %d): a stage feeding its input computed a wrong pixel", x, y, t.x0, t.x1,
-             t.y0, t.y1);
+    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1 && k->alpha8 <= 255) return true;
+    char why[240];
+    if (k->alpha8 > 255)
+        snprintf(why, sizeof why, "a contribution to pixel (%d, %d) with alpha byte %u: a stage feeding "
+                 "its input computed a wrong layer", x, y, k->alpha8);
+    else
+        snprintf(why, sizeof why, "a contribution to pixel (%d, %d), outside this Output Merger's "
+                 "[%d, %d) x [%d, %d): a stage feeding its input computed a wrong pixel", x, y, t.x0, t.x1,
+                 t.y0, t.y1);
     gr_assert_at(c, false, why, __FILE__, __LINE__);
     return false;
 }
@@ -228,7 +232,7 @@ static void om_main(gr_ctx *c)
         const uint32_t n = gr_count(w.mem);
         const plh_contrib *k = plrt_elems(w.mem);
         for (uint32_t i = 0; i < n; i++) {
-            if (!in_tile(c, b, &k[i], t)) goto out;
+            if (!valid(c, b, &k[i], t)) goto out;
             if (!k[i].layer) {
                 int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
                 for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
