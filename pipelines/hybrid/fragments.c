@@ -82,3 +82,29 @@ int plh_pixel_fragments(const plh_primary *p, int msaa, uint32_t pixel,
     atomic_fetch_add_explicit(p->traced, traced, memory_order_relaxed);
     return n;
 }
+
+uint32_t plh_fragment_samples(const plh_primary *p, int msaa, uint32_t pixel, int k)
+{
+    const uint32_t *seen = p->vis + (size_t)pixel * (size_t)msaa;
+    uint32_t mask = 0;
+    for (int j = 0; j < msaa; j++) mask |= (uint32_t)(seen[j] == seen[k]) << j;
+    return mask;
+}
+
+void plh_camera_hit(const plh_primary *p, int msaa, uint32_t pixel, int k, uint32_t prim, plrt_ray *r)
+{
+    const pl_frame *f = p->frame;
+    const rs_samples *at = rs_sample_pattern(msaa);
+    const float dx = k < 0 ? 0.0f : (float)at->dx[k] / 16.0f, dy = k < 0 ? 0.0f : (float)at->dy[k] / 16.0f;
+    const float px = (float)(pixel % (uint32_t)f->width) + 0.5f + dx;
+    const float py = (float)(pixel / (uint32_t)f->width) + 0.5f + dy;
+    memset(r, 0, sizeof *r);
+    r->weight[0] = r->weight[1] = r->weight[2] = 1.0f;
+    r->pixel = pixel * (uint32_t)msaa + (uint32_t)(k < 0 ? 0 : k);
+    r->cone = (rt_cone){0.0f, p->spread};
+    memcpy(r->ray.org, f->camera.eye, sizeof r->ray.org);
+    sc_camera_ray(&f->camera, f->width, f->height, px, py, r->ray.dir);
+    r->ray.tmin = 0.0f;
+    r->ray.tmax = INFINITY;
+    fragment_hit(p, r, prim);
+}

@@ -23,4 +23,12 @@
 int plh_pixel_fragments(const plh_primary *p, int msaa, uint32_t pixel,
                         plrt_ray out[RS_MAX_SAMPLES]);
 
+/* The samples of `pixel` that see what its sample k sees (a mask, bit k set). */
+uint32_t plh_fragment_samples(const plh_primary *p, int msaa, uint32_t pixel, int k);
+
+/* The camera ray through sample k of `pixel` (the depth pass's sample position; k < 0:
+ * the pixel centre) with its hit on primitive prim, found as a fragment's (above), into
+ * r; its slot pixel * msaa + max(k, 0), weight 1, the camera's cone. */
+void plh_camera_hit(const plh_primary *p, int msaa, uint32_t pixel, int k, uint32_t prim, plrt_ray *r);
+
 #endif

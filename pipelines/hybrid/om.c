@@ -126,64 +126,86 @@ static int by_slot_and_layer(const void *x, const void *y)
     return (a->layer > b->layer) - (a->layer < b->layer);
 }
 
-/* Slot `slot`'s bytes (RGB in the low three bytes): its base's sums encoded, then its
- * layers l[0..n) (its own, in primitive order) blended over them. */
-static uint32_t slot_bytes(const om_state *b, size_t slot, const om_layer *l, size_t n)
+/* Slot `slot`'s base layer encoded (RGB in the low three bytes). */
+static uint32_t base_bytes(const om_state *b, size_t slot)
 {
-    const sh_aov aov = b->enc.f->aov;
     const int64_t *base = b->enc.sums + slot * 3;
-    uint32_t dst = 0;
-    for (int ch = 0; ch < 3; ch++) dst |= (uint32_t)plrt_encode(aov, base[ch]) << (8 * ch);
-    for (size_t k = 0; k < n; k++) {
-        uint32_t src = 0;
-        for (int ch = 0; ch < 3; ch++) src |= (uint32_t)plrt_encode(aov, l[k].sum[ch]) << (8 * ch);
-        dst = plr_blend(dst, src, l[k].alpha8);
-    }
+    uint32_t v = 0;
+    for (int ch = 0; ch < 3; ch++) v |= (uint32_t)plrt_encode(b->enc.f->aov, base[ch]) << (8 * ch);
+    return v;
+}
+
+/* Layer l's encoded colour blended over dst with its alpha byte, as the raster OM blends. */
+static uint32_t blend_over(const om_state *b, uint32_t dst, const om_layer *l)
+{
+    uint32_t src = 0;
+    for (int ch = 0; ch < 3; ch++) src |= (uint32_t)plrt_encode(b->enc.f->aov, l->sum[ch]) << (8 * ch);
+    return plr_blend(dst, src, l->alpha8);
+}
+
+/* The entries of slot `slot` among l[0..n) (sorted): l[*from .. *from + returned). */
+static size_t slot_layers(const om_layer *l, size_t n, size_t slot, size_t *from)
+{
+    size_t i = 0;
+    while (i < n && l[i].index < slot) i++;
+    *from = i;
+    while (i < n && l[i].index == slot) i++;
+    return i - *from;
+}
+
+/* The bytes of sample k of pixel p, whose layers are l[0..n) (sorted, all its slots).
+ * With msaa > 1 a sample behind a blended fragment (whose slot holds the layer of the
+ * primitive the sample sees) has what lies behind it at that sample in its own slot
+ * (PLH_BEHIND rays), and its layers are the fragment slot's and its own slot's, merged
+ * in primitive order; any other sample shows its fragment's slot. *base: the slot whose
+ * base it shows; *blended: whether a layer was blended over it. */
+static uint32_t sample_bytes(const om_state *b, size_t p, size_t k, const om_layer *l, size_t n,
+                             size_t *base, bool *blended)
+{
+    const plrt_encoder *e = &b->enc;
+    const size_t own = p * e->msaa + k, slot = e->msaa > 1 ? plrt_sample_slot(e, p, k) : own;
+    size_t fa, oa = 0;
+    const size_t fn = slot_layers(l, n, slot, &fa);
+    bool behind = false;
+    size_t mine = fa;                     /* the fragment's own layer, when behind */
+    for (size_t i = fa; e->msaa > 1 && i < fa + fn; i++)
+        if (l[i].layer == e->vis[own]) behind = true, mine = i;
+    /* another sample's: the fragment's layer and its own slot's (the fragment's slot's
+       others are its first sample's) */
+    const bool other = behind && own != slot;
+    const size_t on = other ? slot_layers(l, n, own, &oa) : 0;
+    if (other) fa = mine;
+    const size_t fe = other ? mine + 1 : fa + fn;
+    *base = behind ? own : slot;
+    *blended = fe > fa || on > 0;
+    uint32_t dst = base_bytes(b, *base);
+    for (size_t i = fa, j = oa; i < fe || j < oa + on;)
+        dst = blend_over(b, dst, j == oa + on || (i < fe && l[i].layer < l[j].layer) ? &l[i++] : &l[j++]);
     return dst;
 }
 
-/* Pixel p from its samples' bytes (bytes[k]: slot p * msaa + k's, where that slot has
- * layers; `layered` their mask), as plrt_encode_pixels resolves it. */
-static void resolve_layered(const om_state *b, size_t p, const uint32_t *bytes, uint32_t layered)
+/* Pixel p, whose layers are l[0..n) (sorted, all its slots), into the image: its
+ * samples' bytes resolved as plrt_encode_pixels resolves them (one sample: its bytes),
+ * and its linear colour, a blended sample's bytes decoded as the raster sinks decode. */
+static void blend_pixel(const om_state *b, size_t p, const om_layer *l, size_t n)
 {
     const plrt_encoder *e = &b->enc;
     const size_t m = e->msaa;
     uint32_t sum[3] = {0, 0, 0};
     float lin[3] = {0, 0, 0};
     for (size_t k = 0; k < m; k++) {
-        const size_t slot = plrt_sample_slot(e, p, k), own = slot - p * m;
-        const uint32_t v = layered >> own & 1 ? bytes[own] : slot_bytes(b, slot, NULL, 0);
+        size_t base;
+        bool blended;
+        const uint32_t v = sample_bytes(b, p, k, l, n, &base, &blended);
         for (int ch = 0; ch < 3; ch++) {
             const uint8_t byte = (uint8_t)(v >> (8 * ch));
             sum[ch] += byte;
-            lin[ch] += layered >> own & 1 ? pli_decode_srgb8(byte)
-                                          : (float)((double)e->sums[slot * 3 + ch] / PL_FIXED_ONE);
+            lin[ch] += blended ? pli_decode_srgb8(byte) : (float)((double)e->sums[base * 3 + ch] / PL_FIXED_ONE);
         }
     }
     uint8_t *rgba = (uint8_t *)e->color + p * 4;
     for (int ch = 0; ch < 3; ch++) rgba[ch] = (uint8_t)((sum[ch] + m / 2) >> __builtin_ctz(e->msaa));
-    if (!e->hdr) return;
-    for (int ch = 0; ch < 3; ch++) e->hdr[p * 4 + ch] = lin[ch] / (float)m;
-}
-
-/* The layers of pixel p, l[0..n) (sorted, all of its slots), blended into the image. */
-static void blend_pixel(const om_state *b, size_t p, const om_layer *l, size_t n)
-{
-    const plrt_encoder *e = &b->enc;
-    const size_t m = e->msaa;
-    uint32_t bytes[RS_MAX_SAMPLES], layered = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && l[j].index == l[i].index; j++) {}
-        bytes[l[i].index - p * m] = slot_bytes(b, l[i].index, &l[i], j - i);
-        layered |= 1u << (l[i].index - p * m);
-    }
-    if (m > 1) {
-        resolve_layered(b, p, bytes, layered);
-        return;
-    }
-    uint8_t *rgba = (uint8_t *)e->color + p * 4;
-    for (int ch = 0; ch < 3; ch++) rgba[ch] = (uint8_t)(bytes[0] >> (8 * ch));
-    for (int ch = 0; e->hdr && ch < 3; ch++) e->hdr[p * 4 + ch] = pli_decode_srgb8(rgba[ch]);
+    for (int ch = 0; e->hdr && ch < 3; ch++) e->hdr[p * 4 + ch] = lin[ch] / (float)m;
 }
 
 /* After the pixels are encoded: every pixel with blended layers, blended. */

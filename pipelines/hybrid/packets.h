@@ -12,6 +12,11 @@
  *  - PLH_REFLECTION: a mirror ray, depth one more than its surface's;
  *  - PLH_THROUGH: the ray on through a blended surface (same depth, layers + 1).
  *    Trace fills in the closest hit of both, in place, for PS2 to shade.
+ *  - PLH_BEHIND: with msaa > 1, what one sample of a blended fragment sees behind it,
+ *    found by PS (the sample's ray on through the fragment): the camera ray through the
+ *    pixel centre and its hit on that surface, the slot the sample's own, for PS2 to
+ *    shade there as the raster graphs shade a fragment (once per pixel, at its centre).
+ *    Trace passes it on untouched.
  *
  * hybrid.contributions: what a fragment adds to its slot (its pixel, or with msaa > 1
  * pixel * msaa + its first sample: fragments.h) in one draw-order layer. Blended surfaces
@@ -27,7 +32,7 @@
 
 #include "pipelines/raytrace/packets.h"
 
-typedef enum plh_ray_kind { PLH_SHADOW, PLH_REFLECTION, PLH_THROUGH, PLH_KINDS } plh_ray_kind;
+typedef enum plh_ray_kind { PLH_SHADOW, PLH_REFLECTION, PLH_THROUGH, PLH_BEHIND, PLH_KINDS } plh_ray_kind;
 
 /* A draw-order layer of a slot: 0 the base, p + 1 the fragment of blended primitive p,
  * with its alpha byte (255 for the base); `begins` as above. */

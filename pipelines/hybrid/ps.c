@@ -79,7 +79,7 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
     }
     const plh_layer camera = {0, 255, sh->draw_order};
     if (sh->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, sh, o, h, camera);
+        plh_out_aov(c, sh, o, h, camera, &s->primary);
         return h->hit.prim != RT_NO_HIT;
     }
     if (h->hit.prim == RT_NO_HIT) {
@@ -88,7 +88,7 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
         plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
         return 0;
     }
-    plh_out_hit(c, sh, o, h, camera, true);
+    plh_out_hit(c, sh, o, h, camera, true, &s->primary);
     return 1;
 }
 

@@ -39,14 +39,14 @@ static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_l
         return 0;
     }
     if (s->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, s, o, h, in);
+        plh_out_aov(c, s, o, h, in, NULL);
     } else if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
         plh_out_contrib(c, s, o, h->pixel, plh_layer_of(s, h, in), bg);
     } else {
         /* a ray that begins a layer meets what the raster graphs rasterize at its pixel */
-        plh_out_hit(c, s, o, h, in, in.begins);
+        plh_out_hit(c, s, o, h, in, in.begins, NULL);
     }
     return h->hit.prim != RT_NO_HIT;
 }

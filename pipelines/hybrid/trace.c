@@ -112,14 +112,20 @@ static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const ui
     plh_push_contribs(c, TRACE_OUT_LIT, &lit);
 }
 
-/* Mirror and through rays r[at[0..n)]: their closest hits. */
+/* Mirror, through and behind rays r[at[0..n)]: the closest hits of the first two kinds
+ * (a behind ray comes with its hit). */
 static void find_hits(const trace_state *s, plh_ray *r, const uint32_t *at, uint32_t n)
 {
     rt_ray rays[RT_PACKET_MAX];
     rt_hit hits[RT_PACKET_MAX];
-    for (uint32_t i = 0; i < n; i++) rays[i] = r[at[i]].r.ray;
-    rt_intersect_packet(s->bvh, rays, (int)n, hits, NULL);
-    for (uint32_t i = 0; i < n; i++) r[at[i]].r.hit = hits[i];
+    uint32_t traced[RT_PACKET_MAX], nt = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (r[at[i]].kind != PLH_BEHIND) {
+            traced[nt] = at[i];
+            rays[nt++] = r[at[i]].r.ray;
+        }
+    if (nt) rt_intersect_packet(s->bvh, rays, (int)nt, hits, NULL);
+    for (uint32_t j = 0; j < nt; j++) r[traced[j]].r.hit = hits[j];
 }
 
 /* The rays with hits moved to r[0..no) (others ascends, so each moves down or stays),
@@ -191,7 +197,7 @@ static int trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFF
 static const cp_port trace_ports[] = {
     {"in", GR_BIND_INPUT, "hybrid.rays", "the pixel shaders' rays, of every kind"},
     {"out", GR_BIND_INPLACE, "hybrid.rays", "the input's mirror and through rays with their closest "
-     "hits, for PS2"},
+     "hits, and its behind rays, for PS2"},
     {"lit", GR_BIND_PUSH, "hybrid.contributions", "the terms of the shadow rays that reach their lights, "
      "into their surfaces' draw-order layers: to the Output Merger (hybrid.om), keyed by slot "
      "(plh_tile_key)"}};

@@ -147,9 +147,10 @@ static void test_statistics_and_graph_show_the_structure(void)
     for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
         CHECK_MSG(counter(s, positive[k]) > 0, "%s: %lld", positive[k], counter(s, positive[k]));
     long long pushed = 0;
-    static const char *const who[] = {"ps", "ps2"}, *const kinds[] = {"shadow", "reflection", "through"};
+    static const char *const who[] = {"ps", "ps2"},
+                             *const kinds[] = {"shadow", "reflection", "through", "behind"};
     for (int w = 0; w < 2; w++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             char name[64];
             snprintf(name, sizeof name, "hybrid.%s_rays_%s", who[w], kinds[k]);
             CHECK_MSG(counter(s, name) >= 0, "%s missing", name);
