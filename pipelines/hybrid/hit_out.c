@@ -138,18 +138,20 @@ static void quad_of(const plh_shader *s, const plrt_ray *h, float d[4])
     sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
 }
 
-/* With msaa > 1, blended fragment h (its layer's own, at slot h->pixel) of PS: what
- * each sample it covers sees behind it (the sample's ray on through the fragment, traced
- * here) goes to PS2 as a PLH_BEHIND ray in the sample's own slot, which hybrid.om uses
- * as that sample's base, so that an edge behind glass is resolved per sample as the
- * raster graphs resolve it. A sample whose ray misses the fragment takes the centre's
- * ray on through it. */
+/* With msaa > 1, blended surface h (its layer's own, at slot h->pixel): what each
+ * sample it covers (a PS fragment's covered samples, else its slot's sample) sees behind
+ * it (the sample's ray on through the surface, traced here) goes to PS2 as a PLH_BEHIND
+ * ray in the sample's own slot, which hybrid.om uses as that sample's base, so that an
+ * edge behind glass is resolved per sample as the raster graphs resolve it. A sample
+ * whose ray misses the surface takes the centre's ray on through it. */
 static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h,
-                               const plh_primary *split, const rt_ray *centre_passed,
+                               const plh_behind *behind, const rt_ray *centre_passed,
                                const float weight[3])
 {
+    const plh_primary *split = behind->primary;
     const uint32_t m = (uint32_t)s->msaa, pixel = h->pixel >> s->keys.shift;
-    for (uint32_t mask = plh_fragment_samples(split, s->msaa, pixel, (int)(h->pixel & (m - 1))); mask;
+    const int first = (int)(h->pixel & (m - 1));
+    for (uint32_t mask = behind->fragment ? plh_fragment_samples(split, s->msaa, pixel, first) : 1u << first; mask;
          mask &= mask - 1) {
         const int k = __builtin_ctz(mask);
         plrt_ray at;
@@ -162,12 +164,12 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
         }
         rt_ray passed;
         rt_cone next;
-        rt_hit behind = {0, 0, 0, RT_NO_HIT};
+        rt_hit seen = {0, 0, 0, RT_NO_HIT};
         sh_ray_pass(s->env, &at.ray, &at.hit, at.cone, &passed, &next);
-        rt_intersect1(split->bvh, &passed, &behind);
+        rt_intersect1(split->bvh, &passed, &seen);
         plrt_ray *r = add_ray(c, o, PLH_BEHIND, (plh_layer){0, 255, 1});
-        if (behind.prim == RT_NO_HIT) *r = at, r->hit = behind;
-        else plh_camera_hit(split, s->msaa, pixel, -1, behind.prim, r);
+        if (seen.prim == RT_NO_HIT) *r = at, r->hit = seen;
+        else plh_camera_hit(split, s->msaa, pixel, -1, seen.prim, r);
         r->pixel = pixel * m + (uint32_t)k;
         for (int ch = 0; ch < 3; ch++) r->weight[ch] = weight[ch];
         r->layers = h->layers + 1;
@@ -175,7 +177,7 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
 }
 
 static void out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer layer,
-                       const plh_primary *split, const sh_ray_result *res)
+                       const plh_behind *behind, const sh_ray_result *res)
 {
     const plh_layer carried = {layer.layer, layer.alpha8, 0};
     plh_out_contrib(c, s, o, h->pixel, carried, res->direct);
@@ -192,12 +194,12 @@ static void out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ra
         add_secondary(c, s, o, h, &res->reflected, res->reflect_weight, h->depth + 1, 0,
                       PLH_REFLECTION, carried);
     if (!res->pass) return;
-    if (split && layer.begins && s->msaa > 1) add_behind_samples(c, s, o, h, split, &res->passed, res->pass_weight);
+    if (behind && layer.begins && s->msaa > 1) add_behind_samples(c, s, o, h, behind, &res->passed, res->pass_weight);
     else add_through(c, s, o, h, &res->passed, res->pass_weight, carried, layer.begins);
 }
 
 void plh_out_hit(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
-                 bool rasterized, const plh_primary *split)
+                 bool rasterized, const plh_behind *behind)
 {
     sh_ray_result res;
     float quad[4];
@@ -212,11 +214,11 @@ void plh_out_hit(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, 
     } else {
         sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
     }
-    out_shaded(c, s, o, h, layer, split, &res);
+    out_shaded(c, s, o, h, layer, behind, &res);
 }
 
 void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
-                 const plh_primary *split)
+                 const plh_behind *behind)
 {
     float v[3];
     if (h->hit.prim == RT_NO_HIT) return;          /* AOVs of a miss have none */
@@ -239,6 +241,6 @@ void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, 
     rt_cone next;
     sh_ray_pass(s->env, &h->ray, &h->hit, h->cone, &passed, &next);
     for (int i = 0; i < 3; i++) w[i] = own ? h->weight[i] : h->weight[i] * (1.0f - a);
-    if (split && own && s->msaa > 1) add_behind_samples(c, s, o, h, split, &passed, w);
+    if (behind && own && s->msaa > 1) add_behind_samples(c, s, o, h, behind, &passed, w);
     else add_through(c, s, o, h, &passed, w, layer, own);
 }

@@ -130,16 +130,22 @@ plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in);
  * ray cone's; what it sends on: its direct term, a shadow ray per light it faces (or,
  * without shadows, the light's term), its mirror ray while depth < bounces and its
  * weight is at least min_weight, and the ray on through a blended surface, which begins
- * the next layer when the hit is its layer's own; for a fragment of PS with msaa > 1
- * (`split`: PS's depth pass, else NULL), what each sample it covers sees behind it. */
+ * the next layer when the hit is its layer's own; with msaa > 1 and `behind` (else
+ * NULL), what each sample it covers sees behind it instead (PLH_BEHIND rays). */
 typedef struct plh_primary plh_primary;
+typedef struct plh_behind {
+    const plh_primary *primary;           /* the camera, the BVH (and with `fragment`, the
+                                             depth pass's visibility per sample) */
+    bool fragment;                        /* h is a PS fragment (its covered samples'),
+                                             else one sample's (its slot's: PS2's) */
+} plh_behind;
 void plh_out_hit(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
-                 bool rasterized, const plh_primary *split);
+                 bool rasterized, const plh_behind *behind);
 
 /* What h, of a ray carrying `in`, gives for an AOV other than the colour (albedo: the base
  * colour at the ray cone's level of detail, through blended surfaces as the colour is;
- * `split` as plh_out_hit's). */
+ * `behind` as plh_out_hit's). */
 void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer in,
-                 const plh_primary *split);
+                 const plh_behind *behind);
 
 #endif

@@ -12,11 +12,11 @@
  *  - PLH_REFLECTION: a mirror ray, depth one more than its surface's;
  *  - PLH_THROUGH: the ray on through a blended surface (same depth, layers + 1).
  *    Trace fills in the closest hit of both, in place, for PS2 to shade.
- *  - PLH_BEHIND: with msaa > 1, what one sample of a blended fragment sees behind it,
- *    found by PS (the sample's ray on through the fragment): the camera ray through the
- *    pixel centre and its hit on that surface, the slot the sample's own, for PS2 to
- *    shade there as the raster graphs shade a fragment (once per pixel, at its centre).
- *    Trace passes it on untouched.
+ *  - PLH_BEHIND: with msaa > 1, what one sample of a blended surface of the camera
+ *    ray's sees behind it, found by PS or PS2 (the sample's ray on through the surface):
+ *    the camera ray through the pixel centre and its hit on what it met, the slot the
+ *    sample's own, for PS2 to shade as the raster graphs shade a fragment (at the pixel
+ *    centre). Trace passes it on untouched.
  *
  * hybrid.contributions: what a fragment adds to its slot (its pixel, or with msaa > 1
  * pixel * msaa + its first sample: fragments.h) in one draw-order layer. Blended surfaces

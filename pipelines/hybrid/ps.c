@@ -20,6 +20,7 @@
 
 typedef struct ps_state {
     plh_primary primary;
+    plh_behind behind;                    /* its fragments' samples (msaa > 1) */
     plh_shader shader;
     plrt_misses misses;
     _Atomic(uint64_t) *fragments;
@@ -58,6 +59,7 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
         plh_shader_init(&s->shader, i, "ps", err) &&
         plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err)) {
+        s->behind = (plh_behind){&s->primary, true};
         /* per-sample layers cannot be summed per pixel: with more samples, blended
            surfaces are composited along the ray */
         const sc_scene *scene = ((const pl_frame *)i->frame)->data->scene;
@@ -79,7 +81,7 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
     }
     const plh_layer camera = {0, 255, sh->draw_order};
     if (sh->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, sh, o, h, camera, &s->primary);
+        plh_out_aov(c, sh, o, h, camera, &s->behind);
         return h->hit.prim != RT_NO_HIT;
     }
     if (h->hit.prim == RT_NO_HIT) {
@@ -88,7 +90,7 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
         plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
         return 0;
     }
-    plh_out_hit(c, sh, o, h, camera, true, &s->primary);
+    plh_out_hit(c, sh, o, h, camera, true, &s->behind);
     return 1;
 }
 

@@ -8,11 +8,15 @@
  * Trace (the loop, bounded by `bounces`, the rays' weight and PLRT_MAX_LAYERS); a ray
  * that hits nothing adds the background. */
 #include "pipelines/hybrid/internal.h"
+#include "pipelines/hybrid/primary_hits.h"
 
 #include <stdlib.h>
 
 typedef struct ps2_state {
     plh_shader shader;
+    plh_primary camera;                   /* msaa > 1: the camera and BVH for the rays on
+                                             through a blended surface seen by one sample */
+    plh_behind behind;
     _Atomic(uint64_t) *hits;
 } ps2_state;
 
@@ -23,30 +27,37 @@ static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    s->hits = pl_frame_counter(i->frame, "hybrid.ps2_hits");
+    pl_frame *f = i->frame;
+    s->hits = pl_frame_counter(f, "hybrid.ps2_hits");
     if (!s->hits) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-    if (s->hits && plh_shader_init(&s->shader, i, "ps2", err)) return s;
+    if (s->hits && plh_shader_init(&s->shader, i, "ps2", err)) {
+        s->camera = (plh_primary){f, NULL, f->data->geo, NULL, 1, 1.0f, plrt_camera_spread(f), 0, NULL, NULL};
+        s->behind = (plh_behind){&s->camera, false};
+        if (s->shader.msaa == 1 || (s->camera.bvh = pl_frame_use(i, "bvh", err))) return s;
+    }
     free(s);
     return NULL;
 }
 
-/* One mirror or through ray, of layer `in`; returns 1 when it hit a surface. */
-static uint32_t ps2_hit(gr_ctx *c, const plh_shader *s, const plrt_ray *h, plh_layer in, plh_out *o)
+/* One mirror, through or behind ray, of layer `in`; returns 1 when it hit a surface. */
+static uint32_t ps2_hit(gr_ctx *c, const ps2_state *st, const plrt_ray *h, plh_layer in, plh_out *o)
 {
+    const plh_shader *s = &st->shader;
+    const plh_behind *behind = s->msaa > 1 ? &st->behind : NULL;
     if (h->hit.prim != RT_NO_HIT && h->hit.prim >= s->env->geo->ntriangles) {
         gr_assert_at(c, false, "a ray came with a primitive outside the mesh (is the input "
                      "hybrid.trace's output?)", __FILE__, __LINE__);
         return 0;
     }
     if (s->aov != SH_AOV_COLOR) {
-        plh_out_aov(c, s, o, h, in, NULL);
+        plh_out_aov(c, s, o, h, in, behind);
     } else if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
         plh_out_contrib(c, s, o, h->pixel, plh_layer_of(s, h, in), bg);
     } else {
         /* a ray that begins a layer meets what the raster graphs rasterize at its pixel */
-        plh_out_hit(c, s, o, h, in, in.begins, NULL);
+        plh_out_hit(c, s, o, h, in, in.begins, behind);
     }
     return h->hit.prim != RT_NO_HIT;
 }
@@ -64,7 +75,7 @@ static void ps2_main(gr_ctx *c)
         /* Trace resolves the shadow rays itself and passes on only the others */
         if (r[i].kind == PLH_SHADOW) gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)",
                                                   __FILE__, __LINE__);
-        else hits += ps2_hit(c, &s->shader, &r[i].r, r[i].layer, &o);
+        else hits += ps2_hit(c, s, &r[i].r, r[i].layer, &o);
     }
     plh_out_flush(c, &s->shader, &o);
     atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
@@ -79,9 +90,10 @@ static const cp_port ps2_ports[] = {
      "slot (plh_tile_key)"}};
 static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
-    {"textures", CP_READS, "the hits' textures at the ray cones' footprint"}};
+    {"textures", CP_READS, "the hits' textures at the ray cones' footprint"},
+    {"bvh", CP_READS, "with msaa > 1: what one sample sees behind a blended surface"}};
 
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
     "Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
-    ps2_params, 5, ps2_main, ps2_create, NULL, free, ps2_uses, 1};
+    ps2_params, 5, ps2_main, ps2_create, NULL, free, ps2_uses, 2};
