@@ -9,9 +9,10 @@
  * colour with its alpha byte, per 8-bit channel as the raster graphs' Output Merger
  * blends (plr_blend): Direct3D's blending in draw order. Integer sums and a sorted table
  * make the same image whatever order contributions arrive in. With msaa > 1 each slot
- * (a fragment: fragments.h) gets its layers, and the pixel is resolved from its samples'
- * blended bytes; the linear colour of a blended pixel is its blended bytes decoded, as
- * the raster graphs' is. */
+ * (a fragment: fragments.h) gets its layers; a sample behind a blended fragment has its
+ * own slot for what lies behind it there (PLH_BEHIND rays) and the fragment's layer
+ * blended over that, and the pixel is resolved from its samples' bytes. The linear
+ * colour of a blended pixel is its blended bytes decoded, as the raster graphs' is. */
 #include "pipelines/hybrid/internal.h"
 
 #include "pipelines/image/image.h"
