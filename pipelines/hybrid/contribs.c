@@ -20,9 +20,10 @@ bool plh_tile_keys_of(const cp_stage_init *i, const char *port, plh_tile_keys *k
 void plh_push_contribs(gr_ctx *c, int output, plh_contribs *b)
 {
     uint32_t from = 0;
-    uint64_t key = b->n ? plh_tile_key(b->k[0].index, &b->keys) : 0;
+    plh_tile_span span = {0, 0, 0};
+    uint64_t key = b->n ? plh_span_key(&span, b->k[0].index, &b->keys) : 0;
     for (uint32_t i = 1; i <= b->n; i++) {
-        const uint64_t next = i < b->n ? plh_tile_key(b->k[i].index, &b->keys) : key + 1;
+        const uint64_t next = i < b->n ? plh_span_key(&span, b->k[i].index, &b->keys) : key + 1;
         if (next == key) continue;
         gr_push_key_n(c, output, key, &b->k[from], i - from);
         from = i;

@@ -57,14 +57,6 @@ void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
     plh_add_contrib(&o->contribs, index, layer, rgb);
 }
 
-plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in)
-{
-    if (!in.begins) return in;
-    if (h->hit.prim != RT_NO_HIT && sh_ray_hit_material(s->env, &h->hit)->alpha_mode == SC_ALPHA_BLEND)
-        return (plh_layer){h->hit.prim + 1, 255, 1};
-    return PLH_BASE_LAYER;
-}
-
 static void push_rays(gr_ctx *c, plh_out *o, int run)
 {
     if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, o->rays[run], o->nrays[run]);

@@ -40,6 +40,24 @@ static inline uint64_t plh_tile_key(uint32_t slot, const plh_tile_keys *k)
 /* The `tile` parameter of the stages that key contributions (ps, trace, ps2, om). */
 #define PLH_TILE_PARAM {"tile", CP_INT, "64", 1, PL_MAX_IMAGE_SIDE, "framebuffer tile edge in pixels: "     "the contributions set has one subqueue (om instance) per tile ($tiles)"}
 
+/* The pixels [lo, hi) of one row of one tile, which share a key: a run of neighbouring
+ * contributions needs one division for all. Empty (lo == hi) at first. */
+typedef struct plh_tile_span {
+    uint32_t lo, hi;
+    uint64_t key;
+} plh_tile_span;
+
+/* The key of slot's pixel, from span when it holds the pixel, else from a new span. */
+static inline uint64_t plh_span_key(plh_tile_span *sp, uint32_t slot, const plh_tile_keys *k)
+{
+    const uint32_t pixel = slot >> k->shift;
+    if (pixel - sp->lo < sp->hi - sp->lo) return sp->key;
+    const uint32_t y = pixel / k->width, row = y * k->width, x = pixel - row;
+    const uint32_t x0 = x - x % k->tile, x1 = x0 + k->tile < k->width ? x0 + k->tile : k->width;
+    *sp = (plh_tile_span){row + x0, row + x1, plh_tile_key(slot, k)};
+    return sp->key;
+}
+
 /* A task's contributions (packets.h), gathered to be pushed in runs of one key (one om
  * instance: plh_tile_key of the slot) at a time. */
 typedef struct plh_contribs {
@@ -122,7 +140,13 @@ void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
  * layer gives a blended surface its own, with `begins` set (the surface is its layer's
  * own: shade it with sh_ray_shade_layer and set the alpha byte), and anything else, a
  * miss too, the base; any other ray keeps its layer. */
-plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in);
+static inline plh_layer plh_layer_of(const plh_shader *s, const plrt_ray *h, plh_layer in)
+{
+    if (!in.begins) return in;
+    if (h->hit.prim != RT_NO_HIT && sh_ray_hit_material(s->env, &h->hit)->alpha_mode == SC_ALPHA_BLEND)
+        return (plh_layer){h->hit.prim + 1, 255, 1};
+    return PLH_BASE_LAYER;
+}
 
 /* Hit h, of a ray carrying `in`, shaded into its layer (plh_layer_of), its textures at
  * the footprint of its pixel's 2x2 quad as the raster pixel shader filters them

@@ -227,11 +227,11 @@ static void blend_layers(const om_state *b, om_layers *t)
 /* A contribution outside this instance's pixels or with an alpha byte past 255 (a stage
  * feeding its input computed a wrong one): the run fails naming it, instead of adding
  * into another instance's sums, outside the image, or blending garbage. */
-static bool valid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
+static bool invalid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
 {
     const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width, row = pixel / width;
     const int x = (int)(pixel - row * width), y = (int)row;
-    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1 && k->alpha8 <= 255) return true;
+    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1 && k->alpha8 <= 255) return false;
     char why[240];
     if (k->alpha8 > 255)
         snprintf(why, sizeof why, "a contribution to pixel (%d, %d) with alpha byte %u: a stage feeding "
@@ -241,7 +241,21 @@ static bool valid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t)
                  "[%d, %d) x [%d, %d): a stage feeding its input computed a wrong pixel", x, y, t.x0, t.x1,
                  t.y0, t.y1);
     gr_assert_at(c, false, why, __FILE__, __LINE__);
-    return false;
+    return true;
+}
+
+/* Whether k lies in t (and its alpha byte in range), by the row span of t that holds the
+ * last one checked (*span, [lo, hi) pixels), else by invalid(), which fails the run for
+ * one outside it. */
+static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t, uint32_t span[2])
+{
+    const uint32_t pixel = k->index >> b->keys.shift;
+    if (pixel - span[0] < span[1] - span[0] && k->alpha8 <= 255) return true;
+    if (invalid(c, b, k, t)) return false;
+    const uint32_t row = pixel / b->keys.width * b->keys.width;
+    span[0] = row + (uint32_t)t.x0;
+    span[1] = row + (uint32_t)t.x1;
+    return true;
 }
 
 static void om_main(gr_ctx *c)
@@ -250,12 +264,13 @@ static void om_main(gr_ctx *c)
     const om_rect t = tile_rect(b, (uint32_t)gr_key(c));
     if (!b->cutters_clear_sums) om_tile(b, t, OM_CLEAR);
     om_layers layers = {NULL, 0, 0};
+    uint32_t span[2] = {0, 0};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const uint32_t n = gr_count(w.mem);
         const plh_contrib *k = plrt_elems(w.mem);
         for (uint32_t i = 0; i < n; i++) {
-            if (!valid(c, b, &k[i], t)) goto out;
+            if (!in_tile(c, b, &k[i], t, span)) goto out;
             if (!k[i].layer) {
                 int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
                 for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
