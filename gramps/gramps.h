@@ -113,6 +113,18 @@ typedef struct gr_stage_desc {
                                       at most half a packet of elements (the run fails
                                       otherwise), so two results always fit in one. All
                                       input packets join, whatever their keys */
+    bool ticket_order;             /* Shader (DANBI §II's ticket-ordered output): its one
+                                      ordered output, consumed by a Thread stage, gets the
+                                      task results in the order the input packets were
+                                      committed (per key). Each input packet takes a ticket
+                                      when its producer (one Thread stage, not instanced)
+                                      commits it; a task reserves its ticket's slot in the
+                                      output subqueue when a worker takes it to run, not
+                                      when the packet is made as an ordered chain does, so
+                                      the input is an unordered queue bounded by its own
+                                      capacity. At most one packet per task into that output
+                                      (none: the slot is skipped); the key of the packet is
+                                      the input's */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage

@@ -71,6 +71,9 @@ typedef struct gr_pkt {
      * inherited from a packet that had one: a Shader task may then output into a queue
      * set without naming a key (see gr_output in gramps.h). */
     bool keyed;
+    /* Input of a ticket-ordered Shader: `order` is the ticket (its slot in the output
+     * subqueue), not reserved yet; the task reserves it when it is taken to run. */
+    bool ticketed;
 } gr_pkt;
 _Static_assert(sizeof(gr_pkt) <= GR_PKT_HDR, "packet header too large");
 
@@ -107,6 +110,9 @@ struct gr_subq {
     uint32_t taken;                   /* READY packets from the head reserved by the consumer */
     uint32_t charged;                 /* held in this subqueue (incl. pending slots) */
     uint32_t peak;
+    /* Ring position of the next ticket a ticket-ordered Shader's input takes (queue.c);
+     * its slots are the only ones appended here, so ticket k's slot is position k. */
+    uint64_t next_ticket;
     bool closed;                      /* no producer will ever add more */
     bool consumer_done;               /* its consumer returned: nothing reads it (queue.c) */
     gr_inst *in_waiter;               /* consumer blocked on input */
@@ -133,6 +139,7 @@ struct gr_queue_rt {
     bool backward;                    /* some producer's binding is backward (may exceed capacity) */
     bool push_fed;                    /* some producer pushes into it */
     int chain_end;                    /* ordered Shader chain: the final physical queue id */
+    int ticket_end;                   /* input of a ticket-ordered Shader: its ordered output's id */
     uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
     gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
     gr_keymap keys;
@@ -537,6 +544,9 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: s
 uint64_t gr_subq_avail(const gr_subq *s);
 bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
+/* tickets.c: ticket-ordered Shader outputs (gr_stage_desc.ticket_order) */
+bool gr_ticket_issue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
+bool gr_ticket_reserve(gr_worker *w, gr_pkt *p, gr_queue_rt *q);
 #define GR_NO_SLOT UINT64_MAX
 /* A queue's ring could not grow: the run fails with the queue named (and stops). */
 void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q);

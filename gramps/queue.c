@@ -251,6 +251,11 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
     }
     w->queue_packets[q->id]++;        /* per worker: a shared counter costs a miss */
     if (!q->physical) {
+        if (q->ticket_end >= 0 && !gr_ticket_issue(w, q, p)) {
+            gr_release(w, p);
+            atomic_store(&w->g->abort, true);
+            return;
+        }
         if (q->gates) gr_gate_enqueue(w, q, p);
         else gr_push_task(w, w->g->stages[q->consumer], p);
         return;

@@ -5,6 +5,7 @@
  * completion without blocking; if a forward output has no room the task is not run
  * (backpressure) and goes back to the deque. In an ordered chain the packets carry the
  * slot reserved at the chain's end; the last Shader fills that slot instead of queueing.
+ * A ticket-ordered Shader's task reserves its slot first (tickets.c), then does the same.
  * Pushed elements gather in one partial packet per (worker, queue, subqueue); full ones
  * are queued at once, partial ones when the worker runs out of local work. */
 #include "gramps/internal.h"
@@ -217,6 +218,9 @@ static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
  * queue is full. */
 static bool reserve_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
 {
+    /* A ticket's slot first: the task is then an ordered chain's last (tickets.c). */
+    if (in->ticketed && !gr_ticket_reserve(w, in, w->g->queues[in->queue->ticket_end]))
+        return false;
     reset_ctx(c, s, in);
     for (int i = 0; i < s->nout; i++)
         if (!reserve_output(w, c, i)) {
