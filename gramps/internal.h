@@ -118,6 +118,7 @@ struct gr_subq {
     gr_inst *in_waiter;               /* consumer blocked on input */
     uint32_t in_need;
     gr_inst *out_waiters;             /* producers blocked on a full subqueue (list) */
+    gr_pkt *ticket_waiters;           /* ticket-ordered tasks whose slots did not fit (list) */
     _Atomic(gr_inst *) consumer;      /* the instanced consumer bound to it */
 };
 
@@ -547,6 +548,8 @@ uint64_t gr_subq_reserve_slot(gr_subq *s);
 /* tickets.c: ticket-ordered Shader outputs (gr_stage_desc.ticket_order) */
 bool gr_ticket_issue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
 bool gr_ticket_reserve(gr_worker *w, gr_pkt *p, gr_queue_rt *q);
+/* Producers wait on s: blocked Thread instances or parked ticket-ordered tasks (lock held). */
+static inline bool gr_subq_has_waiters(const gr_subq *s) { return s->out_waiters || s->ticket_waiters; }
 #define GR_NO_SLOT UINT64_MAX
 /* A queue's ring could not grow: the run fails with the queue named (and stops). */
 void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q);
@@ -631,7 +634,8 @@ void gr_inst_run(gr_worker *w, gr_inst *inst);
 void gr_inst_destroy(gr_graph *g, gr_inst *inst);
 void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
 
-/* shader_stage.c */
+/* shader_stage.c: runs task `in`; false when an output had no room (the caller pushes
+ * it back). A ticket-ordered task without room for its slot is parked instead (true). */
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
 /* Appends src's elements to dst's (same queue layout; the caller checked they fit). */
 void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);

@@ -218,9 +218,6 @@ static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
  * queue is full. */
 static bool reserve_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
 {
-    /* A ticket's slot first: the task is then an ordered chain's last (tickets.c). */
-    if (in->ticketed && !gr_ticket_reserve(w, in, w->g->queues[in->queue->ticket_end]))
-        return false;
     reset_ctx(c, s, in);
     for (int i = 0; i < s->nout; i++)
         if (!reserve_output(w, c, i)) {
@@ -305,6 +302,12 @@ static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in)
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
 {
     gr_ctx *c = &w->shader_ctx;
+    /* A ticket's slot first: the task is then an ordered chain's last. Without room it
+     * is parked on the slot's subqueue (tickets.c), not run and not retried. */
+    if (in->ticketed && !gr_ticket_reserve(w, in, w->g->queues[in->queue->ticket_end])) {
+        w->tasks--;
+        return true;
+    }
     if (!reserve_outputs(w, c, s, in)) return false;
     if (s->d.coalesce_input) coalesce_input(w, s, in);
     if (batches(s, in) && !w->batch_pos) run_batch(w, s, c, in);

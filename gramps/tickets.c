@@ -28,8 +28,11 @@ bool gr_ticket_issue(gr_worker *w, gr_queue_rt *q, gr_pkt *p)
     return true;
 }
 
-/* Reserves the slots up to ticket p's, charged to the output queue q; false (nothing
- * reserved) when they do not fit its capacity: the task waits to run again. */
+/* Reserves the slots up to ticket p's, charged to the output queue q. False (nothing
+ * reserved) when they do not fit its capacity: the task is then parked on the subqueue
+ * until the consumer frees slots (gr_wake_out_waiters pushes it back as a task), where
+ * retrying at once would keep a worker spinning on it. Parking and the fit test share
+ * the subqueue's lock, and every drop of its count wakes it, so no wake-up is lost. */
 bool gr_ticket_reserve(gr_worker *w, gr_pkt *p, gr_queue_rt *q)
 {
     gr_subq *s = p->order.sub;
@@ -37,6 +40,8 @@ bool gr_ticket_reserve(gr_worker *w, gr_pkt *p, gr_queue_rt *q)
     uint64_t missing = p->order.slot >= s->tail ? p->order.slot + 1 - s->tail : 0;
     bool fits = q->backward || !w->g->backpressure || s->charged + missing <= q->d.capacity;
     if (!fits) {
+        p->next = s->ticket_waiters;
+        s->ticket_waiters = p;
         gr_spin_unlock(&s->lock);
         return false;
     }
