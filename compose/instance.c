@@ -29,7 +29,7 @@ typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
 
 /* A [stage] section's Shader flags (gr_stage_desc's fields of the same names). */
 typedef struct shader_flags {
-    bool coalesce_input, recirculate, ticket_order;
+    bool coalesce_input, recirculate, reduce_per_key, ticket_order;
 } shader_flags;
 
 typedef struct inst_stage {
@@ -228,7 +228,8 @@ static const cp_param *find_param(const cp_stage_type *t, const char *name, int 
 }
 
 /* The Shader-only flags of gr_stage_desc a [stage] section may set. */
-static const char *const flow_keys[] = {"coalesce_input", "recirculate", "ticket_order", NULL};
+static const char *const flow_keys[] = {"coalesce_input", "recirculate", "reduce_per_key",
+                                        "ticket_order", NULL};
 
 static bool is_flow_key(const char *k)
 {
@@ -237,14 +238,16 @@ static bool is_flow_key(const char *k)
     return false;
 }
 
-/* coalesce_input, recirculate and ticket_order: booleans, for Shader types only, and
- * recirculate only with coalesce_input (the runtime checks the queues they need). */
+/* coalesce_input, recirculate, reduce_per_key and ticket_order: booleans, for Shader
+ * types only; recirculate only with coalesce_input, reduce_per_key only with
+ * recirculate (the runtime checks the queues they need). */
 static int flow_of(cp_instance *in, const cp_section *sec, const cp_stage_type *t,
                    shader_flags *f, char err[CP_ERR_MAX])
 {
     char label[160];
     if (bool_of(in, sec, "coalesce_input", &f->coalesce_input, err) ||
         bool_of(in, sec, "recirculate", &f->recirculate, err) ||
+        bool_of(in, sec, "reduce_per_key", &f->reduce_per_key, err) ||
         bool_of(in, sec, "ticket_order", &f->ticket_order, err)) return -1;
     for (int i = 0; flow_keys[i]; i++) {
         const cp_setting *set = cp_setting_find(sec, flow_keys[i]);
@@ -257,6 +260,10 @@ static int flow_of(cp_instance *in, const cp_section *sec, const cp_stage_type *
         return cp_fail(err, "%s: %s: 'recirculate = true' needs 'coalesce_input = true' (a "
                        "recirculating reduction joins its results as it coalesces its input)",
                        cp_setting_find(sec, "recirculate")->where, cp_section_label(sec, label));
+    if (f->reduce_per_key && !f->recirculate)
+        return cp_fail(err, "%s: %s: 'reduce_per_key = true' needs 'recirculate = true' (and "
+                       "'coalesce_input = true')", cp_setting_find(sec, "reduce_per_key")->where,
+                       cp_section_label(sec, label));
     if (f->ticket_order && f->coalesce_input)
         return cp_fail(err, "%s: %s: 'ticket_order = true' gives one result per input packet, "
                        "which 'coalesce_input = true' excludes",
@@ -500,7 +507,8 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
                   cp_setting_find(sec, "low_watermark") || cp_setting_find(sec, "device") ||
                   flow))
         return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority, "
-                       "fifo, low_watermark, device, coalesce_input, recirculate or "
+                       "fifo, low_watermark, device, coalesce_input, recirculate, "
+                       "reduce_per_key or "
                        "ticket_order (it runs per tile, tiles in parallel, after the graph)",
                        sec->where, cp_section_label(sec, label), t->name);
     const inst_stage *first = &in->stages[in->nstages];
@@ -808,6 +816,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .low_watermark = (uint32_t)st->low_watermark,
                                                .coalesce_input = st->flow.coalesce_input,
                                                .recirculate = st->flow.recirculate,
+                                               .reduce_per_key = st->flow.reduce_per_key,
                                                .ticket_order = st->flow.ticket_order,
                                                .replicated = st->replicated, .origin = origin});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));

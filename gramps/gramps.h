@@ -112,7 +112,13 @@ typedef struct gr_stage_desc {
                                       goes to the in-place output queue. A task must leave
                                       at most half a packet of elements (the run fails
                                       otherwise), so two results always fit in one. All
-                                      input packets join, whatever their keys */
+                                      input packets join, whatever their keys, unless: */
+    bool reduce_per_key;           /* with recirculate: one reduction per key (MapReduce's
+                                      combiner, histogram bins): only packets of equal keys
+                                      join, and each key's one result goes to the in-place
+                                      output with its key, which may then be a queue set.
+                                      The producer tags the input packets with keys
+                                      (gr_reserve_out_key, gr_push_key on a plain queue) */
     bool ticket_order;             /* Shader (DANBI §II's ticket-ordered output): its one
                                       ordered output, consumed by a Thread stage, gets the
                                       task results in the order the input packets were

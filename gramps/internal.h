@@ -300,8 +300,9 @@ struct gr_stage_rt {
     gr_spin inst_lock;
     gr_inst *instances;
     /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
-     * under held_lock. Charged to the input queue's space, not to its component's
-     * pending work, so that the component can finish; finishing forwards it. */
+     * under held_lock; with reduce_per_key, one per key, listed through `next`. Charged to
+     * the input queue's space, not to its component's pending work, so that the
+     * component can finish; finishing forwards it. */
     gr_spin held_lock;
     gr_pkt *held;
     _Atomic(uint32_t) ninstances;

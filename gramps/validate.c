@@ -46,10 +46,12 @@ static bool check_recirculation(gr_graph *g, gr_stage_rt *s, const gr_queue_rt *
                 in->name, in->is_set ? "a queue set" : "of 1 element");
     for (int i = 0; i < s->nout; i++) {
         const gr_queue_rt *q = g->queues[s->out[i].queue];
-        if (s->out[i].mode == GR_BIND_INPLACE && (q->is_set || q->d.ordered))
+        bool set_refused = q->is_set && !s->d.reduce_per_key;
+        if (s->out[i].mode == GR_BIND_INPLACE && (set_refused || q->d.ordered))
             FAIL_AT(s->id, q->id, "Shader stage '%s' recirculates its reduction into '%s', "
-                    "which is %s: its one result goes to a plain unordered queue", s->name,
-                    q->name, q->is_set ? "a queue set" : "ordered");
+                    "which is %s: its one result goes to a plain unordered queue%s", s->name,
+                    q->name, q->d.ordered ? "ordered" : "a queue set",
+                    q->d.ordered ? "" : " (one per key, with keys, with reduce_per_key)");
     }
     return true;
 }
@@ -105,6 +107,9 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
              "input queue ('%s' is %s) and an in-place output", s->name, in->name,
              in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
              "the stage has no in-place output");
+    if (s->d.reduce_per_key && !s->d.recirculate)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' reduces per key, which needs recirculate "
+                "(and coalesce_input) as well", s->name);
     if (s->d.recirculate && !check_recirculation(g, s, in)) return false;
     if (s->d.batch && (s->d.coalesce_input || s->d.recirculate || s->d.batch_max > GR_BATCH_MAX))
         FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' runs in batches of %u (at most %d), which "
@@ -117,10 +122,10 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
 
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
-    if (s->d.coalesce_input || s->d.recirculate)
+    if (s->d.coalesce_input || s->d.recirculate || s->d.reduce_per_key)
         FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks to %s its input: that is for Shader "
                 "stages (a Thread stage reserves what it combines itself)", s->name,
-                s->d.recirculate ? "recirculate" : "coalesce");
+                s->d.recirculate ? "recirculate" : s->d.coalesce_input ? "coalesce" : "reduce per key");
     if (s->d.ticket_order)
         FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks for ticket-ordered output: that is for "
                 "Shader stages (a Thread stage commits in its own order)", s->name);

@@ -1,7 +1,7 @@
-/* A graph file's Shader flags coalesce_input, recirculate and ticket_order (compose/): a
- * summing Shader that coalesces and recirculates reduces a stream to one packet, a
- * ticket-ordered doubling Shader keeps its source's order, under 1-3 workers; bad values
- * and misplaced flags fail with the file and line. */
+/* A graph file's Shader flags coalesce_input, recirculate, reduce_per_key and
+ * ticket_order (compose/): a summing Shader that coalesces and recirculates reduces a
+ * stream to one packet, a ticket-ordered doubling Shader keeps its source's order, under
+ * 1-3 workers; bad values and misplaced flags fail with the file and line. */
 #include "compose/compose.h"
 #include "tests/check.h"
 
@@ -207,6 +207,9 @@ static void test_bad_values_name_file_and_line(void)
     snprintf(text, sizeof text, "%s[stage sum]\nrecirculate = true\n", reduce_text);
     expect_error(text, NULL, "flags.graph:16: stage 'sum': 'recirculate = true' needs "
                              "'coalesce_input = true'");
+    snprintf(text, sizeof text, "%s[stage sum]\ncoalesce_input = 1\nreduce_per_key = 1\n", reduce_text);
+    expect_error(text, NULL, "flags.graph:17: stage 'sum': 'reduce_per_key = true' needs "
+                             "'recirculate = true'");
     snprintf(text, sizeof text, "%s[stage sum]\ncoalesce_input = 1\nticket_order = 1\n", reduce_text);
     expect_error(text, NULL, "flags.graph:17: stage 'sum': 'ticket_order = true' gives one result");
     /* What the queues must be is the runtime's check, naming the stage and queue. */
