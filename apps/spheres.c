@@ -43,7 +43,8 @@ typedef struct sp_state {
     double r, cell;
     uint64_t seed;
     sp_vec *pos, *vel;                    /* the graph's; step writes, collide reads */
-    sp_pair *contacts;                    /* step's scratch: one step's pairs */
+    sp_pair *contacts;                    /* step's scratch: one step's pairs, grown */
+    size_t contacts_cap;
     uint64_t contacts_total, voxels_total;
 } sp_state;
 
@@ -99,6 +100,21 @@ static void move_all(const sp_state *s, sp_vec *pos, sp_vec *vel)
         move_axis(s->r, &pos[k].y, &vel[k].y);
         move_axis(s->r, &pos[k].z, &vel[k].z);
     }
+}
+
+/* Appends n pairs to *list (of *cap, grown as needed); false when out of memory. */
+static bool append_pairs(sp_pair **list, size_t *cap, uint32_t *len, const sp_pair *p, uint32_t n)
+{
+    if (*len + (size_t)n > *cap) {
+        size_t want = (*len + (size_t)n) * 2;
+        sp_pair *grown = realloc(*list, want * sizeof *grown);
+        if (!grown) return false;
+        *list = grown;
+        *cap = want;
+    }
+    memcpy(*list + *len, p, n * sizeof *p);
+    *len += n;
+    return true;
 }
 
 static int by_pair(const void *a, const void *b)
@@ -195,9 +211,9 @@ static void step_main(gr_ctx *c)
             gr_window w;
             if (gr_reserve(c, 0, 1, &w) != GR_OK) break;
             const sp_pairs *p = w.mem;
-            memcpy(s->contacts + n, p->p, p->count * sizeof *p->p);
-            n += p->count;
+            bool ok = append_pairs(&s->contacts, &s->contacts_cap, &n, p->p, p->count);
             gr_commit(c, 0, 1);
+            if (!ok) { gr_fail(c, GR_ERR_NOMEM, "spheres: out of memory for contacts"); break; }
         }
         s->contacts_total += resolve_all(s, s->pos, s->vel, s->contacts, n);
         move_all(s, s->pos, s->vel);
@@ -269,8 +285,7 @@ static void *sp_build(gr_graph *g, const int64_t *v, char err[AP_MSG_MAX])
     }
     s->pos = malloc(s->n * sizeof *s->pos);
     s->vel = malloc(s->n * sizeof *s->vel);
-    s->contacts = malloc((size_t)s->n * SP_SPHERE_VOXELS * SP_VOXEL_MAX * sizeof *s->contacts);
-    if (!s->pos || !s->vel || !s->contacts) {
+    if (!s->pos || !s->vel) {
         snprintf(err, AP_MSG_MAX, "spheres: out of memory for %" PRIu32 " spheres", s->n);
         sp_destroy(s);
         return NULL;
@@ -291,9 +306,11 @@ static int sp_check(void *p, gr_graph *g, char line[AP_MSG_MAX])
     (void)g;
     const sp_state *s = p;
     sp_vec *pos = malloc(s->n * sizeof *pos), *vel = malloc(s->n * sizeof *vel);
-    sp_pair *c = malloc((size_t)s->n * SP_SPHERE_VOXELS * SP_VOXEL_MAX * sizeof *c);
-    if (!pos || !vel || !c) {
-        free(pos); free(vel); free(c);
+    sp_pair *c = NULL;
+    size_t cap = 0;
+    bool ok = pos && vel;
+    if (!ok) {
+        free(pos); free(vel);
         snprintf(line, AP_MSG_MAX, "spheres: out of memory for the check");
         return -1;
     }
@@ -301,11 +318,17 @@ static int sp_check(void *p, gr_graph *g, char line[AP_MSG_MAX])
     uint64_t contacts = 0;
     for (uint32_t t = 0; t < s->steps; t++) {
         uint32_t n = 0;
-        for (uint32_t i = 0; i < s->n; i++)
-            for (uint32_t j = i + 1; j < s->n; j++)
-                if (touch(s, pos, i, j) && n < s->n * SP_SPHERE_VOXELS * SP_VOXEL_MAX) c[n++] = (sp_pair){i, j};
+        for (uint32_t i = 0; ok && i < s->n; i++)
+            for (uint32_t j = i + 1; ok && j < s->n; j++)
+                if (touch(s, pos, i, j)) ok = append_pairs(&c, &cap, &n, &(sp_pair){i, j}, 1);
+        if (!ok) break;
         contacts += resolve_all(s, pos, vel, c, n);
         move_all(s, pos, vel);
+    }
+    if (!ok) {
+        free(pos); free(vel); free(c);
+        snprintf(line, AP_MSG_MAX, "spheres: out of memory for the check");
+        return -1;
     }
     uint32_t bad = s->n;
     for (uint32_t k = 0; k < s->n && bad == s->n; k++)
@@ -322,9 +345,9 @@ static int sp_check(void *p, gr_graph *g, char line[AP_MSG_MAX])
                  " steps on a %" PRIu32 "^3 grid: %" PRIu64 " voxel packets, %" PRIu64
                  " contacts resolved; equal to the serial simulation", s->n, s->r, s->steps,
                  s->grid, s->voxels_total, contacts);
-    bool ok = bad == s->n && contacts == s->contacts_total;
+    bool same = bad == s->n && contacts == s->contacts_total;
     free(pos); free(vel); free(c);
-    return ok ? 0 : -1;
+    return same ? 0 : -1;
 }
 
 static const ap_param sp_params[] = {
