@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ap_app *const apps[] = {&ap_histogram, &ap_srad, &ap_fm_radio, &ap_mergesort, &ap_gaussian};
+static const ap_app *const apps[] = {&ap_histogram, &ap_srad, &ap_fm_radio, &ap_mergesort, &ap_gaussian,
+                                     &ap_spheres};
 #define NAPPS ((int)(sizeof apps / sizeof *apps))
 
 const ap_app *ap_app_at(int i) { return i >= 0 && i < NAPPS ? apps[i] : NULL; }
@@ -20,7 +21,7 @@ const ap_app *ap_find(const char *name)
     return NULL;
 }
 
-const char *ap_names(void) { return "histogram, srad, fm-radio, mergesort, gaussian"; }
+const char *ap_names(void) { return "histogram, srad, fm-radio, mergesort, gaussian, spheres"; }
 
 int ap_config_init(ap_config *c, const char *name, char err[AP_MSG_MAX])
 {

@@ -2,8 +2,9 @@
  * built as GRAMPS graphs and checked against a plain serial implementation of the same
  * computation: histogram (MapReduce with a combiner), srad (Rodinia's Speckle Reducing
  * Anisotropic Diffusion over read-write buffers), fm-radio (StreamIt's FM radio chain)
- * mergesort (spawn-sync merge sort with a loop) and gaussian (Rodinia's Gaussian
- * elimination, kernels and barriers as srad's). gramps-run runs them by name.
+ * mergesort (spawn-sync merge sort with a loop), gaussian (Rodinia's Gaussian
+ * elimination, kernels and barriers as srad's) and spheres (rigid spheres over a sparse
+ * voxel grid, a dynamic queue set). gramps-run runs them by name.
  *
  * Every app makes its input from its parameters alone (a seeded hash), so the serial
  * reference sees the same input; results are compared bit for bit, since each app's
@@ -86,6 +87,6 @@ static inline uint32_t ap_hash(uint64_t seed, uint64_t i)
 }
 
 /* The apps' graphs, each in its own file. */
-extern const ap_app ap_histogram, ap_srad, ap_fm_radio, ap_mergesort, ap_gaussian;
+extern const ap_app ap_histogram, ap_srad, ap_fm_radio, ap_mergesort, ap_gaussian, ap_spheres;
 
 #endif

@@ -387,6 +387,8 @@ GR_API int cp_plugin_path_add(cp_registry *r, const char *dirs, char err[CP_ERR_
  *                    max_keys, replicate
  *   [stage NAME]     type, replicate, priority, fifo (a Shader's tasks oldest first),
  *                    low_watermark (the stage's own, gr_stage_desc.low_watermark),
+ *                    coalesce_input, recirculate, reduce_per_key, ticket_order (a Shader's
+ *                    gr_stage_desc flags of those names),
  *                    device (cpu, opencl or auto: where a type with a kernel runs;
  *                    [graph] device sets it for every such stage), PORT = QUEUE for
  *                    every port, and the type's parameters

@@ -27,6 +27,11 @@ typedef struct inst_queue {
 
 typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
 
+/* A [stage] section's Shader flags (gr_stage_desc's fields of the same names). */
+typedef struct shader_flags {
+    bool coalesce_input, recirculate, reduce_per_key, ticket_order;
+} shader_flags;
+
 typedef struct inst_stage {
     cp_stage_init init;                /* first: cp_int & co. get the stage from it */
     const cp_image_stage_type *image;  /* an image-space stage's type, else NULL */
@@ -42,6 +47,7 @@ typedef struct inst_stage {
     int64_t priority;
     bool fifo;
     int64_t low_watermark;             /* its `low_watermark`; 0: the run's */
+    shader_flags flow;                 /* its Shader flags (graph-file keys) */
     bool replicated;                   /* its section has `replicate` */
     cp_placement placement;            /* asked for: its `device`, else [graph] device */
     const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
@@ -221,6 +227,50 @@ static const cp_param *find_param(const cp_stage_type *t, const char *name, int 
     return NULL;
 }
 
+/* The Shader-only flags of gr_stage_desc a [stage] section may set. */
+static const char *const flow_keys[] = {"coalesce_input", "recirculate", "reduce_per_key",
+                                        "ticket_order", NULL};
+
+static bool is_flow_key(const char *k)
+{
+    for (int i = 0; flow_keys[i]; i++)
+        if (!strcmp(flow_keys[i], k)) return true;
+    return false;
+}
+
+/* coalesce_input, recirculate, reduce_per_key and ticket_order: booleans, for Shader
+ * types only; recirculate only with coalesce_input, reduce_per_key only with
+ * recirculate (the runtime checks the queues they need). */
+static int flow_of(cp_instance *in, const cp_section *sec, const cp_stage_type *t,
+                   shader_flags *f, char err[CP_ERR_MAX])
+{
+    char label[160];
+    if (bool_of(in, sec, "coalesce_input", &f->coalesce_input, err) ||
+        bool_of(in, sec, "recirculate", &f->recirculate, err) ||
+        bool_of(in, sec, "reduce_per_key", &f->reduce_per_key, err) ||
+        bool_of(in, sec, "ticket_order", &f->ticket_order, err)) return -1;
+    for (int i = 0; flow_keys[i]; i++) {
+        const cp_setting *set = cp_setting_find(sec, flow_keys[i]);
+        if (set && t->kind != GR_SHADER)
+            return cp_fail(err, "%s: %s: '%s' is for Shader stages; type '%s' is a %s stage",
+                           set->where, cp_section_label(sec, label), flow_keys[i], t->name,
+                           t->kind == GR_THREAD ? "Thread" : "Fixed-function");
+    }
+    if (f->recirculate && !f->coalesce_input)
+        return cp_fail(err, "%s: %s: 'recirculate = true' needs 'coalesce_input = true' (a "
+                       "recirculating reduction joins its results as it coalesces its input)",
+                       cp_setting_find(sec, "recirculate")->where, cp_section_label(sec, label));
+    if (f->reduce_per_key && !f->recirculate)
+        return cp_fail(err, "%s: %s: 'reduce_per_key = true' needs 'recirculate = true' (and "
+                       "'coalesce_input = true')", cp_setting_find(sec, "reduce_per_key")->where,
+                       cp_section_label(sec, label));
+    if (f->ticket_order && f->coalesce_input)
+        return cp_fail(err, "%s: %s: 'ticket_order = true' gives one result per input packet, "
+                       "which 'coalesce_input = true' excludes",
+                       cp_setting_find(sec, "ticket_order")->where, cp_section_label(sec, label));
+    return 0;
+}
+
 static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char err[CP_ERR_MAX])
 {
     char label[160];
@@ -228,7 +278,8 @@ static int check_stage_keys(const cp_section *sec, const cp_stage_type *t, char 
     for (int i = 0; i < sec->n; i++) {
         const char *k = sec->settings[i].key;
         if (!strcmp(k, "type") || !strcmp(k, "replicate") || !strcmp(k, "priority") ||
-            !strcmp(k, "fifo") || !strcmp(k, "low_watermark") || !strcmp(k, "device")) continue;
+            !strcmp(k, "fifo") || !strcmp(k, "low_watermark") || !strcmp(k, "device") ||
+            is_flow_key(k)) continue;
         if (find_port(t, k) || find_param(t, k, &idx)) continue;
         return cp_fail(err, "%s: %s: type '%s' has no port or parameter '%s' (--list-stages "
                        "shows its ports and parameters)", sec->settings[i].where,
@@ -399,6 +450,7 @@ static int fill_stage(cp_instance *in, inst_stage *st, const cp_section *sec,
     if (int_of(in, sec, "priority", 0, -CP_MAX_PRIORITY, CP_MAX_PRIORITY, &st->priority, err) ||
         bool_of(in, sec, "fifo", &st->fifo, err) ||
         int_of(in, sec, "low_watermark", 0, 0, CP_MAX_LOW_WATERMARK, &st->low_watermark, err) ||
+        flow_of(in, sec, t, &st->flow, err) ||
         placement_of(in, st, sec, t, err)) return -1;
     for (int i = 0; i < t->nparams; i++)
         if (parse_param(in, sec, &t->params[i], &st->params[i], err)) return -1;
@@ -419,7 +471,7 @@ static int copy_stage(cp_instance *in, inst_stage *st, const inst_stage *first, 
     const cp_stage_type *t = first->init.type;
     *st = (inst_stage){.init = first->init, .sec = first->sec, .priority = first->priority,
                        .fifo = first->fifo, .low_watermark = first->low_watermark,
-                       .replicated = true, .placement = first->placement,
+                       .flow = first->flow, .replicated = true, .placement = first->placement,
                        .placement_where = first->placement_where};
     st->init.name = st->name;
     st->init.replica = k;
@@ -449,11 +501,15 @@ static int add_stage_section(cp_instance *in, const cp_section *sec, char err[CP
     if (stage_type(in, sec, &t, err) || int_of(in, sec, "replicate", 0, 0, CP_MAX_REPLICAS, &reps, err))
         return -1;
     const cp_image_stage_type *image = cp_image_stage_of(in->desc->r, t);
+    bool flow = false;
+    for (int i = 0; flow_keys[i]; i++) flow = flow || cp_setting_find(sec, flow_keys[i]);
     if (image && (reps || cp_setting_find(sec, "priority") || cp_setting_find(sec, "fifo") ||
-                  cp_setting_find(sec, "low_watermark") || cp_setting_find(sec, "device")))
+                  cp_setting_find(sec, "low_watermark") || cp_setting_find(sec, "device") ||
+                  flow))
         return cp_fail(err, "%s: %s: image-space stage type '%s' takes no replicate, priority, "
-                       "fifo, low_watermark or device (it runs per tile, tiles in parallel, "
-                       "after the graph)",
+                       "fifo, low_watermark, device, coalesce_input, recirculate, "
+                       "reduce_per_key or "
+                       "ticket_order (it runs per tile, tiles in parallel, after the graph)",
                        sec->where, cp_section_label(sec, label), t->name);
     const inst_stage *first = &in->stages[in->nstages];
     for (int64_t k = 0; k < (reps ? reps : 1); k++) {
@@ -758,6 +814,10 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = priority_of(st), .fifo = st->fifo,
                                                .low_watermark = (uint32_t)st->low_watermark,
+                                               .coalesce_input = st->flow.coalesce_input,
+                                               .recirculate = st->flow.recirculate,
+                                               .reduce_per_key = st->flow.reduce_per_key,
+                                               .ticket_order = st->flow.ticket_order,
                                                .replicated = st->replicated, .origin = origin});
         if (id < 0) return cp_fail(err, "%s: %s", st->sec->where, gr_error(g));
         for (int p = 0; p < t->nports; p++)

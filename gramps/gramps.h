@@ -112,7 +112,8 @@ typedef struct gr_stage_desc {
                                       goes to the in-place output queue. A task must leave
                                       at most half a packet of elements (the run fails
                                       otherwise), so two results always fit in one. All
-                                      input packets join, whatever their keys */
+                                      input packets join, whatever their keys, unless
+                                      reduce_per_key (below) */
     bool every_subqueue;           /* instanced, on a set of fixed subqueues: a subqueue that
                                       got no packet also gets an instance, once the input
                                       has ended (it reads the end at once), for a stage
@@ -145,6 +146,25 @@ typedef struct gr_stage_desc {
                                       its next local task of the stage before any other
                                       while fewer than this many ran in a row; 0 or 1: every
                                       task goes by priority */
+    /* Appended, so that programs built against the layout before them still match. */
+    bool reduce_per_key;           /* with recirculate: one reduction per key (MapReduce's
+                                      combiner, histogram bins): only packets of equal keys
+                                      join, and each key's one result goes to the in-place
+                                      output with its key, which may then be a queue set.
+                                      The producer tags the input packets with keys
+                                      (gr_reserve_out_key, gr_push_key on a plain queue) */
+    bool ticket_order;             /* Shader (DANBI §II's ticket-ordered output): its one
+                                      ordered output, consumed by a Thread stage, gets the
+                                      task results in the order the input packets were
+                                      committed (per key). Each input packet takes a ticket
+                                      when its producer (one Thread stage, not instanced)
+                                      commits it; a task reserves its ticket's slot in the
+                                      output subqueue when a worker takes it to run, not
+                                      when the packet is made as an ordered chain does, so
+                                      the input is an unordered queue bounded by its own
+                                      capacity. At most one packet per task into that output
+                                      (none: the slot is skipped); the key of the packet is
+                                      the input's */
 } gr_stage_desc;
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32

@@ -125,6 +125,7 @@ int gr_queue(gr_graph *g, const gr_queue_desc *d)
     q->packet_bytes = bytes;
     q->consumer = -1;
     q->chain_end = -1;
+    q->ticket_end = -1;
     q->is_set = d->subqueues > 0 || d->dynamic_keys;
     gr_spin_init(&q->wait_lock);
     g->queues[g->nqueues] = q;

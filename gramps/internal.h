@@ -71,6 +71,9 @@ typedef struct gr_pkt {
      * inherited from a packet that had one: a Shader task may then output into a queue
      * set without naming a key (see gr_output in gramps.h). */
     bool keyed;
+    /* Input of a ticket-ordered Shader: `order` is the ticket (its slot in the output
+     * subqueue), not reserved yet; the task reserves it when it is taken to run. */
+    bool ticketed;
 } gr_pkt;
 _Static_assert(sizeof(gr_pkt) <= GR_PKT_HDR, "packet header too large");
 
@@ -107,11 +110,15 @@ struct gr_subq {
     uint32_t taken;                   /* READY packets from the head reserved by the consumer */
     uint32_t charged;                 /* held in this subqueue (incl. pending slots) */
     uint32_t peak;
+    /* Ring position of the next ticket a ticket-ordered Shader's input takes (queue.c);
+     * its slots are the only ones appended here, so ticket k's slot is position k. */
+    uint64_t next_ticket;
     bool closed;                      /* no producer will ever add more */
     bool consumer_done;               /* its consumer returned: nothing reads it (queue.c) */
     gr_inst *in_waiter;               /* consumer blocked on input */
     uint32_t in_need;
     gr_inst *out_waiters;             /* producers blocked on a full subqueue (list) */
+    gr_pkt *ticket_waiters;           /* ticket-ordered tasks whose slots did not fit (list) */
     _Atomic(gr_inst *) consumer;      /* the instanced consumer bound to it */
 };
 
@@ -133,6 +140,7 @@ struct gr_queue_rt {
     bool backward;                    /* some producer's binding is backward (may exceed capacity) */
     bool push_fed;                    /* some producer pushes into it */
     int chain_end;                    /* ordered Shader chain: the final physical queue id */
+    int ticket_end;                   /* input of a ticket-ordered Shader: its ordered output's id */
     uint32_t nsubs;                   /* static count, or keys created so far (dynamic) */
     gr_subq **subs;                   /* static: nsubs; dynamic: max_keys slots */
     gr_keymap keys;
@@ -292,8 +300,9 @@ struct gr_stage_rt {
     gr_spin inst_lock;
     gr_inst *instances;
     /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
-     * under held_lock. Charged to the input queue's space, not to its component's
-     * pending work, so that the component can finish; finishing forwards it. */
+     * under held_lock; with reduce_per_key, one per key, listed through `next`. Charged to
+     * the input queue's space, not to its component's pending work, so that the
+     * component can finish; finishing forwards it. */
     gr_spin held_lock;
     gr_pkt *held;
     _Atomic(uint32_t) ninstances;
@@ -537,6 +546,11 @@ void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref); /* p NULL: s
 uint64_t gr_subq_avail(const gr_subq *s);
 bool gr_subq_need_met(const gr_subq *s, uint32_t need, bool grant_short);
 uint64_t gr_subq_reserve_slot(gr_subq *s);
+/* tickets.c: ticket-ordered Shader outputs (gr_stage_desc.ticket_order) */
+bool gr_ticket_issue(gr_worker *w, gr_queue_rt *q, gr_pkt *p);
+bool gr_ticket_reserve(gr_worker *w, gr_pkt *p, gr_queue_rt *q);
+/* Producers wait on s: blocked Thread instances or parked ticket-ordered tasks (lock held). */
+static inline bool gr_subq_has_waiters(const gr_subq *s) { return s->out_waiters || s->ticket_waiters; }
 #define GR_NO_SLOT UINT64_MAX
 /* A queue's ring could not grow: the run fails with the queue named (and stops). */
 void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q);
@@ -621,7 +635,8 @@ void gr_inst_run(gr_worker *w, gr_inst *inst);
 void gr_inst_destroy(gr_graph *g, gr_inst *inst);
 void gr_inst_abandon(gr_ctx *c) __attribute__((noreturn));
 
-/* shader_stage.c */
+/* shader_stage.c: runs task `in`; false when an output had no room (the caller pushes
+ * it back). A ticket-ordered task without room for its slot is parked instead (true). */
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in);
 /* Appends src's elements to dst's (same queue layout; the caller checked they fit). */
 void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);

@@ -251,6 +251,11 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
     }
     w->queue_packets[q->id]++;        /* per worker: a shared counter costs a miss */
     if (!q->physical) {
+        if (q->ticket_end >= 0 && !gr_ticket_issue(w, q, p)) {
+            gr_release(w, p);
+            atomic_store(&w->g->abort, true);
+            return;
+        }
         if (q->gates) gr_gate_enqueue(w, q, p);
         else gr_push_task(w, w->g->stages[q->consumer], p);
         return;
@@ -395,16 +400,20 @@ uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out)
     return slots;
 }
 
-/* Takes the list of producers blocked on a full queue or subqueue and makes them
- * runnable again; they re-check capacity themselves. Blocked producers still count
+/* Takes the list of producers blocked on a full queue or subqueue (and, for a
+ * subqueue, the ticket-ordered tasks parked on it) and makes them runnable again;
+ * they re-check capacity themselves. Blocked producers still count
  * as pending work, so waking them changes no counter. */
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
 {
     gr_inst *list;
+    gr_pkt *tickets = NULL;
     if (s) {
         gr_spin_lock(&s->lock);
         list = s->out_waiters;
         s->out_waiters = NULL;
+        tickets = s->ticket_waiters;
+        s->ticket_waiters = NULL;
         gr_spin_unlock(&s->lock);
     } else {
         gr_spin_lock(&q->wait_lock);
@@ -419,6 +428,12 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
         atomic_store(&list->state, GR_INST_RUNNABLE);
         gr_push_task(w, list->stage, gr_inst_task(list));
         list = next;
+    }
+    while (tickets) {                     /* tickets.c: they try their slots again */
+        gr_pkt *next = tickets->next;
+        tickets->next = NULL;
+        gr_push_task(w, w->g->stages[tickets->queue->consumer], tickets);
+        tickets = next;
     }
 }
 

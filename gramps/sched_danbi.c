@@ -18,7 +18,8 @@
  * When the chosen stage has no task on this worker, the worker steals one of that stage;
  * when there is none anywhere, it falls back to GRAMPS' order (local by priority, then
  * steal from the lowest priority). DANBI's PRS (random switches after long waits for a
- * ticket) has no counterpart: our ordered queues never make a worker wait.
+ * ticket) has no counterpart: a ticket-ordered Shader (tickets.c) whose slot does not fit
+ * goes back to its deque instead of making the worker wait.
  *
  * Fill ratios read a queue's free space without the workers' cached credits (a credit
  * is space some worker took ahead), so a ratio is a little high at times: a heuristic's
@@ -83,6 +84,17 @@ static void *take_from(gr_worker *w, gr_stage_rt *s)
     return t;
 }
 
+/* A full output is a queue event. An ordered queue's reorder slots are not counted by
+ * gr_queue_full (a chain's are reserved by its Thread stage, which blocks), but a
+ * ticket-ordered Shader reserves its own and cannot run while its subqueue is full: only
+ * the consumer can drain it. */
+static bool output_full(gr_worker *w, const gr_queue_rt *q)
+{
+    if (q->d.ordered && q->physical)
+        return atomic_load_explicit(&q->full_subqueues, memory_order_relaxed) > 0;
+    return gr_queue_full(w, q);
+}
+
 /* QES: the stage to run next after `cur` — itself while it has tasks here and room
  * downstream, the consumer of a full output, the producer of an empty input. */
 static int queue_event(gr_worker *w, const gr_stage_rt *cur)
@@ -90,7 +102,7 @@ static int queue_event(gr_worker *w, const gr_stage_rt *cur)
     gr_graph *g = w->g;
     double fill;
     for (int i = 0; i < cur->nout; i++)
-        if (!cur->out[i].backward && gr_queue_full(w, g->queues[cur->out[i].queue]))
+        if (!cur->out[i].backward && output_full(w, g->queues[cur->out[i].queue]))
             return g->queues[cur->out[i].queue]->consumer;
     if (gr_dq_owner_bound(&w->dq[cur->deque]) > 0) return cur->id;
     return upstream(g, cur, &fill);

@@ -5,6 +5,7 @@
  * completion without blocking; if a forward output has no room the task is not run
  * (backpressure) and goes back to the deque. In an ordered chain the packets carry the
  * slot reserved at the chain's end; the last Shader fills that slot instead of queueing.
+ * A ticket-ordered Shader's task reserves its slot first (tickets.c), then does the same.
  * Pushed elements gather in one partial packet per (worker, queue, subqueue); full ones
  * are queued at once, partial ones when the worker runs out of local work. */
 #include "gramps/internal.h"
@@ -301,6 +302,12 @@ static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in)
 bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
 {
     gr_ctx *c = &w->shader_ctx;
+    /* A ticket's slot first: the task is then an ordered chain's last. Without room it
+     * is parked on the slot's subqueue (tickets.c), not run and not retried. */
+    if (in->ticketed && !gr_ticket_reserve(w, in, w->g->queues[in->queue->ticket_end])) {
+        w->tasks--;
+        return true;
+    }
     if (!reserve_outputs(w, c, s, in)) return false;
     if (s->d.coalesce_input) coalesce_input(w, s, in);
     if (batches(s, in) && !w->batch_pos) run_batch(w, s, c, in);

@@ -393,7 +393,7 @@ gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
     uint32_t slots = gr_subq_pop(s, n, t->pkts);
     /* the pool gives the space back in the same critical section (see gr_subq_charge) */
     bool pool_waiters = slots && gr_capacity_release(c->w, q, slots);
-    bool waiters = s->out_waiters != NULL;
+    bool waiters = gr_subq_has_waiters(s);
     gr_spin_unlock(&s->lock);
     t->packets = 0;
     if (c->g->sim) gr_sim_work(c->stage, n);

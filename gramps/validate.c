@@ -46,11 +46,42 @@ static bool check_recirculation(gr_graph *g, gr_stage_rt *s, const gr_queue_rt *
                 in->name, in->is_set ? "a queue set" : "of 1 element");
     for (int i = 0; i < s->nout; i++) {
         const gr_queue_rt *q = g->queues[s->out[i].queue];
-        if (s->out[i].mode == GR_BIND_INPLACE && (q->is_set || q->d.ordered))
+        bool set_refused = q->is_set && !s->d.reduce_per_key;
+        if (s->out[i].mode == GR_BIND_INPLACE && (set_refused || q->d.ordered))
             FAIL_AT(s->id, q->id, "Shader stage '%s' recirculates its reduction into '%s', "
-                    "which is %s: its one result goes to a plain unordered queue", s->name,
-                    q->name, q->is_set ? "a queue set" : "ordered");
+                    "which is %s: its one result goes to a plain unordered queue%s", s->name,
+                    q->name, q->d.ordered ? "ordered" : "a queue set",
+                    q->d.ordered ? "" : " (one per key, with keys, with reduce_per_key)");
     }
+    return true;
+}
+
+static int ordered_output(gr_graph *g, gr_stage_rt *s, int *count);
+
+/* A ticket-ordered Shader (gr_stage_desc.ticket_order): its input's tickets follow one
+ * Thread stage's commits, so they are the same in every run; its results fill the slots
+ * of one ordered queue that a Thread stage reads and nothing else writes, so ticket k's
+ * slot is that subqueue's k-th. */
+static bool check_ticket_order(gr_graph *g, gr_stage_rt *s, gr_queue_rt *in)
+{
+    if (in->d.ordered || in->is_set || in->nproducers != 1 ||
+        g->stages[in->producers[0]]->d.kind == GR_SHADER || g->stages[in->producers[0]]->d.instanced)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' orders its output by tickets, which needs an "
+                "input queue that is not ordered nor a queue set, written by one Thread stage "
+                "that is not instanced (its commits give the tickets' order); '%s' is not",
+                s->name, in->name);
+    if (s->d.coalesce_input || s->d.batch)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' orders its output by tickets, one result per "
+                "input packet, which %s excludes", s->name,
+                s->d.coalesce_input ? "coalescing its input" : "running in batches");
+    int n, out = ordered_output(g, s, &n);
+    gr_queue_rt *q = out >= 0 ? g->queues[out] : NULL;
+    if (n != 1 || !q->physical || q->nproducers != 1)
+        FAIL_AT(s->id, out, "Shader stage '%s' orders its output by tickets, which needs exactly "
+                "one ordered output queue, read by a Thread stage and written by it alone",
+                s->name);
+    in->ticket_end = q->id;
+    s->fifo = true;                       /* oldest tickets first: the slots fill in order */
     return true;
 }
 
@@ -76,6 +107,9 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
              "input queue ('%s' is %s) and an in-place output", s->name, in->name,
              in->d.kind != GR_COLLECTION ? "Opaque" : in->d.ordered ? "ordered" : "one, but "
              "the stage has no in-place output");
+    if (s->d.reduce_per_key && !s->d.recirculate)
+        FAIL_AT(s->id, in->id, "Shader stage '%s' reduces per key, which needs recirculate "
+                "(and coalesce_input) as well", s->name);
     if (s->d.recirculate && !check_recirculation(g, s, in)) return false;
     if (s->d.batch && (s->d.coalesce_input || s->d.recirculate || s->d.batch_max > GR_BATCH_MAX))
         FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' runs in batches of %u (at most %d), which "
@@ -83,15 +117,18 @@ static bool check_shader(gr_graph *g, gr_stage_rt *s)
     if (s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "Shader stage '%s' is flagged instanced: Shaders are instanced automatically; "
              "the flag is for Thread stages", s->name);
-    return true;
+    return !s->d.ticket_order || check_ticket_order(g, s, in);
 }
 
 static bool check_thread(gr_graph *g, gr_stage_rt *s)
 {
-    if (s->d.coalesce_input || s->d.recirculate)
+    if (s->d.coalesce_input || s->d.recirculate || s->d.reduce_per_key)
         FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks to %s its input: that is for Shader "
                 "stages (a Thread stage reserves what it combines itself)", s->name,
-                s->d.recirculate ? "recirculate" : "coalesce");
+                s->d.recirculate ? "recirculate" : s->d.coalesce_input ? "coalesce" : "reduce per key");
+    if (s->d.ticket_order)
+        FAIL_AT(s->id, GR_INVALID, "Thread stage '%s' asks for ticket-ordered output: that is for "
+                "Shader stages (a Thread stage commits in its own order)", s->name);
     if (s->d.every_subqueue && !s->d.instanced)
         FAIL_AT(s->id, GR_INVALID, "stage '%s' asks for an instance per subqueue (every_subqueue) but is not "
              "instanced", s->name);
@@ -365,7 +402,7 @@ static bool check_ordered(gr_graph *g)
         if (from_shader) {
             gr_stage_rt *s = g->stages[q->producers[0]];
             gr_queue_rt *in = g->queues[s->in[0].queue];
-            if (!in->d.ordered)
+            if (!in->d.ordered && !s->d.ticket_order)
                 FAIL_AT(s->id, in->id, "ordered queue '%s' is produced by Shader stage '%s' whose "
                         "input queue '%s' is not ordered, so there is no order to keep", q->name,
                         s->name, in->name);

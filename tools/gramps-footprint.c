@@ -68,7 +68,7 @@ static void usage(FILE *out)
         "  --graph FILE       a graph file as one more pipeline (repeatable)\n"
         "  --schedulers LIST  (default %s)\n"
         "  --apps LIST        instead of the scenes: gramps-run apps (histogram, srad, fm-radio,\n"
-        "                     mergesort, gaussian) at their defaults, each run checked; writes apps.csv\n"
+        "                     mergesort, gaussian, spheres) at their defaults, each run checked; writes apps.csv\n"
         "                     and apps.md (wall time, peak and average footprint)\n"
         "  --workers LIST     worker counts, " LIMIT_RANGE(1, GR_MAX_WORKERS) " (default 1,2; e.g. 1,2,8,16: more workers\n"
         "                     than cores shows footprint and overheads, not speedup)\n"

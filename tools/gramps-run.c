@@ -12,7 +12,7 @@
  * (tools/common/plugin_path.h). Graph values may use $workers.
  *
  * APP is a built-in application (apps/apps.h: histogram, srad, fm-radio, mergesort,
- * gaussian): a graph built in C whose result is compared with a serial implementation
+ * gaussian, spheres): a graph built in C whose result is compared with a serial implementation
  * after the run.
  * An argument with a '/' or ending in ".graph" is a graph file, any other an app's name.
  *

@@ -21,6 +21,7 @@ static const char *const configs[][6] = {
     {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=0", NULL},
     {"mergesort", "graph.values=10000", "graph.chunk=300", "graph.part=700", NULL},
     {"gaussian", "graph.n=40", "graph.band=3", NULL},
+    {"spheres", "graph.spheres=200", "graph.steps=10", "graph.radius=40", NULL},
     {"mergesort", "graph.values=1", "graph.chunk=300", NULL},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof *configs))
@@ -111,6 +112,18 @@ static void test_recirculating_combiner_sends_one_packet(void)
         }
 }
 
+/* spheres: more spheres than fit apart at that radius fail the build, saying so. */
+static void test_spheres_that_do_not_fit_refused(void)
+{
+    ap_config c;
+    configure(&c, (const char *const[]){"spheres", "graph.spheres=20000", "graph.radius=100", NULL});
+    gr_launch_opts o = {.workers = 1};
+    ap_outcome res;
+    CHECK(ap_run(&c, &o, &res) == 1);
+    CHECK_MSG(strstr(res.line, "do not fit apart") && strstr(res.line, "graph.radius"), "%s", res.line);
+    gr_graph_destroy(res.graph);
+}
+
 static void test_bad_parameters_refused(void)
 {
     ap_config c;
@@ -149,6 +162,7 @@ int main(int argc, char **argv)
     RUN(test_a_wrong_result_is_caught);
     RUN(test_combiner_reduces);
     RUN(test_recirculating_combiner_sends_one_packet);
+    RUN(test_spheres_that_do_not_fit_refused);
     RUN(test_bad_parameters_refused);
     RUN(test_gramps_run_apps);
     return check_finish();
