@@ -142,15 +142,26 @@ const float *pl_frame_hdr(pl_frame *f)
     return r && f->hdr_written ? r->data : NULL;
 }
 
-void pl_frame_use_hdr(pl_frame *f, float *pixels)
+void pl_frame_lend(pl_frame *f, const cp_resource_type *t, void *pixels)
 {
-    f->hdr = true;
-    pl_resource *r = find(f, &pl_hdr_resource, "");
-    if (!r && has_room(f, &pl_hdr_resource, "")) r = add(f, &pl_hdr_resource, "", NULL);
+    pl_resource *r = find(f, t, "");
+    if (!r && has_room(f, t, "")) r = add(f, t, "", NULL);
     if (!r) return;                       /* only with a full table: keeps its own */
     if (!r->borrowed) free(r->data);
     r->data = pixels;
     r->borrowed = r->fresh = true;
+}
+
+void *pl_frame_found(pl_frame *f, const cp_resource_type *t)
+{
+    pl_resource *r = find(f, t, "");
+    return r ? r->data : NULL;
+}
+
+void pl_frame_use_hdr(pl_frame *f, float *pixels)
+{
+    f->hdr = true;
+    pl_frame_lend(f, &pl_hdr_resource, pixels);
 }
 
 double pl_resource_bytes(const cp_resource_type *t, int width, int height, int samples,

@@ -61,6 +61,7 @@ typedef struct frame_result {
     uint64_t sample_bytes;         /* its sample buffers (CP_PER_SAMPLE resources) */
     uint64_t hdr_bytes;            /* its linear colour ("hdr-color"), 0 when not kept */
     bool hdr_written;              /* the graph's sinks wrote it (else: decode the image) */
+    bool surface_written;          /* its stages wrote the surfaces (else: no Z, N) */
     gr_graph *graph;
 } frame_result;
 
@@ -70,6 +71,8 @@ typedef struct render_ctx {
     pl_scene_data data;
     float *hdr;                    /* -o FILE.exr: the sinks' linear colour, RGBA f32 a
                                       pixel (pl_frame_use_hdr); else NULL */
+    pl_surface *surface;           /* -o FILE.exr: depth and normal per pixel
+                                      (pl_frame_use_surface); else NULL */
 } render_ctx;
 
 /* What the statistics report per frame (the runtime's are the last frame's only).
@@ -201,6 +204,7 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
     if (!pl_frame_init(&f, &ctx->data, o->c.width, o->c.height, o->c.aov, err)) return 1;
     pl_frame_use_color(&f, (uint32_t *)rgba);
     if (ctx->hdr) pl_frame_use_hdr(&f, ctx->hdr);
+    if (ctx->surface) pl_frame_use_surface(&f, ctx->surface);
     gr_launch_opts launch = launch_opts(o);
     launch.workers = o->c.threads;
     r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
@@ -209,6 +213,7 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
         r->hdr_bytes = pl_frame_hdr(&f) ? (uint64_t)pl_resource_bytes(&pl_hdr_resource, f.width,
                                                                         f.height, 1, 0, 0) : 0;
         r->hdr_written = pl_frame_hdr(&f) != NULL;
+        r->surface_written = pl_frame_surface(&f) != NULL;
         r->sample_bytes = 0;
         for (int i = 0; i < f.nresources; i++)
             if (f.resources[i].type->extent == CP_PER_SAMPLE)
@@ -516,9 +521,13 @@ static uint8_t *exr_file(const options *o, render_ctx *ctx, const frame_result *
     io_exr_channel ch[FA_CHANNELS];
     char err[300] = "out of memory making the float channels";
     const float *hdr = last->hdr_written ? ctx->hdr : NULL;
-    uint8_t *exr = fa_make(&ctx->data, o->c.width, o->c.height, rgba, hdr, ch)
-                   ? io_encode_exr(o->c.width, o->c.height, ch, FA_CHANNELS, size, err, sizeof err)
-                   : NULL;
+    const pl_surface *surface = last->surface_written ? ctx->surface : NULL;
+    if (!surface)
+        fprintf(stderr, "gramps-render: -o %s: no stage of graph %s writes the surfaces' depth "
+                "and normal (frame resource \"surface\"): the file has R, G, B, A only\n",
+                o->output, o->c.pipeline);
+    int n = fa_make(o->c.width, o->c.height, rgba, hdr, surface, ch);
+    uint8_t *exr = n ? io_encode_exr(o->c.width, o->c.height, ch, n, size, err, sizeof err) : NULL;
     fa_free(ch);
     if (!exr) fprintf(stderr, "gramps-render: -o %s: %s\n", o->output, err);
     return exr;
@@ -585,7 +594,8 @@ static int check_memory(const options *o, const render_ctx *ctx)
     const char *tile = cp_graph_value(ctx->setup.graph, "tile");
     io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0,
                            graph_msaa(ctx), threads, needs, n,
-                           is_exr(o->output) || pl_graph_reads_hdr(ctx->setup.graph, &vars)};
+                           is_exr(o->output) || pl_graph_reads_hdr(ctx->setup.graph, &vars),
+                           is_exr(o->output)};
     io_memory_estimate e = io_estimate_memory(ctx->data.scene, g->nvertices, g->ntriangles, &size);
     if (e.total <= (double)o->c.max_memory) return 0;
     const double mib = 1048576.0;
@@ -643,11 +653,15 @@ static int run(const options *o_in, render_ctx *ctx)
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
     bool needs_bvh = rg_needs_resource(&ctx->setup, "bvh");
     uint8_t *rgba = malloc((size_t)o->c.width * o->c.height * 4);
-    if (is_exr(o->output)) ctx->hdr = malloc((size_t)o->c.width * o->c.height * 4 * sizeof *ctx->hdr);
+    const size_t pixels = (size_t)o->c.width * o->c.height;
+    if (is_exr(o->output)) {
+        ctx->hdr = malloc(pixels * 4 * sizeof *ctx->hdr);
+        ctx->surface = malloc(pixels * sizeof *ctx->surface);
+    }
     frame_stats *fs = calloc((size_t)o->c.frames, sizeof *fs);
     frame_result r = {0};
     int rc = ((needs_bvh && !pl_scene_data_bvh(&ctx->data)) || !rgba || !fs ||
-              (is_exr(o->output) && !ctx->hdr)) ? 1 : 0;
+              (is_exr(o->output) && (!ctx->hdr || !ctx->surface))) ? 1 : 0;
     if (rc) fprintf(stderr, "gramps-render: out of memory\n");
     gr_profile *prof = NULL;
     bool is_static = ro.c.scheduler ? !strcmp(ro.c.scheduler, "static")
@@ -679,7 +693,9 @@ static int run(const options *o_in, render_ctx *ctx)
     gr_profile_free(cal);
     free(rgba);
     free(ctx->hdr);
+    free(ctx->surface);
     ctx->hdr = NULL;
+    ctx->surface = NULL;
     free(fs);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include "pipelines/hybrid/fragments.h"
 #include "pipelines/hybrid/primary_hits.h"
 #include "pipelines/raytrace/sample_runs.h"
+#include "pipelines/surface.h"
 
 #include <stdlib.h>
 
@@ -24,6 +25,7 @@ typedef struct ps_state {
     plh_shader shader;
     plrt_misses misses;
     _Atomic(uint64_t) *fragments;
+    pl_surface *surface;                  /* the frame's, when a float output wants it */
 } ps_state;
 
 /* Multisampling's limits: one sample per pixel for the camera (the samples are the
@@ -57,6 +59,7 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->fragments = pl_frame_counter(i->frame, "fragments_shaded");
     if (!s->fragments) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
+        pl_frame_stage_surface(i, &s->surface, err) &&
         plh_shader_init(&s->shader, i, "ps", err) &&
         plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err)) {
         s->behind = (plh_behind){&s->primary, true};
@@ -69,6 +72,14 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     }
     free(s);
     return NULL;
+}
+
+/* The pixel's surface (pipelines/surface.h) from h, its first sample's primary hit. */
+static void put_surface(const ps_state *s, uint32_t pixel, const plrt_ray *h)
+{
+    if (h->hit.prim != RT_NO_HIT)
+        s->surface[pixel] = pl_surface_of_hit(s->shader.env, s->primary.frame->camera.eye, &h->ray,
+                                              &h->hit);
 }
 
 /* One sample: its surface shaded, or the background; returns 1 for a shaded fragment. */
@@ -106,6 +117,7 @@ static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run
     for (uint32_t i = 0; i < n; i++) {
         plrt_ray frags[RS_MAX_SAMPLES];
         uint32_t m = (uint32_t)plh_pixel_fragments(&s->primary, s->shader.msaa, px[i].pixel, frags);
+        if (s->surface) put_surface(s, px[i].pixel, &frags[0]);   /* sample 0's fragment */
         if (s->misses.background && s->misses.cutters_clear_sums) m = plrt_sum_misses(&s->misses, frags, m);
         for (uint32_t k = 0; k < m; k++) shaded += ps_sample(c, s, &frags[k], o);
     }
@@ -120,6 +132,8 @@ static uint32_t ps_samples(gr_ctx *c, const ps_state *s, const plrt_sample_run *
     /* with one sample per pixel after Z-Tile, which cleared the sums: the misses' here */
     if (s->misses.background && s->primary.spp == 1 && s->misses.cutters_clear_sums)
         n = plrt_sum_misses(&s->misses, rays, n);
+    for (uint32_t i = 0; s->surface && i < n; i++)
+        if (plrt_surface_ray(s->primary.frame, &rays[i])) put_surface(s, rays[i].pixel, &rays[i]);
     uint32_t shaded = 0;
     for (uint32_t i = 0; i < n; i++) shaded += ps_sample(c, s, &rays[i], o);
     return shaded;
@@ -155,9 +169,10 @@ static const cp_resource_use ps_uses[] = {
     {"bvh", CP_READS, "traces where the raster pass missed"},
     {"sums", CP_WRITES, "with `background`: adds its background samples"},
     {"sample-sums", CP_WRITES, "with `background` and msaa > 1"},
-    {"textures", CP_READS, "filtered at each pixel quad's footprint"}};
+    {"textures", CP_READS, "filtered at each pixel quad's footprint"},
+    {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output reads it"}};
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
     "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
-    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, NULL, free, ps_uses, 6};
+    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, NULL, free, ps_uses, 7};

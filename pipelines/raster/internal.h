@@ -12,6 +12,7 @@
 #define PIPELINES_RASTER_INTERNAL_H
 
 #include "pipelines/frame.h"
+#include "pipelines/surface.h"
 #include "pipelines/raster/alpha.h"
 #include "pipelines/raster/hiz.h"
 #include "pipelines/raster/linear21.h"
@@ -121,6 +122,8 @@ typedef struct plr_state {
                                              OM (pl_frame.hdr; linear21.h) */
     float *hdr;                           /* the frame's "hdr-color" when it wants the linear
                                              colour (pl_frame.hdr), else NULL: RGBA f32 */
+    pl_surface *surface;                  /* the sinks: the frame's "surface" when a float
+                                             output wants it (pl_frame.surface), else NULL */
     uint32_t *vis;                        /* visible primitive + 1 per pixel, kept when
                                              fragments come in any order (else NULL) */
     _Atomic(uint32_t) *depth;             /* float bits; OM writes, PS reads (early-Z) */
@@ -162,6 +165,13 @@ void plr_sample_hdr_put(const plr_state *s, size_t at, const float *rgb);
 void plr_sample_hdr_decode(const plr_state *s, size_t at);
 void plr_sample_hdr_clear(const plr_state *s, int x, int y, size_t at);
 void plr_sample_hdr_resolve(const plr_state *s, int x, int y);
+
+/* The surface of pixel (x, y) into s->surface (the caller checked it is wanted): t's at
+ * weights b1, b2 (surface.c). */
+static inline void plr_surface_put(const plr_state *s, int x, int y, const sh_ps_tri *t, float b1, float b2)
+{
+    s->surface[(size_t)y * (size_t)s->width + (size_t)x] = pl_surface_of_fragment(s->env, t, b1, b2);
+}
 
 bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
 void plr_depth_tile_free(plr_depth_tile *d);

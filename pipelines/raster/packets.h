@@ -74,7 +74,8 @@ typedef struct frag_pkt {
                                              k); the pixel's centre need not be covered */
     sh_ps_tri tris[TRIS_PER_PACKET];
     rs_interp interp[TRIS_PER_PACKET];
-    rs_edge01 edges[TRIS_PER_PACKET];     /* msaa > 1: for the OM's depth per sample */
+    rs_edge01 edges[TRIS_PER_PACKET];     /* for the OM: depth per sample (msaa > 1) and the
+                                             weights at the centre (pipelines/surface.h) */
 } frag_pkt;
 _Static_assert(sizeof(((frag_pkt *)0)->out) <= sizeof(((frag_pkt *)0)->in),
                "the PS's output fits in the coverage data it replaces");

@@ -176,6 +176,21 @@ static void om_hdr(const plr_state *s, const frag_pkt *p, uint32_t i)
     else plr_hdr_decode(s, p->x[i], p->y[i]);
 }
 
+/* The surface of fragment i, which won its pixel (or its sample 0): its triangle at the
+ * weights of the pixel centre, as the PS computed them (rs_weights of the same exact
+ * edge values: the PS wrote its depth and colour over them). */
+static void om_surface(const plr_state *s, const frag_pkt *p, uint32_t i)
+{
+    const int t = p->tri[i];
+    const rs_edge01 *e = &p->edges[t];
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X = (int64_t)p->x[i] * one + half, Y = (int64_t)p->y[i] * one + half;
+    float z, b1, b2;
+    rs_weights(&p->interp[t], e->a[0] * X + e->b[0] * Y + e->c[0], e->a[1] * X + e->b[1] * Y + e->c[1],
+               &z, &b1, &b2);
+    plr_surface_put(s, p->x[i], p->y[i], &p->tris[t], b1, b2);
+}
+
 /* The same for sample `at` of the fragment's pixel. */
 static void om_sample_hdr(const plr_state *s, const frag_pkt *p, uint32_t i, size_t at)
 {
@@ -201,6 +216,7 @@ static void om_samples(plr_state *s, const frag_pkt *p, uint32_t i, touched_bloc
         s->sample_z[at + (size_t)k] = z;
         s->sample_rgba[at + (size_t)k] = p->out.rgba[i];
         if (s->sample_hdr) om_sample_hdr(s, p, i, at + (size_t)k);
+        if (s->surface && k == 0) om_surface(s, p, i);
         changed = true;
     }
     if (!changed || !s->coarse_z) return;
@@ -266,6 +282,7 @@ void plr_om_main(gr_ctx *c)
                 if (s->vis) s->vis[at] = p->tris[p->tri[i]].prim + 1;
                 if (s->color) s->color[at] = p->out.rgba[i];
                 if (s->hdr) om_hdr(s, p, i);
+                if (s->surface) om_surface(s, p, i);
                 if (coarse_z) {
                     if (old == FLT_MAX) plr_hiz_first_write(s->hiz, p->x[i], p->y[i]);
                     touch_block(&touched, p->x[i], p->y[i]);

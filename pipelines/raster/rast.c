@@ -28,7 +28,7 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
         if (new_tri) {
             p->tris[p->ntris] = t->tri;
             rs_interp_of(&t->su, &p->interp[p->ntris]);
-            if (cover) rs_edge01_of(&t->su, &p->edges[p->ntris]);
+            rs_edge01_of(&t->su, &p->edges[p->ntris]);
             p->ntris++;
             p->last_uid = uid;
         }

@@ -136,6 +136,7 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
 static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     if (s && (!(s->color = pl_frame_use(i, "color", err)) || !pl_frame_sink_hdr(i, &s->hdr, err) ||
+              !pl_frame_stage_surface(i, &s->surface, err) ||
               !plr_msaa_setup(s, i, true, err))) {
         free(s);
         return NULL;
@@ -328,7 +329,8 @@ static const cp_resource_use ps_uses[] = {
     {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
     {"textures", CP_READS, "the shading samples them"}};
-#define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}
+#define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}, \
+                {"surface", CP_WRITES, "the visible fragment's depth and normal, when a float output reads them"}
 #define SAMPLE_USES {"sample-depth", CP_READS | CP_WRITES, "with msaa > 1"}, \
                     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}, SAMPLE_HDR_USE
 #define SAMPLE_HDR_USE {"sample-hdr", CP_READS | CP_WRITES, "with msaa > 1 and hdr-color"}
@@ -376,7 +378,7 @@ static const cp_stage_type stages[] = {
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id); blended fragments last, in primitive "
      "order, over the final depth",
-     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 8},
+     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 9},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
      raster_create, NULL, free, NULL, 0},
@@ -384,7 +386,7 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 5},
+     tile_shade_create, NULL, free, tile_shade_uses, 6},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},

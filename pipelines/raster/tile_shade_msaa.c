@@ -288,6 +288,8 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
                                         s->sample_hdr ? linear : NULL}, rgba);
     for (int i = 0; i < b->n; i++) {
+        if (s->surface && !blend && (!b->mask[i] || (b->mask[i] & 1u)))   /* owns sample 0 */
+            plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
         if (!b->mask[i]) {                /* one owner, no linear samples: ms_shade */
             s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
             continue;

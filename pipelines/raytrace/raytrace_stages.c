@@ -5,6 +5,7 @@
  * scene, BVH and buffers from the frame (pipelines/frame.h); pipelines/graphs/
  * raytrace.graph wires them. Packet formats: pipelines/raytrace/packets.h. */
 #include "pipelines/stages.h"
+#include "pipelines/surface.h"
 
 #include "pipelines/raytrace/packets.h"
 #include "pipelines/raytrace/sums.h"
@@ -288,6 +289,8 @@ typedef struct shade_state {
     plrt_blend_keys keys;
     plrt_shade_device device;             /* placed on the device and the kernel can shade
                                              the scene: its buffers there */
+    const pl_frame *frame;
+    pl_surface *surface;                  /* the frame's, when a float output wants it */
 } shade_state;
 
 static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -296,8 +299,12 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}, {NULL, NULL, NULL}};
-    if (!blend_keys_of(i, "out", &s->keys, err)) { free(s); return NULL; }
+                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}, {NULL, NULL, NULL}, f,
+                       NULL};
+    if (!blend_keys_of(i, "out", &s->keys, err) || !pl_frame_stage_surface(i, &s->surface, err)) {
+        free(s);
+        return NULL;
+    }
     if (!cp_bool(i, "ambient")) s->own_env.ambient = 0.0f;   /* another stage adds it (AO) */
     s->env = &s->own_env;
     if (i->on_device && !plrt_shade_unsupported(s->env, s->aov) &&
@@ -418,6 +425,8 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
                      "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
         return;
     }
+    if (s->surface && plrt_surface_ray(s->frame, h))
+        s->surface[h->pixel] = pl_surface_of_hit(s->env, s->frame->camera.eye, &h->ray, &h->hit);
     if (s->aov == SH_AOV_ALBEDO) {
         if (h->hit.prim != RT_NO_HIT) albedo_hit(c, s, h, o);
     } else if (s->aov != SH_AOV_COLOR) {
@@ -657,7 +666,8 @@ static const cp_resource_use trace_uses[] = {
     {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 static const cp_resource_use shade_uses[] = {
     {"textures", CP_READS, "the shading samples the albedo maps (level of detail from the ray cones)"},
-    {"shading.opencl", CP_READS, "placed on the OpenCL device"}};
+    {"shading.opencl", CP_READS, "placed on the OpenCL device"},
+    {"surface", CP_WRITES, "the camera ray's first hit per pixel, when a float output reads it"}};
 static const cp_resource_use blend_uses[] = {
     {"sums", CP_READS | CP_WRITES, "adds the contributions (clears its band without a tile cutter)"},
     {"sample-sums", CP_READS | CP_WRITES, "with msaa > 1"},
@@ -695,7 +705,7 @@ static const cp_kernel_stage_type kernel_stages[] = {
      PLRT_SHADOW_KERNEL},
     {{"rt.shade", "Blinn-Phong at hits (albedo textures by ray cones): ambient now, shadow rays per "
       "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
-      shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 2},
+      shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 3},
      {.file = PLRT_SHADE_CL, .source = cl_pipelines_raytrace_opencl_shade, .name = "rt_shade",
       .result_bytes = sizeof(plrt_shade_result), .buffers = shade_kernel_buffers,
       .unsupported = shade_kernel_unsupported, .emit = shade_emit}},

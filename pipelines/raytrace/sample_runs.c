@@ -1,6 +1,7 @@
 /* sample_runs.c — see sample_runs.h. */
 #include "pipelines/raytrace/sample_runs.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,4 +139,16 @@ uint32_t plrt_run_samples_checked(gr_ctx *c, const plrt_sample_run *r, uint32_t 
              r->first, t->x0, t->y0, t->x1, t->y1, r->bx, r->by, n, width, height, spp, room);
     gr_assert_at(c, false, why, __FILE__, __LINE__);
     return 0;
+}
+
+bool plrt_surface_ray(const pl_frame *f, const plrt_ray *h)
+{
+    if (h->depth || h->layers || h->hit.prim == RT_NO_HIT || !(h->weight[0] > 0.0f)) return false;
+    const float spp = rintf(1.0f / h->weight[0]);
+    const uint32_t pixel = h->pixel, width = (uint32_t)f->width;
+    if (!(spp >= 1.0f && spp <= (float)PL_MAX_SPP) || pixel >= width * (uint32_t)f->height) return false;
+    float px, py, d[3];
+    sample_pos(f->width, (int)spp, (int)(pixel % width), (int)(pixel / width), 0, &px, &py);
+    sc_camera_ray(&f->camera, f->width, f->height, px, py, d);
+    return !memcmp(d, h->ray.dir, sizeof d);
 }

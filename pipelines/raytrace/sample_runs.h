@@ -47,4 +47,11 @@ uint32_t plrt_run_samples(const plrt_sample_run *r, int width, int height, int s
 uint32_t plrt_run_samples_checked(gr_ctx *c, const plrt_sample_run *r, uint32_t room, int width,
                                   int height, int spp, plrt_sample *out);
 
+/* Whether h is the camera ray through its pixel's first sample (as plrt_run_samples
+ * places it with f's camera), with a hit: the ray whose hit is the pixel's surface
+ * (pipelines/surface.h), one a pixel. A camera ray is one of depth 0 through no blended
+ * surface yet, and carries weight 1 / spp (rt.camera, rt.primary, the hybrid's primary
+ * hits), which gives the spp. */
+bool plrt_surface_ray(const pl_frame *f, const plrt_ray *h);
+
 #endif

@@ -222,7 +222,7 @@ static void test_memory_estimate(void)
     cp_resource_need needs[CP_MAX_RESOURCES];
     int n = cp_graph_resources(g.graph, NULL, needs, err);
     CHECK(n > 0 && cp_resource_needed(needs, n, "hdr-color"));
-    io_render_size r = {1000, 700, 0, 1, 2, needs, n, false};
+    io_render_size r = {1000, 700, 0, 1, 2, needs, n, false, false};
     io_memory_estimate without = io_estimate_memory(l.s, l.g.nvertices, l.g.ntriangles, &r);
     r.hdr = true;
     io_memory_estimate with = io_estimate_memory(l.s, l.g.nvertices, l.g.ntriangles, &r);

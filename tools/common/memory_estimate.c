@@ -7,6 +7,7 @@
 #include "tools/common/memory_estimate.h"
 
 #include "pipelines/frame.h"
+#include "pipelines/surface.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_ren
                                                                            when multisampling */
         if (pl_resource_is_hdr(t) && !r->hdr) continue;                  /* asked for only
                                                                            when read */
+        if (t == &pl_surface_resource && !r->surface) continue;
+
         double bytes = pl_resource_bytes(t, r->width, r->height, r->samples, r->tile, ntriangles) *
                        (t->per_copy ? r->needs[i].copies : 1);
         if (!strcmp(t->name, "bvh")) e->bvh += bytes;

@@ -26,6 +26,8 @@ typedef struct io_render_size {
     int nneeds;
     bool hdr;                         /* the sinks keep their linear colour ("hdr-color"):
                                          a float output, or an image-space stage */
+    bool surface;                     /* the stages write depth and normals ("surface"):
+                                         a float output */
 } io_render_size;
 
 io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_t ntriangles,
