@@ -1,7 +1,7 @@
 /* Graph files layered over other graphs (docs/graph-files.md, "Layers"): an overlay that
  * adds, inserts or removes a stage renders the same bytes as the equivalent whole graph
- * file, at any worker count; -p, --graph and --edit layer in command-line order, the
- * later winning; a bad base, a cycle of bases, an edit naming an unknown stage, port or
+ * file, at any worker count; -p, --graph (a file, or a built-in's name) and --edit
+ * layer in command-line order, the later winning; a bad base, a cycle of bases, an edit naming an unknown stage, port or
  * type, and a broken graph left by an edit each stop with exit 1 naming the file and
  * line (or the --edit) and the element written there. Runs gramps-render beside this
  * test's build dir; uses the example plugins fog.so and ao.so. */
@@ -127,6 +127,9 @@ static void test_layering_order(void)
     snprintf(args, sizeof args, "-p raster --graph %s teapot", a);
     render(args, "pa.png");
     CHECK_MSG(same_png("a.png", "pa.png"), "-p raster under a file whose base is raster");
+    snprintf(args, sizeof args, "--graph raster --graph %s teapot", a);
+    render(args, "ga.png");
+    CHECK_MSG(same_png("a.png", "ga.png"), "--graph raster (a built-in's name) under a file");
     snprintf(args, sizeof args, "--graph %s --set tonemap.exposure=0.5 teapot", a);
     render(args, "a-set.png");
     CHECK(!same_png("a.png", "a-set.png"));

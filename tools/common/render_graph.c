@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int load_plugins(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
@@ -30,14 +31,26 @@ static int load_builtin(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
     return pl_graph_load(s->graph, s->registry, s->name, NULL, err) ? 1 : 0;
 }
 
-/* The built-in, then each --graph file over it, then the --edit lines; each file's
- * plugins are loaded as it is read, for the edits after it. */
+/* A --graph value that is a built-in's name (no '/', no ".graph", no such file here):
+ * `--graph raster --graph mine.graph` layers as `-p raster --graph mine.graph` does, as
+ * a graph file's `base = raster` names it. */
+static bool names_builtin(const char *v)
+{
+    size_t n = strlen(v);
+    return !strchr(v, '/') && !(n > 6 && !strcmp(v + n - 6, ".graph")) && access(v, F_OK) != 0 &&
+           pl_builtin_graph(v);
+}
+
+/* The built-in, then each --graph file (or built-in) over it, then the --edit lines;
+ * each file's plugins are loaded as it is read, for the edits after it. */
 static int load_graph(rg_setup *s, const rg_options *o, char err[CP_ERR_MAX])
 {
     int rc = load_builtin(s, o, err);
     for (int i = 0; !rc && i < o->ngraphs; i++) {
-        snprintf(s->name, sizeof s->name, "%s", o->graphs[i]);
-        rc = pl_graph_load(s->graph, s->registry, NULL, o->graphs[i], err) ? 1 : 0;
+        const char *g = o->graphs[i];
+        snprintf(s->name, sizeof s->name, "%s", g);
+        rc = (names_builtin(g) ? pl_graph_load(s->graph, s->registry, g, NULL, err)
+                               : pl_graph_load(s->graph, s->registry, NULL, g, err)) ? 1 : 0;
     }
     for (int i = 0; !rc && i < o->nedits; i++)
         rc = cp_graph_edit_line(s->graph, o->edits[i], err) ? 1 : 0;
