@@ -4,12 +4,13 @@
  * N its unit normal in every pipeline (with --msaa and --spp too); the raster and the
  * ray-traced depths of the teapot agree; the file is the same for any worker count and
  * scheduler. Through the library: the stages write the surfaces only when asked, and
- * asking changes no byte of the image. */
+ * asking changes no byte of the image; the memory estimate counts them when asked. */
 #include "pipelines/stages.h"
 #include "pipelines/surface.h"
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/loaded_scene.h"
+#include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
 
 #include <OpenEXR/openexr.h>
@@ -210,6 +211,18 @@ static void test_only_when_asked(void)
         CHECK(render_lib(&l, pipes[p], asked, surface, &written) && written);
         CHECK_MSG(!memcmp(plain, asked, sizeof plain), "%s: asking for the surfaces changed the image", pipes[p]);
     }
+    char err[CP_ERR_MAX];
+    rg_setup g;
+    rg_options opt = {.pipeline = "raytrace"};
+    cp_resource_need needs[CP_MAX_RESOURCES];
+    int n = rg_setup_init(&g, &opt, err) ? -1 : cp_graph_resources(g.graph, NULL, needs, err);
+    CHECK(n > 0 && cp_resource_needed(needs, n, "surface"));
+    io_render_size r = {1000, 700, 0, 1, 2, needs, n, false, false};
+    io_memory_estimate without = io_estimate_memory(l.s, l.g.nvertices, l.g.ntriangles, &r);
+    r.surface = true;
+    io_memory_estimate with = io_estimate_memory(l.s, l.g.nvertices, l.g.ntriangles, &r);
+    CHECK_MSG(with.total - without.total == 1000.0 * 700 * 16, "%.0f bytes more", with.total - without.total);
+    if (n >= 0) rg_setup_free(&g);
     unload(&l);
 }
 
