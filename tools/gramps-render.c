@@ -61,6 +61,7 @@ typedef struct frame_result {
     uint64_t sample_bytes;         /* its sample buffers (CP_PER_SAMPLE resources) */
     uint64_t hdr_bytes;            /* its linear colour ("hdr-color"), 0 when not kept */
     bool hdr_written;              /* the graph's sinks wrote it (else: decode the image) */
+    uint64_t surface_bytes;        /* its depth and normals ("surface"), 0 when not written */
     bool surface_written;          /* its stages wrote the surfaces (else: no Z, N) */
     gr_graph *graph;
 } frame_result;
@@ -214,6 +215,8 @@ static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_
                                                                         f.height, 1, 0, 0) : 0;
         r->hdr_written = pl_frame_hdr(&f) != NULL;
         r->surface_written = pl_frame_surface(&f) != NULL;
+        r->surface_bytes = r->surface_written ? (uint64_t)pl_resource_bytes(&pl_surface_resource, f.width,
+                                                                            f.height, 1, 0, 0) : 0;
         r->sample_bytes = 0;
         for (int i = 0; i < f.nresources; i++)
             if (f.resources[i].type->extent == CP_PER_SAMPLE)
@@ -407,7 +410,8 @@ static void write_stats(const options *o, const sc_scene *s, const sc_geometry *
             o->c.width, o->c.height, g->ntriangles, s->unreadable_textures);
     fprintf(f, "\"msaa\": %d,\n\"sample_buffer_bytes\": %llu,\n", last->msaa,
             (unsigned long long)last->sample_bytes);
-    fprintf(f, "\"hdr_color_bytes\": %llu,\n", (unsigned long long)last->hdr_bytes);
+    fprintf(f, "\"hdr_color_bytes\": %llu,\n\"surface_bytes\": %llu,\n", (unsigned long long)last->hdr_bytes,
+            (unsigned long long)last->surface_bytes);
     if (o->simulate)
         fprintf(f, "\"simulated_workers\": %u,\n\"sim_cost\": \"%s\",\n", o->simulate,
                 o->calibration ? "calibrated" : "measured");

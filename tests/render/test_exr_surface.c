@@ -226,6 +226,22 @@ static void test_only_when_asked(void)
     unload(&l);
 }
 
+/* --stats reports the surfaces' bytes with an .exr, and none without. */
+static void test_stats(void)
+{
+    char cmd[600], stats[160];
+    snprintf(stats, sizeof stats, "%s/s.json", dir);
+    for (int exr = 0; exr < 2; exr++) {
+        snprintf(cmd, sizeof cmd, "-q -t 2 --size %dx%d -o %s/s.%s --stats %s teapot", W, H, dir,
+                 exr ? "exr" : "png", stats);
+        CHECK_MSG(run(cmd) == 0, "%s", out);
+        char *json = slurp(stats, NULL), want[64];
+        snprintf(want, sizeof want, "\"surface_bytes\": %d,", exr ? W * H * 16 : 0);
+        CHECK_MSG(json && strstr(json, want), "no %s in the statistics", want);
+        free(json);
+    }
+}
+
 /* The same file for any worker count and scheduler. */
 static void test_deterministic(void)
 {
@@ -252,6 +268,7 @@ int main(int argc, char **argv)
     RUN(test_raster_against_raytrace);
     RUN(test_deterministic);
     RUN(test_only_when_asked);
+    RUN(test_stats);
     char rm[96];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;
