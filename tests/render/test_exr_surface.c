@@ -116,7 +116,7 @@ static void test_plane(void)
         "-p raster", "-p raster-ordered", "-p raster-parallel", "-p raytrace", "-p hybrid",
         "-p hybrid-visibility", "-p raster --msaa 4", "-p raster-ordered --msaa 4",
         "-p hybrid --msaa 4", "-p raytrace --spp 4", "-p raster --aov primid",
-        "--graph examples/graphs/raytrace-sampler.graph --spp 3"};
+        "--graph examples/graphs/raytrace-sampler.graph --spp 3", "-p hybrid --spp 2", "-p raster-tonemap"};
     for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
         static exr_image img;
         snprintf(args, sizeof args, "-t 2 %s %s", pipes[p], scene);
