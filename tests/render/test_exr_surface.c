@@ -134,6 +134,55 @@ static void test_plane(void)
     }
 }
 
+/* A floor (y = 0, 100 x 100, normal +y) seen from above at a slant, filling the view:
+ * every pixel's depth differs, and each is the camera ray's (sc_camera_ray through the
+ * pixel centre) distance to the plane along the view axis. */
+static void test_slanted_floor(void)
+{
+    char obj[160], scene[160], args[400];
+    snprintf(obj, sizeof obj, "%s/floor.obj", dir);
+    FILE *f = fopen(obj, "w");
+    if (f) {
+        fputs("v -50 0 -50\nv 50 0 -50\nv 50 0 50\nv -50 0 50\nvn 0 1 0\n"
+              "f 1//1 3//1 2//1\nf 1//1 4//1 3//1\n", f);
+        fclose(f);
+    }
+    snprintf(scene, sizeof scene, "%s/floor.scene", dir);
+    f = fopen(scene, "w");
+    if (f) {
+        fputs("[camera]\neye = 0.5,3,4\ntarget = 0,0,-2\nfovy = 40\n[light.key]\nposition = 2,6,3\n"
+              "[mesh.floor]\nfile = floor.obj\n", f);
+        fclose(f);
+    }
+    loaded l;
+    if (!load(scene, &l)) { CHECK(0); return; }
+    sc_camera_frame cam;
+    sc_camera_frame_init(&cam, &l.s->camera, W, H);
+    static const char *const pipes[] = {"-p raster", "-p raster-ordered", "-p raytrace", "-p hybrid",
+                                        "-p raster --msaa 8", "-p hybrid --msaa 4"};
+    for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
+        static exr_image img;
+        snprintf(args, sizeof args, "-t 2 %s %s", pipes[p], scene);
+        if (!render("floor", args, &img)) { CHECK_MSG(0, "%s: %s", pipes[p], out); continue; }
+        int off = 0;
+        double worst = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                float d[3];
+                sc_camera_ray(&cam, W, H, x + 0.5f, y + 0.5f, d);
+                const double t = -(double)cam.eye[1] / d[1];
+                const double want = t * ((double)d[0] * cam.forward[0] + (double)d[1] * cam.forward[1] +
+                                         (double)d[2] * cam.forward[2]);
+                const double err = fabs(img.ch[Z][y][x] - want) / want;
+                worst = err > worst ? err : worst;
+                off += !(err <= 1e-4) || img.ch[NX + 1][y][x] != 1.0f;
+            }
+        CHECK_MSG(off == 0, "%s: %d pixels off the floor's depth or normal (worst %.2g relative)",
+                  pipes[p], off, worst);
+    }
+    unload(&l);
+}
+
 /* The fraction of pixels where a and b both see nothing, or both see a surface at
  * depths within 1e-3 relative; also checks that every normal is unit or zero. */
 static double depth_agreement(const exr_image *a, const exr_image *b)
@@ -265,6 +314,7 @@ int main(int argc, char **argv)
     find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_plane);
+    RUN(test_slanted_floor);
     RUN(test_raster_against_raytrace);
     RUN(test_deterministic);
     RUN(test_only_when_asked);
