@@ -1,7 +1,8 @@
 /* gramps-render -o FILE.exr: the Z and N channels come from the graph's own visibility
  * (the frame resource "surface", pipelines/surface.h), read back here with OpenEXR's C
  * API. A plane facing the camera at a known distance has Z equal to that distance and
- * N its unit normal in every pipeline (with --msaa and --spp too); the raster and the
+ * N its unit normal in every pipeline (with --msaa and --spp too), a slanted floor the
+ * analytic depth of each pixel centre's camera ray within 1e-4 relative; the raster and the
  * ray-traced depths of the teapot agree; the file is the same for any worker count and
  * scheduler. Through the library: the stages write the surfaces only when asked, and
  * asking changes no byte of the image; the memory estimate counts them when asked. */
