@@ -109,11 +109,6 @@ typedef struct pl_frame {
      * program that writes a float image (pl_frame_use_hdr). Colour output only. */
     bool hdr;
     bool hdr_written;                 /* a sink of a graph run on the frame asked for it */
-    /* The stages that decide what each pixel shows also write its surface's depth and
-     * normal to the resource "surface" (pipelines/surface.h): set by a program that
-     * writes float depth and normals (pl_frame_use_surface), before the stages are made. */
-    bool surface;
-    bool surface_written;             /* a stage of a graph run on the frame asked for it */
     /* The resources the graph's stages asked for, in the order they were first asked
      * for: only what a stage declared (cp_stage_type.resources) and the image. */
     pl_resource resources[PL_MAX_RESOURCES];
@@ -125,6 +120,11 @@ typedef struct pl_frame {
     int ncounters;
     pl_cursor cursors[PL_MAX_CURSORS];
     int ncursors;
+    /* The stages that decide what each pixel shows also write its surface's depth and
+     * normal to the resource "surface" (pipelines/surface.h): set by a program that
+     * writes float depth and normals (pl_frame_use_surface), before the stages are made. */
+    bool surface;
+    bool surface_written;             /* a stage of a graph run on the frame asked for it */
 } pl_frame;
 
 /* A frame of width x height. false (message in err) for a bad size or no memory. */
