@@ -72,7 +72,8 @@ static const cp_resource_type textures = {
 int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
     const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource,
-                                             &pl_sample_hdr_resource, &pl_surface_resource, &bvh, &triangles, &textures};
+                                             &pl_sample_hdr_resource, &pl_surface_resource, &bvh,
+                                             &triangles, &textures};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

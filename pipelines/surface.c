@@ -69,7 +69,8 @@ pl_surface pl_surface_of_hit(const sh_ray_env *e, const float eye[3], const rt_r
 {
     pl_surface s;
     float p[3];
-    for (int k = 0; k < 3; k++) p[k] = (ray->org[k] - eye[k]) + hit->t * ray->dir[k];   /* 0 + t d: a camera ray */
+    for (int k = 0; k < 3; k++)           /* a camera ray: exactly t d (org - eye is 0) */
+        p[k] = (ray->org[k] - eye[k]) + hit->t * ray->dir[k];
     s.z = sh_dot3(p, e->forward);
     sh_ray_hit_normal(e, ray, hit, s.n);
     return s;

@@ -170,7 +170,8 @@ static const cp_resource_use ps_uses[] = {
     {"sums", CP_WRITES, "with `background`: adds its background samples"},
     {"sample-sums", CP_WRITES, "with `background` and msaa > 1"},
     {"textures", CP_READS, "filtered at each pixel quad's footprint"},
-    {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output reads it"}};
+    {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output "
+     "reads it"}};
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "

@@ -168,7 +168,8 @@ void plr_sample_hdr_resolve(const plr_state *s, int x, int y);
 
 /* The surface of pixel (x, y) into s->surface (the caller checked it is wanted): t's at
  * weights b1, b2 (surface.c). */
-static inline void plr_surface_put(const plr_state *s, int x, int y, const sh_ps_tri *t, float b1, float b2)
+static inline void plr_surface_put(const plr_state *s, int x, int y, const sh_ps_tri *t, float b1,
+                                   float b2)
 {
     s->surface[(size_t)y * (size_t)s->width + (size_t)x] = pl_surface_of_fragment(s->env, t, b1, b2);
 }

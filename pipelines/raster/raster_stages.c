@@ -330,7 +330,8 @@ static const cp_resource_use ps_uses[] = {
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
     {"textures", CP_READS, "the shading samples them"}};
 #define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}, \
-                {"surface", CP_WRITES, "the visible fragment's depth and normal, when a float output reads them"}
+                {"surface", CP_WRITES, "the visible fragment's depth and normal, when a float " \
+                 "output reads them"}
 #define SAMPLE_USES {"sample-depth", CP_READS | CP_WRITES, "with msaa > 1"}, \
                     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1"}, SAMPLE_HDR_USE
 #define SAMPLE_HDR_USE {"sample-hdr", CP_READS | CP_WRITES, "with msaa > 1 and hdr-color"}

@@ -117,7 +117,8 @@ static void batch_shade(shade_batch *b, plr_state *s)
     if (s->hdr)
         for (int i = 0; i < b->n; i++) plr_hdr_put(s, b->x[i], b->y[i], &linear[3 * i]);
     if (s->surface)
-        for (int i = 0; i < b->n; i++) plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
+        for (int i = 0; i < b->n; i++)
+            plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;
     b->batch++;
