@@ -11,6 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 in ThreadSanitizer and AddressSanitizer builds (make SAN=thread|address), which run
+ * 5-30x slower: a test may check fewer cases of a matrix there, never none, keeping the
+ * runs that exercise several workers (what the sanitizers watch). */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CHECK_SANITIZED 1
+#else
+#define CHECK_SANITIZED 0
+#endif
+
 static int check_failures_in_test;
 static int check_skipped_in_test __attribute__((unused));   /* a program may skip all its tests */
 static int check_tests_passed;
