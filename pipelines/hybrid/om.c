@@ -22,12 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct om_state {
-    plh_tile_keys keys;
-    plrt_encoder enc;
-    bool cutters_clear_sums;              /* else each instance clears its pixels' sums */
-} om_state;
-
 /* A blended layer of a slot and its sums. */
 typedef struct om_layer {
     uint32_t index, layer, alpha8;        /* layer 0: an empty entry of the table */
@@ -39,6 +33,17 @@ typedef struct om_layers {
     om_layer *e;
     size_t n, cap;
 } om_layers;
+
+typedef struct om_state {
+    plh_tile_keys keys;
+    plrt_encoder enc;
+    bool cutters_clear_sums;              /* else each instance clears its pixels' sums */
+    /* Each instance's blended layers (tables[key]), owned by the stage rather than the
+     * instance: a run that fails leaves instances where they stand (blocked in a
+     * reserve), and om_destroy frees what they held. */
+    om_layers *tables;
+    size_t ntables;
+} om_state;
 
 static size_t hash_of(uint32_t index, uint32_t layer, size_t cap)
 {
@@ -84,10 +89,23 @@ static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     b->cutters_clear_sums = plrt_cutters_clear_sums(i);
-    if (plh_tile_keys_of(i, "in", &b->keys, err) && plrt_encoder_init(&b->enc, i, (int)cp_int(i, "msaa"), err))
-        return b;
+    b->tables = NULL;
+    if (plh_tile_keys_of(i, "in", &b->keys, err) && plrt_encoder_init(&b->enc, i, (int)cp_int(i, "msaa"), err)) {
+        b->ntables = cp_port_subqueues(i, "in");   /* one per tile: plh_tile_keys_of checked */
+        b->tables = calloc(b->ntables ? b->ntables : 1, sizeof *b->tables);
+        if (b->tables) return b;
+        snprintf(err, CP_ERR_MAX, "out of memory");
+    }
     free(b);
     return NULL;
+}
+
+static void om_destroy(void *state)
+{
+    om_state *b = state;
+    for (size_t i = 0; i < b->ntables; i++) free(b->tables[i].e);
+    free(b->tables);
+    free(b);
 }
 
 /* Tile `key`'s pixels within the frame's region: [x0, x1) x [y0, y1), empty for a tile
@@ -261,9 +279,14 @@ static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect 
 static void om_main(gr_ctx *c)
 {
     const om_state *b = gr_user(c);
-    const om_rect t = tile_rect(b, (uint32_t)gr_key(c));
+    const uint64_t key = gr_key(c);
+    if (key >= b->ntables) {
+        gr_assert_at(c, false, "a subqueue key past the frame's tiles", __FILE__, __LINE__);
+        return;
+    }
+    const om_rect t = tile_rect(b, (uint32_t)key);
     if (!b->cutters_clear_sums) om_tile(b, t, OM_CLEAR);
-    om_layers layers = {NULL, 0, 0};
+    om_layers *layers = &b->tables[key];
     uint32_t span[2] = {0, 0};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -274,7 +297,7 @@ static void om_main(gr_ctx *c)
             if (!k[i].layer) {
                 int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
                 for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
-            } else if (!add_layered(&layers, &k[i])) {
+            } else if (!add_layered(layers, &k[i])) {
                 gr_assert_at(c, false, "out of memory (blended layers)", __FILE__, __LINE__);
                 goto out;
             }
@@ -282,9 +305,10 @@ static void om_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     om_tile(b, t, OM_ENCODE);
-    if (layers.n) blend_layers(b, &layers);
+    if (layers->n) blend_layers(b, layers);
 out:
-    free(layers.e);
+    free(layers->e);
+    *layers = (om_layers){NULL, 0, 0};
 }
 
 static const cp_port om_ports[] = {
@@ -305,4 +329,4 @@ static const cp_resource_use om_uses[] = {
 const cp_stage_type plh_om_type = {
     "hybrid.om", "Extended Direct3D Output Merger: sums contributions per fragment (fixed point), an "
     "instance per subqueue, blends blended surfaces' layers in draw order, makes the image", GR_THREAD,
-    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 2, om_main, om_create, NULL, free, om_uses, 5};
+    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 2, om_main, om_create, NULL, om_destroy, om_uses, 5};
