@@ -112,7 +112,7 @@ static bool append_pairs(sp_pair **list, size_t *cap, uint32_t *len, const sp_pa
         *list = grown;
         *cap = want;
     }
-    memcpy(*list + *len, p, n * sizeof *p);
+    if (n) memcpy(*list + *len, p, n * sizeof *p);   /* n = 0: both may be NULL */
     *len += n;
     return true;
 }
@@ -127,7 +127,7 @@ static int by_pair(const void *a, const void *b)
 /* Sorts the pairs, keeps each once, resolves them in that order; returns how many. */
 static uint32_t resolve_all(const sp_state *s, sp_vec *pos, sp_vec *vel, sp_pair *c, uint32_t n)
 {
-    qsort(c, n, sizeof *c, by_pair);
+    if (n) qsort(c, n, sizeof *c, by_pair);   /* no contacts: c may be NULL */
     uint32_t kept = 0;
     for (uint32_t k = 0; k < n; k++)
         if (!kept || by_pair(&c[kept - 1], &c[k])) c[kept++] = c[k];
