@@ -20,9 +20,13 @@ static int fits(ac_device *d, size_t bytes, const char *what, char err[AC_ERR_MA
     return ac_reserve(d, bytes, what, err);
 }
 
-ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_ERR_MAX])
+/* A device buffer of `bytes` with `flags`, filled from data when it is not NULL, its bytes
+ * taken from the device's memory as `what`. A zero-byte buffer is not allowed: an empty
+ * one still gets 16 bytes. */
+static ac_buffer *make_buffer(ac_device *d, cl_mem_flags flags, const void *data, size_t bytes,
+                              const char *what, char err[AC_ERR_MAX])
 {
-    if (fits(d, bytes, "a copy of host data", err)) return NULL;
+    if (fits(d, bytes, what, err)) return NULL;
     ac_buffer *b = calloc(1, sizeof *b);
     if (!b) {
         ac_unreserve(d, bytes);
@@ -30,10 +34,10 @@ ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_E
         return NULL;
     }
     cl_int e;
-    /* A zero-byte buffer is not allowed: an empty scene still gets one element. */
+    const bool copy = data && bytes;
     b->bytes = bytes;
-    b->mem = clCreateBuffer(d->context, CL_MEM_READ_ONLY | (bytes ? CL_MEM_COPY_HOST_PTR : 0),
-                            bytes ? bytes : 16, bytes ? (void *)data : NULL, &e);
+    b->mem = clCreateBuffer(d->context, flags | (copy ? CL_MEM_COPY_HOST_PTR : 0), bytes ? bytes : 16,
+                            copy ? (void *)data : NULL, &e);
     if (!b->mem) {
         snprintf(err, AC_ERR_MAX, "OpenCL: could not place %zu bytes on %s (%s)", bytes, d->name,
                  ac_error_name(e));
@@ -44,26 +48,14 @@ ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_E
     return b;
 }
 
+ac_buffer *ac_upload(ac_device *d, const void *data, size_t bytes, char err[AC_ERR_MAX])
+{
+    return make_buffer(d, CL_MEM_READ_ONLY, data, bytes, "a copy of host data", err);
+}
+
 ac_buffer *ac_alloc(ac_device *d, size_t bytes, char err[AC_ERR_MAX])
 {
-    if (fits(d, bytes, "device memory for packets", err)) return NULL;
-    ac_buffer *b = calloc(1, sizeof *b);
-    if (!b) {
-        ac_unreserve(d, bytes);
-        snprintf(err, AC_ERR_MAX, "out of memory");
-        return NULL;
-    }
-    cl_int e;
-    b->bytes = bytes;
-    b->mem = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
-    if (!b->mem) {
-        snprintf(err, AC_ERR_MAX, "OpenCL: could not place %zu bytes on %s (%s)", bytes, d->name,
-                 ac_error_name(e));
-        ac_unreserve(d, bytes);
-        free(b);
-        return NULL;
-    }
-    return b;
+    return make_buffer(d, CL_MEM_READ_WRITE, NULL, bytes, "device memory for packets", err);
 }
 
 void ac_buffer_free(ac_buffer *b)
