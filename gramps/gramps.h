@@ -291,6 +291,21 @@ GR_API unsigned gr_parallel_parts(unsigned threads);
 GR_API gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, int nrunnable);
 /* Waits for every stage to finish. GR_OK, or the run's error (see gr_error). */
 GR_API gr_status gr_wait(gr_graph *g);
+/* Runs a finished graph again (a renderer's next frame): after gr_wait returned GR_OK,
+ * with the options and initially runnable stages of its gr_launch; gr_wait as after a
+ * launch. The run starts as the first did: queues empty, every Thread stage's program
+ * from its beginning in new instances, counters, credits, reductions, tickets, ordered
+ * slots, statistics and footprints from zero (gr_get_stats then tells this run only).
+ * Kept: the graph, its buffers' contents (write them between runs with gr_buffer_data),
+ * the stages' user pointers (gr_stage_set_user), the packet pools and fiber stacks; the
+ * worker threads park between runs as after any run. Simulated runs too. GR_ERR_INVALID
+ * for a graph whose run has not finished; a graph whose last run failed keeps its
+ * status and gr_error says the relaunch was refused, with the run's message. */
+GR_API gr_status gr_relaunch(gr_graph *g);
+/* The pointer gr_user gives stage `stage` from the next run on (set it between runs: a
+ * program's per-frame state). GR_ERR_INVALID for no such stage (recorded) or while
+ * the graph runs (not recorded: the run's status stays its own). */
+GR_API gr_status gr_stage_set_user(gr_graph *g, int stage, void *user);
 /* Graphviz DOT of the graph: stages with priorities, one edge per output binding with the
  * queue's capacity and packet size (dashed: backward), and after a run the peak and
  * average held, in packets and bytes. `dot -Tsvg graph.dot > graph.svg` draws it. */

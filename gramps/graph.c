@@ -315,14 +315,7 @@ void *gr_buffer_data(gr_graph *g, int buffer)
 
 static void free_queue(gr_queue_rt *q)
 {
-    if (q->subs) {
-        uint32_t n = q->d.dynamic_keys ? q->d.max_keys : q->nsubs;
-        for (uint32_t i = 0; i < n; i++)
-            if (q->subs[i]) gr_subq_free(q->subs[i]);
-        free(q->subs);
-    }
-    if (q->d.dynamic_keys && q->keys.slots) gr_keymap_destroy(&q->keys);
-    gr_gates_destroy(q);
+    gr_queue_run_clear(q);
     free(q->producers);
     free(q);
 }

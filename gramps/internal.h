@@ -168,6 +168,7 @@ struct gr_queue_rt {
     /* Read on every packet, written rarely. */
     _Alignas(64) _Atomic(int) nwaiters;
     _Atomic(int) open_producers;      /* external producer components still live (+1 internal) */
+    int producers_at_launch;          /* open_producers when a run starts (validate.c) */
     _Atomic(bool) closed;
     _Atomic(int) full_subqueues;      /* subqueues holding capacity or more (gr_subq_charge) */
     /* Its (not instanced) consumer returned: a packet arriving now is lost (queue.c). */
@@ -510,6 +511,14 @@ bool gr_buffers_protect(gr_graph *g, bool ro);
 
 /* validate.c: checks the graph, derives priorities, components and chains. */
 gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
+
+/* launch.c: builds a validated graph's workers, subqueues and first instances and starts
+ * the threads (the packet pools and stacks are made on the first run and kept). */
+gr_status gr_launch_run(gr_graph *g);
+/* relaunch.c: a finished run's state gone (subqueues, instances, counters, statistics),
+ * as gr_launch_run expects to find it. */
+void gr_run_state_clear(gr_graph *g);
+void gr_queue_run_clear(gr_queue_rt *q);      /* also what gr_graph_destroy frees of a queue */
 
 /* capacity.c: packets held per queue, backpressure's bound (credits per worker) */
 void gr_capacity_init(gr_graph *g);

@@ -265,7 +265,8 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
 {
     if (!g) return GR_ERR_INVALID;
     if (g->launched) {
-        gr_set_error(g, GR_ERR_INVALID, "gr_launch: the graph was already launched");
+        gr_set_error(g, GR_ERR_INVALID, "gr_launch: the graph was already launched (gr_relaunch "
+                     "runs a finished graph again)");
         return GR_ERR_INVALID;
     }
     if (o && !(o->deadlock_seconds <= GR_DEADLOCK_SECONDS_MAX) ) {
@@ -292,8 +293,16 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
     }
     g->launched = true;
     gr_stack_pool_init(&g->stacks, g->opts.stack_bytes);
+    return gr_launch_run(g);
+}
+
+/* The part of a launch every run does, the first (gr_launch) and each later one
+ * (gr_relaunch): the options are resolved, the graph validated and its read-only
+ * buffers protected. The packet pools and the stack pool are made once and kept. */
+gr_status gr_launch_run(gr_graph *g)
+{
     g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
-    bool ok = g->workers && create_pools(g) && create_subqueues(g);
+    bool ok = g->workers && (g->pools || create_pools(g)) && create_subqueues(g);
     for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
     if (ok && g->opts.simulate) ok = gr_sim_create(g);
     if (ok) ok = g->sched->init(g) == GR_OK;

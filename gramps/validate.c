@@ -300,7 +300,8 @@ static bool link_components(gr_graph *g)
             if (!seen) ext++;
             if (!append_unique(&g->comps[pc].out_queues, &g->comps[pc].nout_queues, i)) return false;
         }
-        atomic_init(&q->open_producers, ext + (q->internal_producer ? 1 : 0));
+        q->producers_at_launch = ext + (q->internal_producer ? 1 : 0);
+        atomic_init(&q->open_producers, q->producers_at_launch);
     }
     return true;
 }
