@@ -463,6 +463,11 @@ GR_API int cp_remove(cp_graph *g, const char *section, char err[CP_ERR_MAX]);
  * the plugin path (cp_plugin_path_add). Errors name the setting's file and line. */
 GR_API int cp_graph_load_plugins(const cp_graph *g, cp_registry *r, char err[CP_ERR_MAX]);
 
+/* The description as text, every section and setting in order (malloc'd; NULL when out
+ * of memory): equal texts, equal graphs. What a program keeping a graph's instance
+ * across frames compares to see whether the graph changed. */
+GR_API char *cp_graph_text(const cp_graph *g);
+
 /* A [graph] setting after overrides, or NULL. */
 GR_API const char *cp_graph_value(const cp_graph *g, const char *key);
 
@@ -502,8 +507,18 @@ GR_API gr_graph *cp_instance_graph(const cp_instance *in);
 GR_API gr_graph *cp_instance_take_graph(cp_instance *in);
 /* The [graph] launch settings (low_watermark) over `base` (workers etc.). */
 GR_API gr_launch_opts cp_instance_launch_opts(const cp_instance *in, const gr_launch_opts *base);
-/* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err). */
+/* Launches, waits and runs the finish hooks; GR_OK or the run's error (message in err).
+ * After a run that succeeded the next call relaunches the same graph (gr_relaunch: the
+ * launch settings of the first run; `base` must be the same). */
 GR_API gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX]);
+/* For the next run of an instance that ran: every stage's state destroyed and made
+ * again by its create hook from the frame as the program left it (a new camera, say),
+ * so that a run of the kept graph computes what a new instance would. -1 (message in
+ * err; the instance is then only for cp_instance_free) when a create hook fails, when
+ * the instance has not run, or when a stage runs on a device. */
+GR_API int cp_instance_renew(cp_instance *in, char err[CP_ERR_MAX]);
+/* Does a stage of the instance run on a device (its bindings there are made once)? */
+GR_API bool cp_instance_on_device(const cp_instance *in);
 /* The image-space stages of the instance in the order they run (their sections'
  * order), with their states and halos: *passes points into the instance. */
 typedef struct cp_image_pass {

@@ -270,3 +270,22 @@ int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_
 }
 
 const cp_registry *cp_graph_registry(const cp_graph *g) { return g->r; }
+
+char *cp_graph_text(const cp_graph *g)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) return NULL;
+    for (int i = 0; i < g->n; i++) {
+        const cp_section *s = &g->sections[i];
+        fprintf(f, "[%d %s]\n", (int)s->kind, s->name ? s->name : "");
+        for (int k = 0; k < s->n; k++) fprintf(f, "%s=%s\n", s->settings[k].key, s->settings[k].value);
+    }
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

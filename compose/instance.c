@@ -69,6 +69,7 @@ struct cp_instance {
     bool device_queues;                /* [graph] device_queues (default true) */
     cp_image_pass *passes;             /* the image-space stages, in section order */
     int npasses;
+    bool ran;                          /* its graph finished a run: the next relaunches it */
 };
 
 const cp_registry *cp_instance_registry(const cp_instance *in) { return in->desc->r; }
@@ -975,8 +976,9 @@ static void record_auto_times(const cp_instance *in)
 gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[CP_ERR_MAX])
 {
     gr_launch_opts o = cp_instance_launch_opts(in, base);
-    gr_status st = gr_launch(in->g, &o, NULL, 0);
+    gr_status st = in->ran ? gr_relaunch(in->g) : gr_launch(in->g, &o, NULL, 0);
     if (st == GR_OK) st = gr_wait(in->g);
+    in->ran = st == GR_OK;
     if (st != GR_OK) {
         run_error(in, err);
         return st;
@@ -987,6 +989,36 @@ gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[
     }
     record_auto_times(in);
     return GR_OK;
+}
+
+bool cp_instance_on_device(const cp_instance *in)
+{
+    for (int i = 0; i < in->nstages; i++)
+        if (in->stages[i].device) return true;
+    return false;
+}
+
+/* The stages' states destroyed and made again by their create hooks, which read the
+ * frame as it is now, and handed to the graph's stages for its next run. */
+int cp_instance_renew(cp_instance *in, char err[CP_ERR_MAX])
+{
+    if (!in->ran || cp_instance_on_device(in))
+        return cp_fail(err, "cp_instance_renew: the instance has %s", in->ran ? "stages on a "
+                       "device (their bindings are made once)" : "no finished run to repeat");
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        if (st->created && st->init.type->destroy) st->init.type->destroy(st->state);
+        st->created = false;
+        st->state = NULL;
+    }
+    free(in->passes);
+    in->passes = NULL;
+    in->npasses = 0;
+    if (make_states(in, err) || list_passes(in, err)) return -1;
+    for (int i = 0; i < in->nstages; i++)
+        if (in->stages[i].id != GR_INVALID && gr_stage_set_user(in->g, in->stages[i].id, in->stages[i].state) != GR_OK)
+            return cp_fail(err, "%s", gr_error(in->g));
+    return 0;
 }
 
 void *cp_instance_state(const cp_instance *in, const char *stage)

@@ -78,6 +78,15 @@ bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov 
     return true;
 }
 
+bool pl_frame_restart(pl_frame *f)
+{
+    sc_camera_frame_init(&f->camera, &f->data->scene->camera, f->width, f->height);
+    f->has_raster_env = f->has_ray_env = false;
+    f->hdr_written = f->surface_written = false;
+    for (int i = 0; i < f->ncounters; i++) atomic_store(&f->counters[i].value, 0);
+    return pl_frame_remake_created(f);
+}
+
 bool pl_frame_set_region(pl_frame *f, pl_region r, char err[SC_ERR_MAX])
 {
     if (r.x0 < 0 || r.y0 < 0 || r.x1 > f->width || r.y1 > f->height || r.x0 >= r.x1 || r.y0 >= r.y1) {

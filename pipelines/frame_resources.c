@@ -106,6 +106,20 @@ void pl_frame_free_resources(pl_frame *f)
     f->nresources = 0;
 }
 
+bool pl_frame_remake_created(pl_frame *f)
+{
+    for (int i = 0; i < f->nresources; i++) {
+        pl_resource *r = &f->resources[i];
+        if (r->borrowed || !r->type->create || r->type->extent == CP_PER_SCENE) continue;
+        void *data = r->type->create(f, r->owner);
+        if (!data) return false;
+        if (r->type->destroy) r->type->destroy(r->data);
+        else free(r->data);
+        r->data = data;
+    }
+    return true;
+}
+
 uint32_t *pl_frame_color(pl_frame *f)
 {
     return pl_frame_resource(f, &pl_color_resource, CP_WRITES, "");

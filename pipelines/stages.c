@@ -1,5 +1,6 @@
 /* stages.c — the built-in stage library, graphs and variables (see stages.h). */
 #include "pipelines/stages.h"
+#include "pipelines/render_internal.h"
 
 #include "pipelines/image/image.h"
 #include "pipelines/raster/raster.h"
@@ -141,6 +142,12 @@ static const char *get_var(void *ctx, const char *name, char buf[64])
 
 cp_vars pl_vars(pl_vars_ctx *ctx) { return (cp_vars){get_var, ctx}; }
 
+unsigned pl_launch_workers(const gr_launch_opts *launch)
+{
+    /* A simulated run's graph is the one its virtual workers would run. */
+    return launch ? (launch->simulate ? launch->simulate : launch->workers) : 0;
+}
+
 /* Clearing a frame's buffers is bound by memory bandwidth: a part per worker (at most
  * gr_parallel_parts), and none under 64 K pixels (waking a thread costs more than
  * clearing that much). */
@@ -168,8 +175,8 @@ static bool same_region(pl_region a, pl_region b)
  * part of the image, the part widened by their halo (and *widened set), so that they read
  * what they would in a whole-image render (pipelines/image/image.h). The stages' create
  * hooks read the region, so the instance is made again for the wider one. */
-static cp_instance *instantiate(cp_graph *g, pl_frame *frame, const cp_vars *vars,
-                                pl_region *widened, char err[CP_ERR_MAX])
+cp_instance *pl_instantiate(cp_graph *g, pl_frame *frame, const cp_vars *vars,
+                            pl_region *widened, char err[CP_ERR_MAX])
 {
     cp_instance *in = cp_instance_new(g, frame, vars, err);
     if (!in) return NULL;
@@ -188,19 +195,19 @@ static cp_instance *instantiate(cp_graph *g, pl_frame *frame, const cp_vars *var
     return cp_instance_new(g, frame, vars, err);
 }
 
-static gr_graph *render(cp_instance *in, cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
-                        unsigned workers, char err[CP_ERR_MAX])
+bool pl_instance_render(cp_instance *in, cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
+                        char err[CP_ERR_MAX])
 {
+    unsigned workers = pl_launch_workers(launch);
     if (!pl_frame_image_pixels(frame)) {   /* made here when no stage draws: background */
         snprintf(err, CP_ERR_MAX, "out of memory (image)");
-        return NULL;
+        return false;
     }
     pl_frame_prepare(frame, clear_parts(workers, frame));
-    if (cp_instance_run(in, launch, err) != GR_OK) return NULL;
+    if (cp_instance_run(in, launch, err) != GR_OK) return false;
     const cp_image_pass *passes;
     int n = cp_instance_image_passes(in, &passes);
-    if (n && !pli_run(frame, passes, n, pli_graph_tile(g), workers, err)) return NULL;
-    return cp_instance_take_graph(in);
+    return !n || pli_run(frame, passes, n, pli_graph_tile(g), workers, err);
 }
 
 /* The image's pixels in `wide` outside `asked`, kept while a widened region renders
@@ -242,19 +249,17 @@ bool pl_graph_reads_hdr(const cp_graph *g, const cp_vars *vars)
 gr_graph *pl_render_frame(cp_graph *g, pl_frame *frame, const gr_launch_opts *launch,
                           char err[CP_ERR_MAX])
 {
-    /* A simulated run's graph is the one its virtual workers would run. */
-    unsigned workers = launch ? (launch->simulate ? launch->simulate : launch->workers) : 0;
-    pl_vars_ctx vc = {g, frame->width, frame->height, workers};
+    pl_vars_ctx vc = {g, frame->width, frame->height, pl_launch_workers(launch)};
     cp_vars vars = pl_vars(&vc);
     margin m = {.asked = frame->region};
     pl_region asked = {0, 0, 0, 0};
     frame->hdr |= pl_graph_reads_hdr(g, &vars);
-    cp_instance *in = instantiate(g, frame, &vars, &asked, err);
+    cp_instance *in = pl_instantiate(g, frame, &vars, &asked, err);
     gr_graph *result = NULL;
     m.wide = frame->region;
     bool widened = asked.x1 > asked.x0;
     if (in && widened && !margin_save(frame, &m)) snprintf(err, CP_ERR_MAX, "out of memory (image margin)");
-    else if (in) result = render(in, g, frame, launch, vc.workers, err);
+    else if (in && pl_instance_render(in, g, frame, launch, err)) result = cp_instance_take_graph(in);
     cp_instance_free(in);
     if (result && widened) margin_copy(frame, &m, false);
     free(m.saved);

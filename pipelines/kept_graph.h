@@ -1,0 +1,53 @@
+/* kept_graph.h — a graph built once and run for frame after frame.
+ *
+ * pl_render_frame builds everything anew for each frame: the graph's instance (its
+ * GRAMPS graph: queues, stages, validation, packet pools), the frame and its resources
+ * (depth buffers, sums, bins). A program that renders many frames of one graph (an
+ * animation, the viewer, a benchmark) keeps them instead: pl_kept_graph_render builds
+ * them for the first frame and, while nothing that shapes them changes (the graph's
+ * description, the frame's scene data, size, AOV and lent buffers, the launch options),
+ * runs the same GRAMPS graph again (gr_relaunch) on the same frame. Per frame the frame
+ * takes the scene's camera again and every stage's state is made again by its create
+ * hook (cp_instance_renew), so whatever a stage takes from the frame (the camera, the
+ * shading environment, its resources and their clears) is this frame's: each frame's
+ * image is the bytes a new graph would draw.
+ *
+ * Built anew each time instead: a frame that renders part of the image (a region: the
+ * image-space stages' halo may widen it) and a graph with stages on a device (their
+ * device bindings are made once per instance). */
+#ifndef PIPELINES_KEPT_GRAPH_H
+#define PIPELINES_KEPT_GRAPH_H
+
+#include "pipelines/stages.h"
+#include "pipelines/surface.h"
+
+/* The frame a render draws: what pl_frame_init and the pl_frame_use_* calls take. */
+typedef struct pl_frame_spec {
+    pl_scene_data *data;              /* its scene's camera is read at every render */
+    int width, height;
+    sh_aov aov;
+    uint32_t *color;                  /* the caller's image to draw into (pl_frame_use_color),
+                                         or NULL: the frame's own */
+    float *hdr;                       /* pl_frame_use_hdr's pixels, or NULL */
+    pl_surface *surface;              /* pl_frame_use_surface's pixels, or NULL */
+} pl_frame_spec;
+
+typedef struct pl_kept_graph pl_kept_graph;
+
+GR_API pl_kept_graph *pl_kept_graph_new(void);   /* NULL when out of memory */
+GR_API void pl_kept_graph_free(pl_kept_graph *k);
+
+/* One frame of graph g as pl_render_frame renders it, through the kept graph when
+ * nothing that shapes it changed since the last call, else through one built now (and
+ * kept). Returns the run's GRAMPS graph (statistics), which k owns: valid until the next
+ * call or pl_kept_graph_free. NULL with a message in err; a failed frame drops the kept
+ * graph. */
+GR_API const gr_graph *pl_kept_graph_render(pl_kept_graph *k, cp_graph *g, const pl_frame_spec *spec,
+                                            const gr_launch_opts *launch, char err[CP_ERR_MAX]);
+/* The frame the last render drew (its image, counters, resources), until the next call;
+ * NULL before the first or after a failed one. */
+GR_API pl_frame *pl_kept_graph_frame(pl_kept_graph *k);
+/* How many times k built a graph: 1 for a run of frames that kept its graph. */
+GR_API unsigned pl_kept_graph_builds(const pl_kept_graph *k);
+
+#endif

@@ -1,0 +1,135 @@
+/* Tests of the kept graph (pipelines/kept_graph.h): three frames with the camera moved
+ * between them through one kept graph give, frame for frame, the bytes and counters of
+ * a graph built for that frame alone (raster, the ordered raster graph, whose coarse
+ * depth bounds must not carry over, raytrace and hybrid; 1 and 2 workers); the graph is
+ * built once for them, and again when its description, the frame's size or the launch
+ * options change. */
+#include "pipelines/kept_graph.h"
+#include "tests/check.h"
+#include "tests/loaded_scene.h"
+#include "tools/common/render_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define W 96
+#define H 80
+#define FRAMES 3
+
+/* Frame k's camera: near, far (bounds of a nearer view would hide what is now visible),
+ * then from the side. */
+static void move_camera(sc_scene *s, const sc_camera *base, int k)
+{
+    static const float scale[FRAMES] = {0.7f, 1.6f, 1.0f};
+    s->camera = *base;
+    for (int c = 0; c < 3; c++)
+        s->camera.eye[c] = base->target[c] + (base->eye[c] - base->target[c]) * scale[k];
+    if (k == 2) s->camera.eye[0] += 3.0f;
+}
+
+/* One frame built for it alone into rgba; its triangles_rasterized or rays.primary. */
+static bool fresh_frame(cp_graph *g, pl_scene_data *d, unsigned workers, uint8_t *rgba, uint64_t *count)
+{
+    char err[CP_ERR_MAX];
+    pl_frame f;
+    if (!pl_frame_init(&f, d, W, H, SH_AOV_COLOR, err)) return false;
+    pl_frame_use_color(&f, (uint32_t *)rgba);
+    gr_graph *ran = pl_render_frame(g, &f, &(gr_launch_opts){.workers = workers}, err);
+    if (!ran) fprintf(stderr, "  fresh: %s\n", err);
+    *count = pl_frame_count(&f, "triangles_rasterized") + pl_frame_count(&f, "rays.primary");
+    gr_graph_destroy(ran);
+    pl_frame_free(&f);
+    return ran != NULL;
+}
+
+static void frames_match_fresh(const char *pipeline, unsigned workers)
+{
+    loaded l;
+    char err[CP_ERR_MAX];
+    rg_setup g;
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    if (rg_setup_init(&g, &(rg_options){.pipeline = pipeline}, err)) {
+        CHECK_MSG(0, "%s", err);
+        unload(&l);
+        return;
+    }
+    pl_scene_data d;
+    pl_scene_data_init(&d, l.s, &l.g);
+    pl_scene_data_set_bvh(&d, l.bvh);
+    const sc_camera base = l.s->camera;
+    uint8_t *kept_rgba = malloc(W * H * 4), *fresh_rgba = malloc(W * H * 4);
+    pl_kept_graph *k = pl_kept_graph_new();
+    const pl_frame_spec spec = {&d, W, H, SH_AOV_COLOR, (uint32_t *)kept_rgba, NULL, NULL};
+    const gr_launch_opts launch = {.workers = workers};
+    for (int f = 0; k && kept_rgba && fresh_rgba && f < FRAMES; f++) {
+        move_camera(l.s, &base, f);
+        const gr_graph *ran = pl_kept_graph_render(k, g.graph, &spec, &launch, err);
+        CHECK_MSG(ran && gr_get_stats(ran), "%s, frame %d: %s", pipeline, f, err);
+        if (!ran) break;
+        pl_frame *kf = pl_kept_graph_frame(k);
+        uint64_t kept_count = pl_frame_count(kf, "triangles_rasterized") + pl_frame_count(kf, "rays.primary");
+        uint64_t fresh_count = 0;
+        CHECK(fresh_frame(g.graph, &d, workers, fresh_rgba, &fresh_count));
+        CHECK_MSG(!memcmp(kept_rgba, fresh_rgba, W * H * 4), "%s, %u workers, frame %d: the kept "
+                  "graph's image differs from a new graph's", pipeline, workers, f);
+        CHECK_MSG(kept_count == fresh_count && kept_count > 0, "%s, frame %d: count %llu, fresh %llu",
+                  pipeline, f, (unsigned long long)kept_count, (unsigned long long)fresh_count);
+    }
+    CHECK_MSG(k && pl_kept_graph_builds(k) == 1, "%s: %u builds for %d frames", pipeline,
+              k ? pl_kept_graph_builds(k) : 0, FRAMES);
+    pl_kept_graph_free(k);
+    free(kept_rgba);
+    free(fresh_rgba);
+    pl_scene_data_free(&d);
+    rg_setup_free(&g);
+    unload(&l);
+}
+
+static void raster(void) { frames_match_fresh("raster", 1); frames_match_fresh("raster", 2); }
+static void raster_ordered(void) { frames_match_fresh("raster-ordered", 2); }
+static void raytrace(void) { frames_match_fresh("raytrace", 1); frames_match_fresh("raytrace", 2); }
+static void hybrid(void) { frames_match_fresh("hybrid", 1); frames_match_fresh("hybrid", 2); }
+
+/* What shapes the graph: its description, the frame's size and the launch options. */
+static void rebuilt_when_shape_changes(void)
+{
+    loaded l;
+    char err[CP_ERR_MAX];
+    rg_setup g;
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    CHECK(rg_setup_init(&g, &(rg_options){.pipeline = "raster"}, err) == 0);
+    pl_scene_data d;
+    pl_scene_data_init(&d, l.s, &l.g);
+    pl_kept_graph *k = pl_kept_graph_new();
+    pl_frame_spec spec = {&d, W, H, SH_AOV_COLOR, NULL, NULL, NULL};
+    gr_launch_opts launch = {.workers = 1};
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 1);
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 1);
+    spec.width = W / 2;
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 2);
+    CHECK(pl_kept_graph_frame(k)->width == W / 2);
+    launch.workers = 2;
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 3);
+    launch.scheduler = "task-stealing";
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 4);
+    CHECK(cp_set(g.graph, "graph.coarse_z=false", err) == 0);
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 5);
+    CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 5);
+    /* a graph that cannot be built: the message, and nothing kept */
+    CHECK(cp_set(g.graph, "graph.tile=7", err) == 0);
+    CHECK(!pl_kept_graph_render(k, g.graph, &spec, &launch, err) && *err && !pl_kept_graph_frame(k));
+    pl_kept_graph_free(k);
+    pl_scene_data_free(&d);
+    rg_setup_free(&g);
+    unload(&l);
+}
+
+int main(void)
+{
+    RUN(raster);
+    RUN(raster_ordered);
+    RUN(raytrace);
+    RUN(hybrid);
+    RUN(rebuilt_when_shape_changes);
+    return check_finish();
+}
