@@ -12,6 +12,7 @@
 #include "accel/opencl.h"
 #include "gramps/gramps.h"
 #include "pipelines/frame_memory.h"
+#include "pipelines/kept_graph.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/stages.h"
 #include "raytracer/isa.h"
@@ -63,13 +64,14 @@ typedef struct frame_result {
     bool hdr_written;              /* the graph's sinks wrote it (else: decode the image) */
     uint64_t surface_bytes;        /* its depth and normals ("surface"), 0 when not written */
     bool surface_written;          /* its stages wrote the surfaces (else: no Z, N) */
-    gr_graph *graph;
+    const gr_graph *graph;         /* the kept graph's last run (render_ctx.kept owns it) */
 } frame_result;
 
 /* What every frame renders with: the graph and the scene's data. */
 typedef struct render_ctx {
     rg_setup setup;
     pl_scene_data data;
+    pl_kept_graph *kept;           /* the graph and frame, built once for all the frames */
     float *hdr;                    /* -o FILE.exr: the sinks' linear colour, RGBA f32 a
                                       pixel (pl_frame_use_hdr); else NULL */
     pl_surface *surface;           /* -o FILE.exr: depth and normal per pixel
@@ -197,39 +199,37 @@ static gr_launch_opts launch_opts(const options *o)
                             .simulate = o->simulate, .sim_calibration = o->calibration};
 }
 
-/* One frame through the graph into rgba; the frame's counters and graph into r. */
+/* One frame through the graph into rgba; the frame's counters and graph into r. The
+ * graph is built for the first frame and run again for the next while nothing that
+ * shapes it changes (pl_kept_graph: a profiling or calibration frame's options do). */
 static int render_graph(const options *o, render_ctx *ctx, uint8_t *rgba, frame_result *r,
                         char err[CP_ERR_MAX])
 {
-    pl_frame f;
-    if (!pl_frame_init(&f, &ctx->data, o->c.width, o->c.height, o->c.aov, err)) return 1;
-    pl_frame_use_color(&f, (uint32_t *)rgba);
-    if (ctx->hdr) pl_frame_use_hdr(&f, ctx->hdr);
-    if (ctx->surface) pl_frame_use_surface(&f, ctx->surface);
+    const pl_frame_spec spec = {&ctx->data, o->c.width, o->c.height, o->c.aov, (uint32_t *)rgba,
+                                ctx->hdr, ctx->surface};
     gr_launch_opts launch = launch_opts(o);
     launch.workers = o->c.threads;
-    r->graph = pl_render_frame(ctx->setup.graph, &f, &launch, err);
-    if (r->graph) {
-        r->msaa = f.samples;
-        r->hdr_bytes = pl_frame_hdr(&f) ? (uint64_t)pl_resource_bytes(&pl_hdr_resource, f.width,
-                                                                        f.height, 1, 0, 0) : 0;
-        r->hdr_written = pl_frame_hdr(&f) != NULL;
-        r->surface_written = pl_frame_surface(&f) != NULL;
-        r->surface_bytes = r->surface_written ? (uint64_t)pl_resource_bytes(&pl_surface_resource, f.width,
-                                                                            f.height, 1, 0, 0) : 0;
-        r->sample_bytes = 0;
-        for (int i = 0; i < f.nresources; i++)
-            if (f.resources[i].type->extent == CP_PER_SAMPLE)
-                r->sample_bytes += (uint64_t)pl_resource_bytes(f.resources[i].type, f.width, f.height,
-                                                               f.samples, 0, 0);
-        r->ncounters = f.ncounters;
-        for (int i = 0; i < f.ncounters; i++) {
-            snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f.counters[i].name);
-            atomic_init(&r->counters[i].value, atomic_load(&f.counters[i].value));
-        }
+    r->graph = pl_kept_graph_render(ctx->kept, ctx->setup.graph, &spec, &launch, err);
+    if (!r->graph) return 1;
+    pl_frame *f = pl_kept_graph_frame(ctx->kept);
+    r->msaa = f->samples;
+    r->hdr_bytes = pl_frame_hdr(f) ? (uint64_t)pl_resource_bytes(&pl_hdr_resource, f->width,
+                                                                  f->height, 1, 0, 0) : 0;
+    r->hdr_written = pl_frame_hdr(f) != NULL;
+    r->surface_written = pl_frame_surface(f) != NULL;
+    r->surface_bytes = r->surface_written ? (uint64_t)pl_resource_bytes(&pl_surface_resource, f->width,
+                                                                        f->height, 1, 0, 0) : 0;
+    r->sample_bytes = 0;
+    for (int i = 0; i < f->nresources; i++)
+        if (f->resources[i].type->extent == CP_PER_SAMPLE)
+            r->sample_bytes += (uint64_t)pl_resource_bytes(f->resources[i].type, f->width, f->height,
+                                                           f->samples, 0, 0);
+    r->ncounters = f->ncounters;
+    for (int i = 0; i < f->ncounters; i++) {
+        snprintf(r->counters[i].name, sizeof r->counters[i].name, "%s", f->counters[i].name);
+        atomic_init(&r->counters[i].value, atomic_load(&f->counters[i].value));
     }
-    pl_frame_free(&f);
-    return r->graph ? 0 : 1;
+    return 0;
 }
 
 static int render_frame(const options *o, render_ctx *ctx, uint8_t *rgba, frame_result *r)
@@ -465,7 +465,6 @@ static gr_profile *calibration_frame(const options *o, render_ctx *ctx, uint8_t 
     p.trace = NULL;
     frame_result r = {0};
     gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
-    gr_graph_destroy(r.graph);
     if (!prof) fprintf(stderr, "gramps-render: the simulation's calibration frame failed\n");
     return prof;
 }
@@ -479,7 +478,6 @@ static gr_profile *profile_frame(const options *o, render_ctx *ctx, uint8_t *rgb
     p.trace = NULL;
     frame_result r = {0};
     gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
-    gr_graph_destroy(r.graph);
     if (!prof) fprintf(stderr, "gramps-render: the static scheduler's profiling frame failed\n");
     return prof;
 }
@@ -680,7 +678,6 @@ static int run(const options *o_in, render_ctx *ctx)
             rc = 1;
             break;
         }
-        gr_graph_destroy(r.graph);
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }
@@ -692,7 +689,6 @@ static int run(const options *o_in, render_ctx *ctx)
         printf("queues of the last frame (graph %s):\n", o->c.pipeline);
         qt_print(gr_get_stats(r.graph), stdout);
     }
-    gr_graph_destroy(r.graph);
     gr_profile_free(prof);
     gr_profile_free(cal);
     free(rgba);
@@ -740,7 +736,9 @@ static int render_main(options *o)
                 pl_scene_data_init(&ctx.data, s, &g);
                 ctx.data.build_threads = o->c.threads;
                 choose_default_output(o, &ctx);
-                rc = run(o, &ctx);
+                rc = (ctx.kept = pl_kept_graph_new()) ? run(o, &ctx) : 1;
+                if (!ctx.kept) fprintf(stderr, "gramps-render: out of memory\n");
+                pl_kept_graph_free(ctx.kept);
                 pl_scene_data_free(&ctx.data);
                 sc_geometry_free(&g);
             }
