@@ -223,7 +223,7 @@ check-all:
 # installed under include/gramps/ in the source layout, so that one -I (gramps-render.pc
 # gives it) resolves "pipelines/stages.h" and gramps.pc's resolves "gramps/gramps.h".
 RENDER_API_HEADERS := compose/compose.h accel/opencl.h output/image_out.h raytracer/trace.h \
-    pipelines/stages.h pipelines/frame.h pipelines/surface.h pipelines/raster/raster.h \
+    pipelines/stages.h pipelines/kept_graph.h pipelines/frame.h pipelines/surface.h pipelines/raster/raster.h \
     pipelines/raytrace/raytrace.h pipelines/raster/packets.h pipelines/raytrace/packets.h \
     shaders/texture_sample.h shaders/texture_sample_packet.h
 

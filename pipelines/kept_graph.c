@@ -44,6 +44,8 @@ static void drop(pl_kept_graph *k)
     k->shape = (shape){0};
 }
 
+void pl_kept_graph_forget(pl_kept_graph *k) { drop(k); }
+
 void pl_kept_graph_free(pl_kept_graph *k)
 {
     if (!k) return;

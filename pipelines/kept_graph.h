@@ -36,6 +36,10 @@ typedef struct pl_kept_graph pl_kept_graph;
 
 GR_API pl_kept_graph *pl_kept_graph_new(void);   /* NULL when out of memory */
 GR_API void pl_kept_graph_free(pl_kept_graph *k);
+/* Frees what k keeps (the next render builds anew): call it before freeing or changing
+ * the registry of the graph it renders (a plugin's stage types go with it), or the
+ * scene data. */
+GR_API void pl_kept_graph_forget(pl_kept_graph *k);
 
 /* One frame of graph g as pl_render_frame renders it, through the kept graph when
  * nothing that shapes it changed since the last call, else through one built now (and

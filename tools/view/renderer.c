@@ -1,6 +1,7 @@
 /* renderer.c — the viewer's render thread (see renderer.h). */
 #include "tools/view/renderer.h"
 
+#include "pipelines/kept_graph.h"
 #include "pipelines/stages.h"
 #include "tools/common/measure.h"
 
@@ -36,6 +37,7 @@ static void switch_pipeline(vw_renderer *r, int p)
         rg_setup_free(&next);
         return;
     }
+    pl_kept_graph_forget(r->kept);   /* its instance holds the old registry's types */
     rg_setup_free(&r->setup);
     r->setup = next;
     gr_profile_free(r->profile);
@@ -59,24 +61,19 @@ static int render_one(vw_renderer *r, const vw_settings *s, const char *schedule
         return 1;
     }
     r->scene->camera = s->camera;
-    pl_frame f;
-    if (!pl_frame_init(&f, r->data, o->width, o->height, s->aov, err)) {
-        fprintf(stderr, "gramps-view: %s\n", err);
-        return 1;
-    }
+    const pl_frame_spec spec = {r->data, o->width, o->height, s->aov, NULL, NULL, NULL};
     gr_launch_opts launch = {.workers = s->threads, .scheduler = scheduler, .journal = !profile_out,
                              .profile = r->profile, .verbose = o->verbose};
     double t0 = io_now_ms();
-    gr_graph *g = pl_render_frame(r->setup.graph, &f, &launch, err);
+    const gr_graph *g = pl_kept_graph_render(r->kept, r->setup.graph, &spec, &launch, err);
     double ms = io_now_ms() - t0;
     bool ok = g != NULL;
-    if (ok) memcpy(r->back, pl_frame_image(&f), (size_t)o->width * o->height * 4);
+    pl_frame *f = pl_kept_graph_frame(r->kept);
+    if (ok) memcpy(r->back, pl_frame_image(f), (size_t)o->width * o->height * 4);
     if (ok && profile_out) ok = (*profile_out = gr_profile_take(g)) != NULL;
-    else if (ok) ok = vw_snapshot_take(snap, g, &f, ms, graph_name(&r->setup));
+    else if (ok) ok = vw_snapshot_take(snap, g, f, ms, graph_name(&r->setup));
     if (!g) fprintf(stderr, "gramps-view: %s\n", err);
     else if (!ok) fprintf(stderr, "gramps-view: out of memory\n");
-    gr_graph_destroy(g);
-    pl_frame_free(&f);
     return ok ? 0 : 1;
 }
 
@@ -128,6 +125,13 @@ static void *render_loop(void *arg)
     vw_renderer *r = arg;
     int frames = r->opts->r.frames, rc = 0;
     vw_settings s;
+    /* The graph is built once and run again frame after frame while the settings that
+     * shape it (pipeline, size, AOV, workers, scheduler) stay; the camera may move. */
+    r->kept = pl_kept_graph_new();
+    if (!r->kept) {
+        fprintf(stderr, "gramps-view: out of memory\n");
+        rc = 1;
+    }
     for (int n = 0; !rc && (frames == 0 || n < frames) && next_settings(r, &s); n++) {
         if (s.pipeline != r->tried_pipeline) switch_pipeline(r, s.pipeline);
         vw_snapshot snap = {0};
@@ -135,6 +139,8 @@ static void *render_loop(void *arg)
         if (!rc) rc = render_one(r, &s, s.scheduler, &snap, NULL);
         if (!rc) publish(r, &snap);
     }
+    pl_kept_graph_free(r->kept);
+    r->kept = NULL;
     finish(r, rc != 0);
     return NULL;
 }

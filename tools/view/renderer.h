@@ -46,6 +46,7 @@ typedef struct vw_renderer {
     rg_setup setup;                /* the graph being rendered */
     int tried_pipeline;            /* the vw_settings.pipeline last asked for, built or not */
     gr_profile *profile;           /* static scheduler: profiled under gramps, per setup */
+    struct pl_kept_graph *kept;    /* the graph and frame kept across frames (kept_graph.h) */
     uint8_t *back;
     uint32_t wake_event;           /* SDL user event pushed after each publication */
 } vw_renderer;
