@@ -54,4 +54,32 @@ GR_API pl_frame *pl_kept_graph_frame(pl_kept_graph *k);
 /* How many times k built a graph: 1 for a run of frames that kept its graph. */
 GR_API unsigned pl_kept_graph_builds(const pl_kept_graph *k);
 
+/* ---- the one-call renderers' (plr_render_kept, plrt_render_kept) ---------------------- */
+
+/* A built-in graph with a program's settings (pl_render_builtin's put and cfg), its
+ * scene data and a pl_kept_graph, kept across calls: the registry and graph are made
+ * again only when name or cfg's bytes change, the scene data when scene, geometry or
+ * BVH do. */
+typedef struct pl_kept_builtin pl_kept_builtin;
+GR_API pl_kept_builtin *pl_kept_builtin_new(void);   /* NULL when out of memory */
+GR_API void pl_kept_builtin_free(pl_kept_builtin *k);
+
+typedef struct pl_builtin_frame {
+    const char *name;                 /* the built-in graph */
+    pl_put_fn put;                    /* applies cfg to it, as pl_render_builtin */
+    const void *cfg;
+    size_t cfg_bytes;
+    const sc_scene *scene;
+    const sc_geometry *geo;
+    const rt_bvh *bvh;                /* NULL: built on first use */
+    int width, height;
+    sh_aov aov;
+    uint32_t *color;                  /* drawn into (width x height RGBA8) */
+} pl_builtin_frame;
+
+/* One frame (pl_kept_graph_render's rules); the graph is k's. NULL with a message. */
+GR_API const gr_graph *pl_kept_builtin_render(pl_kept_builtin *k, const pl_builtin_frame *b,
+                                              const gr_launch_opts *launch, char err[CP_ERR_MAX]);
+GR_API pl_frame *pl_kept_builtin_frame(pl_kept_builtin *k);   /* the last frame's, or NULL */
+
 #endif

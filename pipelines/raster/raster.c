@@ -4,6 +4,7 @@
  * raster_stages.c. */
 #include "pipelines/raster/raster.h"
 
+#include "pipelines/kept_graph.h"
 #include "pipelines/raster/packets.h"
 #include "pipelines/stages.h"
 
@@ -84,5 +85,26 @@ gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_co
     }
     if (!result) snprintf(err, SC_ERR_MAX, "raster: %.490s", why);
     pl_scene_data_free(&data);
+    return result;
+}
+
+const gr_graph *plr_render_kept(pl_kept_builtin *keep, const sc_scene *scene, const sc_geometry *geo,
+                                const plr_config *cfg, uint8_t *rgba, plr_counts *counts,
+                                char err[SC_ERR_MAX])
+{
+    if (!check_config(cfg, err)) return NULL;
+    static const char *const names[] = {"raster", "raster-ordered", "raster-parallel"};
+    const pl_builtin_frame b = {names[cfg->graph], apply_config, cfg, sizeof *cfg, scene, geo, NULL,
+                                cfg->width, cfg->height, cfg->aov, (uint32_t *)rgba};
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
+    char why[CP_ERR_MAX];
+    const gr_graph *result = pl_kept_builtin_render(keep, &b, &o, why);
+    pl_frame *f = pl_kept_builtin_frame(keep);
+    if (result && counts)
+        *counts = (plr_counts){geo->ntriangles, pl_frame_count(f, "triangles_rasterized"),
+                               pl_frame_count(f, "fragments_shaded"),
+                               pl_frame_count(f, "coarse_z_culled")};
+    if (!result) snprintf(err, SC_ERR_MAX, "raster: %.490s", why);
     return result;
 }

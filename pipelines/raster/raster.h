@@ -70,5 +70,13 @@ GR_API void plr_config_default(plr_config *c);
  * caller destroys it) or NULL with a message in err. */
 GR_API gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const plr_config *cfg,
                      uint8_t *rgba, plr_counts *counts, char err[SC_ERR_MAX]);
+/* The same frame after frame (a benchmark's, an animation's): the graph is built on the
+ * first call and run again on the next while cfg, scene, geo and rgba stay (the scene's
+ * camera may change; pipelines/kept_graph.h), kept in `keep` (pl_kept_builtin_new),
+ * which owns the returned graph: valid until the next call or pl_kept_builtin_free. */
+typedef struct pl_kept_builtin pl_kept_builtin;
+GR_API const gr_graph *plr_render_kept(pl_kept_builtin *keep, const sc_scene *scene,
+                                       const sc_geometry *geo, const plr_config *cfg, uint8_t *rgba,
+                                       plr_counts *counts, char err[SC_ERR_MAX]);
 
 #endif

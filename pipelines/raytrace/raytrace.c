@@ -3,6 +3,7 @@
  * `gramps-render --set` would. The stages are in raytrace_stages.c. */
 #include "pipelines/raytrace/raytrace.h"
 
+#include "pipelines/kept_graph.h"
 #include "pipelines/stages.h"
 #include "raytracer/packet.h"
 
@@ -79,5 +80,24 @@ gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bv
     }
     if (!result) snprintf(err, SC_ERR_MAX, "raytrace: %.490s", why);
     pl_scene_data_free(&data);
+    return result;
+}
+
+const gr_graph *plrt_render_kept(pl_kept_builtin *keep, const sc_scene *scene, const sc_geometry *geo,
+                                 const rt_bvh *bvh, const plrt_config *cfg, uint8_t *rgba,
+                                 plrt_counts *counts, char err[SC_ERR_MAX])
+{
+    if (!check_config(cfg, err)) return NULL;
+    const pl_builtin_frame b = {"raytrace", apply_config, cfg, sizeof *cfg, scene, geo, bvh,
+                                cfg->width, cfg->height, cfg->aov, (uint32_t *)rgba};
+    gr_launch_opts o = cfg->launch;
+    o.workers = cfg->workers;
+    char why[CP_ERR_MAX];
+    const gr_graph *result = pl_kept_builtin_render(keep, &b, &o, why);
+    pl_frame *f = pl_kept_builtin_frame(keep);
+    if (result && counts)
+        *counts = (plrt_counts){pl_frame_count(f, "rays.primary"), pl_frame_count(f, "rays.shadow"),
+                                pl_frame_count(f, "rays.secondary")};
+    if (!result) snprintf(err, SC_ERR_MAX, "raytrace: %.490s", why);
     return result;
 }

@@ -48,5 +48,11 @@ GR_API void plrt_config_default(plrt_config *c);
 GR_API gr_graph *plrt_render(const sc_scene *scene, const sc_geometry *geo, const rt_bvh *bvh,
                      const plrt_config *cfg, uint8_t *rgba, plrt_counts *counts,
                      char err[SC_ERR_MAX]);
+/* The same frame after frame, the graph kept in `keep` (see plr_render_kept). */
+typedef struct pl_kept_builtin pl_kept_builtin;
+GR_API const gr_graph *plrt_render_kept(pl_kept_builtin *keep, const sc_scene *scene,
+                                        const sc_geometry *geo, const rt_bvh *bvh,
+                                        const plrt_config *cfg, uint8_t *rgba, plrt_counts *counts,
+                                        char err[SC_ERR_MAX]);
 
 #endif

@@ -3,8 +3,11 @@
  * a graph built for that frame alone (raster, the ordered raster graph, whose coarse
  * depth bounds must not carry over, raytrace and hybrid; 1 and 2 workers); the graph is
  * built once for them, and again when its description, the frame's size or the launch
- * options change. */
+ * options change; plr_render_kept and plrt_render_kept likewise against plr_render and
+ * plrt_render. */
 #include "pipelines/kept_graph.h"
+#include "pipelines/raster/raster.h"
+#include "pipelines/raytrace/raytrace.h"
 #include "tests/check.h"
 #include "tests/loaded_scene.h"
 #include "tools/common/render_graph.h"
@@ -124,6 +127,44 @@ static void rebuilt_when_shape_changes(void)
     unload(&l);
 }
 
+/* plr_render_kept and plrt_render_kept: each frame the bytes and counts of
+ * plr_render's and plrt_render's, the graph built once. */
+static void one_call_renderers(void)
+{
+    loaded l;
+    char err[SC_ERR_MAX];
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    const sc_camera base = l.s->camera;
+    static uint8_t kept[W * H * 4], fresh[W * H * 4];
+    plr_config rc;
+    plr_config_default(&rc);
+    rc.width = W, rc.height = H, rc.workers = 2;
+    plrt_config tc;
+    plrt_config_default(&tc);
+    tc.width = W, tc.height = H, tc.workers = 2;
+    pl_kept_builtin *kr = pl_kept_builtin_new(), *kt = pl_kept_builtin_new();
+    for (int f = 0; kr && kt && f < FRAMES; f++) {
+        move_camera(l.s, &base, f);
+        plr_counts a, b;
+        const gr_graph *ran = plr_render_kept(kr, l.s, &l.g, &rc, kept, &a, err);
+        gr_graph *one = plr_render(l.s, &l.g, &rc, fresh, &b, err);
+        CHECK_MSG(ran && one && !memcmp(kept, fresh, sizeof kept) && a.fragments == b.fragments &&
+                  a.triangles_rasterized == b.triangles_rasterized, "raster frame %d: %s", f, err);
+        gr_graph_destroy(one);
+        plrt_counts c, d;
+        ran = plrt_render_kept(kt, l.s, &l.g, l.bvh, &tc, kept, &c, err);
+        one = plrt_render(l.s, &l.g, l.bvh, &tc, fresh, &d, err);
+        CHECK_MSG(ran && one && !memcmp(kept, fresh, sizeof kept) && c.primary == d.primary &&
+                  c.shadow == d.shadow, "raytrace frame %d: %s", f, err);
+        gr_graph_destroy(one);
+    }
+    rc.width = 0;
+    CHECK(kr && !plr_render_kept(kr, l.s, &l.g, &rc, kept, NULL, err) && strstr(err, "image size"));
+    pl_kept_builtin_free(kr);
+    pl_kept_builtin_free(kt);
+    unload(&l);
+}
+
 int main(void)
 {
     RUN(raster);
@@ -131,5 +172,6 @@ int main(void)
     RUN(raytrace);
     RUN(hybrid);
     RUN(rebuilt_when_shape_changes);
+    RUN(one_call_renderers);
     return check_finish();
 }
