@@ -303,8 +303,8 @@ GR_API gr_status gr_wait(gr_graph *g);
  * status and gr_error says the relaunch was refused, with the run's message. */
 GR_API gr_status gr_relaunch(gr_graph *g);
 /* The pointer gr_user gives stage `stage` from the next run on (set it between runs: a
- * program's per-frame state). GR_ERR_INVALID for no such stage (recorded) or while
- * the graph runs (not recorded: the run's status stays its own). */
+ * program's per-frame state). GR_ERR_INVALID, recording nothing (the graph's status
+ * stays its runs'), for no such stage or while the graph runs. */
 GR_API gr_status gr_stage_set_user(gr_graph *g, int stage, void *user);
 /* Graphviz DOT of the graph: stages with priorities, one edge per output binding with the
  * queue's capacity and packet size (dashed: backward), and after a run the peak and

@@ -137,11 +137,9 @@ gr_status gr_relaunch(gr_graph *g)
 
 gr_status gr_stage_set_user(gr_graph *g, int stage, void *user)
 {
-    if (!g || stage < 0 || stage >= g->nstages) {
-        if (g) gr_set_error(g, GR_ERR_INVALID, "gr_stage_set_user: no stage %d", stage);
-        return GR_ERR_INVALID;
-    }
-    if (g->launched && !g->waited) return GR_ERR_INVALID;   /* not recorded: the run's own */
+    /* Refusals are not recorded: the graph's status is its runs' (a recorded error would
+     * refuse the next relaunch as if a run had failed). */
+    if (!g || stage < 0 || stage >= g->nstages || (g->launched && !g->waited)) return GR_ERR_INVALID;
     g->stages[stage]->d.user = user;
     return GR_OK;
 }
