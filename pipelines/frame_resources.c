@@ -99,23 +99,24 @@ void pl_frame_free_resources(pl_frame *f)
 {
     for (int i = 0; i < f->nresources; i++) {
         pl_resource *r = &f->resources[i];
-        if (r->borrowed) continue;
+        if (r->borrowed || !r->data) continue;   /* a failed pl_frame_remake_created */
         if (r->type->destroy) r->type->destroy(r->data);
         else free(r->data);
     }
     f->nresources = 0;
 }
 
+/* Freed before made again, so that the allocator hands the same (resident) memory back
+ * instead of new pages to fault in. A failure leaves that resource without data: the
+ * frame is then only for pl_frame_free. */
 bool pl_frame_remake_created(pl_frame *f)
 {
     for (int i = 0; i < f->nresources; i++) {
         pl_resource *r = &f->resources[i];
         if (r->borrowed || !r->type->create || r->type->extent == CP_PER_SCENE) continue;
-        void *data = r->type->create(f, r->owner);
-        if (!data) return false;
         if (r->type->destroy) r->type->destroy(r->data);
         else free(r->data);
-        r->data = data;
+        if (!(r->data = r->type->create(f, r->owner))) return false;
     }
     return true;
 }
