@@ -26,11 +26,12 @@ static double cpu_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+static pl_kept_builtin *keep;         /* the graph, run again while c and the scene stay */
+
 /* One frame: its wall time, and the CPU time of all the process's threads in *cpu. */
 static double frame_ms(const sc_scene *s, const sc_geometry *g, plr_config *c, uint8_t *img,
                        double *cpu)
 {
-    static pl_kept_builtin *keep;     /* the graph, run again while c and the scene stay */
     char err[SC_ERR_MAX] = "out of memory";
     if (!keep) keep = pl_kept_builtin_new();
     double c0 = cpu_ms(), t0 = io_now_ms();
@@ -77,6 +78,7 @@ static void bench_scene(const char *label, const char *path, plr_graph kind, uns
                       workers, med / base, med_cpu / base_cpu);
     }
     free(img);
+    pl_kept_builtin_forget(keep);
     sc_geometry_free(&g);
     sc_free(s);
 }

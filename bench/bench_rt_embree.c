@@ -402,6 +402,8 @@ static double embree_frame(emb_frame *f, int nthreads)
 
 /* ---- our frame and the comparison --------------------------------------------------- */
 
+static pl_kept_builtin *keep;         /* the graph, run again while c and the scene stay */
+
 /* One frame of the GRAMPS ray-tracing graph on `workers` workers; returns milliseconds
  * (infinity when it fails) and the rays it traced. */
 static double our_frame(const sc_scene *s, const sc_geometry *g, const rt_bvh *bvh, int workers,
@@ -411,7 +413,6 @@ static double our_frame(const sc_scene *s, const sc_geometry *g, const rt_bvh *b
     plrt_config_default(&c);
     c.workers = (unsigned)workers;
     plrt_counts n;
-    static pl_kept_builtin *keep;     /* the graph, run again while c and the scene stay */
     char err[SC_ERR_MAX] = "out of memory";
     if (!keep) keep = pl_kept_builtin_new();
     const double t0 = io_now_s();
@@ -530,6 +531,7 @@ static void compare_frames(const char *source, const char *name)
     }
     free(f.rgba);
     embree_free(&high);
+    pl_kept_builtin_forget(keep);     /* before the BVH its scene data points to */
     rt_bvh_free(bvh);
     sc_geometry_free(&g);
     sc_free(s);

@@ -30,10 +30,11 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef struct scene_data { sc_scene *s; sc_geometry g; rt_bvh *bvh; } scene_data;
 
+static pl_kept_builtin *keep;         /* the graph, run again while c and the scene stay */
+
 static double frame(scene_data *d, plrt_config *c, uint8_t *img, plrt_counts *n,
                     unsigned long long *footprint)
 {
-    static pl_kept_builtin *keep;     /* the graph, run again while c and the scene stay */
     char err[SC_ERR_MAX] = "out of memory";
     if (!keep) keep = pl_kept_builtin_new();
     double t0 = io_now_ms();
@@ -92,6 +93,7 @@ static void bench_scene(const char *label, const char *path, unsigned maxw)
         printf("rt_peak_footprint_%s_%uw %llu bytes\n", label, w, fp[1]);
     }
     free(img);
+    pl_kept_builtin_forget(keep);     /* before the BVH its scene data points to */
     rt_bvh_free(d.bvh);
     sc_geometry_free(&d.g);
     sc_free(d.s);
@@ -126,6 +128,7 @@ static void bench_capacity(unsigned workers)
     printf("rt_footprint_reduction_bunny_%uw %.1f x\n", workers,
            (double)unlimited[mid] / (double)limited[mid]);
     free(img);
+    pl_kept_builtin_forget(keep);     /* before the BVH its scene data points to */
     rt_bvh_free(d.bvh);
     sc_geometry_free(&d.g);
     sc_free(d.s);

@@ -57,6 +57,11 @@ void pl_kept_builtin_free(pl_kept_builtin *k)
     free(k);
 }
 
+void pl_kept_builtin_forget(pl_kept_builtin *k)
+{
+    if (k) drop_data(k);
+}
+
 pl_frame *pl_kept_builtin_frame(pl_kept_builtin *k) { return pl_kept_graph_frame(k->kept); }
 
 /* The graph for b's name and settings, made again when they changed. */

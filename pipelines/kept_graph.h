@@ -63,6 +63,9 @@ GR_API unsigned pl_kept_graph_builds(const pl_kept_graph *k);
 typedef struct pl_kept_builtin pl_kept_builtin;
 GR_API pl_kept_builtin *pl_kept_builtin_new(void);   /* NULL when out of memory */
 GR_API void pl_kept_builtin_free(pl_kept_builtin *k);
+/* Frees the kept scene data, graph run and frame: call it before freeing a scene it
+ * rendered (scenes are told apart by their addresses, which a new one may reuse). */
+GR_API void pl_kept_builtin_forget(pl_kept_builtin *k);
 
 typedef struct pl_builtin_frame {
     const char *name;                 /* the built-in graph */

@@ -73,7 +73,8 @@ GR_API gr_graph *plr_render(const sc_scene *scene, const sc_geometry *geo, const
 /* The same frame after frame (a benchmark's, an animation's): the graph is built on the
  * first call and run again on the next while cfg, scene, geo and rgba stay (the scene's
  * camera may change; pipelines/kept_graph.h), kept in `keep` (pl_kept_builtin_new),
- * which owns the returned graph: valid until the next call or pl_kept_builtin_free. */
+ * which owns the returned graph: valid until the next call or pl_kept_builtin_free.
+ * Before freeing the scene, pl_kept_builtin_forget(keep). */
 typedef struct pl_kept_builtin pl_kept_builtin;
 GR_API const gr_graph *plr_render_kept(pl_kept_builtin *keep, const sc_scene *scene,
                                        const sc_geometry *geo, const plr_config *cfg, uint8_t *rgba,

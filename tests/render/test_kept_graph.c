@@ -158,6 +158,9 @@ static void one_call_renderers(void)
                   c.shadow == d.shadow, "raytrace frame %d: %s", f, err);
         gr_graph_destroy(one);
     }
+    pl_kept_builtin_forget(kr);       /* as before freeing the scene: nothing kept */
+    CHECK(kr && !pl_kept_builtin_frame(kr));
+    CHECK(kr && plr_render_kept(kr, l.s, &l.g, &rc, kept, NULL, err) && pl_kept_builtin_frame(kr));
     rc.width = 0;
     CHECK(kr && !plr_render_kept(kr, l.s, &l.g, &rc, kept, NULL, err) && strstr(err, "image size"));
     pl_kept_builtin_free(kr);
