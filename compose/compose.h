@@ -515,10 +515,12 @@ GR_API gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, ch
  * again by its create hook from the frame as the program left it (a new camera, say),
  * so that a run of the kept graph computes what a new instance would. -1 (message in
  * err; the instance is then only for cp_instance_free) when a create hook fails, when
- * the instance has not run, or when a stage runs on a device. */
+ * the instance has not run, or when it is not renewable. */
 GR_API int cp_instance_renew(cp_instance *in, char err[CP_ERR_MAX]);
-/* Does a stage of the instance run on a device (its bindings there are made once)? */
-GR_API bool cp_instance_on_device(const cp_instance *in);
+/* Can its stages' states be made again for another run? Not when a stage runs on a
+ * device (its bindings there are made once) or is placed `device = auto` (each new
+ * instance chooses its side from the runs before: a kept one would not). */
+GR_API bool cp_instance_renewable(const cp_instance *in);
 /* The image-space stages of the instance in the order they run (their sections'
  * order), with their states and halos: *passes points into the instance. */
 typedef struct cp_image_pass {

@@ -991,20 +991,20 @@ gr_status cp_instance_run(cp_instance *in, const gr_launch_opts *base, char err[
     return GR_OK;
 }
 
-bool cp_instance_on_device(const cp_instance *in)
+bool cp_instance_renewable(const cp_instance *in)
 {
     for (int i = 0; i < in->nstages; i++)
-        if (in->stages[i].device) return true;
-    return false;
+        if (in->stages[i].device || in->stages[i].placement == CP_PLACE_AUTO) return false;
+    return true;
 }
 
 /* The stages' states destroyed and made again by their create hooks, which read the
  * frame as it is now, and handed to the graph's stages for its next run. */
 int cp_instance_renew(cp_instance *in, char err[CP_ERR_MAX])
 {
-    if (!in->ran || cp_instance_on_device(in))
+    if (!in->ran || !cp_instance_renewable(in))
         return cp_fail(err, "cp_instance_renew: the instance has %s", in->ran ? "stages on a "
-                       "device (their bindings are made once)" : "no finished run to repeat");
+                       "device or placed by `auto` (chosen per instance)" : "no finished run to repeat");
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
         if (st->created && st->init.type->destroy) st->init.type->destroy(st->state);
@@ -1015,9 +1015,11 @@ int cp_instance_renew(cp_instance *in, char err[CP_ERR_MAX])
     in->passes = NULL;
     in->npasses = 0;
     if (make_states(in, err) || list_passes(in, err)) return -1;
-    for (int i = 0; i < in->nstages; i++)
-        if (in->stages[i].id != GR_INVALID && gr_stage_set_user(in->g, in->stages[i].id, in->stages[i].state) != GR_OK)
-            return cp_fail(err, "%s", gr_error(in->g));
+    for (int i = 0; i < in->nstages; i++) {
+        const inst_stage *st = &in->stages[i];
+        if (st->id != GR_INVALID && gr_stage_set_user(in->g, st->id, st->state) != GR_OK)
+            return cp_fail(err, "stage '%s': its state cannot be handed to the graph", st->name);
+    }
     return 0;
 }
 

@@ -297,8 +297,8 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
 }
 
 /* The part of a launch every run does, the first (gr_launch) and each later one
- * (gr_relaunch): the options are resolved, the graph validated and its read-only
- * buffers protected. The packet pools and the stack pool are made once and kept. */
+ * (gr_relaunch), once the options are resolved, the graph validated and its read-only
+ * buffers protected. The packet pools are made on the first run and kept. */
 gr_status gr_launch_run(gr_graph *g)
 {
     g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);

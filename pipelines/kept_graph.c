@@ -24,7 +24,7 @@ struct pl_kept_graph {
     pl_vars_ctx vars_ctx;
     cp_vars vars;
     cp_instance *in;                  /* the kept instance, or NULL */
-    gr_graph *taken;                  /* a frame's graph not kept (stages on a device) */
+    gr_graph *taken;                  /* a frame's graph not kept (not renewable) */
     unsigned builds;
 };
 
@@ -118,8 +118,8 @@ static bool make_frame(pl_kept_graph *k, const pl_frame_spec *spec, char err[CP_
     return true;
 }
 
-/* A new frame and instance for the shape just recorded, run once; kept unless its
- * stages run on a device. */
+/* A new frame and instance for the shape just recorded, run once; kept when it is
+ * renewable (no stage on a device or placed `auto`). */
 static const gr_graph *build(pl_kept_graph *k, cp_graph *g, const gr_launch_opts *launch,
                              char err[CP_ERR_MAX])
 {
@@ -136,7 +136,7 @@ static const gr_graph *build(pl_kept_graph *k, cp_graph *g, const gr_launch_opts
         cp_instance_free(in);
         return NULL;
     }
-    if (!cp_instance_on_device(in)) return cp_instance_graph(k->in = in);
+    if (cp_instance_renewable(in)) return cp_instance_graph(k->in = in);
     k->taken = cp_instance_take_graph(in);
     cp_instance_free(in);
     return k->taken;

@@ -12,9 +12,10 @@
  * shading environment, its resources and their clears) is this frame's: each frame's
  * image is the bytes a new graph would draw.
  *
- * Built anew each time instead: a frame that renders part of the image (a region: the
- * image-space stages' halo may widen it) and a graph with stages on a device (their
- * device bindings are made once per instance). */
+ * Built anew each time instead: a graph with stages on a device (their device bindings
+ * are made once per instance) or placed `device = auto` (each instance chooses its
+ * side from the runs before). A kept frame renders the whole image: a program that
+ * renders regions uses pl_render_frame. */
 #ifndef PIPELINES_KEPT_GRAPH_H
 #define PIPELINES_KEPT_GRAPH_H
 
