@@ -4,11 +4,12 @@
  * depth bounds must not carry over, raytrace and hybrid; 1 and 2 workers); the graph is
  * built once for them, and again when its description, the frame's size or the launch
  * options change; plr_render_kept and plrt_render_kept likewise against plr_render and
- * plrt_render. */
+ * plrt_render; gramps-render --frames 3 draws and counts what --frames 1 does. */
 #include "pipelines/kept_graph.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/raytrace.h"
 #include "tests/check.h"
+#include "tests/cli.h"
 #include "tests/loaded_scene.h"
 #include "tools/common/render_graph.h"
 
@@ -18,6 +19,8 @@
 #define W 96
 #define H 80
 #define FRAMES 3
+
+static char build_dir[200];
 
 /* Frame k's camera: near, far (bounds of a nearer view would hide what is now visible),
  * then from the side. */
@@ -168,13 +171,61 @@ static void one_call_renderers(void)
     unload(&l);
 }
 
-int main(void)
+/* The integer after "key": in a stats file, or -1. */
+static long long stat_of(const char *json, const char *key)
 {
+    char k[80];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *at = json ? strstr(json, k) : NULL;
+    return at ? strtoll(at + strlen(k), NULL, 10) : -1;
+}
+
+/* gramps-render --frames 3 (a warm-up and three frames through one graph) against
+ * --frames 1: the same image and the same counts of work in the last frame (counters
+ * carried over would add up; stale coarse depth bounds would cull more). */
+static void gramps_render_frames(void)
+{
+    static const char *const pipes[] = {"raster-ordered", "raytrace", "hybrid"};
+    static const char *const keys[] = {"triangles_rasterized", "coarse_z_culled", "fragments_shaded",
+                                       "shadow", "secondary", "hybrid.trace_rays"};
+    for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
+        char png[2][300], stats[2][300], args[1500];
+        char *json[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++) {
+            snprintf(png[k], sizeof png[k], "%s/tests/kept-%s-%d.png", build_dir, pipes[p], k);
+            snprintf(stats[k], sizeof stats[k], "%s/tests/kept-%s-%d.json", build_dir, pipes[p], k);
+            snprintf(args, sizeof args, "-q -t 2 -p %s --size 64x64 --frames %d --stats %s -o %s teapot",
+                     pipes[p], k ? 3 : 1, stats[k], png[k]);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            json[k] = slurp(stats[k], NULL);
+        }
+        CHECK_MSG(same_files(png[0], png[1]), "%s: --frames 3 drew another image", pipes[p]);
+        int found = 0;
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+            long long one = stat_of(json[0], keys[i]), three = stat_of(json[1], keys[i]);
+            found += one > 0;
+            CHECK_MSG(one == three, "%s: %s %lld after one frame, %lld after three", pipes[p],
+                      keys[i], one, three);
+        }
+        CHECK_MSG(found > 0, "%s: no counts in the statistics", pipes[p]);
+        free(json[0]);
+        free(json[1]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    find_tool(argv[0], "gramps-render");
+    char self[300];
+    snprintf(self, sizeof self, "%s", argv[0]);
+    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(self));
     RUN(raster);
     RUN(raster_ordered);
     RUN(raytrace);
     RUN(hybrid);
     RUN(rebuilt_when_shape_changes);
     RUN(one_call_renderers);
+    RUN(gramps_render_frames);
     return check_finish();
 }
