@@ -13,13 +13,31 @@
 
 static const char *const kind_names[PLH_KINDS] = {"shadow", "reflection", "through", "behind"};
 
+/* Whether m samples any texture (else its quad's derivatives are not needed). */
+static bool textured(const sc_material *m)
+{
+    return m->albedo_map.texture >= 0 || m->metallic_roughness_map.texture >= 0 ||
+           m->emissive_map.texture >= 0 || m->normal_map.texture >= 0 ||
+           m->occlusion_map.texture >= 0;
+}
+
+/* Whether a material of the scene samples a texture at texture coordinates it has. */
+static bool any_textured(const sh_ray_env *env)
+{
+    if (!env->geo->texcoords || !env->scene) return false;
+    for (size_t m = 0; m < env->scene->nmaterials; m++)
+        if (textured(&env->scene->materials[m])) return true;
+    return false;
+}
+
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
     *s = (plh_shader){pl_frame_ray_env(f), pl_frame_raster_env(f), f->aov, (int)cp_int(i, "bounces"),
                       (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
-                      false, {0, 0, 0, 0, -1},
+                      false, false, {0, 0, 0, 0, -1}, NULL,
                       {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
+    s->quads = any_textured(s->env);
     bool counted = s->contributions != NULL;
     for (int k = 0; k < PLH_KINDS; k++) {
         char name[64];
@@ -53,6 +71,10 @@ static void push_contribs(gr_ctx *c, const plh_shader *s, plh_out *o)
 void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
                      const float rgb[3])
 {
+    if (s->sums && !layer.layer) {
+        plh_sum(s->sums, index, rgb);
+        return;
+    }
     if (o->contribs.n == RT_PACKET_MAX) push_contribs(c, s, o);
     plh_add_contrib(&o->contribs, index, layer, rgb);
 }
@@ -108,21 +130,13 @@ static void add_through(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_r
         add_secondary(c, s, o, h, passed, weight, h->depth, h->layers + 1, PLH_THROUGH, next);
 }
 
-/* Whether m samples any texture (else its quad's derivatives are not needed). */
-static bool textured(const sc_material *m)
-{
-    return m->albedo_map.texture >= 0 || m->metallic_roughness_map.texture >= 0 ||
-           m->emissive_map.texture >= 0 || m->normal_map.texture >= 0 ||
-           m->occlusion_map.texture >= 0;
-}
-
 /* The texture coordinates' derivatives over the 2x2 quad of h's pixel, from the
  * triangle's corners (the raster PS's), or zeros for an untextured surface. */
 static void quad_of(const plh_shader *s, const plrt_ray *h, float d[4])
 {
     const sh_ray_env *env = s->env;
     d[0] = d[1] = d[2] = d[3] = 0.0f;
-    if (!env->geo->texcoords || !textured(sh_ray_hit_material(env, &h->hit))) return;
+    if (!s->quads || !textured(sh_ray_hit_material(env, &h->hit))) return;
     const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
     sh_ps_tri t = {.prim = h->hit.prim};
     for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);

@@ -14,7 +14,7 @@
 
 typedef struct visible_state {
     plh_primary primary;
-    plrt_misses misses;
+    plh_miss_sums misses;
 } visible_state;
 
 static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -25,7 +25,7 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     if (plh_primary_init(&s->primary, i, "out", 1, err) &&
-        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err))
+        plh_miss_sums_init(&s->misses, i, &s->primary, cp_bool(i, "background"), err))
         return s;
     free(s);
     return NULL;
@@ -36,9 +36,9 @@ static void visible_main(gr_ctx *c)
     visible_state *s = gr_user(c);
     void *out = gr_output(c, 0);
     plrt_ray *rays = plrt_elems(out);
-    uint32_t n = plh_primary_hits(c, &s->primary, gr_input(c, NULL), rays);
-    gr_set_count(out, n);
-    plrt_drop_misses(c, 0, out, &s->misses, s->primary.spp, rays, n);
+    const uint32_t n = plh_primary_hits(c, &s->primary, gr_input(c, NULL), &s->misses, rays);
+    if (n) gr_set_count(out, n);
+    else gr_discard(c, 0);               /* all background, summed: no Shade task */
 }
 
 static const cp_port visible_ports[] = {

@@ -93,12 +93,17 @@ typedef struct plh_shader {
     float min_weight;
     bool shadows;                         /* false: lights add their term unoccluded */
     int msaa;                             /* the depth pass's samples per pixel */
+    bool quads;                           /* a material samples a texture: its hits need
+                                             their pixel quads' derivatives */
     bool draw_order;                      /* PS: camera rays begin draw-order layers
                                              (packets.h): one sample per pixel, colour or
                                              albedo */
     plh_tile_keys keys;                   /* of the contributions set (om's instances);
                                              shift log2(msaa): rays and contributions
                                              carry a fragment's slot (fragments.h) */
+    int64_t *sums;                        /* PS with `sums`: the frame's sums (a slot's
+                                             three), which it adds its base-layer terms to
+                                             itself; NULL: every contribution goes to om */
     _Atomic(uint64_t) *rays[PLH_KINDS], *contributions;
 } plh_shader;
 
@@ -132,7 +137,16 @@ typedef struct plh_out {
 
 void plh_out_start(plh_out *o, const plh_shader *s);
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o);
-/* Adds a contribution to layer `layer` of slot `index`. */
+/* Adds rgb to the three sums of slot `index`, in fixed point, as om adds a base-layer
+ * contribution. */
+static inline void plh_sum(int64_t *sums, uint32_t index, const float rgb[3])
+{
+    int64_t *sum = sums + (size_t)index * 3;
+    for (int ch = 0; ch < 3; ch++) sum[ch] += plrt_to_fixed(rgb[ch]);
+}
+
+/* Adds a contribution to layer `layer` of slot `index`: to the sums at once where the
+ * shader has them (plh_shader.sums) and the layer is the base, else for om. */
 void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
                      const float rgb[3]);
 

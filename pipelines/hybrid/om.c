@@ -295,8 +295,7 @@ static void om_main(gr_ctx *c)
         for (uint32_t i = 0; i < n; i++) {
             if (!in_tile(c, b, &k[i], t, span)) goto out;
             if (!k[i].layer) {
-                int64_t *a = b->enc.sums + (size_t)k[i].index * 3;
-                for (int ch = 0; ch < 3; ch++) a[ch] += plrt_to_fixed(k[i].v[ch]);
+                plh_sum(b->enc.sums, k[i].index, k[i].v);
             } else if (!add_layered(layers, &k[i])) {
                 gr_assert_at(c, false, "out of memory (blended layers)", __FILE__, __LINE__);
                 goto out;

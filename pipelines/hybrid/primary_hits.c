@@ -2,6 +2,7 @@
 #include "pipelines/hybrid/primary_hits.h"
 
 #include "pipelines/raytrace/sample_runs.h"
+#include "pipelines/raytrace/sums.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/tri_each.h"
 
@@ -21,6 +22,17 @@ bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, 
         return false;
     }
     return (p->vis = pl_frame_use(i, pl_visibility_name(msaa), err)) && (p->bvh = pl_frame_use(i, "bvh", err));
+}
+
+bool plh_miss_sums_init(plh_miss_sums *m, const cp_stage_init *i, const plh_primary *p, bool asked,
+                        char err[CP_ERR_MAX])
+{
+    const pl_frame *f = p->frame;
+    *m = (plh_miss_sums){NULL, {0, 0, 0}};
+    if (!asked || p->spp != 1 || !plrt_cutters_clear_sums(i)) return true;
+    const float *background = pl_frame_ray_env(i->frame)->background;
+    for (int ch = 0; ch < 3 && f->aov == SH_AOV_COLOR; ch++) m->add[ch] = plrt_to_fixed(p->weight * background[ch]);
+    return (m->sums = pl_frame_use(i, plrt_sums_name(f->samples), err)) != NULL;
 }
 
 /* The rays of a packet that the raster pass saw a primitive for, tested against it. */
@@ -47,14 +59,14 @@ static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays
     return raster;
 }
 
-/* Sample smp's primary ray. Where nothing was rasterized the ray is not made at all
- * (Shade reads only the weight of a miss); elsewhere it joins the tests against the
- * visible primitive. Returns 1 for a background sample (its miss is the raster's). */
-static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, plrt_ray *r,
+/* Sample smp's primary ray, the raster pass having seen primitive seen - 1 there (0:
+ * none). Where nothing was rasterized the ray is not made at all (Shade reads only the
+ * weight of a miss); elsewhere it joins the tests against the visible primitive. Returns
+ * 1 for a background sample (its miss is the raster's). */
+static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, plrt_ray *r,
                             uint32_t index, own_tests *o)
 {
     const pl_frame *f = p->frame;
-    uint32_t seen = p->vis[smp->pixel];
     if (seen == 0) {
         memset(&r->ray, 0, sizeof r->ray);
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
@@ -74,29 +86,37 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, plrt_r
 /* A run's samples are made here, on the stack (as rt.sampler would): one task per
  * packet instead of a Sampler's and this one's. */
 uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run *run,
-                          plrt_ray *rays)
+                          const plh_miss_sums *misses, plrt_ray *rays)
 {
     plrt_sample smp[RT_PACKET_MAX];
-    uint32_t n = plrt_run_samples_checked(c, run, p->packet, p->frame->width, p->frame->height, p->spp,
-                                          smp);
-    uint32_t raster = 0;
+    const uint32_t n = plrt_run_samples_checked(c, run, p->packet, p->frame->width, p->frame->height,
+                                                p->spp, smp);
+    int64_t *sums = misses ? misses->sums : NULL;
+    uint32_t raster = 0, made = 0;
     own_tests o;
     o.rays.n = 0;
     memcpy(o.rays.org, p->frame->camera.eye, sizeof o.rays.org);
     o.rays.tmin = 0.0f;
     o.rays.tmax = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        plrt_ray *r = &rays[i];
+        const uint32_t seen = p->vis[smp[i].pixel];
+        if (!seen && sums) {
+            int64_t *sum = sums + (size_t)smp[i].pixel * 3;
+            for (int ch = 0; ch < 3; ch++) sum[ch] += misses->add[ch];
+            raster++;
+            continue;
+        }
+        plrt_ray *r = &rays[made];
         r->weight[0] = r->weight[1] = r->weight[2] = p->weight;
         r->pixel = smp[i].pixel;
         r->depth = 0;
         r->cone = (rt_cone){0.0f, p->spread};   /* the camera ray's: Shade widens it to the hit */
         r->layers = 0;
-        raster += primary_ray(p, &smp[i], r, i, &o);
+        raster += primary_ray(p, &smp[i], seen, r, made++, &o);
         if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(p, &o, rays);
     }
     if (o.rays.n) raster += run_own_tests(p, &o, rays);
     atomic_fetch_add_explicit(p->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(p->traced, n - raster, memory_order_relaxed);
-    return n;
+    return made;
 }

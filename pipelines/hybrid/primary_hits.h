@@ -34,9 +34,26 @@ typedef struct plh_primary {
 bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, int msaa,
                       char err[CP_ERR_MAX]);
 
-/* The rays of a run's samples (sample_runs.h) with their hits, into rays[0..n); returns
- * n. A run longer than the packet or than its tile fails the task's assertion. */
+/* A stage that adds the background of the samples the raster pass saw nothing at to
+ * their pixels' sums itself (sums.h's misses: one sample per pixel, after a cutter that
+ * clears the sums, which only this task's sample adds to before the sums are encoded):
+ * the frame's sums, NULL where it may not, and what such a sample adds (its weight times
+ * the background in fixed point; nothing for an AOV). */
+typedef struct plh_miss_sums {
+    int64_t *sums;
+    int64_t add[3];
+} plh_miss_sums;
+
+/* For stage i after plh_primary_init, `asked` by its parameter: false with a message in
+ * err when the sums cannot be had. */
+bool plh_miss_sums_init(plh_miss_sums *m, const cp_stage_init *i, const plh_primary *p, bool asked,
+                        char err[CP_ERR_MAX]);
+
+/* The rays of a run's samples (sample_runs.h) with their hits, into rays[0..n) in the
+ * run's order; returns n. With `misses` (its sums not NULL) a sample the raster pass saw
+ * nothing at is summed there and makes no ray. A run longer than the packet or than its
+ * tile fails the task's assertion. */
 uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run *run,
-                          plrt_ray *rays);
+                          const plh_miss_sums *misses, plrt_ray *rays);
 
 #endif

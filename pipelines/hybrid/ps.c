@@ -7,8 +7,12 @@
  * Shade computes it (sh_ray_shade_quad). Its ambient and emissive terms go to the Output
  * Merger at once; each light it faces becomes a shadow ray carrying the light's term,
  * a reflective material a mirror ray and a blended one the ray on through it, all pushed
- * to Trace. Samples that see nothing add the background to their pixel's sums here
- * (with one sample per pixel, as hybrid.visible does) or send it to the Output Merger.
+ * to Trace. Samples that see nothing send the background to the Output Merger.
+ * With `sums` (one sample per pixel, after raster.ztile, which clears the sums) whatever
+ * goes to a slot's base layer, the background and a surface's own terms, is added to the
+ * slot's sums here instead, as hybrid.visible adds its misses: only this task adds to the
+ * slot before it pushes the slot's rays, so what those rays bring is added after it (in
+ * om, ordered by the queues), and om encodes the sums once its input has ended.
  * With msaa > 1 the runs are of pixels, and each pixel's fragments (one per triangle its
  * samples see, fragments.h) are shaded once each and push their rays once each. */
 #include "pipelines/hybrid/internal.h"
@@ -23,7 +27,7 @@ typedef struct ps_state {
     plh_primary primary;
     plh_behind behind;                    /* its fragments' samples (msaa > 1) */
     plh_shader shader;
-    plrt_misses misses;
+    plh_miss_sums misses;                 /* with `sums`: the frame's (also shader.sums) */
     _Atomic(uint64_t) *fragments;
     pl_surface *surface;                  /* the frame's, when a float output wants it */
 } ps_state;
@@ -61,7 +65,8 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
         pl_frame_stage_surface(i, &s->surface, err) &&
         plh_shader_init(&s->shader, i, "ps", err) &&
-        plrt_misses_init(&s->misses, i, cp_bool(i, "background"), err)) {
+        plh_miss_sums_init(&s->misses, i, &s->primary, cp_bool(i, "sums"), err)) {
+        s->shader.sums = s->misses.sums;
         s->behind = (plh_behind){&s->primary, true};
         /* per-sample layers cannot be summed per pixel: with more samples, blended
            surfaces are composited along the ray */
@@ -98,16 +103,15 @@ static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_o
     if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * sh->env->background[ch];
-        plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
+        if (sh->sums) plh_sum(sh->sums, h->pixel, bg);
+        else plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
         return 0;
     }
     plh_out_hit(c, sh, o, h, camera, true, &s->behind);
     return 1;
 }
 
-/* With msaa > 1: a run of pixels, each pixel's fragments shaded in turn (a pixel's
- * background fragment summed here, as ps_samples sums its misses: the cutter cleared its
- * slots, and nothing else adds to them). */
+/* With msaa > 1: a run of pixels, each pixel's fragments shaded in turn. */
 static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run *run, plh_out *o)
 {
     plrt_sample px[RT_PACKET_MAX];
@@ -116,9 +120,8 @@ static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run
     uint32_t shaded = 0;
     for (uint32_t i = 0; i < n; i++) {
         plrt_ray frags[RS_MAX_SAMPLES];
-        uint32_t m = (uint32_t)plh_pixel_fragments(&s->primary, s->shader.msaa, px[i].pixel, frags);
+        const uint32_t m = (uint32_t)plh_pixel_fragments(&s->primary, s->shader.msaa, px[i].pixel, frags);
         if (s->surface) put_surface(s, px[i].pixel, &frags[0]);   /* sample 0's fragment */
-        if (s->misses.background && s->misses.cutters_clear_sums) m = plrt_sum_misses(&s->misses, frags, m);
         for (uint32_t k = 0; k < m; k++) shaded += ps_sample(c, s, &frags[k], o);
     }
     return shaded;
@@ -128,10 +131,7 @@ static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run
 static uint32_t ps_samples(gr_ctx *c, const ps_state *s, const plrt_sample_run *run, plh_out *o)
 {
     plrt_ray rays[RT_PACKET_MAX];
-    uint32_t n = plh_primary_hits(c, &s->primary, run, rays);
-    /* with one sample per pixel after Z-Tile, which cleared the sums: the misses' here */
-    if (s->misses.background && s->primary.spp == 1 && s->misses.cutters_clear_sums)
-        n = plrt_sum_misses(&s->misses, rays, n);
+    const uint32_t n = plh_primary_hits(c, &s->primary, run, &s->misses, rays);
     for (uint32_t i = 0; s->surface && i < n; i++)
         if (plrt_surface_ray(s->primary.frame, &rays[i])) put_surface(s, rays[i].pixel, &rays[i]);
     uint32_t shaded = 0;
@@ -155,20 +155,22 @@ static const cp_port ps_ports[] = {
     {"rays", GR_BIND_PUSH, "hybrid.rays", "shadow rays (one per light the surface faces), mirror rays, "
      "rays on through blended surfaces: to hybrid.trace"},
     {"out", GR_BIND_PUSH, "hybrid.contributions", "ambient and emissive terms, background, into their "
-     "draw-order layers: to the Output Merger (hybrid.om), keyed by slot (plh_tile_key)"}};
+     "draw-order layers (without `sums`, the base layer's too): to the Output Merger (hybrid.om), keyed "
+     "by slot (plh_tile_key)"}};
 
 static const cp_param ps_params[] = {
     {"spp", CP_INT, "1", 1, PL_MAX_SPP, "samples per pixel (Z-Tile's)"},
-    {"background", CP_BOOL, "false", 0, 0, "with spp 1, after raster.ztile (which clears the sums): add "
-     "each background sample to its pixel's sums here instead of sending it to the Output Merger"},
+    {"sums", CP_BOOL, "false", 0, 0, "with spp 1, after raster.ztile (which clears the sums): add what "
+     "goes to a slot's base layer (the background, a surface's ambient and emissive terms, its lights' "
+     "without shadows) to its sums here instead of sending it to the Output Merger"},
     PLH_SHADER_PARAMS};
 
 static const cp_resource_use ps_uses[] = {
     {"visibility", CP_READS, "raster.ztile's visible primitives"},
     {"sample-visibility", CP_READS, "with msaa > 1: raster.ztile's, per sample"},
     {"bvh", CP_READS, "traces where the raster pass missed"},
-    {"sums", CP_WRITES, "with `background`: adds its background samples"},
-    {"sample-sums", CP_WRITES, "with `background` and msaa > 1"},
+    {"sums", CP_WRITES, "with `sums`: adds its base-layer terms"},
+    {"sample-sums", CP_WRITES, "with `sums` and msaa > 1"},
     {"textures", CP_READS, "filtered at each pixel quad's footprint"},
     {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output "
      "reads it"}};

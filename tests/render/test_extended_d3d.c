@@ -15,7 +15,8 @@
  *   terms, which Trace resolves itself) and the backward ps2 -> trace;
  * - om runs an instance per framebuffer tile (the contributions set's subqueues), the
  *   image the same for any tile size;
- * - PS summing its background samples itself gives the image of sending them to om;
+ * - PS summing its base layer's terms (background, a surface's own) itself gives the
+ *   image of sending them to om, and om gets that many fewer contributions;
  * - bad input: --bounces 1000 refused naming the flag, the most bounces and a material
  *   both blended and reflective render. */
 #include "tests/box_scene.h"
@@ -202,16 +203,38 @@ static void test_om_per_framebuffer_tile(void)
               "om's tile against the set's: %s", out);
 }
 
-static void test_background_summed_in_ps(void)
+/* PS adding what goes to a pixel's base layer (the background, a surface's own terms) to
+ * the sums itself (`sums`) gives the image of sending it to om, blended layers, msaa,
+ * AOVs and several bounces included; on an opaque scene every shaded fragment's direct
+ * term is a contribution om no longer gets. */
+static void test_base_layer_summed_in_ps(void)
 {
-    char a[256], b[256], args[1024];
-    snprintf(a, sizeof a, "%s/bg-on.png", dir);
-    snprintf(b, sizeof b, "%s/bg-off.png", dir);
-    snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid -o %s teapot", a);
-    CHECK_MSG(run(args) == 0, "%s", out);
-    snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid --set ps.background=false -o %s teapot", b);
-    CHECK_MSG(run(args) == 0, "%s", out);
-    CHECK_MSG(same_files(a, b), "background summed in PS: another image");
+    static const char *const cases[] = {"teapot", "--bounces 2 %s/all.scene", "--msaa 4 %s/all.scene",
+                                        "--aov albedo %s/all.scene", "--aov depth teapot",
+                                        "--set graph.shadows=false teapot"};
+    char a[256], b[256], sa[256], sb[256], scene[300], args[1500];
+    snprintf(sa, sizeof sa, "%s/sums-on.json", dir);
+    snprintf(sb, sizeof sb, "%s/sums-off.json", dir);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        snprintf(scene, sizeof scene, cases[k], dir);
+        snprintf(a, sizeof a, "%s/sums-on-%zu.png", dir, k);
+        snprintf(b, sizeof b, "%s/sums-off-%zu.png", dir, k);
+        snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid --stats %s -o %s %s", sa, a, scene);
+        CHECK_MSG(run(args) == 0, "%s", out);
+        snprintf(args, sizeof args, "-q -t 2 --size 100x70 -p hybrid --set ps.sums=false --stats %s -o %s %s",
+                 sb, b, scene);
+        CHECK_MSG(run(args) == 0, "%s", out);
+        CHECK_MSG(same_files(a, b), "%s: base layer summed in PS: another image", scene);
+        if (k) continue;
+        char *on = slurp(sa, NULL), *off = slurp(sb, NULL);
+        const long long fragments = counter(on, "fragments_shaded");
+        CHECK_MSG(fragments > 0 && counter(on, "hybrid.om_contributions") + fragments <=
+                  counter(off, "hybrid.om_contributions"), "%s: om got %lld contributions with sums, %lld "
+                  "without, %lld fragments shaded", scene, counter(on, "hybrid.om_contributions"),
+                  counter(off, "hybrid.om_contributions"), fragments);
+        free(on);
+        free(off);
+    }
 }
 
 static void test_bad_input(void)
@@ -237,7 +260,7 @@ int main(int argc, char **argv)
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_statistics_and_graph_show_the_structure);
     RUN(test_om_per_framebuffer_tile);
-    RUN(test_background_summed_in_ps);
+    RUN(test_base_layer_summed_in_ps);
     RUN(test_bad_input);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
