@@ -141,6 +141,9 @@ typedef struct plr_state {
     uint32_t run_samples;                 /* Z-Tile: samples per run */
     plrt_tile_deal deal;                   /* Z-Tile: which copy takes which tile */
     uint32_t run_outputs;                 /* Z-Tile: its runs output's copies (runs[*]) */
+    bool background_blocks;               /* Z-Tile with `background`: sums the blocks
+                                             where nothing is visible itself */
+    int64_t background[3];                /* what such a pixel adds to its sums */
 } plr_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,

@@ -238,6 +238,12 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
+    /* a background pixel's sums: its camera ray's miss, weight 1 times the background
+       (nothing for an AOV), as the pixel stages would add it */
+    s->background_blocks = cp_bool(i, "background") && s->spp == 1 && s->msaa == 1;
+    const float *background = pl_frame_ray_env(i->frame)->background;
+    for (int ch = 0; ch < 3; ch++)
+        s->background[ch] = ((pl_frame *)i->frame)->aov == SH_AOV_COLOR ? plrt_to_fixed(background[ch]) : 0;
     if (plrt_tile_cutter_init(&s->deal, i, (uint32_t)cp_int(i, "bands"), s->rc.tile,
                               cp_port_subqueues(i, "in"), err))
         return s;
@@ -316,6 +322,9 @@ static const cp_param ztile_params[] = {
     {"samples", CP_INT, "64", 1, RT_PACKET_MAX, "samples per run (the Sampler's packet size)"},
     {"bands", CP_INT, "1", 1, 1 << 20, "copy k takes the tiles in pixel bands k, k + copies, ... "
      "of this many (a power of two; the rt.blend instances', so each copy's pixels are summed apart)"},
+    {"background", CP_BOOL, "false", 0, 0, "with spp 1 and msaa 1: an 8x8 block of a tile where no "
+     "primitive is visible gets the background added to its sums here and is sent on in no run (the "
+     "sums are the stages' after it: their camera rays would miss)"},
     MSAA_PARAM};
 
 /* What each stage type may ask the frame for (parameters decide: the sort-middle
@@ -351,7 +360,8 @@ static const cp_resource_use ztile_uses[] = {
     {"sample-depth-layer", CP_READS, "with msaa > 1"},
     {"visibility", CP_READS | CP_WRITES, NULL},
     {"sample-visibility", CP_READS | CP_WRITES, "with msaa > 1"},
-    {"sums", CP_OVERWRITES, "clears each tile's before handing it on"},
+    {"sums", CP_OVERWRITES, "clears each tile's before handing it on (with `background`, adds the "
+     "background of the blocks where nothing is visible)"},
     {"sample-sums", CP_OVERWRITES, "with msaa > 1"}};
 
 static const cp_stage_type stages[] = {
@@ -394,7 +404,7 @@ static const cp_stage_type stages[] = {
     {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
      "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
      "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
-     GR_THREAD, true, ztile_ports, 2, ztile_params, 5, plr_ztile_main, ztile_create, NULL, free,
+     GR_THREAD, true, ztile_ports, 2, ztile_params, 6, plr_ztile_main, ztile_create, NULL, free,
      ztile_uses, 6},
 };
 

@@ -14,7 +14,11 @@
  * (rs_depth_rect), and the fold takes the least over the layers, so the result is the
  * least over all triangles. With msaa > 1 the layers and the visibility buffer hold a
  * primitive per sample (zraster.c), folded the same way, sample by sample; the runs are
- * of pixels, whose samples the pixel shader reads. */
+ * of pixels, whose samples the pixel shader reads.
+ *
+ * With `background` (one sample per pixel) an 8x8 block where no primitive is visible
+ * goes to no pixel stage: the camera ray of each of its pixels would miss and add the
+ * background to its sums, so Z-Tile adds it when it clears them. */
 #include "pipelines/raster/internal.h"
 
 #include "pipelines/raytrace/sample_runs.h"
@@ -53,6 +57,40 @@ static void fold_layers(const plr_state *s, const tile_rect *r, const plr_depth_
     }
 }
 
+/* Whether a primitive is visible in the pixels [x0, x1) x [y0, y1) (one sample each). */
+static bool any_visible(const plr_state *s, int x0, int y0, int x1, int y1)
+{
+    uint32_t seen = 0;
+    for (int y = y0; y < y1; y++) {
+        const uint32_t *v = &s->vis[(size_t)y * (size_t)s->width];
+        for (int x = x0; x < x1; x++) seen |= v[x];
+    }
+    return seen != 0;
+}
+
+/* Tile t's blocks where a primitive is visible, cut into runs; the others' pixels get
+ * the background in their sums here (background_blocks): the pixel stages would find
+ * only misses there, each adding the same. The sums are this tile's, cleared. */
+static void cut_visible_blocks(const plr_state *s, plrt_run_cutter *runs, gr_ctx *c, const plrt_tile *t)
+{
+    for (int by = t->y0; by < t->y1; by += PLRT_BLOCK)
+        for (int bx = t->x0; bx < t->x1; bx += PLRT_BLOCK) {
+            const int x1 = bx + PLRT_BLOCK < t->x1 ? bx + PLRT_BLOCK : t->x1;
+            const int y1 = by + PLRT_BLOCK < t->y1 ? by + PLRT_BLOCK : t->y1;
+            if (any_visible(s, bx, by, x1, y1)) {
+                plrt_runs_cut_block(runs, c, t, bx, by);
+                continue;
+            }
+            plrt_runs_end(runs, c);
+            for (int y = by; y < y1; y++)
+                for (int x = bx; x < x1; x++) {
+                    int64_t *sum = s->deal.sums + ((size_t)y * (size_t)s->width + (size_t)x) * 3;
+                    for (int ch = 0; ch < 3; ch++) sum[ch] += s->background[ch];
+                }
+        }
+    plrt_runs_end(runs, c);
+}
+
 void plr_ztile_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -83,7 +121,9 @@ void plr_ztile_main(gr_ctx *c)
             if (drawn[k][t]) here[m++] = layer[k];
         fold_layers(s, &r, here, m);
         plrt_clear_tile_sums(&s->deal, r.x0, r.y0, r.x1, r.y1);
-        plrt_runs_cut(&runs, c, &(plrt_tile){r.x0, r.y0, r.x1, r.y1});
+        const plrt_tile tile = {r.x0, r.y0, r.x1, r.y1};
+        if (s->background_blocks) cut_visible_blocks(s, &runs, c, &tile);
+        else plrt_runs_cut(&runs, c, &tile);
     }
     plrt_runs_flush(&runs, c);
 }

@@ -84,24 +84,32 @@ static void close_run(plrt_run_cutter *r, gr_ctx *c)
     r->run[r->n].count = 0;
 }
 
+void plrt_runs_cut_block(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t, int bx, int by)
+{
+    const int w = bx + PLRT_BLOCK < t->x1 ? PLRT_BLOCK : t->x1 - bx;
+    const int h = by + PLRT_BLOCK < t->y1 ? PLRT_BLOCK : t->y1 - by;
+    uint32_t left = (uint32_t)(w * h * r->spp), first = 0;
+    while (left) {
+        plrt_sample_run *run = &r->run[r->n];
+        if (run->count == 0) *run = (plrt_sample_run){*t, bx, by, first, 0};
+        uint32_t take = r->samples - run->count < left ? r->samples - run->count : left;
+        run->count += take;
+        first += take;
+        left -= take;
+        if (run->count == r->samples) close_run(r, c);
+    }
+}
+
+void plrt_runs_end(plrt_run_cutter *r, gr_ctx *c)
+{
+    close_run(r, c);
+}
+
 void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t)
 {
     for (int by = t->y0; by < t->y1; by += PLRT_BLOCK)
-        for (int bx = t->x0; bx < t->x1; bx += PLRT_BLOCK) {
-            int w = bx + PLRT_BLOCK < t->x1 ? PLRT_BLOCK : t->x1 - bx;
-            int h = by + PLRT_BLOCK < t->y1 ? PLRT_BLOCK : t->y1 - by;
-            uint32_t left = (uint32_t)(w * h * r->spp), first = 0;
-            while (left) {
-                plrt_sample_run *run = &r->run[r->n];
-                if (run->count == 0) *run = (plrt_sample_run){*t, bx, by, first, 0};
-                uint32_t take = r->samples - run->count < left ? r->samples - run->count : left;
-                run->count += take;
-                first += take;
-                left -= take;
-                if (run->count == r->samples) close_run(r, c);
-            }
-        }
-    close_run(r, c);
+        for (int bx = t->x0; bx < t->x1; bx += PLRT_BLOCK) plrt_runs_cut_block(r, c, t, bx, by);
+    plrt_runs_end(r, c);
 }
 
 /* Whether the run lies in a width x height image: its tile inside it and its block

@@ -30,6 +30,13 @@ void plrt_runs_init(plrt_run_cutter *r, int spp, uint32_t samples, int output);
 /* Cuts tile t into runs, committing each full batch. */
 void plrt_runs_cut(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t);
 
+/* The same a block at a time, for a cutter that leaves some blocks of a tile out: the
+ * samples of block (bx, by) of tile t go on in the open run, whose samples (if it has
+ * any) must end with the block before it in the tile's order; plrt_runs_end ends the
+ * open run, before a block left out and after the tile's last. */
+void plrt_runs_cut_block(plrt_run_cutter *r, gr_ctx *c, const plrt_tile *t, int bx, int by);
+void plrt_runs_end(plrt_run_cutter *r, gr_ctx *c);
+
 /* Commits the runs still waiting. */
 void plrt_runs_flush(plrt_run_cutter *r, gr_ctx *c);
 

@@ -132,20 +132,23 @@ static long stage_tasks(const char *stats, const char *name)
     return p ? strtol(p + strlen("\"tasks\": "), NULL, 10) : -1;
 }
 
-/* Shade tasks over every copy of the ray tracer's Shade in a --stats file. */
-static long shade_tasks(const char *stats_path)
+/* Tasks over every copy of stage `stage` (its copies stage-0, stage-1, ...) in a --stats
+ * file. */
+static long copies_tasks(const char *stats_path, const char *stage)
 {
     char *text = slurp(stats_path, NULL);
     long sum = 0;
     for (int k = 0; text && k < 16; k++) {
         char name[32];
-        snprintf(name, sizeof name, "shade-%d", k);
+        snprintf(name, sizeof name, "%s-%d", stage, k);
         long t = stage_tasks(text, name);
         if (t > 0) sum += t;
     }
     free(text);
     return sum;
 }
+
+static long shade_tasks(const char *stats_path) { return copies_tasks(stats_path, "shade"); }
 
 /* rt.primary's and hybrid.visible's `background` (on in the built-in graphs) sum each
  * camera ray that missed themselves: the image is the one Shade and Blend make of the
@@ -159,7 +162,9 @@ static void test_misses_summed_where_found(void)
         "-t 1", "-t 3 --set graph.groups=3 --set graph.blenders=8", "-t 2 --aov depth",
         "-t 2 --aov normal --size 77x61", "-t 2 --spp 2",
     };
-    static const char *const graphs[][2] = {{"raytrace", "primary"}, {"hybrid-visibility", "visible"}};
+    /* (hybrid-visibility's Z-Tile sums the background blocks itself: off too) */
+    static const char *const graphs[][3] = {{"raytrace", "primary", ""},
+                                            {"hybrid-visibility", "visible", "--set ztile.background=false"}};
     char a[300], b[300], sa[300], sb[300], args[1024];
     for (int g = 0; g < 2; g++)
         for (int c = 0; c < 5; c++) {
@@ -167,8 +172,8 @@ static void test_misses_summed_where_found(void)
             snprintf(b, sizeof b, "%s/misses-on-%d.png", dir, c);
             snprintf(sa, sizeof sa, "%s/misses-off-%d.json", dir, c);
             snprintf(sb, sizeof sb, "%s/misses-on-%d.json", dir, c);
-            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --set %s.background=false "
-                     "--stats %s -o %s teapot", cases[c], graphs[g][0], graphs[g][1], sa, a);
+            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --set %s.background=false %s "
+                     "--stats %s -o %s teapot", cases[c], graphs[g][0], graphs[g][1], graphs[g][2], sa, a);
             CHECK_MSG(run(args) == 0, "%s: %s", args, out);
             snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --stats %s -o %s teapot",
                      cases[c], graphs[g][0], sb, b);
@@ -182,6 +187,42 @@ static void test_misses_summed_where_found(void)
             CHECK_MSG(off > 0 && (spp2 ? on > off * 9 / 10 : on < off / 2), "-p %s %s: %ld "
                       "Shade tasks with the misses summed in %s, %ld without", graphs[g][0],
                       cases[c], on, graphs[g][1], off);
+        }
+}
+
+/* The hybrids' Z-Tile with `background` (on in the built-in graphs) adds the background
+ * of the 8x8 blocks where nothing is visible to their sums itself and sends them to no
+ * pixel stage: the image is the one the pixel stages make of those blocks' misses, at any
+ * worker count, for AOVs, with smaller tiles and with several samples per pixel (where it
+ * is off), and the pixel stages get fewer tasks (regions: test_region). */
+static void test_background_blocks_summed_in_ztile(void)
+{
+    static const char *const cases[] = {
+        "-t 1", "-t 3", "-t 2 --aov depth", "-t 2 --aov albedo --size 77x61", "-t 2 --spp 2",
+        "-t 2 --bounces 2 --set graph.tile=32",
+    };
+    static const char *const graphs[][2] = {{"hybrid", "ps"}, {"hybrid-visibility", "visible"}};
+    char a[300], b[300], sa[300], sb[300], args[1024];
+    for (int g = 0; g < 2; g++)
+        for (int c = 0; c < 6; c++) {
+            if (g == 1 && strstr(cases[c], "albedo")) continue;
+            snprintf(a, sizeof a, "%s/blocks-off-%d.png", dir, c);
+            snprintf(b, sizeof b, "%s/blocks-on-%d.png", dir, c);
+            snprintf(sa, sizeof sa, "%s/blocks-off-%d.json", dir, c);
+            snprintf(sb, sizeof sb, "%s/blocks-on-%d.json", dir, c);
+            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --set ztile.background=false --stats %s "
+                     "-o %s teapot", cases[c], graphs[g][0], sa, a);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            snprintf(args, sizeof args, "-q --size 200x136 %s -p %s --stats %s -o %s teapot", cases[c],
+                     graphs[g][0], sb, b);
+            CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            CHECK_MSG(same_files(a, b), "-p %s %s: the background blocks summed in Z-Tile give another "
+                      "image", graphs[g][0], cases[c]);
+            long off = copies_tasks(sa, graphs[g][1]), on = copies_tasks(sb, graphs[g][1]);
+            bool spp2 = strstr(cases[c], "--spp 2") != NULL;
+            CHECK_MSG(off > 0 && (spp2 ? on == off : on < off * 9 / 10), "-p %s %s: %ld %s tasks with the "
+                      "background blocks summed in Z-Tile, %ld without", graphs[g][0], cases[c], on,
+                      graphs[g][1], off);
         }
 }
 
@@ -386,6 +427,7 @@ int main(int argc, char **argv)
     RUN(test_equal_depths_in_draw_order);
     RUN(test_tiler_copies_cover_once);
     RUN(test_misses_summed_where_found);
+    RUN(test_background_blocks_summed_in_ztile);
     RUN(test_thin_bands_still_shared);
     RUN(test_set_changes_capacity);
     RUN(test_fragments_per_tile_set);
