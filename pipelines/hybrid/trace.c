@@ -104,8 +104,11 @@ static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const ui
     for (uint32_t i = 0; i < n; i++) {
         if (occluded[i]) continue;
         const plrt_ray *sh = &r[at[i]].r;
-        float w[3];
-        for (int ch = 0; ch < 3; ch++) w[ch] = through ? sh->weight[ch] * through[i] : sh->weight[ch];
+        if (!through) {
+            plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, sh->weight);
+            continue;
+        }
+        const float w[3] = {sh->weight[0] * through[i], sh->weight[1] * through[i], sh->weight[2] * through[i]};
         plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, w);
     }
     atomic_fetch_add_explicit(s->contributions, lit.n, memory_order_relaxed);

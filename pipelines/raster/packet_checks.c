@@ -29,11 +29,16 @@ bool plr_check_batch(gr_ctx *c, const plr_state *s, const ia_pkt *p, uint32_t ro
  * its coordinate differences are below 2^29, so that edge values fit their int64s. */
 static bool prim_ok(const plr_state *s, const plr_prim *p)
 {
+    /* Without branches, one compare a condition: the VS checks every triangle. In
+     * unsigned arithmetic 0 <= x0 <= x1 < width is x0 <= x1 and x1 < width (a negative x0
+     * is above any x1), and -2^29 < d < 2^29 is d + (2^29 - 1) <= 2 (2^29 - 1). */
     const rs_setup *su = &p->su;
-    bool ok = p->tri.prim < s->geo->ntriangles && su->area > 0 && su->x0 >= 0 && su->x0 <= su->x1 &&
-              su->x1 < s->width && su->y0 >= 0 && su->y0 <= su->y1 && su->y1 < s->height;
-    for (int k = 0; ok && k < 3; k++)
-        ok = su->a[k] > -(1 << 29) && su->a[k] < 1 << 29 && su->b[k] > -(1 << 29) && su->b[k] < 1 << 29;
+    const uint32_t reach = (1u << 29) - 1;
+    bool ok = (p->tri.prim < s->geo->ntriangles) & (su->area > 0) &
+              ((uint32_t)su->x0 <= (uint32_t)su->x1) & ((uint32_t)su->x1 < (uint32_t)s->width) &
+              ((uint32_t)su->y0 <= (uint32_t)su->y1) & ((uint32_t)su->y1 < (uint32_t)s->height);
+    for (int k = 0; k < 3; k++)
+        ok &= ((uint32_t)su->a[k] + reach <= 2 * reach) & ((uint32_t)su->b[k] + reach <= 2 * reach);
     return ok;
 }
 

@@ -47,6 +47,7 @@ static void clear_tiles_under(plr_state *s, const rs_setup *su)
     const rast_cfg *rc = &s->rc;
     const int tx0 = plr_tile_of(rc, su->x0), tx1 = plr_tile_of(rc, su->x1);
     const int ty0 = plr_tile_of(rc, su->y0), ty1 = plr_tile_of(rc, su->y1);
+    if (tx0 == tx1 && ty0 == ty1 && s->layer_drawn[ty0 * rc->tiles_x + tx0]) return;   /* most triangles */
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
             uint8_t *drawn = &s->layer_drawn[ty * rc->tiles_x + tx];
