@@ -70,9 +70,12 @@ static bool any_visible(const plr_state *s, int x0, int y0, int x1, int y1)
 
 /* Tile t's blocks where a primitive is visible, cut into runs; the others' pixels get
  * the background in their sums here (background_blocks): the pixel stages would find
- * only misses there, each adding the same. The sums are this tile's, cleared. */
+ * only misses there, each adding the same. The sums are this tile's, just cleared, so
+ * setting them is adding: a row of a block is one copy of `row`. */
 static void cut_visible_blocks(const plr_state *s, plrt_run_cutter *runs, gr_ctx *c, const plrt_tile *t)
 {
+    int64_t row[PLRT_BLOCK * 3];
+    for (int i = 0; i < PLRT_BLOCK * 3; i++) row[i] = s->background[i % 3];
     for (int by = t->y0; by < t->y1; by += PLRT_BLOCK)
         for (int bx = t->x0; bx < t->x1; bx += PLRT_BLOCK) {
             const int x1 = bx + PLRT_BLOCK < t->x1 ? bx + PLRT_BLOCK : t->x1;
@@ -83,10 +86,8 @@ static void cut_visible_blocks(const plr_state *s, plrt_run_cutter *runs, gr_ctx
             }
             plrt_runs_end(runs, c);
             for (int y = by; y < y1; y++)
-                for (int x = bx; x < x1; x++) {
-                    int64_t *sum = s->deal.sums + ((size_t)y * (size_t)s->width + (size_t)x) * 3;
-                    for (int ch = 0; ch < 3; ch++) sum[ch] += s->background[ch];
-                }
+                memcpy(s->deal.sums + ((size_t)y * (size_t)s->width + (size_t)bx) * 3, row,
+                       (size_t)(x1 - bx) * sizeof row / PLRT_BLOCK);
         }
     plrt_runs_end(runs, c);
 }
