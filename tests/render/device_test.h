@@ -2,8 +2,8 @@
  * (test_opencl.c, test_device_*.c; PoCL on the CPU in CI): the start every such program
  * makes, its scratch files under the build directory, a render with printf-style
  * options, a device render compared with the CPU's, and a stage's figures read back
- * from a --stats file. Include once per test
- * program, after tests/check.h and tests/cli.h. */
+ * from a --stats file. Include once per test program, after tests/check.h and
+ * tests/cli.h. */
 #ifndef TESTS_RENDER_DEVICE_TEST_H
 #define TESTS_RENDER_DEVICE_TEST_H
 
