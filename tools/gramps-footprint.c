@@ -87,8 +87,7 @@ static void usage(FILE *out)
 
 static int bad_flag(const char *flag, const char *value, const char *why)
 {
-    fprintf(stderr, "gramps-footprint: %s '%s': %s\n", flag, value ? value : "", why);
-    return 2;
+    return io_bad_flag("gramps-footprint", flag, value, why);
 }
 
 /* Splits text at commas into l (replacing what it held); false for an empty entry or
@@ -140,8 +139,9 @@ static bool builtin_graph(const char *name) { return pl_builtin_graph(name) != N
 enum { OPT_SCENES = 256, OPT_PIPELINES, OPT_GRAPH, OPT_SCHEDULERS, OPT_WORKERS, OPT_REPEATS,
        OPT_SIZE, OPT_OUT, OPT_VERSION, OPT_SIMULATE, OPT_APPS, OPT_SIM_COST };
 
-static int parse_one(options *o, int c, const char *arg, const char *flag)
+static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
+    options *o = ctx;
     switch (c) {
     case OPT_SCENES: return split(&o->scenes, arg) ? 0 : bad_flag(flag, arg, "expected names, comma-separated");
     case OPT_PIPELINES:
@@ -190,20 +190,9 @@ static int parse_args(int argc, char **argv, options *o)
     if (!split(&o->scenes, default_scenes) || !split(&o->pipelines, default_pipelines) ||
         !split(&o->schedulers, default_schedulers))
         return bad_flag("memory", "", "out of memory");
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":qh", longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { usage(stdout); return -1; }
-        if (c == OPT_VERSION) { printf("gramps-footprint %s\n", GR_VERSION); return -1; }
-        if (c == '?') return bad_flag("option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return bad_flag("option", argv[optind - 1], "needs a value");
-        int rc = parse_one(o, c, optarg, flag);
-        if (rc) return rc;
-    }
+    int rc = io_parse_flags(argc, argv, &(io_program){"gramps-footprint", ":qh", longs,
+                                                      OPT_VERSION, usage, parse_one, o});
+    if (rc) return rc;
     if (optind < argc) return bad_flag("argument", argv[optind], "takes no arguments (see --help)");
     return 0;
 }

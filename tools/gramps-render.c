@@ -454,6 +454,17 @@ static void summary(const options *o, const sc_scene *s, const sc_geometry *g,
            gr_amdahl_bound(share.median, 16));
 }
 
+/* One frame rendered with *p, a copy of the options (its trace is dropped), for its
+ * profile; NULL, saying that `what` failed, when it did. */
+static gr_profile *frame_profile(options *p, render_ctx *ctx, uint8_t *rgba, const char *what)
+{
+    p->trace = NULL;
+    frame_result r = {0};
+    gr_profile *prof = render_frame(p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
+    if (!prof) fprintf(stderr, "gramps-render: %s failed\n", what);
+    return prof;
+}
+
 /* Simulated: one frame at 1 virtual worker under the same scheduler, whose profile
  * calibrates the frames' task costs (gr_launch_opts.sim_calibration). NULL when it
  * failed. */
@@ -462,11 +473,7 @@ static gr_profile *calibration_frame(const options *o, render_ctx *ctx, uint8_t 
     options p = *o;
     p.simulate = 1;
     p.calibration = NULL;
-    p.trace = NULL;
-    frame_result r = {0};
-    gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
-    if (!prof) fprintf(stderr, "gramps-render: the simulation's calibration frame failed\n");
-    return prof;
+    return frame_profile(&p, ctx, rgba, "the simulation's calibration frame");
 }
 
 /* Static: one frame under the GRAMPS scheduler first, whose stage times and queue
@@ -475,11 +482,7 @@ static gr_profile *profile_frame(const options *o, render_ctx *ctx, uint8_t *rgb
 {
     options p = *o;
     p.c.scheduler = "gramps";
-    p.trace = NULL;
-    frame_result r = {0};
-    gr_profile *prof = render_frame(&p, ctx, rgba, &r) ? NULL : gr_profile_take(r.graph);
-    if (!prof) fprintf(stderr, "gramps-render: the static scheduler's profiling frame failed\n");
-    return prof;
+    return frame_profile(&p, ctx, rgba, "the static scheduler's profiling frame");
 }
 
 static int dot_writer(const gr_graph *graph, FILE *f)

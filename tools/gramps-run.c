@@ -65,14 +65,14 @@ static void usage(FILE *out)
 
 static int bad_flag(const char *flag, const char *value, const char *why)
 {
-    fprintf(stderr, "gramps-run: %s '%s': %s\n", flag, value ? value : "", why);
-    return 2;
+    return io_bad_flag("gramps-run", flag, value, why);
 }
 
 enum { OPT_SET = 256, OPT_PLUGIN, OPT_STATS, OPT_LIST_STAGES, OPT_LIST_APPS, OPT_SCHEDULER };
 
-static int parse_one(options *o, int c, const char *arg, const char *flag)
+static int parse_one(void *ctx, int c, const char *arg, const char *flag)
 {
+    options *o = ctx;
     switch (c) {
     case 't': {
         int n;
@@ -125,19 +125,9 @@ static int parse_args(int argc, char **argv, options *o)
         {"stats", required_argument, 0, OPT_STATS},
         {"list-stages", no_argument, 0, OPT_LIST_STAGES}, {"list-apps", no_argument, 0, OPT_LIST_APPS},
         {"scheduler", required_argument, 0, OPT_SCHEDULER}, {0, 0, 0, 0}};
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, ":t:h", longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { usage(stdout); return -1; }
-        if (c == '?') return bad_flag("option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return bad_flag("option", argv[optind - 1], "needs a value");
-        int rc = parse_one(o, c, optarg, flag);
-        if (rc) return rc;
-    }
+    int rc = io_parse_flags(argc, argv,
+                            &(io_program){"gramps-run", ":t:h", longs, 0, usage, parse_one, o});
+    if (rc) return rc;
     if (optind < argc) o->graph_file = argv[optind++];
     if (optind < argc) return bad_flag("argument", argv[optind], "only one graph file may be given");
     if (!o->graph_file && !o->list_stages && !o->list_apps)

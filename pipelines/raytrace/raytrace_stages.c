@@ -299,7 +299,7 @@ static void *shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     shade_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (shade_state){*pl_frame_ray_env(f), NULL, f->aov, (int)cp_int(i, "bounces"),
-                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}, {NULL, NULL, NULL}, f,
+                       (float)cp_float(i, "min_weight"), {0, 0, 0, 0, 0}, {NULL, {0}}, f,
                        NULL};
     if (!blend_keys_of(i, "out", &s->keys, err) || !pl_frame_stage_surface(i, &s->surface, err)) {
         free(s);

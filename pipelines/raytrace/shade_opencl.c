@@ -1,8 +1,8 @@
 /* shade_opencl.c — the host side of rt.shade's OpenCL kernel (see shade_opencl.h). */
 #include "pipelines/raytrace/shade_opencl.h"
 
-#include "accel/opencl.h"
 #include "pipelines/frame.h"
+#include "pipelines/raytrace/device_copy.h"
 #include "shaders/blinn_phong.h"
 
 #include <math.h>
@@ -14,17 +14,12 @@ _Static_assert(sizeof(plrt_shade_result) == 88 + SH_MAX_LIGHTS * 12, "shade.cl's
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
 /* The scene's normals, indices and per-triangle materials on the device. */
-typedef struct plrt_device_shading {
-    ac_buffer *normals, *indices, *materials;
-} plrt_device_shading;
+typedef struct plrt_device_shading { plrt_device_copy copy; } plrt_device_shading;
 
 static void device_shading_free(void *data)
 {
     plrt_device_shading *d = data;
-    if (!d) return;
-    ac_buffer_free(d->normals);
-    ac_buffer_free(d->indices);
-    ac_buffer_free(d->materials);
+    if (d) plrt_copy_free(&d->copy);
     free(d);
 }
 
@@ -33,14 +28,14 @@ static plrt_device_shading *upload(const sc_geometry *g, char err[AC_ERR_MAX])
     ac_device *dev = ac_open(err);
     plrt_device_shading *d = dev ? calloc(1, sizeof *d) : NULL;
     if (!d) return NULL;
-    const uint32_t none = 0;
-    d->normals = ac_upload(dev, g->normals, 3 * g->nvertices * sizeof(float), err);
-    d->indices = d->normals ? ac_upload(dev, g->indices, 3 * g->ntriangles * sizeof(uint32_t), err) : NULL;
-    d->materials = !d->indices ? NULL : g->materials
-        ? ac_upload(dev, g->materials, g->ntriangles * sizeof(uint32_t), err)
-        : ac_upload(dev, &none, sizeof none, err);
-    if (d->materials) return d;
-    device_shading_free(d);
+    const uint32_t none = 0;                 /* no per-triangle materials: one word */
+    const plrt_host_range parts[] = {
+        {g->normals, 3 * g->nvertices * sizeof(float)},
+        {g->indices, 3 * g->ntriangles * sizeof(uint32_t)},
+        g->materials ? (plrt_host_range){g->materials, g->ntriangles * sizeof(uint32_t)}
+                     : (plrt_host_range){&none, sizeof none}};
+    if (plrt_copy_upload(&d->copy, dev, parts, 3, err) == 0) return d;
+    free(d);
     return NULL;
 }
 
@@ -107,31 +102,19 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
     }
     for (size_t m = 0; m < nm; m++) table[m] = material_of(&env->scene->materials[m]);
     table[nm] = material_of(&sh_default_material);
-    d->table = ac_upload(dev, table, (nm + 1) * sizeof *table, why);
+    const plrt_host_range parts[] = {{table, (nm + 1) * sizeof *table}, {&info, sizeof info}};
+    int rc = plrt_copy_upload(&d->tables, dev, parts, 2, why);
     free(table);
-    d->info = d->table ? ac_upload(dev, &info, sizeof info, why) : NULL;
-    if (d->info) return 0;
-    snprintf(err, CP_ERR_MAX, "%.1000s", why);
-    plrt_shade_device_free(d);
-    return -1;
+    if (rc) snprintf(err, CP_ERR_MAX, "%.1000s", why);
+    return rc;
 }
 
-void plrt_shade_device_free(plrt_shade_device *d)
-{
-    ac_buffer_free(d->table);
-    ac_buffer_free(d->info);
-    d->table = d->info = NULL;
-}
+void plrt_shade_device_free(plrt_shade_device *d) { plrt_copy_free(&d->tables); }
 
 int plrt_shade_device_buffers(const plrt_shade_device *d, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {
-    if (!d->scene || !d->info) return -1;
-    out[0] = d->scene->normals;
-    out[1] = d->scene->indices;
-    out[2] = d->scene->materials;
-    out[3] = d->table;
-    out[4] = d->info;
-    return 5;
+    if (!d->scene || !d->tables.n) return -1;
+    return plrt_copy_buffers(&d->tables, out, plrt_copy_buffers(&d->scene->copy, out, 0));
 }
 
 /* ray_shading.c's push_shadow and mirror origin: p + n eps, toward the light. */

@@ -7,6 +7,7 @@
 #define PIPELINES_RAYTRACE_SHADE_OPENCL_H
 
 #include "compose/compose.h"
+#include "pipelines/raytrace/device_copy.h"
 #include "shaders/ray_shading.h"
 
 /* shade.cl's material_t, shade_info and shade_result. */
@@ -34,7 +35,7 @@ extern const char cl_pipelines_raytrace_opencl_shade[];
 /* What an instance placed on the device holds there. */
 typedef struct plrt_shade_device {
     const struct plrt_device_shading *scene;   /* the frame resource */
-    struct ac_buffer *table, *info;            /* materials (the default last), lights */
+    plrt_device_copy tables;                   /* materials (the default last), lights */
 } plrt_shade_device;
 
 /* NULL, or why the kernel cannot shade this scene and AOV (textures, metallic-roughness,

@@ -3,7 +3,7 @@
  * sends on. */
 #include "pipelines/raytrace/trace_opencl.h"
 
-#include "accel/opencl.h"
+#include "pipelines/raytrace/device_copy.h"
 #include "raytracer/bvh.h"
 
 #include <stdatomic.h>
@@ -19,17 +19,13 @@ _Static_assert(sizeof(plrt_shadow) == 48, "trace.cl's shadow_elem is 48 bytes");
 /* trace.cl's bvh_info. */
 typedef struct plrt_device_bvh_info { uint32_t root, nnodes, nblocks, pad; } plrt_device_bvh_info;
 
-typedef struct plrt_device_bvh {
-    ac_buffer *nodes, *tris, *info;
-} plrt_device_bvh;
+/* The nodes, the triangle blocks and the bvh_info, as trace.cl takes them. */
+typedef struct plrt_device_bvh { plrt_device_copy copy; } plrt_device_bvh;
 
 static void device_bvh_free(void *data)
 {
     plrt_device_bvh *d = data;
-    if (!d) return;
-    ac_buffer_free(d->nodes);
-    ac_buffer_free(d->tris);
-    ac_buffer_free(d->info);
+    if (d) plrt_copy_free(&d->copy);
     free(d);
 }
 
@@ -50,11 +46,11 @@ static plrt_device_bvh *upload(const rt_bvh *b)
         return NULL;
     }
     const plrt_device_bvh_info info = {b->root, (uint32_t)b->nnodes, (uint32_t)b->nblocks, 0};
-    d->nodes = ac_upload(dev, b->nodes, b->nnodes * sizeof *b->nodes, err);
-    d->tris = d->nodes ? ac_upload(dev, b->tris, b->nblocks * sizeof *b->tris, err) : NULL;
-    d->info = d->tris ? ac_upload(dev, &info, sizeof info, err) : NULL;
-    if (d->info) return d;
-    device_bvh_free(d);
+    const plrt_host_range parts[] = {{b->nodes, b->nnodes * sizeof *b->nodes},
+                                     {b->tris, b->nblocks * sizeof *b->tris},
+                                     {&info, sizeof info}};
+    if (plrt_copy_upload(&d->copy, dev, parts, 3, err) == 0) return d;
+    free(d);
     return NULL;
 }
 
@@ -79,11 +75,7 @@ const cp_resource_type plrt_device_bvh_resource = {
 
 int plrt_device_bvh_buffers(const plrt_device_bvh *d, const ac_buffer *out[CP_KERNEL_BUFFERS])
 {
-    if (!d) return -1;
-    out[0] = d->nodes;
-    out[1] = d->tris;
-    out[2] = d->info;
-    return 3;
+    return d ? plrt_copy_buffers(&d->copy, out, 0) : -1;
 }
 
 int plrt_trace_buffers(void *state, const ac_buffer *out[CP_KERNEL_BUFFERS])

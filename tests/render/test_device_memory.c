@@ -7,19 +7,19 @@
  * PoCL in CI. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/render/device_test.h"
 
 #include <unistd.h>
 
-static char png[300];
+static char png[700];
 
+/* Cornell with Intersect on `device`, under GRAMPS_OPENCL_MAX_MEMORY=limit. */
 static int render_as(const char *limit, const char *device)
 {
-    char args[600];
     setenv("GRAMPS_OPENCL_MAX_MEMORY", limit, 1);
     unlink(png);
-    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 32x32 --set intersect.device=%s "
-             "-o %s cornell", device, png);
-    int rc = run(args);
+    int rc = render_to(png, "cornell", "-p raytrace -t 2 --size 32x32 --set intersect.device=%s",
+                       device);
     unsetenv("GRAMPS_OPENCL_MAX_MEMORY");
     return rc;
 }
@@ -65,17 +65,8 @@ static void test_bad_value(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
-           "(they are not instrumented); the plain and UBSan builds run these tests\n");
-    return check_finish();
-#endif
-    find_tool(argv[0], "gramps-render");
-    char build_dir[200], cache[300];
-    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
-    snprintf(png, sizeof png, "%s/tests/device-memory.png", build_dir);
-    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
-    setenv("POCL_CACHE_DIR", cache, 0);
+    if (!device_test_start(argv[0], "device-memory")) return check_finish();
+    scratch_path(png, sizeof png, "out.png");
     RUN(test_bvh_refused);
     RUN(test_launch_buffers_refused);
     RUN(test_auto_falls_back);

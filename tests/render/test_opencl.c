@@ -9,25 +9,15 @@
  * directory, so later runs skip PoCL's compile. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/render/device_test.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char build_dir[512];
+/* The ray tracer at 64x64; a test adds its own options. */
+#define RT "-p raytrace --size 64x64"
+
 static char plugin[600];
-
-static int tmp_path(char *buf, size_t n, const char *name)
-{
-    return snprintf(buf, n, "%s/tests/opencl-%s", build_dir, name);
-}
-
-/* A scene at 64x64 through the ray tracer, with `extra` options. */
-static int render(const char *scene, const char *extra, const char *png)
-{
-    char args[1400];
-    snprintf(args, sizeof args, "-q -p raytrace --size 64x64 %s -o %s %s", extra, png, scene);
-    return run(args);
-}
 
 static void test_lists_devices(void)
 {
@@ -36,51 +26,52 @@ static void test_lists_devices(void)
     CHECK(strstr(out, "platform 0:") && strstr(out, "device 0.0:"));
 }
 
+/* Intersect and Shade on the device; Shadow's kernel launches over batches of packets:
+ * fewer launches than tasks. */
+static void check_device_stats(const char *scene, const char *stats)
+{
+    char *js = slurp(stats, NULL);
+    char device[32] = "";
+    CHECK(stage_string(stats_stage(js, "intersect-0"), "device", device, sizeof device) &&
+          !strcmp(device, "opencl"));
+    CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Primary, Blend... */
+    CHECK_MSG(stage_string(stats_stage(js, "shade-0"), "device", device, sizeof device) &&
+              !strcmp(device, "opencl"), "%s: Shade is not on the device", scene);
+    const char *shadow = stats_stage(js, "shadow-intersect-0");
+    unsigned long long launches = stage_number(shadow, "kernel_launches");
+    unsigned long long tasks = stage_number(shadow, "tasks");
+    CHECK(launches > 0);
+    CHECK_MSG(launches < tasks || tasks < 2, "%s: %llu launches for %llu tasks", scene,
+              launches, tasks);
+    free(js);
+}
+
 /* Both kernels run (launch counts in the statistics) and the image is the CPU's. */
 static void test_same_image_as_cpu(void)
 {
     const char *scenes[] = {"teapot", "cornell", "../shared/scenes/bunny.obj"};
+    char stats[700];
     for (int i = 0; i < 3; i++) {
         if (i == 2 && access(scenes[i], R_OK) != 0) {
             printf("note: %s is not here; teapot and cornell only\n", scenes[i]);
             break;
         }
-        char cpu[700], cl[700], stats[700], extra[800];
-        tmp_path(cpu, sizeof cpu, "cpu.png");
-        tmp_path(cl, sizeof cl, "cl.png");
-        tmp_path(stats, sizeof stats, "stats.json");
-        CHECK_MSG(render(scenes[i], "-t 2", cpu) == 0, "%s", out);
-        snprintf(extra, sizeof extra, "-t 2 --set graph.device=opencl --stats %s", stats);
-        CHECK_MSG(render(scenes[i], extra, cl) == 0, "%s", out);
-        CHECK_MSG(same_files(cpu, cl), "%s: the OpenCL image differs from the CPU's", scenes[i]);
-        char *js = slurp(stats, NULL);
-        CHECK(js && strstr(js, "\"name\": \"intersect-0\"") && strstr(js, "\"device\": \"opencl\""));
-        CHECK(js && strstr(js, "\"device\": \"cpu\""));          /* Primary, Blend... */
-        const char *shade = js ? strstr(js, "\"name\": \"shade-0\"") : NULL;
-        CHECK_MSG(shade && strstr(shade, "\"device\": \"opencl\"") &&
-                  strstr(shade, "\"device\": \"opencl\"") < strchr(shade, '}'),
-                  "%s: Shade is not on the device", scenes[i]);
-        /* Launches over batches of packets: fewer launches than tasks. */
-        const char *sh = js ? strstr(js, "\"name\": \"shadow-intersect-0\"") : NULL;
-        const char *tasks = sh ? strstr(sh, "\"tasks\": ") : NULL;
-        const char *launches = sh ? strstr(sh, "\"kernel_launches\": ") : NULL;
-        CHECK(launches && atoi(launches + 19) > 0);
-        CHECK_MSG(!launches || !tasks || atoi(launches + 19) < atoi(tasks + 9) || atoi(tasks + 9) < 2,
-                  "%s: %d launches for %d tasks", scenes[i], launches ? atoi(launches + 19) : -1,
-                  tasks ? atoi(tasks + 9) : -1);
-        free(js);
+        CHECK_MSG(same_image_as_cpu(scenes[i], RT " -t 2", "--set graph.device=opencl", "same",
+                                    stats),
+                  "%s: the OpenCL image differs from the CPU's", scenes[i]);
+        check_device_stats(scenes[i], stats);
     }
 }
 
 static void test_same_image_any_worker_count(void)
 {
-    char ref[700], png[700], extra[300];
-    tmp_path(ref, sizeof ref, "ref.png");
-    tmp_path(png, sizeof png, "w.png");
-    CHECK_MSG(render("cornell", "-t 1", ref) == 0, "%s", out);
+    char ref[700], png[700];
+    scratch_path(ref, sizeof ref, "ref.png");
+    scratch_path(png, sizeof png, "w.png");
+    CHECK_MSG(render_to(ref, "cornell", RT " -t 1") == 0, "%s", out);
     for (int w = 1; w <= 3; w++) {
-        snprintf(extra, sizeof extra, "-t %d --set graph.device=opencl", w);
-        CHECK_MSG(render("cornell", extra, png) == 0, "%s", out);
+        CHECK_MSG(render_to(png, "cornell", RT " -t %d --set graph.device=opencl", w) == 0,
+                  "%s", out);
         CHECK_MSG(same_files(ref, png), "%d workers: not the CPU image", w);
     }
 }
@@ -89,40 +80,31 @@ static void test_same_image_any_worker_count(void)
  * device: the CPU graph's image. */
 static void test_hybrid_trace(void)
 {
-    char cpu[700], cl[700], stats[700], args[2400];
-    tmp_path(cpu, sizeof cpu, "hybrid-cpu.png");
-    tmp_path(cl, sizeof cl, "hybrid-cl.png");
-    tmp_path(stats, sizeof stats, "hybrid.json");
-    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 -o %s cornell", cpu);
-    CHECK_MSG(run(args) == 0, "%s", out);
-    snprintf(args, sizeof args, "-q -p hybrid -t 2 --size 48x48 --set graph.device=opencl "
-             "--stats %s -o %s cornell", stats, cl);
-    CHECK_MSG(run(args) == 0, "%s", out);
-    CHECK_MSG(same_files(cpu, cl), "hybrid: the OpenCL image differs from the CPU's");
+    char stats[700];
+    CHECK_MSG(same_image_as_cpu("cornell", "-p hybrid -t 2 --size 48x48",
+                                "--set graph.device=opencl", "hybrid", stats),
+              "hybrid: the OpenCL image differs from the CPU's");
     char *js = slurp(stats, NULL);
-    const char *trace = js ? strstr(js, "\"name\": \"trace-0\"") : NULL;
-    const char *launches = trace ? strstr(trace, "\"kernel_launches\": ") : NULL;
-    CHECK_MSG(launches && atoi(launches + 19) > 0, "hybrid.trace did not launch its kernel");
+    CHECK_MSG(stage_number(stats_stage(js, "trace-0"), "kernel_launches") > 0,
+              "hybrid.trace did not launch its kernel");
     free(js);
 }
 
 /* A stage whose type has no kernel, placed by its own setting: refused, named. */
 static void test_stage_without_kernel_refused(void)
 {
-    char png[700];
-    tmp_path(png, sizeof png, "x.png");
-    int rc = render("teapot", "--set primary.device=opencl", png);
+    char png[700], graph[700];
+    scratch_path(png, sizeof png, "x.png");
+    int rc = render_to(png, "teapot", RT " --set primary.device=opencl");
     CHECK_MSG(rc == 1 && strstr(out, "stage 'primary'") && strstr(out, "no OpenCL kernel") &&
               strstr(out, "command line"), "rc %d: %s", rc, out);
-    char graph[700], extra[900];
-    tmp_path(graph, sizeof graph, "place.graph");
+    scratch_path(graph, sizeof graph, "place.graph");
     FILE *f = fopen(graph, "w");
     CHECK(f && fputs("[stage primary]\ndevice = opencl\n", f) >= 0);
     if (f) fclose(f);
-    snprintf(extra, sizeof extra, "--graph %s", graph);
-    rc = render("teapot", extra, png);
+    rc = render_to(png, "teapot", RT " --graph %s", graph);
     CHECK_MSG(rc == 1 && strstr(out, "place.graph:2: stage 'primary' (type rt.primary)"), "rc %d: %s", rc, out);
-    rc = render("teapot", "--set intersect.device=gpu", png);
+    rc = render_to(png, "teapot", RT " --set intersect.device=gpu");
     CHECK_MSG(rc == 1 && strstr(out, "device = gpu") && strstr(out, "cpu, opencl or auto"),
               "rc %d: %s", rc, out);
 }
@@ -133,27 +115,26 @@ static void test_stage_without_kernel_refused(void)
 static void test_unsupported_scene(void)
 {
     char cpu[700], png[700];
-    tmp_path(cpu, sizeof cpu, "cpu.png");
-    tmp_path(png, sizeof png, "auto.png");
-    int rc = render("showcase", "--set graph.device=opencl", png);
+    scratch_path(cpu, sizeof cpu, "cpu.png");
+    scratch_path(png, sizeof png, "auto.png");
+    int rc = render_to(png, "showcase", RT " --set graph.device=opencl");
     CHECK_MSG(rc == 1 && strstr(out, "stage 'intersect-0'") && strstr(out, "hit filter"),
               "rc %d: %s", rc, out);
-    rc = render("showcase", "--set graph.device=auto --frames 2", png);
+    rc = render_to(png, "showcase", RT " --set graph.device=auto --frames 2");
     const char *note = strstr(out, "stage 'intersect-0' runs on the CPU (device = auto)");
     CHECK_MSG(rc == 0 && note, "rc %d: %s", rc, out);
     CHECK_MSG(!note || !strstr(note + 1, "stage 'intersect-0' runs on the CPU"),
               "the note comes once, not every frame: %s", out);
-    CHECK(render("showcase", "", cpu) == 0);
+    CHECK(render_to(cpu, "showcase", RT) == 0);
     CHECK(same_files(cpu, png));
 }
 
 static void test_kernel_build_failure(void)
 {
-    char png[700], extra[1400];
-    tmp_path(png, sizeof png, "x.png");
-    snprintf(extra, sizeof extra, "--plugin %s --set intersect.type=test.bad-kernel "
-             "--set intersect.device=opencl", plugin);
-    int rc = render("teapot", extra, png);
+    char png[700];
+    scratch_path(png, sizeof png, "x.png");
+    int rc = render_to(png, "teapot", RT " --plugin %s --set intersect.type=test.bad-kernel "
+                       "--set intersect.device=opencl", plugin);
     CHECK_MSG(rc == 1 && strstr(out, "stage 'intersect-0'") &&
               strstr(out, "tests/plugins/bad_kernel.cl") && strstr(out, "build log") &&
               strstr(out, "error"), "rc %d: %s", rc, out);
@@ -163,38 +144,28 @@ static void test_kernel_build_failure(void)
  * renders on the CPU. */
 static void test_no_platform(void)
 {
-    char empty[700], cpu[700], png[700], extra[1000];
-    tmp_path(empty, sizeof empty, "no-vendors");
+    char empty[700], cpu[700], png[700];
+    scratch_path(empty, sizeof empty, "no-vendors");
     mkdir(empty, 0755);
-    tmp_path(cpu, sizeof cpu, "cpu.png");
-    tmp_path(png, sizeof png, "auto.png");
+    scratch_path(cpu, sizeof cpu, "cpu.png");
+    scratch_path(png, sizeof png, "auto.png");
     setenv("OCL_ICD_VENDORS", empty, 1);
-    int rc = render("teapot", "--set graph.device=opencl", png);
+    int rc = render_to(png, "teapot", RT " --set graph.device=opencl");
     CHECK_MSG(rc == 1 && strstr(out, "no OpenCL platform") && strstr(out, empty), "rc %d: %s", rc, out);
-    snprintf(extra, sizeof extra, "--set graph.device=auto");
-    rc = render("teapot", extra, png);
+    rc = render_to(png, "teapot", RT " --set graph.device=auto");
     CHECK_MSG(rc == 0 && strstr(out, "warning") && strstr(out, "run on the CPU"), "rc %d: %s", rc, out);
     rc = run("--list-devices");
     CHECK_MSG(rc == 1 && strstr(out, "no OpenCL platform"), "rc %d: %s", rc, out);
     unsetenv("OCL_ICD_VENDORS");
-    CHECK(render("teapot", "", cpu) == 0);
+    CHECK(render_to(cpu, "teapot", RT) == 0);
     CHECK(same_files(cpu, png));
 }
 
 int main(int argc, char **argv)
 {
     (void)argc;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
-           "(they are not instrumented); the plain and UBSan builds run these tests\n");
-    return check_finish();
-#endif
-    find_tool(argv[0], "gramps-render");
-    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
+    if (!device_test_start(argv[0], "opencl")) return check_finish();
     snprintf(plugin, sizeof plugin, "%s/tests/plugins/bad_kernel.so", build_dir);
-    char cache[700];
-    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
-    setenv("POCL_CACHE_DIR", cache, 0);
     RUN(test_lists_devices);
     RUN(test_same_image_as_cpu);
     RUN(test_same_image_any_worker_count);

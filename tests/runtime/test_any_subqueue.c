@@ -5,6 +5,7 @@
  * producer blocks on full ones, under every policy and worker count. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
+#include "tests/runtime/run_graph.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -75,30 +76,26 @@ static gr_status run_set(any_params *p, gr_stage_fn reader, const gr_queue_desc 
     int red = gr_stage(g, &(gr_stage_desc){.name = "reduce", .kind = GR_THREAD, .main = reader, .user = p});
     gr_bind(g, gen, GR_BIND_OUTPUT, q);
     gr_bind(g, red, GR_BIND_INPUT, q);
-    gr_launch_opts o = {.workers = workers, .scheduler = sched, .deadlock_seconds = 20};
-    gr_status st = gr_launch(g, &o, NULL, 0);
-    if (st == GR_OK) st = gr_wait(g);
     *out = g;
-    return st;
+    return launch_and_wait(g, sched, workers, 0);
 }
 
-static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
-static const unsigned worker_counts[] = {1, 2, 3, 8};
 
 static void test_reduce_huge_any_subqueue(void)
 {
-    for (int k = 0; k < 6; k++)
-        for (int i = 0; i < 4; i++)
+    for (int k = 0; k < POLICIES; k++)
+        for (int i = 0; i < WORKER_COUNTS; i++)
             for (int dynamic = 0; dynamic <= 1; dynamic++) {
                 any_params p = {.values = 25, .lanes = 6};
                 gr_queue_desc d = {.name = "data-set", .packet_bytes = 4, .capacity = 40,
                                    .subqueues = dynamic ? 0 : 6, .dynamic_keys = dynamic};
                 gr_graph *g;
-                gr_status st = run_set(&p, reduce_huge_any, &d, schedulers[k], worker_counts[i], &g);
+                gr_status st = run_set(&p, reduce_huge_any, &d, every_policy[k], worker_counts[i],
+                                       &g);
                 CHECK_MSG(st == GR_OK && p.bad == 0 && p.seen == 25 && p.huge_windows == 6,
-                          "%s, %u workers, %s set: %s; %u bad, %u values, %u windows", schedulers[k],
-                          worker_counts[i], dynamic ? "dynamic" : "static", gr_error(g), p.bad,
-                          p.seen, p.huge_windows);
+                          "%s, %u workers, %s set: %s; %u bad, %u values, %u windows",
+                          every_policy[k], worker_counts[i], dynamic ? "dynamic" : "static",
+                          gr_error(g), p.bad, p.seen, p.huge_windows);
                 gr_graph_destroy(g);
             }
 }
@@ -107,14 +104,14 @@ static void test_reduce_huge_any_subqueue(void)
  * woken by that subqueue, not by the one it looked at last. */
 static void test_small_subqueues_one_at_a_time(void)
 {
-    for (int k = 0; k < 6; k++)
-        for (int i = 0; i < 4; i++) {
+    for (int k = 0; k < POLICIES; k++)
+        for (int i = 0; i < WORKER_COUNTS; i++) {
             any_params p = {.values = 2000, .lanes = 5};
             gr_queue_desc d = {.name = "lanes", .packet_bytes = 4, .capacity = 4, .subqueues = 5};
             gr_graph *g;
-            gr_status st = run_set(&p, read_each_any, &d, schedulers[k], worker_counts[i], &g);
+            gr_status st = run_set(&p, read_each_any, &d, every_policy[k], worker_counts[i], &g);
             CHECK_MSG(st == GR_OK && p.bad == 0 && p.seen == 2000, "%s, %u workers: %s; %u bad, "
-                      "%u values", schedulers[k], worker_counts[i], gr_error(g), p.bad, p.seen);
+                      "%u values", every_policy[k], worker_counts[i], gr_error(g), p.bad, p.seen);
             gr_graph_destroy(g);
         }
 }

@@ -7,6 +7,8 @@
 #include "gramps/gramps.h"
 #include "gramps/partition.h"
 #include "tests/check.h"
+#include "tests/runtime/run_graph.h"
+#include "tests/runtime/squares_app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,53 +17,14 @@
 
 #define N 500
 
-typedef struct app { uint64_t sum; } app;
-
-/* Thread: packets 1..N. */
-static void src(gr_ctx *c)
-{
-    for (uint32_t i = 1; i <= N; i++) {
-        gr_window w;
-        gr_reserve_out(c, 0, 1, &w);
-        *(uint32_t *)w.mem = i;
-        gr_commit_out(c, 0, 1);
-    }
-}
-
-/* Shader: squares its packet. */
-static void square(gr_ctx *c)
-{
-    uint32_t x = *(uint32_t *)gr_input(c, NULL);
-    *(uint64_t *)gr_output(c, 0) = (uint64_t)x * x;
-}
-
-/* Thread: adds everything up. */
-static void sink(gr_ctx *c)
-{
-    app *a = gr_user(c);
-    gr_window w;
-    while (gr_reserve(c, 0, 1, &w) != GR_NOMORE) {
-        a->sum += *(uint64_t *)w.mem;
-        gr_commit(c, 0, 1);
-    }
-}
-
 /* src -> square -> sink, launched under Static with the given partition options; the
  * launch status in *status, the graph (to destroy) returned. */
-static gr_graph *run(const char *method, int ilp_ms, unsigned workers, app *a, gr_status *status)
+static gr_graph *run(const char *method, int ilp_ms, unsigned workers, squares_app *a,
+                     gr_status *status)
 {
-    *a = (app){0};
-    gr_graph *g = gr_graph_create();
-    int q0 = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4, .capacity = 4});
-    int q1 = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8, .capacity = 4});
-    int s0 = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD, .main = src});
-    int s1 = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square});
-    int s2 = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = sink, .user = a});
-    gr_bind(g, s0, GR_BIND_OUTPUT, q0);
-    gr_bind(g, s1, GR_BIND_INPUT, q0);
-    gr_bind(g, s1, GR_BIND_OUTPUT, q1);
-    gr_bind(g, s2, GR_BIND_INPUT, q1);
-    int start[] = {s0, s2};
+    *a = (squares_app){.n = N};
+    gr_graph *g = squares_graph(a);
+    int start[] = {0, 2};
     gr_launch_opts o = {.workers = workers, .scheduler = "static", .partition = method,
                         .ilp_ms = ilp_ms};
     *status = gr_launch(g, &o, start, 2);
@@ -69,7 +32,7 @@ static gr_graph *run(const char *method, int ilp_ms, unsigned workers, app *a, g
     return g;
 }
 
-static const uint64_t expected = (uint64_t)N * (N + 1) * (2 * N + 1) / 6;
+static const uint64_t expected = SQUARES_SUM(N);
 
 /* Loads 3, 3, 2, 2, 2 on 2 parts: LPT makes 3+2+2 = 7, the optimum is 6 (3+3, 2+2+2). */
 static void test_ilp_beats_lpt(void)
@@ -100,7 +63,7 @@ static void test_ilp_beats_lpt(void)
 static void test_same_result_as_metis(void)
 {
     for (unsigned workers = 1; workers <= 3; workers++) {
-        app a, b;
+        squares_app a, b;
         gr_status sa, sb;
         gr_graph *ga = run("ilp", 0, workers, &a, &sa), *gb = run("metis", 0, workers, &b, &sb);
         CHECK_MSG(sa == GR_OK && sb == GR_OK, "%u workers: %s / %s", workers, gr_error(ga), gr_error(gb));
@@ -128,7 +91,7 @@ static void test_no_time_falls_back(void)
     int saved = dup(2);
     FILE *capture = tmpfile();
     CHECK(saved >= 0 && capture && dup2(fileno(capture), 2) >= 0);
-    app a;
+    squares_app a;
     gr_status s;
     gr_graph *g = run("ilp", 0, 2, &a, &s);
     fflush(stderr);
@@ -150,7 +113,7 @@ static void test_no_time_falls_back(void)
 
 static void test_bad_options(void)
 {
-    app a;
+    squares_app a;
     gr_status s;
     gr_graph *g = run("simplex", 0, 2, &a, &s);
     CHECK_MSG(s == GR_ERR_INVALID && strstr(gr_error(g), "'simplex'") &&

@@ -7,6 +7,8 @@
 #include "gramps/gramps.h"
 #include "gramps/partition.h"
 #include "tests/check.h"
+#include "tests/runtime/run_graph.h"
+#include "tests/runtime/squares_app.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,58 +19,11 @@
 
 #define N 2000
 
-typedef struct app { uint64_t sum; uint32_t n; } app;
-
-/* Thread: N packets 1..N, one reserve/commit each. */
-static void src(gr_ctx *c)
-{
-    app *a = gr_user(c);
-    for (uint32_t i = 1; i <= a->n; i++) {
-        gr_window w;
-        gr_reserve_out(c, 0, 1, &w);
-        *(uint32_t *)w.mem = i;
-        gr_commit_out(c, 0, 1);
-    }
-}
-
-/* Shader: squares its packet. */
-static void square(gr_ctx *c)
-{
-    uint32_t x = *(uint32_t *)gr_input(c, NULL);
-    *(uint64_t *)gr_output(c, 0) = (uint64_t)x * x;
-}
-
-/* Thread: adds everything up. */
-static void sink(gr_ctx *c)
-{
-    app *a = gr_user(c);
-    gr_window w;
-    while (gr_reserve(c, 0, 1, &w) != GR_NOMORE) {
-        a->sum += *(uint64_t *)w.mem;
-        gr_commit(c, 0, 1);
-    }
-}
-
-static gr_graph *build(app *a)
-{
-    gr_graph *g = gr_graph_create();
-    int q0 = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4, .capacity = 4});
-    int q1 = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8, .capacity = 4});
-    int s0 = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD, .main = src, .user = a});
-    int s1 = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square});
-    int s2 = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = sink, .user = a});
-    gr_bind(g, s0, GR_BIND_OUTPUT, q0);
-    gr_bind(g, s1, GR_BIND_INPUT, q0);
-    gr_bind(g, s1, GR_BIND_OUTPUT, q1);
-    gr_bind(g, s2, GR_BIND_INPUT, q1);
-    return g;
-}
-
-static gr_graph *run(const char *sched, unsigned workers, app *a, bool journal,
+static gr_graph *run(const char *sched, unsigned workers, squares_app *a, bool journal,
                      const gr_profile *prof)
 {
-    *a = (app){.n = N};
-    gr_graph *g = build(a);
+    *a = (squares_app){.n = N};
+    gr_graph *g = squares_graph(a);
     int start[] = {0, 2};
     gr_launch_opts o = {.workers = workers, .scheduler = sched, .journal = journal,
                         .profile = prof};
@@ -78,15 +33,13 @@ static gr_graph *run(const char *sched, unsigned workers, app *a, bool journal,
     return g;
 }
 
-static const uint64_t expected = (uint64_t)N * (N + 1) * (2 * N + 1) / 6;
-static const char *const all[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
-#define NALL ((int)(sizeof all / sizeof *all))
+static const uint64_t expected = SQUARES_SUM(N);
 
 static void test_unknown_name(void)
 {
     CHECK(gr_scheduler_known("static") && !gr_scheduler_known("fifo") && !gr_scheduler_known(""));
-    app a;
-    gr_graph *g = build(&a);
+    squares_app a;
+    gr_graph *g = squares_graph(&a);
     int start[] = {0, 2};
     gr_launch_opts o = {.workers = 1, .scheduler = "round-robin"};
     CHECK(gr_launch(g, &o, start, 2) == GR_ERR_INVALID);
@@ -98,14 +51,15 @@ static void test_unknown_name(void)
 /* Every policy computes the same sum at 1, 2 and 3 workers, and says it ran. */
 static void test_same_results(void)
 {
-    for (int k = 0; k < NALL; k++)
+    for (int k = 0; k < POLICIES; k++)
         for (unsigned w = 1; w <= 3; w++) {
-            app a;
-            gr_graph *g = run(all[k], w, &a, false, NULL);
-            CHECK_MSG(a.sum == expected, "%s, %u workers: sum %llu", all[k], w,
+            squares_app a;
+            gr_graph *g = run(every_policy[k], w, &a, false, NULL);
+            CHECK_MSG(a.sum == expected, "%s, %u workers: sum %llu", every_policy[k], w,
                       (unsigned long long)a.sum);
             const gr_stats *st = gr_get_stats(g);
-            CHECK(st && !strcmp(st->scheduler, all[k]) && !strcmp(gr_scheduler_of(g), all[k]));
+            CHECK(st && !strcmp(st->scheduler, every_policy[k]) &&
+                  !strcmp(gr_scheduler_of(g), every_policy[k]));
             gr_graph_destroy(g);
         }
 }
@@ -114,7 +68,7 @@ static void test_same_results(void)
  * GRAMPS it runs on past the low watermark instead. */
 static void test_task_stealing_work_first(void)
 {
-    app a;
+    squares_app a;
     gr_graph *g = run("task-stealing", 1, &a, false, NULL);
     const gr_stats *st = gr_get_stats(g);
     CHECK_MSG(st && st->stages[0].preemptions >= N, "src preempted %llu times for %d packets",
@@ -174,13 +128,13 @@ static void idle_workers_steal(const char *sched)
 {
     for (unsigned workers = 2; workers <= 4; workers += 2)
         for (int idle = 0; idle <= 70; idle += 70) {
-            app a = {.n = 64};
+            squares_app a = {.n = 64};
             meeting m = {0};
             gr_graph *g = gr_graph_create();
             int q = gr_queue(g, &(gr_queue_desc){.name = "numbers", .packet_bytes = 4,
                                                  .capacity = 64});
             int s0 = gr_stage(g, &(gr_stage_desc){.name = "src", .kind = GR_THREAD,
-                                                  .main = src, .user = &a});
+                                                  .main = squares_source, .user = &a});
             int s1 = gr_stage(g, &(gr_stage_desc){.name = "meet", .kind = GR_SHADER,
                                                   .main = meet, .user = &m,
                                                   .priority = 1000});
@@ -200,8 +154,8 @@ static void idle_workers_steal(const char *sched)
 
 static void test_idle_workers_steal(void)
 {
-    for (int k = 0; k < NALL; k++)
-        if (strcmp(all[k], "static")) idle_workers_steal(all[k]);
+    for (int k = 0; k < POLICIES; k++)
+        if (strcmp(every_policy[k], "static")) idle_workers_steal(every_policy[k]);
 }
 
 /* One stage at a time: the producer finishes before its consumer starts, so its queue
@@ -209,7 +163,7 @@ static void test_idle_workers_steal(void)
 static void test_breadth_first_whole_stages(void)
 {
     for (unsigned w = 1; w <= 2; w++) {
-        app a;
+        squares_app a;
         gr_graph *g = run("breadth-first", w, &a, false, NULL);
         const gr_stats *st = gr_get_stats(g);
         CHECK_MSG(st && st->queues[0].reserved_peak_packets == N && st->queues[1].reserved_peak_packets == N,
@@ -245,7 +199,7 @@ static void workers_per_stage(gr_graph *g, int owner[3])
 /* No stealing: each stage's tasks all ran on one worker, with or without a profile. */
 static void test_static_stays_put(void)
 {
-    app a;
+    squares_app a;
     gr_graph *prof_run = run("gramps", 2, &a, false, NULL);
     gr_profile *p = gr_profile_take(prof_run);
     CHECK(p != NULL);

@@ -5,6 +5,7 @@
  * subqueue); a key with no subqueue fails the run naming the set. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
+#include "tests/runtime/run_graph.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,7 +14,6 @@
 #define LANES 5
 #define PACKETS 3000
 
-static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
 
 typedef struct item { uint64_t key; uint32_t lane, seq; } item;
 
@@ -82,24 +82,17 @@ static gr_graph *build(lanes *l)
     return g;
 }
 
-static gr_status run(gr_graph *g, const char *sched, unsigned workers)
-{
-    gr_launch_opts o = {.workers = workers, .scheduler = sched, .deadlock_seconds = 20};
-    gr_status st = gr_launch(g, &o, NULL, 0);
-    return st == GR_OK ? gr_wait(g) : st;
-}
-
 static void one_per_subqueue(bool dynamic)
 {
-    for (size_t k = 0; k < sizeof schedulers / sizeof *schedulers; k++)
+    for (int k = 0; k < POLICIES; k++)
         for (unsigned w = 1; w <= 3; w++) {
             lanes l = {.dynamic = dynamic, .packets = PACKETS};
             gr_graph *g = build(&l);
-            gr_status st = run(g, schedulers[k], w);
-            CHECK_MSG(st == GR_OK, "%s, %u workers: %s", schedulers[k], w, gr_error(g));
+            gr_status st = launch_and_wait(g, every_policy[k], w, 0);
+            CHECK_MSG(st == GR_OK, "%s, %u workers: %s", every_policy[k], w, gr_error(g));
             CHECK_MSG(atomic_load(&l.overlaps) == 0 && atomic_load(&l.out_of_order) == 0 &&
                       atomic_load(&l.seen) == PACKETS, "%s, %u workers: %u overlaps, %u out of "
-                      "order, %u of %u packets", schedulers[k], w, atomic_load(&l.overlaps),
+                      "order, %u of %u packets", every_policy[k], w, atomic_load(&l.overlaps),
                       atomic_load(&l.out_of_order), atomic_load(&l.seen), PACKETS);
             gr_graph_destroy(g);
         }
@@ -151,7 +144,7 @@ static void add_lane(gr_ctx *c)
 
 static void test_pushed_into_the_set(void)
 {
-    for (size_t k = 0; k < sizeof schedulers / sizeof *schedulers; k++)
+    for (int k = 0; k < POLICIES; k++)
         for (unsigned w = 1; w <= 3; w++) {
             pushed p = {.packets = 4000};
             gr_graph *g = gr_graph_create();
@@ -166,11 +159,13 @@ static void test_pushed_into_the_set(void)
             gr_bind(g, s1, GR_BIND_INPUT, a);
             gr_bind(g, s1, GR_BIND_PUSH, set);
             gr_bind(g, s2, GR_BIND_INPUT, set);
-            CHECK_MSG(run(g, schedulers[k], w) == GR_OK, "%s: %s", schedulers[k], gr_error(g));
+            CHECK_MSG(launch_and_wait(g, every_policy[k], w, 0) == GR_OK, "%s: %s", every_policy[k],
+                      gr_error(g));
             CHECK_MSG(atomic_load(&p.overlaps) == 0 && atomic_load(&p.wrong_lane) == 0 &&
                       atomic_load(&p.sum) == 4000ull * 3999 / 2, "%s, %u workers: %u overlaps, "
-                      "%u in the wrong lane, sum %llu", schedulers[k], w, atomic_load(&p.overlaps),
-                      atomic_load(&p.wrong_lane), (unsigned long long)atomic_load(&p.sum));
+                      "%u in the wrong lane, sum %llu", every_policy[k], w,
+                      atomic_load(&p.overlaps), atomic_load(&p.wrong_lane),
+                      (unsigned long long)atomic_load(&p.sum));
             gr_graph_destroy(g);
         }
 }
@@ -179,7 +174,7 @@ static void test_key_past_the_set(void)
 {
     lanes l = {.packets = 40, .bad_key = LANES + 2};
     gr_graph *g = build(&l);
-    CHECK(run(g, "gramps", 2) == GR_ERR_INVALID);
+    CHECK(launch_and_wait(g, "gramps", 2, 0) == GR_ERR_INVALID);
     CHECK_MSG(strstr(gr_error(g), "'lanes'") && strstr(gr_error(g), "subqueue 7 does not exist"),
               "%s", gr_error(g));
     gr_graph_destroy(g);

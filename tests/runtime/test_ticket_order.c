@@ -6,6 +6,7 @@
  * with a message naming the stage and queue. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
+#include "tests/runtime/run_graph.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -65,37 +66,16 @@ static void collect(gr_ctx *c)
 /* gen -> work -> shade (ticket_order) -> results (ordered set) -> collect[key] */
 static gr_graph *ticket_graph(order_params *p, uint32_t capacity, bool tickets)
 {
-    gr_graph *g = gr_graph_create();
     gr_queue_desc work = {.name = "work", .packet_bytes = sizeof(item), .capacity = 16};
     gr_queue_desc res = {.name = "results", .packet_bytes = sizeof(item), .capacity = capacity,
                          .subqueues = KEYS, .ordered = true};
-    int qw = gr_queue(g, &work), qr = gr_queue(g, &res);
-    int sg = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen, .user = p});
-    int ss = gr_stage(g, &(gr_stage_desc){.name = "shade", .kind = GR_SHADER, .main = shade,
-                                          .ticket_order = tickets});
-    int sc = gr_stage(g, &(gr_stage_desc){.name = "collect", .kind = GR_THREAD, .main = collect,
-                                          .user = p, .instanced = true});
-    gr_bind(g, sg, GR_BIND_OUTPUT, qw);
-    gr_bind(g, ss, GR_BIND_INPUT, qw);
-    gr_bind(g, ss, GR_BIND_OUTPUT, qr);
-    gr_bind(g, sc, GR_BIND_INPUT, qr);
-    return g;
-}
-
-static gr_status launch(gr_graph *g, const char *sched, unsigned workers, unsigned simulate)
-{
-    gr_launch_opts o = {.workers = workers, .scheduler = sched, .simulate = simulate,
-                        .deadlock_seconds = 20};
-    gr_status st = gr_launch(g, &o, NULL, 0);
-    return st == GR_OK ? gr_wait(g) : st;
-}
-
-static const char *const schedulers[] = {"gramps", "task-stealing", "breadth-first", "static", "qes", "pss"};
-
-/* Task-Stealing and Breadth-First run without capacity bounds (Sanchez's policies). */
-static bool has_backpressure(const char *sched)
-{
-    return strcmp(sched, "task-stealing") && strcmp(sched, "breadth-first");
+    return chain_graph(&work, &res,
+                       &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen, .user = p},
+                       &(gr_stage_desc){.name = "shade", .kind = GR_SHADER, .main = shade,
+                                        .ticket_order = tickets},
+                       GR_BIND_OUTPUT,
+                       &(gr_stage_desc){.name = "collect", .kind = GR_THREAD, .main = collect,
+                                        .user = p, .instanced = true});
 }
 
 /* Results expected per key: the sequence numbers of that key not discarded. */
@@ -110,7 +90,7 @@ static void run_once(const char *sched, unsigned workers, unsigned simulate, uin
 {
     order_params p = {.packets = PACKETS};
     gr_graph *g = ticket_graph(&p, capacity, true);
-    gr_status st = launch(g, sched, workers, simulate);
+    gr_status st = launch_and_wait(g, sched, workers, simulate);
     CHECK_MSG(st == GR_OK, "%s, %u workers: %s", sched, workers, gr_error(g));
     uint64_t want[KEYS];
     expected(PACKETS, want);
@@ -123,7 +103,7 @@ static void run_once(const char *sched, unsigned workers, unsigned simulate, uin
               simulate, (unsigned long long)p.out_of_order, (unsigned long long)p.wrong_key);
     const gr_stats *stats = gr_get_stats(g);
     for (int q = 0; stats && q < stats->nqueues; q++)
-        if (!strcmp(stats->queues[q].name, "results") && has_backpressure(sched))
+        if (!strcmp(stats->queues[q].name, "results") && gr_scheduler_bounded(sched))
             CHECK_MSG(stats->queues[q].reserved_peak_packets <= (uint64_t)capacity * KEYS,
                       "%s: %llu result slots reserved at once, capacity %u x %d", sched,
                       (unsigned long long)stats->queues[q].reserved_peak_packets, capacity, KEYS);
@@ -132,20 +112,19 @@ static void run_once(const char *sched, unsigned workers, unsigned simulate, uin
 
 static void test_ticket_order_every_policy_and_worker_count(void)
 {
-    static const unsigned workers[] = {1, 2, 3, 8};
-    for (int k = 0; k < 6; k++)
-        for (int i = 0; i < 4; i++) run_once(schedulers[k], workers[i], 0, 4);
+    for (int k = 0; k < POLICIES; k++)
+        for (int i = 0; i < WORKER_COUNTS; i++) run_once(every_policy[k], worker_counts[i], 0, 4);
 }
 
 static void test_ticket_order_simulated_workers(void)
 {
-    for (int k = 0; k < 6; k++) run_once(schedulers[k], 1, 16, 4);
+    for (int k = 0; k < POLICIES; k++) run_once(every_policy[k], 1, 16, 4);
 }
 
 /* One slot per key: each task must wait for the one before it to be read. */
 static void test_capacity_one_does_not_deadlock(void)
 {
-    for (int k = 0; k < 6; k++) run_once(schedulers[k], 3, 0, 1);
+    for (int k = 0; k < POLICIES; k++) run_once(every_policy[k], 3, 0, 1);
 }
 
 /* Without tickets an ordered output from an unordered input has no order to keep. */
@@ -153,7 +132,7 @@ static void test_without_tickets_refused(void)
 {
     order_params p = {.packets = 10};
     gr_graph *g = ticket_graph(&p, 4, false);
-    CHECK(launch(g, "gramps", 1, 0) == GR_ERR_INVALID);
+    CHECK(launch_and_wait(g, "gramps", 1, 0) == GR_ERR_INVALID);
     CHECK_MSG(strstr(gr_error(g), "input queue 'work' is not ordered"), "%s", gr_error(g));
     gr_graph_destroy(g);
 }
@@ -164,52 +143,49 @@ static void dummy_shader(gr_ctx *c) { (void)gr_input(c, NULL); }
  * flag on a Thread stage. */
 static void test_bad_graphs_refused(void)
 {
-    gr_graph *g = gr_graph_create();
     gr_queue_desc a = {.name = "a", .packet_bytes = sizeof(item)};
     gr_queue_desc b = {.name = "b", .packet_bytes = sizeof(item)};
     gr_queue_desc c = {.name = "c", .packet_bytes = sizeof(item), .ordered = true};
-    int qa = gr_queue(g, &a), qb = gr_queue(g, &b), qc = gr_queue(g, &c);
     order_params p = {.packets = 4};
-    int sg = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen, .user = &p});
+    gr_stage_desc source = {.name = "gen", .kind = GR_THREAD, .main = gen, .user = &p};
+    gr_stage_desc sink = {.name = "sink", .kind = GR_THREAD, .main = collect, .user = &p};
+
+    /* gen -> a -> first -> b -> second (tickets) -> c -> sink */
+    gr_graph *g = gr_graph_create();
+    int qa = gr_queue(g, &a), qb = gr_queue(g, &b), qc = gr_queue(g, &c);
+    int sg = gr_stage(g, &source);
     int s1 = gr_stage(g, &(gr_stage_desc){.name = "first", .kind = GR_SHADER, .main = dummy_shader});
     int s2 = gr_stage(g, &(gr_stage_desc){.name = "second", .kind = GR_SHADER, .main = dummy_shader,
                                           .ticket_order = true});
-    int sc = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = collect, .user = &p});
+    int sc = gr_stage(g, &sink);
     gr_bind(g, sg, GR_BIND_OUTPUT, qa);
     gr_bind(g, s1, GR_BIND_INPUT, qa);
     gr_bind(g, s1, GR_BIND_INPLACE, qb);
     gr_bind(g, s2, GR_BIND_INPUT, qb);
     gr_bind(g, s2, GR_BIND_INPLACE, qc);
     gr_bind(g, sc, GR_BIND_INPUT, qc);
-    CHECK(launch(g, "gramps", 1, 0) == GR_ERR_INVALID);
+    CHECK(launch_and_wait(g, "gramps", 1, 0) == GR_ERR_INVALID);
     CHECK_MSG(strstr(gr_error(g), "Shader stage 'second' orders its output by tickets") &&
               strstr(gr_error(g), "'b' is not"), "%s", gr_error(g));
     gr_graph_destroy(g);
 
-    g = gr_graph_create();
-    qa = gr_queue(g, &a);
-    qb = gr_queue(g, &b);
-    sg = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen, .user = &p});
-    s2 = gr_stage(g, &(gr_stage_desc){.name = "shade", .kind = GR_SHADER, .main = dummy_shader,
-                                      .ticket_order = true});
-    sc = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = collect, .user = &p});
-    gr_bind(g, sg, GR_BIND_OUTPUT, qa);
-    gr_bind(g, s2, GR_BIND_INPUT, qa);
-    gr_bind(g, s2, GR_BIND_INPLACE, qb);
-    gr_bind(g, sc, GR_BIND_INPUT, qb);
-    CHECK(launch(g, "gramps", 1, 0) == GR_ERR_INVALID);
+    g = chain_graph(&a, &b, &source,
+                    &(gr_stage_desc){.name = "shade", .kind = GR_SHADER, .main = dummy_shader,
+                                     .ticket_order = true},
+                    GR_BIND_INPLACE, &sink);
+    CHECK(launch_and_wait(g, "gramps", 1, 0) == GR_ERR_INVALID);
     CHECK_MSG(strstr(gr_error(g), "'shade' orders its output by tickets, which needs exactly one "
                      "ordered output queue"), "%s", gr_error(g));
     gr_graph_destroy(g);
 
     g = gr_graph_create();
     qa = gr_queue(g, &a);
-    sg = gr_stage(g, &(gr_stage_desc){.name = "gen", .kind = GR_THREAD, .main = gen, .user = &p,
-                                      .ticket_order = true});
-    sc = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = collect, .user = &p});
+    source.ticket_order = true;
+    sg = gr_stage(g, &source);
+    sc = gr_stage(g, &sink);
     gr_bind(g, sg, GR_BIND_OUTPUT, qa);
     gr_bind(g, sc, GR_BIND_INPUT, qa);
-    CHECK(launch(g, "gramps", 1, 0) == GR_ERR_INVALID);
+    CHECK(launch_and_wait(g, "gramps", 1, 0) == GR_ERR_INVALID);
     CHECK_MSG(strstr(gr_error(g), "Thread stage 'gen' asks for ticket-ordered output"), "%s", gr_error(g));
     gr_graph_destroy(g);
 }

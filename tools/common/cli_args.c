@@ -1,6 +1,7 @@
 /* cli_args.c — command-line values (see cli_args.h). */
 #include "tools/common/cli_args.h"
 
+#include "gramps/gramps.h"
 #include "scenes/limits.h"
 
 #include <ctype.h>
@@ -31,4 +32,33 @@ bool io_parse_size(const char *s, int *w, int *h)
     *w = (int)a;
     *h = (int)b;
     return true;
+}
+
+int io_bad_flag(const char *prog, const char *flag, const char *value, const char *why)
+{
+    fprintf(stderr, "%s: %s '%s': %s\n", prog, flag, value ? value : "", why);
+    return 2;
+}
+
+int io_parse_flags(int argc, char **argv, const io_program *p)
+{
+    opterr = 0;
+    int c, idx = -1;
+    while ((c = getopt_long(argc, argv, p->shorts, p->longs, &idx)) != -1) {
+        char flag[40];
+        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", p->longs[idx].name);
+        else snprintf(flag, sizeof flag, "-%c", c);
+        idx = -1;
+        if (c == 'h') { p->usage(stdout); return -1; }
+        if (p->version_code && c == p->version_code) {
+            printf("%s %s\n", p->prog, GR_VERSION);
+            return -1;
+        }
+        const char *opt = argv[optind - 1];
+        if (c == '?') return io_bad_flag(p->prog, "option", opt, "unknown option (see --help)");
+        if (c == ':') return io_bad_flag(p->prog, "option", opt, "needs a value");
+        int rc = p->flag(p->ctx, c, optarg, flag);
+        if (rc) return rc;
+    }
+    return 0;
 }

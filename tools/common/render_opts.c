@@ -16,8 +16,7 @@
 
 int ro_bad_flag(const ro_options *o, const char *flag, const char *value, const char *why)
 {
-    fprintf(stderr, "%s: %s '%s': %s\n", o->prog, flag, value ? value : "", why);
-    return 2;
+    return io_bad_flag(o->prog, flag, value, why);
 }
 
 int ro_init(ro_options *o, const char *prog, int argc)
@@ -294,20 +293,9 @@ int ro_parse_args(ro_options *o, int argc, char **argv, const ro_program *p)
 {
     char shorts[64];
     snprintf(shorts, sizeof shorts, ":" RO_SHORT_OPTIONS "%s", p->shorts);
-    opterr = 0;
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, shorts, p->longs, &idx)) != -1) {
-        char flag[40];
-        if (idx >= 0) snprintf(flag, sizeof flag, "--%s", p->longs[idx].name);
-        else snprintf(flag, sizeof flag, "-%c", c);
-        idx = -1;
-        if (c == 'h') { p->usage(stdout); return -1; }
-        if (c == p->version_code) { printf("%s %s\n", o->prog, GR_VERSION); return -1; }
-        if (c == '?') return ro_bad_flag(o, "option", argv[optind - 1], "unknown option (see --help)");
-        if (c == ':') return ro_bad_flag(o, "option", argv[optind - 1], "needs a value");
-        int rc = p->flag(p->ctx, c, optarg, flag);
-        if (rc) return rc;
-    }
+    io_program q = {o->prog, shorts, p->longs, p->version_code, p->usage, p->flag, p->ctx};
+    int rc = io_parse_flags(argc, argv, &q);
+    if (rc) return rc;
     if (optind < argc) {
         o->scene = argv[optind++];
         o->scene_given = true;
