@@ -10,7 +10,7 @@
 
 _Static_assert(sizeof(plrt_shade_material) == 32, "shade.cl's material_t is 32 bytes");
 _Static_assert(sizeof(plrt_shade_info) == 32 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
-_Static_assert(sizeof(plrt_shade_result) == 88 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
+_Static_assert(sizeof(plrt_shade_result) == 96 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
 /* The scene's normals, indices and per-triangle materials on the device. */
@@ -99,7 +99,8 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
     plrt_shade_material *table = malloc((nm + 1) * sizeof *table);
     plrt_shade_info info = {.nmaterials = (uint32_t)nm, .nlights = (uint32_t)env->nlights,
                             .ntriangles = (uint32_t)env->geo->ntriangles,
-                            .has_materials = env->geo->materials != NULL, .ambient = env->ambient};
+                            .has_materials = env->geo->materials != NULL, .ambient = env->ambient,
+                            .eps = env->eps};
     for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
     if (!table) {
         snprintf(err, CP_ERR_MAX, "out of memory");

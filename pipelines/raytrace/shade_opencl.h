@@ -15,7 +15,7 @@ typedef struct plrt_shade_material {
 } plrt_shade_material;
 typedef struct plrt_shade_info {
     uint32_t nmaterials, nlights, ntriangles, has_materials;
-    float ambient, pad[3];
+    float ambient, eps, pad[2];
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
 typedef struct plrt_shade_result {
@@ -25,6 +25,10 @@ typedef struct plrt_shade_result {
     rt_ray reflected;                     /* its direction only: the origin is the host's */
     float reflect_weight[3];
     float light_color[SH_MAX_LIGHTS][3];
+    /* Where the kernel appended the lit lights' shadow rays (in light order) and the
+     * mirror ray on the device, as positions for cp_device_appended; AC_NO_ENTRY: it
+     * did not (the queue is on the host, or full), the host makes them. */
+    uint32_t shadow_at, reflect_at;
 } plrt_shade_result;
 
 extern const cp_resource_type plrt_device_shading_resource;
@@ -47,6 +51,9 @@ void plrt_shade_device_free(plrt_shade_device *d);
 /* The kernel's buffer arguments. */
 int plrt_shade_device_buffers(const plrt_shade_device *d,
                               const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+/* The kernel's appends (cp_kernel.appends): shadow rays, at most a light each, and the
+ * mirror ray, each a ray on the device and the rest of its element on the host. */
+enum { PLRT_APPEND_SHADOW, PLRT_APPEND_REFLECT };
 /* What sh_ray_shade_cone gives for the hit, from the kernel's result: the shadow rays and
  * the mirror ray's origin made from the hit point and normal as ray_shading.c makes them. */
 void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out);

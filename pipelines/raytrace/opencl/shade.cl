@@ -1,8 +1,11 @@
 /* shade.cl — rt.shade's OpenCL kernel: Blinn-Phong at a hit, for scenes whose materials
  * have no textures, no metallic-roughness model and no blending (shade_opencl.c says
  * which it refuses). One work-item per ray; it writes the ambient term, the hit point
- * and normal (the host makes each shadow ray from them, as shaders/ray_shading.c does),
- * each lit light's term and the mirror ray. The host (rt.shade's emit) pushes them.
+ * and normal, each lit light's term and the mirror ray. Where rt.shadow and
+ * rt.intersect run on the device too, it appends the shadow rays and the mirror ray
+ * to their queues' device memory (accel/opencl.h, ac_append) and says where; the host
+ * (rt.shade's emit) pushes them, making on the host, as shaders/ray_shading.c does, the
+ * rays it could not append.
  *
  * Same bits as shaders/ray_shading.c: every operation in the C order, no contraction
  * into FMAs, divisions and square roots correctly rounded (the build options), and
@@ -21,10 +24,62 @@ typedef struct { ray_t ray; float weight[3]; uint pixel, depth; hit_t hit; float
 /* pipelines/raytrace/shade_opencl.h: plrt_shade_material, plrt_shade_info, plrt_shade_result */
 typedef struct { float albedo[3], reflectivity, specular, specular_exponent, pad[2]; } material_t;
 typedef struct { float position[3], color[3]; } light_t;
-typedef struct { uint nmaterials, nlights, ntriangles, has_materials; float ambient, pad[3];
+typedef struct { uint nmaterials, nlights, ntriangles, has_materials; float ambient, eps, pad[2];
                  light_t lights[MAX_LIGHTS]; } shade_info;
 typedef struct { float direct[3], p[3], n[3]; uint lit; uint reflect; ray_t reflected;
-                 float reflect_weight[3]; float light_color[MAX_LIGHTS][3]; } shade_result;
+                 float reflect_weight[3]; float light_color[MAX_LIGHTS][3];
+                 uint shadow_at, reflect_at; } shade_result;
+/* accel/opencl.h: AC_APPEND_SLOTS, the append counter and slots of a launch */
+#define APPEND_SLOTS 64
+typedef struct { uint counter, limit, per_slot, nslots; uint slots[APPEND_SLOTS]; } append_ctl;
+
+/* The first of `count` positions appended, or NO_HIT when they do not all fit. */
+static uint append(global append_ctl *c, uint count)
+{
+    if (count == 0 || c->limit == 0) return NO_HIT;
+    const uint at = atomic_add(&c->counter, count);
+    return at <= c->limit - count && count <= c->limit ? at : NO_HIT;
+}
+
+static global ray_t *entry(global ray_t *entries, global const append_ctl *c, uint at)
+{
+    return entries + c->slots[at / c->per_slot] * c->per_slot + at % c->per_slot;
+}
+
+/* ray_shading.c's push_shadow and mirror origin: p + n eps, tmin 0. */
+static void offset_origin(const shade_result *r, float eps, ray_t *out)
+{
+    for (int i = 0; i < 3; i++) out->org[i] = r->p[i] + r->n[i] * eps;
+    out->tmin = 0.0f;
+}
+
+/* The lit lights' shadow rays, in light order, as shade_opencl.c's plrt_shade_result_of
+ * makes them; r->shadow_at says where (NO_HIT: the host makes them). */
+static void append_shadows(shade_result *r, global const shade_info *info, global ray_t *entries,
+                           global append_ctl *c)
+{
+    r->shadow_at = append(c, popcount(r->lit));
+    if (r->shadow_at == NO_HIT) return;
+    uint k = 0;
+    for (uint l = 0; l < info->nlights && l < MAX_LIGHTS; l++) {
+        if (!(r->lit >> l & 1)) continue;
+        ray_t s;
+        offset_origin(r, info->eps, &s);
+        for (int i = 0; i < 3; i++) s.dir[i] = info->lights[l].position[i] - r->p[i];
+        s.tmax = 0.9999f;
+        *entry(entries, c, r->shadow_at + k++) = s;
+    }
+}
+
+static void append_reflection(shade_result *r, float eps, global ray_t *entries, global append_ctl *c)
+{
+    r->reflect_at = append(c, r->reflect ? 1 : 0);
+    if (r->reflect_at == NO_HIT) return;
+    ray_t m = r->reflected;
+    offset_origin(r, eps, &m);
+    m.tmax = INFINITY;
+    *entry(entries, c, r->reflect_at) = m;
+}
 
 static float dot3(const float *a, const float *b)
 {
@@ -68,7 +123,9 @@ static int blinn_phong(const float *p, const float *n, const float *view, const 
 kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result *results,
                      global const float *normals, global const uint *indices,
                      global const uint *materials, global const material_t *table,
-                     global const shade_info *info)
+                     global const shade_info *info, global ray_t *shadow_entries,
+                     global append_ctl *shadow_ctl, global ray_t *reflect_entries,
+                     global append_ctl *reflect_ctl)
 {
     const size_t i = get_global_id(0);
     if (i >= n) return;
@@ -76,6 +133,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result
     shade_result r;
     r.lit = 0;
     r.reflect = 0;
+    r.shadow_at = r.reflect_at = NO_HIT;
     if (h.hit.prim == NO_HIT || h.hit.prim >= info->ntriangles) {   /* the host handles these */
         results[i] = r;
         return;
@@ -109,5 +167,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result
         for (int k = 0; k < 3; k++) r.reflected.dir[k] = d[k] - 2.0f * dn * r.n[k];
         for (int k = 0; k < 3; k++) r.reflect_weight[k] = h.weight[k] * m.reflectivity;
     }
+    append_shadows(&r, info, shadow_entries, shadow_ctl);
+    append_reflection(&r, info->eps, reflect_entries, reflect_ctl);
     results[i] = r;
 }
