@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #define AC_ERR_MAX 8192            /* room for a kernel's build log */
-#define AC_MAX_BUFFERS 8           /* buffer arguments after a kernel's fixed ones */
+#define AC_MAX_BUFFERS 12          /* buffer arguments after a kernel's fixed ones */
 
 /* The device every placed stage runs on: the first device of the first platform that
  * has one, or the one GRAMPS_OPENCL_DEVICE=P.D names (platform P, device D, as

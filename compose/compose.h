@@ -217,7 +217,7 @@ typedef enum cp_instancing {
  * coalescing, keys and in-place forwarding keep their meaning. The input must be a
  * Collection queue. */
 struct ac_buffer;
-#define CP_KERNEL_BUFFERS 8
+#define CP_KERNEL_BUFFERS 12
 #define CP_KERNEL_APPENDS 2
 /* A push output whose new elements the kernel may make on the device (docs/opencl.md,
  * appends): when the queue's only reader runs on the device too, each launch appends

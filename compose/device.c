@@ -10,6 +10,8 @@
 #include <string.h>
 
 _Static_assert(CP_DEVICE_BATCH <= AC_MAX_SPANS, "a batch's packets fit one launch's spans");
+_Static_assert(CP_KERNEL_BUFFERS == AC_MAX_BUFFERS, "a stage's buffers are a launch's");
+_Static_assert(CP_KERNEL_APPENDS <= AC_MAX_APPENDS, "a stage's appends fit a launch");
 
 /* One worker's batch: the results of one launch over every packet's elements, and
  * where each packet's are. */

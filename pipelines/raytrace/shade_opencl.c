@@ -4,18 +4,26 @@
 #include "accel/opencl.h"
 #include "pipelines/frame.h"
 #include "shaders/blinn_phong.h"
+#include "shaders/texture_sample.h"
+#include "shaders/uv_sets.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-_Static_assert(sizeof(plrt_shade_material) == 32, "shade.cl's material_t is 32 bytes");
+_Static_assert(sizeof(plrt_shade_material) == 80, "shade.cl's material_t is 80 bytes");
+_Static_assert(sizeof(plrt_shade_texture) == 16 + SC_MAX_MIP_LEVELS * 12, "shade.cl's texture_t");
+_Static_assert(SC_MAX_MIP_LEVELS == 16, "shade.cl's MAX_LEVELS");
 _Static_assert(sizeof(plrt_shade_info) == 32 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
 _Static_assert(sizeof(plrt_shade_result) == 96 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
-/* The scene's normals, indices and per-triangle materials on the device. */
+/* The scene's normals, indices, per-triangle materials, positions and texture
+ * coordinates (set 0, then set 1 if there is one) on the device, and its textures'
+ * texels and mip table (texture_opencl.c). */
 typedef struct plrt_device_shading {
-    ac_buffer *normals, *indices, *materials;
+    ac_buffer *normals, *indices, *materials, *positions, *uvs;
+    plrt_device_textures textures;
 } plrt_device_shading;
 
 static void device_shading_free(void *data)
@@ -25,10 +33,34 @@ static void device_shading_free(void *data)
     ac_buffer_free(d->normals);
     ac_buffer_free(d->indices);
     ac_buffer_free(d->materials);
+    ac_buffer_free(d->positions);
+    ac_buffer_free(d->uvs);
+    plrt_device_textures_free(&d->textures);
     free(d);
 }
 
-static plrt_device_shading *upload(const sc_geometry *g, char err[AC_ERR_MAX])
+/* Set 0's coordinates, then set 1's where the geometry has them (a float of zero when
+ * it has none: the kernel reads them only for a textured material). */
+static ac_buffer *upload_uvs(ac_device *dev, const sc_geometry *g, char err[AC_ERR_MAX])
+{
+    const size_t set = 2 * g->nvertices;
+    if (!g->texcoords) {
+        const float none = 0;
+        return ac_upload(dev, &none, sizeof none, err);
+    }
+    float *both = malloc((g->texcoords1 ? 2 : 1) * set * sizeof *both + 1);
+    if (!both) {
+        snprintf(err, AC_ERR_MAX, "out of memory");
+        return NULL;
+    }
+    memcpy(both, g->texcoords, set * sizeof *both);
+    if (g->texcoords1) memcpy(both + set, g->texcoords1, set * sizeof *both);
+    ac_buffer *b = ac_upload(dev, both, (g->texcoords1 ? 2 : 1) * set * sizeof *both, err);
+    free(both);
+    return b;
+}
+
+static plrt_device_shading *upload(const sc_scene *s, const sc_geometry *g, char err[AC_ERR_MAX])
 {
     ac_device *dev = ac_open(err);
     plrt_device_shading *d = dev ? calloc(1, sizeof *d) : NULL;
@@ -39,7 +71,9 @@ static plrt_device_shading *upload(const sc_geometry *g, char err[AC_ERR_MAX])
     d->materials = !d->indices ? NULL : g->materials
         ? ac_upload(dev, g->materials, g->ntriangles * sizeof(uint32_t), err)
         : ac_upload(dev, &none, sizeof none, err);
-    if (d->materials) return d;
+    d->positions = d->materials ? ac_upload(dev, g->positions, 3 * g->nvertices * sizeof(float), err) : NULL;
+    d->uvs = d->positions ? upload_uvs(dev, g, err) : NULL;
+    if (d->uvs && !plrt_device_textures_make(&d->textures, dev, s, err)) return d;
     device_shading_free(d);
     return NULL;
 }
@@ -51,7 +85,7 @@ static void *device_shading_create(void *frame, const char *owner)
 {
     (void)owner;
     pl_scene_data *data = ((pl_frame *)frame)->data;
-    if (!data->device_shading && (data->device_shading = upload(data->geo, upload_err)))
+    if (!data->device_shading && (data->device_shading = upload(data->scene, data->geo, upload_err)))
         data->device_shading_free = device_shading_free;
     return data->device_shading;
 }
@@ -59,8 +93,8 @@ static void *device_shading_create(void *frame, const char *owner)
 static void scene_owned(void *data) { (void)data; }
 
 const cp_resource_type plrt_device_shading_resource = {
-    "shading.opencl", "the scene's normals, indices and triangle materials copied to the "
-    "OpenCL device once per scene, for rt.shade placed there; device memory, not counted in "
+    "shading.opencl", "the scene's normals, indices, triangle materials, positions, texture "
+    "coordinates and textures (with their mip chains) copied to the OpenCL device once per scene, for rt.shade placed there; device memory, not counted in "
     "the host estimate", "f32 normals + u32 indices", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
     device_shading_create, scene_owned, NULL};
 
@@ -69,8 +103,6 @@ const char *plrt_shade_unsupported(const sh_ray_env *env, sh_aov aov)
     if (aov != SH_AOV_COLOR) return "the OpenCL kernel shades colour only, not another --aov";
     for (size_t i = 0; i < env->scene->nmaterials; i++) {
         const sc_material *m = &env->scene->materials[i];
-        if (m->albedo_map.texture >= 0)
-            return "the scene has textured materials, which the OpenCL kernel does not sample";
         if (m->model == SC_SHADING_METALLIC_ROUGHNESS)
             return "the scene has metallic-roughness materials, which the OpenCL kernel does not shade";
         if (m->alpha_mode == SC_ALPHA_BLEND)
@@ -79,10 +111,34 @@ const char *plrt_shade_unsupported(const sh_ray_env *env, sh_aov aov)
     return NULL;
 }
 
-static plrt_shade_material material_of(const sc_material *m)
+/* pbr.c's test for whether the cone's area is scaled (offsets do not count). */
+static bool scales_area(const sc_texture_ref *r)
 {
-    return (plrt_shade_material){{m->albedo[0], m->albedo[1], m->albedo[2]}, m->reflectivity,
-                                 m->specular, m->specular_exponent, {0, 0}};
+    return !(r->rotation == 0.0f && r->scale[0] == 1.0f && r->scale[1] == 1.0f);
+}
+
+/* m as shade.cl reads it: its albedo texture only where ray_shading.c's surface_of
+ * would sample one (the texture exists and the geometry has coordinates). */
+static plrt_shade_material material_of(const sh_ray_env *env, const sc_material *m)
+{
+    plrt_shade_material d = {{m->albedo[0], m->albedo[1], m->albedo[2]}, m->reflectivity,
+                             m->specular, m->specular_exponent, .texture = -1};
+    const sc_texture_ref *r = &m->albedo_map;
+    if (!sh_texture_of(env->scene, r) || !sh_uv_array(env->geo, r)) return d;
+    d.texture = r->texture;
+    d.uv_set = sh_reads_set1(env->geo, r);
+    d.wrap_u = r->sampler.wrap_u;
+    d.wrap_v = r->sampler.wrap_v;
+    d.filter = r->sampler.filter;
+    d.transform = !sh_texture_transform_is_identity(r);
+    d.offset[0] = r->offset[0];
+    d.offset[1] = r->offset[1];
+    d.scale[0] = r->scale[0];
+    d.scale[1] = r->scale[1];
+    d.cos_r = cosf(r->rotation);
+    d.sin_r = sinf(r->rotation);
+    d.lod_scale = scales_area(r);
+    return d;
 }
 
 int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const sh_ray_env *env,
@@ -100,14 +156,16 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
     plrt_shade_info info = {.nmaterials = (uint32_t)nm, .nlights = (uint32_t)env->nlights,
                             .ntriangles = (uint32_t)env->geo->ntriangles,
                             .has_materials = env->geo->materials != NULL, .ambient = env->ambient,
-                            .eps = env->eps};
+                            .eps = env->eps,
+                            .set1_at = env->geo->texcoords && env->geo->texcoords1
+                                           ? (uint32_t)(2 * env->geo->nvertices) : 0};
     for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
     if (!table) {
         snprintf(err, CP_ERR_MAX, "out of memory");
         return -1;
     }
-    for (size_t m = 0; m < nm; m++) table[m] = material_of(&env->scene->materials[m]);
-    table[nm] = material_of(&sh_default_material);
+    for (size_t m = 0; m < nm; m++) table[m] = material_of(env, &env->scene->materials[m]);
+    table[nm] = material_of(env, &sh_default_material);
     d->table = ac_upload(dev, table, (nm + 1) * sizeof *table, why);
     free(table);
     d->info = d->table ? ac_upload(dev, &info, sizeof info, why) : NULL;
@@ -132,7 +190,11 @@ int plrt_shade_device_buffers(const plrt_shade_device *d, const ac_buffer *out[C
     out[2] = d->scene->materials;
     out[3] = d->table;
     out[4] = d->info;
-    return 5;
+    out[5] = d->scene->positions;
+    out[6] = d->scene->uvs;
+    out[7] = d->scene->textures.texels;
+    out[8] = d->scene->textures.table;
+    return 9;
 }
 
 /* ray_shading.c's push_shadow and mirror origin: p + n eps, toward the light. */

@@ -6,16 +6,35 @@
 #ifndef PIPELINES_RAYTRACE_SHADE_OPENCL_H
 #define PIPELINES_RAYTRACE_SHADE_OPENCL_H
 
+#include "accel/opencl.h"
 #include "compose/compose.h"
 #include "shaders/ray_shading.h"
 
 /* shade.cl's material_t, shade_info and shade_result. */
 typedef struct plrt_shade_material {
-    float albedo[3], reflectivity, specular, specular_exponent, pad[2];
+    float albedo[3], reflectivity, specular, specular_exponent;
+    /* The albedo texture (shaders/texture_sample.h): its index (-1: none, also when the
+     * scene has no such texture or no texture coordinates), the coordinate set read
+     * (0 or 1, as sh_uv_array picks), the sampler, and the transform: `transform` when
+     * sh_texture_transform is not the identity (cos_r, sin_r: cosf and sinf of its
+     * rotation, the host's bits), `lod_scale` when sh_surface_lod scales the area. */
+    int32_t texture;
+    uint32_t uv_set, wrap_u, wrap_v, filter, transform;
+    float offset[2], scale[2], cos_r, sin_r;
+    uint32_t lod_scale;
+    float pad;
 } plrt_shade_material;
+
+/* shade.cl's texture_t: where each mip level's texels (RGBA bytes, rows top first) start
+ * in the scene's texel buffer, in texels, and its size. */
+typedef struct plrt_shade_texture {
+    uint32_t nlevels, pad[3];
+    uint32_t offset[SC_MAX_MIP_LEVELS], width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS];
+} plrt_shade_texture;
 typedef struct plrt_shade_info {
     uint32_t nmaterials, nlights, ntriangles, has_materials;
-    float ambient, eps, pad[2];
+    float ambient, eps;
+    uint32_t set1_at, pad;                /* where set 1 starts in the uv buffer (floats) */
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
 typedef struct plrt_shade_result {
@@ -30,6 +49,16 @@ typedef struct plrt_shade_result {
      * did not (the queue is on the host, or full), the host makes them. */
     uint32_t shadow_at, reflect_at;
 } plrt_shade_result;
+
+/* The scene's textures on the device (texture_opencl.c): every mip level's texels side
+ * by side (a texel: 4 bytes), and a plrt_shade_texture per texture. */
+typedef struct plrt_device_textures {
+    struct ac_buffer *texels, *table;
+} plrt_device_textures;
+/* 0, or -1 with a message (a buffer that does not fit, a scene past 4G texels). */
+int plrt_device_textures_make(plrt_device_textures *t, ac_device *dev, const sc_scene *s,
+                              char err[AC_ERR_MAX]);
+void plrt_device_textures_free(plrt_device_textures *t);
 
 extern const cp_resource_type plrt_device_shading_resource;
 extern const char cl_pipelines_raytrace_opencl_shade[];
