@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(plrt_shade_material) == 80, "shade.cl's material_t is 80 bytes");
+_Static_assert(sizeof(plrt_shade_texref) == 64, "shade.cl's texref_t is 64 bytes");
+_Static_assert(sizeof(plrt_shade_material) == 64 + PLRT_MAPS * 64, "shade.cl's material_t");
 _Static_assert(sizeof(plrt_shade_texture) == 16 + SC_MAX_MIP_LEVELS * 12, "shade.cl's texture_t");
 _Static_assert(SC_MAX_MIP_LEVELS == 16, "shade.cl's MAX_LEVELS");
 _Static_assert(sizeof(plrt_shade_info) == 32 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
@@ -103,8 +104,6 @@ const char *plrt_shade_unsupported(const sh_ray_env *env, sh_aov aov)
     if (aov != SH_AOV_COLOR) return "the OpenCL kernel shades colour only, not another --aov";
     for (size_t i = 0; i < env->scene->nmaterials; i++) {
         const sc_material *m = &env->scene->materials[i];
-        if (m->model == SC_SHADING_METALLIC_ROUGHNESS)
-            return "the scene has metallic-roughness materials, which the OpenCL kernel does not shade";
         if (m->alpha_mode == SC_ALPHA_BLEND)
             return "the scene has blended materials, which the OpenCL kernel does not shade";
     }
@@ -117,27 +116,44 @@ static bool scales_area(const sc_texture_ref *r)
     return !(r->rotation == 0.0f && r->scale[0] == 1.0f && r->scale[1] == 1.0f);
 }
 
-/* m as shade.cl reads it: its albedo texture only where ray_shading.c's surface_of
- * would sample one (the texture exists and the geometry has coordinates). */
-static plrt_shade_material material_of(const sh_ray_env *env, const sc_material *m)
+/* ref as shade.cl samples it; none where the scene has no such texture, or (`needs_uvs`:
+ * ray_shading.c's albedo) the geometry no coordinates. */
+static plrt_shade_texref texref_of(const sh_ray_env *env, const sc_texture_ref *r, bool needs_uvs)
 {
-    plrt_shade_material d = {{m->albedo[0], m->albedo[1], m->albedo[2]}, m->reflectivity,
-                             m->specular, m->specular_exponent, .texture = -1};
-    const sc_texture_ref *r = &m->albedo_map;
-    if (!sh_texture_of(env->scene, r) || !sh_uv_array(env->geo, r)) return d;
+    plrt_shade_texref d = {.texture = -1};
+    if (!sh_texture_of(env->scene, r) || (needs_uvs && !sh_uv_array(env->geo, r))) return d;
     d.texture = r->texture;
-    d.uv_set = sh_reads_set1(env->geo, r);
+    d.uv_set = r->uv_set == 1;
     d.wrap_u = r->sampler.wrap_u;
     d.wrap_v = r->sampler.wrap_v;
     d.filter = r->sampler.filter;
     d.transform = !sh_texture_transform_is_identity(r);
+    d.lod_scale = scales_area(r);
     d.offset[0] = r->offset[0];
     d.offset[1] = r->offset[1];
     d.scale[0] = r->scale[0];
     d.scale[1] = r->scale[1];
     d.cos_r = cosf(r->rotation);
     d.sin_r = sinf(r->rotation);
-    d.lod_scale = scales_area(r);
+    return d;
+}
+
+/* m as shade.cl reads it: a Blinn-Phong material's albedo texture only where
+ * ray_shading.c's surface_of samples one; a metallic-roughness material's maps as
+ * pbr.c's gather does (with or without coordinates). */
+static plrt_shade_material material_of(const sh_ray_env *env, const sc_material *m)
+{
+    const bool pbr = m->model == SC_SHADING_METALLIC_ROUGHNESS;
+    plrt_shade_material d = {{m->albedo[0], m->albedo[1], m->albedo[2]}, m->reflectivity,
+                             m->specular, m->specular_exponent, m->metallic, m->roughness,
+                             {m->emissive[0], m->emissive[1], m->emissive[2]}, m->normal_scale,
+                             m->occlusion_strength, pbr, {0}, {{0}}};
+    const plrt_shade_texref none = {.texture = -1};
+    d.maps[PLRT_MAP_ALBEDO] = texref_of(env, &m->albedo_map, !pbr);
+    d.maps[PLRT_MAP_METALLIC_ROUGHNESS] = pbr ? texref_of(env, &m->metallic_roughness_map, false) : none;
+    d.maps[PLRT_MAP_EMISSIVE] = pbr ? texref_of(env, &m->emissive_map, false) : none;
+    d.maps[PLRT_MAP_NORMAL] = pbr ? texref_of(env, &m->normal_map, false) : none;
+    d.maps[PLRT_MAP_OCCLUSION] = pbr ? texref_of(env, &m->occlusion_map, false) : none;
     return d;
 }
 
@@ -158,7 +174,8 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
                             .has_materials = env->geo->materials != NULL, .ambient = env->ambient,
                             .eps = env->eps,
                             .set1_at = env->geo->texcoords && env->geo->texcoords1
-                                           ? (uint32_t)(2 * env->geo->nvertices) : 0};
+                                           ? (uint32_t)(2 * env->geo->nvertices) : 0,
+                            .has_uvs = env->geo->texcoords != NULL};
     for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
     if (!table) {
         snprintf(err, CP_ERR_MAX, "out of memory");

@@ -11,18 +11,26 @@
 #include "shaders/ray_shading.h"
 
 /* shade.cl's material_t, shade_info and shade_result. */
-typedef struct plrt_shade_material {
-    float albedo[3], reflectivity, specular, specular_exponent;
-    /* The albedo texture (shaders/texture_sample.h): its index (-1: none, also when the
-     * scene has no such texture or no texture coordinates), the coordinate set read
-     * (0 or 1, as sh_uv_array picks), the sampler, and the transform: `transform` when
-     * sh_texture_transform is not the identity (cos_r, sin_r: cosf and sinf of its
-     * rotation, the host's bits), `lod_scale` when sh_surface_lod scales the area. */
+/* A texture reference as shade.cl samples it (shaders/texture_sample.h): the texture
+ * (-1: none), whether it reads coordinate set 1 (set 0 where the geometry has no set 1),
+ * the sampler, and the transform: `transform` when sh_texture_transform is not the
+ * identity (cos_r, sin_r: cosf and sinf of its rotation, the host's bits), `lod_scale`
+ * when sh_surface_lod scales the cone's area. */
+typedef struct plrt_shade_texref {
     int32_t texture;
-    uint32_t uv_set, wrap_u, wrap_v, filter, transform;
+    uint32_t uv_set, wrap_u, wrap_v, filter, transform, lod_scale;
     float offset[2], scale[2], cos_r, sin_r;
-    uint32_t lod_scale;
-    float pad;
+    uint32_t pad[3];
+} plrt_shade_texref;
+/* Its maps, in shade.cl's order. */
+enum { PLRT_MAP_ALBEDO, PLRT_MAP_METALLIC_ROUGHNESS, PLRT_MAP_EMISSIVE, PLRT_MAP_NORMAL,
+       PLRT_MAP_OCCLUSION, PLRT_MAPS };
+typedef struct plrt_shade_material {
+    float albedo[3], reflectivity, specular, specular_exponent, metallic, roughness;
+    float emissive[3], normal_scale, occlusion_strength;
+    uint32_t metallic_roughness;          /* the model: 0 Blinn-Phong, 1 metallic-roughness */
+    uint32_t pad[2];
+    plrt_shade_texref maps[PLRT_MAPS];
 } plrt_shade_material;
 
 /* shade.cl's texture_t: where each mip level's texels (RGBA bytes, rows top first) start
@@ -34,7 +42,8 @@ typedef struct plrt_shade_texture {
 typedef struct plrt_shade_info {
     uint32_t nmaterials, nlights, ntriangles, has_materials;
     float ambient, eps;
-    uint32_t set1_at, pad;                /* where set 1 starts in the uv buffer (floats) */
+    uint32_t set1_at;                     /* where set 1 starts in the uv buffer (floats); 0: none */
+    uint32_t has_uvs;                     /* the geometry has texture coordinates */
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
 typedef struct plrt_shade_result {
