@@ -235,6 +235,9 @@ typedef struct cp_kernel {
     const char *source;                /* OpenCL C, static text (programs are cached by it) */
     const char *name;                  /* its kernel function */
     size_t result_bytes;               /* per element; 0: no results */
+    /* The result bytes per element this instance's kernel writes, at most result_bytes
+     * (e.g. only as many lights as the scene has); NULL: result_bytes */
+    size_t (*results_of)(void *state);
     bool inplace;                      /* the kernel rewrites the elements */
     /* emit reads only element fields that no kernel of the packet format rewrites (a
      * ray's depth, not its hit), so with `inplace` the rewritten elements may stay on

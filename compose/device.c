@@ -28,6 +28,7 @@ struct cp_device_stage {
     ac_kernel *compiled;
     void *state;                       /* the type's state, for buffers and emit */
     size_t header_bytes, element_bytes;
+    size_t result_bytes;               /* per element, this instance's (cp_kernel.results_of) */
     uint32_t max_elements;
     const ac_buffer *buffers[CP_KERNEL_BUFFERS];
     int nbuffers;
@@ -94,11 +95,13 @@ const char *cp_device_stage_bind(cp_device_stage *d, void *state)
     d->state = state;
     const char *why = d->kernel->unsupported ? d->kernel->unsupported(state) : NULL;
     if (why) return why;
+    d->result_bytes = d->kernel->results_of ? d->kernel->results_of(state) : d->kernel->result_bytes;
+    if (d->result_bytes > d->kernel->result_bytes) return "its kernel's results are larger than it declares";
     d->nbuffers = d->kernel->buffers(state, d->buffers);
     if (d->nbuffers < 0 || d->nbuffers > CP_KERNEL_BUFFERS) return "its kernel's buffers are missing";
     /* The frame's device data is there now: what a batch's launch will add must fit too. */
     const size_t elements = (size_t)CP_DEVICE_BATCH * d->max_elements;
-    if (ac_launch_room(d->compiled, elements * d->element_bytes, elements * d->kernel->result_bytes,
+    if (ac_launch_room(d->compiled, elements * d->element_bytes, elements * d->result_bytes,
                        d->why)) return d->why;
     return NULL;
 }
@@ -242,8 +245,8 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
     for (int i = 0; i < l->nspans; i++) n += l->spans[i].n;
     l->element_bytes = d->element_bytes;
     l->inplace = d->kernel->inplace;
-    l->results = d->kernel->result_bytes ? results : NULL;
-    l->result_bytes = d->kernel->result_bytes;
+    l->results = d->result_bytes ? results : NULL;
+    l->result_bytes = d->result_bytes;
     l->nbuffers = d->nbuffers;
     memcpy(l->buffers, d->buffers, sizeof l->buffers);
     claim_appends(c, d, n, l, x->held);
@@ -358,7 +361,7 @@ void cp_device_stage_main(gr_ctx *c)
     }
     if (d->in_queue) cp_device_queue_release(d->in_queue, packet);
     if (d->gather && !d->kernel->inplace) release_packet(d, packet);
-    emit(c, d, b->held, packet, b->results + (size_t)b->first[k] * d->kernel->result_bytes, n);
+    emit(c, d, b->held, packet, b->results + (size_t)b->first[k] * d->result_bytes, n);
     if ((uint32_t)k + 1 == b->n) drop_held(d, b->held);
 }
 

@@ -461,9 +461,9 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
  * to the Blend instance of its pixel, and one packet of rays (reflections come from
  * many tasks) may cover pixels of every instance. Each ray makes at most one
  * contribution and one reflection, so the task's fit one shade_out. */
-static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
-                         const plrt_shade_result *kernel)
+static void shade_packet(gr_ctx *c, const shade_state *s, void *in, const unsigned char *kernel)
 {
+    const size_t stride = plrt_shade_result_bytes(s->env->nlights);
     uint32_t n = gr_count(in);
     const plrt_ray *h = plrt_elems(in);
     shade_out o;
@@ -471,7 +471,7 @@ static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
     o.nshadow = o.nreflect = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++)
-        shade_one(c, s, &h[i], kernel ? &kernel[i] : NULL, &o);
+        shade_one(c, s, &h[i], kernel ? (const plrt_shade_result *)(kernel + i * stride) : NULL, &o);
     push_shadows(c, &o);
     push_reflections(c, &o);
     plrt_push_contribs(c, SHADE_CONTRIB, &o.contribs);
@@ -480,6 +480,13 @@ static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
 static void shade_main(gr_ctx *c)
 {
     shade_packet(c, gr_user(c), gr_input(c, NULL), NULL);
+}
+
+/* This instance's kernel results: the scene's lights only. */
+static size_t shade_results_of(void *state)
+{
+    const shade_state *s = state;
+    return plrt_shade_result_bytes(s->env->nlights);
 }
 
 /* On the device: the kernel shaded the hits; the host sends them on as shade_main. */
@@ -724,7 +731,8 @@ static const cp_kernel_stage_type kernel_stages[] = {
       "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
       shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 3},
      {.file = PLRT_SHADE_CL, .source = cl_pipelines_raytrace_opencl_shade, .name = "rt_shade",
-      .result_bytes = sizeof(plrt_shade_result), .buffers = shade_kernel_buffers,
+      .result_bytes = sizeof(plrt_shade_result), .results_of = shade_results_of,
+      .buffers = shade_kernel_buffers,
       .unsupported = shade_kernel_unsupported, .emit = shade_emit,
       .appends = {[PLRT_APPEND_SHADOW] = {SHADE_SHADOW, sizeof(rt_ray), shade_most_shadows},
                   [PLRT_APPEND_REFLECT] = {SHADE_REFLECT, sizeof(rt_ray), NULL}},

@@ -15,7 +15,7 @@ _Static_assert(sizeof(plrt_shade_texref) == 64, "shade.cl's texref_t is 64 bytes
 _Static_assert(sizeof(plrt_shade_material) == 64 + PLRT_MAPS * 64, "shade.cl's material_t");
 _Static_assert(sizeof(plrt_shade_texture) == 16 + SC_MAX_MIP_LEVELS * 12, "shade.cl's texture_t");
 _Static_assert(SC_MAX_MIP_LEVELS == 16, "shade.cl's MAX_LEVELS");
-_Static_assert(sizeof(plrt_shade_info) == 32 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
+_Static_assert(sizeof(plrt_shade_info) == 48 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
 _Static_assert(sizeof(plrt_shade_result) == 96 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
@@ -175,7 +175,8 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
                             .eps = env->eps,
                             .set1_at = env->geo->texcoords && env->geo->texcoords1
                                            ? (uint32_t)(2 * env->geo->nvertices) : 0,
-                            .has_uvs = env->geo->texcoords != NULL};
+                            .has_uvs = env->geo->texcoords != NULL,
+                            .result_bytes = (uint32_t)plrt_shade_result_bytes(env->nlights)};
     for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
     if (!table) {
         snprintf(err, CP_ERR_MAX, "out of memory");

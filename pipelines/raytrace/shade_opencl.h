@@ -10,6 +10,8 @@
 #include "compose/compose.h"
 #include "shaders/ray_shading.h"
 
+#include <stddef.h>
+
 /* shade.cl's material_t, shade_info and shade_result. */
 /* A texture reference as shade.cl samples it (shaders/texture_sample.h): the texture
  * (-1: none), whether it reads coordinate set 1 (set 0 where the geometry has no set 1),
@@ -44,6 +46,7 @@ typedef struct plrt_shade_info {
     float ambient, eps;
     uint32_t set1_at;                     /* where set 1 starts in the uv buffer (floats); 0: none */
     uint32_t has_uvs;                     /* the geometry has texture coordinates */
+    uint32_t result_bytes, pad[3];        /* plrt_shade_result_bytes(nlights) */
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
 typedef struct plrt_shade_result {
@@ -52,12 +55,20 @@ typedef struct plrt_shade_result {
     uint32_t reflect;
     rt_ray reflected;                     /* its direction only: the origin is the host's */
     float reflect_weight[3];
-    float light_color[SH_MAX_LIGHTS][3];
     /* Where the kernel appended the lit lights' shadow rays (in light order) and the
      * mirror ray on the device, as positions for cp_device_appended; AC_NO_ENTRY: it
      * did not (the queue is on the host, or full), the host makes them. */
     uint32_t shadow_at, reflect_at;
+    /* Last: the kernel writes only the scene's lights' (plrt_shade_result_bytes). */
+    float light_color[SH_MAX_LIGHTS][3];
 } plrt_shade_result;
+
+/* The bytes of a result the kernel writes for a scene of nlights lights: the results
+ * of a launch are that far apart. */
+static inline size_t plrt_shade_result_bytes(int nlights)
+{
+    return offsetof(plrt_shade_result, light_color) + (size_t)nlights * sizeof(float[3]);
+}
 
 /* The scene's textures on the device (texture_opencl.c): every mip level's texels side
  * by side (a texel: 4 bytes), and a plrt_shade_texture per texture. */

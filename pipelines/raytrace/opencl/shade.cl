@@ -33,10 +33,11 @@ typedef struct { float albedo[3], reflectivity, specular, specular_exponent, met
 typedef struct { uint nlevels, pad[3]; uint offset[MAX_LEVELS], width[MAX_LEVELS], height[MAX_LEVELS]; } texture_t;
 typedef struct { float position[3], color[3]; } light_t;
 typedef struct { uint nmaterials, nlights, ntriangles, has_materials; float ambient, eps;
-                 uint set1_at, has_uvs; light_t lights[MAX_LIGHTS]; } shade_info;
+                 uint set1_at, has_uvs, result_bytes, pad[3]; light_t lights[MAX_LIGHTS]; } shade_info;
+/* Written up to info->result_bytes: the lights the scene has. */
 typedef struct { float direct[3], p[3], n[3]; uint lit; uint reflect; ray_t reflected;
-                 float reflect_weight[3]; float light_color[MAX_LIGHTS][3];
-                 uint shadow_at, reflect_at; } shade_result;
+                 float reflect_weight[3]; uint shadow_at, reflect_at;
+                 float light_color[MAX_LIGHTS][3]; } shade_result;
 /* accel/opencl.h: AC_APPEND_SLOTS, the append counter and slots of a launch */
 #define APPEND_SLOTS 64
 typedef struct { uint counter, limit, per_slot, nslots; uint slots[APPEND_SLOTS]; } append_ctl;
@@ -540,7 +541,15 @@ static void shade_blinn_phong(const scene_t *sc, const rt_ray_elem *h, const mat
     for (int k = 0; k < 3; k++) r->reflect_weight[k] = h->weight[k] * m->reflectivity;
 }
 
-kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result *results,
+/* Result i: the first `bytes` of r (a multiple of 4). */
+static void write_result(global uint *results, uint bytes, size_t i, const shade_result *r)
+{
+    const uint *from = (const uint *)r;
+    global uint *to = results + i * (bytes / 4);
+    for (uint k = 0; k < bytes / 4; k++) to[k] = from[k];
+}
+
+kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *results,
                      global const float *normals, global const uint *indices,
                      global const uint *materials, global const material_t *table,
                      global const shade_info *info, global const float *positions,
@@ -557,7 +566,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result
     r.reflect = 0;
     r.shadow_at = r.reflect_at = NO_HIT;
     if (h.hit.prim == NO_HIT || h.hit.prim >= info->ntriangles) {   /* the host handles these */
-        results[i] = r;
+        write_result(results, info->result_bytes, i, &r);
         return;
     }
     const scene_t sc = {normals, positions, uvs, indices, texels, textures, info};
@@ -574,5 +583,5 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global shade_result
     else shade_blinn_phong(&sc, &h, &m, view, &r);
     append_shadows(&r, info, shadow_entries, shadow_ctl);
     append_reflection(&r, info->eps, reflect_entries, reflect_ctl);
-    results[i] = r;
+    write_result(results, info->result_bytes, i, &r);
 }
