@@ -46,6 +46,17 @@ int ac_append_args(ac_device *d, cl_command_queue q, ac_slot *s, const ac_launch
     return 0;
 }
 
+cl_int ac_append_counts(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work)
+{
+    cl_int e = CL_SUCCESS;
+    for (int i = 0; l->appended && i < l->nappends && i < AC_MAX_APPENDS && e == CL_SUCCESS; i++) {
+        e = clEnqueueReadBuffer(q, s->ctl[i], CL_FALSE, offsetof(append_ctl, counter), sizeof(cl_uint),
+                                &l->appended[i], 0, NULL, NULL);
+        work->bytes_from_device += sizeof(cl_uint);
+    }
+    return e;
+}
+
 int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot *s,
                       const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX])
 {

@@ -70,6 +70,8 @@ ac_slot *ac_slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX]);
 /* 0, or -1 with a message. */
 int ac_append_args(ac_device *d, cl_command_queue q, ac_slot *s, const ac_launch *l,
                    gr_device_work *work, char err[AC_ERR_MAX]);
+/* The appends' counters read back into l->appended (not blocking: clFinish after). */
+cl_int ac_append_counts(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work);
 int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot *s,
                       const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX]);
 /* Frees every kernel (ac_close). */

@@ -222,6 +222,7 @@ static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t
         e = clEnqueueReadBuffer(q, s->results, CL_FALSE, 0, res_bytes, l->results, 0, NULL, NULL);
         work->bytes_from_device += res_bytes;
     }
+    if (e == CL_SUCCESS) e = ac_append_counts(q, s, l, work);
     if (e == CL_SUCCESS) e = clFinish(q);
     return e;
 }

@@ -121,6 +121,9 @@ typedef struct ac_launch {
     int nbuffers;
     ac_append appends[AC_MAX_APPENDS];
     int nappends;
+    /* Out: each append's counter after the launch (positions asked for, those that did
+     * not fit included), for the host to give back the slots no position reached. */
+    uint32_t *appended;
     /* Elements whose leading gather_bytes a producer appended on the device: element i
      * (of the spans side by side) gets entry gather_index[i] of gather_entries before
      * the kernel runs, or keeps the host's bytes for AC_NO_ENTRY. NULL: no gather. */

@@ -198,8 +198,9 @@ static void release_packet(cp_device_stage *d, void *packet)
 }
 
 /* The slots a launch over `elements` input elements may append into, claimed: as many
- * as its elements could fill, at most the worker's share of the queue's capacity. */
-static void claim_appends(gr_ctx *c, cp_device_stage *d, uint32_t elements, ac_launch *l,
+ * as its elements could fill (given back after the launch where the kernel did not
+ * reach them: trim_appends). */
+static void claim_appends(cp_device_stage *d, uint32_t elements, ac_launch *l,
                           ac_append held[CP_KERNEL_APPENDS])
 {
     l->nappends = d->kernel->nappends;
@@ -208,9 +209,16 @@ static void claim_appends(gr_ctx *c, cp_device_stage *d, uint32_t elements, ac_l
         held[i] = (ac_append){0};
         if (d->appends[i])
             cp_device_append_claim(d->appends[i], (uint64_t)elements * (ka->most ? ka->most(d->state) : 1),
-                                   gr_num_workers(c), &held[i]);
+                                   &held[i]);
         l->appends[i] = held[i];
     }
+}
+
+static void trim_appends(cp_device_stage *d, ac_append held[CP_KERNEL_APPENDS],
+                         const uint32_t appended[AC_MAX_APPENDS])
+{
+    for (int i = 0; i < d->kernel->nappends; i++)
+        if (d->appends[i] && held[i].nslots) cp_device_append_trim(d->appends[i], &held[i], appended[i]);
 }
 
 /* The device queues the stage fills: their most packets at once and their capacity,
@@ -249,7 +257,9 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
     l->result_bytes = d->result_bytes;
     l->nbuffers = d->nbuffers;
     memcpy(l->buffers, d->buffers, sizeof l->buffers);
-    claim_appends(c, d, n, l, x->held);
+    uint32_t appended[AC_MAX_APPENDS] = {0};
+    claim_appends(d, n, l, x->held);
+    l->appended = appended;
     if (x->gathers) {
         l->gather_entries = cp_device_append_entries(d->gather);
         l->gather_bytes = cp_device_append_part(d->gather);
@@ -261,6 +271,7 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
         return false;
     }
+    trim_appends(d, x->held, appended);
     if (x->gathers && d->kernel->inplace) release_entries(d, x->index, n);
     queue_usage(d, &work);
     gr_device_work_add(c, &work);

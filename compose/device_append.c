@@ -76,13 +76,10 @@ static void unref(cp_device_append *q, uint32_t s)
     if (s < q->capacity && q->refs[s] && --q->refs[s] == 0) q->used--;
 }
 
-void cp_device_append_claim(cp_device_append *q, uint64_t entries, unsigned workers, ac_append *a)
+void cp_device_append_claim(cp_device_append *q, uint64_t entries, ac_append *a)
 {
     *a = (ac_append){.per_slot = q->per_slot};
     uint64_t want = (entries + q->per_slot - 1) / q->per_slot;
-    uint32_t share = q->capacity / (workers ? workers : 1);
-    if (share < 1) share = 1;
-    if (want > share) want = share;
     if (want > AC_APPEND_SLOTS) want = AC_APPEND_SLOTS;
     pthread_mutex_lock(&q->lock);
     for (uint32_t s = 0; s < q->capacity && a->nslots < want; s++) {
@@ -102,6 +99,17 @@ void cp_device_append_drop(cp_device_append *q, ac_append *a)
     pthread_mutex_unlock(&q->lock);
     a->nslots = 0;
     a->entries = NULL;
+}
+
+void cp_device_append_trim(cp_device_append *q, ac_append *a, uint32_t asked)
+{
+    const uint64_t limit = (uint64_t)a->nslots * q->per_slot;
+    const uint32_t reached = (uint32_t)(((asked < limit ? asked : limit) + q->per_slot - 1) / q->per_slot);
+    pthread_mutex_lock(&q->lock);
+    for (uint32_t k = reached; k < a->nslots; k++) unref(q, a->slots[k]);
+    pthread_mutex_unlock(&q->lock);
+    a->nslots = reached;
+    if (!reached) a->entries = NULL;
 }
 
 uint32_t cp_device_append_take(cp_device_append *q, const ac_append *a, uint32_t position)

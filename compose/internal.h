@@ -174,12 +174,13 @@ cp_device_append *cp_device_append_new(const char *queue, const gr_queue_desc *d
 void cp_device_append_free(cp_device_append *q);
 size_t cp_device_append_part(const cp_device_append *q);
 const struct ac_buffer *cp_device_append_entries(const cp_device_append *q);
-/* Free slots for a launch to append up to `entries` elements into, held until
- * cp_device_append_drop: at most a worker's share of the capacity (one of `workers`,
- * at least one slot) and AC_APPEND_SLOTS; a->entries NULL when none is free. */
-void cp_device_append_claim(cp_device_append *q, uint64_t entries, unsigned workers,
-                            struct ac_append *a);
+/* Free slots for a launch to append up to `entries` elements into (at most
+ * AC_APPEND_SLOTS), held until cp_device_append_drop; a->entries NULL when none is free. */
+void cp_device_append_claim(cp_device_append *q, uint64_t entries, struct ac_append *a);
 void cp_device_append_drop(cp_device_append *q, struct ac_append *a);
+/* After the launch: the slots of a that no position below `asked` (its counter) reached
+ * are given back now, not when a is dropped. */
+void cp_device_append_trim(cp_device_append *q, struct ac_append *a, uint32_t asked);
 /* The entry at `position` of launch a's appends, now pushed (its slot stays taken until
  * the entry is released). AC_NO_ENTRY past what a may hold. */
 uint32_t cp_device_append_take(cp_device_append *q, const struct ac_append *a, uint32_t position);
