@@ -1,16 +1,20 @@
-/* shade.cl — rt.shade's OpenCL kernel: Blinn-Phong at a hit, albedo textures sampled at
- * the ray cone's level of detail, for scenes whose materials have no metallic-roughness
- * model and no blending (shade_opencl.c says which it refuses). One work-item per ray; it writes the ambient term, the hit point
- * and normal, each lit light's term and the mirror ray. Where rt.shadow and
- * rt.intersect run on the device too, it appends the shadow rays and the mirror ray
- * to their queues' device memory (accel/opencl.h, ac_append) and says where; the host
- * (rt.shade's emit) pushes them, making on the host, as shaders/ray_shading.c does, the
- * rays it could not append.
+/* shade.cl — rt.shade's OpenCL kernel: a hit's Blinn-Phong (albedo texture sampled at
+ * the ray cone's level of detail) or glTF metallic-roughness shading (every map), for
+ * scenes without blended materials (shade_opencl.c says what it refuses). One work-item
+ * per ray; it writes the ambient (and emissive) term, the hit point and normal, each lit
+ * light's term and the mirror ray. Where rt.shadow and rt.intersect run on the device
+ * too, it appends the shadow rays and the mirror ray to their queues' device memory
+ * (accel/opencl.h, ac_append) and says where; the host (rt.shade's emit) pushes them,
+ * making on the host, as shaders/ray_shading.c does, the rays it could not append.
+ * Sections: the append, the texture sampler (shaders/texture_sample_body.h), the
+ * footprint and texture references, metallic-roughness (shaders/pbr.c), the kernel.
  *
- * Same bits as shaders/ray_shading.c: every operation in the C order, no contraction
- * into FMAs, divisions and square roots correctly rounded (the build options), and
- * powf as float(pow(double, double)), which rounds as glibc's powf does except where the
- * double result lies within its error of a float rounding boundary (docs/opencl.md). */
+ * Same bits as shaders/ray_shading.c, texture_sample.c and pbr.c: every operation in
+ * the C order, no contraction into FMAs, divisions and square roots correctly rounded
+ * (the build options), and powf as float(pow(double, double)), which rounds as
+ * glibc's powf does except where the double result lies within its error of a float
+ * rounding boundary; log2f as float(log2(double)), correctly rounded but for such
+ * boundaries, where glibc's log2f need not be (docs/opencl.md). */
 #pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
