@@ -97,15 +97,24 @@ static size_t rounded(size_t bytes)
     return want;
 }
 
-int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes, char err[AC_ERR_MAX])
+/* The launch buffers worker slot s holds. */
+static size_t slot_bytes(const ac_slot *s)
+{
+    size_t bytes = s->elements_cap + s->results_cap + s->index_cap;
+    for (int i = 0; i < AC_MAX_APPENDS; i++) bytes += s->ctl_cap[i];
+    return bytes;
+}
+
+int ac_launch_room(ac_kernel *k, size_t elements, size_t element_bytes, size_t result_bytes,
+                   int nappends, char err[AC_ERR_MAX])
 {
     ac_device *d = ac_device_opened();
-    size_t need = rounded(element_bytes) + rounded(result_bytes ? result_bytes : 16), have = 0;
-    for (unsigned w = 0; w < GR_MAX_WORKERS; w++) {
-        const ac_slot *s = k->slots[w];
-        if (s && s->elements_cap + s->results_cap > have) have = s->elements_cap + s->results_cap;
-    }
-    return have >= need ? 0 : ac_room(d, need - have, "a launch's elements and results", err);
+    size_t need = rounded(elements * element_bytes) + rounded(result_bytes ? elements * result_bytes : 16) +
+                  rounded(elements * sizeof(cl_uint)) + (size_t)nappends * rounded(1), have = 0;
+    for (unsigned w = 0; w < GR_MAX_WORKERS; w++)
+        if (k->slots[w] && slot_bytes(k->slots[w]) > have) have = slot_bytes(k->slots[w]);
+    return have >= need ? 0 : ac_room(d, need - have, "a launch's elements, results, gather "
+                                      "indices and append counters", err);
 }
 
 ac_slot *ac_slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX])

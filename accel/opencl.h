@@ -132,12 +132,13 @@ typedef struct ac_launch {
     const uint32_t *gather_index;
 } ac_launch;
 
-/* Whether the device memory left holds one worker's launch buffers for
- * element_bytes of elements and result_bytes of results (beyond what an earlier frame's
- * launches hold already): 0, or -1 with a message. Each worker that launches makes its
- * own, when it first launches. */
-GR_API int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes,
-                          char err[AC_ERR_MAX]);
+/* Whether the device memory left holds one worker's launch buffers for `elements`
+ * elements of element_bytes and results of result_bytes each, with a gather's entry
+ * indices and `nappends` appends' counters (beyond what an earlier frame's launches
+ * hold already): 0, or -1 with a message. Each worker that launches makes its own, when
+ * it first launches. */
+GR_API int ac_launch_room(ac_kernel *k, size_t elements, size_t element_bytes, size_t result_bytes,
+                          int nappends, char err[AC_ERR_MAX]);
 
 /* Runs the launch on worker `worker`'s command queue and waits for it; adds the launch,
  * its device time and the bytes copied to *work. 0, or -1 with a message. */

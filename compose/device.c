@@ -101,7 +101,7 @@ const char *cp_device_stage_bind(cp_device_stage *d, void *state)
     if (d->nbuffers < 0 || d->nbuffers > CP_KERNEL_BUFFERS) return "its kernel's buffers are missing";
     /* The frame's device data is there now: what a batch's launch will add must fit too. */
     const size_t elements = (size_t)CP_DEVICE_BATCH * d->max_elements;
-    if (ac_launch_room(d->compiled, elements * d->element_bytes, elements * d->result_bytes,
+    if (ac_launch_room(d->compiled, elements, d->element_bytes, d->result_bytes, d->kernel->nappends,
                        d->why)) return d->why;
     return NULL;
 }
