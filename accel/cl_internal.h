@@ -18,6 +18,8 @@ typedef struct ac_slot {
     cl_kernel kernel;
     cl_mem elements, results;
     size_t elements_cap, results_cap;
+    cl_mem index, ctl[AC_MAX_APPENDS];     /* cl_append.c: a gather's entries, appends' counters */
+    size_t index_cap, ctl_cap[AC_MAX_APPENDS];
 } ac_slot;
 
 struct ac_kernel {
@@ -59,6 +61,19 @@ const char *ac_error_name(cl_int e);
 int ac_memory_init(ac_device *d, char err[AC_ERR_MAX]);
 int ac_reserve(ac_device *d, size_t bytes, const char *what, char err[AC_ERR_MAX]);
 void ac_unreserve(ac_device *d, size_t bytes);
+/* Device memory of at least `bytes` in *mem, kept between launches (cl_run.c). */
+int ac_ensure(ac_device *d, cl_mem *mem, size_t *cap, size_t bytes, char err[AC_ERR_MAX]);
+/* Worker w's launch state of kernel k, made on first use (cl_run.c). */
+ac_slot *ac_slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX]);
+/* cl_append.c: the appends' arguments after the buffers (their counters written), and the
+ * gather of appended elements into the launch buffer before the kernel runs. */
+/* 0, or -1 with a message. */
+int ac_append_args(ac_device *d, cl_command_queue q, ac_slot *s, const ac_launch *l,
+                   gr_device_work *work, char err[AC_ERR_MAX]);
+/* The appends' counters read back into l->appended (not blocking: clFinish after). */
+cl_int ac_append_counts(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work);
+int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot *s,
+                      const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX]);
 /* Frees every kernel (ac_close). */
 void ac_kernels_free(ac_device *d);
 

@@ -103,6 +103,9 @@ static void slot_free(ac_slot *s)
     if (s->kernel) clReleaseKernel(s->kernel);
     if (s->elements) clReleaseMemObject(s->elements);
     if (s->results) clReleaseMemObject(s->results);
+    if (s->index) clReleaseMemObject(s->index);
+    for (int i = 0; i < AC_MAX_APPENDS; i++)
+        if (s->ctl[i]) clReleaseMemObject(s->ctl[i]);
     free(s);
 }
 

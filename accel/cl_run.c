@@ -68,8 +68,8 @@ void ac_buffer_free(ac_buffer *b)
 
 size_t ac_buffer_bytes(const ac_buffer *b) { return b->bytes; }
 
-/* Device memory of at least `bytes` in *mem (kept between launches, grown by doubling). */
-static int ensure(ac_device *d, cl_mem *mem, size_t *cap, size_t bytes, char err[AC_ERR_MAX])
+/* Grown by doubling. */
+int ac_ensure(ac_device *d, cl_mem *mem, size_t *cap, size_t bytes, char err[AC_ERR_MAX])
 {
     if (*mem && *cap >= bytes) return 0;
     size_t want = *cap ? *cap : 4096;
@@ -97,18 +97,27 @@ static size_t rounded(size_t bytes)
     return want;
 }
 
-int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes, char err[AC_ERR_MAX])
+/* The launch buffers worker slot s holds. */
+static size_t slot_bytes(const ac_slot *s)
 {
-    ac_device *d = ac_device_opened();
-    size_t need = rounded(element_bytes) + rounded(result_bytes ? result_bytes : 16), have = 0;
-    for (unsigned w = 0; w < GR_MAX_WORKERS; w++) {
-        const ac_slot *s = k->slots[w];
-        if (s && s->elements_cap + s->results_cap > have) have = s->elements_cap + s->results_cap;
-    }
-    return have >= need ? 0 : ac_room(d, need - have, "a launch's elements and results", err);
+    size_t bytes = s->elements_cap + s->results_cap + s->index_cap;
+    for (int i = 0; i < AC_MAX_APPENDS; i++) bytes += s->ctl_cap[i];
+    return bytes;
 }
 
-static ac_slot *slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX])
+int ac_launch_room(ac_kernel *k, size_t elements, size_t element_bytes, size_t result_bytes,
+                   int nappends, char err[AC_ERR_MAX])
+{
+    ac_device *d = ac_device_opened();
+    size_t need = rounded(elements * element_bytes) + rounded(result_bytes ? elements * result_bytes : 16) +
+                  rounded(elements * sizeof(cl_uint)) + (size_t)nappends * rounded(1), have = 0;
+    for (unsigned w = 0; w < GR_MAX_WORKERS; w++)
+        if (k->slots[w] && slot_bytes(k->slots[w]) > have) have = slot_bytes(k->slots[w]);
+    return have >= need ? 0 : ac_room(d, need - have, "a launch's elements, results, gather "
+                                      "indices and append counters", err);
+}
+
+ac_slot *ac_slot_of(ac_kernel *k, unsigned w, char err[AC_ERR_MAX])
 {
     if (k->slots[w]) return k->slots[w];
     ac_slot *s = calloc(1, sizeof *s);
@@ -150,6 +159,21 @@ static uint64_t kernel_ns(cl_event ev)
     return t1 > t0 ? t1 - t0 : 0;
 }
 
+/* A host span's elements without their leading gather_bytes (those come from the
+ * device): one rectangular write, a row per element. */
+static cl_int write_rest(cl_command_queue q, ac_slot *s, const ac_launch *l, const ac_span *sp,
+                         size_t at, gr_device_work *work)
+{
+    const size_t rest = l->element_bytes - l->gather_bytes;
+    if (!rest) return CL_SUCCESS;
+    const size_t buf_origin[3] = {at + l->gather_bytes, 0, 0}, host_origin[3] = {l->gather_bytes, 0, 0};
+    const size_t region[3] = {rest, sp->n, 1};
+    work->bytes_to_device += rest * sp->n;
+    return clEnqueueWriteBufferRect(q, s->elements, CL_FALSE, buf_origin, host_origin, region,
+                                    l->element_bytes, 0, l->element_bytes, 0, sp->from.host, 0, NULL,
+                                    NULL);
+}
+
 /* The spans' elements into the launch buffer, side by side: host spans written (counted
  * in *work), device spans copied within the device. */
 static cl_int gather(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work)
@@ -163,6 +187,8 @@ static cl_int gather(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_devi
         if (sp->from.device)
             e = clEnqueueCopyBuffer(q, sp->from.device->mem, s->elements, sp->from.offset, at, bytes,
                                     0, NULL, NULL);
+        else if (sp->rest_only)
+            e = write_rest(q, s, l, sp, at, work);
         else {
             e = clEnqueueWriteBuffer(q, s->elements, CL_FALSE, at, bytes, sp->from.host, 0, NULL, NULL);
             work->bytes_to_device += bytes;
@@ -193,20 +219,52 @@ static cl_int scatter(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_dev
     return e;
 }
 
-/* Copies in, launches, copies back; blocking at the end (an in-order queue). */
+/* Launches and copies back; blocking at the end (an in-order queue: after the copies
+ * in and the gather). */
 static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t n, cl_event *ev,
                       gr_device_work *work)
 {
     const size_t res_bytes = l->result_bytes * n;
-    cl_int e = gather(q, s, l, work);
-    if (e == CL_SUCCESS) e = clEnqueueNDRangeKernel(q, s->kernel, 1, NULL, &n, NULL, 0, NULL, ev);
+    cl_int e = clEnqueueNDRangeKernel(q, s->kernel, 1, NULL, &n, NULL, 0, NULL, ev);
     if (e == CL_SUCCESS && l->inplace) e = scatter(q, s, l, work);
     if (e == CL_SUCCESS && res_bytes) {
         e = clEnqueueReadBuffer(q, s->results, CL_FALSE, 0, res_bytes, l->results, 0, NULL, NULL);
         work->bytes_from_device += res_bytes;
     }
+    if (e == CL_SUCCESS) e = ac_append_counts(q, s, l, work);
     if (e == CL_SUCCESS) e = clFinish(q);
     return e;
+}
+
+/* The launch's inputs on the device: its arguments, the appends' counters, the elements
+ * from the host and the device, the appended ones gathered. 0, or -1 with a message
+ * (after waiting for what was queued: it reads host memory). */
+static int prepare(ac_device *d, cl_command_queue q, unsigned worker, ac_kernel *k, ac_slot *s,
+                   const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX])
+{
+    cl_int e = set_args(s, l, n);
+    if (e != CL_SUCCESS) {
+        snprintf(err, AC_ERR_MAX, "%s: kernel '%s': its arguments do not match (elements, n, "
+                 "results, %d buffers and %d appends) (%s)", k->file, k->name, l->nbuffers,
+                 l->nappends, ac_error_name(e));
+        return -1;
+    }
+    if (ac_append_args(d, q, s, l, work, err)) {
+        clFinish(q);
+        return -1;
+    }
+    e = gather(q, s, l, work);
+    if (e != CL_SUCCESS) {
+        snprintf(err, AC_ERR_MAX, "%s: kernel '%s': copying its elements to %s failed (%s)", k->file,
+                 k->name, d->name, ac_error_name(e));
+        clFinish(q);
+        return -1;
+    }
+    if (ac_gather_enqueue(d, q, worker, s, l, n, work, err)) {
+        clFinish(q);
+        return -1;
+    }
+    return 0;
 }
 
 int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *work,
@@ -216,23 +274,19 @@ int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *wo
     const uint32_t n = elements_of(l);
     if (n == 0) return 0;
     cl_command_queue q = d ? ac_queue(d, worker, err) : NULL;
-    ac_slot *s = q ? slot_of(k, worker, err) : NULL;
+    ac_slot *s = q ? ac_slot_of(k, worker, err) : NULL;
     if (!s) return -1;
     const size_t in_bytes = l->element_bytes * n, res_bytes = l->result_bytes * n;
-    if (ensure(d, &s->elements, &s->elements_cap, in_bytes, err) ||
-        ensure(d, &s->results, &s->results_cap, res_bytes ? res_bytes : 16, err)) return -1;
-    cl_int e = set_args(s, l, n);
-    if (e != CL_SUCCESS) {
-        snprintf(err, AC_ERR_MAX, "%s: kernel '%s': its arguments do not match (elements, n, "
-                 "results and %d buffers) (%s)", k->file, k->name, l->nbuffers, ac_error_name(e));
-        return -1;
-    }
-    cl_event ev = NULL;
+    if (ac_ensure(d, &s->elements, &s->elements_cap, in_bytes, err) ||
+        ac_ensure(d, &s->results, &s->results_cap, res_bytes ? res_bytes : 16, err)) return -1;
     gr_device_work done = {0};
-    e = enqueue(q, s, l, n, &ev, &done);
+    if (prepare(d, q, worker, k, s, l, n, &done, err)) return -1;
+    cl_event ev = NULL;
+    cl_int e = enqueue(q, s, l, n, &ev, &done);
     if (e != CL_SUCCESS) {
         snprintf(err, AC_ERR_MAX, "%s: kernel '%s' on %s failed (%s)", k->file, k->name, d->name,
                  ac_error_name(e));
+        clFinish(q);
         if (ev) clReleaseEvent(ev);
         return -1;
     }

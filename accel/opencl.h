@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #define AC_ERR_MAX 8192            /* room for a kernel's build log */
-#define AC_MAX_BUFFERS 8           /* buffer arguments after a kernel's fixed ones */
+#define AC_MAX_BUFFERS 12          /* buffer arguments after a kernel's fixed ones */
 
 /* The device every placed stage runs on: the first device of the first platform that
  * has one, or the one GRAMPS_OPENCL_DEVICE=P.D names (platform P, device D, as
@@ -75,11 +75,34 @@ typedef struct ac_place {
 } ac_place;
 
 /* n elements of a launch: read from `from`; with an in-place kernel, the rewritten
- * elements go to `to` (copied within the device when it is device memory). */
+ * elements go to `to` (copied within the device when it is device memory). With
+ * `rest_only` only the bytes after the launch's gather_bytes of each element are
+ * written from the host: the leading ones all come from the device (ac_launch.gather). */
 typedef struct ac_span {
     ac_place from, to;
     uint32_t n;
+    bool rest_only;
 } ac_span;
+
+/* Appending on the device: a kernel that pushes into a queue another device stage reads
+ * writes its new elements' leading bytes into the queue's entries, a device buffer cut
+ * into slots of per_slot entries. Each launch gets the slots the host claimed for it and
+ * appends by an atomic counter, at most nslots * per_slot entries; an element that does
+ * not fit is not appended (the kernel says so in its results and the host makes it, so
+ * nothing overflows). Kernel arguments, after the buffers, per append: (global ENTRY
+ * *entries, global append_ctl *ctl), append_ctl being {uint counter, limit, per_slot,
+ * nslots, slots[AC_APPEND_SLOTS]} (counter 0 and limit nslots * per_slot at the start).
+ * Position p of the append sequence is entry slots[p / per_slot] * per_slot +
+ * p % per_slot. Which element gets which position depends on the device's timing; the
+ * host decides the packets, in element order, so the images do not. */
+#define AC_APPEND_SLOTS 64
+#define AC_MAX_APPENDS 2
+#define AC_NO_ENTRY 0xffffffffu
+typedef struct ac_append {
+    const ac_buffer *entries;      /* NULL: nowhere to append (limit 0) */
+    uint32_t per_slot, nslots;
+    uint32_t slots[AC_APPEND_SLOTS];
+} ac_append;
 
 /* One launch: work-item i gets element i of the spans' elements side by side
  * (element_bytes each). The kernel's arguments are (global elements, uint n, global
@@ -96,14 +119,26 @@ typedef struct ac_launch {
     size_t result_bytes;
     const ac_buffer *buffers[AC_MAX_BUFFERS];
     int nbuffers;
+    ac_append appends[AC_MAX_APPENDS];
+    int nappends;
+    /* Out: each append's counter after the launch (positions asked for, those that did
+     * not fit included), for the host to give back the slots no position reached. */
+    uint32_t *appended;
+    /* Elements whose leading gather_bytes a producer appended on the device: element i
+     * (of the spans side by side) gets entry gather_index[i] of gather_entries before
+     * the kernel runs, or keeps the host's bytes for AC_NO_ENTRY. NULL: no gather. */
+    const ac_buffer *gather_entries;
+    size_t gather_bytes;
+    const uint32_t *gather_index;
 } ac_launch;
 
-/* Whether the device memory left holds one worker's launch buffers for
- * element_bytes of elements and result_bytes of results (beyond what an earlier frame's
- * launches hold already): 0, or -1 with a message. Each worker that launches makes its
- * own, when it first launches. */
-GR_API int ac_launch_room(ac_kernel *k, size_t element_bytes, size_t result_bytes,
-                          char err[AC_ERR_MAX]);
+/* Whether the device memory left holds one worker's launch buffers for `elements`
+ * elements of element_bytes and results of result_bytes each, with a gather's entry
+ * indices and `nappends` appends' counters (beyond what an earlier frame's launches
+ * hold already): 0, or -1 with a message. Each worker that launches makes its own, when
+ * it first launches. */
+GR_API int ac_launch_room(ac_kernel *k, size_t elements, size_t element_bytes, size_t result_bytes,
+                          int nappends, char err[AC_ERR_MAX]);
 
 /* Runs the launch on worker `worker`'s command queue and waits for it; adds the launch,
  * its device time and the bytes copied to *work. 0, or -1 with a message. */

@@ -217,13 +217,27 @@ typedef enum cp_instancing {
  * coalescing, keys and in-place forwarding keep their meaning. The input must be a
  * Collection queue. */
 struct ac_buffer;
-#define CP_KERNEL_BUFFERS 8
+#define CP_KERNEL_BUFFERS 12
+#define CP_KERNEL_APPENDS 2
+/* A push output whose new elements the kernel may make on the device (docs/opencl.md,
+ * appends): when the queue's only reader runs on the device too, each launch appends
+ * the leading `device_bytes` of the elements (at most `most(state)` per input element)
+ * into the queue's device memory, and emit pushes each as a handle
+ * (cp_device_appended) with the rest of the element filled on the host. */
+typedef struct cp_kernel_append {
+    int output;                        /* the stage's output slot, a PUSH port */
+    size_t device_bytes;               /* at least 8 (a handle), at most the element */
+    uint32_t (*most)(void *state);     /* NULL: one per input element */
+} cp_kernel_append;
 #define CP_KERNEL_RESULTS_MAX 16384    /* result bytes of one packet (a stack buffer) */
 typedef struct cp_kernel {
     const char *file;                  /* where the source lives, named in messages */
     const char *source;                /* OpenCL C, static text (programs are cached by it) */
     const char *name;                  /* its kernel function */
     size_t result_bytes;               /* per element; 0: no results */
+    /* The result bytes per element this instance's kernel writes, at most result_bytes
+     * (e.g. only as many lights as the scene has); NULL: result_bytes */
+    size_t (*results_of)(void *state);
     bool inplace;                      /* the kernel rewrites the elements */
     /* emit reads only element fields that no kernel of the packet format rewrites (a
      * ray's depth, not its hit), so with `inplace` the rewritten elements may stay on
@@ -239,7 +253,21 @@ typedef struct cp_kernel {
     const char *(*unsupported)(void *state);
     /* After each launch, on the host: the task's pushes and outputs; NULL: none. */
     void (*emit)(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
+    /* Pushes it may append on the device; the kernel takes two arguments per append after
+     * its buffers (accel/opencl.h, ac_append), whether or not the queue is on the device. */
+    cp_kernel_append appends[CP_KERNEL_APPENDS];
+    int nappends;
+    /* emit reads its input elements only from this byte on (0: all of them): a producer's
+     * appended elements may come to this stage with their leading bytes on the device */
+    size_t emit_reads_from;
 } cp_kernel;
+
+/* In a kernel stage's emit: makes `element` (of append `append`'s output format) a
+ * handle of the element this task's launch appended at `position` of that append's
+ * sequence; the caller fills the rest of the element and pushes it. False (element
+ * untouched) when the position is AC_NO_ENTRY or the output's queue is on the host:
+ * the caller makes the whole element. */
+GR_API bool cp_device_appended(gr_ctx *c, int append, uint32_t position, void *element);
 
 /* A stage's program sees its ports as gramps slots: inputs numbered in the order they
  * appear in `ports`, outputs (OUTPUT, PUSH, INPLACE) likewise. The composer binds every

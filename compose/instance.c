@@ -23,6 +23,7 @@ typedef struct inst_queue {
     const char *base;                  /* the section's name (replicas share it) */
     uint32_t replica, replicas;
     cp_device_queue *device;           /* its packets' elements may stay on the device */
+    cp_device_append *append;          /* its pushed elements' leading bytes may too */
 } inst_queue;
 
 typedef union param_value { int64_t i; double f; bool b; char *s; } param_value;
@@ -719,6 +720,55 @@ static int link_device_queues(cp_instance *in, char err[CP_ERR_MAX])
     return 0;
 }
 
+/* The queue of output slot `slot` (outputs numbered in port order) when it is a PUSH
+ * port bound to one queue, else -1. */
+static int push_queue_of(const inst_stage *st, int slot)
+{
+    const cp_stage_type *t = st->init.type;
+    for (int p = 0, k = 0; p < t->nports; p++) {
+        if (t->ports[p].mode == GR_BIND_INPUT) continue;
+        if (k++ != slot) continue;
+        return t->ports[p].mode == GR_BIND_PUSH && st->port_copies[p] == 1 ? st->port_queue[p] : -1;
+    }
+    return -1;
+}
+
+/* Whether b, on the device, may read queue's appended elements: it is the queue's only
+ * reader, the queue is a plain Collection, and b's emit does not read the bytes that
+ * stay on the device (or b's kernel rewrites them in place before emit). */
+static bool gathers_from(cp_instance *in, const inst_stage *b, const inst_queue *queue, size_t part)
+{
+    if (!b || !b->device || input_of(in, b) != &queue->desc || queue->desc.kind != GR_COLLECTION ||
+        queue->desc.subqueues || queue->desc.dynamic_keys || part < 8 ||
+        part > queue->desc.element_bytes)
+        return false;
+    const cp_kernel *kb = cp_kernel_of(in->desc->r, b->init.type);
+    return kb->inplace || !kb->emit || kb->emit_reads_from >= part;
+}
+
+/* A device stage's push whose queue's only reader runs on the device too appends there
+ * (device_append.c): the elements' leading bytes stay in device memory. `[graph]
+ * device_queues = false` keeps them on the host. */
+static int link_device_appends(cp_instance *in, char err[CP_ERR_MAX])
+{
+    for (int i = 0; in->device_queues && i < in->nstages; i++) {
+        inst_stage *a = &in->stages[i];
+        const cp_kernel *ka = a->device ? cp_kernel_of(in->desc->r, a->init.type) : NULL;
+        for (int k = 0; ka && k < ka->nappends && k < CP_KERNEL_APPENDS; k++) {
+            const int q = push_queue_of(a, ka->appends[k].output);
+            inst_queue *queue = q >= 0 ? &in->queues[q] : NULL;
+            inst_stage *b = q >= 0 ? sole_consumer(in, q) : NULL;
+            if (!queue || b == a || !gathers_from(in, b, queue, ka->appends[k].device_bytes)) continue;
+            if (!queue->append && !(queue->append = cp_device_append_new(queue->name, &queue->desc,
+                                                                         ka->appends[k].device_bytes, err)))
+                return -1;
+            cp_device_stage_link_append(a->device, k, queue->append);
+            cp_device_stage_link_gather(b->device, queue->append);
+        }
+    }
+    return 0;
+}
+
 static int make_states(cp_instance *in, char err[CP_ERR_MAX])
 {
     for (int i = 0; i < in->nstages; i++) {
@@ -840,6 +890,7 @@ cp_instance *cp_instance_new(cp_graph *g, void *frame, const cp_vars *vars, char
     in->frame = frame;
     if (read_graph_section(in, err) || expand(in, err) || place_stages(in, err) ||
         make_states(in, err) || bind_device_states(in, err) || link_device_queues(in, err) ||
+        link_device_appends(in, err) ||
         list_passes(in, err) ||
         build(in, err)) {
         cp_instance_free(in);
@@ -867,7 +918,10 @@ void cp_instance_free(cp_instance *in)
         free(st->port_copies);
     }
     gr_graph_destroy(in->g);
-    for (int i = 0; in->queues && i < in->nqueues; i++) cp_device_queue_free(in->queues[i].device);
+    for (int i = 0; in->queues && i < in->nqueues; i++) {
+        cp_device_queue_free(in->queues[i].device);
+        cp_device_append_free(in->queues[i].append);
+    }
     free(in->passes);
     free(in->stages);
     free(in->queues);

@@ -131,6 +131,12 @@ bool cp_device_stage_resident_ok(const cp_device_stage *d);
 typedef struct cp_device_queue cp_device_queue;
 void cp_device_stage_link(cp_device_stage *d, cp_device_queue *in, cp_device_queue *out);
 
+/* The device memory a push output's appended elements go to, for the stage's kernel
+ * append `append` (NULL: the host), and the one its input's come from. */
+typedef struct cp_device_append cp_device_append;
+void cp_device_stage_link_append(cp_device_stage *d, int append, cp_device_append *out);
+void cp_device_stage_link_gather(cp_device_stage *d, cp_device_append *in);
+
 /* ---- `device = auto` by measured time per task (placement.c) ---- */
 
 #define CP_PLACEMENT_WHY 200
@@ -157,5 +163,36 @@ bool cp_device_queue_claim(cp_device_queue *q, const void *packet, struct ac_pla
 void cp_device_queue_release(cp_device_queue *q, const void *packet);
 /* The most packets held at once, and the capacity. */
 void cp_device_queue_usage(cp_device_queue *q, uint32_t *peak, uint32_t *capacity);
+
+/* ---- queues filled by kernels' appends on the device (device_append.c) ---- */
+
+struct ac_append;
+/* Device memory for `desc`'s capacity in packets of its elements' leading part_bytes,
+ * in slots of a packet's elements. NULL with a message. */
+cp_device_append *cp_device_append_new(const char *queue, const gr_queue_desc *desc,
+                                       size_t part_bytes, char err[CP_ERR_MAX]);
+void cp_device_append_free(cp_device_append *q);
+size_t cp_device_append_part(const cp_device_append *q);
+const struct ac_buffer *cp_device_append_entries(const cp_device_append *q);
+/* Free slots for a launch to append up to `entries` elements into (at most
+ * AC_APPEND_SLOTS), held until cp_device_append_drop; a->entries NULL when none is free. */
+void cp_device_append_claim(cp_device_append *q, uint64_t entries, struct ac_append *a);
+void cp_device_append_drop(cp_device_append *q, struct ac_append *a);
+/* After the launch: the slots of a that no position below `asked` (its counter) reached
+ * are given back now, not when a is dropped. */
+void cp_device_append_trim(cp_device_append *q, struct ac_append *a, uint32_t asked);
+/* The entry at `position` of launch a's appends, now pushed (its slot stays taken until
+ * the entry is released). AC_NO_ENTRY past what a may hold. */
+uint32_t cp_device_append_take(cp_device_append *q, const struct ac_append *a, uint32_t position);
+/* An entry its consumer has read. */
+void cp_device_append_release(cp_device_append *q, uint32_t entry);
+/* The most slots taken at once, and the capacity (packets). */
+void cp_device_append_usage(cp_device_append *q, uint32_t *peak, uint32_t *capacity);
+/* A pushed element whose leading bytes are on the device carries the entry instead:
+ * its first word is CP_DEVICE_HANDLE (a NaN's bits no producer makes), the second the
+ * entry. */
+#define CP_DEVICE_HANDLE 0xffffffffu
+void cp_device_handle_set(void *element, uint32_t entry);
+bool cp_device_handle_of(const void *element, uint32_t *entry);
 
 #endif

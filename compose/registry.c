@@ -179,6 +179,14 @@ int cp_register_kernel_stage(cp_registry *r, const cp_kernel_stage_type *kt, cha
     if (k->result_bytes > CP_KERNEL_RESULTS_MAX)
         return cp_fail(err, "stage type '%s': kernel results of %zu bytes an element (at most %d "
                        "a packet)", name, k->result_bytes, CP_KERNEL_RESULTS_MAX);
+    if (k->nappends < 0 || k->nappends > CP_KERNEL_APPENDS)
+        return cp_fail(err, "stage type '%s': %d kernel appends (at most %d)", name, k->nappends,
+                       CP_KERNEL_APPENDS);
+    for (int i = 0; i < k->nappends; i++)
+        if (k->appends[i].device_bytes < 8 || k->appends[i].output < 0)
+            return cp_fail(err, "stage type '%s': kernel append %d: output %d, %zu bytes on the device "
+                           "(at least 8: a handle)", name, i, k->appends[i].output,
+                           k->appends[i].device_bytes);
     if (cp_register_stage(r, t, err)) return -1;
     if (cp_list_add(&r->kernels, (void *)kt)) return cp_fail(err, "out of memory");
     return 0;

@@ -1,6 +1,7 @@
 /* device_copy.h — host data copied to the OpenCL device as a few buffers uploaded
  * together, in order, all or none: the scene's BVH (bvh.opencl, trace_opencl.c), its
- * normals, indices and triangle materials (shading.opencl) and each rt.shade instance's
+ * normals, indices, triangle materials, positions and texture coordinates (shading.opencl)
+ * and each rt.shade instance's
  * material table and lights (shade_opencl.c). The buffers are a kernel's arguments in
  * the same order. */
 #ifndef PIPELINES_RAYTRACE_DEVICE_COPY_H
@@ -9,7 +10,7 @@
 #include "accel/opencl.h"
 #include "compose/compose.h"
 
-#define PLRT_COPY_MAX 4
+#define PLRT_COPY_MAX 5
 
 /* `bytes` bytes at `data`, to be one buffer. */
 typedef struct plrt_host_range { const void *data; size_t bytes; } plrt_host_range;

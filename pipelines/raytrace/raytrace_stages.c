@@ -14,6 +14,7 @@
 #include "pipelines/raytrace/shade_opencl.h"
 #include "pipelines/raytrace/trace_opencl.h"
 #include "pipelines/raytrace/transmittance.h"
+#include "accel/opencl.h"
 #include "rasterizer/samples.h"
 #include "raytracer/bvh_traverse.h"
 #include "raytracer/packet.h"
@@ -346,14 +347,17 @@ static void push_reflections(gr_ctx *c, shade_out *o)
 }
 
 /* A secondary ray from h's hit, if its weight is worth tracing, with h's cone carried
- * on from the hit (rt_cone_at_hit). */
+ * on from the hit (rt_cone_at_hit); its ray a handle of the one the kernel appended at
+ * `appended` on the device, if it did (AC_NO_ENTRY: none). */
 static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const rt_ray *ray,
-                          const float weight[3], const plrt_ray *h, uint32_t depth, uint32_t layers)
+                          const float weight[3], const plrt_ray *h, uint32_t depth, uint32_t layers,
+                          uint32_t appended)
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
     plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0},
                    rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    if (appended != AC_NO_ENTRY) cp_device_appended(c, PLRT_APPEND_REFLECT, appended, &rr.ray);
     if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
     o->reflect[o->nreflect++] = rr;
 }
@@ -363,22 +367,28 @@ static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_r
                      const rt_ray *passed, const float weight[3])
 {
     if (h->layers + 1 < PLRT_MAX_LAYERS)
-        add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1);
+        add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1, AC_NO_ENTRY);
 }
 
 /* One hit's shading sent on: its direct contribution, a shadow ray per lit light, a
- * reflection ray, a ray on through a blended surface. */
+ * reflection ray, a ray on through a blended surface. With the kernel's result, the
+ * rays it appended on the device go as handles (cp_device_appended). */
 static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const sh_ray_result *res,
-                     shade_out *o)
+                     const plrt_shade_result *kernel, shade_out *o)
 {
+    const uint32_t shadow_at = kernel ? kernel->shadow_at : AC_NO_ENTRY;
     plrt_add_contrib(&o->contribs, h->pixel, res->direct);
     for (int l = 0; l < res->nshadow; l++) {
         if (o->nshadow == RT_PACKET_MAX) push_shadows(c, o);
-        o->shadow[o->nshadow++] = (plrt_shadow){res->shadow[l], {res->shadow_color[l][0],
-                                  res->shadow_color[l][1], res->shadow_color[l][2]}, h->pixel};
+        plrt_shadow *sh = &o->shadow[o->nshadow++];
+        *sh = (plrt_shadow){res->shadow[l], {res->shadow_color[l][0], res->shadow_color[l][1],
+                            res->shadow_color[l][2]}, h->pixel};
+        if (shadow_at != AC_NO_ENTRY)
+            cp_device_appended(c, PLRT_APPEND_SHADOW, shadow_at + (uint32_t)l, &sh->ray);
     }
     if (res->reflect && (int)h->depth < s->bounces)
-        add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0);
+        add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0,
+                      kernel ? kernel->reflect_at : AC_NO_ENTRY);
     if (res->pass) add_pass(c, s, o, h, &res->passed, res->pass_weight);
 }
 
@@ -386,7 +396,7 @@ static void shade_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade_
 {
     sh_ray_result res;
     sh_ray_shade_cone(s->env, &h->ray, &h->hit, h->weight, (int)h->depth, h->cone, &res);
-    send_hit(c, s, h, &res, o);
+    send_hit(c, s, h, &res, NULL, o);
 }
 
 /* The albedo AOV at h's hit: the base colour, composited front to back through blended
@@ -441,7 +451,7 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
     } else if (kernel) {
         sh_ray_result res;
         plrt_shade_result_of(s->env, kernel, &res);
-        send_hit(c, s, h, &res, o);
+        send_hit(c, s, h, &res, kernel, o);
     } else {
         shade_hit(c, s, h, o);
     }
@@ -451,9 +461,9 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
  * to the Blend instance of its pixel, and one packet of rays (reflections come from
  * many tasks) may cover pixels of every instance. Each ray makes at most one
  * contribution and one reflection, so the task's fit one shade_out. */
-static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
-                         const plrt_shade_result *kernel)
+static void shade_packet(gr_ctx *c, const shade_state *s, void *in, const unsigned char *kernel)
 {
+    const size_t stride = plrt_shade_result_bytes(s->env->nlights);
     uint32_t n = gr_count(in);
     const plrt_ray *h = plrt_elems(in);
     shade_out o;
@@ -461,7 +471,7 @@ static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
     o.nshadow = o.nreflect = 0;
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++)
-        shade_one(c, s, &h[i], kernel ? &kernel[i] : NULL, &o);
+        shade_one(c, s, &h[i], kernel ? (const plrt_shade_result *)(kernel + i * stride) : NULL, &o);
     push_shadows(c, &o);
     push_reflections(c, &o);
     plrt_push_contribs(c, SHADE_CONTRIB, &o.contribs);
@@ -470,6 +480,13 @@ static void shade_packet(gr_ctx *c, const shade_state *s, void *in,
 static void shade_main(gr_ctx *c)
 {
     shade_packet(c, gr_user(c), gr_input(c, NULL), NULL);
+}
+
+/* This instance's kernel results: the scene's lights only. */
+static size_t shade_results_of(void *state)
+{
+    const shade_state *s = state;
+    return plrt_shade_result_bytes(s->env->nlights);
 }
 
 /* On the device: the kernel shaded the hits; the host sends them on as shade_main. */
@@ -489,6 +506,13 @@ static int shade_kernel_buffers(void *state, const struct ac_buffer *out[CP_KERN
 {
     const shade_state *s = state;
     return plrt_shade_device_buffers(&s->device, out);
+}
+
+/* A hit makes a shadow ray per lit light at most. */
+static uint32_t shade_most_shadows(void *state)
+{
+    const shade_state *s = state;
+    return (uint32_t)s->env->nlights;
 }
 
 /* ---- Blend --------------------------------------------------------------------------------- */
@@ -707,8 +731,12 @@ static const cp_kernel_stage_type kernel_stages[] = {
       "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
       shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 3},
      {.file = PLRT_SHADE_CL, .source = cl_pipelines_raytrace_opencl_shade, .name = "rt_shade",
-      .result_bytes = sizeof(plrt_shade_result), .buffers = shade_kernel_buffers,
-      .unsupported = shade_kernel_unsupported, .emit = shade_emit}},
+      .result_bytes = sizeof(plrt_shade_result), .results_of = shade_results_of,
+      .buffers = shade_kernel_buffers,
+      .unsupported = shade_kernel_unsupported, .emit = shade_emit,
+      .appends = {[PLRT_APPEND_SHADOW] = {SHADE_SHADOW, sizeof(rt_ray), shade_most_shadows},
+                  [PLRT_APPEND_REFLECT] = {SHADE_REFLECT, sizeof(rt_ray), NULL}},
+      .nappends = 2}},
 };
 
 int pl_register_raytrace_resources(cp_registry *r, char err[CP_ERR_MAX])

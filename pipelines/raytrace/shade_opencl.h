@@ -6,17 +6,48 @@
 #ifndef PIPELINES_RAYTRACE_SHADE_OPENCL_H
 #define PIPELINES_RAYTRACE_SHADE_OPENCL_H
 
+#include "accel/opencl.h"
 #include "compose/compose.h"
 #include "pipelines/raytrace/device_copy.h"
 #include "shaders/ray_shading.h"
 
+#include <stddef.h>
+
 /* shade.cl's material_t, shade_info and shade_result. */
+/* A texture reference as shade.cl samples it (shaders/texture_sample.h): the texture
+ * (-1: none), whether it reads coordinate set 1 (set 0 where the geometry has no set 1),
+ * the sampler, and the transform: `transform` when sh_texture_transform is not the
+ * identity (cos_r, sin_r: cosf and sinf of its rotation, the host's bits), `lod_scale`
+ * when sh_surface_lod scales the cone's area. */
+typedef struct plrt_shade_texref {
+    int32_t texture;
+    uint32_t uv_set, wrap_u, wrap_v, filter, transform, lod_scale;
+    float offset[2], scale[2], cos_r, sin_r;
+    uint32_t pad[3];
+} plrt_shade_texref;
+/* Its maps, in shade.cl's order. */
+enum { PLRT_MAP_ALBEDO, PLRT_MAP_METALLIC_ROUGHNESS, PLRT_MAP_EMISSIVE, PLRT_MAP_NORMAL,
+       PLRT_MAP_OCCLUSION, PLRT_MAPS };
 typedef struct plrt_shade_material {
-    float albedo[3], reflectivity, specular, specular_exponent, pad[2];
+    float albedo[3], reflectivity, specular, specular_exponent, metallic, roughness;
+    float emissive[3], normal_scale, occlusion_strength;
+    uint32_t metallic_roughness;          /* the model: 0 Blinn-Phong, 1 metallic-roughness */
+    uint32_t pad[2];
+    plrt_shade_texref maps[PLRT_MAPS];
 } plrt_shade_material;
+
+/* shade.cl's texture_t: where each mip level's texels (RGBA bytes, rows top first) start
+ * in the scene's texel buffer, in texels, and its size. */
+typedef struct plrt_shade_texture {
+    uint32_t nlevels, pad[3];
+    uint32_t offset[SC_MAX_MIP_LEVELS], width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS];
+} plrt_shade_texture;
 typedef struct plrt_shade_info {
     uint32_t nmaterials, nlights, ntriangles, has_materials;
-    float ambient, pad[3];
+    float ambient, eps;
+    uint32_t set1_at;                     /* where set 1 starts in the uv buffer (floats); 0: none */
+    uint32_t has_uvs;                     /* the geometry has texture coordinates */
+    uint32_t result_bytes, pad[3];        /* plrt_shade_result_bytes(nlights) */
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
 typedef struct plrt_shade_result {
@@ -25,8 +56,30 @@ typedef struct plrt_shade_result {
     uint32_t reflect;
     rt_ray reflected;                     /* its direction only: the origin is the host's */
     float reflect_weight[3];
+    /* Where the kernel appended the lit lights' shadow rays (in light order) and the
+     * mirror ray on the device, as positions for cp_device_appended; AC_NO_ENTRY: it
+     * did not (the queue is on the host, or full), the host makes them. */
+    uint32_t shadow_at, reflect_at;
+    /* Last: the kernel writes only the scene's lights' (plrt_shade_result_bytes). */
     float light_color[SH_MAX_LIGHTS][3];
 } plrt_shade_result;
+
+/* The bytes of a result the kernel writes for a scene of nlights lights: the results
+ * of a launch are that far apart. */
+static inline size_t plrt_shade_result_bytes(int nlights)
+{
+    return offsetof(plrt_shade_result, light_color) + (size_t)nlights * sizeof(float[3]);
+}
+
+/* The scene's textures on the device (texture_opencl.c): every mip level's texels side
+ * by side (a texel: 4 bytes), and a plrt_shade_texture per texture. */
+typedef struct plrt_device_textures {
+    struct ac_buffer *texels, *table;
+} plrt_device_textures;
+/* 0, or -1 with a message (a buffer that does not fit, a scene past 4G texels). */
+int plrt_device_textures_make(plrt_device_textures *t, ac_device *dev, const sc_scene *s,
+                              char err[AC_ERR_MAX]);
+void plrt_device_textures_free(plrt_device_textures *t);
 
 extern const cp_resource_type plrt_device_shading_resource;
 extern const char cl_pipelines_raytrace_opencl_shade[];
@@ -48,6 +101,9 @@ void plrt_shade_device_free(plrt_shade_device *d);
 /* The kernel's buffer arguments. */
 int plrt_shade_device_buffers(const plrt_shade_device *d,
                               const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
+/* The kernel's appends (cp_kernel.appends): shadow rays, at most a light each, and the
+ * mirror ray, each a ray on the device and the rest of its element on the host. */
+enum { PLRT_APPEND_SHADOW, PLRT_APPEND_REFLECT };
 /* What sh_ray_shade_cone gives for the hit, from the kernel's result: the shadow rays and
  * the mirror ray's origin made from the hit point and normal as ray_shading.c makes them. */
 void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out);

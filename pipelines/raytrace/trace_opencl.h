@@ -31,7 +31,8 @@ extern const char cl_pipelines_raytrace_opencl_trace[];
     .buffers = plrt_trace_buffers, .unsupported = plrt_intersect_unsupported, .emit = plrt_intersect_emit}
 #define PLRT_SHADOW_KERNEL {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, \
     .name = "rt_occluded", .result_bytes = 1, .inplace = false, .buffers = plrt_trace_buffers, \
-    .unsupported = plrt_shadow_unsupported, .emit = plrt_shadow_emit}
+    .unsupported = plrt_shadow_unsupported, .emit = plrt_shadow_emit, \
+    .emit_reads_from = offsetof(plrt_shadow, color)}
 /* Why bvh.opencl could not be made on this thread, for the stage's message. */
 const char *plrt_device_bvh_error(void);
 int plrt_trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);

@@ -1,0 +1,121 @@
+/* test_device_append.c — rt.shade on the OpenCL device appends its shadow and mirror
+ * rays to their queues' device memory when rt.shadow and rt.intersect run there too
+ * (docs/opencl.md, appends): fewer bytes cross between host and device than with
+ * `[graph] device_queues = false`, the queues hold at most their capacity (a capacity
+ * of one packet still finishes: the host makes what does not fit), and the image is the
+ * CPU graph's under three schedulers. Cornell at 48x48 (its mirror sends reflection
+ * rays back to Intersect), PoCL in CI; kernels compiled once into POCL_CACHE_DIR. */
+#include "tests/check.h"
+#include "tests/cli.h"
+
+static char build_dir[200];
+static char cpu_png[300];
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/tests/device-append-%s", build_dir, name);
+}
+
+static int render(const char *extra, const char *png)
+{
+    char args[1400];
+    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 48x48 --set graph.device=opencl %s "
+             "-o %s cornell", extra, png);
+    return run(args);
+}
+
+/* A stage's number field in the stats (0 when absent). */
+static unsigned long long field(const char *stage, const char *name)
+{
+    char key[80];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *v = strstr(stage, key);
+    const char *end = strchr(stage, '}');
+    return v && end && v < end ? strtoull(v + strlen(key), NULL, 10) : 0;
+}
+
+/* The bytes every stage moved, the shadow stages' uploads, and Shade's device queues
+ * (peak and capacity summed over its copies' appends). */
+typedef struct moved { unsigned long long bytes, shadow_in; unsigned peak, capacity; } moved;
+
+static moved moved_in(const char *stats)
+{
+    moved m = {0};
+    char *js = slurp(stats, NULL);
+    CHECK_MSG(js != NULL, "no statistics in %s", stats);
+    for (const char *s = js ? strstr(js, "{\"name\": ") : NULL; s; s = strstr(s + 1, "{\"name\": ")) {
+        m.bytes += field(s, "bytes_to_device") + field(s, "bytes_from_device");
+        if (!strncmp(s, "{\"name\": \"shadow-intersect", 26)) m.shadow_in += field(s, "bytes_to_device");
+        if (strncmp(s, "{\"name\": \"shade-", 16)) continue;
+        unsigned peak = (unsigned)field(s, "device_queue_peak"), cap = (unsigned)field(s, "device_queue_capacity");
+        CHECK_MSG(peak <= cap, "a Shade copy held %u packets on the device, capacity %u", peak, cap);
+        m.peak += peak;
+        m.capacity += cap;
+    }
+    free(js);
+    return m;
+}
+
+static void test_fewer_bytes_same_image(void)
+{
+    char dev[300], host[300], stats_dev[300], stats_host[300], extra[700];
+    tmp_path(dev, sizeof dev, "dev.png");
+    tmp_path(host, sizeof host, "host.png");
+    tmp_path(stats_dev, sizeof stats_dev, "dev.json");
+    tmp_path(stats_host, sizeof stats_host, "host.json");
+    snprintf(extra, sizeof extra, "--stats %s", stats_dev);
+    CHECK_MSG(render(extra, dev) == 0, "%s", out);
+    snprintf(extra, sizeof extra, "--set graph.device_queues=false --stats %s", stats_host);
+    CHECK_MSG(render(extra, host) == 0, "%s", out);
+    CHECK_MSG(same_files(cpu_png, dev), "appends on the device: not the CPU image");
+    CHECK_MSG(same_files(cpu_png, host), "queues on the host: not the CPU image");
+    moved d = moved_in(stats_dev), h = moved_in(stats_host);
+    CHECK_MSG(d.capacity > 0 && d.peak >= 1 && h.capacity == 0, "Shade's device queues: peak %u of "
+              "%u; with device_queues = false: capacity %u", d.peak, d.capacity, h.capacity);
+    CHECK_MSG(d.bytes > 0 && d.bytes < h.bytes && d.shadow_in < h.shadow_in, "bytes moved: %llu "
+              "(shadow rays in: %llu) with appends, %llu (%llu) on the host", d.bytes, d.shadow_in,
+              h.bytes, h.shadow_in);
+    printf("bytes between host and device: %llu with appends, %llu without (shadow rays to the "
+           "device: %llu against %llu); peak %u of %u packets\n", d.bytes, h.bytes, d.shadow_in,
+           h.shadow_in, d.peak, d.capacity);
+}
+
+/* One packet's room in each queue Shade pushes to: most rays are made on the host, the
+ * run finishes, and the image is the same whatever the scheduler. */
+static void test_tiny_capacity_schedulers(void)
+{
+    const char *schedulers[] = {"gramps", "task-stealing", "static"};
+    for (int i = 0; i < 3; i++) {
+        char png[300], stats[300], extra[700];
+        tmp_path(png, sizeof png, "tiny.png");
+        tmp_path(stats, sizeof stats, "tiny.json");
+        snprintf(extra, sizeof extra, "--scheduler %s --set shadow-rays.capacity=1 --set rays.capacity=1 "
+                 "--stats %s", schedulers[i], stats);
+        CHECK_MSG(render(extra, png) == 0, "%s: %s", schedulers[i], out);
+        CHECK_MSG(same_files(cpu_png, png), "%s, capacity 1: not the CPU image", schedulers[i]);
+        moved m = moved_in(stats);
+        CHECK_MSG(m.capacity > 0 && m.peak <= m.capacity, "%s: peak %u of %u", schedulers[i], m.peak,
+                  m.capacity);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
+           "(they are not instrumented); the plain and UBSan builds run these tests\n");
+    return check_finish();
+#endif
+    find_tool(argv[0], "gramps-render");
+    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
+    char cache[700], args[700];
+    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
+    setenv("POCL_CACHE_DIR", cache, 0);
+    tmp_path(cpu_png, sizeof cpu_png, "cpu.png");
+    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 48x48 -o %s cornell", cpu_png);
+    CHECK_MSG(run(args) == 0, "%s", out);
+    RUN(test_fewer_bytes_same_image);
+    RUN(test_tiny_capacity_schedulers);
+    return check_finish();
+}
