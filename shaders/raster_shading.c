@@ -443,8 +443,10 @@ PS_INLINE void ps_light(const sc_light *l, const ps_material *pm, float a[RS_ATT
         float d = ps_dot(nrm, &h, i);
         ndoth[i] = d > 0.0f ? d : 0.0f;
     }
-    for (int i = 0; i < n; i++)                   /* powf: scalar, lit fragments only */
-        spec[i] = ndotl[i] > 0 ? pm->specular[i] * powf(ndoth[i], pm->exponent[i]) : 0.0f;
+    PS_LOOP(i, n) {                               /* sh_spec_pow: branch-free, it vectorizes */
+        float s = pm->specular[i] * sh_spec_pow(ndoth[i], pm->exponent[i]);
+        spec[i] = ndotl[i] > 0 ? s : 0.0f;
+    }
     PS_LOOP(i, n) {
         bool lit = ndotl[i] > 0;
         float rx = (pm->albedo[0][i] * ndotl[i] + spec[i]) * l->color[0];
