@@ -1,11 +1,13 @@
 /* The specular power (shaders/spec_pow.h) that the pixel shader's packet loops vectorize
  * and sh_blinn_phong runs one lane at a time: close to pow in double on every exponent a
  * scene may give, exact at 1 and on the special values, and the pixel shader's vector
- * lanes give the scalar formula's bits. */
+ * lanes give the scalar formula's bits; its log2, which the level of detail takes, close
+ * to log2. */
 #include "raytracer/isa.h"
 #include "shaders/blinn_phong.h"
 #include "shaders/raster_shading.h"
 #include "shaders/spec_pow.h"
+#include "shaders/texture_sample.h"
 #include "tests/check.h"
 
 #include <math.h>
@@ -40,6 +42,30 @@ static void test_close_to_pow(void)
         }
     printf("  largest relative error %.3g\n", worst);
     CHECK_MSG(worst < 4e-6, "relative error %.3g", worst);
+}
+
+/* The log2 the level of detail takes (sh_texture_lod): within 2^-22 of log2 in double,
+ * or two float ulps where the result is above 1 (so a level's fraction, the trilinear
+ * weight, moves by about what log2f's rounding moves it), on positive normal floats; a
+ * zero or subnormal step is magnification (-64, level 0). */
+static void test_lod_log2(void)
+{
+    double worst = 0;
+    for (uint32_t b = 0x00800000u; b < 0x7f000000u; b += 4093) {
+        const float x = f_of(b);
+        const double want = log2((double)x), bound = fmax(0x1p-22, fabs(want) * 0x1p-22);
+        const double d = fabs((double)sh_pow_log2(x) - want) / bound;
+        if (d > worst) worst = d;
+    }
+    printf("  largest log2 error %.3g of the bound\n", worst);
+    CHECK_MSG(worst <= 1.0, "log2 error %.3g of the bound", worst);
+    unsigned char texel[4] = {0};
+    sc_texture t = {.name = "t", .nlevels = 1, .levels[0] = {1, 1, texel}};
+    CHECK(sh_texture_lod(&t, 0x1p-70f, 0, 0, 0) == -64.0f);          /* rho^2 subnormal */
+    CHECK(sh_texture_lod(&t, 0, 0, 0, 0) == -64.0f);
+    CHECK(sh_texture_lod(&t, 0.25f, 0, 0, 0) == -2.0f);              /* powers of 2: exact */
+    CHECK(sh_texture_lod(&t, 8.0f, 0, 0, 0) == 3.0f);
+    CHECK(fabsf(sh_texture_lod(&t, 3.0f, 0, 0, 0) - 1.5849625f) < 1e-6f);
 }
 
 static void test_special_values(void)
@@ -150,6 +176,7 @@ int main(void)
 {
     RUN(test_close_to_pow);
     RUN(test_special_values);
+    RUN(test_lod_log2);
     RUN(test_ps_lanes_match_scalar);
     return check_finish();
 }
