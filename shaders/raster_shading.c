@@ -396,15 +396,56 @@ static bool ps_one_queued_material(uint64_t known, const ps_tri_material *tm)
     return true;
 }
 
+/* The packet's one material, when every fragment's triangle has it (each looked up
+ * once), else NULL. */
+PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh_ps_frags *f)
+{
+    uint64_t tris = 0;                    /* bit k: some fragment lies in tris[k] */
+    PS_LOOP(i, f->n) tris |= 1ull << f->tri[i];
+    if (!tris) return NULL;
+    const uint32_t first = f->tris[__builtin_ctzll(tris)].material;
+    for (; tris; tris &= tris - 1)
+        if (f->tris[__builtin_ctzll(tris)].material != first) return NULL;
+    return material_of(e, first);
+}
+
+/* ps_gather_material for a packet of one material m whose albedo map, if any, reads
+ * set 0: the same values, without the per-fragment lookups and queue. */
+PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
+                                      float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
+{
+    const int n = f->n;
+    pm->metallic_roughness = m->model == SC_SHADING_METALLIC_ROUGHNESS ? n : 0;
+    PS_LOOP(i, n) {
+        pm->specular[i] = m->specular;
+        pm->exponent[i] = m->specular_exponent;
+    }
+    const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
+    if (!tex) {
+        for (int k = 0; k < 3; k++) PS_LOOP(i, n) pm->albedo[k][i] = m->albedo[k];
+        return;
+    }
+    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
+    memcpy(u, a[6], (size_t)n * sizeof(float));
+    memcpy(v, a[7], (size_t)n * sizeof(float));
+    for (int i = 0; i < n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
+    ps_sample_material(e, m, n, u, v, lod, NULL, pm);
+}
+
 PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
-    ps_albedo_queue queue;
-    queue.n = 0;
-    pm->metallic_roughness = 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
     pm->lod_tri = -1;
+    const sc_material *one = ps_packet_material(e, f);
+    if (one && !sh_reads_set1(e->geo, &one->albedo_map)) {
+        ps_gather_one_material(e, f, one, a, pm);
+        return;
+    }
+    ps_albedo_queue queue;
+    queue.n = 0;
+    pm->metallic_roughness = 0;
     uint64_t known = 0;                   /* bit k: tm[k] is looked up for tris[k] */
     ps_tri_material tm[SH_PS_MAX];
     for (int i = 0; i < f->n; i++) {
