@@ -409,6 +409,38 @@ PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh
     return material_of(e, first);
 }
 
+/* The level of m's albedo map tex for each fragment of a packet whose fragments all
+ * have material m: ps_albedo_lod's values, computed once per run of fragments of one
+ * triangle in one quad, without its per-fragment cases. */
+PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
+                              const sc_texture *tex, ps_material *pm, float *lod)
+{
+    if (!f->x || !sh_texture_transform_is_identity(&m->albedo_map)) {
+        for (int i = 0; i < f->n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
+        return;
+    }
+    int last_tri = -1;
+    uint32_t last_quad = 0;
+    float l = 0;
+    for (int i = 0; i < f->n; i++) {
+        const unsigned k = f->tri[i];
+        const uint32_t quad = (uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 16;
+        if ((int)k != last_tri || quad != last_quad) {
+            if (!(pm->quad_ready >> k & 1)) {
+                float uv[3][2];
+                tri_set0(&f->tris[k], uv);
+                quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
+                pm->quad_ready |= 1ull << k;
+            }
+            float d[4];
+            quad_derivatives(&pm->quad[k], f->x[i], f->y[i], d);
+            l = ts_lod(tex, d[0], d[1], d[2], d[3]);
+            last_tri = (int)k, last_quad = quad;
+        }
+        lod[i] = l;
+    }
+}
+
 /* ps_gather_material for a packet of one material m whose albedo map, if any, reads
  * set 0: the same values, without the per-fragment lookups and queue. */
 PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
@@ -428,7 +460,7 @@ PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags 
     float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
     memcpy(u, a[6], (size_t)n * sizeof(float));
     memcpy(v, a[7], (size_t)n * sizeof(float));
-    for (int i = 0; i < n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
+    ps_albedo_lods(e, f, m, tex, pm, lod);
     ps_sample_material(e, m, n, u, v, lod, NULL, pm);
 }
 
