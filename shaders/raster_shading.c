@@ -320,8 +320,8 @@ PS_INLINE void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int
 static void ps_sample_material(const sh_raster_env *e, const sc_material *m, int n, float *u, float *v,
                                const float *lod, const uint8_t *frag, ps_material *pm)
 {
-    float out[4][SH_PS_MAX];
-    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    float out[3][SH_PS_MAX];
+    float *const rgba[4] = {out[0], out[1], out[2], NULL};    /* the albedo: colour only */
     if (!sh_texture_transform_is_identity(&m->albedo_map))
         for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
     sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n, rgba,
