@@ -33,7 +33,7 @@ static void test_close_to_pow(void)
 {
     double worst = 0;
     for (int k = 0; k < NEXP; k++)
-        for (uint32_t b = 0x37800000u; b <= 0x3f800000u; b += 97) {
+        for (uint32_t b = 0x37800000u; b <= 0x3f800000u; b += CHECK_SANITIZED ? 997 : 97) {
             const float x = f_of(b), e = exponents[k];
             const double want = pow((double)x, (double)e), got = sh_spec_pow(x, e);
             if (want < 0x1p-24) continue;
