@@ -452,16 +452,14 @@ static bool ps_one_queued_material(uint64_t known, const ps_tri_material *tm)
     return true;
 }
 
-/* The packet's one material, when every fragment's triangle has it (each looked up
- * once), else NULL. */
+/* The packet's one material, when every fragment's triangle has it (looked up where the
+ * triangle changes from one fragment to the next), else NULL. */
 PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh_ps_frags *f)
 {
-    uint64_t tris = 0;                    /* bit k: some fragment lies in tris[k] */
-    PS_LOOP(i, f->n) tris |= 1ull << f->tri[i];
-    if (!tris) return NULL;
-    const uint32_t first = f->tris[__builtin_ctzll(tris)].material;
-    for (; tris; tris &= tris - 1)
-        if (f->tris[__builtin_ctzll(tris)].material != first) return NULL;
+    if (f->n < 1) return NULL;
+    const uint32_t first = f->tris[f->tri[0]].material;
+    for (int i = 1; i < f->n; i++)
+        if (f->tri[i] != f->tri[i - 1] && f->tris[f->tri[i]].material != first) return NULL;
     return material_of(e, first);
 }
 
