@@ -269,21 +269,29 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
- * triangle set up once per packet, the derivatives once per run of its fragments in
- * one quad. */
-PS_INLINE const float *ps_quad_d(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+/* Triangle tris[k]'s quad setup (set 0), made on its first use in the packet. */
+PS_INLINE const quad_setup *ps_quad_of(const sh_raster_env *e, const sh_ps_frags *f, unsigned k,
+                                       ps_material *pm)
 {
-    const unsigned k = f->tri[i];
     if (!(pm->quad_ready >> k & 1)) {
         float uv[3][2];
         tri_set0(&f->tris[k], uv);
         quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
         pm->quad_ready |= 1ull << k;
     }
+    return &pm->quad[k];
+}
+
+/* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
+ * triangle set up once per packet, the derivatives once per run of its fragments in
+ * one quad. */
+PS_INLINE const float *ps_quad_d(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+{
+    const unsigned k = f->tri[i];
+    const quad_setup *q = ps_quad_of(e, f, k, pm);
     const int qx = f->x[i] & ~1, qy = f->y[i] & ~1;
     if ((int)k != pm->last_tri || qx != pm->last_x || qy != pm->last_y) {   /* neighbours share it */
-        quad_derivatives(&pm->quad[k], qx, qy, pm->last_d);
+        quad_derivatives(q, qx, qy, pm->last_d);
         pm->last_tri = (int)k, pm->last_x = qx, pm->last_y = qy;
     }
     return pm->last_d;
@@ -480,14 +488,8 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
         const unsigned k = f->tri[i];
         const uint32_t quad = (uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 16;
         if ((int)k != last_tri || quad != last_quad) {
-            if (!(pm->quad_ready >> k & 1)) {
-                float uv[3][2];
-                tri_set0(&f->tris[k], uv);
-                quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
-                pm->quad_ready |= 1ull << k;
-            }
             float d[4];
-            quad_derivatives(&pm->quad[k], f->x[i], f->y[i], d);
+            quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], d);
             l = ts_lod(tex, d[0], d[1], d[2], d[3]);
             last_tri = (int)k, last_quad = quad;
         }
