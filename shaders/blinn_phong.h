@@ -1,11 +1,13 @@
 /* blinn_phong.h — the lighting model both renderers share, so a surface shaded by the
  * rasterizer's pixel shader and by the ray tracer's Shade stage gets the same colour:
  * per point light, albedo * max(n.l, 0) + specular * max(n.h, 0)^exponent, times the
- * light's colour. Small vector helpers for the shading kernels live here too. */
+ * light's colour (the power is sh_spec_pow's: the same bits in the packet kernel).
+ * Small vector helpers for the shading kernels live here too. */
 #ifndef SHADERS_BLINN_PHONG_H
 #define SHADERS_BLINN_PHONG_H
 
 #include "scenes/scene.h"
+#include "shaders/spec_pow.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -43,7 +45,7 @@ static inline bool sh_blinn_phong(const float p[3], const float n[3], const floa
     if (ndotl <= 0) return false;
     float h[3] = {L[0] + view[0], L[1] + view[1], L[2] + view[2]};
     sh_normalize3(h);
-    float spec = m->specular * powf(fmaxf(sh_dot3(n, h), 0.0f), m->specular_exponent);
+    float spec = m->specular * sh_spec_pow(fmaxf(sh_dot3(n, h), 0.0f), m->specular_exponent);
     for (int i = 0; i < 3; i++) out[i] = (albedo[i] * ndotl + spec) * l->color[i];
     return true;
 }

@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 
 /* Clip planes around the scene's view extent, with margins that scale with it. */
@@ -154,9 +157,62 @@ typedef struct ps_vec3 { float x[SH_PS_MAX], y[SH_PS_MAX], z[SH_PS_MAX]; } ps_ve
  * the packet's arrays. */
 typedef float ps_attr_vec __attribute__((vector_size(RS_ATTRS * sizeof(float))));
 
-PS_INLINE void ps_interpolate(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX])
+#if defined(__x86_64__)
+/* Rows k of v become its columns: v[k][j] <- v[j][k], eight by eight. */
+__attribute__((target("avx2"))) static inline void transpose8(__m256 v[8])
 {
-    for (int i = 0; i < f->n; i++) {
+    __m256 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_ps(v[k], v[k + 1]);
+        t[k + 1] = _mm256_unpackhi_ps(v[k], v[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
+    }
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        v[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+    }
+}
+
+/* ps_interpolate's loop eight fragments at a time, for the packet's whole groups of
+ * eight: each fragment's attributes as one vector, the same operations in the same
+ * order ((b0 a0 + b1 a1) + b2 a2, b0 = (1 - b1) - b2), then transposed into the arrays
+ * in eight stores. Returns how many fragments it did. */
+__attribute__((target("avx2"), noinline))
+static int interpolate_avx2(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX])
+{
+    _Static_assert(RS_ATTRS == 8, "a triangle corner's attributes are one 8-float vector");
+    int i = 0;
+    for (; i + 8 <= f->n; i += 8) {
+        __m256 v[8];
+        for (int j = 0; j < 8; j++) {
+            const sh_ps_tri *t = &f->tris[f->tri[i + j]];
+            const __m256 b1 = _mm256_set1_ps(f->b1[i + j]), b2 = _mm256_set1_ps(f->b2[i + j]);
+            const __m256 b0 = _mm256_sub_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), b1), b2);
+            const __m256 s01 = _mm256_add_ps(_mm256_mul_ps(b0, _mm256_loadu_ps(t->attr[0])),
+                                             _mm256_mul_ps(b1, _mm256_loadu_ps(t->attr[1])));
+            v[j] = _mm256_add_ps(s01, _mm256_mul_ps(b2, _mm256_loadu_ps(t->attr[2])));
+        }
+        transpose8(v);
+        for (int k = 0; k < RS_ATTRS; k++) _mm256_storeu_ps(&a[k][i], v[k]);
+    }
+    return i;
+}
+#endif
+
+PS_INLINE void ps_interpolate(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX])
+{
+    int i = 0;
+#if defined(__x86_64__)
+    if (e->isa == RT_ISA_AVX2) i = interpolate_avx2(f, a);
+#else
+    (void)e;
+#endif
+    for (; i < f->n; i++) {
         const sh_ps_tri *t = &f->tris[f->tri[i]];
         ps_attr_vec a0, a1, a2;
         memcpy(&a0, t->attr[0], sizeof a0);
@@ -213,21 +269,29 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
- * triangle set up once per packet, the derivatives once per run of its fragments in
- * one quad. */
-PS_INLINE const float *ps_quad_d(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+/* Triangle tris[k]'s quad setup (set 0), made on its first use in the packet. */
+PS_INLINE const quad_setup *ps_quad_of(const sh_raster_env *e, const sh_ps_frags *f, unsigned k,
+                                       ps_material *pm)
 {
-    const unsigned k = f->tri[i];
     if (!(pm->quad_ready >> k & 1)) {
         float uv[3][2];
         tri_set0(&f->tris[k], uv);
         quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
         pm->quad_ready |= 1ull << k;
     }
+    return &pm->quad[k];
+}
+
+/* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
+ * triangle set up once per packet, the derivatives once per run of its fragments in
+ * one quad. */
+PS_INLINE const float *ps_quad_d(const sh_raster_env *e, const sh_ps_frags *f, int i, ps_material *pm)
+{
+    const unsigned k = f->tri[i];
+    const quad_setup *q = ps_quad_of(e, f, k, pm);
     const int qx = f->x[i] & ~1, qy = f->y[i] & ~1;
     if ((int)k != pm->last_tri || qx != pm->last_x || qy != pm->last_y) {   /* neighbours share it */
-        quad_derivatives(&pm->quad[k], qx, qy, pm->last_d);
+        quad_derivatives(q, qx, qy, pm->last_d);
         pm->last_tri = (int)k, pm->last_x = qx, pm->last_y = qy;
     }
     return pm->last_d;
@@ -320,8 +384,8 @@ PS_INLINE void ps_queue_albedo(const sh_raster_env *e, const sh_ps_frags *f, int
 static void ps_sample_material(const sh_raster_env *e, const sc_material *m, int n, float *u, float *v,
                                const float *lod, const uint8_t *frag, ps_material *pm)
 {
-    float out[4][SH_PS_MAX];
-    float *const rgba[4] = {out[0], out[1], out[2], out[3]};
+    float out[3][SH_PS_MAX];
+    float *const rgba[4] = {out[0], out[1], out[2], NULL};    /* the albedo: colour only */
     if (!sh_texture_transform_is_identity(&m->albedo_map))
         for (int j = 0; j < n; j++) sh_texture_transform(&m->albedo_map, &u[j], &v[j]);
     sh_texture_sample_n(sh_texture_of(e->scene, &m->albedo_map), &m->albedo_map.sampler, u, v, lod, n, rgba,
@@ -396,15 +460,80 @@ static bool ps_one_queued_material(uint64_t known, const ps_tri_material *tm)
     return true;
 }
 
+/* The packet's one material, when every fragment's triangle has it (looked up where the
+ * triangle changes from one fragment to the next), else NULL. */
+PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh_ps_frags *f)
+{
+    if (f->n < 1) return NULL;
+    const uint32_t first = f->tris[f->tri[0]].material;
+    for (int i = 1; i < f->n; i++)
+        if (f->tri[i] != f->tri[i - 1] && f->tris[f->tri[i]].material != first) return NULL;
+    return material_of(e, first);
+}
+
+/* The level of m's albedo map tex for each fragment of a packet whose fragments all
+ * have material m: ps_albedo_lod's values, computed once per run of fragments of one
+ * triangle in one quad, without its per-fragment cases. */
+PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
+                              const sc_texture *tex, ps_material *pm, float *lod)
+{
+    if (!f->x || !sh_texture_transform_is_identity(&m->albedo_map)) {
+        for (int i = 0; i < f->n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
+        return;
+    }
+    int last_tri = -1;
+    uint32_t last_quad = 0;
+    float l = 0;
+    for (int i = 0; i < f->n; i++) {
+        const unsigned k = f->tri[i];
+        const uint32_t quad = (uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 16;
+        if ((int)k != last_tri || quad != last_quad) {
+            float d[4];
+            quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], d);
+            l = ts_lod(tex, d[0], d[1], d[2], d[3]);
+            last_tri = (int)k, last_quad = quad;
+        }
+        lod[i] = l;
+    }
+}
+
+/* ps_gather_material for a packet of one material m whose albedo map, if any, reads
+ * set 0: the same values, without the per-fragment lookups and queue. */
+PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
+                                      float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
+{
+    const int n = f->n;
+    pm->metallic_roughness = m->model == SC_SHADING_METALLIC_ROUGHNESS ? n : 0;
+    PS_LOOP(i, n) {
+        pm->specular[i] = m->specular;
+        pm->exponent[i] = m->specular_exponent;
+    }
+    const sc_texture *tex = sh_texture_of(e->scene, &m->albedo_map);
+    if (!tex) {
+        for (int k = 0; k < 3; k++) PS_LOOP(i, n) pm->albedo[k][i] = m->albedo[k];
+        return;
+    }
+    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
+    memcpy(u, a[6], (size_t)n * sizeof(float));
+    memcpy(v, a[7], (size_t)n * sizeof(float));
+    ps_albedo_lods(e, f, m, tex, pm, lod);
+    ps_sample_material(e, m, n, u, v, lod, NULL, pm);
+}
+
 PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
                                float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
-    ps_albedo_queue queue;
-    queue.n = 0;
-    pm->metallic_roughness = 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
     pm->lod_tri = -1;
+    const sc_material *one = ps_packet_material(e, f);
+    if (one && !sh_reads_set1(e->geo, &one->albedo_map)) {
+        ps_gather_one_material(e, f, one, a, pm);
+        return;
+    }
+    ps_albedo_queue queue;
+    queue.n = 0;
+    pm->metallic_roughness = 0;
     uint64_t known = 0;                   /* bit k: tm[k] is looked up for tris[k] */
     ps_tri_material tm[SH_PS_MAX];
     for (int i = 0; i < f->n; i++) {
@@ -443,8 +572,10 @@ PS_INLINE void ps_light(const sc_light *l, const ps_material *pm, float a[RS_ATT
         float d = ps_dot(nrm, &h, i);
         ndoth[i] = d > 0.0f ? d : 0.0f;
     }
-    for (int i = 0; i < n; i++)                   /* powf: scalar, lit fragments only */
-        spec[i] = ndotl[i] > 0 ? pm->specular[i] * powf(ndoth[i], pm->exponent[i]) : 0.0f;
+    PS_LOOP(i, n) {                               /* sh_spec_pow: branch-free, it vectorizes */
+        float s = pm->specular[i] * sh_spec_pow(ndoth[i], pm->exponent[i]);
+        spec[i] = ndotl[i] > 0 ? s : 0.0f;
+    }
     PS_LOOP(i, n) {
         bool lit = ndotl[i] > 0;
         float rx = (pm->albedo[0][i] * ndotl[i] + spec[i]) * l->color[0];
@@ -585,7 +716,7 @@ PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t 
         return;
     }
     float a[RS_ATTRS][SH_PS_MAX];
-    ps_interpolate(f, a);
+    ps_interpolate(e, f, a);
     if (e->aov == SH_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
     else if (e->aov == SH_AOV_NORMAL) ps_normal(a, f->n, rgba);
     else if (e->aov == SH_AOV_ALBEDO) ps_albedo(e, f, a, rgba);

@@ -7,6 +7,7 @@
 #define SHADERS_TEXTURE_SAMPLE_BODY_H
 
 #include "scenes/scene.h"
+#include "shaders/spec_pow.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,7 +18,8 @@
 /* Forced, so that a caller compiled for AVX2 gets the whole sampler in its own compile. */
 #define TS_INLINE static inline __attribute__((always_inline))
 
-/* sh_texture_lod (texture_sample.h): log2 of the longer texel-space step on level 0. */
+/* sh_texture_lod (texture_sample.h): log2 of the longer texel-space step on level 0, by
+ * spec_pow.h's polynomial (no library call; within 1e-7 of log2f near 1). */
 TS_INLINE float ts_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
 {
     const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
@@ -26,7 +28,7 @@ TS_INLINE float ts_lod(const sc_texture *t, float dudx, float dvdx, float dudy, 
     if (x2 != x2 || y2 != y2) return 0.0f;             /* NaN: level 0 */
     float rho2 = x2 > y2 ? x2 : y2;
     if (rho2 > 0x1p126f) return 64.0f;                 /* also inf: the coarsest level */
-    return rho2 > 0.0f ? 0.5f * log2f(rho2) : -64.0f;
+    return rho2 >= 0x1p-126f ? 0.5f * sh_pow_log2(rho2) : -64.0f;   /* subnormal or 0: level 0 */
 }
 
 /* A coordinate reduced to a range where scaling by a level's size and converting to int

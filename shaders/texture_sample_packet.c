@@ -11,12 +11,12 @@
 
 /* Every lane through the scalar sampler. */
 static void sample_scalar(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
-                          const float *lod, int n, float *const rgba[4])
+                          const float *lod, int n, int channels, float *const rgba[4])
 {
     for (int i = 0; i < n; i++) {
         float c[4];
         sh_texture_sample_inline(t, s, u[i], v[i], lod[i], c);
-        for (int k = 0; k < 4; k++) rgba[k][i] = c[k];
+        for (int k = 0; k < channels; k++) rgba[k][i] = c[k];
     }
 }
 
@@ -123,8 +123,10 @@ AVX2_INLINE __m256 lerp8(__m256 a, __m256 b, __m256 t)
     return _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
 }
 
-/* ts_bilinear4 per lane on level level[lane], at reduced coordinates ru, rv. */
-AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m256 rv, __m256 out[4])
+/* ts_bilinear4 per lane on level level[lane], at reduced coordinates ru, rv: the first
+ * `channels` channels. */
+AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m256 rv, int channels,
+                           __m256 out[4])
 {
     const __m256i w = _mm256_i32gather_epi32(lt->width, level, 4), h = _mm256_i32gather_epi32(lt->height, level, 4);
     const __m256 half = _mm256_set1_ps(0.5f);
@@ -143,7 +145,7 @@ AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m2
     const __m256i b = texels8(lt, off_lo, off_hi, _mm256_add_epi32(ya, xb));
     const __m256i c = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xa));
     const __m256i d = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xb));
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < channels; k++) {
         __m256 lower = lerp8(channel8(a, k), channel8(b, k), ax);
         __m256 upper = lerp8(channel8(c, k), channel8(d, k), ax);
         out[k] = _mm256_div_ps(lerp8(lower, upper, ay), _mm256_set1_ps(255.0f));
@@ -152,7 +154,7 @@ AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m2
 
 /* sh_texture_sample_inline per lane for the linear filters: eight lanes from u, v, lod. */
 AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_table *lt,
-                         const float *u, const float *v, const float *lod, __m256 r[4])
+                         const float *u, const float *v, const float *lod, int channels, __m256 r[4])
 {
     const __m256 top = _mm256_set1_ps((float)(t->nlevels - 1)), zero = _mm256_setzero_ps();
     __m256 l = _mm256_loadu_ps(lod);
@@ -162,45 +164,54 @@ AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_t
     l = _mm256_blendv_ps(l, top, _mm256_cmp_ps(l, top, _CMP_GT_OQ));
     const __m256 ru = reduce8(_mm256_loadu_ps(u), s->wrap_u), rv = reduce8(_mm256_loadu_ps(v), s->wrap_v);
     if (s->filter == SC_FILTER_LINEAR_NO_MIPS) {
-        bilinear8(lt, _mm256_setzero_si256(), ru, rv, r);
+        bilinear8(lt, _mm256_setzero_si256(), ru, rv, channels, r);
         return;
     }
     if (s->filter == SC_FILTER_BILINEAR) {
-        bilinear8(lt, _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_add_ps(l, _mm256_set1_ps(0.5f)))), ru, rv, r);
+        bilinear8(lt, _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_add_ps(l, _mm256_set1_ps(0.5f)))), ru, rv,
+                  channels, r);
         return;
     }
     const __m256 fl = _mm256_floor_ps(l), f = _mm256_sub_ps(l, fl);          /* trilinear */
     const __m256i l0 = _mm256_cvttps_epi32(fl), top_i = _mm256_cvttps_epi32(top);
-    bilinear8(lt, l0, ru, rv, r);
+    bilinear8(lt, l0, ru, rv, channels, r);
     const __m256 finer = _mm256_andnot_ps(_mm256_cmp_ps(f, zero, _CMP_EQ_OQ),
                                           _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(l0, top_i),
                                                                                _mm256_set1_epi32(-1))));
     if (_mm256_testz_ps(finer, finer)) return;                 /* every lane on one level */
     __m256 r1[4];
-    bilinear8(lt, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, r1);
-    for (int k = 0; k < 4; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
+    bilinear8(lt, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, channels, r1);
+    for (int k = 0; k < channels; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
 }
 
-__attribute__((target("avx2")))
-static void sample_avx2(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
-                        const float *lod, int n, float *const rgba[4])
+AVX2_INLINE void sample_all(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
+                            const float *lod, int n, int channels, float *const rgba[4])
 {
     level_table lt;
     level_table_of(t, s, &lt);
     __m256 r[4];
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        sample8(t, s, &lt, u + i, v + i, lod + i, r);
-        for (int k = 0; k < 4; k++) _mm256_storeu_ps(rgba[k] + i, r[k]);
+        sample8(t, s, &lt, u + i, v + i, lod + i, channels, r);
+        for (int k = 0; k < channels; k++) _mm256_storeu_ps(rgba[k] + i, r[k]);
     }
     if (i == n) return;
     float pu[8] = {0}, pv[8] = {0}, pl[8] = {0}, out[4][8];          /* the tail, padded */
     for (int k = 0; i + k < n; k++) pu[k] = u[i + k], pv[k] = v[i + k], pl[k] = lod[i + k];
-    sample8(t, s, &lt, pu, pv, pl, r);
-    for (int k = 0; k < 4; k++) {
+    sample8(t, s, &lt, pu, pv, pl, channels, r);
+    for (int k = 0; k < channels; k++) {
         _mm256_storeu_ps(out[k], r[k]);
         for (int j = 0; i + j < n; j++) rgba[k][i + j] = out[k][j];
     }
+}
+
+/* sample_all with the channel count a constant in each compile (its loops unrolled). */
+__attribute__((target("avx2")))
+static void sample_avx2(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
+                        const float *lod, int n, int channels, float *const rgba[4])
+{
+    if (channels == 3) sample_all(t, s, u, v, lod, n, 3, rgba);
+    else sample_all(t, s, u, v, lod, n, 4, rgba);
 }
 
 /* The vector path covers the linear filters on levels whose texel index fits 32 bits. */
@@ -215,12 +226,13 @@ static bool vector_covers(const sc_texture *t, const sc_sampler *s)
 void sh_texture_sample_n(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
                          const float *lod, int n, float *const rgba[4], bool avx2)
 {
+    const int channels = rgba[3] ? 4 : 3;
 #if defined(__x86_64__)
     if (avx2 && vector_covers(t, s)) {
-        sample_avx2(t, s, u, v, lod, n, rgba);
+        sample_avx2(t, s, u, v, lod, n, channels, rgba);
         return;
     }
 #endif
     (void)avx2;
-    sample_scalar(t, s, u, v, lod, n, rgba);
+    sample_scalar(t, s, u, v, lod, n, channels, rgba);
 }

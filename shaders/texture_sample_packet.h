@@ -18,7 +18,8 @@
 #include <stdbool.h>
 
 /* rgba[c][i] = channel c of the sample of t at (u[i], v[i]) and level of detail lod[i],
- * for i < n; avx2: the CPU has it (rt_isa_best() == RT_ISA_AVX2). */
+ * for i < n; rgba[3] NULL: colour only (alpha not filtered). avx2: the CPU has it
+ * (rt_isa_best() == RT_ISA_AVX2). */
 GR_API void sh_texture_sample_n(const sc_texture *t, const sc_sampler *s, const float *u,
                                 const float *v, const float *lod, int n, float *const rgba[4],
                                 bool avx2);

@@ -264,6 +264,8 @@ static void test_ps_kernel_matches_scalar(void)
         for (int trial = 0; trial < 200; trial++) {
             sh_ps_tri t[16];
             for (int k = 0; k < 16; k++) random_tri(&t[k], 3);
+            if (trial % 3 == 0)                   /* one material: the PS's one-material path */
+                for (int k = 0; k < 16; k++) t[k].material = (uint32_t)(trial / 3 % 3);
             int n = 1 + trial % SH_PS_MAX;
             float b1[SH_PS_MAX], b2[SH_PS_MAX];
             uint8_t tri[SH_PS_MAX];
@@ -463,6 +465,8 @@ static void test_ps_quad_lod_matches_scalar(void)
         for (int trial = 0; trial < 300; trial++) {
             sh_ps_tri t[8];
             for (int k = 0; k < 8; k++) random_tri(&t[k], 2);
+            if (trial % 3 == 0)                   /* one material: the PS's one-material path */
+                for (int k = 0; k < 8; k++) t[k].material = (uint32_t)(trial / 3 % 2);
             int n = 1 + trial % SH_PS_MAX;
             float b1[SH_PS_MAX], b2[SH_PS_MAX];
             uint8_t tri[SH_PS_MAX];

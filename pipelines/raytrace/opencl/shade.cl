@@ -11,10 +11,10 @@
  *
  * Same bits as shaders/ray_shading.c, texture_sample.c and pbr.c: every operation in
  * the C order, no contraction into FMAs, divisions and square roots correctly rounded
- * (the build options), and powf as float(pow(double, double)), which rounds as
- * glibc's powf does except where the double result lies within its error of a float
- * rounding boundary; log2f as float(log2(double)), correctly rounded but for such
- * boundaries, where glibc's log2f need not be (docs/opencl.md). */
+ * (the build options), the specular power as shaders/spec_pow.h computes it, and the
+ * ray cone's log2f as float(log2(double)), correctly rounded but for values within
+ * its error of a float rounding boundary, where glibc's log2f need not be
+ * (docs/opencl.md). */
 #pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
@@ -312,6 +312,39 @@ static float4 sample_ref(const scene_t *sc, const texref_t *m, const hit_in *in)
     return sample(sc->texels, t, m, u, v, lod);
 }
 
+/* shaders/spec_pow.h: sh_pow_log2, sh_pow_exp2, sh_spec_pow, operation for operation. */
+static float pow_log2(float x)
+{
+    const uint bits = as_uint(x);
+    const int big = (bits & 0x7fffffu) > 0x3504f3u;
+    const int k = (int)(bits >> 23) - 127 + big;
+    const float m = as_float((bits & 0x7fffffu) | (big ? 0x3f000000u : 0x3f800000u));
+    const float t = (m - 1.0f) / (m + 1.0f), s = t * t;
+    const float series = 2.8853900818f + s * (0.9617966939f + s * (0.5770780164f +
+                         s * (0.4121985831f + s * 0.3205988979f)));
+    return (float)k + t * series;
+}
+
+static float pow_exp2(float y)
+{
+    const float r = (y + 0x1.8p23f) - 0x1.8p23f;
+    const float f = y - r;
+    const float p = 1.0f + f * (0.6931471806f + f * (0.2402265070f + f * (0.0555041087f +
+                    f * (0.0096181291f + f * (0.0013333558f + f * (0.0001540353f +
+                    f * 0.0000152527f))))));
+    return p * as_float((uint)((int)r + 127) << 23);
+}
+
+static float spec_pow(float x, float e)
+{
+    const int positive = x >= 0x1p-126f && x <= 0x1.fffffep127f;
+    float y = e * pow_log2(positive ? x : 1.0f);
+    const int vanishes = !positive || y < -125.0f;
+    y = y < -125.0f ? -125.0f : y > 127.0f ? 127.0f : y;
+    const float p = pow_exp2(y);
+    return e == 0.0f ? 1.0f : vanishes ? 0.0f : p;
+}
+
 /* sh_blinn_phong: false when the light is behind the surface. */
 static int blinn_phong(const float *p, const float *n, const float *view, const light_t *l,
                        const material_t *m, const float *albedo, float *out)
@@ -322,7 +355,7 @@ static int blinn_phong(const float *p, const float *n, const float *view, const 
     if (ndotl <= 0) return 0;
     float h[3] = {L[0] + view[0], L[1] + view[1], L[2] + view[2]};
     normalize3(h);
-    float spec = m->specular * (float)pow((double)fmax(dot3(n, h), 0.0f), (double)m->specular_exponent);
+    float spec = m->specular * spec_pow(fmax(dot3(n, h), 0.0f), m->specular_exponent);
     for (int i = 0; i < 3; i++) out[i] = (albedo[i] * ndotl + spec) * l->color[i];
     return 1;
 }
