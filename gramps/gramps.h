@@ -454,6 +454,11 @@ typedef struct gr_stage_stats {
 typedef struct gr_worker_stats {
     double app_ms, queue_ms, sched_ms, idle_ms;
     uint64_t tasks, steals, flushes;
+    /* Simulated runs (docs/many-cores.md's cost model), else 0: packets the worker read
+     * that another worker committed, their cache lines, shared lines (a subqueue's lock,
+     * a queue's pool) it took over from another worker, and its virtual wait for them. */
+    uint64_t remote_packets, remote_lines, line_takes;
+    double line_wait_ms;
 } gr_worker_stats;
 
 typedef struct gr_stats {
