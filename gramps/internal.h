@@ -264,6 +264,8 @@ struct gr_inst {
     gr_inst *next_waiter;
     gr_inst *next_all;                /* stage's instance list */
     uint32_t produced;                /* output packets since last dispatch */
+    size_t state_bytes;               /* gr_state_bytes: private data it keeps */
+    int32_t ran_on;                   /* the worker of its last activation + 1; 0: none */
     gr_twin *in_win;                  /* stage->nin windows, in `win` */
     gr_twin *out_win;                 /* stage->nout windows, in `win` after in_win */
     gr_twin win[];                    /* allocated with the instance */
@@ -410,6 +412,7 @@ struct gr_worker {
      * committed and their lines; shared lines it took over from another worker, and the
      * virtual ticks it waited for their hand-off. */
     uint64_t sim_remote_packets, sim_remote_lines, sim_line_takes, sim_line_wait_ticks;
+    uint64_t sim_state_moves;         /* instances resumed here whose state was elsewhere */
     /* Queue work timed 1 call in GR_QUEUE_SAMPLE (see gr_sampled): Thread-stage
      * intrinsics (inside application time) and Shader output commits (inside
      * scheduling time); stats.c moves the estimates to queue time. */

@@ -27,7 +27,9 @@
  * a worker taking it over from another pays line_ns for its transfer, and first waits
  * for the previous hand-off to end when that overlaps its own virtual time (contention;
  * a take that comes earlier in virtual time than the last one, which the steps' lag
- * allows, waits for nothing). These charges fall outside any stage's busy time, so the
+ * allows, waits for nothing). A Thread instance that declared private data
+ * (gr_state_bytes) and resumes on another worker than its last reads it as it would a
+ * packet of that size (gr_sim_resume). These charges fall outside any stage's busy time, so the
  * calibration below never scales them. Idle workers behave as tasks.c's: one looks for work
  * again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps;
  * a push wakes every sleeper unless a push already did since the last one went to sleep
@@ -485,14 +487,29 @@ static size_t bytes_read(const gr_pkt *p)
     return used < q->packet_bytes ? used : q->packet_bytes;
 }
 
+/* w reads `lines` lines another core holds: the first's latency, the rest streamed. */
+static void charge_lines(gr_sim *s, gr_worker *w, uint64_t lines)
+{
+    w->sim_remote_lines += lines;
+    charge(w, s->line + (uint64_t)((double)(lines - 1) * s->stream));
+}
+
 void gr_sim_read(gr_worker *w, const gr_pkt *p)
 {
     gr_sim *s = w->g->sim;
     if (!s || p->writer == (int32_t)w->id) return;
-    uint64_t lines = (GR_PKT_HDR + bytes_read(p) + 63) / 64;
     w->sim_remote_packets++;
-    w->sim_remote_lines += lines;
-    charge(w, s->line + (uint64_t)((double)(lines - 1) * s->stream));
+    charge_lines(s, w, (GR_PKT_HDR + bytes_read(p) + 63) / 64);
+}
+
+void gr_sim_resume(gr_worker *w, gr_inst *inst)
+{
+    gr_sim *s = w->g->sim;
+    int32_t was = inst->ran_on;
+    inst->ran_on = (int32_t)w->id + 1;
+    if (!s || !was || was == inst->ran_on || !inst->state_bytes) return;
+    w->sim_state_moves++;
+    charge_lines(s, w, (inst->state_bytes + 63) / 64);
 }
 
 void gr_sim_take(gr_worker *w, gr_sim_line *l)

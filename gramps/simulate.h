@@ -17,6 +17,7 @@ typedef struct gr_worker gr_worker;
 typedef struct gr_stage_rt gr_stage_rt;
 typedef struct gr_sim gr_sim;
 typedef struct gr_pkt gr_pkt;
+typedef struct gr_inst gr_inst;
 
 /* A line several workers write in turn (a subqueue's lock, a queue's shared pool count):
  * in a simulated run a worker that takes it from another waits until the last taker's
@@ -64,6 +65,9 @@ void gr_sim_steal(gr_worker *w, void *task);
 /* w's stage code reads packet p: when another worker committed it, its lines come from
  * that worker's cache. Nothing when w wrote it itself. */
 void gr_sim_read(gr_worker *w, const gr_pkt *p);
+/* Thread instance `inst` starts an activation on w: when its last ran on another worker,
+ * its gr_state_bytes come over as a packet's lines would. */
+void gr_sim_resume(gr_worker *w, gr_inst *inst);
 /* w takes shared line l (before the lock or atomic it stands for). */
 void gr_sim_take(gr_worker *w, gr_sim_line *l);
 /* A task was pushed: the sleeping workers wake unless a push woke them since the last

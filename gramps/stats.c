@@ -290,6 +290,7 @@ static void collect_workers(gr_graph *g, gr_stats *st)
         ws->remote_lines = w->sim_remote_lines;
         ws->line_takes = w->sim_line_takes;
         ws->line_wait_ms = gr_ticks_to_ms(w->sim_line_wait_ticks);
+        ws->state_moves = w->sim_state_moves;
         app += ws->app_ms;
         for (int s = 0; s < g->nstages; s++) {
             st->stages[s].busy_ms += gr_ticks_to_ms(w->stage_ticks[s]);
@@ -470,9 +471,10 @@ static void json_workers(const gr_stats *st, FILE *out)
                 (unsigned long long)w->steals, (unsigned long long)w->flushes);
         if (st->simulated_workers)
             fprintf(out, ", \"remote_packets\": %llu, \"remote_lines\": %llu, \"line_takes\": "
-                    "%llu, \"line_wait_ms\": %.3f", (unsigned long long)w->remote_packets,
-                    (unsigned long long)w->remote_lines, (unsigned long long)w->line_takes,
-                    w->line_wait_ms);
+                    "%llu, \"line_wait_ms\": %.3f, \"state_moves\": %llu",
+                    (unsigned long long)w->remote_packets, (unsigned long long)w->remote_lines,
+                    (unsigned long long)w->line_takes, w->line_wait_ms,
+                    (unsigned long long)w->state_moves);
         fprintf(out, "}%s\n", i + 1 < st->workers ? "," : "");
     }
     fprintf(out, "  ]\n");

@@ -2,7 +2,8 @@
  * model), checked by structure, never by time: a packet read on a worker other than the
  * one that committed it is charged (its lines counted), one read where it was written is
  * not; a subqueue's lock taken over from another worker is counted, one worker alone
- * never takes a line from anyone. Each stage here writes its worker's id into the
+ * never takes a line from anyone; a Thread instance with private data (gr_state_bytes)
+ * pays for it exactly when it resumes on another worker than its last. Each stage here writes its worker's id into the
  * packets it commits and counts, on reading one, whether its own id differs: the
  * simulator must count exactly those. */
 #include "gramps/gramps.h"
@@ -20,7 +21,8 @@ typedef struct item {
 
 typedef struct flow {
     uint32_t packets;
-    _Atomic(uint64_t) crossed, sum;
+    size_t state;                         /* the sink's gr_state_bytes */
+    _Atomic(uint64_t) crossed, sum, moved;
 } flow;
 
 /* Whether the reader of `it` runs on another worker than its writer did. */
@@ -57,16 +59,26 @@ static void add(gr_ctx *c)
     atomic_fetch_add(&f->sum, in->value);
 }
 
-/* A Thread consumer: reads its input one packet at a time from a physical queue. */
+/* A Thread consumer: reads its input one packet at a time from a physical queue. With
+ * private data, it counts the runtime calls it came back from on another worker (an
+ * instance changes workers only between activations, which end in runtime calls). */
 static void sink(gr_ctx *c)
 {
     flow *f = gr_user(c);
+    gr_state_bytes(c, f->state);
+    unsigned on = gr_worker_id(c);
     gr_window w;
-    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+    for (;;) {
+        gr_status st = gr_reserve(c, 0, 1, &w);
+        if (f->state && gr_worker_id(c) != on) atomic_fetch_add(&f->moved, 1);
+        on = gr_worker_id(c);
+        if (st != GR_OK) break;
         const item *in = w.mem;
         count_read(c, f, in);
         atomic_fetch_add(&f->sum, in->value);
         gr_commit(c, 0, 1);
+        if (f->state && gr_worker_id(c) != on) atomic_fetch_add(&f->moved, 1);
+        on = gr_worker_id(c);
     }
 }
 
@@ -97,7 +109,7 @@ static gr_graph *graph(flow *f, bool thread_sink)
 }
 
 typedef struct totals {
-    uint64_t remote_packets, remote_lines, line_takes;
+    uint64_t remote_packets, remote_lines, line_takes, state_moves;
 } totals;
 
 /* Runs the graph at p virtual workers; the workers' counts summed. */
@@ -116,6 +128,7 @@ static totals simulate(flow *f, bool thread_sink, const char *sched, unsigned p)
             t.remote_packets += s->per_worker[w].remote_packets;
             t.remote_lines += s->per_worker[w].remote_lines;
             t.line_takes += s->per_worker[w].line_takes;
+            t.state_moves += s->per_worker[w].state_moves;
         }
     }
     gr_graph_destroy(g);
@@ -167,9 +180,35 @@ static void test_lock_handoffs_counted(void)
                   (unsigned long long)atomic_load(&f.crossed));
 }
 
+/* The sink keeps 4 KiB (64 lines) between calls: each activation that starts on another
+ * worker than the last is charged, and only those; at one worker none; without the
+ * declaration none. */
+static void test_state_follows_instance(void)
+{
+    static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first"};
+    static const unsigned counts[] = {1, 4};
+    uint64_t moves_at_4 = 0;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2; i++) {
+            flow f = {.packets = 400, .state = 4096};
+            totals t = simulate(&f, true, scheds[k], counts[i]);
+            uint64_t moved = atomic_load(&f.moved);
+            CHECK_MSG(t.state_moves == moved, "%s at %u: %llu state moves charged, the sink "
+                      "moved %llu times", scheds[k], counts[i],
+                      (unsigned long long)t.state_moves, (unsigned long long)moved);
+            CHECK(t.remote_lines == t.remote_packets * ITEM_LINES + t.state_moves * 64);
+            if (counts[i] == 1) CHECK(moved == 0);
+            if (counts[i] > 1) moves_at_4 += moved;
+            flow plain = {.packets = 400};
+            CHECK(simulate(&plain, true, scheds[k], counts[i]).state_moves == 0);
+        }
+    CHECK_MSG(moves_at_4 > 0, "the sink never changed workers at 4 virtual workers");
+}
+
 int main(void)
 {
     RUN(test_crossing_packets_are_charged);
     RUN(test_lock_handoffs_counted);
+    RUN(test_state_follows_instance);
     return check_finish();
 }
