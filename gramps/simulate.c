@@ -29,12 +29,12 @@
  * a take that comes earlier in virtual time than the last one, which the steps' lag
  * allows, waits for nothing). A Thread instance that declared private data
  * (gr_state_bytes) and resumes on another worker than its last reads it as it would a
- * packet of that size (gr_sim_resume). These charges fall outside any stage's busy time, so the
- * calibration below never scales them. Idle workers behave as tasks.c's: one looks for work
- * again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps;
- * a push wakes every sleeper unless a push already did since the last one went to sleep
- * (wake_sent), each after wake_ns; a sleeper nobody wakes looks again after poll_ns, the
- * timed wait.
+ * packet of that size (gr_sim_resume). These charges fall outside any stage's busy
+ * time, so the calibration below never scales them. Idle workers behave as tasks.c's:
+ * one looks for work again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS
+ * searches, then sleeps; a push wakes every sleeper unless a push already did since the
+ * last one went to sleep (wake_sent), each after wake_ns; a sleeper nobody wakes looks
+ * again after poll_ns, the timed wait.
  *
  * Calibrated application time (gr_launch_opts.sim_calibration): P virtual workers share
  * one core's caches, so a task measured here costs more than on a core of its own. With a
@@ -483,7 +483,8 @@ static size_t bytes_read(const gr_pkt *p)
 {
     const gr_queue_rt *q = p->queue;
     if (q->d.kind != GR_COLLECTION) return q->packet_bytes;
-    size_t used = q->d.header_bytes + (size_t)gr_count(gr_pkt_data((gr_pkt *)p)) * q->d.element_bytes;
+    size_t n = gr_count(gr_pkt_data((gr_pkt *)p));
+    size_t used = q->d.header_bytes + n * q->d.element_bytes;
     return used < q->packet_bytes ? used : q->packet_bytes;
 }
 

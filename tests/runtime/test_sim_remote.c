@@ -3,9 +3,9 @@
  * one that committed it is charged (its lines counted), one read where it was written is
  * not; a subqueue's lock taken over from another worker is counted, one worker alone
  * never takes a line from anyone; a Thread instance with private data (gr_state_bytes)
- * pays for it exactly when it resumes on another worker than its last. Each stage here writes its worker's id into the
- * packets it commits and counts, on reading one, whether its own id differs: the
- * simulator must count exactly those. */
+ * pays for it exactly when it resumes on another worker than its last. Each stage here
+ * writes its worker's id into the packets it commits and counts, on reading one,
+ * whether its own id differs: the simulator must count exactly those. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
@@ -101,7 +101,8 @@ static gr_graph *graph(flow *f, bool thread_sink)
                                                .capacity = 64});
     int sq = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square,
                                           .user = f});
-    int sum = gr_stage(g, &(gr_stage_desc){.name = "add", .kind = GR_SHADER, .main = add, .user = f});
+    int sum = gr_stage(g, &(gr_stage_desc){.name = "add", .kind = GR_SHADER, .main = add,
+                                           .user = f});
     gr_bind(g, sq, GR_BIND_INPUT, work);
     gr_bind(g, sq, GR_BIND_OUTPUT, squares);
     gr_bind(g, sum, GR_BIND_INPUT, squares);
@@ -163,8 +164,8 @@ static void test_crossing_packets_are_charged(void)
                           (unsigned long long)t.remote_packets, (unsigned long long)crossed);
                 CHECK(t.remote_lines == t.remote_packets * ITEM_LINES);
                 if (counts[i] == 1) CHECK(crossed == 0 && t.line_takes == 0);
-                else if (!thread_sink && k != 1) CHECK_MSG(crossed > 0, "%s at 8: no packet crossed",
-                                                 scheds[k]);
+                else if (!thread_sink && k != 1)
+                    CHECK_MSG(crossed > 0, "%s at 8: no packet crossed", scheds[k]);
             }
 }
 
