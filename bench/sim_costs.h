@@ -1,8 +1,9 @@
 /* sim_costs.h — the machine's costs the simulator's cost model charges (gramps/simulate.c,
  * docs/many-cores.md): how long a sleeping thread takes to run after a broadcast wakes
- * it, and how long an idle worker's spins before it sleeps take (tasks.c: GR_IDLE_SPINS
- * searches, a pause each, a sched_yield every 8th). The line cost is half of
- * bench_line_round_trip_ns (line_round_trip.h). */
+ * it, how long an idle worker's spins before it sleeps take (tasks.c: GR_IDLE_SPINS
+ * searches, a pause each, a sched_yield every 8th), and what each line of a packet costs
+ * when a thread reads what another thread just wrote (the misses overlap). The line cost
+ * is half of bench_line_round_trip_ns (line_round_trip.h). */
 #ifndef BENCH_SIM_COSTS_H
 #define BENCH_SIM_COSTS_H
 
@@ -12,9 +13,11 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <time.h>
 
 enum { SIM_WAKES = 2000, SIM_IDLE_SPINS = 64 };
+enum { SIM_STREAM_BYTES = 16384, SIM_STREAM_ROUNDS = 2000 };   /* a packet of Bin's size */
 
 static double sim_now_ns(void)
 {
@@ -83,6 +86,67 @@ static double sim_spin_ns(void)
         if (t < best) best = t;
     }
     return best;
+}
+
+typedef struct sim_stream {
+    _Alignas(64) unsigned char buf[SIM_STREAM_BYTES];
+    _Alignas(64) _Atomic long turn;      /* odd: the writer's round done, the reader's go */
+    double read_ns[SIM_STREAM_ROUNDS];
+    long sink;
+} sim_stream;
+
+/* Puts the calling thread on CPU `cpu` (the two sides of a transfer must be two cores);
+ * false where it cannot. */
+static bool sim_pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+/* The reader: times one pass over the buffer (a load per line) after each write. */
+static void *sim_stream_reader(void *arg)
+{
+    sim_stream *s = arg;
+    sim_pin(1);
+    for (long r = 0; r < SIM_STREAM_ROUNDS; r++) {
+        while (atomic_load_explicit(&s->turn, memory_order_acquire) != 2 * r + 1) {}
+        double t0 = sim_now_ns();
+        long sum = 0;
+        for (int i = 0; i < SIM_STREAM_BYTES; i += 64) sum += ((volatile unsigned char *)s->buf)[i];
+        s->read_ns[r] = sim_now_ns() - t0;
+        s->sink += sum;
+        atomic_store_explicit(&s->turn, 2 * r + 2, memory_order_release);
+    }
+    return NULL;
+}
+
+static int sim_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Ns per line of a buffer another thread has just written (it holds the lines
+ * modified), read one load per line: the median pass, since a pass the OS interrupts
+ * measures the interruption; or -1 without a thread. */
+static double sim_stream_ns(void)
+{
+    static sim_stream s;
+    pthread_t t;
+    cpu_set_t was;
+    pthread_getaffinity_np(pthread_self(), sizeof was, &was);
+    if (!sim_pin(0) || pthread_create(&t, NULL, sim_stream_reader, &s) != 0) return -1;
+    for (long r = 0; r < SIM_STREAM_ROUNDS; r++) {
+        while (atomic_load_explicit(&s.turn, memory_order_acquire) != 2 * r) {}
+        for (int i = 0; i < SIM_STREAM_BYTES; i += 64) s.buf[i] = (unsigned char)(r + i);
+        atomic_store_explicit(&s.turn, 2 * r + 1, memory_order_release);
+    }
+    pthread_join(t, NULL);
+    pthread_setaffinity_np(pthread_self(), sizeof was, &was);
+    qsort(s.read_ns, SIM_STREAM_ROUNDS, sizeof *s.read_ns, sim_cmp_double);
+    return s.read_ns[SIM_STREAM_ROUNDS / 2] / (SIM_STREAM_BYTES / 64);
 }
 
 #endif

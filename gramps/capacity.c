@@ -145,9 +145,17 @@ static void reclaim_all(gr_graph *g, gr_queue_rt *q)
     }
 }
 
+/* w writes the pool's line (`free`), which every worker writes in turn: a simulated
+ * run charges its transfer and any wait for it (gr_sim_take). */
+static void pool_line(gr_worker *w, gr_queue_rt *q)
+{
+    if (w->g->sim) gr_sim_take(w, &q->sim_free);
+}
+
 /* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n. */
 static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
+    pool_line(w, q);
     int64_t f = atomic_load(&q->free);
     while (f >= n) {
         int64_t keep = keep_of(q);
@@ -181,7 +189,10 @@ static bool take_oversized(gr_queue_rt *q, int64_t n)
 
 void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
-    if (!spend_credit(w, q, n)) take_unconditionally(q, n);
+    if (!spend_credit(w, q, n)) {
+        pool_line(w, q);
+        take_unconditionally(q, n);
+    }
     if (!q->physical) gr_pending_add(w, q->cons_comp, n);
 }
 
@@ -210,6 +221,7 @@ bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     int64_t keep = keep_of(q);
     if (keep == 0) {
+        pool_line(w, q);
         give_back(q, n);
     } else {
         _Atomic(int64_t) *c = credit_of(w, q);
@@ -217,7 +229,10 @@ bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n)
         if (have > 2 * keep) {
             move_begin(q);
             while (have > 2 * keep && !atomic_compare_exchange_weak(c, &have, keep)) {}
-            if (have > 2 * keep) give_back(q, have - keep);
+            if (have > 2 * keep) {
+                pool_line(w, q);
+                give_back(q, have - keep);
+            }
             move_end(q);
         }
     }

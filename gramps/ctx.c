@@ -57,6 +57,11 @@ void *gr_buf(const gr_ctx *c, int slot, size_t *bytes)
 }
 
 unsigned gr_worker_id(const gr_ctx *c) { return c->w->id; }
+
+void gr_state_bytes(gr_ctx *c, size_t bytes)
+{
+    if (c->inst) c->inst->state_bytes = bytes;
+}
 int gr_batch_index(const gr_ctx *c) { return c->inst ? -1 : (int)c->w->batch_pos - 1; }
 unsigned gr_num_workers(const gr_ctx *c) { return c->g->nworkers; }
 uint32_t gr_instance(const gr_ctx *c) { return c->inst ? c->inst->number : 0; }

@@ -391,6 +391,12 @@ GR_API void *gr_buf(const gr_ctx *c, int slot, size_t *bytes);
 GR_API unsigned gr_worker_id(const gr_ctx *c);
 GR_API unsigned gr_num_workers(const gr_ctx *c);
 GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within the stage */
+/* A Thread or Fixed stage's private data that it keeps between runtime calls and touches
+ * after them (staged packets, a tile's buffers), in bytes; 0 (the default): none worth
+ * counting. Only a simulated run reads it: an instance that resumes on another worker
+ * than its last pays for moving that many bytes' cache lines (docs/many-cores.md).
+ * Ignored in a Shader. */
+GR_API void gr_state_bytes(gr_ctx *c, size_t bytes);
 /* Fails the run from stage code with status st (GR_ERR_INVALID, GR_ERR_NOMEM...) and the
  * message, which should name the stage: records it and stops every worker. A Shader
  * task returns normally after it; for a Thread stage it does not return (the instance
@@ -454,6 +460,14 @@ typedef struct gr_stage_stats {
 typedef struct gr_worker_stats {
     double app_ms, queue_ms, sched_ms, idle_ms;
     uint64_t tasks, steals, flushes;
+    /* Simulated runs (docs/many-cores.md's cost model), else 0: packets the worker read
+     * that another worker committed, their cache lines, shared lines (a subqueue's lock,
+     * a queue's pool) it took over from another worker, and its virtual wait for them. */
+    uint64_t remote_packets, remote_lines, line_takes;
+    double line_wait_ms;
+    uint64_t state_moves;          /* Thread instances with gr_state_bytes it resumed that
+                                      last ran on another worker (their lines are in
+                                      remote_lines) */
 } gr_worker_stats;
 
 typedef struct gr_stats {

@@ -74,6 +74,9 @@ typedef struct gr_pkt {
     /* Input of a ticket-ordered Shader: `order` is the ticket (its slot in the output
      * subqueue), not reserved yet; the task reserves it when it is taken to run. */
     bool ticketed;
+    /* The worker that committed it (gr_enqueue): its lines are in that worker's cache.
+     * Simulated runs charge a consumer on another worker for them (gr_sim_read). */
+    int32_t writer;
 } gr_pkt;
 _Static_assert(sizeof(gr_pkt) <= GR_PKT_HDR, "packet header too large");
 
@@ -98,6 +101,7 @@ enum { GR_SLOT_READY = 0, GR_SLOT_PENDING = 1, GR_SLOT_SKIP = 2 };
  * ordered chains whose Shaders have not delivered yet / produced nothing. */
 struct gr_subq {
     gr_spin lock;
+    gr_sim_line sim_lock;             /* simulated runs: the lock's line (simulate.h) */
     gr_queue_rt *queue;
     uint32_t index;
     uint64_t key;
@@ -155,6 +159,7 @@ struct gr_queue_rt {
      * credits run out or overflow, so on a line of its own, away from the fields every
      * packet reads. */
     _Alignas(64) _Atomic(int64_t) free;
+    gr_sim_line sim_free;             /* simulated runs: `free`'s line (simulate.h) */
     _Atomic(int64_t) reserved_peak;   /* most space taken from `free` at once */
     /* Moves of space between `free` and a worker's credits: begun and not ended, and
      * ended (capacity.c's move_begin/move_end; gr_queue_held retries around them). */
@@ -259,6 +264,8 @@ struct gr_inst {
     gr_inst *next_waiter;
     gr_inst *next_all;                /* stage's instance list */
     uint32_t produced;                /* output packets since last dispatch */
+    size_t state_bytes;               /* gr_state_bytes: private data it keeps */
+    int32_t ran_on;                   /* the worker of its last activation + 1; 0: none */
     gr_twin *in_win;                  /* stage->nin windows, in `win` */
     gr_twin *out_win;                 /* stage->nout windows, in `win` after in_win */
     gr_twin win[];                    /* allocated with the instance */
@@ -401,6 +408,11 @@ struct gr_worker {
     uint64_t *stage_tasks;
     uint64_t *queue_packets;          /* packets this worker enqueued, per queue */
     uint64_t tasks, steals, flushes;
+    /* Simulated runs (simulate.c's cost model): packets this worker read that another
+     * committed and their lines; shared lines it took over from another worker, and the
+     * virtual ticks it waited for their hand-off. */
+    uint64_t sim_remote_packets, sim_remote_lines, sim_line_takes, sim_line_wait_ticks;
+    uint64_t sim_state_moves;         /* instances resumed here whose state was elsewhere */
     /* Queue work timed 1 call in GR_QUEUE_SAMPLE (see gr_sampled): Thread-stage
      * intrinsics (inside application time) and Shader output commits (inside
      * scheduling time); stats.c moves the estimates to queue time. */
@@ -564,6 +576,8 @@ static inline bool gr_subq_has_waiters(const gr_subq *s) { return s->out_waiters
 /* A queue's ring could not grow: the run fails with the queue named (and stops). */
 void gr_queue_out_of_memory(gr_graph *g, const gr_queue_rt *q);
 void gr_subq_charge(gr_subq *s, int64_t n);
+/* w takes s's lock (and, in a simulated run, pays for its line: gr_sim_take). */
+void gr_subq_lock(gr_worker *w, gr_subq *s);
 void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);

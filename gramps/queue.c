@@ -193,9 +193,17 @@ static uint64_t lost_packets(const gr_subq *s)
     return gr_subq_avail(s);
 }
 
+/* w takes s's lock, whose line every producer and the consumer write in turn: a
+ * simulated run charges its transfer and any wait for it (gr_sim_take). */
+void gr_subq_lock(gr_worker *w, gr_subq *s)
+{
+    if (w->g->sim) gr_sim_take(w, &s->sim_lock);
+    gr_spin_lock(&s->lock);
+}
+
 static void push_physical(gr_worker *w, gr_subq *s, gr_pkt *p, bool precharged)
 {
-    gr_spin_lock(&s->lock);
+    gr_subq_lock(w, s);
     if (!precharged) gr_subq_charge(s, 1);
     if (subq_append(s, p, GR_SLOT_READY) == GR_NO_SLOT) {
         gr_spin_unlock(&s->lock);
@@ -250,6 +258,7 @@ void gr_enqueue(gr_worker *w, gr_pkt *p)
         return;
     }
     w->queue_packets[q->id]++;        /* per worker: a shared counter costs a miss */
+    p->writer = (int32_t)w->id;
     if (!q->physical) {
         if (q->ticket_end >= 0 && !gr_ticket_issue(w, q, p)) {
             gr_release(w, p);
@@ -277,8 +286,11 @@ static void fewer_empty_slots(gr_queue_rt *q, int64_t n)
 void gr_deliver_ordered(gr_worker *w, gr_pkt *p, gr_order_ref ref)
 {
     gr_subq *s = ref.sub;
-    if (p) w->queue_packets[s->queue->id]++;
-    gr_spin_lock(&s->lock);
+    if (p) {
+        w->queue_packets[s->queue->id]++;
+        p->writer = (int32_t)w->id;
+    }
+    gr_subq_lock(w, s);
     if (p) fewer_empty_slots(s->queue, 1);
     s->ring[ref.slot & (s->ring_size - 1)] = p;
     s->state[ref.slot & (s->ring_size - 1)] = p ? GR_SLOT_READY : GR_SLOT_SKIP;

@@ -209,6 +209,7 @@ static void coalesce_input(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     void *t;
     while (gr_count(gr_pkt_data(in)) < q->d.elements && (t = gr_dq_pop(&w->dq[s->deque]))) {
         if (!joins(in, t)) { gr_push_own(w, s, s->deque, t); return; }
+        if (w->g->sim) gr_sim_read(w, t);
         gr_append_elements(q, in, t);
         gr_release_later(w, t);
     }
@@ -230,6 +231,7 @@ static bool reserve_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
 /* Runs the program on c's task, whose outputs are reserved, and commits them. */
 static void run_reserved(gr_worker *w, gr_stage_rt *s, gr_ctx *c)
 {
+    if (w->g->sim) gr_sim_read(w, c->in);
     uint64_t t0 = gr_account(w, GR_T_APP);
     const gr_stage_rt *was = gr_running_set(s);
     s->d.main(c);

@@ -15,14 +15,26 @@
  * when the step began (a lag of at most one step, a Shader task or a Thread stage's
  * stretch between two runtime calls).
  *
- * Cost model (charged to the worker's clock; constants in gr_sim_costs, measured on the
- * development machine, docs/many-cores.md): a steal moves steal_lines lines (the
- * victim's ready word, deque indices, slot) plus the packet's lines, or inst_lines for a
- * Thread instance, each line_ns. Idle workers behave as tasks.c's: one looks for work
- * again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps;
- * a push wakes every sleeper unless a push already did since the last one went to sleep
- * (wake_sent), each after wake_ns; a sleeper nobody wakes looks again after poll_ns, the
- * timed wait.
+ * Cost model (charged to the worker's clock; constants in gr_sim_costs, measured or
+ * derived once, docs/many-cores.md): a steal moves steal_lines lines (the victim's ready
+ * word, deque indices, slot), and inst_lines more for a Thread instance, each line_ns.
+ * A packet read by stage code on a worker other than the one that committed it
+ * (gr_sim_read; the writer is recorded at gr_enqueue) costs line_ns for its first line
+ * and stream_ns for each further one: a core overlaps its misses, so a packet's lines
+ * after the first come at the rate of its line-fill buffers (Intel cores have 10 since
+ * Nehalem: line_ns / 10). A shared line several workers write in turn (a subqueue's
+ * lock, a queue's pool count: gr_sim_take) is a resource one worker holds at a time:
+ * a worker taking it over from another pays line_ns for its transfer, and first waits
+ * for the previous hand-off to end when that overlaps its own virtual time (contention;
+ * a take that comes earlier in virtual time than the last one, which the steps' lag
+ * allows, waits for nothing). A Thread instance that declared private data
+ * (gr_state_bytes) and resumes on another worker than its last reads it as it would a
+ * packet of that size (gr_sim_resume). These charges fall outside any stage's busy
+ * time, so the calibration below never scales them. Idle workers behave as tasks.c's:
+ * one looks for work again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS
+ * searches, then sleeps; a push wakes every sleeper unless a push already did since the
+ * last one went to sleep (wake_sent), each after wake_ns; a sleeper nobody wakes looks
+ * again after poll_ns, the timed wait.
  *
  * Calibrated application time (gr_launch_opts.sim_calibration): P virtual workers share
  * one core's caches, so a task measured here costs more than on a core of its own. With a
@@ -73,8 +85,9 @@ struct gr_sim {
     bool wake_sent;
     _Atomic(int) running;  /* the worker being run, -1 between (watchdog) */
     uint64_t end;
-    /* costs in ticks */
+    /* costs in ticks (stream: fractional, a packet's lines are many) */
     uint64_t line, steal, inst, spin_step, wake, poll;
+    double stream;
 };
 
 /* The simulation the calling OS thread drives: wake-ups from other threads (the
@@ -84,15 +97,16 @@ static _Thread_local gr_sim *driving;
 /* ---- the cost model's constants ------------------------------------------------------- */
 
 /* bench_runtime simcost measures them (docs/many-cores.md has the figures): line is
- * half the 16-core Xeon's 149 ns line round trip (docs/data/16-core-2026-11-27), wake
- * and spin the development VM's. */
+ * half the 16-core Xeon's 149 ns line round trip (docs/data/16-core-2026-11-27), stream
+ * line / 10 (a core's 10 line-fill buffers keep that many misses in flight), wake and
+ * spin the development VM's. */
 static const gr_sim_costs default_costs = {
-    .line_ns = 75, .steal_lines = 3, .inst_lines = 8,
+    .line_ns = 75, .steal_lines = 3, .inst_lines = 8, .stream_ns = 7.5,
     .spin_ns = 5000, .wake_ns = 12000, .poll_ns = 1000000,
 };
 
 /* GRAMPS_SIM_COST="line=75,wake=12000,...": any subset of line, steal_lines, inst_lines,
- * spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
+ * stream, spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
  * warning. */
 gr_sim_costs gr_sim_costs_in_effect(void)
 {
@@ -109,6 +123,7 @@ gr_sim_costs gr_sim_costs_in_effect(void)
         if (!strcmp(name, "line")) c.line_ns = v;
         else if (!strcmp(name, "steal_lines")) c.steal_lines = v;
         else if (!strcmp(name, "inst_lines")) c.inst_lines = v;
+        else if (!strcmp(name, "stream")) c.stream_ns = v;
         else if (!strcmp(name, "spin")) c.spin_ns = v;
         else if (!strcmp(name, "wake")) c.wake_ns = v;
         else if (!strcmp(name, "poll")) c.poll_ns = v;
@@ -233,6 +248,7 @@ bool gr_sim_create(gr_graph *g)
     s->line = ticks_of(c.line_ns);
     s->steal = ticks_of(c.line_ns * c.steal_lines);
     s->inst = ticks_of(c.line_ns * c.inst_lines);
+    s->stream = c.stream_ns * gr_ticks_per_ns();
     s->spin_step = ticks_of(c.spin_ns / GR_IDLE_SPINS);
     s->wake = ticks_of(c.wake_ns);
     s->poll = ticks_of(c.poll_ns);
@@ -425,6 +441,15 @@ int gr_sim_running(const gr_graph *g)
 
 /* ---- worker side ---------------------------------------------------------------------- */
 
+/* Adds the cost model's ticks to w's clock. Inside a Thread activation they stay out of
+ * its stage's busy ticks (act_t0 moves with them), so that the calibration, which
+ * scales stage time, leaves them as they are. */
+static void charge(gr_worker *w, uint64_t ticks)
+{
+    w->sim_offset += ticks;
+    if (w->act_stage) w->act_t0 += ticks;
+}
+
 void gr_sim_point(gr_worker *w, gr_fiber *here)
 {
     gr_sim *s = w->g->sim;
@@ -450,10 +475,60 @@ void gr_sim_steal(gr_worker *w, void *task)
 {
     gr_sim *s = w->g->sim;
     if (!s) return;
-    uint64_t lines;
-    if (gr_task_is_inst(task)) lines = s->inst;
-    else lines = s->line * ((GR_PKT_HDR + ((gr_pkt *)task)->queue->packet_bytes + 63) / 64);
-    w->sim_offset += s->steal + lines;
+    charge(w, s->steal + (gr_task_is_inst(task) ? s->inst : 0));
+}
+
+/* The bytes of p its reader touches: a Collection's header and elements, else all. */
+static size_t bytes_read(const gr_pkt *p)
+{
+    const gr_queue_rt *q = p->queue;
+    if (q->d.kind != GR_COLLECTION) return q->packet_bytes;
+    size_t n = gr_count(gr_pkt_data((gr_pkt *)p));
+    size_t used = q->d.header_bytes + n * q->d.element_bytes;
+    return used < q->packet_bytes ? used : q->packet_bytes;
+}
+
+/* w reads `lines` lines another core holds: the first's latency, the rest streamed. */
+static void charge_lines(gr_sim *s, gr_worker *w, uint64_t lines)
+{
+    w->sim_remote_lines += lines;
+    charge(w, s->line + (uint64_t)((double)(lines - 1) * s->stream));
+}
+
+void gr_sim_read(gr_worker *w, const gr_pkt *p)
+{
+    gr_sim *s = w->g->sim;
+    if (!s || p->writer == (int32_t)w->id) return;
+    w->sim_remote_packets++;
+    charge_lines(s, w, (GR_PKT_HDR + bytes_read(p) + 63) / 64);
+}
+
+void gr_sim_resume(gr_worker *w, gr_inst *inst)
+{
+    gr_sim *s = w->g->sim;
+    int32_t was = inst->ran_on;
+    inst->ran_on = (int32_t)w->id + 1;
+    if (!s || !was || was == inst->ran_on || !inst->state_bytes) return;
+    w->sim_state_moves++;
+    charge_lines(s, w, (inst->state_bytes + 63) / 64);
+}
+
+void gr_sim_take(gr_worker *w, gr_sim_line *l)
+{
+    gr_sim *s = w->g->sim;
+    if (!s || l->last == (int32_t)w->id + 1) return;
+    if (l->last == 0) {                   /* its first taker: a cold miss on any machine */
+        l->last = (int32_t)w->id + 1;
+        return;
+    }
+    uint64_t now = gr_worker_now(w);
+    uint64_t wait = now >= l->taken_at && now < l->free_at ? l->free_at - now : 0;
+    l->taken_at = now + wait;
+    l->free_at = l->taken_at + s->line;
+    l->last = (int32_t)w->id + 1;
+    w->sim_line_takes++;
+    w->sim_line_wait_ticks += wait;
+    charge(w, wait + s->line);
 }
 
 /* The running worker's virtual now: when wake-ups it causes happen. Its step so far is

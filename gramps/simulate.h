@@ -16,12 +16,24 @@ typedef struct gr_graph gr_graph;
 typedef struct gr_worker gr_worker;
 typedef struct gr_stage_rt gr_stage_rt;
 typedef struct gr_sim gr_sim;
+typedef struct gr_pkt gr_pkt;
+typedef struct gr_inst gr_inst;
+
+/* A line several workers write in turn (a subqueue's lock, a queue's shared pool count):
+ * in a simulated run a worker that takes it from another waits until the last taker's
+ * hand-off ends, then pays its transfer (gr_sim_take). Zero: nobody took it yet. */
+typedef struct gr_sim_line {
+    uint64_t taken_at, free_at;   /* virtual ticks: the last hand-off's start and end */
+    int32_t last;                 /* the last taker's worker id + 1; 0: none */
+} gr_sim_line;
 
 /* The cost model's constants in ns (GRAMPS_SIM_COST overrides them, see simulate.c). */
 typedef struct gr_sim_costs {
     double line_ns;        /* one cache line moved from another core */
     double steal_lines;    /* lines a steal moves besides its packet: ready word, deque, slot */
     double inst_lines;     /* lines a stolen Thread instance moves (its context, top of stack) */
+    double stream_ns;      /* each further line of a packet read from another core's cache
+                              (the first costs line_ns: the misses overlap) */
     double spin_ns;        /* how long an idle worker's GR_IDLE_SPINS searches take */
     double wake_ns;        /* a sleeping worker's wake-up: broadcast to running */
     double poll_ns;        /* a sleeping worker's timed wait (tasks.c's 1 ms) */
@@ -48,8 +60,16 @@ void gr_sim_idle(gr_worker *w, bool asleep);
 /* Stage st's code did `units` of work (a Shader task: 1; a Thread activation: its
  * packets in and out), the measure its calibrated cost is per (simulate.c). */
 void gr_sim_work(gr_stage_rt *st, uint64_t units);
-/* A steal moved the task (and its packet's lines) from another core. */
+/* A steal moved the task from another core (its packet's lines: gr_sim_read). */
 void gr_sim_steal(gr_worker *w, void *task);
+/* w's stage code reads packet p: when another worker committed it, its lines come from
+ * that worker's cache. Nothing when w wrote it itself. */
+void gr_sim_read(gr_worker *w, const gr_pkt *p);
+/* Thread instance `inst` starts an activation on w: when its last ran on another worker,
+ * its gr_state_bytes come over as a packet's lines would. */
+void gr_sim_resume(gr_worker *w, gr_inst *inst);
+/* w takes shared line l (before the lock or atomic it stands for). */
+void gr_sim_take(gr_worker *w, gr_sim_line *l);
 /* A task was pushed: the sleeping workers wake unless a push woke them since the last
  * one went to sleep (tasks.c's gr_wake_for_task); spinning ones find it themselves. */
 void gr_sim_push_wake(gr_graph *g);

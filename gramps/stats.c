@@ -286,6 +286,11 @@ static void collect_workers(gr_graph *g, gr_stats *st)
         ws->tasks = w->tasks;
         ws->steals = w->steals;
         ws->flushes = w->flushes;
+        ws->remote_packets = w->sim_remote_packets;
+        ws->remote_lines = w->sim_remote_lines;
+        ws->line_takes = w->sim_line_takes;
+        ws->line_wait_ms = gr_ticks_to_ms(w->sim_line_wait_ticks);
+        ws->state_moves = w->sim_state_moves;
         app += ws->app_ms;
         for (int s = 0; s < g->nstages; s++) {
             st->stages[s].busy_ms += gr_ticks_to_ms(w->stage_ticks[s]);
@@ -461,10 +466,16 @@ static void json_workers(const gr_stats *st, FILE *out)
     for (unsigned i = 0; i < st->workers; i++) {
         const gr_worker_stats *w = &st->per_worker[i];
         fprintf(out, "    {\"application_ms\": %.3f, \"queue_ms\": %.3f, \"scheduling_ms\": %.3f, "
-                "\"no_work_ms\": %.3f, \"tasks\": %llu, \"steals\": %llu, \"flushes\": %llu}%s\n",
+                "\"no_work_ms\": %.3f, \"tasks\": %llu, \"steals\": %llu, \"flushes\": %llu",
                 w->app_ms, w->queue_ms, w->sched_ms, w->idle_ms, (unsigned long long)w->tasks,
-                (unsigned long long)w->steals, (unsigned long long)w->flushes,
-                i + 1 < st->workers ? "," : "");
+                (unsigned long long)w->steals, (unsigned long long)w->flushes);
+        if (st->simulated_workers)
+            fprintf(out, ", \"remote_packets\": %llu, \"remote_lines\": %llu, \"line_takes\": "
+                    "%llu, \"line_wait_ms\": %.3f, \"state_moves\": %llu",
+                    (unsigned long long)w->remote_packets, (unsigned long long)w->remote_lines,
+                    (unsigned long long)w->line_takes, w->line_wait_ms,
+                    (unsigned long long)w->state_moves);
+        fprintf(out, "}%s\n", i + 1 < st->workers ? "," : "");
     }
     fprintf(out, "  ]\n");
 }

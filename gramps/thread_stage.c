@@ -116,6 +116,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     atomic_store(&inst->state, GR_INST_RUNNING);
     w->act_t0 = gr_account(w, GR_T_APP);
     w->act_stage = s;
+    if (w->g->sim) gr_sim_resume(w, inst);
     const uint64_t t0 = w->act_t0;
     const gr_stage_rt *was = gr_running_set(s);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
@@ -304,7 +305,7 @@ static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_wind
         gr_fail(c, GR_ERR_INVALID, "stage '%s': reserve on input %d ('%s') while a reservation "
                 "is open; commit first", c->stage->name, slot, q->name);
     for (;;) {
-        gr_spin_lock(&s->lock);
+        gr_subq_lock(c->w, s);
         if (gr_subq_need_met(s, n, c->inst->grant_short)) break;
         gr_spin_unlock(&s->lock);
         wait_input(c, s, n);
@@ -318,6 +319,8 @@ static gr_status reserve_in(gr_ctx *c, int slot, gr_subq *s, uint32_t n, gr_wind
     s->taken = take;
     gr_subq_peek(s, take, t->pkts);
     gr_spin_unlock(&s->lock);
+    if (c->g->sim)
+        for (uint32_t i = 0; i < take; i++) gr_sim_read(c->w, t->pkts[i]);
     t->sub = s;
     t->packets = take;
     if (!fill_window(t, q, take, true, w)) out_of_memory(c, "reserving input on", q);
@@ -388,7 +391,7 @@ gr_status gr_commit(gr_ctx *c, int input, uint32_t n)
         gr_fail(c, GR_ERR_INVALID, "stage '%s': commit of %u packets on input '%s' but %u are "
                 "reserved", c->stage->name, n, q->name, t->packets);
     gr_subq *s = t->sub;
-    gr_spin_lock(&s->lock);
+    gr_subq_lock(c->w, s);
     s->taken = 0;
     uint32_t slots = gr_subq_pop(s, n, t->pkts);
     /* the pool gives the space back in the same critical section (see gr_subq_charge) */

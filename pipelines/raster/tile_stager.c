@@ -63,6 +63,7 @@ void *plr_stager_packet(plr_stager *s, gr_ctx *c, uint32_t tile)
     if (slot >= 0) return slot_packet(s, slot);
     if (s->nopen == s->max_open) plr_stager_flush(s, c);
     slot = s->nopen++;
+    gr_state_bytes(c, (size_t)s->nopen * s->packet_bytes);   /* what follows the instance */
     s->slot_of[tile] = (int16_t)slot;
     s->tile_of[slot] = tile;
     unsigned char *p = slot_packet(s, slot);
@@ -82,4 +83,5 @@ void plr_stager_flush(plr_stager *s, gr_ctx *c)
         s->slot_of[s->tile_of[slot]] = -1;
     }
     s->nopen = 0;
+    gr_state_bytes(c, 0);
 }
