@@ -125,14 +125,6 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
 #define EXACT_DEPTH_SLACK 0x1p-40
 #define EXACT_EDGE_LIMIT ((int64_t)1 << 50)
 
-__attribute__((target("avx2")))
-static inline __m256d exact_to_double(__m256i v)   /* exact for |v| < 2^51 */
-{
-    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);   /* 2^52 + 2^51 */
-    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(v, magic)),
-                         _mm256_castsi256_pd(magic));
-}
-
 /* The float depths of four pixels (unbiased edges U0, U1); *inexact gets the lanes
  * whose depth the plane cannot settle. */
 __attribute__((target("avx2")))
