@@ -46,11 +46,11 @@ static bool random_triangle(int kind, const rs_reach *r, rs_setup *s)
 {
     const int64_t cx = (int64_t)(next_u32() % W) * 256 + next_u32() % 256;
     const int64_t cy = (int64_t)(next_u32() % W) * 256 + next_u32() % 256;
-    const int64_t spans[] = {200, 6 * 256, 0, (int64_t)1 << 26, 10 * 256};
+    const int64_t spans[] = {200, 6 * 256, 256 /* then stretched */, (int64_t)1 << 26, 10 * 256};
     rs_screen_vertex v[3];
     for (int k = 0; k < 3; k++)
-        v[k] = (rs_screen_vertex){near(cx, spans[kind] ? spans[kind] : 256), near(cy, spans[kind] ? spans[kind] : 256),
-                                  (float)(next_u32() % 1000) / 1000.0f, 1.0f, true};
+        v[k] = (rs_screen_vertex){near(cx, spans[kind]), near(cy, spans[kind]), (float)(next_u32() % 1000) / 1000.0f,
+                                  1.0f, true};
     if (kind == 2) {                      /* a sliver: two vertices far apart, the third beside */
         const int64_t dx = near(0, 60 * 256), dy = near(0, 60 * 256);
         v[1].x = v[0].x + dx;
