@@ -351,15 +351,15 @@ static bool block_fits_int32(const rs_setup *s, const rs_sample_walk *w, const i
  * modulo 2^32 (exact inside the rectangle); held, owner from the first pixel, stride
  * apart per row; tie n per row. A step whose eight samples are all outside costs its
  * sign test. Returns whether any pixel has a tie; tie must be zero beforehand. */
-__attribute__((target("avx2")))
-static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
-                                    const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
-                                    size_t stride, uint32_t id, uint8_t *tie)
+__attribute__((target("avx2"), always_inline))
+static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                              const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                              size_t stride, uint32_t id, uint8_t *tie, const int count)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     int32_lanes l;
     int32_lanes_of(s, w, e, &l);
-    const int count = l.count, pixels = l.pixels, steps = (n + pixels - 1) / pixels;
+    const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
     __m256i t[3] = {l.first[0], l.first[1], l.first[2]}, wrap[3];
     for (int i = 0; i < 3; i++)                  /* the next row's first step from past this row's last */
         wrap[i] = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[i] * (uint64_t)one)),
@@ -411,6 +411,16 @@ static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, 
         e1 += d1;
     }
     return any_tie != 0;
+}
+
+/* block_take for 4 and 8 samples, each compiled for its count. */
+__attribute__((target("avx2")))
+static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                    const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                                    size_t stride, uint32_t id, uint8_t *tie)
+{
+    if (w->count == 4) return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 4);
+    return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 8);
 }
 
 /* sample_row_take_avx2 on int32 lanes, for rows where w is bounded
