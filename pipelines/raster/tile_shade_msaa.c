@@ -362,17 +362,16 @@ static void ms_shade_samples(ms_batch *b, const ms_tile *st, const plr_state *s,
  * so, unless blended triangles will read its samples or the linear colour is asked for
  * (its resolve averages linear samples), its colour goes straight to the image (or the
  * image keeps its cleared colour) and the resolve skips it (st->final). */
-static void ms_shade(ms_tile *st, const plr_state *s)
+static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, const plr_state *s,
+                                                                   ms_batch *b, const int msaa)
 {
-    ms_batch batch, *b = &batch;
-    b->n = b->ntris = 0;
     const bool direct = st->blended.n == 0 && !s->sample_hdr;   /* the float resolve reads every sample */
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
-            const size_t at = owner_at(st, s, x, y);
-            const uint32_t *own = &st->owner[at];
-            uint8_t *final = &st->final[at / (size_t)s->msaa];
-            *final = direct && one_owner(own, s->msaa);
+            const size_t pixel = (size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox);
+            const uint32_t *own = &st->owner[pixel * (size_t)msaa];
+            uint8_t *final = &st->final[pixel];
+            *final = direct && one_owner(own, msaa);
             if (!*final) {
                 ms_shade_samples(b, st, s, own, x, y);
             } else if (own[0]) {
@@ -380,6 +379,15 @@ static void ms_shade(ms_tile *st, const plr_state *s)
                 batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
             }
         }
+}
+
+static void ms_shade(ms_tile *st, const plr_state *s)
+{
+    ms_batch batch, *b = &batch;
+    b->n = b->ntris = 0;
+    /* each sample count compiled for itself: the one-owner test unrolled */
+    if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
+    else ms_shade_pixels(st, s, b, 8);
     batch_flush(b, s, false);
 }
 
