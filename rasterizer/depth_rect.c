@@ -125,14 +125,6 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
 #define EXACT_DEPTH_SLACK 0x1p-40
 #define EXACT_EDGE_LIMIT ((int64_t)1 << 50)
 
-__attribute__((target("avx2")))
-static inline __m256d exact_to_double(__m256i v)   /* exact for |v| < 2^51 */
-{
-    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);   /* 2^52 + 2^51 */
-    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(v, magic)),
-                         _mm256_castsi256_pd(magic));
-}
-
 /* The float depths of four pixels (unbiased edges U0, U1); *inexact gets the lanes
  * whose depth the plane cannot settle. */
 __attribute__((target("avx2")))
@@ -211,6 +203,19 @@ static inline __m256 plane_depths8(const depth_plane *pl, __m256i U0, __m256i U1
     return l;
 }
 
+/* Which of the eight pixels in `lanes` the test wins against the held cur, cur_vis
+ * (depth_test_lanes' rule), as lane masks. */
+__attribute__((target("avx2")))
+static inline __m256i depth_wins8(__m256 cur, __m256i cur_vis, __m256 depth, __m256i ids, int lanes)
+{
+    const __m256i flip = _mm256_set1_epi32(INT32_MIN);
+    __m256i smaller_id = _mm256_cmpgt_epi32(_mm256_xor_si256(cur_vis, flip), _mm256_xor_si256(ids, flip));
+    __m256i tie_wins = _mm256_or_si256(_mm256_cmpeq_epi32(cur_vis, _mm256_setzero_si256()), smaller_id);
+    __m256 wins = _mm256_or_ps(_mm256_cmp_ps(depth, cur, _CMP_LT_OQ),
+                               _mm256_and_ps(_mm256_cmp_ps(depth, cur, _CMP_EQ_OQ), _mm256_castsi256_ps(tie_wins)));
+    return _mm256_and_si256(_mm256_castps_si256(wins), lane_mask8(lanes));
+}
+
 /* depth_test_lanes for eight pixels, without branches on the data: the eight pixels are
  * loaded whole and written back whole, the lanes outside `lanes` (and those that lose)
  * with the values they had (rs_depth_target's slack: the buffer is the caller's alone
@@ -221,15 +226,31 @@ static inline int depth_test_lanes8(float *z, uint32_t *vis, __m256 depth, uint3
 {
     __m256 cur = _mm256_loadu_ps(z);
     __m256i cur_vis = _mm256_loadu_si256((const __m256i *)vis);
-    const __m256i flip = _mm256_set1_epi32(INT32_MIN);
     const __m256i ids = _mm256_set1_epi32((int32_t)(id + 1));
-    __m256i smaller_id = _mm256_cmpgt_epi32(_mm256_xor_si256(cur_vis, flip), _mm256_xor_si256(ids, flip));
-    __m256i tie_wins = _mm256_or_si256(_mm256_cmpeq_epi32(cur_vis, _mm256_setzero_si256()), smaller_id);
-    __m256 wins = _mm256_or_ps(_mm256_cmp_ps(depth, cur, _CMP_LT_OQ),
-                               _mm256_and_ps(_mm256_cmp_ps(depth, cur, _CMP_EQ_OQ), _mm256_castsi256_ps(tie_wins)));
-    __m256i w = _mm256_and_si256(_mm256_castps_si256(wins), lane_mask8(lanes));
+    __m256i w = depth_wins8(cur, cur_vis, depth, ids, lanes);
     _mm256_storeu_ps(z, _mm256_blendv_ps(cur, depth, _mm256_castsi256_ps(w)));
     _mm256_storeu_si256((__m256i *)vis, _mm256_blendv_epi8(cur_vis, ids, w));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(w));
+}
+
+/* depth_test_lanes8 for a block of two rows of four pixels: lanes 0-3 at index at,
+ * lanes 4-7 at index below. When below == at (a last odd row: lanes 4-7 are not in
+ * `lanes`), the upper half is stored first, so the lower half's results stand. */
+__attribute__((target("avx2")))
+static inline int depth_test_block(float *z, uint32_t *vis, ptrdiff_t at, ptrdiff_t below, __m256 depth,
+                                   uint32_t id, int lanes)
+{
+    __m256 cur = _mm256_set_m128(_mm_loadu_ps(&z[below]), _mm_loadu_ps(&z[at]));
+    __m256i cur_vis = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)&vis[below]),
+                                       _mm_loadu_si128((const __m128i *)&vis[at]));
+    const __m256i ids = _mm256_set1_epi32((int32_t)(id + 1));
+    __m256i w = depth_wins8(cur, cur_vis, depth, ids, lanes);
+    __m256 nz = _mm256_blendv_ps(cur, depth, _mm256_castsi256_ps(w));
+    __m256i nv = _mm256_blendv_epi8(cur_vis, ids, w);
+    _mm_storeu_ps(&z[below], _mm256_extractf128_ps(nz, 1));
+    _mm_storeu_si128((__m128i *)&vis[below], _mm256_extracti128_si256(nv, 1));
+    _mm_storeu_ps(&z[at], _mm256_castps256_ps128(nz));
+    _mm_storeu_si128((__m128i *)&vis[at], _mm256_castsi256_si128(nv));
     return _mm256_movemask_ps(_mm256_castsi256_ps(w));
 }
 
@@ -276,45 +297,29 @@ static bool edges_fit_int32(const rs_setup *s, const int64_t first[3], int width
     return _mm256_testz_si256(out, out);
 }
 
-/* plane_depths8 for a rectangle at most four pixels wide: lanes 0-3 as plane_depths8
- * computes them, lanes 4-7 zero (never covered there, so never tested). */
-__attribute__((target("avx2")))
-static inline __m256 plane_depths4(const depth_plane *pl, __m256i U0, __m256i U1, int *inexact)
-{
-    __m256d u0 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(U0));
-    __m256d u1 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(U1));
-    __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_set1_pd(pl->z2), _mm256_mul_pd(_mm256_set1_pd(pl->dz0), u0)),
-                              _mm256_mul_pd(_mm256_set1_pd(pl->dz1), u1));
-    __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
-    __m128 hi = _mm256_cvtpd_ps(_mm256_add_pd(d, _mm256_set1_pd(EXACT_DEPTH_SLACK)));
-    *inexact = 0xf & ~_mm_movemask_ps(_mm_cmpeq_ps(lo, hi));
-    return _mm256_zextps128_ps256(lo);
-}
-
 /* One step of eight pixels from index at whose edge values are E0, E1 (biased by
  * bias0, bias1): depths and the test of the lanes in `cover`, the ones won appended to
- * t->won. `four`: cover lies in lanes 0-3, whose depths alone are computed. */
+ * t->won. */
 __attribute__((target("avx2"), always_inline))
 static inline void depth_step8(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
                                __m256i bias0, __m256i bias1, int cover, ptrdiff_t at,
-                               rs_depth_target *t, uint32_t id, bool four)
+                               rs_depth_target *t, uint32_t id)
 {
     __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
     int inexact;
-    __m256 depth = four ? plane_depths4(pl, U0, U1, &inexact) : plane_depths8(pl, U0, U1, &inexact);
+    __m256 depth = plane_depths8(pl, U0, U1, &inexact);
     int won = depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
     if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
     for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
 }
 
-/* The row walk of depth_rect_narrow for a rectangle at most eight pixels wide (`four`:
- * at most four): one step per row that the triangle covers, the test without branches
- * on the data. A row it does not cover costs its sign test alone (a third of the rows
- * of bunny's and fairy's small triangles). */
-__attribute__((target("avx2"), always_inline))
-static inline int depth_rows(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
-                             const __m256i first[3], const __m256i below[3], int x0, int y0, int x1,
-                             int y1, rs_depth_target *t, uint32_t id, bool four)
+/* The row walk of depth_rect_narrow for a rectangle five to eight pixels wide: one step
+ * per row that the triangle covers, the test without branches on the data. A row it
+ * does not cover costs its sign test alone. */
+__attribute__((target("avx2")))
+static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                       const __m256i first[3], const __m256i below[3], int x0, int y0, int x1,
+                       int y1, rs_depth_target *t, uint32_t id)
 {
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     const int valid = (1 << (x1 - x0)) - 1;
@@ -326,7 +331,7 @@ static inline int depth_rows(const rs_setup *s, const rs_interp *ip, const depth
         if (cover) {
             ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
             n += __builtin_popcount((unsigned)cover);
-            depth_step8(ip, pl, e0, e1, bias0, bias1, cover, at, t, id, four);
+            depth_step8(ip, pl, e0, e1, bias0, bias1, cover, at, t, id);
         }
         e0 = _mm256_add_epi32(e0, below[0]);
         e1 = _mm256_add_epi32(e1, below[1]);
@@ -335,18 +340,70 @@ static inline int depth_rows(const rs_setup *s, const rs_interp *ip, const depth
     return n;
 }
 
-__attribute__((target("avx2")))
-static int depth_rows4(const rs_setup *s, const rs_interp *ip, const depth_plane *pl, const __m256i first[3],
-                       const __m256i below[3], int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+/* depth_step8 for a block of two rows of four pixels (lanes 0-3 at index at, 4-7 at
+ * below; depth_test_block). */
+__attribute__((target("avx2"), always_inline))
+static inline void depth_block_step(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
+                                    __m256i bias0, __m256i bias1, int cover, ptrdiff_t at, ptrdiff_t below,
+                                    rs_depth_target *t, uint32_t id)
 {
-    return depth_rows(s, ip, pl, first, below, x0, y0, x1, y1, t, id, true);
+    __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
+    int inexact;
+    __m256 depth = plane_depths8(pl, U0, U1, &inexact);
+    int won = depth_test_block(t->z, t->vis, at, below, depth, id, cover & ~inexact);
+    if (cover & inexact) {
+        int64_t u0[8], u1[8];
+        for (int half = 0; half < 2; half++) {
+            __m128i a = half ? _mm256_extracti128_si256(U0, 1) : _mm256_castsi256_si128(U0);
+            __m128i b = half ? _mm256_extracti128_si256(U1, 1) : _mm256_castsi256_si128(U1);
+            _mm256_storeu_si256((__m256i *)&u0[4 * half], _mm256_cvtepi32_epi64(a));
+            _mm256_storeu_si256((__m256i *)&u1[4 * half], _mm256_cvtepi32_epi64(b));
+        }
+        won |= depth_test_listed(ip, u0, u1, at, t, id, cover & inexact & 0xf);
+        won |= depth_test_listed(ip, u0 + 4, u1 + 4, below, t, id, (cover & inexact) >> 4) << 4;
+    }
+    for (; won && t->won; won &= won - 1) {
+        const int k = __builtin_ctz((unsigned)won);
+        t->won[t->nwon++] = (int32_t)(k < 4 ? at + k : below + k - 4);
+    }
 }
 
+/* The walk of depth_rect_narrow for a rectangle at most four pixels wide (most of
+ * bunny's and fairy's triangles: a few pixels on rows of one to three): blocks of two
+ * rows of four pixels, one step each, so a block the triangle does not touch costs its
+ * sign test alone, and a covered one a single depth step for both rows. Lanes past the
+ * rectangle (columns past x1, a row past y1) are never in cover; their int32 values may
+ * wrap, which changes nothing inside. Pixels are tested, counted and won in row-major
+ * order, as row by row. */
 __attribute__((target("avx2")))
-static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl, const __m256i first[3],
-                       const __m256i below[3], int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+static int depth_blocks4(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+                         const int64_t first[3], const int64_t step[3], const int64_t down[3],
+                         int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
 {
-    return depth_rows(s, ip, pl, first, below, x0, y0, x1, y1, t, id, false);
+    const __m256i col = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
+    const __m256i row = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    __m256i e[3], two_rows[3];
+    for (int k = 0; k < 3; k++) {
+        e[k] = _mm256_add_epi32(_mm256_set1_epi32((int32_t)first[k]),
+                                _mm256_add_epi32(_mm256_mullo_epi32(col, _mm256_set1_epi32((int32_t)step[k])),
+                                                 _mm256_mullo_epi32(row, _mm256_set1_epi32((int32_t)down[k]))));
+        two_rows[k] = _mm256_set1_epi32((int32_t)(2 * down[k]));
+    }
+    const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
+    const int one_row = (1 << (x1 - x0)) - 1, two = one_row | one_row << 4;
+    int n = 0;
+    for (int y = y0; y < y1; y += 2) {
+        __m256i signs = _mm256_or_si256(_mm256_or_si256(e[0], e[1]), e[2]);
+        const bool pair = y + 1 < y1;
+        int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & (pair ? two : one_row);
+        if (cover) {
+            ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
+            n += __builtin_popcount((unsigned)cover);
+            depth_block_step(ip, pl, e[0], e[1], bias0, bias1, cover, at, pair ? at + t->stride : at, t, id);
+        }
+        for (int k = 0; k < 3; k++) e[k] = _mm256_add_epi32(e[k], two_rows[k]);
+    }
+    return n;
 }
 
 /* The row walk of depth_rect_avx2 over int32 edge values, eight pixels per step. */
@@ -355,6 +412,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
                              const int64_t first[3], const int64_t step[3], const int64_t down[3],
                              int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
 {
+    if (x1 - x0 <= 4) return depth_blocks4(s, ip, pl, first, step, down, x0, y0, x1, y1, t, id);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i row[3], along[3], below[3];
     for (int k = 0; k < 3; k++) {
@@ -363,7 +421,6 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
         along[k] = _mm256_set1_epi32((int32_t)(8 * step[k]));
         below[k] = _mm256_set1_epi32((int32_t)down[k]);
     }
-    if (x1 - x0 <= 4) return depth_rows4(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
     if (x1 - x0 <= 8) return depth_rows8(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     int n = 0;
@@ -378,7 +435,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
             if (cover) {
                 in_span = true;
                 n += __builtin_popcount((unsigned)cover);
-                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id, false);
+                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id);
                 if (!(cover & 0x80)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;

@@ -5,6 +5,10 @@
 
 #include "rasterizer/raster.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 /* Edge i's value at subpixel point (X, Y): an exact integer (raster.h: why 64 bits
  * suffice). The kernels evaluate it once per row or rectangle and step it by a pixel's
  * a * one (or a row's b * one), which gives the same integers; with the top-left bias
@@ -46,5 +50,15 @@ static inline void clamp_to_bounds(const rs_setup *s, int *x0, int *y0, int *x1,
     if (*x1 > s->x1 + 1) *x1 = s->x1 + 1;
     if (*y1 > s->y1 + 1) *y1 = s->y1 + 1;
 }
+
+#if defined(__x86_64__)
+/* Four int64 lanes as doubles, exact for values below 2^51 in magnitude. */
+__attribute__((target("avx2")))
+static inline __m256d exact_to_double(__m256i v)
+{
+    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);   /* 2^52 + 2^51 */
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(v, magic)), _mm256_castsi256_pd(magic));
+}
+#endif
 
 #endif

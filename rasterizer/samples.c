@@ -27,6 +27,75 @@ const rs_samples *rs_sample_pattern(int count)
     return NULL;
 }
 
+#if defined(__x86_64__)
+/* The least (greatest) of the four int64 lanes of v. */
+__attribute__((target("avx2")))
+static inline int64_t lanes_least(__m256i v, bool greatest)
+{
+    for (int shift = 0; shift < 2; shift++) {
+        const __m256i u = shift ? _mm256_permute4x64_epi64(v, 0xb1) : _mm256_permute4x64_epi64(v, 0x4e);
+        const __m256i u_less = _mm256_cmpgt_epi64(v, u);   /* u < v */
+        v = greatest ? _mm256_blendv_epi8(u, v, u_less) : _mm256_blendv_epi8(v, u, u_less);
+    }
+    return _mm256_extract_epi64(v, 0);
+}
+
+/* rs_sample_walk_of for 4 or 8 samples, four a vector: the same integers, and dz by
+ * rs_plane_step's double operations in its order (the offsets are below 2^40, so
+ * exact as doubles), so the same walk. */
+__attribute__((target("avx2")))
+static void sample_walk_avx2(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, rs_sample_walk *w)
+{
+    const int64_t step = (1 << RS_SUBPIXEL_BITS) / 16;
+    const int halves = p->count / 4;
+    w->count = p->count;
+    __m256i off[3][2];
+    for (int h = 0; h < halves; h++) {
+        const int8_t *dx = &p->dx[4 * h], *dy = &p->dy[4 * h];
+        const __m256i X = _mm256_setr_epi64x(dx[0] * step, dx[1] * step, dx[2] * step, dx[3] * step);
+        const __m256i Y = _mm256_setr_epi64x(dy[0] * step, dy[1] * step, dy[2] * step, dy[3] * step);
+        for (int i = 0; i < 3; i++) {
+            off[i][h] = _mm256_add_epi64(_mm256_mul_epi32(_mm256_set1_epi64x(s->a[i]), X),
+                                         _mm256_mul_epi32(_mm256_set1_epi64x(s->b[i]), Y));
+            _mm256_storeu_si256((__m256i *)&w->cover[i][4 * h], _mm256_add_epi64(off[i][h], _mm256_set1_epi64x(s->bias[i])));
+        }
+        if (z) {
+            const __m256d o0 = exact_to_double(off[0][h]), o1 = exact_to_double(off[1][h]);
+            const __m256d d = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(o0, _mm256_set1_pd(z->d0)),
+                                                          _mm256_mul_pd(o1, _mm256_set1_pd(z->d1))),
+                                            _mm256_set1_pd(z->inv_area));
+            _mm256_storeu_pd(&w->dz[4 * h], d);
+        } else {
+            _mm256_storeu_pd(&w->dz[4 * h], _mm256_setzero_pd());
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        __m256i lo = off[i][0], hi = off[i][0];
+        if (halves == 2) {
+            const __m256i second_less = _mm256_cmpgt_epi64(lo, off[i][1]);
+            lo = _mm256_blendv_epi8(lo, off[i][1], second_less);
+            hi = _mm256_blendv_epi8(off[i][1], hi, second_less);
+        }
+        w->lo[i] = lanes_least(lo, false) + s->bias[i];
+        w->hi[i] = lanes_least(hi, true) + s->bias[i];
+    }
+    w->int32_rows = false;
+}
+#endif
+
+void rs_sample_walk_make(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, rs_sample_walk *w,
+                         bool avx2)
+{
+#if defined(__x86_64__)
+    if (avx2 && p->count % 4 == 0) {
+        sample_walk_avx2(s, p, z, w);
+        return;
+    }
+#endif
+    (void)avx2;
+    rs_sample_walk_of(s, p, z, w);
+}
+
 int rs_raster_rect_samples(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1,
                            int y1, rs_cover *out, uint8_t *mask)
 {
@@ -206,74 +275,162 @@ static bool sample_row_take_avx2(const rs_setup *s, const rs_sample_walk *w, con
 #endif
 
 #if defined(__x86_64__)
-/* sample_row_take_avx2 eight samples a step (two pixels at 4x, one at 8x) on int32 edge
- * values, for rows where every covered-or-not sample's biased edge value fits int32
- * (rs_sample_walk_bound): the same sign tests, the same depths (the centre by
+/* The int32 kernels take eight samples a step (two pixels at 4x, one at 8x) on int32
+ * edge values, where every covered-or-not sample's biased edge value over the pixels
+ * walked fits int32: the same sign tests as the baseline, the same depths (the centre by
  * rs_plane_centre from the exact int64 values, plus dz, rounded to float), the same
  * compares, so the same held, owner, tie and result. At 4x a last pixel that fills no
  * step takes lanes 0-3 alone (masked loads and stores: nothing past the row is touched).
  * Lanes are (pixel, sample) pixel-major, as held is. */
+typedef struct int32_lanes {
+    int count, pixels;                    /* samples per pixel; pixels per step */
+    __m256i first[3];                     /* the biased values at the walk's first step */
+    __m256i step[3];                      /* their change to the next step, modulo 2^32 */
+    __m256d dz[2];                        /* lanes 0-3's and 4-7's depth steps from the centre */
+    int64_t s0, s1;                       /* edges 0 and 1's exact change per pixel */
+} int32_lanes;
+
+/* The lanes of the step at the pixel whose exact centre edge values are e: lane l holds
+ * pixel l / count's centre plus sample l % count's biased offset, exact in int64, kept
+ * as int32 (exact: every value reached fits). */
+__attribute__((target("avx2"), always_inline))
+static inline void int32_lanes_of(const rs_setup *s, const rs_sample_walk *w, const int64_t e[3], int32_lanes *l)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    l->count = w->count;
+    l->pixels = 8 / w->count;
+    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (int i = 0; i < 3; i++) {
+        const int64_t next = l->count == 4 ? e[i] + (int64_t)s->a[i] * one : e[i];
+        const __m256i lo = _mm256_permutevar8x32_epi32(
+            _mm256_add_epi64(_mm256_set1_epi64x(e[i]), _mm256_loadu_si256((const __m256i *)&w->cover[i][0])),
+            low_halves);
+        const __m256i hi = _mm256_permutevar8x32_epi32(
+            _mm256_add_epi64(_mm256_set1_epi64x(next), _mm256_loadu_si256((const __m256i *)&w->cover[i][4 % l->count])),
+            low_halves);
+        l->first[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
+        l->step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)l->pixels));
+    }
+    for (int h = 0; h < 2; h++) l->dz[h] = _mm256_loadu_pd(&w->dz[(4 * h) % l->count]);
+    l->s0 = (int64_t)s->a[0] * one;
+    l->s1 = (int64_t)s->a[1] * one;
+}
+
+/* Whether every sample's biased edge value over the pixels [x0, x0 + n) x [y0, y0 + rows)
+ * fits int32 (as rs_sample_walk_bound), first[i] being edge i's exact value at the first
+ * pixel's centre: its least and greatest are first + the negative (positive) parts of its
+ * steps across and down plus the least (greatest) sample offset. The three edges in the
+ * lanes of one vector, without branches (edges_fit_int32 in depth_rect.c). */
+__attribute__((target("avx2")))
+static bool block_fits_int32(const rs_setup *s, const rs_sample_walk *w, const int64_t first[3], int n, int rows)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const __m256i a = _mm256_setr_epi64x(s->a[0], s->a[1], s->a[2], 0);
+    const __m256i b = _mm256_setr_epi64x(s->b[0], s->b[1], s->b[2], 0);
+    const __m256i f = _mm256_setr_epi64x(first[0], first[1], first[2], 0);
+    const __m256i lo = _mm256_setr_epi64x(w->lo[0], w->lo[1], w->lo[2], 0);
+    const __m256i hi = _mm256_setr_epi64x(w->hi[0], w->hi[1], w->hi[2], 0);
+    const __m256i across = _mm256_mul_epi32(a, _mm256_set1_epi64x(one * (n - 1)));
+    const __m256i below = _mm256_mul_epi32(b, _mm256_set1_epi64x(one * (rows - 1)));
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i across_neg = _mm256_cmpgt_epi64(zero, across), below_neg = _mm256_cmpgt_epi64(zero, below);
+    const __m256i least = _mm256_add_epi64(_mm256_add_epi64(f, lo),
+                                           _mm256_add_epi64(_mm256_and_si256(across, across_neg),
+                                                            _mm256_and_si256(below, below_neg)));
+    const __m256i most = _mm256_add_epi64(_mm256_add_epi64(f, hi),
+                                          _mm256_add_epi64(_mm256_andnot_si256(across_neg, across),
+                                                           _mm256_andnot_si256(below_neg, below)));
+    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(INT32_MIN), least),
+                                        _mm256_cmpgt_epi64(most, _mm256_set1_epi64x(INT32_MAX)));
+    return _mm256_testz_si256(out, out);
+}
+
+/* The samples of the rectangle of `rows` rows of n pixels whose first pixel's exact
+ * centre edge values are e: one flat walk of steps, each step's lanes the last one's
+ * plus l->step[i] (a row's end: plus wrap[i], to the next row's first pixel), all
+ * modulo 2^32 (exact inside the rectangle); held, owner from the first pixel, stride
+ * apart per row; tie n per row. A step whose eight samples are all outside costs its
+ * sign test. Returns whether any pixel has a tie; tie must be zero beforehand. */
+__attribute__((target("avx2"), always_inline))
+static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                              const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                              size_t stride, uint32_t id, uint8_t *tie, const int count)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int32_lanes l;
+    int32_lanes_of(s, w, e, &l);
+    const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
+    __m256i t[3] = {l.first[0], l.first[1], l.first[2]}, wrap[3];
+    for (int i = 0; i < 3; i++)                  /* the next row's first step from past this row's last */
+        wrap[i] = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[i] * (uint64_t)one)),
+                                   _mm256_mullo_epi32(l.step[i], _mm256_set1_epi32(steps)));
+    const int64_t d0 = (int64_t)s->b[0] * one - l.s0 * pixels * steps, d1 = (int64_t)s->b[1] * one - l.s1 * pixels * steps;
+    const ptrdiff_t next_row = (ptrdiff_t)stride - 8 * steps, next_tie = n - pixels * steps;
+    const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const unsigned last = n - pixels * (steps - 1) == pixels ? 0xffu : 0x0fu;   /* lanes of a row's last step */
+    const unsigned sample_mask = (1u << count) - 1;
+    int64_t e0 = e[0], e1 = e[1];
+    unsigned any_tie = 0;
+    for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 += l.s0 * pixels, e1 += l.s1 * pixels) {
+            const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
+            for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l.step[i]);
+            const bool whole = j + 1 < steps || last == 0xffu;   /* else at 4x the last pixel alone: lanes 0-3 */
+            const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
+            if (!cv) continue;
+            /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
+             * or the first pixel's 4-7 (8x) */
+            const double c0 = rs_plane_centre(z, e0, e1);
+            const double c1 = count == 4 ? rs_plane_centre(z, e0 + l.s0, e1 + l.s1) : c0;
+            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c0), l.dz[0]));
+            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c1), l.dz[1]));
+            const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+            const __m256 zk = _mm256_set_m128(z1, z0);
+            const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
+            const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
+            const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
+            tie[0] = (uint8_t)(eq & sample_mask);
+            if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
+            any_tie |= eq;
+            if (!win) continue;
+            const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
+            if (whole) {
+                _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
+                const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
+                _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
+            } else {
+                _mm256_maskstore_ps(held, m, zk);
+                _mm256_maskstore_epi32((int *)owner, m, ids);
+            }
+        }
+        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], wrap[i]);
+        held += next_row;
+        owner += next_row;
+        tie += next_tie;
+        e0 += d0;
+        e1 += d1;
+    }
+    return any_tie != 0;
+}
+
+/* block_take for 4 and 8 samples, each compiled for its count. */
+__attribute__((target("avx2")))
+static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                    const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                                    size_t stride, uint32_t id, uint8_t *tie)
+{
+    if (w->count == 4) return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 4);
+    return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 8);
+}
+
+/* sample_row_take_avx2 on int32 lanes, for rows where w is bounded
+ * (rs_sample_walk_bound): a block of one row. tie must be zero beforehand. */
 __attribute__((target("avx2")))
 static bool sample_row_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                   const int64_t e_in[3], int n, float *held, uint32_t *owner,
                                   uint32_t id, uint8_t *tie)
 {
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    const int count = w->count, pixels = 8 / count;       /* pixels per step */
-    /* lane l: pixel l / count's centre plus sample l % count's biased offset, exact in
-     * int64, kept as int32; the step to the next eight modulo 2^32 (exact: every value
-     * reached fits int32) */
-    __m256i t[3], step[3];
-    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    for (int i = 0; i < 3; i++) {
-        const int64_t next = count == 4 ? e_in[i] + (int64_t)s->a[i] * one : e_in[i];
-        const __m256i lo = _mm256_permutevar8x32_epi32(
-            _mm256_add_epi64(_mm256_set1_epi64x(e_in[i]), _mm256_loadu_si256((const __m256i *)&w->cover[i][0])),
-            low_halves);
-        const __m256i hi = _mm256_permutevar8x32_epi32(
-            _mm256_add_epi64(_mm256_set1_epi64x(next), _mm256_loadu_si256((const __m256i *)&w->cover[i][4 % count])),
-            low_halves);
-        t[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
-        step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)pixels));
-    }
-    __m256d dz[2];
-    for (int h = 0; h < 2; h++) dz[h] = _mm256_loadu_pd(&w->dz[(4 * h) % count]);
-    const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    const int64_t s0 = (int64_t)s->a[0] * one, s1 = (int64_t)s->a[1] * one;
-    int64_t e0 = e_in[0], e1 = e_in[1];
-    bool ties = false;
-    int j = 0;
-    for (; j < n; j += pixels, held += 8, owner += 8, e0 += s0 * pixels, e1 += s1 * pixels) {
-        const bool whole = j + pixels <= n;     /* else at 4x the last pixel alone: lanes 0-3 */
-        const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
-        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], step[i]);
-        const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
-        if (!cv) continue;
-        /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x) or
-         * the first pixel's 4-7 (8x) */
-        const double c0 = rs_plane_centre(z, e0, e1);
-        const double c1 = count == 4 ? rs_plane_centre(z, e0 + s0, e1 + s1) : c0;
-        const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c0), dz[0]));
-        const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c1), dz[1]));
-        const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
-        const __m256 zk = _mm256_set_m128(z1, z0);
-        const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
-        const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
-        const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
-        for (int p = 0; p < pixels && j + p < n; p++) tie[j + p] = (uint8_t)((eq >> (count * p)) & ((1u << count) - 1));
-        ties |= eq != 0;
-        if (!win) continue;
-        const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
-        if (whole) {
-            _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
-            const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
-            _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
-        } else {
-            _mm256_maskstore_ps(held, m, zk);
-            _mm256_maskstore_epi32((int *)owner, m, ids);
-        }
-    }
-    return ties;
+    return sample_block_take_int32(s, w, z, e_in, n, 1, held, owner, 0, id, tie);
 }
 #endif
 
@@ -328,6 +485,27 @@ bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_dep
 #endif
     (void)avx2;
     return sample_row_take_baseline(s, w, z, e, j1 - j0, held + at, owner + at, id, tie + j0);
+}
+
+bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                         int x0, int y0, int x1, int y1, float *held, uint32_t *owner, size_t stride,
+                         uint32_t id, uint8_t *tie, bool avx2)
+{
+    const int n = x1 - x0, rows = y1 - y0;
+    memset(tie, 0, (size_t)n * (size_t)rows);
+    int64_t e[3];
+    rs_centre_edges(s, x0, y0, e);
+#if defined(__x86_64__)
+    if (avx2 && w->count % 4 == 0 && n <= RS_SAMPLE_BLOCK_WIDTH && block_fits_int32(s, w, e, n, rows))
+        return sample_block_take_int32(s, w, z, e, n, rows, held, owner, stride, id, tie);
+#endif
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    bool ties = false;
+    for (int r = 0; r < rows; r++, held += stride, owner += stride, tie += n) {
+        ties |= rs_sample_row_take(s, w, z, e, n, held, owner, id, tie, avx2);
+        for (int i = 0; i < 3; i++) e[i] += (int64_t)s->b[i] * one;
+    }
+    return ties;
 }
 
 void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,

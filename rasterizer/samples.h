@@ -15,6 +15,8 @@
 
 #include "rasterizer/raster.h"
 
+#include <stddef.h>
+
 #define RS_MAX_SAMPLES 8
 
 typedef struct rs_samples {
@@ -112,6 +114,11 @@ static inline void rs_sample_walk_of(const rs_setup *s, const rs_samples *p,
     w->int32_rows = false;
 }
 
+/* rs_sample_walk_of with avx2 (only where the CPU has it) four samples a vector: the
+ * same walk, for stages that make one per triangle and tile. */
+GR_API void rs_sample_walk_make(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
+                                rs_sample_walk *w, bool avx2);
+
 /* Marks w for rows inside the pixels [x0,x1) x [y0,y1) (not empty) when every sample's
  * biased edge value there fits int32 (each edge is linear: its extremes over the
  * rectangle are at the corner pixels'), so rs_sample_row_take may use int32 lanes. */
@@ -169,6 +176,18 @@ GR_API void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_d
 GR_API bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                const int64_t e[3], int n, float *held, uint32_t *owner,
                                uint32_t id, uint8_t *tie, bool avx2);
+
+/* rs_sample_row_take for every row of the rectangle [x0,x1) x [y0,y1) (not empty, inside
+ * s's pixel bounds): row y's samples at held + (y - y0) * stride (owner likewise; stride
+ * in samples), its ties at tie + (y - y0) * (x1 - x0). Returns whether any pixel has a
+ * tie. With avx2, a rectangle at most RS_SAMPLE_BLOCK_WIDTH pixels wide whose sample
+ * values all fit int32 is walked as one block: the int32 lanes set up once, not per row,
+ * and no per-row span (most triangles at 1024x1024 are a few pixels: the per-row setup
+ * was most of their cost); other rectangles row by row. The same results. */
+#define RS_SAMPLE_BLOCK_WIDTH 8
+GR_API bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+                                int x0, int y0, int x1, int y1, float *held, uint32_t *owner, size_t stride,
+                                uint32_t id, uint8_t *tie, bool avx2);
 
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or

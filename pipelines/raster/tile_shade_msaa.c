@@ -118,11 +118,6 @@ typedef struct tri_walk {
     rs_sample_walk w;
 } tri_walk;
 
-/* Rectangles at least this wide in pixels are walked with the int32 row kernel where
- * their edge values allow it (bunny.obj's small triangles were slower with it: the bound
- * per triangle and the kernel's setup per row outweigh its steps). */
-#define WIDE_ROW 8
-
 /* false when p has no pixel in the tile. */
 static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tri_walk *t)
 {
@@ -130,11 +125,11 @@ static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tr
     t->y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0;
     t->x1 = st->r.x1 < p->su.x1 + 1 ? st->r.x1 : p->su.x1 + 1;
     t->y1 = st->r.y1 < p->su.y1 + 1 ? st->r.y1 : p->su.y1 + 1;
+    if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
     rs_interp_of(&p->su, &t->ip);
     rs_depth_plane_of(&t->ip, &t->z);
-    rs_sample_walk_of(&p->su, s->pattern, &t->z, &t->w);
-    if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
-    if (t->x1 - t->x0 >= WIDE_ROW)     /* the int32 kernel pays off on rows this long */
+    rs_sample_walk_make(&p->su, s->pattern, &t->z, &t->w, s->env->isa == RT_ISA_AVX2);
+    if (t->x1 - t->x0 > RS_SAMPLE_BLOCK_WIDTH)   /* row by row (ms_take_opaque): int32 rows where they fit */
         rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
     return true;
 }
@@ -181,25 +176,43 @@ static void take_samples(ms_tile *st, const plr_state *s, uint32_t slot, unsigne
     }
 }
 
+/* The samples of row y's pixels [x0, x0 + n) that p covers at the same depth as their
+ * owner (tie[j]) go to p where its primitive id is the smaller. */
+static void take_ties(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, int x0, int n,
+                      int y, const uint8_t *tie)
+{
+    for (int j = 0; j < n; j++) {
+        if (!tie[j]) continue;
+        const unsigned win = winning_samples(st, s, p, 0, tie[j], x0 + j, y);
+        uint32_t *own = &st->owner[owner_at(st, s, x0 + j, y)];
+        for (unsigned m = win; m; m &= m - 1) own[__builtin_ctz(m)] = slot + 1;
+    }
+}
+
 /* One opaque triangle: the kernel takes the samples it is nearer at; those at equal
- * depth go to it when its primitive id is the smaller. */
+ * depth go to it when its primitive id is the smaller. A narrow rectangle (most
+ * triangles) is one call for all its rows, a wide one row by row. */
 static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot,
                            const tri_walk *t)
 {
     const bool avx2 = s->env->isa == RT_ISA_AVX2;
+    const int n = t->x1 - t->x0;
+    const size_t at = owner_at(st, s, t->x0, t->y0);
+    if (n <= RS_SAMPLE_BLOCK_WIDTH) {
+        uint8_t tie[RS_SAMPLE_BLOCK_WIDTH * PLR_MAX_TILE];
+        if (!rs_sample_rect_take(&p->su, &t->w, &t->z, t->x0, t->y0, t->x1, t->y1, &st->z[at], &st->owner[at],
+                                 (size_t)s->tile * (size_t)s->msaa, slot + 1, tie, avx2))
+            return;
+        for (int y = t->y0; y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &tie[(y - t->y0) * n]);
+        return;
+    }
     uint8_t tie[PLR_MAX_TILE];
     for (int y = t->y0; y < t->y1; y++) {
         int64_t e0[3];
         rs_centre_edges(&p->su, t->x0, y, e0);
-        const size_t at = owner_at(st, s, t->x0, y);
-        if (!rs_sample_row_take(&p->su, &t->w, &t->z, e0, t->x1 - t->x0, &st->z[at], &st->owner[at],
-                                slot + 1, tie, avx2))
-            continue;
-        for (int x = t->x0; x < t->x1; x++) {
-            const unsigned win = winning_samples(st, s, p, 0, tie[x - t->x0], x, y);
-            uint32_t *own = &st->owner[owner_at(st, s, x, y)];
-            for (unsigned m = win; m; m &= m - 1) own[__builtin_ctz(m)] = slot + 1;
-        }
+        const size_t row = owner_at(st, s, t->x0, y);
+        if (rs_sample_row_take(&p->su, &t->w, &t->z, e0, n, &st->z[row], &st->owner[row], slot + 1, tie, avx2))
+            take_ties(st, s, p, slot, t->x0, n, y, tie);
     }
 }
 
@@ -349,17 +362,16 @@ static void ms_shade_samples(ms_batch *b, const ms_tile *st, const plr_state *s,
  * so, unless blended triangles will read its samples or the linear colour is asked for
  * (its resolve averages linear samples), its colour goes straight to the image (or the
  * image keeps its cleared colour) and the resolve skips it (st->final). */
-static void ms_shade(ms_tile *st, const plr_state *s)
+static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, const plr_state *s,
+                                                                   ms_batch *b, const int msaa)
 {
-    ms_batch batch, *b = &batch;
-    b->n = b->ntris = 0;
     const bool direct = st->blended.n == 0 && !s->sample_hdr;   /* the float resolve reads every sample */
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
-            const size_t at = owner_at(st, s, x, y);
-            const uint32_t *own = &st->owner[at];
-            uint8_t *final = &st->final[at / (size_t)s->msaa];
-            *final = direct && one_owner(own, s->msaa);
+            const size_t pixel = (size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox);
+            const uint32_t *own = &st->owner[pixel * (size_t)msaa];
+            uint8_t *final = &st->final[pixel];
+            *final = direct && one_owner(own, msaa);
             if (!*final) {
                 ms_shade_samples(b, st, s, own, x, y);
             } else if (own[0]) {
@@ -367,6 +379,15 @@ static void ms_shade(ms_tile *st, const plr_state *s)
                 batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
             }
         }
+}
+
+static void ms_shade(ms_tile *st, const plr_state *s)
+{
+    ms_batch batch, *b = &batch;
+    b->n = b->ntris = 0;
+    /* each sample count compiled for itself: the one-owner test unrolled */
+    if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
+    else ms_shade_pixels(st, s, b, 8);
     batch_flush(b, s, false);
 }
 
