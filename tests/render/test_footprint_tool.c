@@ -41,14 +41,20 @@ static void test_bad_flags(void)
               strstr(out, "no built-in scene") && !strstr(out, "[  1/"), "%s", out);
 }
 
-/* METIS' complaints on stdout (too few stages per part) become one line on stderr. */
+/* METIS' complaints on stdout (too few stages per part) become one line on stderr, and
+ * never more than one. Whether METIS complains depends on the stage costs the static
+ * scheduler measures (it passed two runs in three at load 16), so the line is not
+ * required; METIS' own "***" lines never reach the output. */
 static void test_metis_one_line(void)
 {
     char args[1024];
     snprintf(args, sizeof args, "--size 32x32 --scenes teapot --pipelines raytrace --schedulers "
              "static --workers 16 --repeats 1 --out %s", dir);
     use_tool(footprint_tool);
-    CHECK_MSG(run(args) == 0 && !strstr(out, "***") && strstr(out, "METIS printed"), "%s", out);
+    const char *said = NULL;
+    CHECK_MSG(run(args) == 0 && !strstr(out, "***"), "%s", out);
+    said = strstr(out, "METIS printed");
+    CHECK_MSG(!said || !strstr(said + 1, "METIS printed"), "%s", out);
 }
 
 /* One CSV row split at commas (the tiny matrix' names hold none). */

@@ -873,7 +873,9 @@ static void test_statistics_outputs(void)
 
 /* A producer fills a capacity-8 queue at once; the consumer then sleeps before
  * draining it. The queue is full for at least the sleep, so its time-averaged depth is
- * at least 8 x sleep / run time (less one watchdog period of sampling granularity), and
+ * at least 8 x sleep / run time, less the sampling's granularity: checked against half
+ * the sleep, since on a loaded machine (load 16) the sampling thread can wait tens of
+ * milliseconds for a core (a full sleep less 10 ms failed there once), and
  * the sampled footprint sees all 8 packets, whether the samples come from an idle
  * worker (2 workers) or, while the only worker sleeps inside the consumer, from the
  * watchdog (1 worker). */
@@ -911,7 +913,7 @@ static void test_time_averaged_depth(void)
         CHECK(st != NULL);
         if (st) {
             CHECK(st->queues[q].peak_packets == 8);
-            double least = 8.0 * (FULL_SLEEP_MS - 10) / st->wall_ms;
+            double least = 8.0 * (FULL_SLEEP_MS / 2) / st->wall_ms;
             CHECK_MSG(st->queues[q].avg_packets >= least && st->queues[q].avg_packets <= 8.0,
                       "%u workers: average depth %.2f, expected %.2f..8 (run %.1f ms)", workers,
                       st->queues[q].avg_packets, least, st->wall_ms);
