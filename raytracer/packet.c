@@ -90,23 +90,9 @@ RT_INLINE void load_rays4(const rt_ray *rays, int i, int n, vf4 c[8])
 /* Rays i..i+7 likewise: eight 8-float rows transposed. */
 RT_AVX2_INLINE void load_rays8(const rt_ray *rays, int i, int n, vf8 c[8])
 {
-    __m256 r[8], t[8], u[8];
     for (int k = 0; k < 8; k++)
-        r[k] = _mm256_loadu_ps((const float *)(i + k < n ? &rays[i + k] : &pad_ray));
-    for (int k = 0; k < 8; k += 2) {
-        t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-        t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
-        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
-        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
-        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
-    }
-    for (int k = 0; k < 4; k++) {
-        c[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
-        c[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-    }
+        c[k] = _mm256_loadu_ps((const float *)(i + k < n ? &rays[i + k] : &pad_ray));
+    v8_transpose8(c);
 }
 
 #define RT_W 4

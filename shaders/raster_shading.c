@@ -8,6 +8,9 @@
 #include "shaders/texture_sample_body.h"
 #include "shaders/texture_sample_packet.h"
 #include "shaders/uv_sets.h"
+#if defined(__x86_64__)
+#include "raytracer/simd.h"
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -158,26 +161,6 @@ typedef struct ps_vec3 { float x[SH_PS_MAX], y[SH_PS_MAX], z[SH_PS_MAX]; } ps_ve
 typedef float ps_attr_vec __attribute__((vector_size(RS_ATTRS * sizeof(float))));
 
 #if defined(__x86_64__)
-/* Rows k of v become its columns: v[k][j] <- v[j][k], eight by eight. */
-__attribute__((target("avx2"))) static inline void transpose8(__m256 v[8])
-{
-    __m256 t[8], u[8];
-    for (int k = 0; k < 8; k += 2) {
-        t[k] = _mm256_unpacklo_ps(v[k], v[k + 1]);
-        t[k + 1] = _mm256_unpackhi_ps(v[k], v[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
-        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
-        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
-        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
-    }
-    for (int k = 0; k < 4; k++) {
-        v[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
-        v[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-    }
-}
-
 /* ps_interpolate's loop eight fragments at a time, for the packet's whole groups of
  * eight: each fragment's attributes as one vector, the same operations in the same
  * order ((b0 a0 + b1 a1) + b2 a2, b0 = (1 - b1) - b2), then transposed into the arrays
@@ -197,7 +180,7 @@ static int interpolate_avx2(const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX])
                                              _mm256_mul_ps(b1, _mm256_loadu_ps(t->attr[1])));
             v[j] = _mm256_add_ps(s01, _mm256_mul_ps(b2, _mm256_loadu_ps(t->attr[2])));
         }
-        transpose8(v);
+        v8_transpose8(v);
         for (int k = 0; k < RS_ATTRS; k++) _mm256_storeu_ps(&a[k][i], v[k]);
     }
     return i;

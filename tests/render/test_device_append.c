@@ -7,21 +7,14 @@
  * rays back to Intersect), PoCL in CI; kernels compiled once into POCL_CACHE_DIR. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/render/device_test.h"
 
-static char build_dir[200];
-static char cpu_png[300];
-
-static void tmp_path(char *buf, size_t n, const char *name)
-{
-    snprintf(buf, n, "%s/tests/device-append-%s", build_dir, name);
-}
+static char cpu_png[700];
 
 static int render(int workers, const char *extra, const char *png)
 {
-    char args[1400];
-    snprintf(args, sizeof args, "-q -p raytrace -t %d --size 48x48 --set graph.device=opencl %s "
-             "-o %s cornell", workers, extra, png);
-    return run(args);
+    return render_to(png, "cornell", "-p raytrace -t %d --size 48x48 --set graph.device=opencl %s",
+                     workers, extra);
 }
 
 /* A stage's number field in the stats (0 when absent). */
@@ -61,14 +54,14 @@ static moved moved_in(const char *stats)
  * bytes a run in the device-queue test). */
 static void test_fewer_bytes_same_image(void)
 {
-    char dev[300], host[300], stats_dev[300], stats_host[300], extra[700];
-    tmp_path(dev, sizeof dev, "dev.png");
-    tmp_path(host, sizeof host, "host.png");
-    tmp_path(stats_dev, sizeof stats_dev, "dev.json");
-    tmp_path(stats_host, sizeof stats_host, "host.json");
-    snprintf(extra, sizeof extra, "--stats %s", stats_dev);
+    char dev[700], host[700], stats_dev[700], stats_host[700], extra[600];
+    scratch_path(dev, sizeof dev, "dev.png");
+    scratch_path(host, sizeof host, "host.png");
+    scratch_path(stats_dev, sizeof stats_dev, "dev.json");
+    scratch_path(stats_host, sizeof stats_host, "host.json");
+    snprintf(extra, sizeof extra, "--stats %.500s", stats_dev);
     CHECK_MSG(render(1, extra, dev) == 0, "%s", out);
-    snprintf(extra, sizeof extra, "--set graph.device_queues=false --stats %s", stats_host);
+    snprintf(extra, sizeof extra, "--set graph.device_queues=false --stats %.500s", stats_host);
     CHECK_MSG(render(1, extra, host) == 0, "%s", out);
     CHECK_MSG(same_files(cpu_png, dev), "appends on the device: not the CPU image");
     CHECK_MSG(same_files(cpu_png, host), "queues on the host: not the CPU image");
@@ -89,11 +82,11 @@ static void test_tiny_capacity_schedulers(void)
 {
     const char *schedulers[] = {"gramps", "task-stealing", "static"};
     for (int i = 0; i < 3; i++) {
-        char png[300], stats[300], extra[700];
-        tmp_path(png, sizeof png, "tiny.png");
-        tmp_path(stats, sizeof stats, "tiny.json");
+        char png[700], stats[700], extra[600];
+        scratch_path(png, sizeof png, "tiny.png");
+        scratch_path(stats, sizeof stats, "tiny.json");
         snprintf(extra, sizeof extra, "--scheduler %s --set shadow-rays.capacity=1 --set rays.capacity=1 "
-                 "--stats %s", schedulers[i], stats);
+                 "--stats %.400s", schedulers[i], stats);
         CHECK_MSG(render(2, extra, png) == 0, "%s: %s", schedulers[i], out);
         CHECK_MSG(same_files(cpu_png, png), "%s, capacity 1: not the CPU image", schedulers[i]);
         moved m = moved_in(stats);
@@ -105,17 +98,9 @@ static void test_tiny_capacity_schedulers(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
-           "(they are not instrumented); the plain and UBSan builds run these tests\n");
-    return check_finish();
-#endif
-    find_tool(argv[0], "gramps-render");
-    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
-    char cache[700], args[700];
-    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
-    setenv("POCL_CACHE_DIR", cache, 0);
-    tmp_path(cpu_png, sizeof cpu_png, "cpu.png");
+    if (!device_test_start(argv[0], "device-append")) return check_finish();
+    scratch_path(cpu_png, sizeof cpu_png, "cpu.png");
+    char args[1000];
     snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 48x48 -o %s cornell", cpu_png);
     CHECK_MSG(run(args) == 0, "%s", out);
     RUN(test_fewer_bytes_same_image);

@@ -12,6 +12,7 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/render/device_test.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,17 +82,8 @@ static void test_blended_refused(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    printf("skip all: PoCL's own threads and allocations are reported by this sanitizer "
-           "(they are not instrumented); the plain and UBSan builds run these tests\n");
-    return check_finish();
-#endif
-    find_tool(argv[0], "gramps-render");
-    char build_dir[150], cache[400];
-    snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(strdup(argv[0])));
-    snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
-    setenv("POCL_CACHE_DIR", cache, 0);
-    snprintf(dir, sizeof dir, "%s/tests/device-textures", build_dir);
+    if (!device_test_start(argv[0], "device-textures")) return check_finish();
+    snprintf(dir, sizeof dir, "%.150s/tests/device-textures", build_dir);   /* box_scene.h: 256 */
     mkdir(dir, 0755);
     box_scene_files(dir);
     box_scene_write(dir, "textured.scene", scene);
