@@ -254,18 +254,25 @@ static inline int depth_test_block(float *z, uint32_t *vis, ptrdiff_t at, ptrdif
     return _mm256_movemask_ps(_mm256_castsi256_ps(w));
 }
 
-/* depth_test_listed for eight pixels (int32 edge values U0, U1). */
-__attribute__((target("avx2")))
-static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
-                             rs_depth_target *t, uint32_t id, int lanes)
+/* Eight pixels' int32 edge values U0, U1 widened into u0, u1 (depth_test_listed's). */
+__attribute__((target("avx2"), always_inline))
+static inline void edges_to_int64(__m256i U0, __m256i U1, int64_t u0[8], int64_t u1[8])
 {
-    int64_t u0[8], u1[8];
     for (int half = 0; half < 2; half++) {
         __m128i a = half ? _mm256_extracti128_si256(U0, 1) : _mm256_castsi256_si128(U0);
         __m128i b = half ? _mm256_extracti128_si256(U1, 1) : _mm256_castsi256_si128(U1);
         _mm256_storeu_si256((__m256i *)&u0[4 * half], _mm256_cvtepi32_epi64(a));
         _mm256_storeu_si256((__m256i *)&u1[4 * half], _mm256_cvtepi32_epi64(b));
     }
+}
+
+/* depth_test_listed for eight pixels (int32 edge values U0, U1). */
+__attribute__((target("avx2")))
+static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
+                             rs_depth_target *t, uint32_t id, int lanes)
+{
+    int64_t u0[8], u1[8];
+    edges_to_int64(U0, U1, u0, u1);
     return depth_test_listed(ip, u0, u1, i, t, id, lanes);
 }
 
@@ -353,12 +360,7 @@ static inline void depth_block_step(const rs_interp *ip, const depth_plane *pl, 
     int won = depth_test_block(t->z, t->vis, at, below, depth, id, cover & ~inexact);
     if (cover & inexact) {
         int64_t u0[8], u1[8];
-        for (int half = 0; half < 2; half++) {
-            __m128i a = half ? _mm256_extracti128_si256(U0, 1) : _mm256_castsi256_si128(U0);
-            __m128i b = half ? _mm256_extracti128_si256(U1, 1) : _mm256_castsi256_si128(U1);
-            _mm256_storeu_si256((__m256i *)&u0[4 * half], _mm256_cvtepi32_epi64(a));
-            _mm256_storeu_si256((__m256i *)&u1[4 * half], _mm256_cvtepi32_epi64(b));
-        }
+        edges_to_int64(U0, U1, u0, u1);
         won |= depth_test_listed(ip, u0, u1, at, t, id, cover & inexact & 0xf);
         won |= depth_test_listed(ip, u0 + 4, u1 + 4, below, t, id, (cover & inexact) >> 4) << 4;
     }
