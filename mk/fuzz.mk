@@ -12,25 +12,29 @@ FUZZ_ASM := $(wildcard gramps/*.S)
 FUZZ_OBJ := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC) $(FUZZ_ASM) $(CL_SRC))
 .SECONDARY: $(FUZZ_OBJ)
 FUZZ_CFLAGS := -std=c11 -g -O1 -I. -I$(BUILD)/gen -D_GNU_SOURCE -pthread $(ARCHFLAGS) \
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -MMD -MP
-# -MMD: the compiler lists each object's headers in a .d file beside it, which the
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# Objects only: the compiler lists each object's headers in a .d file beside it, which the
 # Makefile's include of build/**/*.d reads, so a header change rebuilds what includes it.
+# Not on the link lines: their build/fuzz/fuzz_K.d would be an included makefile that the
+# fuzz_K rule below could "remake" by linking a program into it (make then stops at the
+# binary's NUL bytes); their headers are listed as prerequisites instead.
+FUZZ_DEPFLAGS := -MMD -MP
 
 $(FUZZ_DIR)/obj/pipelines/stages.c.o: $(GRAPH_INCS)
 $(FUZZ_DIR)/obj/%.c.o: %.c | fuzz-deps
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	clang $(FUZZ_CFLAGS) $(FUZZ_DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_DIR)/obj/%.cl.o: %.cl mk/cl_embed.sh | fuzz-deps
 	@mkdir -p $(dir $@)
 	sh mk/cl_embed.sh $< > $(@:.o=.c)
-	clang $(FUZZ_CFLAGS) -c $(@:.o=.c) -o $@
+	clang $(FUZZ_CFLAGS) $(FUZZ_DEPFLAGS) -c $(@:.o=.c) -o $@
 
 $(FUZZ_DIR)/obj/%.S.o: %.S | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
+$(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_KINDS)): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_load.c tests/fuzz/fuzz_render.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_SUFFIX='".$*"' $< $(FUZZ_OBJ) -o $@ \
 	    -lassimp -linih -lz -ljpeg -lOpenEXRCore-3_1 -lmetis -lglpk -lOpenCL -ldl -lm
