@@ -146,11 +146,13 @@ static uint64_t sum_of(uint32_t n, bool squares)
 /* Every packet that crosses workers is charged, and only those: at one virtual worker
  * none, at eight exactly the stages' own count (and some do cross, except under
  * Task-Stealing: its work-first order runs each committed packet's consumer on the
- * worker that committed it, and only the source's continuation is stolen). */
+ * worker that committed it, and only the source's continuation is stolen; GRAMPS_TORTURE
+ * does the same to every policy, preempting the source at each commit). */
 static void test_crossing_packets_are_charged(void)
 {
     static const char *const scheds[] = {"gramps", "task-stealing", "breadth-first"};
     static const unsigned counts[] = {1, 8};
+    const bool torture = getenv("GRAMPS_TORTURE") && atoi(getenv("GRAMPS_TORTURE")) != 0;
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 2; i++)
             for (int thread_sink = 0; thread_sink < 2; thread_sink++) {
@@ -164,7 +166,7 @@ static void test_crossing_packets_are_charged(void)
                           (unsigned long long)t.remote_packets, (unsigned long long)crossed);
                 CHECK(t.remote_lines == t.remote_packets * ITEM_LINES);
                 if (counts[i] == 1) CHECK(crossed == 0 && t.line_takes == 0);
-                else if (!thread_sink && k != 1)
+                else if (!thread_sink && k != 1 && !torture)
                     CHECK_MSG(crossed > 0, "%s at 8: no packet crossed", scheds[k]);
             }
 }
