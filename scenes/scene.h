@@ -26,7 +26,9 @@
 /* A texture's mip chain: level 0 is the image as loaded, each next level half the
  * previous one's size in each dimension (rounded down, at least 1), a 2x2 box filter of
  * it (sc_texture_build_mips), down to 1x1. Texels are RGBA8 as stored in the file (no
- * colour-space conversion), row 0 at the top. */
+ * colour-space conversion), row 0 at the top. A built chain is one allocation, the levels
+ * in order, so that a sampler can address any level's texels from level 0's first one
+ * with a 32-bit index. */
 #define SC_MAX_MIP_LEVELS 16      /* 1 + log2 of the largest side (PL_MAX_IMAGE_SIDE * 2) */
 typedef struct sc_mip_level {
     int width, height;
@@ -37,6 +39,7 @@ typedef struct sc_texture {
     char name[SC_NAME_MAX];       /* file name (or "file.glb#N" for an embedded image) */
     bool has_alpha;               /* some texel of level 0 has alpha below 255 */
     int nlevels;                  /* >= 1 */
+    bool one_block;               /* levels 1.. lie after level 0 in its allocation */
     sc_mip_level levels[SC_MAX_MIP_LEVELS];
 } sc_texture;
 
@@ -184,8 +187,10 @@ GR_API void sc_free(sc_scene *s);
  * err (a name with a '/' or '.': "PATH: cannot open: No such file or directory"). sc_load checks it; a program that loads many scenes checks them all first. */
 GR_API int sc_scene_findable(const char *scene, char err[SC_ERR_MAX]);
 
-/* Builds t's mip chain below its level 0 (box filter; see sc_mip_level): 0, or -1 out of
- * memory. sc_texture_free frees every level; sc_texture_bytes counts them. */
+/* Builds t's mip chain below its level 0, t's only level (box filter; see sc_mip_level),
+ * moving level 0 into the chain's one allocation: 0, or -1 out of memory (or t has more
+ * than level 0; level 0 is then left as it was). sc_texture_free frees every level;
+ * sc_texture_bytes counts them. */
 GR_API int sc_texture_build_mips(sc_texture *t);
 GR_API void sc_texture_free(sc_texture *t);
 GR_API size_t sc_texture_bytes(const sc_texture *t);

@@ -30,24 +30,43 @@ static void box_filter(const sc_mip_level *from, sc_mip_level *to)
         }
 }
 
+/* The size of the level below one of width x height (each side halved, at least 1). */
+static sc_mip_level level_below(const sc_mip_level *l)
+{
+    return (sc_mip_level){l->width > 1 ? l->width / 2 : 1, l->height > 1 ? l->height / 2 : 1, NULL};
+}
+
 int sc_texture_build_mips(sc_texture *t)
 {
-    while (t->nlevels < SC_MAX_MIP_LEVELS) {
+    if (t->nlevels != 1) return -1;
+    sc_mip_level sizes[SC_MAX_MIP_LEVELS] = {t->levels[0]};
+    size_t bytes = (size_t)sizes[0].width * sizes[0].height * 4;
+    int n = 1;
+    for (; n < SC_MAX_MIP_LEVELS && (sizes[n - 1].width > 1 || sizes[n - 1].height > 1); n++) {
+        sizes[n] = level_below(&sizes[n - 1]);
+        bytes += (size_t)sizes[n].width * sizes[n].height * 4;
+    }
+    if (n == 1) return 0;
+    unsigned char *chain = realloc(t->levels[0].rgba, bytes);    /* level 0 first, kept */
+    if (!chain) return -1;
+    t->levels[0].rgba = chain;
+    t->one_block = true;
+    for (size_t at = 0; t->nlevels < n; t->nlevels++) {
         const sc_mip_level *prev = &t->levels[t->nlevels - 1];
-        if (prev->width == 1 && prev->height == 1) break;
-        sc_mip_level next = {prev->width > 1 ? prev->width / 2 : 1, prev->height > 1 ? prev->height / 2 : 1, NULL};
-        next.rgba = malloc((size_t)next.width * next.height * 4);
-        if (!next.rgba) return -1;
+        at += (size_t)prev->width * prev->height * 4;
+        sc_mip_level next = sizes[t->nlevels];
+        next.rgba = chain + at;
         box_filter(prev, &next);
-        t->levels[t->nlevels++] = next;
+        t->levels[t->nlevels] = next;
     }
     return 0;
 }
 
 void sc_texture_free(sc_texture *t)
 {
-    for (int i = 0; i < t->nlevels; i++) free(t->levels[i].rgba);
+    for (int i = 0; i < (t->one_block ? 1 : t->nlevels); i++) free(t->levels[i].rgba);
     t->nlevels = 0;
+    t->one_block = false;
 }
 
 size_t sc_texture_bytes(const sc_texture *t)

@@ -24,22 +24,32 @@ static void sample_scalar(const sc_texture *t, const sc_sampler *s, const float 
 
 #define AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
 
-/* Per level: its size and where its texels are, as bytes from level 0's first texel
- * (the levels are separate allocations, so the gathers take 64-bit offsets). */
+/* Per level: its size and where its texels are, as a texel index from level 0's first
+ * texel (32 bits: vector_covers checks that every level's texels are within reach). */
 typedef struct level_table {
-    int32_t width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS];
-    int64_t offset[SC_MAX_MIP_LEVELS];
+    int32_t width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS], offset[SC_MAX_MIP_LEVELS];
     const int *base;
     sc_wrap wrap_u, wrap_v;
+    bool pow2;                    /* every side of every level a power of two */
 } level_table;
+
+static bool is_pow2(int n) { return (n & (n - 1)) == 0; }
+
+/* Level l's first texel as a texel index from level 0's (the levels may be separate
+ * allocations: the difference of the addresses as integers). */
+static int64_t level_offset(const sc_texture *t, int l)
+{
+    return ((int64_t)(uintptr_t)t->levels[l].rgba - (int64_t)(uintptr_t)t->levels[0].rgba) / 4;
+}
 
 static void level_table_of(const sc_texture *t, const sc_sampler *s, level_table *lt)
 {
-    const uintptr_t base = (uintptr_t)t->levels[0].rgba;
+    lt->pow2 = true;
     for (int l = 0; l < t->nlevels; l++) {
         lt->width[l] = t->levels[l].width;
         lt->height[l] = t->levels[l].height;
-        lt->offset[l] = (int64_t)((uintptr_t)t->levels[l].rgba - base);
+        lt->offset[l] = (int32_t)level_offset(t, l);
+        lt->pow2 = lt->pow2 && is_pow2(lt->width[l]) && is_pow2(lt->height[l]);
     }
     lt->base = (const int *)t->levels[0].rgba;
     lt->wrap_u = s->wrap_u;
@@ -68,14 +78,26 @@ AVX2_INLINE __m256 reduce8(__m256 c, sc_wrap w)
     return _mm256_and_ps(r, finite);
 }
 
+/* ts_address_any per lane for repeat and mirror on sides n that are powers of two: in two's
+ * complement i & (n - 1) is i mod n for every int i, and i & (2n - 1) is i mod 2n. */
+AVX2_INLINE __m256i address8_pow2(__m256i i, __m256i n, sc_wrap w)
+{
+    const __m256i one = _mm256_set1_epi32(1);
+    if (w == SC_WRAP_REPEAT) return _mm256_and_si256(i, _mm256_sub_epi32(n, one));
+    const __m256i n2_last = _mm256_sub_epi32(_mm256_add_epi32(n, n), one);
+    const __m256i m = _mm256_and_si256(i, n2_last);
+    return _mm256_blendv_epi8(_mm256_sub_epi32(n2_last, m), m, _mm256_cmpgt_epi32(n, m));
+}
+
 /* ts_address per lane on sides n: one compare-and-step for repeat and mirror, where the
  * reduced coordinates put every index; a lane outside that range (none from reduce8's
  * coordinates) takes ts_address_any. */
-AVX2_INLINE __m256i address8(__m256i i, __m256i n, sc_wrap w)
+AVX2_INLINE __m256i address8(__m256i i, __m256i n, sc_wrap w, bool pow2)
 {
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
     const __m256i last = _mm256_sub_epi32(n, one);
     if (w == SC_WRAP_CLAMP) return _mm256_min_epi32(_mm256_max_epi32(i, zero), last);
+    if (pow2) return address8_pow2(i, n, w);
     __m256i r, outside;
     if (w == SC_WRAP_REPEAT) {
         __m256i below = _mm256_cmpgt_epi32(zero, i), above = _mm256_cmpgt_epi32(i, last);
@@ -102,19 +124,24 @@ AVX2_INLINE __m256i address8(__m256i i, __m256i n, sc_wrap w)
     return r;
 }
 
-/* The RGBA8 texels at texel index idx (row * width + column) of each lane's level, whose
- * byte offsets from level 0 are off_lo (lanes 0-3) and off_hi (lanes 4-7). */
-AVX2_INLINE __m256i texels8(const level_table *lt, __m256i off_lo, __m256i off_hi, __m256i idx)
+/* The RGBA8 texels at texel index idx from level 0's first texel. */
+AVX2_INLINE __m256i texels8(const level_table *lt, __m256i idx)
 {
-    __m256i lo = _mm256_add_epi64(off_lo, _mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(idx)), 2));
-    __m256i hi = _mm256_add_epi64(off_hi, _mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(idx, 1)), 2));
-    return _mm256_set_m128i(_mm256_i64gather_epi32(lt->base, hi, 1), _mm256_i64gather_epi32(lt->base, lo, 1));
+    return _mm256_i32gather_epi32(lt->base, idx, 4);
 }
+
+/* Per channel c, the byte shuffle that moves byte c of each 32-bit lane to the lane's low
+ * byte and zeroes the others (0x80: a zero byte; indices count within each 16-byte half). */
+#define PICK(c) {0x80808000 | (c), 0x80808004 | (c), 0x80808008 | (c), 0x8080800c | (c), \
+                 0x80808000 | (c), 0x80808004 | (c), 0x80808008 | (c), 0x8080800c | (c)}
+static const uint32_t channel_pick[4][8] __attribute__((aligned(32))) = {PICK(0), PICK(1), PICK(2), PICK(3)};
+#undef PICK
 
 /* Channel c of eight RGBA8 texels, as floats (ts_texel4). */
 AVX2_INLINE __m256 channel8(__m256i texels, int c)
 {
-    return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(texels, 8 * c), _mm256_set1_epi32(0xff)));
+    const __m256i pick = _mm256_load_si256((const __m256i *)channel_pick[c]);
+    return _mm256_cvtepi32_ps(_mm256_shuffle_epi8(texels, pick));
 }
 
 /* a + t * (b - a), as ts_bilinear4's lerps. */
@@ -135,16 +162,15 @@ AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m2
     const __m256 fx0 = _mm256_floor_ps(x), fy0 = _mm256_floor_ps(y);
     const __m256i x0 = _mm256_cvttps_epi32(fx0), y0 = _mm256_cvttps_epi32(fy0), one = _mm256_set1_epi32(1);
     const __m256 ax = _mm256_sub_ps(x, fx0), ay = _mm256_sub_ps(y, fy0);
-    const __m256i xa = address8(x0, w, lt->wrap_u), xb = address8(_mm256_add_epi32(x0, one), w, lt->wrap_u);
+    const __m256i xa = address8(x0, w, lt->wrap_u, lt->pow2);
+    const __m256i xb = address8(_mm256_add_epi32(x0, one), w, lt->wrap_u, lt->pow2);
     const __m256i top_row = _mm256_sub_epi32(h, one);       /* rows are stored top first */
-    const __m256i ya = _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, lt->wrap_v)), w);
-    const __m256i yb = _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, lt->wrap_v)), w);
-    const __m256i off_lo = _mm256_i32gather_epi64((const long long *)lt->offset, _mm256_castsi256_si128(level), 8);
-    const __m256i off_hi = _mm256_i32gather_epi64((const long long *)lt->offset, _mm256_extracti128_si256(level, 1), 8);
-    const __m256i a = texels8(lt, off_lo, off_hi, _mm256_add_epi32(ya, xa));
-    const __m256i b = texels8(lt, off_lo, off_hi, _mm256_add_epi32(ya, xb));
-    const __m256i c = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xa));
-    const __m256i d = texels8(lt, off_lo, off_hi, _mm256_add_epi32(yb, xb));
+    const __m256i first = _mm256_i32gather_epi32(lt->offset, level, 4);
+    const __m256i ya = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, lt->wrap_v, lt->pow2)), w));
+    const __m256i yb = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, lt->wrap_v, lt->pow2)), w));
+    const __m256i a = texels8(lt, _mm256_add_epi32(ya, xa)), b = texels8(lt, _mm256_add_epi32(ya, xb));
+    const __m256i c = texels8(lt, _mm256_add_epi32(yb, xa)), d = texels8(lt, _mm256_add_epi32(yb, xb));
+#pragma GCC unroll 4
     for (int k = 0; k < channels; k++) {
         __m256 lower = lerp8(channel8(a, k), channel8(b, k), ax);
         __m256 upper = lerp8(channel8(c, k), channel8(d, k), ax);
@@ -181,6 +207,7 @@ AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_t
     if (_mm256_testz_ps(finer, finer)) return;                 /* every lane on one level */
     __m256 r1[4];
     bilinear8(lt, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, channels, r1);
+#pragma GCC unroll 4
     for (int k = 0; k < channels; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
 }
 
@@ -214,12 +241,30 @@ static void sample_avx2(const sc_texture *t, const sc_sampler *s, const float *u
     else sample_all(t, s, u, v, lod, n, 4, rgba);
 }
 
-/* The vector path covers the linear filters on levels whose texel index fits 32 bits. */
+/* Whether every texel of every level has a 32-bit texel index from level 0's first texel
+ * (true of a chain sc_texture_build_mips built: one allocation, levels in order). */
+static bool levels_in_reach(const sc_texture *t)
+{
+    if (t->one_block) {                  /* the last level's last texel is the farthest */
+        const sc_mip_level *last = &t->levels[t->nlevels - 1];
+        return level_offset(t, t->nlevels - 1) + (int64_t)last->width * last->height <= INT32_MAX;
+    }
+    for (int l = 0; l < t->nlevels; l++) {
+        const int64_t first = level_offset(t, l);
+        const int64_t end = first + (int64_t)t->levels[l].width * t->levels[l].height;
+        if (((uintptr_t)t->levels[l].rgba - (uintptr_t)t->levels[0].rgba) % 4 != 0 || first < INT32_MIN ||
+            end > INT32_MAX)
+            return false;
+    }
+    return true;
+}
+
+/* The vector path covers the linear filters on chains whose texels are all in reach. */
 static bool vector_covers(const sc_texture *t, const sc_sampler *s)
 {
     return (s->filter == SC_FILTER_TRILINEAR || s->filter == SC_FILTER_BILINEAR ||
             s->filter == SC_FILTER_LINEAR_NO_MIPS) &&
-           (int64_t)t->levels[0].width * t->levels[0].height <= INT32_MAX;
+           levels_in_reach(t);
 }
 #endif
 

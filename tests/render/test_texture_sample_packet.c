@@ -2,8 +2,9 @@
  * the scalar sh_texture_sample, on random coordinates (ordinary, near texel centres and
  * period edges, huge, tiny negative, NaN, infinite), random levels of detail (between and
  * on levels, beyond the chain, non-finite), every wrap mode on each axis, every filter,
- * power-of-two and odd texture sizes down to 1x1, packet lengths that leave a tail, and
- * colour-only calls (alpha left unwritten).
+ * power-of-two and odd texture sizes down to 1x1 (power-of-two chains take the masked
+ * addressing), packet lengths that leave a tail, colour-only calls (alpha left
+ * unwritten), and chains whose levels are separate allocations.
  * Run with the vector path where the CPU has AVX2 and with the scalar one everywhere. */
 #include "raytracer/isa.h"
 #include "scenes/loaders.h"
@@ -126,9 +127,47 @@ static void test_avx2_path(void)
     check_every_mode(true);
 }
 
+/* sc_texture_build_mips puts the chain in one allocation, level after level, level 0 first:
+ * what lets the vector path address every level from level 0 with 32-bit indices. */
+static void test_chain_is_one_block(void)
+{
+    sc_scene *s = calloc(1, sizeof *s);
+    const sc_texture *t = noise(s, 100, 60);
+    CHECK(t && t->one_block && t->nlevels == 7);
+    for (int l = 1; t && l < t->nlevels; l++) {
+        const sc_mip_level *up = &t->levels[l - 1];
+        CHECK_MSG(t->levels[l].rgba == up->rgba + (size_t)up->width * up->height * 4, "level %d", l);
+    }
+    sc_free(s);
+}
+
+/* A chain built by hand, each level its own allocation (as a caller may build one): the
+ * packet sampler still gives the scalar bits, in reach of 32-bit indices or not. */
+static void test_separate_levels(void)
+{
+    enum { LEVELS = 6 };
+    sc_texture t = {.name = "separate", .nlevels = LEVELS};
+    for (int l = 0; l < LEVELS; l++) {
+        const int side = 32 >> l;
+        unsigned char *px = malloc((size_t)side * side * 4 + 4096 * l);   /* spread apart */
+        for (int i = 0; i < side * side * 4; i++) px[i] = (unsigned char)next_u32();
+        t.levels[l] = (sc_mip_level){side, side, px};
+    }
+    int bad = 0;
+    for (int wu = 0; wu < 3; wu++)
+        for (int rep = 0; rep < 20; rep++) {
+            const sc_sampler sm = {(sc_wrap)wu, (sc_wrap)((wu + 1) % 3), SC_FILTER_TRILINEAR};
+            bad += mismatches(&t, &sm, 1 + (int)(next_u32() % 70), rt_isa_best() == RT_ISA_AVX2);
+        }
+    CHECK_MSG(bad == 0, "%d channels differ from the scalar sampler", bad);
+    sc_texture_free(&t);
+}
+
 int main(void)
 {
     RUN(test_scalar_path);
     RUN(test_avx2_path);
+    RUN(test_chain_is_one_block);
+    RUN(test_separate_levels);
     return check_finish();
 }
