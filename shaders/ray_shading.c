@@ -25,6 +25,7 @@ void sh_ray_env_init(sh_ray_env *e, const sc_scene *s, const sc_geometry *g,
     sh_view_extent x = sh_view_extent_of(g, f);
     e->eps = (x.diagonal > 0 ? x.diagonal : 1.0f) * 1e-4f;
     memcpy(e->forward, f->forward, sizeof e->forward);
+    e->isa = rt_isa_best();
     /* Depth AOV range: the bounding box's extent along the view axis. */
     e->depth_near = x.nearest > 0 ? x.nearest : 0;
     e->depth_far = x.farthest > e->depth_near ? x.farthest : e->depth_near + 1;
@@ -181,7 +182,7 @@ static inline void surface_of(const sh_ray_env *e, const sc_material *m, const r
     if (quad && !sh_reads_set1(e->geo, &m->albedo_map)) q = *quad;   /* the quad's are set 0's */
     float lod = sh_surface_lod(&q, &m->albedo_map, tex);
     sh_texture_transform(&m->albedo_map, &uv[0], &uv[1]);
-    sh_texture_sample(tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
+    sh_texture_sample_on(e->isa, tex, &m->albedo_map.sampler, uv[0], uv[1], lod, texel);
     for (int i = 0; i < 4; i++) rgba[i] *= texel[i];
 }
 

@@ -12,6 +12,7 @@
 #include "gramps/api.h"
 #include "scenes/camera.h"
 #include "shaders/color.h"
+#include "raytracer/isa.h"
 #include "raytracer/ray.h"
 #include "scenes/scene.h"
 
@@ -25,6 +26,7 @@ typedef struct sh_ray_env {
     float eps;                    /* ray-origin offset along the normal (scene scaled) */
     float depth_near, depth_far;  /* depth AOV range along the view axis */
     float forward[3];
+    rt_isa isa;                   /* the texture sampler's compile (rt_isa_best() at init) */
 } sh_ray_env;
 
 /* What one hit gives. A surface of an SC_ALPHA_BLEND material with alpha a (factor x

@@ -26,6 +26,19 @@ void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float 
     sh_texture_sample_inline(t, s, u, v, lod, rgba);
 }
 
+__attribute__((target("avx2")))
+static void sample_avx2(const sc_texture *t, const sc_sampler *s, float u, float v, float lod, float rgba[4])
+{
+    sh_texture_sample_inline(t, s, u, v, lod, rgba);
+}
+
+void sh_texture_sample_on(rt_isa isa, const sc_texture *t, const sc_sampler *s, float u, float v, float lod,
+                          float rgba[4])
+{
+    if (isa == RT_ISA_AVX2) sample_avx2(t, s, u, v, lod, rgba);
+    else sh_texture_sample_inline(t, s, u, v, lod, rgba);
+}
+
 void sh_texture_transform(const sc_texture_ref *ref, float *u, float *v)
 {
     if (sh_texture_transform_is_identity(ref)) return;

@@ -5,13 +5,15 @@
  *
  * Conventions: uv (0, 0) is the bottom-left corner of the image (OBJ; loaders convert
  * other conventions), texel centres at half-integers; colours are the stored bytes / 255
- * (no colour-space conversion). Pure scalar functions, compiled once for the baseline
- * ISA: the same inputs give the same bits in every pipeline and on every worker.
+ * (no colour-space conversion). Pure scalar functions, compiled for the baseline ISA
+ * (and, for sh_texture_sample_on, AVX2): the same inputs give the same bits in every
+ * pipeline, on every worker and in either compile.
  * Non-finite or huge coordinates sample a defined texel, never memory outside the level. */
 #ifndef SHADERS_TEXTURE_SAMPLE_H
 #define SHADERS_TEXTURE_SAMPLE_H
 
 #include "gramps/api.h"
+#include "raytracer/isa.h"
 #include "scenes/scene.h"
 
 /* The level of detail for a pixel whose texture coordinates change by (dudx, dvdx) one
@@ -33,6 +35,12 @@ GR_API float sh_texture_cone_lod(const sc_texture *t, float uv_area, float world
  * as s says. */
 GR_API void sh_texture_sample(const sc_texture *t, const sc_sampler *s, float u, float v,
                               float lod, float rgba[4]);
+
+/* sh_texture_sample in a compile for the instruction set isa (the caller's rt_isa_best()
+ * choice, recorded once): the same IEEE operations, so the same bits, with AVX2's one
+ * rounding instruction for each floor where the baseline compile spells it out. */
+GR_API void sh_texture_sample_on(rt_isa isa, const sc_texture *t, const sc_sampler *s, float u, float v,
+                                 float lod, float rgba[4]);
 
 /* (u, v) through ref's KHR_texture_transform (offset, rotation, scale; identity leaves
  * the bits as they are). */

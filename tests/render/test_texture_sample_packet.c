@@ -127,6 +127,35 @@ static void test_avx2_path(void)
     check_every_mode(true);
 }
 
+/* sh_texture_sample_on's AVX2 compile gives sh_texture_sample's bits, every filter and wrap
+ * (the ray tracer's Shade samples through it). */
+static void test_scalar_avx2_compile(void)
+{
+    if (rt_isa_best() != RT_ISA_AVX2) {
+        printf("skip test_scalar_avx2_compile: the CPU has no AVX2 (or GRAMPS_ISA=baseline)\n");
+        return;
+    }
+    static const int sizes[][2] = {{1, 1}, {5, 3}, {64, 64}, {100, 60}};
+    sc_scene *s = calloc(1, sizeof *s);
+    int bad = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const sc_texture *t = noise(s, sizes[k][0], sizes[k][1]);
+        for (int m = 0; t && m < 9 * (SC_FILTER_LINEAR_NO_MIPS + 1) * 40; m++) {
+            const sc_sampler sm = {(sc_wrap)(m % 3), (sc_wrap)(m / 3 % 3), (sc_filter)(m / 9 % (SC_FILTER_LINEAR_NO_MIPS + 1))};
+            const float u = coordinate(t->levels[0].width), v = coordinate(t->levels[0].height);
+            const float lod = level_of_detail(t->nlevels);
+            float want[4], got[4];
+            sh_texture_sample(t, &sm, u, v, lod, want);
+            sh_texture_sample_on(RT_ISA_AVX2, t, &sm, u, v, lod, got);
+            if (memcmp(want, got, sizeof want) && bad++ < 3)
+                fprintf(stderr, "  u %a v %a lod %a wrap %d/%d filter %d: %a, baseline %a\n", u, v, lod, sm.wrap_u,
+                        sm.wrap_v, sm.filter, got[0], want[0]);
+        }
+    }
+    CHECK_MSG(bad == 0, "%d samples differ between the AVX2 and baseline compiles", bad);
+    sc_free(s);
+}
+
 /* sc_texture_build_mips puts the chain in one allocation, level after level, level 0 first:
  * what lets the vector path address every level from level 0 with 32-bit indices. */
 static void test_chain_is_one_block(void)
@@ -167,6 +196,7 @@ int main(void)
 {
     RUN(test_scalar_path);
     RUN(test_avx2_path);
+    RUN(test_scalar_avx2_compile);
     RUN(test_chain_is_one_block);
     RUN(test_separate_levels);
     return check_finish();
