@@ -29,9 +29,17 @@ static void sample_scalar(const sc_texture *t, const sc_sampler *s, const float 
 typedef struct level_table {
     int32_t width[SC_MAX_MIP_LEVELS], height[SC_MAX_MIP_LEVELS], offset[SC_MAX_MIP_LEVELS];
     const int *base;
-    sc_wrap wrap_u, wrap_v;
-    bool pow2;                    /* every side of every level a power of two */
 } level_table;
+
+/* What a call samples with: the sampler, whether every side of every level is a power of
+ * two, and the channel count. Passed by value into the inlined kernels, so a literal mode
+ * (sample_avx2's common case) resolves each of their branches at compile time. */
+typedef struct sample_mode {
+    sc_filter filter;
+    sc_wrap wrap_u, wrap_v;
+    bool pow2;
+    int channels;
+} sample_mode;
 
 static bool is_pow2(int n) { return (n & (n - 1)) == 0; }
 
@@ -42,18 +50,18 @@ static int64_t level_offset(const sc_texture *t, int l)
     return ((int64_t)(uintptr_t)t->levels[l].rgba - (int64_t)(uintptr_t)t->levels[0].rgba) / 4;
 }
 
-static void level_table_of(const sc_texture *t, const sc_sampler *s, level_table *lt)
+/* t's level table; the return: whether every side of every level is a power of two. */
+static bool level_table_of(const sc_texture *t, level_table *lt)
 {
-    lt->pow2 = true;
+    bool pow2 = true;
     for (int l = 0; l < t->nlevels; l++) {
         lt->width[l] = t->levels[l].width;
         lt->height[l] = t->levels[l].height;
         lt->offset[l] = (int32_t)level_offset(t, l);
-        lt->pow2 = lt->pow2 && is_pow2(lt->width[l]) && is_pow2(lt->height[l]);
+        pow2 = pow2 && is_pow2(lt->width[l]) && is_pow2(lt->height[l]);
     }
     lt->base = (const int *)t->levels[0].rgba;
-    lt->wrap_u = s->wrap_u;
-    lt->wrap_v = s->wrap_v;
+    return pow2;
 }
 
 /* ts_reduce per lane: non-finite -> +0; repeat [0, 1), mirror [0, 2), clamp [-1, 2]. */
@@ -152,7 +160,7 @@ AVX2_INLINE __m256 lerp8(__m256 a, __m256 b, __m256 t)
 
 /* ts_bilinear4 per lane on level level[lane], at reduced coordinates ru, rv: the first
  * `channels` channels. */
-AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m256 rv, int channels,
+AVX2_INLINE void bilinear8(const level_table *lt, sample_mode m, __m256i level, __m256 ru, __m256 rv,
                            __m256 out[4])
 {
     const __m256i w = _mm256_i32gather_epi32(lt->width, level, 4), h = _mm256_i32gather_epi32(lt->height, level, 4);
@@ -162,16 +170,16 @@ AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m2
     const __m256 fx0 = _mm256_floor_ps(x), fy0 = _mm256_floor_ps(y);
     const __m256i x0 = _mm256_cvttps_epi32(fx0), y0 = _mm256_cvttps_epi32(fy0), one = _mm256_set1_epi32(1);
     const __m256 ax = _mm256_sub_ps(x, fx0), ay = _mm256_sub_ps(y, fy0);
-    const __m256i xa = address8(x0, w, lt->wrap_u, lt->pow2);
-    const __m256i xb = address8(_mm256_add_epi32(x0, one), w, lt->wrap_u, lt->pow2);
+    const __m256i xa = address8(x0, w, m.wrap_u, m.pow2);
+    const __m256i xb = address8(_mm256_add_epi32(x0, one), w, m.wrap_u, m.pow2);
     const __m256i top_row = _mm256_sub_epi32(h, one);       /* rows are stored top first */
     const __m256i first = _mm256_i32gather_epi32(lt->offset, level, 4);
-    const __m256i ya = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, lt->wrap_v, lt->pow2)), w));
-    const __m256i yb = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, lt->wrap_v, lt->pow2)), w));
+    const __m256i ya = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, m.wrap_v, m.pow2)), w));
+    const __m256i yb = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, m.wrap_v, m.pow2)), w));
     const __m256i a = texels8(lt, _mm256_add_epi32(ya, xa)), b = texels8(lt, _mm256_add_epi32(ya, xb));
     const __m256i c = texels8(lt, _mm256_add_epi32(yb, xa)), d = texels8(lt, _mm256_add_epi32(yb, xb));
 #pragma GCC unroll 4
-    for (int k = 0; k < channels; k++) {
+    for (int k = 0; k < m.channels; k++) {
         __m256 lower = lerp8(channel8(a, k), channel8(b, k), ax);
         __m256 upper = lerp8(channel8(c, k), channel8(d, k), ax);
         out[k] = _mm256_div_ps(lerp8(lower, upper, ay), _mm256_set1_ps(255.0f));
@@ -179,8 +187,8 @@ AVX2_INLINE void bilinear8(const level_table *lt, __m256i level, __m256 ru, __m2
 }
 
 /* sh_texture_sample_inline per lane for the linear filters: eight lanes from u, v, lod. */
-AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_table *lt,
-                         const float *u, const float *v, const float *lod, int channels, __m256 r[4])
+AVX2_INLINE void sample8(const sc_texture *t, const level_table *lt, sample_mode m, const float *u,
+                         const float *v, const float *lod, __m256 r[4])
 {
     const __m256 top = _mm256_set1_ps((float)(t->nlevels - 1)), zero = _mm256_setzero_ps();
     __m256 l = _mm256_loadu_ps(lod);
@@ -188,57 +196,62 @@ AVX2_INLINE void sample8(const sc_texture *t, const sc_sampler *s, const level_t
                                        _mm256_set1_ps(INFINITY), _CMP_LT_OQ));      /* !finite: 0 */
     l = _mm256_blendv_ps(l, zero, _mm256_cmp_ps(l, zero, _CMP_LT_OQ));
     l = _mm256_blendv_ps(l, top, _mm256_cmp_ps(l, top, _CMP_GT_OQ));
-    const __m256 ru = reduce8(_mm256_loadu_ps(u), s->wrap_u), rv = reduce8(_mm256_loadu_ps(v), s->wrap_v);
-    if (s->filter == SC_FILTER_LINEAR_NO_MIPS) {
-        bilinear8(lt, _mm256_setzero_si256(), ru, rv, channels, r);
+    const __m256 ru = reduce8(_mm256_loadu_ps(u), m.wrap_u), rv = reduce8(_mm256_loadu_ps(v), m.wrap_v);
+    if (m.filter == SC_FILTER_LINEAR_NO_MIPS) {
+        bilinear8(lt, m, _mm256_setzero_si256(), ru, rv, r);
         return;
     }
-    if (s->filter == SC_FILTER_BILINEAR) {
-        bilinear8(lt, _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_add_ps(l, _mm256_set1_ps(0.5f)))), ru, rv,
-                  channels, r);
+    if (m.filter == SC_FILTER_BILINEAR) {
+        bilinear8(lt, m, _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_add_ps(l, _mm256_set1_ps(0.5f)))), ru, rv, r);
         return;
     }
     const __m256 fl = _mm256_floor_ps(l), f = _mm256_sub_ps(l, fl);          /* trilinear */
     const __m256i l0 = _mm256_cvttps_epi32(fl), top_i = _mm256_cvttps_epi32(top);
-    bilinear8(lt, l0, ru, rv, channels, r);
+    bilinear8(lt, m, l0, ru, rv, r);
     const __m256 finer = _mm256_andnot_ps(_mm256_cmp_ps(f, zero, _CMP_EQ_OQ),
                                           _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(l0, top_i),
                                                                                _mm256_set1_epi32(-1))));
     if (_mm256_testz_ps(finer, finer)) return;                 /* every lane on one level */
     __m256 r1[4];
-    bilinear8(lt, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, channels, r1);
+    bilinear8(lt, m, _mm256_min_epi32(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), top_i), ru, rv, r1);
 #pragma GCC unroll 4
-    for (int k = 0; k < channels; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
+    for (int k = 0; k < m.channels; k++) r[k] = _mm256_blendv_ps(r[k], lerp8(r[k], r1[k], f), finer);
 }
 
-AVX2_INLINE void sample_all(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
-                            const float *lod, int n, int channels, float *const rgba[4])
+AVX2_INLINE void sample_all(const sc_texture *t, const level_table *lt, sample_mode m, const float *u,
+                            const float *v, const float *lod, int n, float *const rgba[4])
 {
-    level_table lt;
-    level_table_of(t, s, &lt);
     __m256 r[4];
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        sample8(t, s, &lt, u + i, v + i, lod + i, channels, r);
-        for (int k = 0; k < channels; k++) _mm256_storeu_ps(rgba[k] + i, r[k]);
+        sample8(t, lt, m, u + i, v + i, lod + i, r);
+        for (int k = 0; k < m.channels; k++) _mm256_storeu_ps(rgba[k] + i, r[k]);
     }
     if (i == n) return;
     float pu[8] = {0}, pv[8] = {0}, pl[8] = {0}, out[4][8];          /* the tail, padded */
     for (int k = 0; i + k < n; k++) pu[k] = u[i + k], pv[k] = v[i + k], pl[k] = lod[i + k];
-    sample8(t, s, &lt, pu, pv, pl, channels, r);
-    for (int k = 0; k < channels; k++) {
+    sample8(t, lt, m, pu, pv, pl, r);
+    for (int k = 0; k < m.channels; k++) {
         _mm256_storeu_ps(out[k], r[k]);
         for (int j = 0; i + j < n; j++) rgba[k][i + j] = out[k][j];
     }
 }
 
-/* sample_all with the channel count a constant in each compile (its loops unrolled). */
+/* sample_all compiled for the common mode (trilinear, repeat, power-of-two sides) with
+ * the channel count a constant, and for any other mode with its branches at run time. */
 __attribute__((target("avx2")))
 static void sample_avx2(const sc_texture *t, const sc_sampler *s, const float *u, const float *v,
                         const float *lod, int n, int channels, float *const rgba[4])
 {
-    if (channels == 3) sample_all(t, s, u, v, lod, n, 3, rgba);
-    else sample_all(t, s, u, v, lod, n, 4, rgba);
+    level_table lt;
+    const sample_mode m = {s->filter, s->wrap_u, s->wrap_v, level_table_of(t, &lt), channels};
+    const bool common = m.filter == SC_FILTER_TRILINEAR && m.wrap_u == SC_WRAP_REPEAT &&
+                        m.wrap_v == SC_WRAP_REPEAT && m.pow2;
+    static const sample_mode common3 = {SC_FILTER_TRILINEAR, SC_WRAP_REPEAT, SC_WRAP_REPEAT, true, 3};
+    static const sample_mode common4 = {SC_FILTER_TRILINEAR, SC_WRAP_REPEAT, SC_WRAP_REPEAT, true, 4};
+    if (common && channels == 3) sample_all(t, &lt, common3, u, v, lod, n, rgba);
+    else if (common) sample_all(t, &lt, common4, u, v, lod, n, rgba);
+    else sample_all(t, &lt, m, u, v, lod, n, rgba);
 }
 
 /* Whether every texel of every level has a 32-bit texel index from level 0's first texel
