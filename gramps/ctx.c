@@ -60,7 +60,9 @@ unsigned gr_worker_id(const gr_ctx *c) { return c->w->id; }
 
 void gr_state_bytes(gr_ctx *c, size_t bytes)
 {
-    if (c->inst) c->inst->state_bytes = bytes;
+    if (!c->inst) return;
+    c->inst->state_bytes = bytes;
+    if (bytes) atomic_store_explicit(&c->inst->stage->keeps_state, true, memory_order_relaxed);
 }
 int gr_batch_index(const gr_ctx *c) { return c->inst ? -1 : (int)c->w->batch_pos - 1; }
 unsigned gr_num_workers(const gr_ctx *c) { return c->g->nworkers; }

@@ -26,6 +26,7 @@
 #include "gramps/clock.h"
 #include "gramps/dq.h"
 #include "gramps/fiber.h"
+#include "gramps/inbox.h"
 #include "gramps/gramps.h"
 #include "gramps/keymap.h"
 #include "gramps/scheduler.h"
@@ -305,6 +306,7 @@ struct gr_stage_rt {
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;
+    _Atomic(bool) keeps_state;        /* an instance declared gr_state_bytes (inbox.h) */
     gr_spin inst_lock;
     gr_inst *instances;
     /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
@@ -437,6 +439,7 @@ struct gr_worker {
     /* Simulated runs: the worker's virtual clock is gr_ticks() + sim_offset while it runs
      * (simulate.c); 0 in a real run. */
     uint64_t sim_offset;
+    gr_inbox inbox;                   /* tasks other workers hand this one (inbox.h) */
 };
 
 /* The worker's clock: real ticks, or its virtual clock in a simulated run. */

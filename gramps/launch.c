@@ -204,6 +204,7 @@ static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
     w->g = g;
     w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
     w->streak_rank = -1;
+    gr_inbox_init(&w->inbox);
     w->arrays = gr_calloc_lines(1, carve_arrays(g, w, NULL));
     if (!w->arrays) return false;
     carve_arrays(g, w, w->arrays);
@@ -226,6 +227,7 @@ static void free_worker(gr_graph *g, gr_worker *w)
     for (int q = 0; q < g->nqueues; q++) free(w->partials[q]);
     free(w->arrays);
     free(w->journal);
+    gr_inbox_free(&w->inbox);
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'

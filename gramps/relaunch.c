@@ -53,6 +53,7 @@ static void clear_stage(gr_graph *g, gr_stage_rt *s)
     s->held = NULL;                   /* a finished reduction forwarded its result */
     atomic_store(&s->ninstances, 0);
     atomic_store(&s->preemptions, 0);
+    atomic_store(&s->keeps_state, false);
     atomic_store(&s->dev_launches, 0);
     atomic_store(&s->dev_kernel_ns, 0);
     atomic_store(&s->dev_bytes_to, 0);

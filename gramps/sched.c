@@ -4,7 +4,15 @@
  * there is none, flush partially coalesced push packets, then steal from the lowest-priority
  * stage first, nearest victims first; when nothing anywhere can run, back off and sleep
  * (tasks.c). One deque per stage per worker, indexed by the stage's rank; a Shader
- * stage whose output queue is full is not run (backpressure). */
+ * stage whose output queue is full is not run (backpressure).
+ *
+ * State affinity: a Thread instance that keeps private state (gr_state_bytes) runs where
+ * its state is. Woken on another worker, it goes back to its last worker's inbox
+ * (inbox.h), which each step begins by moving into the deques; and a thief takes such an
+ * instance (from a deque or an inbox) only once it has searched in vain for a whole spin
+ * phase (GR_IDLE_SPINS): the owner, busy with a task, is likely to come to it sooner
+ * than the state (a Bin instance's: 217 KiB) would take to move. The owner always runs
+ * its own deques and inbox, so nothing waits on a thief. */
 #include "gramps/internal.h"
 
 /* The highest-priority local task whose stage is not held back (the Static policy
@@ -28,6 +36,12 @@ void *gr_pop_by_priority(gr_worker *w)
     return NULL;
 }
 
+/* Whether a thief leaves stage s's tasks to their worker for now (above). */
+static bool leave_home(const gr_stage_rt *s, bool patient)
+{
+    return patient && atomic_load_explicit(&s->keeps_state, memory_order_relaxed);
+}
+
 static void *steal_rank(gr_worker *w, int r, int bit, unsigned nvictims)
 {
     for (unsigned v = 0; v < nvictims; v++) {
@@ -40,10 +54,24 @@ static void *steal_rank(gr_worker *w, int r, int bit, unsigned nvictims)
     return NULL;
 }
 
+/* A woken instance an inbox holds for a busy worker (gr_send_home), nearest victim first.
+ * An idle victim is left its own: it was woken for it. */
+static void *steal_from_inbox(gr_worker *w)
+{
+    gr_graph *g = w->g;
+    for (unsigned v = 0; v + 1 < g->nworkers; v++) {
+        gr_worker *victim = &g->workers[w->victims[v]];
+        if (atomic_load_explicit(&victim->idle, memory_order_relaxed)) continue;
+        void *t = gr_inbox_take(w, &victim->inbox);
+        if (t) return t;
+    }
+    return NULL;
+}
+
 /* From the lowest rank up, nearest victim first within a rank (as a scan of every
  * victim's every deque would take them), probing only the deques the victims' ready bits
  * flag: one line per victim per 64 stages instead of one per victim per stage. */
-static void *steal(gr_worker *w)
+static void *steal(gr_worker *w, bool patient)
 {
     gr_graph *g = w->g;
     const unsigned nvictims = g->nworkers - 1;
@@ -53,7 +81,8 @@ static void *steal(gr_worker *w)
             any |= w->victim_ready[v] = gr_ready_word(&g->workers[w->victims[v]], word);
         for (; any; any &= any - 1) {
             const int bit = __builtin_ctzll(any), r = word * 64 + bit;
-            if (gr_stage_blocked(w, g->stages[g->by_rank[r]])) continue;
+            const gr_stage_rt *s = g->stages[g->by_rank[r]];
+            if (gr_stage_blocked(w, s) || leave_home(s, patient)) continue;
             void *t = steal_rank(w, r, bit, nvictims);
             if (t) return t;
         }
@@ -88,9 +117,11 @@ static void count_streak(gr_worker *w, const gr_stage_rt *s, bool shader, bool r
     }
 }
 
-/* One step: find a task and run it. Returns false when nothing could run. */
-static bool schedule_once(gr_worker *w)
+/* One step: find a task and run it (fails: the searches in vain before this one).
+ * Returns false when nothing could run. */
+static bool schedule_once(gr_worker *w, unsigned fails)
 {
+    gr_inbox_drain(w);
     void *t = pop_same_stage(w);
     if (!t) t = gr_pop_by_priority(w);
     if (!t) {
@@ -99,7 +130,9 @@ static bool schedule_once(gr_worker *w)
     }
     if (!t) {
         gr_pending_flush(w);              /* out of local work: let termination see it */
-        t = steal(w);
+        const bool patient = fails < GR_IDLE_SPINS;
+        t = steal(w, patient);
+        if (!t && !patient) t = steal_from_inbox(w);
         if (t) {
             w->steals++;
             gr_sim_steal(w, t);
@@ -118,7 +151,7 @@ static void gramps_loop(gr_worker *w)
 {
     unsigned fails = 0;
     while (gr_running(w->g)) {
-        if (schedule_once(w)) fails = 0;
+        if (schedule_once(w, fails)) fails = 0;
         else gr_idle_wait(w, &fails);
     }
 }
@@ -134,6 +167,7 @@ const gr_scheduler gr_sched_gramps = {
     .name = "gramps",
     .backpressure = true,
     .preempt = GR_PREEMPT_WATERMARK,
+    .state_affinity = true,
     .init = gramps_init,
     .loop = gramps_loop,
 };

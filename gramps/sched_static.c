@@ -6,8 +6,8 @@
  * "ilp" assigns the stages as SGMS does instead, by an integer linear program over the
  * same loads (partition_ilp.c), and falls back to METIS/LPT when it finds nothing
  * better in its time limit. No stealing and no load
- * balancing: a task goes to its stage's worker through that worker's inbox (a
- * producer-consumer queue), and a worker out of work waits for more. Within its
+ * balancing: a task goes to its stage's worker through that worker's inbox (inbox.h),
+ * and a worker out of work waits for more. Within its
  * partition a worker runs the highest-priority ready stage first with backpressure, as
  * GRAMPS does locally: the paper's minimum-latency schedule over bounded buffers,
  * decided at run time only among the stages the partition gave it.
@@ -23,68 +23,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct st_inbox {
-    _Alignas(64) gr_spin lock;
-    void **tasks;
-    size_t len, cap;
-    _Atomic(size_t) waiting;          /* len, read without the lock to skip empty inboxes */
-} st_inbox;
-
 typedef struct st_state {
     int *owner;                       /* worker per stage id */
-    st_inbox *inbox;                  /* per worker */
 } st_state;
-
-static bool inbox_put(st_inbox *b, void *task)
-{
-    gr_spin_lock(&b->lock);
-    if (b->len == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 256;
-        void **t = realloc(b->tasks, cap * sizeof *t);
-        if (!t) { gr_spin_unlock(&b->lock); return false; }
-        b->tasks = t;
-        b->cap = cap;
-    }
-    b->tasks[b->len++] = task;
-    atomic_store_explicit(&b->waiting, b->len, memory_order_relaxed);
-    gr_spin_unlock(&b->lock);
-    return true;
-}
 
 static void st_push(gr_worker *w, gr_stage_rt *s, void *task)
 {
     st_state *st = w->g->sched_state;
     int owner = st->owner[s->id];
     if ((unsigned)owner == w->id) { gr_push_own(w, s, s->deque, task); return; }
-    if (!inbox_put(&st->inbox[owner], task)) {
-        gr_set_error(w->g, GR_ERR_NOMEM, "static scheduler: out of memory queueing a task of "
-                     "stage '%s'", s->name);
-        atomic_store(&w->g->abort, true);
-    }
-    gr_wake_for_task(w->g);
+    gr_inbox_put(w, &w->g->workers[owner].inbox, task);
 }
 
-/* Moves what other workers sent into w's own deques, in the order it came. */
-static void drain_inbox(gr_worker *w, st_inbox *b)
+static void *st_find(gr_worker *w)
 {
-    if (atomic_load_explicit(&b->waiting, memory_order_relaxed) == 0) return;
-    gr_spin_lock(&b->lock);
-    for (size_t i = 0; i < b->len; i++) {
-        gr_stage_rt *s = gr_task_stage(w->g, b->tasks[i]);
-        gr_push_own(w, s, s->deque, b->tasks[i]);
-    }
-    b->len = 0;
-    atomic_store_explicit(&b->waiting, 0, memory_order_relaxed);
-    gr_spin_unlock(&b->lock);
-}
-
-static void *st_find(gr_worker *w, st_inbox *b)
-{
-    drain_inbox(w, b);
+    gr_inbox_drain(w);
     void *t = gr_pop_by_priority(w);
     if (!t) {
         gr_flush_partials(w);
-        drain_inbox(w, b);
+        gr_inbox_drain(w);
         t = gr_pop_by_priority(w);
     }
     if (!t) gr_pending_flush(w);          /* out of work: let termination see it */
@@ -93,10 +50,9 @@ static void *st_find(gr_worker *w, st_inbox *b)
 
 static void st_loop(gr_worker *w)
 {
-    st_state *st = w->g->sched_state;
     unsigned fails = 0;
     while (gr_running(w->g)) {
-        void *t = st_find(w, &st->inbox[w->id]);
+        void *t = st_find(w);
         if (!t) { gr_idle_wait(w, &fails); continue; }
         fails = 0;
         gr_run_task(w, t);
@@ -267,8 +223,6 @@ static void st_teardown(gr_graph *g)
 {
     st_state *st = g->sched_state;
     if (!st) return;
-    for (unsigned i = 0; st->inbox && i < g->nworkers; i++) free(st->inbox[i].tasks);
-    free(st->inbox);
     free(st->owner);
     free(st);
     g->sched_state = NULL;
@@ -278,16 +232,12 @@ static gr_status st_init(gr_graph *g)
 {
     st_state *st = calloc(1, sizeof *st);
     g->sched_state = st;
-    if (st) {
-        st->owner = calloc((size_t)g->nstages, sizeof *st->owner);
-        st->inbox = gr_calloc_lines(g->nworkers, sizeof *st->inbox);
-    }
-    if (!st || !st->owner || !st->inbox) {
+    if (st) st->owner = calloc((size_t)g->nstages, sizeof *st->owner);
+    if (!st || !st->owner) {
         st_teardown(g);
         gr_set_error(g, GR_ERR_NOMEM, "static scheduler: out of memory");
         return GR_ERR_NOMEM;
     }
-    for (unsigned i = 0; i < g->nworkers; i++) gr_spin_init(&st->inbox[i].lock);
     for (int i = 0; i < g->nstages; i++) g->stages[i]->deque = g->stages[i]->rank;
     return partition(g, st);
 }

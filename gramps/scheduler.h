@@ -33,6 +33,11 @@ typedef struct gr_scheduler {
      * (rings included) grow as needed. Footprint statistics are kept all the same. */
     bool backpressure;
     gr_preempt_policy preempt;
+    /* true: a Thread instance that declared private state (gr_state_bytes) and is woken
+     * on another worker than the one it last ran on goes back to that worker's inbox
+     * (inbox.h), so its state stays in one core's cache; the loop drains its inbox and
+     * may take from a busy worker's. */
+    bool state_affinity;
     /* After the workers exist, before the first task is pushed: sets every stage's
      * `deque` (the index into each worker's deques its tasks use) and the policy's own
      * state (g->sched_state). Fails with an error recorded in the graph. */

@@ -503,11 +503,9 @@ void gr_sim_read(gr_worker *w, const gr_pkt *p)
     charge_lines(s, w, (GR_PKT_HDR + bytes_read(p) + 63) / 64);
 }
 
-void gr_sim_resume(gr_worker *w, gr_inst *inst)
+void gr_sim_resume(gr_worker *w, gr_inst *inst, int32_t was)
 {
     gr_sim *s = w->g->sim;
-    int32_t was = inst->ran_on;
-    inst->ran_on = (int32_t)w->id + 1;
     if (!s || !was || was == inst->ran_on || !inst->state_bytes) return;
     w->sim_state_moves++;
     charge_lines(s, w, (inst->state_bytes + 63) / 64);

@@ -65,9 +65,10 @@ void gr_sim_steal(gr_worker *w, void *task);
 /* w's stage code reads packet p: when another worker committed it, its lines come from
  * that worker's cache. Nothing when w wrote it itself. */
 void gr_sim_read(gr_worker *w, const gr_pkt *p);
-/* Thread instance `inst` starts an activation on w: when its last ran on another worker,
- * its gr_state_bytes come over as a packet's lines would. */
-void gr_sim_resume(gr_worker *w, gr_inst *inst);
+/* Thread instance `inst` starts an activation on w (inst->ran_on already says so; `was`
+ * is its previous value): when its last ran on another worker, its gr_state_bytes come
+ * over as a packet's lines would. */
+void gr_sim_resume(gr_worker *w, gr_inst *inst, int32_t was);
 /* w takes shared line l (before the lock or atomic it stands for). */
 void gr_sim_take(gr_worker *w, gr_sim_line *l);
 /* A task was pushed: the sleeping workers wake unless a push woke them since the last

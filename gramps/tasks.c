@@ -71,7 +71,7 @@ void gr_make_runnable(gr_worker *w, gr_inst *inst)
 {
     gr_pending_add(w, &w->g->comps[inst->stage->comp], 1);
     atomic_store(&inst->state, GR_INST_RUNNABLE);
-    gr_push_task(w, inst->stage, gr_inst_task(inst));
+    if (!gr_send_home(w, inst)) gr_push_task(w, inst->stage, gr_inst_task(inst));
 }
 
 void gr_requeue(gr_worker *w, gr_inst *inst)

@@ -116,7 +116,9 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     atomic_store(&inst->state, GR_INST_RUNNING);
     w->act_t0 = gr_account(w, GR_T_APP);
     w->act_stage = s;
-    if (w->g->sim) gr_sim_resume(w, inst);
+    const int32_t was_on = inst->ran_on;
+    inst->ran_on = (int32_t)w->id + 1;
+    if (w->g->sim) gr_sim_resume(w, inst, was_on);
     const uint64_t t0 = w->act_t0;
     const gr_stage_rt *was = gr_running_set(s);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);

@@ -21,7 +21,10 @@
  *      so ceil(elements / E) packets at least are held.
  *  (b) the runtime's: gr_get_stats reserved_peak_packets, peak_subqueue_packets.
  * And every element reaches the sink exactly once (nothing lost, nothing duplicated),
- * ordered chains deliver in the head's order.
+ * ordered chains deliver in the head's order. Every Thread stage declares its output
+ * buffers as private state (gr_state_bytes), so the GRAMPS policy sends each woken
+ * instance back to its last worker's inbox (gramps/inbox.h) and the bounds and delivery
+ * are checked on that path too.
  *
  * A failure prints the seed, worker count, torture mode, the graph's shape and the bound
  * broken. GRAMPS_PROPERTY_SEEDS=N runs seeds 1..N (default DEFAULT_SEEDS: 2000 in a
@@ -230,6 +233,7 @@ static void thread_main(gr_ctx *c)
     pqueue *in = &s->pg->q[s->in];
     uint32_t sub = in->nsub ? sub_of_key(in, gr_key(c)) : 0;
     tbufs b = {0};
+    gr_state_bytes(c, sizeof b);          /* its buffers: under GRAMPS it resumes where they are */
     gr_window w;
     gr_status st;
     /* Emit what is buffered before waiting: held output would be work the runtime

@@ -1,0 +1,47 @@
+/* inbox.h — a worker's inbox: the tasks other workers hand it (internal).
+ *
+ * A Chase-Lev deque takes pushes from its owner only, so a task meant for another
+ * worker goes into that worker's inbox, a spin-locked array, and the owner moves it into
+ * its own deques at its next scheduling step (gr_inbox_drain). Two policies use it: the
+ * Static one sends every task to its stage's worker (sched_static.c); the GRAMPS one
+ * sends a woken Thread instance that keeps private state back to the worker that holds
+ * the state (gr_send_home), where an idle worker may take it instead while its home is
+ * busy (gr_inbox_take).
+ *
+ * Invariant: a task in an inbox is pending work (it was counted when made runnable), so
+ * termination waits for it; whoever takes it runs it once. */
+#ifndef GRAMPS_INBOX_H
+#define GRAMPS_INBOX_H
+
+#include "gramps/simulate.h"
+#include "gramps/spin.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct gr_worker gr_worker;
+typedef struct gr_inst gr_inst;
+
+typedef struct gr_inbox {
+    _Alignas(64) gr_spin lock;
+    void **tasks;
+    size_t len, cap;
+    _Atomic(size_t) waiting;          /* len, read without the lock to skip empty inboxes */
+    gr_sim_line sim_line;             /* simulated runs: the lock's line (simulate.h) */
+} gr_inbox;
+
+void gr_inbox_init(gr_inbox *b);
+void gr_inbox_free(gr_inbox *b);
+/* w puts a task into b; false when out of memory (the error is recorded, the run aborted). */
+bool gr_inbox_put(gr_worker *w, gr_inbox *b, void *task);
+/* Moves what other workers put into w's own inbox into w's deques, in the order it came. */
+void gr_inbox_drain(gr_worker *w);
+/* Takes the newest task out of b for w (a thief), or NULL when b is empty. */
+void *gr_inbox_take(gr_worker *w, gr_inbox *b);
+/* When the policy keeps state-holding instances home (gr_scheduler.state_affinity) and
+ * inst declared state (gr_state_bytes) that another worker holds: inst goes into that
+ * worker's inbox and true; otherwise false, and the caller pushes it as any task. */
+bool gr_send_home(gr_worker *w, gr_inst *inst);
+
+#endif
