@@ -79,9 +79,11 @@ static bool run(flow *f, const char *sched, unsigned workers, unsigned simulate)
 
 static const uint64_t expected_sum = SOURCES * 3ull * PACKETS * (PACKETS - 1) / 2;
 
-/* At 8 virtual workers, twice: the sink is woken by sources on three workers. Without
- * the affinity it ran where it was woken, moving 12-18 times in two runs; with it, it
- * moves only when a thief idle for a whole spin phase takes it from a busy worker. */
+/* At 8 virtual workers, twice: the sink is woken by sources on three workers (about
+ * 1,200 resumptions). Without the affinity it ran where it was woken, moving 78-146
+ * times; with it, it moves only when a thief idle for a whole spin phase takes it from a
+ * busy worker (0-2 times). The bound, 2% of resumptions, leaves room for the measured
+ * task costs of a sanitizer build without admitting the old behaviour. */
 static void test_state_stays_home(void)
 {
     uint64_t resumed = 0, moved = 0;
@@ -92,7 +94,7 @@ static void test_state_stays_home(void)
         resumed += atomic_load(&f.resumed);
         moved += atomic_load(&f.moved);
     }
-    CHECK_MSG(moved <= 2, "a sink with state came back on another worker %llu of %llu times",
+    CHECK_MSG(moved * 50 <= resumed, "a sink with state came back on another worker %llu of %llu times",
               (unsigned long long)moved, (unsigned long long)resumed);
 }
 
