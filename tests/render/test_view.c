@@ -71,7 +71,8 @@ static void test_many_frames_with_switches(void)
 {
     NEED_VIEWER();
     CHECK_MSG(view("--size 48x40 -t 2 --frames 100 --test-events") == 0, "%s", out);
-    CHECK_MSG(count(out, "pipeline ") >= 3, "pipeline switches:\n%s", out);
+    /* lockstep under --test-events: P pressed on every other frame taken, whatever the load */
+    CHECK_MSG(count(out, "pipeline ") >= 40, "pipeline switches:\n%s", out);
     CHECK(strstr(out, "pipeline raytrace") && strstr(out, "pipeline hybrid"));
     CHECK_MSG(!strstr(out, "ERROR") && !strstr(out, "runtime error"), "%s", out);
 }

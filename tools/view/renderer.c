@@ -100,10 +100,13 @@ static void publish(vw_renderer *r, vw_snapshot *snap)
     SDL_PushEvent(&e);
 }
 
-/* The settings for the next frame, or false when the window asked to stop. */
+/* The settings for the next frame, or false when the window asked to stop. In lockstep
+ * (--test-events), first waits until the window took the frame published last. */
 static bool next_settings(vw_renderer *r, vw_settings *s)
 {
     pthread_mutex_lock(&r->lock);
+    while (r->opts->test_events && r->taken != r->published && !r->stop)
+        pthread_cond_wait(&r->was_taken, &r->lock);
     bool go = !r->stop;
     *s = r->want;
     pthread_mutex_unlock(&r->lock);
@@ -153,11 +156,13 @@ bool vw_renderer_start(vw_renderer *r, const vw_options *o, sc_scene *s, pl_scen
                        .tried_pipeline = initial->pipeline,
                        .wake_event = wake_event, .front = calloc(1, bytes), .back = calloc(1, bytes)};
     pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->was_taken, NULL);
     if (r->front && r->back && pthread_create(&r->thread, NULL, render_loop, r) == 0) return true;
     fprintf(stderr, "gramps-view: cannot start the render thread (out of memory)\n");
     free(r->front);
     free(r->back);
     rg_setup_free(&r->setup);
+    pthread_cond_destroy(&r->was_taken);
     pthread_mutex_destroy(&r->lock);
     return false;
 }
@@ -180,7 +185,8 @@ bool vw_renderer_take(vw_renderer *r, uint8_t **rgba, vw_snapshot *snap, uint64_
         vw_snapshot_free(snap);
         *snap = r->front_snap;
         r->front_snap = (vw_snapshot){0};
-        *seen = r->published;
+        *seen = r->taken = r->published;
+        pthread_cond_signal(&r->was_taken);
     }
     pthread_mutex_unlock(&r->lock);
     return fresh;
@@ -199,6 +205,7 @@ void vw_renderer_stop(vw_renderer *r)
 {
     pthread_mutex_lock(&r->lock);
     r->stop = true;
+    pthread_cond_signal(&r->was_taken);
     pthread_mutex_unlock(&r->lock);
     pthread_join(r->thread, NULL);
     vw_snapshot_free(&r->front_snap);
@@ -206,5 +213,6 @@ void vw_renderer_stop(vw_renderer *r)
     rg_setup_free(&r->setup);
     free(r->front);
     free(r->back);
+    pthread_cond_destroy(&r->was_taken);
     pthread_mutex_destroy(&r->lock);
 }

@@ -2,7 +2,9 @@
  * the window thread last asked for, on the graph's own workers (pl_render_frame), and
  * publishes each finished image with its statistics snapshot. The window thread only
  * takes what is published, so presenting and drawing the overlay never stall a frame,
- * and a slow window only skips frames, never delays them.
+ * and a slow window only skips frames, never delays them. Except under --test-events:
+ * there each frame waits until the window has taken the one before (lockstep), so the
+ * synthetic input, pressed once per frame taken, is the same under any load.
  *
  * Invariants: everything under `lock` is shared (settings asked for, the published
  * frame, the thread's state); the rest belongs to the render thread once started. The
@@ -36,6 +38,8 @@ typedef struct vw_renderer {
     bool stop;                     /* lock: the window asks the thread to end */
     bool finished, failed;         /* lock: the thread ended (after --frames, or an error) */
     uint64_t published;            /* lock: frames published so far */
+    uint64_t taken;                /* lock: the last publication the window took */
+    pthread_cond_t was_taken;      /* lock: signalled when `taken` or `stop` changes */
     uint8_t *front;                /* lock: the published image */
     vw_snapshot front_snap;        /* lock: its statistics */
 
