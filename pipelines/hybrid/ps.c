@@ -147,6 +147,7 @@ static void ps_main(gr_ctx *c)
     plh_out_start(&o, &s->shader);
     uint32_t shaded = s->shader.msaa > 1 ? ps_fragments(c, s, run, &o) : ps_samples(c, s, run, &o);
     plh_out_flush(c, &s->shader, &o);
+    gr_push_flush(c, PLH_OUT_RAYS);
     atomic_fetch_add_explicit(s->fragments, shaded, memory_order_relaxed);
 }
 
