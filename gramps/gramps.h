@@ -367,6 +367,14 @@ GR_API void gr_push_n(gr_ctx *c, int output, const void *elements, uint32_t n);
 /* n elements (contiguous) with one key: the same as n gr_push_key calls, in that order,
  * for one key lookup and one copy per packet they fill. */
 GR_API void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, uint32_t n);
+/* Ends the packets this worker is filling on push output `output` (every subqueue's, for
+ * a queue set): each is queued as it is, partly filled, and the next push there starts
+ * a new packet. So no packet holds elements pushed on this worker both before and after
+ * the call: a Shader that calls it as its task's last push gives its consumer packets
+ * of its own elements only (the last of them partly filled). It takes no queue space
+ * (the packets were charged when they were started); packets a task starts after it
+ * count among those it starts (M in docs/runtime-api.md's capacity bounds). */
+GR_API void gr_push_flush(gr_ctx *c, int output);
 
 /* A task's work on an accelerator, added to its stage's statistics: kernel launches,
  * the time the device spent in them and the bytes copied each way. The runtime knows

@@ -493,6 +493,16 @@ void gr_push_key_n(gr_ctx *c, int output, uint64_t key, const void *elements, ui
     push_elements(c, output, key, true, elements, n);
 }
 
+void gr_push_flush(gr_ctx *c, int output)
+{
+    if (!out_slot(c, output, GR_BIND_PUSH, "gr_push_flush")) return;
+    gr_worker *w = c->w;
+    const gr_queue_rt *q = w->g->queues[c->stage->out[output].queue];
+    gr_partial *partials = w->partials[q->id];
+    for (uint32_t sub = 0; sub < w->partials_len[q->id]; sub++)
+        if (partials[sub].pkt) send_partial(w, &partials[sub]);
+}
+
 void gr_flush_partials(gr_worker *w)
 {
     gr_partial *pa = w->active_partials;

@@ -68,13 +68,9 @@ static void push_contribs(gr_ctx *c, const plh_shader *s, plh_out *o)
     plh_push_contribs(c, PLH_OUT_CONTRIB, &o->contribs);
 }
 
-void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
-                     const float rgb[3])
+void plh_out_contrib_queued(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
+                            plh_layer layer, const float rgb[3])
 {
-    if (s->sums && !layer.layer) {
-        plh_sum(s->sums, index, rgb);
-        return;
-    }
     if (o->contribs.n == RT_PACKET_MAX) push_contribs(c, s, o);
     plh_add_contrib(&o->contribs, index, layer, rgb);
 }

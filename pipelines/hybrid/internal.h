@@ -138,17 +138,36 @@ typedef struct plh_out {
 void plh_out_start(plh_out *o, const plh_shader *s);
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o);
 /* Adds rgb to the three sums of slot `index`, in fixed point, as om adds a base-layer
- * contribution. */
+ * contribution: each channel as plrt_to_fixed converts it (NaN to 0, clamped to
+ * +-PLRT_CONTRIB_MAX, the same double product rounded the same way), without its
+ * branches: the three channels in two double vectors. */
 static inline void plh_sum(int64_t *sums, uint32_t index, const float rgb[3])
 {
+    const __m128d lo = _mm_set1_pd(-PLRT_CONTRIB_MAX), hi = _mm_set1_pd(PLRT_CONTRIB_MAX),
+                  one = _mm_set1_pd(PL_FIXED_ONE);
+    __m128d v[2] = {_mm_set_pd((double)rgb[1], (double)rgb[0]), _mm_set_sd((double)rgb[2])};
+    for (int k = 0; k < 2; k++) {
+        const __m128d x = _mm_and_pd(v[k], _mm_cmpord_pd(v[k], v[k]));   /* NaN -> 0 */
+        v[k] = _mm_mul_pd(_mm_min_pd(_mm_max_pd(x, lo), hi), one);
+    }
     int64_t *sum = sums + (size_t)index * 3;
-    for (int ch = 0; ch < 3; ch++) sum[ch] += plrt_to_fixed(rgb[ch]);
+    sum[0] += _mm_cvtsd_si64(v[0]);
+    sum[1] += _mm_cvtsd_si64(_mm_unpackhi_pd(v[0], v[0]));
+    sum[2] += _mm_cvtsd_si64(v[1]);
 }
+
+/* A contribution for om (plh_out_contrib's when it is not summed at once). */
+void plh_out_contrib_queued(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
+                            plh_layer layer, const float rgb[3]);
 
 /* Adds a contribution to layer `layer` of slot `index`: to the sums at once where the
  * shader has them (plh_shader.sums) and the layer is the base, else for om. */
-void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index, plh_layer layer,
-                     const float rgb[3]);
+static inline void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
+                                   plh_layer layer, const float rgb[3])
+{
+    if (s->sums && !layer.layer) plh_sum(s->sums, index, rgb);
+    else plh_out_contrib_queued(c, s, o, index, layer, rgb);
+}
 
 /* The layer h's hit contributes to, for a ray that carries `in`: a ray that begins a
  * layer gives a blended surface its own, with `begins` set (the surface is its layer's

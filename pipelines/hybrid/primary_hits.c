@@ -59,15 +59,18 @@ static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays
     return raster;
 }
 
-/* Sample smp's primary ray, the raster pass having seen primitive seen - 1 there (0:
- * none). Where nothing was rasterized the ray is not made at all (Shade reads only the
- * weight of a miss); elsewhere it joins the tests against the visible primitive. Returns
- * 1 for a background sample (its miss is the raster's). */
+/* Sample smp's primary ray, the raster pass having seen primitive seen - 1 at its
+ * pixel's centre (0: none). With one sample per pixel the sample is that centre: where
+ * nothing was rasterized the ray is not made at all (Shade reads only the weight of a
+ * miss). With more, a jittered sample of such a pixel may still meet a surface whose
+ * edge passes between it and the centre, so its ray is traced as the ray tracer's.
+ * Elsewhere the ray joins the tests against the visible primitive. Returns 1 for a
+ * background sample (its miss is the raster's). */
 static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, plrt_ray *r,
                             uint32_t index, own_tests *o)
 {
     const pl_frame *f = p->frame;
-    if (seen == 0) {
+    if (seen == 0 && p->spp == 1) {
         memset(&r->ray, 0, sizeof r->ray);
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
         return 1;
@@ -76,6 +79,11 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
+    if (seen == 0) {
+        r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
+        rt_intersect1(p->bvh, &r->ray, &r->hit);
+        return 0;
+    }
     int k = o->rays.n++;
     for (int a = 0; a < 3; a++) o->rays.dir[a][k] = r->ray.dir[a];
     o->rays.prim[k] = seen - 1;

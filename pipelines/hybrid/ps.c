@@ -88,7 +88,7 @@ static void put_surface(const ps_state *s, uint32_t pixel, const plrt_ray *h)
 }
 
 /* One sample: its surface shaded, or the background; returns 1 for a shaded fragment. */
-static uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_out *o)
+static inline uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h, plh_out *o)
 {
     const plh_shader *sh = &s->shader;
     if (h->hit.prim != RT_NO_HIT && h->hit.prim >= sh->env->geo->ntriangles) {
@@ -147,6 +147,7 @@ static void ps_main(gr_ctx *c)
     plh_out_start(&o, &s->shader);
     uint32_t shaded = s->shader.msaa > 1 ? ps_fragments(c, s, run, &o) : ps_samples(c, s, run, &o);
     plh_out_flush(c, &s->shader, &o);
+    gr_push_flush(c, PLH_OUT_RAYS);
     atomic_fetch_add_explicit(s->fragments, shaded, memory_order_relaxed);
 }
 

@@ -78,6 +78,7 @@ static void ps2_main(gr_ctx *c)
         else hits += ps2_hit(c, s, &r[i].r, r[i].layer, &o);
     }
     plh_out_flush(c, &s->shader, &o);
+    gr_push_flush(c, PLH_OUT_RAYS);
     atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
 }
 
