@@ -455,8 +455,10 @@ PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh
 }
 
 /* The level of m's albedo map tex for each fragment of a packet whose fragments all
- * have material m: ps_albedo_lod's values, computed once per run of fragments of one
- * triangle in one quad, without its per-fragment cases. */
+ * have material m: ps_albedo_lod's values (a pure function of the triangle and the
+ * quad), computed once per triangle and quad while the triangle's fragments stay in
+ * one quad, even where other triangles' fragments come between (the quads of small
+ * triangles interleave), without ps_albedo_lod's per-fragment cases. */
 PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
                               const sc_texture *tex, ps_material *pm, float *lod)
 {
@@ -464,19 +466,19 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
         for (int i = 0; i < f->n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
         return;
     }
-    int last_tri = -1;
-    uint32_t last_quad = 0;
-    float l = 0;
+    uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
+    float level_of[SH_PS_MAX];            /* ... and its level there */
+    memset(quad_of, 0, sizeof quad_of);
     for (int i = 0; i < f->n; i++) {
         const unsigned k = f->tri[i];
-        const uint32_t quad = (uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 16;
-        if ((int)k != last_tri || quad != last_quad) {
+        const uint32_t quad = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
+        if (quad != quad_of[k]) {
             float d[4];
             quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], d);
-            l = ts_lod(tex, d[0], d[1], d[2], d[3]);
-            last_tri = (int)k, last_quad = quad;
+            level_of[k] = ts_lod(tex, d[0], d[1], d[2], d[3]);
+            quad_of[k] = quad;
         }
-        lod[i] = l;
+        lod[i] = level_of[k];
     }
 }
 
