@@ -88,8 +88,7 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
 }
 
 /* A packet of visible pixels being gathered for the pixel shader, as arrays: their
- * depths (the visibility pass's, which rs_weights would compute again, to the bit), edge
- * values and their triangles' area and 1/w, for rs_weights_packet. A slot is in the
+ * edge values and their triangles' area and 1/w, for rs_weights_packet. A slot is in the
  * batch while its stamp equals `batch`; index[slot] is then its place in tris. */
 typedef struct shade_batch {
     int n, ntris;
@@ -97,7 +96,7 @@ typedef struct shade_batch {
     uint32_t *stamp;
     uint8_t *index;
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
-    float z[SH_PS_MAX], b1[SH_PS_MAX], b2[SH_PS_MAX];
+    float b1[SH_PS_MAX], b2[SH_PS_MAX];
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
     float iw[3][SH_PS_MAX];
     uint8_t tri[SH_PS_MAX];
@@ -113,7 +112,9 @@ static void batch_shade(shade_batch *b, plr_state *s)
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
     sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
                                         s->hdr ? linear : NULL}, rgba);
-    for (int i = 0; i < b->n; i++) s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
+    uint32_t *const color = s->color;
+    const size_t width = (size_t)s->width;
+    for (int i = 0; i < b->n; i++) color[(size_t)b->y[i] * width + b->x[i]] = rgba[i];
     if (s->hdr)
         for (int i = 0; i < b->n; i++) plr_hdr_put(s, b->x[i], b->y[i], &linear[3 * i]);
     if (s->surface)
@@ -135,9 +136,8 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
     return k;
 }
 
-/* Pixel (x, y) at depth z, owned by slot. */
-static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x,
-                      int y, float z)
+/* Pixel (x, y), owned by slot. */
+static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
 {
     if (b->n == SH_PS_MAX) batch_shade(b, s);
     const rs_setup *su = &sl->prim[slot].su;
@@ -148,7 +148,6 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
     b->e1[i] = (double)e1;
     b->area[i] = (double)su->area;
     for (int k = 0; k < 3; k++) b->iw[k][i] = su->inv_w[k];
-    b->z[i] = z;
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
@@ -162,7 +161,7 @@ static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, i
     for (int y = ya;; y = yb) {
         const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
         for (int k = 0; k < w; k++)
-            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y, d->t.z[row + k]);
+            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y);
         if (y == yb) break;
     }
 }
