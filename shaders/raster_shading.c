@@ -218,6 +218,7 @@ typedef struct ps_material {
     int lod_tri, lod_x, lod_y;            /* the triangle and quad whose albedo level is lod */
     float lod;
     quad_setup quad[SH_PS_MAX];           /* textured triangles, once per packet */
+    sh_ps_quad_setup *const *kept;        /* NULL, or the caller's per triangle (sh_ps_packet_kept) */
 } ps_material;
 
 static const sc_material *material_of(const sh_raster_env *e, uint32_t m)
@@ -252,14 +253,31 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* Triangle tris[k]'s quad setup (set 0), made on its first use in the packet. */
+/* Triangle tris[k]'s quad setup (set 0), made on its first use in the packet, or read
+ * from the caller's kept one (made there on its first use in any packet). */
 PS_INLINE const quad_setup *ps_quad_of(const sh_raster_env *e, const sh_ps_frags *f, unsigned k,
                                        ps_material *pm)
 {
     if (!(pm->quad_ready >> k & 1)) {
-        float uv[3][2];
-        tri_set0(&f->tris[k], uv);
-        quad_setup_of(e, &f->tris[k], uv, &pm->quad[k]);
+        quad_setup *q = &pm->quad[k];
+        sh_ps_quad_setup *kept = pm->kept ? pm->kept[k] : NULL;
+        if (kept && kept->ready) {
+            memcpy(&q->at, kept->at, sizeof q->at);
+            memcpy(&q->dx, kept->dx, sizeof q->dx);
+            memcpy(&q->dy, kept->dy, sizeof q->dy);
+            q->x0 = kept->x0, q->y0 = kept->y0;
+        } else {
+            float uv[3][2];
+            tri_set0(&f->tris[k], uv);
+            quad_setup_of(e, &f->tris[k], uv, q);
+            if (kept) {
+                memcpy(kept->at, &q->at, sizeof kept->at);
+                memcpy(kept->dx, &q->dx, sizeof kept->dx);
+                memcpy(kept->dy, &q->dy, sizeof kept->dy);
+                kept->x0 = q->x0, kept->y0 = q->y0;
+                kept->ready = true;
+            }
+        }
         pm->quad_ready |= 1ull << k;
     }
     return &pm->quad[k];
@@ -505,9 +523,10 @@ PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags 
     ps_sample_material(e, m, n, u, v, lod, NULL, pm);
 }
 
-PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f,
-                               float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
+PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                                  float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
+    pm->kept = kept;
     pm->quad_ready = 0;
     pm->last_tri = -1;
     pm->lod_tri = -1;
@@ -614,7 +633,8 @@ static void ps_metallic_roughness(const sh_raster_env *e, const sh_ps_frags *f,
     }
 }
 
-PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX],
+PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                        float a[RS_ATTRS][SH_PS_MAX],
                         uint32_t *rgba)
 {
     const int n = f->n;
@@ -631,7 +651,7 @@ PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, float a[RS
         nrm.y[i] *= s;
         nrm.z[i] *= s;
     }
-    ps_gather_material(e, f, a, &pm);
+    ps_gather_material(e, f, kept, a, &pm);
     PS_LOOP(i, n) {
         c.x[i] = e->ambient * pm.albedo[0][i];
         c.y[i] = e->ambient * pm.albedo[1][i];
@@ -680,17 +700,19 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
 }
 
 /* The albedo AOV: the base colour after texturing, unlit, 8-bit linear. */
-PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, float a[RS_ATTRS][SH_PS_MAX],
+PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                         float a[RS_ATTRS][SH_PS_MAX],
                          uint32_t *rgba)
 {
     ps_material pm;
-    ps_gather_material(e, f, a, &pm);
+    ps_gather_material(e, f, kept, a, &pm);
     for (int i = 0; i < f->n; i++)
         rgba[i] = (uint32_t)sh_to_linear8(pm.albedo[0][i]) | (uint32_t)sh_to_linear8(pm.albedo[1][i]) << 8 |
                   (uint32_t)sh_to_linear8(pm.albedo[2][i]) << 16 | 0xff000000u;
 }
 
-PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                         uint32_t *rgba)
 {
     if (e->aov == SH_AOV_PRIMID) {
         for (int i = 0; i < f->n; i++) {
@@ -704,8 +726,8 @@ PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t 
     ps_interpolate(e, f, a);
     if (e->aov == SH_AOV_DEPTH) ps_depth(e, a, f->n, rgba);
     else if (e->aov == SH_AOV_NORMAL) ps_normal(a, f->n, rgba);
-    else if (e->aov == SH_AOV_ALBEDO) ps_albedo(e, f, a, rgba);
-    else ps_color(e, f, a, rgba);
+    else if (e->aov == SH_AOV_ALBEDO) ps_albedo(e, f, kept, a, rgba);
+    else ps_color(e, f, kept, a, rgba);
 }
 
 /* ---- the vertex kernel ----------------------------------------------------------------
@@ -788,28 +810,36 @@ void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, in
 
 /* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is the
  * env's, made once from the CPU by rt_isa_best (raytracer/isa.h). */
-static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                               uint32_t *rgba)
 {
-    ps_packet(e, f, rgba);
+    ps_packet(e, f, kept, rgba);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2")))
-static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+                           uint32_t *rgba)
 {
-    ps_packet(e, f, rgba);
+    ps_packet(e, f, kept, rgba);
 }
 #endif
 
-void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *quads,
+                       uint32_t *rgba)
 {
 #if defined(__x86_64__)
     if (e->isa == RT_ISA_AVX2) {
-        ps_packet_avx2(e, f, rgba);
+        ps_packet_avx2(e, f, quads, rgba);
         return;
     }
 #endif
-    ps_packet_baseline(e, f, rgba);
+    ps_packet_baseline(e, f, quads, rgba);
+}
+
+void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)
+{
+    sh_ps_packet_kept(e, f, NULL, rgba);
 }
 
 uint32_t sh_background(const sh_raster_env *e)

@@ -71,6 +71,17 @@ typedef struct sh_ps_tri {
 
 #define SH_PS_MAX 64                  /* fragments per sh_ps_packet call */
 
+/* A triangle's quad setup: the per-triangle part of the level of detail (its set-0
+ * texture coordinates as functions of the pixel centre, sh_ps_quad_derivatives' first
+ * step). A caller that shades one triangle's fragments in several packets can keep one
+ * per triangle (ready false at first) and pass it in sh_ps_frags.quads: the shader then
+ * fills it in once and reads it back, with the same bits as making it again
+ * (sh_ps_packet_kept). */
+typedef struct sh_ps_quad_setup {
+    double at[4], dx[4], dy[4], x0, y0;
+    bool ready;
+} sh_ps_quad_setup;
+
 /* n <= SH_PS_MAX fragments: fragment i lies in triangle tris[tri[i]] and has the
  * perspective-correct weights b1[i], b2[i] (vertex 0 gets 1 - b1 - b2) and is at pixel
  * (x[i], y[i]). Textures are sampled trilinearly at the level of detail of the pixel's
@@ -112,6 +123,9 @@ GR_API void sh_ps_tri_uvs(const sh_raster_env *e, const sh_ps_tri *t, const sc_t
  * e->isa picks); every lane does the same IEEE operations as the scalar formula, so the colour of
  * a fragment does not depend on the packet it is in or the ISA. */
 GR_API void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
+/* The same, with tris[k]'s kept quad setup at quads[k] (sh_ps_quad_setup). */
+GR_API void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *quads,
+                              uint32_t *rgba);
 
 /* The clear colour of the image for the env's AOV. */
 GR_API uint32_t sh_background(const sh_raster_env *e);

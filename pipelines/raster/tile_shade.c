@@ -95,6 +95,8 @@ typedef struct shade_batch {
     uint32_t batch;
     uint32_t *stamp;
     uint8_t *index;
+    sh_ps_quad_setup *quad;               /* per slot: its triangle's, kept across packets */
+    sh_ps_quad_setup *quads[SH_PS_MAX];   /* tris[k]'s: quad + its slot */
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
     float b1[SH_PS_MAX], b2[SH_PS_MAX];
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
@@ -110,8 +112,8 @@ static void batch_shade(shade_batch *b, plr_state *s)
     float linear[3 * SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
-                                        s->hdr ? linear : NULL}, rgba);
+    sh_ps_packet_kept(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
+                                             s->hdr ? linear : NULL}, b->quads, rgba);
     uint32_t *const color = s->color;
     const size_t width = (size_t)s->width;
     for (int i = 0; i < b->n; i++) color[(size_t)b->y[i] * width + b->x[i]] = rgba[i];
@@ -131,6 +133,7 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
     if (b->stamp[slot] == b->batch) return b->index[slot];
     int k = b->ntris++;
     b->tris[k] = sl->prim[slot].tri;
+    b->quads[k] = &b->quad[slot];
     b->stamp[slot] = b->batch;
     b->index[slot] = (uint8_t)k;
     return k;
@@ -173,7 +176,9 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     b.batch = 1;
     b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
     b.index = malloc(st->slots.n ? st->slots.n : 1);
-    bool ok = b.stamp && b.index;
+    b.quad = malloc((st->slots.n ? st->slots.n : 1) * sizeof *b.quad);
+    bool ok = b.stamp && b.index && b.quad;
+    for (uint32_t k = 0; ok && k < st->slots.n; k++) b.quad[k].ready = false;
     /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
      * that a quad's fragments of one triangle share a packet and the shader's per-quad
      * work; the colours do not depend on the order. Rows ya and yb (equal at an odd edge
@@ -194,6 +199,7 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     if (ok) batch_shade(&b, s);
     free(b.stamp);
     free(b.index);
+    free(b.quad);
     return ok;
 }
 

@@ -494,6 +494,80 @@ static void test_ps_quad_lod_matches_scalar(void)
     CHECK_MSG(bad == 0, "%d fragments differ from the scalar level of detail", bad);
 }
 
+/* sh_ps_packet_kept (Tile-Shade's: a triangle's quad setup kept across its packets)
+ * gives sh_ps_packet's colours bit for bit, both when it fills the kept setups in and
+ * when it reads them back in a later packet whose fragments lie in other quads, under
+ * each instruction set; every triangle of a textured fragment has its setup made. */
+static void test_ps_kept_quads_match(void)
+{
+    enum { SIDE = 64, LEVELS = 7 };
+    static unsigned char texels[LEVELS][SIDE * SIDE * 4];
+    sc_texture tex = {.name = "chain", .nlevels = LEVELS};
+    for (int l = 0; l < LEVELS; l++) {
+        const int side = SIDE >> l;
+        tex.levels[l] = (sc_mip_level){side, side, texels[l]};
+        for (int i = 0; i < side * side * 4; i++) texels[l][i] = (unsigned char)(i * 29 + 7 + 41 * l);
+    }
+    sc_material mats[2] = {sh_default_material, sh_default_material};
+    mats[1].albedo_map.texture = 0;               /* material 0 untextured, 1 textured */
+    sc_scene scene = {0};
+    scene.materials = mats;
+    scene.nmaterials = 2;
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    sc_light light = {.position = {3, 4, 5}, .color = {1, 1, 1}};
+    scene.lights = &light;
+    scene.nlights = 1;
+    sc_geometry geo = {0};
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    int bad = 0, unmade = 0;
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) continue;
+        for (int aov = SH_AOV_COLOR; aov <= SH_AOV_ALBEDO; aov += SH_AOV_ALBEDO - SH_AOV_COLOR) {
+            sh_raster_env e;
+            sh_raster_env_init(&e, &scene, &geo, 256, 256, (sh_aov)aov);
+            e.isa = (rt_isa)isa;
+            for (int trial = 0; trial < 100; trial++) {
+                sh_ps_tri t[8];
+                sh_ps_quad_setup kept[8];
+                sh_ps_quad_setup *quads[8];
+                for (int k = 0; k < 8; k++) {
+                    random_tri(&t[k], 2);
+                    if (trial % 2) t[k].material = 1;   /* one material: the one-material path */
+                    kept[k].ready = false;
+                    quads[k] = &kept[k];
+                }
+                for (int pass = 0; pass < 2; pass++) {    /* fill in, then read back */
+                    int n = 1 + (trial * 7 + pass * 13) % SH_PS_MAX;
+                    float b1[SH_PS_MAX], b2[SH_PS_MAX];
+                    uint8_t tri[SH_PS_MAX];
+                    uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
+                    uint32_t want[SH_PS_MAX], got[SH_PS_MAX];
+                    for (int i = 0; i < n; i++) {
+                        x[i] = (uint16_t)rnd(0, 255.99f);
+                        y[i] = (uint16_t)rnd(0, 255.99f);
+                        tri[i] = (uint8_t)rnd(0, 7.99f);
+                        b1[i] = rnd(0, 1);
+                        b2[i] = rnd(0, 1 - b1[i]);
+                    }
+                    const sh_ps_frags f = {n, t, tri, b1, b2, x, y, NULL};
+                    sh_ps_packet(&e, &f, want);
+                    sh_ps_packet_kept(&e, &f, quads, got);
+                    for (int i = 0; i < n; i++) {
+                        if (got[i] != want[i] && bad++ < 5)
+                            fprintf(stderr, "  %s pass %d fragment %d: %08x, expected %08x\n",
+                                    rt_isa_name((rt_isa)isa), pass, i, got[i], want[i]);
+                        unmade += t[tri[i]].material == 1 && !kept[tri[i]].ready;
+                    }
+                }
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fragments differ with kept quad setups", bad);
+    CHECK_MSG(unmade == 0, "%d textured fragments' triangles have no kept setup", unmade);
+}
+
 /* Texture coordinates NaN, infinite or 1e30 at some corners: every fragment of a
  * textured material still gets a colour, through the quad's level of detail, in every
  * AOV (the sampler reads a defined texel; no crash, no out-of-range read). */
@@ -547,6 +621,7 @@ int main(void)
     RUN(test_ps_kernel_matches_scalar);
     RUN(test_quad_derivatives);
     RUN(test_ps_quad_lod_matches_scalar);
+    RUN(test_ps_kept_quads_match);
     RUN(test_ps_bad_uvs);
     return check_finish();
 }
