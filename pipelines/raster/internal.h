@@ -192,6 +192,10 @@ void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg);
 /* Stage programs. */
 /* packet_checks.c: whether a packet another stage wrote is in bounds for this state;
  * false after failing the run with what was wrong (the stage before may be a plugin). */
+/* Whether a set-up triangle keeps what setup promises (packet_checks.c): its id names a
+ * scene triangle, its pixel bounds lie in the image, its area is positive and its
+ * coordinate differences lie within 2^29 - 1. */
+bool plr_prim_ok(const plr_state *s, const plr_prim *p);
 bool plr_check_batch(gr_ctx *c, const plr_state *s, const ia_pkt *p, uint32_t room);
 bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t bytes);
 bool plr_check_binned(gr_ctx *c, const plr_state *s, const binned_pkt *p);

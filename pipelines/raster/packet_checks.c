@@ -6,7 +6,11 @@
  * outside an array. Coordinates are checked where they index (pixels.c: the OM's tile). */
 #include "pipelines/raster/internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static bool refuse(gr_ctx *c, const char *why, const char *file, int line)
 {
@@ -24,10 +28,30 @@ bool plr_check_batch(gr_ctx *c, const plr_state *s, const ia_pkt *p, uint32_t ro
     return refuse(c, why, __FILE__, __LINE__);
 }
 
+/* Whether the coordinate differences a[k], b[k] all lie in [-reach, reach]. With SSE2,
+ * the four int32s from a[0] and from b[0] tested side by side: lane k (k < 3) holds
+ * a[k] and b[k]; lane 3 (b[0] and the int after b[2]) is not looked at. */
+static inline bool differences_ok(const rs_setup *su, uint32_t reach)
+{
+#if defined(__SSE2__)
+    _Static_assert(offsetof(rs_setup, b) == offsetof(rs_setup, a) + 3 * sizeof(int32_t), "a, b adjacent");
+    const __m128i hi = _mm_set1_epi32((int32_t)reach), lo = _mm_set1_epi32(-(int32_t)reach);
+    const __m128i ab = _mm_loadu_si128((const __m128i *)su->a), b = _mm_loadu_si128((const __m128i *)su->b);
+    const __m128i out = _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi32(ab, hi), _mm_cmpgt_epi32(lo, ab)),
+                                     _mm_or_si128(_mm_cmpgt_epi32(b, hi), _mm_cmpgt_epi32(lo, b)));
+    return (_mm_movemask_ps(_mm_castsi128_ps(out)) & 0x7) == 0;
+#else
+    bool ok = true;
+    for (int k = 0; k < 3; k++)
+        ok &= ((uint32_t)su->a[k] + reach <= 2 * reach) & ((uint32_t)su->b[k] + reach <= 2 * reach);
+    return ok;
+#endif
+}
+
 /* A set-up triangle keeps what setup promises (rasterizer/raster.h): its primitive id
  * names a scene triangle, its pixel bounds lie in the image, its area is positive and
  * its coordinate differences are below 2^29, so that edge values fit their int64s. */
-static bool prim_ok(const plr_state *s, const plr_prim *p)
+bool plr_prim_ok(const plr_state *s, const plr_prim *p)
 {
     /* Without branches, one compare a condition: the VS checks every triangle. In
      * unsigned arithmetic 0 <= x0 <= x1 < width is x0 <= x1 and x1 < width (a negative x0
@@ -37,9 +61,7 @@ static bool prim_ok(const plr_state *s, const plr_prim *p)
     bool ok = (p->tri.prim < s->geo->ntriangles) & (su->area > 0) &
               ((uint32_t)su->x0 <= (uint32_t)su->x1) & ((uint32_t)su->x1 < (uint32_t)s->width) &
               ((uint32_t)su->y0 <= (uint32_t)su->y1) & ((uint32_t)su->y1 < (uint32_t)s->height);
-    for (int k = 0; k < 3; k++)
-        ok &= ((uint32_t)su->a[k] + reach <= 2 * reach) & ((uint32_t)su->b[k] + reach <= 2 * reach);
-    return ok;
+    return ok & differences_ok(su, reach);
 }
 
 bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t bytes)
@@ -50,7 +72,7 @@ bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t by
         snprintf(why, sizeof why, "primitive packet %u holds %u records (room for %zu)", p->seq, p->count,
                  room);
     for (uint32_t i = 0; !why[0] && i < p->count; i++)
-        if (p->rec[i].cut > 1 || (!p->rec[i].cut && !prim_ok(s, &p->rec[i].set)))
+        if (p->rec[i].cut > 1 || (!p->rec[i].cut && !plr_prim_ok(s, &p->rec[i].set)))
             snprintf(why, sizeof why, "primitive packet %u, record %u: cut flag %u, or a set-up triangle "
                      "outside the scene or the image, or not set up", p->seq, i, p->rec[i].cut);
     return !why[0] || refuse(c, why, __FILE__, __LINE__);
@@ -63,7 +85,7 @@ bool plr_check_binned(gr_ctx *c, const plr_state *s, const binned_pkt *p)
         snprintf(why, sizeof why, "a binned packet holds %u triangles (at most %d)", p->count,
                  BINNED_PER_PACKET);
     for (uint32_t i = 0; !why[0] && i < p->count; i++)
-        if (!prim_ok(s, &p->t[i].prim))
+        if (!plr_prim_ok(s, &p->t[i].prim))
             snprintf(why, sizeof why, "binned triangle %u (primitive %u): outside the scene or the image, "
                      "or not set up", i, p->t[i].prim.tri.prim);
     return !why[0] || refuse(c, why, __FILE__, __LINE__);
