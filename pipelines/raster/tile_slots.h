@@ -24,21 +24,26 @@ static inline void tile_slots_free(tile_slots *sl)
     free(sl->free_slots);
 }
 
+/* Room for cap slots before the arrays first grow (each growth copies them). */
+static inline bool tile_slots_reserve(tile_slots *sl, uint32_t cap)
+{
+    if (cap <= sl->cap) return true;
+    plr_prim *p = realloc(sl->prim, cap * sizeof *p);
+    if (p) sl->prim = p;
+    uint32_t *px = realloc(sl->pixels, cap * sizeof *px);
+    if (px) sl->pixels = px;
+    uint32_t *fr = realloc(sl->free_slots, cap * sizeof *fr);
+    if (fr) sl->free_slots = fr;
+    if (!p || !px || !fr) return false;
+    sl->cap = cap;
+    return true;
+}
+
 /* A slot for a new triangle: a freed one, else a new one (the arrays grow by doubling). */
 static inline bool slot_take(tile_slots *sl, uint32_t *slot)
 {
     if (sl->nfree) { *slot = sl->free_slots[--sl->nfree]; return true; }
-    if (sl->n == sl->cap) {
-        uint32_t cap = sl->cap ? 2 * sl->cap : 64;
-        plr_prim *p = realloc(sl->prim, cap * sizeof *p);
-        if (p) sl->prim = p;
-        uint32_t *px = realloc(sl->pixels, cap * sizeof *px);
-        if (px) sl->pixels = px;
-        uint32_t *fr = realloc(sl->free_slots, cap * sizeof *fr);
-        if (fr) sl->free_slots = fr;
-        if (!p || !px || !fr) return false;
-        sl->cap = cap;
-    }
+    if (sl->n == sl->cap && !tile_slots_reserve(sl, sl->cap ? 2 * sl->cap : 64)) return false;
     *slot = sl->n++;
     return true;
 }
