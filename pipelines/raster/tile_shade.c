@@ -55,8 +55,9 @@ static void tile_free(shade_tile *st)
 }
 
 /* One triangle: its covered pixels that pass the test change owner; a slot left with no
- * pixel is freed at once. A MASK triangle's pixels pass only where alpha does; a BLEND
- * triangle is kept for tile_blend. */
+ * pixel is freed at once, and a triangle that takes none gets none (it is tested from
+ * the packet). A MASK triangle's pixels pass only where alpha does; a BLEND triangle is
+ * kept for tile_blend. */
 static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
 {
     bool masked = false;
@@ -70,10 +71,6 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
         if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
         masked = mode == SC_ALPHA_MASK;
     }
-    uint32_t slot;
-    if (!slot_take(&st->slots, &slot)) return false;
-    st->slots.prim[slot] = *p;
-    st->slots.pixels[slot] = 1;           /* held while rasterizing */
     st->d.t.nwon = 0;
     if (masked)
         plr_depth_rect_masked(s->env, p, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t,
@@ -81,6 +78,11 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
     else
         rs_depth_rect(&p->su, st->d.x0, st->d.y0, st->d.x1, st->d.y1, &st->d.t, p->tri.prim,
                       st->d.avx2);
+    if (!st->d.t.nwon) return true;
+    uint32_t slot;
+    if (!slot_take(&st->slots, &slot)) return false;
+    st->slots.prim[slot] = *p;
+    st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
     for (int k = 0; k < st->d.t.nwon; k++) {
         uint32_t *own = &st->owner[st->d.t.won[k]];
         if (*own) slot_release(&st->slots, *own - 1);
