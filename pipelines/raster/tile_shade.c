@@ -83,12 +83,17 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
     if (!slot_take(&st->slots, &slot)) return false;
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
-    for (int k = 0; k < st->d.t.nwon; k++) {
-        uint32_t *own = &st->owner[st->d.t.won[k]];
+    /* in locals, which the stores to owner would otherwise make GCC reload; the won
+     * pixels are distinct and none is slot's yet, so no release below frees slot */
+    const int32_t *won = st->d.t.won;
+    const int nwon = st->d.t.nwon;
+    uint32_t *owner = st->owner;
+    for (int k = 0; k < nwon; k++) {
+        uint32_t *own = &owner[won[k]];
         if (*own) slot_release(&st->slots, *own - 1);
         *own = slot + 1;
-        st->slots.pixels[slot]++;
     }
+    st->slots.pixels[slot] += (uint32_t)nwon;
     slot_release(&st->slots, slot);
     return true;
 }
