@@ -54,6 +54,17 @@ static inline size_t owner_at(const ms_tile *st, const plr_state *s, int x, int 
     return ((size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox)) * (size_t)s->msaa;
 }
 
+/* z[0 .. n) = FLT_MAX (n a multiple of 4: the tile's samples at 4x or 8x). */
+static void fill_far(float *z, size_t n)
+{
+#if defined(__x86_64__)
+    const __m128 far = _mm_set1_ps(FLT_MAX);
+    for (size_t i = 0; i < n; i += 4) _mm_storeu_ps(&z[i], far);
+#else
+    for (size_t i = 0; i < n; i++) z[i] = FLT_MAX;
+#endif
+}
+
 static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
@@ -63,7 +74,7 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     st->z = malloc(samples * sizeof *st->z);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
     if (!st->owner || !st->z || !st->final) return false;
-    for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
+    fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
 }
 
