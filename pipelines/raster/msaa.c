@@ -7,14 +7,12 @@
  * as Direct3D's ResolveSubresource averages a UNORM target. No other tile's stage
  * touches them, so no clear pass over the frame is needed. */
 #include "pipelines/raster/internal.h"
+#include "pipelines/raster/resolve.h"
 
 #include "pipelines/stages.h"
 
 #include <float.h>
 #include <stdio.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err[CP_ERR_MAX])
 {
@@ -52,43 +50,15 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         }
 }
 
-/* The box filter of m (4 or 8: resolves run only with samples) RGBA8 samples: per
- * channel (sum + m / 2) >> log2(m) (a channel's sum is at most 8 x 255 < 2^16). With SSE2 the
- * samples widened to 16-bit lanes, four samples a load, the sums in lanes 0-3; else two
- * channels at a time in 16-bit lanes of a word. The same integers either way. */
-static inline uint32_t resolve_pixel(const uint32_t *in, uint32_t m, int shift)
-{
-#if defined(__x86_64__)
-    const __m128i zero = _mm_setzero_si128();
-    __m128i sum = zero;                    /* 16-bit lanes: samples 0 and 1's channels, ... */
-    for (uint32_t k = 0; k < m; k += 4) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)&in[k]);
-        sum = _mm_add_epi16(sum, _mm_add_epi16(_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)));
-    }
-    sum = _mm_add_epi16(sum, _mm_srli_si128(sum, 8));
-    sum = _mm_srl_epi16(_mm_add_epi16(sum, _mm_set1_epi16((short)(m / 2))), _mm_cvtsi32_si128(shift));
-    return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(sum, zero));
-#else
-    uint32_t even = 0, odd = 0;           /* channels 0 and 2, 1 and 3 */
-    for (uint32_t k = 0; k < m; k++) {
-        even += in[k] & 0x00ff00ffu;
-        odd += (in[k] >> 8) & 0x00ff00ffu;
-    }
-    const uint32_t half = (m / 2) * 0x00010001u;
-    return (((even + half) >> shift) & 0x00ff00ffu) | ((((odd + half) >> shift) & 0x00ff00ffu) << 8);
-#endif
-}
-
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
 {
     const uint32_t m = (uint32_t)s->msaa;
-    const int shift = __builtin_ctz(m);
     for (int y = r->y0; y < r->y1; y++) {
         const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
             if (done && done[x - r->ox]) continue;
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
-            s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
+            s->color[p] = plr_resolve_pixel(&s->sample_rgba[p * m], m);
             if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
         }
     }
