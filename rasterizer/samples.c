@@ -40,20 +40,27 @@ static inline int64_t lanes_least(__m256i v, bool greatest)
     return _mm256_extract_epi64(v, 0);
 }
 
+/* Four samples' offsets on one axis (1/16 pixel: 16 subpixels) as int64 subpixels. */
+__attribute__((target("avx2")))
+static inline __m256i sixteenths_to_subpixels(const int8_t d[4])
+{
+    int32_t four;
+    memcpy(&four, d, sizeof four);
+    _Static_assert((1 << RS_SUBPIXEL_BITS) / 16 == 16, "a sixteenth of a pixel is 16 subpixels");
+    return _mm256_slli_epi64(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(four)), 4);
+}
+
 /* rs_sample_walk_of for 4 or 8 samples, four a vector: the same integers, and dz by
  * rs_plane_step's double operations in its order (the offsets are below 2^40, so
  * exact as doubles), so the same walk. */
 __attribute__((target("avx2")))
 static void sample_walk_avx2(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, rs_sample_walk *w)
 {
-    const int64_t step = (1 << RS_SUBPIXEL_BITS) / 16;
     const int halves = p->count / 4;
     w->count = p->count;
     __m256i off[3][2];
     for (int h = 0; h < halves; h++) {
-        const int8_t *dx = &p->dx[4 * h], *dy = &p->dy[4 * h];
-        const __m256i X = _mm256_setr_epi64x(dx[0] * step, dx[1] * step, dx[2] * step, dx[3] * step);
-        const __m256i Y = _mm256_setr_epi64x(dy[0] * step, dy[1] * step, dy[2] * step, dy[3] * step);
+        const __m256i X = sixteenths_to_subpixels(&p->dx[4 * h]), Y = sixteenths_to_subpixels(&p->dy[4 * h]);
         for (int i = 0; i < 3; i++) {
             off[i][h] = _mm256_add_epi64(_mm256_mul_epi32(_mm256_set1_epi64x(s->a[i]), X),
                                          _mm256_mul_epi32(_mm256_set1_epi64x(s->b[i]), Y));
