@@ -376,10 +376,15 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
     const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const unsigned last = n - pixels * (steps - 1) == pixels ? 0xffu : 0x0fu;   /* lanes of a row's last step */
     const unsigned sample_mask = (1u << count) - 1;
-    int64_t e0 = e[0], e1 = e[1];
+    /* edges 0 and 1 at the step's first pixel's centre (lane 0) and the next pixel's
+     * (lane 1), kept in double: integers below 2^53 (the block's values fit int32), so
+     * every sum is exact and each lane is (double) of the exact int64 value */
+    __m128d e0 = _mm_setr_pd((double)e[0], (double)(e[0] + l.s0)), e1 = _mm_setr_pd((double)e[1], (double)(e[1] + l.s1));
+    const __m128d e0_step = _mm_set1_pd((double)(l.s0 * pixels)), e1_step = _mm_set1_pd((double)(l.s1 * pixels));
+    const __m128d z2 = _mm_set1_pd(z->z2), zd0 = _mm_set1_pd(z->d0), zd1 = _mm_set1_pd(z->d1), inv_area = _mm_set1_pd(z->inv_area);
     unsigned any_tie = 0;
     for (int r = 0; r < rows; r++) {
-        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 += l.s0 * pixels, e1 += l.s1 * pixels) {
+        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step)) {
             const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
             for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l.step[i]);
             const bool whole = j + 1 < steps || last == 0xffu;   /* else at 4x the last pixel alone: lanes 0-3 */
@@ -387,10 +392,12 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
             if (!cv) continue;
             /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
              * or the first pixel's 4-7 (8x) */
-            const double c0 = rs_plane_centre(z, e0, e1);
-            const double c1 = count == 4 ? rs_plane_centre(z, e0 + l.s0, e1 + l.s1) : c0;
-            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c0), l.dz[0]));
-            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c1), l.dz[1]));
+            /* rs_plane_centre of both pixels, its operations lane by lane */
+            const __m128d c = _mm_add_pd(z2, _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, zd0), _mm_mul_pd(e1, zd1)), inv_area));
+            const __m256d c0 = _mm256_broadcastsd_pd(c);
+            const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
+            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l.dz[0]));
+            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, l.dz[1]));
             const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
             const __m256 zk = _mm256_set_m128(z1, z0);
             const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
@@ -414,8 +421,8 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
         held += next_row;
         owner += next_row;
         tie += next_tie;
-        e0 += d0;
-        e1 += d1;
+        e0 = _mm_add_pd(e0, _mm_set1_pd((double)d0));
+        e1 = _mm_add_pd(e1, _mm_set1_pd((double)d1));
     }
     return any_tie != 0;
 }
