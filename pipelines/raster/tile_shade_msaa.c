@@ -318,15 +318,13 @@ static void batch_write(const ms_batch *b, const plr_state *s, const uint32_t *r
 }
 
 /* The batch's colours written (opaque) or blended (a8 per fragment) into their samples,
- * with their linear colours where the frame keeps them (s->sample_hdr). */
+ * with their linear colours where the frame keeps them (s->sample_hdr). Every fragment
+ * has samples (mask 0 comes only from ms_shade's direct pixels: no blending, no linear
+ * samples, batch_write). */
 static void batch_write_samples(const ms_batch *b, const plr_state *s, const uint32_t *rgba,
                                 const float *linear, bool blend)
 {
     for (int i = 0; i < b->n; i++) {
-        if (!b->mask[i]) {                /* one owner, no linear samples: ms_shade */
-            s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
-            continue;
-        }
         const size_t at = plr_sample_at(s, b->x[i], b->y[i]);
         uint32_t *out = &s->sample_rgba[at];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
