@@ -40,20 +40,27 @@ static inline int64_t lanes_least(__m256i v, bool greatest)
     return _mm256_extract_epi64(v, 0);
 }
 
+/* Four samples' offsets on one axis (1/16 pixel: 16 subpixels) as int64 subpixels. */
+__attribute__((target("avx2")))
+static inline __m256i sixteenths_to_subpixels(const int8_t d[4])
+{
+    int32_t four;
+    memcpy(&four, d, sizeof four);
+    _Static_assert((1 << RS_SUBPIXEL_BITS) / 16 == 16, "a sixteenth of a pixel is 16 subpixels");
+    return _mm256_slli_epi64(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(four)), 4);
+}
+
 /* rs_sample_walk_of for 4 or 8 samples, four a vector: the same integers, and dz by
  * rs_plane_step's double operations in its order (the offsets are below 2^40, so
  * exact as doubles), so the same walk. */
 __attribute__((target("avx2")))
 static void sample_walk_avx2(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, rs_sample_walk *w)
 {
-    const int64_t step = (1 << RS_SUBPIXEL_BITS) / 16;
     const int halves = p->count / 4;
     w->count = p->count;
     __m256i off[3][2];
     for (int h = 0; h < halves; h++) {
-        const int8_t *dx = &p->dx[4 * h], *dy = &p->dy[4 * h];
-        const __m256i X = _mm256_setr_epi64x(dx[0] * step, dx[1] * step, dx[2] * step, dx[3] * step);
-        const __m256i Y = _mm256_setr_epi64x(dy[0] * step, dy[1] * step, dy[2] * step, dy[3] * step);
+        const __m256i X = sixteenths_to_subpixels(&p->dx[4 * h]), Y = sixteenths_to_subpixels(&p->dy[4 * h]);
         for (int i = 0; i < 3; i++) {
             off[i][h] = _mm256_add_epi64(_mm256_mul_epi32(_mm256_set1_epi64x(s->a[i]), X),
                                          _mm256_mul_epi32(_mm256_set1_epi64x(s->b[i]), Y));
@@ -369,10 +376,15 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
     const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const unsigned last = n - pixels * (steps - 1) == pixels ? 0xffu : 0x0fu;   /* lanes of a row's last step */
     const unsigned sample_mask = (1u << count) - 1;
-    int64_t e0 = e[0], e1 = e[1];
+    /* edges 0 and 1 at the step's first pixel's centre (lane 0) and the next pixel's
+     * (lane 1), kept in double: integers below 2^53 (the block's values fit int32), so
+     * every sum is exact and each lane is (double) of the exact int64 value */
+    __m128d e0 = _mm_setr_pd((double)e[0], (double)(e[0] + l.s0)), e1 = _mm_setr_pd((double)e[1], (double)(e[1] + l.s1));
+    const __m128d e0_step = _mm_set1_pd((double)(l.s0 * pixels)), e1_step = _mm_set1_pd((double)(l.s1 * pixels));
+    const __m128d z2 = _mm_set1_pd(z->z2), zd0 = _mm_set1_pd(z->d0), zd1 = _mm_set1_pd(z->d1), inv_area = _mm_set1_pd(z->inv_area);
     unsigned any_tie = 0;
     for (int r = 0; r < rows; r++) {
-        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 += l.s0 * pixels, e1 += l.s1 * pixels) {
+        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step)) {
             const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
             for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l.step[i]);
             const bool whole = j + 1 < steps || last == 0xffu;   /* else at 4x the last pixel alone: lanes 0-3 */
@@ -380,10 +392,12 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
             if (!cv) continue;
             /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
              * or the first pixel's 4-7 (8x) */
-            const double c0 = rs_plane_centre(z, e0, e1);
-            const double c1 = count == 4 ? rs_plane_centre(z, e0 + l.s0, e1 + l.s1) : c0;
-            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c0), l.dz[0]));
-            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_set1_pd(c1), l.dz[1]));
+            /* rs_plane_centre of both pixels, its operations lane by lane */
+            const __m128d c = _mm_add_pd(z2, _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, zd0), _mm_mul_pd(e1, zd1)), inv_area));
+            const __m256d c0 = _mm256_broadcastsd_pd(c);
+            const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
+            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l.dz[0]));
+            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, l.dz[1]));
             const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
             const __m256 zk = _mm256_set_m128(z1, z0);
             const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
@@ -407,8 +421,8 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
         held += next_row;
         owner += next_row;
         tie += next_tie;
-        e0 += d0;
-        e1 += d1;
+        e0 = _mm_add_pd(e0, _mm_set1_pd((double)d0));
+        e1 = _mm_add_pd(e1, _mm_set1_pd((double)d1));
     }
     return any_tie != 0;
 }

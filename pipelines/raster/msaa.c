@@ -7,6 +7,7 @@
  * as Direct3D's ResolveSubresource averages a UNORM target. No other tile's stage
  * touches them, so no clear pass over the frame is needed. */
 #include "pipelines/raster/internal.h"
+#include "pipelines/raster/resolve.h"
 
 #include "pipelines/stages.h"
 
@@ -49,29 +50,15 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         }
 }
 
-/* The box filter of m (a power of two, at most 8) RGBA8 samples, two channels at a time
- * in 16-bit lanes (a channel's sum is at most 8 x 255 < 2^16). */
-static inline uint32_t resolve_pixel(const uint32_t *in, uint32_t m, int shift)
-{
-    uint32_t even = 0, odd = 0;           /* channels 0 and 2, 1 and 3 */
-    for (uint32_t k = 0; k < m; k++) {
-        even += in[k] & 0x00ff00ffu;
-        odd += (in[k] >> 8) & 0x00ff00ffu;
-    }
-    const uint32_t half = (m / 2) * 0x00010001u;
-    return (((even + half) >> shift) & 0x00ff00ffu) | ((((odd + half) >> shift) & 0x00ff00ffu) << 8);
-}
-
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
 {
     const uint32_t m = (uint32_t)s->msaa;
-    const int shift = __builtin_ctz(m);
     for (int y = r->y0; y < r->y1; y++) {
         const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
             if (done && done[x - r->ox]) continue;
             const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
-            s->color[p] = resolve_pixel(&s->sample_rgba[p * m], m, shift);
+            s->color[p] = plr_resolve_pixel(&s->sample_rgba[p * m], m);
             if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
         }
     }

@@ -24,6 +24,9 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* The tile's triangles that may own samples: slots are not counted per sample (the
  * AVX2 row kernel writes owners four at a time, with no scattered count to decrement per
@@ -51,6 +54,17 @@ static inline size_t owner_at(const ms_tile *st, const plr_state *s, int x, int 
     return ((size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox)) * (size_t)s->msaa;
 }
 
+/* z[0 .. n) = FLT_MAX (n a multiple of 4: the tile's samples at 4x or 8x). */
+static void fill_far(float *z, size_t n)
+{
+#if defined(__x86_64__)
+    const __m128 far = _mm_set1_ps(FLT_MAX);
+    for (size_t i = 0; i < n; i += 4) _mm_storeu_ps(&z[i], far);
+#else
+    for (size_t i = 0; i < n; i++) z[i] = FLT_MAX;
+#endif
+}
+
 static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
@@ -60,7 +74,7 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     st->z = malloc(samples * sizeof *st->z);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
     if (!st->owner || !st->z || !st->final) return false;
-    for (size_t i = 0; i < samples; i++) st->z[i] = FLT_MAX;
+    fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
 }
 
@@ -289,24 +303,28 @@ static void batch_add(ms_batch *b, const plr_prim *p, int x, int y, unsigned mas
     b->mask[i] = (uint8_t)mask;
 }
 
-/* Shades the batch; each colour is written (opaque) or blended (a8 per fragment) into
- * its samples, or, mask 0, into its pixel of the image. */
-static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
+/* An opaque batch's colours without linear samples: each to its samples, or, mask 0
+ * (one owner: ms_shade), to its pixel of the image. */
+static void batch_write(const ms_batch *b, const plr_state *s, const uint32_t *rgba)
 {
-    if (!b->n) return;
-    uint32_t rgba[SH_PS_MAX];
-    float linear[3 * SH_PS_MAX];
-    const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
-    rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
-                                        s->sample_hdr ? linear : NULL}, rgba);
     for (int i = 0; i < b->n; i++) {
-        if (s->surface && !blend && (!b->mask[i] || (b->mask[i] & 1u)))   /* owns sample 0 */
-            plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
-        if (!b->mask[i]) {                /* one owner, no linear samples: ms_shade */
+        if (!b->mask[i]) {
             s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
             continue;
         }
+        uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
+        for (unsigned m = b->mask[i]; m; m &= m - 1) out[__builtin_ctz(m)] = rgba[i];
+    }
+}
+
+/* The batch's colours written (opaque) or blended (a8 per fragment) into their samples,
+ * with their linear colours where the frame keeps them (s->sample_hdr). Every fragment
+ * has samples (mask 0 comes only from ms_shade's direct pixels: no blending, no linear
+ * samples, batch_write). */
+static void batch_write_samples(const ms_batch *b, const plr_state *s, const uint32_t *rgba,
+                                const float *linear, bool blend)
+{
+    for (int i = 0; i < b->n; i++) {
         const size_t at = plr_sample_at(s, b->x[i], b->y[i]);
         uint32_t *out = &s->sample_rgba[at];
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
@@ -318,39 +336,69 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
             else if (s->sample_hdr) plr_sample_hdr_put(s, at + (size_t)k, &linear[3 * i]);
         }
     }
+}
+
+/* Shades the batch and writes its colours (batch_write, batch_write_samples); an opaque
+ * fragment that owns its pixel's sample 0 gives the pixel's surface (s->surface). */
+static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
+{
+    if (!b->n) return;
+    uint32_t rgba[SH_PS_MAX];
+    float linear[3 * SH_PS_MAX];
+    const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
+    rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
+    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
+                                        s->sample_hdr ? linear : NULL}, rgba);
+    for (int i = 0; s->surface && !blend && i < b->n; i++)
+        if (!b->mask[i] || (b->mask[i] & 1u))
+            plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
+    if (!blend && !s->sample_hdr) batch_write(b, s, rgba);
+    else batch_write_samples(b, s, rgba, linear, blend);
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;
 }
 
-/* Whether the msaa owners of a pixel are all the same. */
-static inline bool one_owner(const uint32_t *own, int msaa)
+/* The samples of own[0 .. msaa) equal to o, as a bit mask: four a compare. */
+static inline __attribute__((always_inline)) unsigned owned_by(const uint32_t *own, uint32_t o, const int msaa)
 {
-    uint32_t differ = 0;
-    for (int k = 1; k < msaa; k++) differ |= own[k] ^ own[0];
-    return !differ;
+    unsigned mask = 0;
+#if defined(__x86_64__)
+    const __m128i v = _mm_set1_epi32((int)o);
+    for (int h = 0; h < msaa; h += 4)
+        mask |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
+                    _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)&own[h]), v))) << h;
+#else
+    for (int k = 0; k < msaa; k++) mask |= (unsigned)(own[k] == o) << k;
+#endif
+    return mask;
 }
 
-/* The pixel's owners in turn, each shaded once for its samples (mask). */
-static void ms_shade_samples(ms_batch *b, const ms_tile *st, const plr_state *s, const uint32_t *own,
-                             int x, int y)
+/* Whether the msaa owners of a pixel are all the same. */
+static inline __attribute__((always_inline)) bool one_owner(const uint32_t *own, const int msaa)
 {
-    uint32_t *out = &s->sample_rgba[plr_sample_at(s, x, y)];
-    const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
-    unsigned left = (1u << s->msaa) - 1;
-    while (left) {
-        const int k0 = __builtin_ctz(left);
-        const uint32_t o = own[k0];
-        unsigned mask = 0;
-        for (int k = k0; k < s->msaa; k++) mask |= (unsigned)(own[k] == o) << k;
-        left &= ~mask;
-        if (!o) {
-            for (; mask; mask &= mask - 1) {
-                const int k = __builtin_ctz(mask);
-                out[k] = background;
-                if (s->sample_hdr) plr_sample_hdr_clear(s, x, y, plr_sample_at(s, x, y) + (size_t)k);
-            }
-            continue;
+    return owned_by(own, own[0], msaa) == (1u << msaa) - 1;
+}
+
+/* The pixel's owners in turn (in the order of their first sample), each shaded once for
+ * its samples (mask); the samples no triangle owns get the pixel's cleared colour. */
+static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, const ms_tile *st,
+                                                                    const plr_state *s, const uint32_t *own,
+                                                                    int x, int y, const int msaa)
+{
+    const unsigned empty = owned_by(own, 0, msaa);
+    if (empty) {
+        const size_t at = plr_sample_at(s, x, y);
+        const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
+        for (unsigned m = empty; m; m &= m - 1) {
+            const int k = __builtin_ctz(m);
+            s->sample_rgba[at + (size_t)k] = background;
+            if (s->sample_hdr) plr_sample_hdr_clear(s, x, y, at + (size_t)k);
         }
+    }
+    for (unsigned left = ((1u << msaa) - 1) & ~empty; left;) {
+        const uint32_t o = own[__builtin_ctz(left)];
+        const unsigned mask = owned_by(own, o, msaa);
+        left &= ~mask;
         if (b->n == SH_PS_MAX) batch_flush(b, s, false);
         batch_add(b, &st->prims.p[o - 1], x, y, mask);
     }
@@ -373,7 +421,7 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
             uint8_t *final = &st->final[pixel];
             *final = direct && one_owner(own, msaa);
             if (!*final) {
-                ms_shade_samples(b, st, s, own, x, y);
+                ms_shade_samples(b, st, s, own, x, y, msaa);
             } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
                 batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
