@@ -7,7 +7,10 @@
 #ifndef TESTS_RENDER_DEVICE_TEST_H
 #define TESTS_RENDER_DEVICE_TEST_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/file.h>
 
 static char build_dir[512];
 static const char *scratch_prefix = "device";
@@ -15,7 +18,10 @@ static const char *scratch_prefix = "device";
 /* Finds gramps-render and the build directory, and keeps PoCL's compiled kernels in
  * <build>/pocl-cache so that later runs skip PoCL's compile; scratch files are named
  * <build>/tests/<prefix>-<name>. False, saying why, in the ASan and TSan builds: PoCL's
- * own threads and allocations are not instrumented, so those reports are noise. */
+ * own threads and allocations are not instrumented, so those reports are noise.
+ * Holds <build>/pocl-cache.lock until the program exits: tests/run_tests.sh runs two
+ * programs at a time, and two of these side by side each run PoCL's compiler on every
+ * core, so a kernel build outlasted the watchdog's 10 s (a stage 'ran its own code'). */
 static inline bool device_test_start(const char *argv0, const char *prefix)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -31,6 +37,12 @@ static inline bool device_test_start(const char *argv0, const char *prefix)
     snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(self));
     snprintf(cache, sizeof cache, "%s/pocl-cache", build_dir);
     setenv("POCL_CACHE_DIR", cache, 0);
+    snprintf(cache, sizeof cache, "%s/pocl-cache.lock", build_dir);
+    int lock = open(cache, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+        printf("device_test_start: cannot lock %s: %s\n", cache, strerror(errno));
+        exit(1);
+    }
     scratch_prefix = prefix;
     return true;
 #endif
