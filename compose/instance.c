@@ -52,6 +52,7 @@ typedef struct inst_stage {
     bool replicated;                   /* its section has `replicate` */
     cp_placement placement;            /* asked for: its `device`, else [graph] device */
     const char *placement_where;       /* the setting that asked (NULL: none, cpu) */
+    bool wants_device;                 /* placement decided the device (place_stages) */
     cp_device_stage *device;           /* placed on the device, else NULL */
     char placement_why[CP_PLACEMENT_WHY];   /* why it runs where it does ("": not said) */
     int id;                            /* gramps stage id (image-space stages: GR_INVALID) */
@@ -585,18 +586,46 @@ static const gr_queue_desc *input_of(const cp_instance *in, const inst_stage *st
     return NULL;
 }
 
-/* Whether a stage already placed on the device writes to st's input queue. */
+/* Whether a stage decided for the device writes to st's input queue. */
 static bool fed_from_device(const cp_instance *in, const inst_stage *st)
 {
     const gr_queue_desc *input = input_of(in, st);
     for (int i = 0; input && i < in->nstages; i++) {
         const inst_stage *p = &in->stages[i];
         const cp_stage_type *t = p->init.type;
-        for (int k = 0; p->device && k < t->nports; k++)
+        for (int k = 0; p->wants_device && k < t->nports; k++)
             if (t->ports[k].mode != GR_BIND_INPUT && &in->queues[p->port_queue[k]].desc == input)
                 return true;
     }
     return false;
+}
+
+/* Decides which stages go to the device. An `auto` stage whose two measured times are
+ * within a tenth goes where the stage feeding it goes, and that stage may come later in
+ * the graph (Intersect feeds Shade, in a cycle), so the decisions repeat until none
+ * changes. They start on the CPU and a tie only ever follows a feeder to the device, so
+ * each pass that changes something moves one more stage there: at most nstages + 1
+ * passes, and the result does not depend on the order of the stages. */
+static void decide_placements(cp_instance *in)
+{
+    for (int i = 0; i < in->nstages; i++) {
+        inst_stage *st = &in->stages[i];
+        st->wants_device = st->placement == CP_PLACE_OPENCL && !st->image;
+        if (st->wants_device)
+            snprintf(st->placement_why, sizeof st->placement_why, "device = opencl (%.150s)",
+                     st->placement_where);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < in->nstages; i++) {
+            inst_stage *st = &in->stages[i];
+            if (st->placement != CP_PLACE_AUTO || st->image) continue;
+            const bool device = cp_auto_place(st->init.type, fed_from_device(in, st),
+                                              st->placement_why);
+            changed |= device != st->wants_device;
+            st->wants_device = device;
+        }
+    }
 }
 
 /* Puts the stages that asked for the device on it, before their states are made:
@@ -605,15 +634,11 @@ static bool fed_from_device(const cp_instance *in, const inst_stage *st)
  * a kernel that does not build is refused. */
 static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
 {
+    decide_placements(in);
     bool warned = false;
     for (int i = 0; i < in->nstages; i++) {
         inst_stage *st = &in->stages[i];
-        if (st->placement == CP_PLACE_CPU || st->image) continue;
-        if (st->placement == CP_PLACE_OPENCL)
-            snprintf(st->placement_why, sizeof st->placement_why, "device = opencl (%.150s)",
-                     st->placement_where);
-        else if (!cp_auto_place(st->init.type, fed_from_device(in, st), st->placement_why))
-            continue;
+        if (!st->wants_device) continue;
         char why[CP_ERR_MAX];
         bool no_device;
         st->device = cp_device_stage_new(st->name, st->init.type,
@@ -623,6 +648,7 @@ static int place_stages(cp_instance *in, char err[CP_ERR_MAX])
             st->init.on_device = true;
             continue;
         }
+        st->wants_device = false;
         snprintf(st->placement_why, sizeof st->placement_why, "auto: no OpenCL device");
         if (!no_device || st->placement == CP_PLACE_OPENCL)
             return cp_fail(err, "%s: stage '%s' (device = %s): %s", st->placement_where, st->name,
