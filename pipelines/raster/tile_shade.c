@@ -38,8 +38,8 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     st->d.t.won = malloc(pixels * sizeof *st->d.t.won);
     st->owner = calloc(pixels, sizeof *st->owner);
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
-     * tiles over 512): room for a quarter of its pixels saves most copies of growing
-     * from 64 (9M instructions a frame on the textured bunny) */
+     * tiles over 512): room for a quarter of its pixels saves most of the copies that
+     * growing from 64 by doubling makes */
     ok = ok && tile_slots_reserve(&st->slots, pixels / 4 > 64 ? (uint32_t)(pixels / 4) : 64);
     return ok && st->d.t.won && st->owner;
 }
