@@ -25,8 +25,9 @@
  *  - sim_*: the simulator's cost model measured here (bench/sim_costs.h; --simulate,
  *    docs/many-cores.md): sim_line_ns (half the line round trip), sim_wake_ns (a
  *    broadcast to the sleeper running), sim_spin_ns (an idle worker's spins),
- *    sim_stream_ns (each line of a 16 KiB packet another thread just wrote), and the
- *    GRAMPS_SIM_COST value that sets them.
+ *    sim_stream_ns (each line of a 16 KiB packet another thread just wrote),
+ *    sim_handoff_ns (a contended mutex's release to its sleeping waiter running), and
+ *    the GRAMPS_SIM_COST value that sets them.
  * GRAMPS_BENCH_MAX_WORKERS caps the worker sweep (default: hardware threads).
  * Arguments, if any, pick groups by name: overhead, parallel, pingpong, launch, simcost,
  * synthetic
@@ -332,11 +333,11 @@ static bool wanted(const char *group)
 static void bench_sim_costs(void)
 {
     double line = bench_line_round_trip_ns() / 2, wake = sim_wake_ns(), spin = sim_spin_ns();
-    double stream = sim_stream_ns();
+    double stream = sim_stream_ns(), handoff = sim_handoff_ns();
     printf("sim_line_ns %.1f ns\nsim_wake_ns %.1f ns\nsim_spin_ns %.1f ns\n", line, wake, spin);
-    printf("sim_stream_ns %.1f ns\n", stream);
-    printf("sim_cost_setting GRAMPS_SIM_COST=line=%.0f,stream=%.1f,wake=%.0f,spin=%.0f\n", line,
-           stream, wake, spin);
+    printf("sim_stream_ns %.1f ns\nsim_handoff_ns %.1f ns\n", stream, handoff);
+    printf("sim_cost_setting GRAMPS_SIM_COST=line=%.0f,stream=%.1f,wake=%.0f,spin=%.0f,"
+           "handoff=%.0f\n", line, stream, wake, spin, handoff);
 }
 
 int main(int argc, char **argv)

@@ -2,7 +2,8 @@
  * docs/many-cores.md): how long a sleeping thread takes to run after a broadcast wakes
  * it, how long an idle worker's spins before it sleeps take (tasks.c: GR_IDLE_SPINS
  * searches, a pause each, a sched_yield every 8th), and what each line of a packet costs
- * when a thread reads what another thread just wrote (the misses overlap). The line cost
+ * when a thread reads what another thread just wrote (the misses overlap), and how long a
+ * contended mutex takes to pass to a thread sleeping in its lock. The line cost
  * is half of bench_line_round_trip_ns (line_round_trip.h). */
 #ifndef BENCH_SIM_COSTS_H
 #define BENCH_SIM_COSTS_H
@@ -147,6 +148,59 @@ static double sim_stream_ns(void)
     pthread_setaffinity_np(pthread_self(), sizeof was, &was);
     qsort(s.read_ns, SIM_STREAM_ROUNDS, sizeof *s.read_ns, sim_cmp_double);
     return s.read_ns[SIM_STREAM_ROUNDS / 2] / (SIM_STREAM_BYTES / 64);
+}
+
+typedef struct sim_handoff {
+    pthread_mutex_t lock;
+    _Atomic long held;            /* the round the holder has the lock for */
+    _Atomic long asking;          /* the round whose lock call the waiter is about to make */
+    _Atomic long done;            /* the last round the waiter got the lock in */
+    double released;              /* when the holder let go, this round */
+    double ns[SIM_WAKES];
+} sim_handoff;
+
+/* The waiter: asks for the lock the holder has, and times its release to its running. */
+static void *sim_handoff_waiter(void *arg)
+{
+    sim_handoff *h = arg;
+    for (long r = 1; r <= SIM_WAKES; r++) {
+        while (atomic_load(&h->held) != r) {}
+        atomic_store(&h->asking, r);
+        pthread_mutex_lock(&h->lock);
+        h->ns[r - 1] = sim_now_ns() - h->released;
+        pthread_mutex_unlock(&h->lock);
+        atomic_store(&h->done, r);
+    }
+    return NULL;
+}
+
+/* Median ns from a mutex's release to the thread that waits for it (asleep in the
+ * kernel by then) running with it: a contended hand-off, which a lock convoy pays once
+ * per waiter. The median, since a round the OS interrupts measures the interruption;
+ * -1 without a thread. */
+static double sim_handoff_ns(void)
+{
+    static sim_handoff h = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    pthread_t t;
+    pthread_mutex_lock(&h.lock);
+    if (pthread_create(&t, NULL, sim_handoff_waiter, &h) != 0) {
+        pthread_mutex_unlock(&h.lock);
+        return -1;
+    }
+    for (long r = 1; r <= SIM_WAKES; r++) {
+        atomic_store(&h.held, r);
+        while (atomic_load(&h.asking) != r) {}
+        struct timespec nap = {0, 20000};           /* let it reach the kernel's sleep */
+        nanosleep(&nap, NULL);
+        h.released = sim_now_ns();
+        pthread_mutex_unlock(&h.lock);
+        while (atomic_load(&h.done) != r) {}
+        pthread_mutex_lock(&h.lock);
+    }
+    pthread_mutex_unlock(&h.lock);
+    pthread_join(t, NULL);
+    qsort(h.ns, SIM_WAKES, sizeof *h.ns, sim_cmp_double);
+    return h.ns[SIM_WAKES / 2];
 }
 
 #endif

@@ -476,6 +476,9 @@ typedef struct gr_worker_stats {
     uint64_t state_moves;          /* Thread instances with gr_state_bytes it resumed that
                                       last ran on another worker (their lines are in
                                       remote_lines) */
+    uint64_t lock_handoffs;        /* locks (Breadth-First's turn barrier) it got from a
+                                      holder it had to wait for */
+    double lock_wait_ms;           /* its virtual wait for them, hand-offs included */
 } gr_worker_stats;
 
 typedef struct gr_stats {

@@ -415,6 +415,7 @@ struct gr_worker {
      * virtual ticks it waited for their hand-off. */
     uint64_t sim_remote_packets, sim_remote_lines, sim_line_takes, sim_line_wait_ticks;
     uint64_t sim_state_moves;         /* instances resumed here whose state was elsewhere */
+    uint64_t sim_lock_handoffs, sim_lock_wait_ticks;   /* contended gr_sim_lock takes, waits */
     /* Queue work timed 1 call in GR_QUEUE_SAMPLE (see gr_sampled): Thread-stage
      * intrinsics (inside application time) and Shader output commits (inside
      * scheduling time); stats.c moves the estimates to queue time. */

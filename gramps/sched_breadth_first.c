@@ -20,6 +20,7 @@ enum { BF_STOP = -1, BF_IDLE = -2, BF_START = -3 };
 typedef struct bf_state {
     int *order;                       /* stage ids, breadth-first from the sources */
     pthread_mutex_t lock;
+    gr_sim_lock sim_lock;             /* simulated runs: its holders and waiters (simulate.h) */
     pthread_cond_t turn;
     unsigned arrived;                 /* workers in the barrier */
     uint64_t generation;              /* turns decided so far */
@@ -71,12 +72,28 @@ static int next_turn(gr_graph *g, bf_state *st)
     return BF_IDLE;
 }
 
+/* The turn lock, with its simulated holders: every worker takes it to arrive, and again
+ * when the broadcast wakes it, all at once (a convoy on a real machine). A simulated
+ * take comes at a safe point, so the lock sees its takers in virtual-time order. */
+static void turn_lock(gr_worker *w, bf_state *st)
+{
+    gr_sim_point(w, &w->sched_fiber);
+    gr_sim_lock_take(w, &st->sim_lock);
+    pthread_mutex_lock(&st->lock);
+}
+
+static void turn_unlock(gr_worker *w, bf_state *st)
+{
+    pthread_mutex_unlock(&st->lock);
+    gr_sim_lock_release(w, &st->sim_lock);
+}
+
 static void barrier(gr_worker *w, bf_state *st)
 {
     gr_graph *g = w->g;
     gr_account(w, GR_T_IDLE);
     atomic_store_explicit(&w->idle, true, memory_order_relaxed);
-    pthread_mutex_lock(&st->lock);
+    turn_lock(w, st);
     uint64_t gen = st->generation;
     if (++st->arrived == g->nworkers) {
         st->arrived = 0;
@@ -85,16 +102,17 @@ static void barrier(gr_worker *w, bf_state *st)
         pthread_cond_broadcast(&st->turn);
         if (g->sim) gr_sim_wake_all(g);
     } else if (g->sim) {
-        /* One OS thread: the others must run to arrive, so wait idle in virtual time. */
-        while (gen == st->generation) {
-            pthread_mutex_unlock(&st->lock);
-            gr_sim_idle(w, true);
-            pthread_mutex_lock(&st->lock);
-        }
+        /* One OS thread: the others must run to arrive, so wait idle in virtual time
+         * (reading the generation unlocked is safe on the one thread; a timed-out wait
+         * looks again without the lock, as the real condition wait has no time-outs to
+         * take it in); woken, take the lock again, as pthread_cond_wait does. */
+        turn_unlock(w, st);
+        while (gen == st->generation) gr_sim_idle(w, true);
+        turn_lock(w, st);
     } else {
         while (gen == st->generation) pthread_cond_wait(&st->turn, &st->lock);
     }
-    pthread_mutex_unlock(&st->lock);
+    turn_unlock(w, st);
     gr_account(w, GR_T_SCHED);
 }
 

@@ -27,7 +27,11 @@
  * a worker taking it over from another pays line_ns for its transfer, and first waits
  * for the previous hand-off to end when that overlaps its own virtual time (contention;
  * a take that comes earlier in virtual time than the last one, which the steps' lag
- * allows, waits for nothing). A Thread instance that declared private data
+ * allows, waits for nothing). A lock held for a critical section (Breadth-First's turn
+ * barrier, gr_sim_lock_take) is the same resource held from its take to its release, as
+ * measured: a worker that asks while another holds it waits for the release and then
+ * pays handoff_ns (a contended mutex's waiter sleeps in the kernel; the release wakes
+ * it), so the workers a broadcast wakes together pass it on one by one. A Thread instance that declared private data
  * (gr_state_bytes) and resumes on another worker than its last reads it as it would a
  * packet of that size (gr_sim_resume). These charges fall outside any stage's busy
  * time, so the calibration below never scales them. Idle workers behave as tasks.c's:
@@ -86,7 +90,7 @@ struct gr_sim {
     _Atomic(int) running;  /* the worker being run, -1 between (watchdog) */
     uint64_t end;
     /* costs in ticks (stream: fractional, a packet's lines are many) */
-    uint64_t line, steal, inst, spin_step, wake, poll;
+    uint64_t line, steal, inst, spin_step, wake, poll, handoff;
     double stream;
 };
 
@@ -98,15 +102,15 @@ static _Thread_local gr_sim *driving;
 
 /* bench_runtime simcost measures them (docs/many-cores.md has the figures): line is
  * half the 16-core Xeon's 149 ns line round trip (docs/data/16-core-2026-11-27), stream
- * line / 10 (a core's 10 line-fill buffers keep that many misses in flight), wake and
- * spin the development VM's. */
+ * line / 10 (a core's 10 line-fill buffers keep that many misses in flight), wake, spin
+ * and handoff the development VM's. */
 static const gr_sim_costs default_costs = {
-    .line_ns = 75, .steal_lines = 3, .inst_lines = 8, .stream_ns = 7.5,
-    .spin_ns = 5000, .wake_ns = 12000, .poll_ns = 1000000,
+    .line_ns = 75, .steal_lines = 3, .inst_lines = 8, .handoff_ns = 15000,
+    .stream_ns = 7.5, .spin_ns = 5000, .wake_ns = 12000, .poll_ns = 1000000,
 };
 
 /* GRAMPS_SIM_COST="line=75,wake=12000,...": any subset of line, steal_lines, inst_lines,
- * stream, spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
+ * handoff, stream, spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
  * warning. */
 gr_sim_costs gr_sim_costs_in_effect(void)
 {
@@ -123,6 +127,7 @@ gr_sim_costs gr_sim_costs_in_effect(void)
         if (!strcmp(name, "line")) c.line_ns = v;
         else if (!strcmp(name, "steal_lines")) c.steal_lines = v;
         else if (!strcmp(name, "inst_lines")) c.inst_lines = v;
+        else if (!strcmp(name, "handoff")) c.handoff_ns = v;
         else if (!strcmp(name, "stream")) c.stream_ns = v;
         else if (!strcmp(name, "spin")) c.spin_ns = v;
         else if (!strcmp(name, "wake")) c.wake_ns = v;
@@ -252,6 +257,7 @@ bool gr_sim_create(gr_graph *g)
     s->spin_step = ticks_of(c.spin_ns / GR_IDLE_SPINS);
     s->wake = ticks_of(c.wake_ns);
     s->poll = ticks_of(c.poll_ns);
+    s->handoff = ticks_of(c.handoff_ns);
     s->idle_head = -1;
     atomic_init(&s->running, -1);
     const gr_profile *cal = g->opts.sim_calibration;
@@ -527,6 +533,31 @@ void gr_sim_take(gr_worker *w, gr_sim_line *l)
     w->sim_line_takes++;
     w->sim_line_wait_ticks += wait;
     charge(w, wait + s->line);
+}
+
+void gr_sim_lock_take(gr_worker *w, gr_sim_lock *l)
+{
+    gr_sim *s = w->g->sim;
+    if (!s) return;
+    bool other = l->last != 0 && l->last != (int32_t)w->id + 1;
+    uint64_t now = gr_worker_now(w);
+    l->last = (int32_t)w->id + 1;
+    if (now < l->free_at) {               /* held: queue behind the holder, then be woken */
+        uint64_t wait = l->free_at - now + s->handoff;
+        w->sim_lock_handoffs++;
+        w->sim_lock_wait_ticks += wait;
+        charge(w, wait);
+    } else if (other) {
+        charge(w, s->line);
+    }
+    l->free_at = gr_worker_now(w);        /* held from here until gr_sim_lock_release */
+}
+
+void gr_sim_lock_release(gr_worker *w, gr_sim_lock *l)
+{
+    if (!w->g->sim) return;
+    uint64_t now = gr_worker_now(w);
+    if (now > l->free_at) l->free_at = now;
 }
 
 /* The running worker's virtual now: when wake-ups it causes happen. Its step so far is

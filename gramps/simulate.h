@@ -27,11 +27,25 @@ typedef struct gr_sim_line {
     int32_t last;                 /* the last taker's worker id + 1; 0: none */
 } gr_sim_line;
 
+/* A lock a worker holds for a critical section (Breadth-First's turn barrier): in a
+ * simulated run a worker that asks for it while another holds it waits until that
+ * holder lets go (its critical section as measured) and then pays a contended hand-off
+ * (handoff_ns: the waiter sleeps in the kernel and the release wakes it); one that finds
+ * it free pays line_ns when another worker held it last. Its takes come at safe points
+ * (gr_sim_lock_take's caller makes one), so in virtual-time order: the lock serves them
+ * first come, first served, and workers asking at once (a barrier's broadcast wakes them
+ * together) form a convoy, the k-th waiting for the k - 1 before it. Zero: unused. */
+typedef struct gr_sim_lock {
+    uint64_t free_at;             /* virtual ticks: when the last holder released it */
+    int32_t last;                 /* the last holder's worker id + 1; 0: none */
+} gr_sim_lock;
+
 /* The cost model's constants in ns (GRAMPS_SIM_COST overrides them, see simulate.c). */
 typedef struct gr_sim_costs {
     double line_ns;        /* one cache line moved from another core */
     double steal_lines;    /* lines a steal moves besides its packet: ready word, deque, slot */
     double inst_lines;     /* lines a stolen Thread instance moves (its context, top of stack) */
+    double handoff_ns;     /* a contended mutex passed to a thread sleeping in its lock */
     double stream_ns;      /* each further line of a packet read from another core's cache
                               (the first costs line_ns: the misses overlap) */
     double spin_ns;        /* how long an idle worker's GR_IDLE_SPINS searches take */
@@ -71,6 +85,11 @@ void gr_sim_read(gr_worker *w, const gr_pkt *p);
 void gr_sim_resume(gr_worker *w, gr_inst *inst, int32_t was);
 /* w takes shared line l (before the lock or atomic it stands for). */
 void gr_sim_take(gr_worker *w, gr_sim_line *l);
+/* w takes lock l (at a safe point, before the real lock call) and releases it (after
+ * the real unlock): waits for the holder and pays the hand-off, as gr_sim_lock says.
+ * Nothing in a real run. */
+void gr_sim_lock_take(gr_worker *w, gr_sim_lock *l);
+void gr_sim_lock_release(gr_worker *w, gr_sim_lock *l);
 /* A task was pushed: the sleeping workers wake unless a push woke them since the last
  * one went to sleep (tasks.c's gr_wake_for_task); spinning ones find it themselves. */
 void gr_sim_push_wake(gr_graph *g);

@@ -291,6 +291,8 @@ static void collect_workers(gr_graph *g, gr_stats *st)
         ws->line_takes = w->sim_line_takes;
         ws->line_wait_ms = gr_ticks_to_ms(w->sim_line_wait_ticks);
         ws->state_moves = w->sim_state_moves;
+        ws->lock_handoffs = w->sim_lock_handoffs;
+        ws->lock_wait_ms = gr_ticks_to_ms(w->sim_lock_wait_ticks);
         app += ws->app_ms;
         for (int s = 0; s < g->nstages; s++) {
             st->stages[s].busy_ms += gr_ticks_to_ms(w->stage_ticks[s]);
@@ -471,10 +473,12 @@ static void json_workers(const gr_stats *st, FILE *out)
                 (unsigned long long)w->steals, (unsigned long long)w->flushes);
         if (st->simulated_workers)
             fprintf(out, ", \"remote_packets\": %llu, \"remote_lines\": %llu, \"line_takes\": "
-                    "%llu, \"line_wait_ms\": %.3f, \"state_moves\": %llu",
+                    "%llu, \"line_wait_ms\": %.3f, \"state_moves\": %llu, \"lock_handoffs\": "
+                    "%llu, \"lock_wait_ms\": %.3f",
                     (unsigned long long)w->remote_packets, (unsigned long long)w->remote_lines,
                     (unsigned long long)w->line_takes, w->line_wait_ms,
-                    (unsigned long long)w->state_moves);
+                    (unsigned long long)w->state_moves, (unsigned long long)w->lock_handoffs,
+                    w->lock_wait_ms);
         fprintf(out, "}%s\n", i + 1 < st->workers ? "," : "");
     }
     fprintf(out, "  ]\n");
