@@ -64,6 +64,11 @@ void gr_state_bytes(gr_ctx *c, size_t bytes)
     c->inst->state_bytes = bytes;
     if (bytes) atomic_store_explicit(&c->inst->stage->keeps_state, true, memory_order_relaxed);
 }
+void gr_work_units(gr_ctx *c, uint64_t units)
+{
+    if (c->g->sim) gr_sim_declared_work(c->stage, units);
+}
+
 int gr_batch_index(const gr_ctx *c) { return c->inst ? -1 : (int)c->w->batch_pos - 1; }
 unsigned gr_num_workers(const gr_ctx *c) { return c->g->nworkers; }
 uint32_t gr_instance(const gr_ctx *c) { return c->inst ? c->inst->number : 0; }

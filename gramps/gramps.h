@@ -405,6 +405,14 @@ GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within
  * than its last pays for moving that many bytes' cache lines (docs/many-cores.md).
  * Ignored in a Shader. */
 GR_API void gr_state_bytes(gr_ctx *c, size_t bytes);
+/* The stage's units of work, when its cost follows something other than its packets
+ * (tile-shade: the triangles binned to its tile, however many packets carry them). Only
+ * a simulated run reads it: a stage that calls it is calibrated per declared unit instead
+ * of per packet (a Thread stage) or per task (a Shader), since partly filled packets at
+ * many workers would make a per-packet cost too high (docs/many-cores.md). Call it before
+ * committing the input the units came in; once called, the stage's packets no longer
+ * count. */
+GR_API void gr_work_units(gr_ctx *c, uint64_t units);
 /* Fails the run from stage code with status st (GR_ERR_INVALID, GR_ERR_NOMEM...) and the
  * message, which should name the stage: records it and stops every worker. A Shader
  * task returns normally after it; for a Thread stage it does not return (the instance

@@ -299,10 +299,12 @@ struct gr_stage_rt {
     int deque;                        /* index of its tasks' deque in each worker (policy's) */
     uint32_t low_watermark;           /* d.low_watermark, else the run's (resolved at launch) */
     /* Simulated runs (simulate.c's gr_sim_app): application ticks and units of work (a
-     * Shader task; a Thread activation's packets in and out) so far, and the calibrated
-     * cost of a unit (gr_launch_opts.sim_calibration; 0: charged as measured). */
+     * Shader task; a Thread activation's packets in and out; or what the stage declares,
+     * gr_work_units) so far, and the calibrated cost of a unit
+     * (gr_launch_opts.sim_calibration; 0: charged as measured). */
     uint64_t sim_ticks, sim_units;
     double sim_unit_ticks;
+    bool sim_declares_units;          /* its code called gr_work_units: packets do not count */
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;

@@ -264,6 +264,7 @@ bool gr_sim_create(gr_graph *g)
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *st = g->stages[i];
         st->sim_ticks = st->sim_units = 0;
+        st->sim_declares_units = false;
         double us = 0;
         st->sim_unit_ticks = cal && gr_profile_unit_us(cal, st, &us) ? us * 1e3 * gr_ticks_per_ns() : 0;
     }
@@ -475,7 +476,19 @@ void gr_sim_idle(gr_worker *w, bool asleep)
     arrive(w);
 }
 
-void gr_sim_work(gr_stage_rt *st, uint64_t units) { st->sim_units += units; }
+void gr_sim_work(gr_stage_rt *st, uint64_t units)
+{
+    if (!st->sim_declares_units) st->sim_units += units;
+}
+
+/* From the stage's first declaration on, only declared units count; a stage declares
+ * before it commits what the units came in (tile-shade: after each reserve), so its
+ * packets never count. */
+void gr_sim_declared_work(gr_stage_rt *st, uint64_t units)
+{
+    st->sim_declares_units = true;
+    st->sim_units += units;
+}
 
 void gr_sim_steal(gr_worker *w, void *task)
 {

@@ -72,8 +72,10 @@ void gr_sim_point(gr_worker *w, gr_fiber *here);
  * until its next search (spinning) or the end of its timed wait (asleep). */
 void gr_sim_idle(gr_worker *w, bool asleep);
 /* Stage st's code did `units` of work (a Shader task: 1; a Thread activation: its
- * packets in and out), the measure its calibrated cost is per (simulate.c). */
+ * packets in and out), the measure its calibrated cost is per (simulate.c), unless the
+ * stage declares its own units (gr_sim_declared_work, from gr_work_units). */
 void gr_sim_work(gr_stage_rt *st, uint64_t units);
+void gr_sim_declared_work(gr_stage_rt *st, uint64_t units);
 /* A steal moved the task from another core (its packet's lines: gr_sim_read). */
 void gr_sim_steal(gr_worker *w, void *task);
 /* w's stage code reads packet p: when another worker committed it, its lines come from

@@ -477,6 +477,7 @@ void plr_tile_shade_msaa(gr_ctx *c)
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *p = w.mem;
+        gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
         for (uint32_t i = 0; i < p->count; i++) gr_assert(c, ms_add(&st, s, &p->t[i].prim));
         gr_commit(c, 0, 1);
