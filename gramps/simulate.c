@@ -31,9 +31,9 @@
  * barrier, gr_sim_lock_take) is the same resource held from its take to its release, as
  * measured: a worker that asks while another holds it waits for the release and then
  * pays handoff_ns (a contended mutex's waiter sleeps in the kernel; the release wakes
- * it), so the workers a broadcast wakes together pass it on one by one. A Thread instance that declared private data
- * (gr_state_bytes) and resumes on another worker than its last reads it as it would a
- * packet of that size (gr_sim_resume). These charges fall outside any stage's busy
+ * it), so the workers a broadcast wakes together pass it on one by one. A Thread
+ * instance that declared private data (gr_state_bytes) and resumes on another worker
+ * than its last reads it as it would a packet of that size (gr_sim_resume). These charges fall outside any stage's busy
  * time, so the calibration below never scales them. Idle workers behave as tasks.c's:
  * one looks for work again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS
  * searches, then sleeps; a push wakes every sleeper unless a push already did since the
@@ -110,8 +110,8 @@ static const gr_sim_costs default_costs = {
 };
 
 /* GRAMPS_SIM_COST="line=75,wake=12000,...": any subset of line, steal_lines, inst_lines,
- * handoff, stream, spin, wake, poll (ns or lines); unknown names and bad numbers are ignored with a
- * warning. */
+ * handoff, stream, spin, wake, poll (ns or lines); unknown names and bad numbers are
+ * ignored with a warning. */
 gr_sim_costs gr_sim_costs_in_effect(void)
 {
     gr_sim_costs c = default_costs;
