@@ -102,10 +102,12 @@ static _Thread_local gr_sim *driving;
 
 /* bench_runtime simcost measures them (docs/many-cores.md has the figures): line is
  * half the 16-core Xeon's 149 ns line round trip (docs/data/16-core-2026-11-27), stream
- * line / 10 (a core's 10 line-fill buffers keep that many misses in flight), wake, spin
- * and handoff the development VM's. */
+ * line / 10 (a core's 10 line-fill buffers keep that many misses in flight), wake and
+ * spin the development VM's. handoff is 0 (a contended lock costs the wait for its
+ * holder only) until the 16-core machine measures it: the VM's 13-19 us made every
+ * Breadth-First prediction at 16 workers too slow (docs/many-cores.md). */
 static const gr_sim_costs default_costs = {
-    .line_ns = 75, .steal_lines = 3, .inst_lines = 8, .handoff_ns = 15000,
+    .line_ns = 75, .steal_lines = 3, .inst_lines = 8, .handoff_ns = 0,
     .stream_ns = 7.5, .spin_ns = 5000, .wake_ns = 12000, .poll_ns = 1000000,
 };
 
