@@ -425,6 +425,22 @@ static void reference_unlit(const sh_raster_env *e, const sh_ps_tri *t, float b1
     for (int k = 0; k < 3; k++) rgb[k] = e->ambient * (m->albedo[k] * texel[k]);
 }
 
+enum { CHAIN_SIDE = 64, CHAIN_LEVELS = 7 };
+
+/* A 64x64 mip chain over `texels` whose levels differ, so the level decides the texel:
+ * byte i of level l is i * a + b + c * l (mod 256). */
+static sc_texture make_chain(unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4],
+                             int a, int b, int c)
+{
+    sc_texture tex = {.name = "chain", .nlevels = CHAIN_LEVELS};
+    for (int l = 0; l < CHAIN_LEVELS; l++) {
+        const int side = CHAIN_SIDE >> l;
+        tex.levels[l] = (sc_mip_level){side, side, texels[l]};
+        for (int i = 0; i < side * side * 4; i++) texels[l][i] = (unsigned char)(i * a + b + c * l);
+    }
+    return tex;
+}
+
 /* The packet kernel's level of detail: fragments at pixels in 2x2 quads (a run of a
  * triangle's fragments per quad, several triangles and two materials per packet, one
  * with a KHR transform) on a mip chain, where the level decides the texel, unlit: the
@@ -433,14 +449,8 @@ static void reference_unlit(const sh_raster_env *e, const sh_ps_tri *t, float b1
  * formulas'. */
 static void test_ps_quad_lod_matches_scalar(void)
 {
-    enum { SIDE = 64, LEVELS = 7 };
-    static unsigned char texels[LEVELS][SIDE * SIDE * 4];
-    sc_texture tex = {.name = "chain", .nlevels = LEVELS};
-    for (int l = 0; l < LEVELS; l++) {
-        const int side = SIDE >> l;
-        tex.levels[l] = (sc_mip_level){side, side, texels[l]};
-        for (int i = 0; i < side * side * 4; i++) texels[l][i] = (unsigned char)(i * 37 + 11 + 53 * l);
-    }
+    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
+    sc_texture tex = make_chain(texels, 37, 11, 53);
     sc_material mats[2] = {sh_default_material, sh_default_material};
     for (int k = 0; k < 2; k++) {
         mats[k].albedo_map.texture = 0;
@@ -500,14 +510,8 @@ static void test_ps_quad_lod_matches_scalar(void)
  * each instruction set; every triangle of a textured fragment has its setup made. */
 static void test_ps_kept_quads_match(void)
 {
-    enum { SIDE = 64, LEVELS = 7 };
-    static unsigned char texels[LEVELS][SIDE * SIDE * 4];
-    sc_texture tex = {.name = "chain", .nlevels = LEVELS};
-    for (int l = 0; l < LEVELS; l++) {
-        const int side = SIDE >> l;
-        tex.levels[l] = (sc_mip_level){side, side, texels[l]};
-        for (int i = 0; i < side * side * 4; i++) texels[l][i] = (unsigned char)(i * 29 + 7 + 41 * l);
-    }
+    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
+    sc_texture tex = make_chain(texels, 29, 7, 41);
     sc_material mats[2] = {sh_default_material, sh_default_material};
     mats[1].albedo_map.texture = 0;               /* material 0 untextured, 1 textured */
     sc_scene scene = {0};
