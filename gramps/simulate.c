@@ -33,12 +33,12 @@
  * pays handoff_ns (a contended mutex's waiter sleeps in the kernel; the release wakes
  * it), so the workers a broadcast wakes together pass it on one by one. A Thread
  * instance that declared private data (gr_state_bytes) and resumes on another worker
- * than its last reads it as it would a packet of that size (gr_sim_resume). These charges fall outside any stage's busy
- * time, so the calibration below never scales them. Idle workers behave as tasks.c's:
- * one looks for work again every spin_ns / GR_IDLE_SPINS for its first GR_IDLE_SPINS
- * searches, then sleeps; a push wakes every sleeper unless a push already did since the
- * last one went to sleep (wake_sent), each after wake_ns; a sleeper nobody wakes looks
- * again after poll_ns, the timed wait.
+ * than its last reads it as it would a packet of that size (gr_sim_resume). These
+ * charges fall outside any stage's busy time, so the calibration below never scales
+ * them. Idle workers behave as tasks.c's: one looks for work again every spin_ns /
+ * GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps; a push wakes every
+ * sleeper unless a push already did since the last one went to sleep (wake_sent), each
+ * after wake_ns; a sleeper nobody wakes looks again after poll_ns, the timed wait.
  *
  * Calibrated application time (gr_launch_opts.sim_calibration): P virtual workers share
  * one core's caches, so a task measured here costs more than on a core of its own. With a
