@@ -178,20 +178,32 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
     }
 }
 
+/* h's shadow rays, one per light its surface faces, each carrying the light's term:
+ * written in place at the end of the task's shadow run (pushed first when they would
+ * not fit). */
+static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer layer, const sh_ray_result *res)
+{
+    _Static_assert(SH_MAX_LIGHTS <= RT_PACKET_MAX, "a surface's shadow rays fit in one run");
+    const uint32_t n = (uint32_t)res->nshadow;
+    if (o->nrays[PLH_SHADOW_RUN] + n > RT_PACKET_MAX) push_rays(c, o, PLH_SHADOW_RUN);
+    plh_ray *r = &o->rays[PLH_SHADOW_RUN][o->nrays[PLH_SHADOW_RUN]];
+    o->nrays[PLH_SHADOW_RUN] += n;
+    o->pushed[PLH_SHADOW] += n;
+    for (uint32_t l = 0; l < n; l++) {
+        const float *w = res->shadow_color[l];
+        r[l] = (plh_ray){{res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT}, {0, 0}, 0},
+                         PLH_SHADOW, layer};
+    }
+}
+
 static void out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, plh_layer layer,
                        const plh_behind *behind, const sh_ray_result *res)
 {
     const plh_layer carried = {layer.layer, layer.alpha8, 0};
     plh_out_contrib(c, s, o, h->pixel, carried, res->direct);
-    for (int l = 0; l < res->nshadow; l++) {
-        if (!s->shadows) {
-            plh_out_contrib(c, s, o, h->pixel, carried, res->shadow_color[l]);
-            continue;
-        }
-        const float *w = res->shadow_color[l];
-        *add_ray(c, o, PLH_SHADOW, carried) = (plrt_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel,
-                                                         h->depth, {0, 0, 0, RT_NO_HIT}, {0, 0}, 0};
-    }
+    if (s->shadows) add_shadows(c, o, h, carried, res);
+    else
+        for (int l = 0; l < res->nshadow; l++) plh_out_contrib(c, s, o, h->pixel, carried, res->shadow_color[l]);
     if (res->reflect && (int)h->depth < s->bounces)
         add_secondary(c, s, o, h, &res->reflected, res->reflect_weight, h->depth + 1, 0,
                       PLH_REFLECTION, carried);

@@ -57,40 +57,38 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return NULL;
 }
 
-/* A packet's rays by kind: positions of its shadow rays and of the others, ascending. */
+/* A packet's rays by kind: positions of its shadow rays and of the others, ascending,
+ * and the shadow rays' geometry, gathered for the occlusion kernel in the same pass. */
 typedef struct ray_kinds {
     uint32_t shadows[RT_PACKET_MAX], others[RT_PACKET_MAX], ns, no;
+    rt_ray shadow_rays[RT_PACKET_MAX];
 } ray_kinds;
 
 static void sort_kinds(const plh_ray *r, uint32_t n, ray_kinds *k)
 {
     k->ns = k->no = 0;
-    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {   /* without branches: kinds mix */
-        const uint32_t shadow = r[i].kind == PLH_SHADOW;
-        k->shadows[k->ns] = i;
-        k->others[k->no] = i;
-        k->ns += shadow;
-        k->no += 1 - shadow;
+    for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
+        /* PS and PS2 push each task's shadow rays in runs: the branch is predictable */
+        if (r[i].kind == PLH_SHADOW) {
+            k->shadow_rays[k->ns] = r[i].r.ray;
+            k->shadows[k->ns++] = i;
+        } else {
+            k->others[k->no++] = i;
+        }
     }
 }
 
-/* Shadow rays r[at[0..n)]: occluded[i] and, in a scene with blended materials, what of
- * the light gets through (through[i]). */
-static void occlusion(const trace_state *s, const plh_ray *r, const uint32_t *at, uint32_t n,
-                      uint8_t *occluded, float *through)
+/* The shadow rays of k: occluded[i] and, in a scene with blended materials, what of the
+ * light gets through (through[i]). */
+static void occlusion(const trace_state *s, const ray_kinds *k, uint8_t *occluded, float *through)
 {
-    rt_ray rays[RT_PACKET_MAX];
     if (s->env) {
-        for (uint32_t i = 0; i < n; i++) {
-            through[i] = plrt_transmittance(s->bvh, s->env, r[at[i]].r.ray);
+        for (uint32_t i = 0; i < k->ns; i++) {
+            through[i] = plrt_transmittance(s->bvh, s->env, k->shadow_rays[i]);
             occluded[i] = !(through[i] > 0.0f);
         }
     } else {
-        for (uint32_t i = 0; i < n; i++) {
-            rays[i] = r[at[i]].r.ray;
-            through[i] = 1.0f;
-        }
-        rt_occluded_packet(s->bvh, rays, (int)n, occluded, NULL);
+        rt_occluded_packet(s->bvh, k->shadow_rays, (int)k->ns, occluded, NULL);
     }
 }
 
@@ -157,7 +155,7 @@ static void trace_main(gr_ctx *c)
     if (k.ns) {
         uint8_t occluded[RT_PACKET_MAX];
         float through[RT_PACKET_MAX];
-        occlusion(s, r, k.shadows, k.ns, occluded, through);
+        occlusion(s, &k, occluded, through);
         send_lit(c, s, r, k.shadows, k.ns, occluded, s->env ? through : NULL);
     }
     if (k.no) find_hits(s, r, k.others, k.no);
