@@ -71,7 +71,9 @@ static double agreement(const uint8_t *a, const uint8_t *b)
 
 /* Awkward scenes, written to a temporary directory: no light in the file, a light inside
  * the geometry beside one outside, the camera inside the mesh (most of the view is its
- * inside, some triangles cross the near plane). */
+ * inside, some triangles cross the near plane), seven lights around the mesh (a PS task's
+ * surfaces face from one to seven of them, so their shadow rays overrun the runs a
+ * pixel shader gathers them in, 64 rays, at every count: hit_out.c's add_shadows). */
 static const char *const awkward[][2] = {
     {"no-light.scene", "[scene]\nname = no-light\n[camera]\neye = 0,6,14\ntarget = 0,1.5,0\n"
                        "up = 0,1,0\nfovy = 45\n[mesh.pot]\nbuiltin = teapot\n"},
@@ -79,6 +81,15 @@ static const char *const awkward[][2] = {
                      "up = 0,1,0\nfovy = 70\n[light.in]\nposition = 0.2,1.4,0.1\n"
                      "color = 1,1,1\n[light.out]\nposition = 6,12,8\ncolor = 1,1,1\n"
                      "[mesh.pot]\nbuiltin = teapot\n"},
+    {"lights.scene", "[scene]\nname = lights\n[camera]\neye = 0,6,14\ntarget = 0,1.5,0\n"
+                     "up = 0,1,0\nfovy = 45\n[mesh.pot]\nbuiltin = teapot\n"
+                     "[light.a]\nposition = 8,6,0\ncolor = 0.3,0.2,0.1\n"
+                     "[light.b]\nposition = -8,6,0\ncolor = 0.1,0.3,0.2\n"
+                     "[light.c]\nposition = 0,6,8\ncolor = 0.2,0.1,0.3\n"
+                     "[light.d]\nposition = 0,6,-8\ncolor = 0.2,0.2,0.2\n"
+                     "[light.e]\nposition = 0,12,0\ncolor = 0.3,0.3,0.1\n"
+                     "[light.f]\nposition = 5,-4,5\ncolor = 0.1,0.1,0.3\n"
+                     "[light.g]\nposition = -5,2,-5\ncolor = 0.3,0.1,0.1\n"},
 };
 
 static bool write_awkward(char dir[64], int k, char *path, size_t size)
@@ -94,12 +105,13 @@ static const char *const hybrids[] = {"hybrid", "hybrid-visibility"};
 
 static void test_same_picture_as_ray_tracer(void)
 {
-    char dir[64] = "/tmp/test_hybrid.XXXXXX", inside[128], no_light[128];
+    char dir[64] = "/tmp/test_hybrid.XXXXXX", inside[128], no_light[128], lights[128];
     CHECK(mkdtemp(dir) != NULL);
-    CHECK(write_awkward(dir, 0, no_light, sizeof no_light) && write_awkward(dir, 1, inside, sizeof inside));
+    CHECK(write_awkward(dir, 0, no_light, sizeof no_light) && write_awkward(dir, 1, inside, sizeof inside) &&
+          write_awkward(dir, 2, lights, sizeof lights));
     const char *const scenes[] = {"teapot", "courtyard", "fairy", "cornell",
                                   "../shared/scenes/bunny.obj",
-                                  "../shared/scenes/CornellBox-Original.obj", no_light, inside};
+                                  "../shared/scenes/CornellBox-Original.obj", no_light, inside, lights};
     uint8_t *rt = malloc((size_t)W * H * 4), *hy = malloc((size_t)W * H * 4);
     for (size_t i = 0; rt && hy && i < sizeof scenes / sizeof *scenes; i++) {
         loaded l;
@@ -123,6 +135,7 @@ static void test_same_picture_as_ray_tracer(void)
     free(hy);
     remove(inside);
     remove(no_light);
+    remove(lights);
     rmdir(dir);
 }
 
