@@ -219,6 +219,7 @@ typedef struct ps_material {
     float lod;
     quad_setup quad[SH_PS_MAX];           /* textured triangles, once per packet */
     sh_ps_quad_setup *const *kept;        /* NULL, or the caller's per triangle (sh_ps_packet_kept) */
+    int ntris;                            /* 0, or the caller's sh_ps_kept.ntris */
 } ps_material;
 
 static const sc_material *material_of(const sh_raster_env *e, uint32_t m)
@@ -462,11 +463,17 @@ static bool ps_one_queued_material(uint64_t known, const ps_tri_material *tm)
 }
 
 /* The packet's one material, when every fragment's triangle has it (looked up where the
- * triangle changes from one fragment to the next), else NULL. */
-PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh_ps_frags *f)
+ * triangle changes from one fragment to the next, or, given the caller's ntris, once per
+ * triangle), else NULL. */
+PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh_ps_frags *f, int ntris)
 {
     if (f->n < 1) return NULL;
     const uint32_t first = f->tris[f->tri[0]].material;
+    if (ntris > 0) {
+        for (int k = 0; k < ntris; k++)
+            if (f->tris[k].material != first) return NULL;
+        return material_of(e, first);
+    }
     for (int i = 1; i < f->n; i++)
         if (f->tri[i] != f->tri[i - 1] && f->tris[f->tri[i]].material != first) return NULL;
     return material_of(e, first);
@@ -523,14 +530,15 @@ PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags 
     ps_sample_material(e, m, n, u, v, lod, NULL, pm);
 }
 
-PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+PS_INLINE void ps_gather_material(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                                   float a[RS_ATTRS][SH_PS_MAX], ps_material *pm)
 {
-    pm->kept = kept;
+    pm->kept = kept ? kept->quads : NULL;
+    pm->ntris = kept ? kept->ntris : 0;
     pm->quad_ready = 0;
     pm->last_tri = -1;
     pm->lod_tri = -1;
-    const sc_material *one = ps_packet_material(e, f);
+    const sc_material *one = ps_packet_material(e, f, pm->ntris);
     if (one && !sh_reads_set1(e->geo, &one->albedo_map)) {
         ps_gather_one_material(e, f, one, a, pm);
         return;
@@ -633,7 +641,7 @@ static void ps_metallic_roughness(const sh_raster_env *e, const sh_ps_frags *f,
     }
 }
 
-PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+PS_INLINE void ps_color(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                         float a[RS_ATTRS][SH_PS_MAX],
                         uint32_t *rgba)
 {
@@ -700,7 +708,7 @@ PS_INLINE void ps_normal(float a[RS_ATTRS][SH_PS_MAX], int n, uint32_t *rgba)
 }
 
 /* The albedo AOV: the base colour after texturing, unlit, 8-bit linear. */
-PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                          float a[RS_ATTRS][SH_PS_MAX],
                          uint32_t *rgba)
 {
@@ -711,7 +719,7 @@ PS_INLINE void ps_albedo(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_qua
                   (uint32_t)sh_to_linear8(pm.albedo[2][i]) << 16 | 0xff000000u;
 }
 
-PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+PS_INLINE void ps_packet(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                          uint32_t *rgba)
 {
     if (e->aov == SH_AOV_PRIMID) {
@@ -810,7 +818,7 @@ void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, in
 
 /* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is the
  * env's, made once from the CPU by rt_isa_best (raytracer/isa.h). */
-static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                                uint32_t *rgba)
 {
     ps_packet(e, f, kept, rgba);
@@ -818,23 +826,22 @@ static void ps_packet_baseline(const sh_raster_env *e, const sh_ps_frags *f, sh_
 
 #if defined(__x86_64__)
 __attribute__((target("avx2")))
-static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *kept,
+static void ps_packet_avx2(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                            uint32_t *rgba)
 {
     ps_packet(e, f, kept, rgba);
 }
 #endif
 
-void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *quads,
-                       uint32_t *rgba)
+void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept, uint32_t *rgba)
 {
 #if defined(__x86_64__)
     if (e->isa == RT_ISA_AVX2) {
-        ps_packet_avx2(e, f, quads, rgba);
+        ps_packet_avx2(e, f, kept, rgba);
         return;
     }
 #endif
-    ps_packet_baseline(e, f, quads, rgba);
+    ps_packet_baseline(e, f, kept, rgba);
 }
 
 void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba)

@@ -123,8 +123,18 @@ GR_API void sh_ps_tri_uvs(const sh_raster_env *e, const sh_ps_tri *t, const sc_t
  * e->isa picks); every lane does the same IEEE operations as the scalar formula, so the colour of
  * a fragment does not depend on the packet it is in or the ISA. */
 GR_API void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t *rgba);
-/* The same, with tris[k]'s kept quad setup at quads[k] (sh_ps_quad_setup). */
-GR_API void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, sh_ps_quad_setup *const *quads,
+/* What a caller that batches fragments keeps and knows of a packet beyond sh_ps_frags:
+ * tris[k]'s kept quad setup at quads[k] (sh_ps_quad_setup; NULL: none kept), and
+ * ntris > 0 when tris[0..ntris) hold every triangle tri[] refers to (the shader then
+ * tests for a one-material packet once per triangle, not per fragment; a triangle no
+ * fragment refers to only makes the test fail, with the same colours). 0: unknown. */
+typedef struct sh_ps_kept {
+    sh_ps_quad_setup *const *quads;
+    int ntris;
+} sh_ps_kept;
+
+/* sh_ps_packet with the caller's sh_ps_kept (NULL: nothing kept or known). */
+GR_API void sh_ps_packet_kept(const sh_raster_env *e, const sh_ps_frags *f, const sh_ps_kept *kept,
                               uint32_t *rgba);
 
 /* The clear colour of the image for the env's AOV. */

@@ -124,7 +124,8 @@ static void batch_shade(shade_batch *b, plr_state *s)
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
     sh_ps_packet_kept(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
-                                             s->hdr ? linear : NULL}, b->quads, rgba);
+                                             s->hdr ? linear : NULL},
+                      &(sh_ps_kept){b->quads, b->ntris}, rgba);
     uint32_t *const color = s->color;
     const size_t width = (size_t)s->width;
     for (int i = 0; i < b->n; i++) color[(size_t)b->y[i] * width + b->x[i]] = rgba[i];

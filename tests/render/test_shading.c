@@ -557,7 +557,7 @@ static void test_ps_kept_quads_match(void)
                     }
                     const sh_ps_frags f = {n, t, tri, b1, b2, x, y, NULL};
                     sh_ps_packet(&e, &f, want);
-                    sh_ps_packet_kept(&e, &f, quads, got);
+                    sh_ps_packet_kept(&e, &f, &(sh_ps_kept){quads, 0}, got);
                     for (int i = 0; i < n; i++) {
                         if (got[i] != want[i] && bad++ < 5)
                             fprintf(stderr, "  %s pass %d fragment %d: %08x, expected %08x\n",
@@ -570,6 +570,70 @@ static void test_ps_kept_quads_match(void)
     }
     CHECK_MSG(bad == 0, "%d fragments differ with kept quad setups", bad);
     CHECK_MSG(unmade == 0, "%d textured fragments' triangles have no kept setup", unmade);
+}
+
+/* sh_ps_packet_kept told the packet's triangle count (Tile-Shade's: the one-material
+ * test once per triangle) gives sh_ps_packet's colours bit for bit, under each
+ * instruction set and AOV: one textured material; one material but the last triangle,
+ * which fragments use, another (missing it shades those with the wrong material); one
+ * material but an unused triangle of another; random materials. */
+static void test_ps_ntris_match(void)
+{
+    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
+    sc_texture tex = make_chain(texels, 17, 5, 23);
+    sc_material mats[2] = {sh_default_material, sh_default_material};
+    mats[0].albedo_map.texture = 0;
+    mats[1].albedo[1] = 0.25f;                    /* material 1 untextured, another colour */
+    sc_scene scene = {0};
+    scene.materials = mats;
+    scene.nmaterials = 2;
+    scene.textures = &tex;
+    scene.ntextures = 1;
+    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    sc_light light = {.position = {3, 4, 5}, .color = {1, 1, 1}};
+    scene.lights = &light;
+    scene.nlights = 1;
+    sc_geometry geo = {0};
+    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    int bad = 0;
+    for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
+        if (!rt_isa_available((rt_isa)isa)) continue;
+        for (int aov = SH_AOV_COLOR; aov <= SH_AOV_ALBEDO; aov += SH_AOV_ALBEDO - SH_AOV_COLOR) {
+            sh_raster_env e;
+            sh_raster_env_init(&e, &scene, &geo, 256, 256, (sh_aov)aov);
+            e.isa = (rt_isa)isa;
+            for (int trial = 0; trial < 200; trial++) {
+                const int kind = trial % 4, ntris = 2 + trial % 7;
+                sh_ps_tri t[8];
+                for (int k = 0; k < ntris; k++) {
+                    random_tri(&t[k], 2);
+                    t[k].material = kind == 3 ? t[k].material : 0;
+                }
+                if (kind == 1 || kind == 2) t[ntris - 1].material = 1;
+                const int used = kind == 2 ? ntris - 1 : ntris;   /* kind 2: the last unused */
+                const int n = 1 + (trial * 13) % SH_PS_MAX;
+                float b1[SH_PS_MAX], b2[SH_PS_MAX];
+                uint8_t tri[SH_PS_MAX];
+                uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
+                for (int i = 0; i < n; i++) {
+                    x[i] = (uint16_t)rnd(0, 255.99f);
+                    y[i] = (uint16_t)rnd(0, 255.99f);
+                    tri[i] = (uint8_t)(i < used ? i : rnd(0, (float)used - 0.01f));
+                    b1[i] = rnd(0, 1);
+                    b2[i] = rnd(0, 1 - b1[i]);
+                }
+                uint32_t want[SH_PS_MAX], got[SH_PS_MAX];
+                const sh_ps_frags f = {n, t, tri, b1, b2, x, y, NULL};
+                sh_ps_packet(&e, &f, want);
+                sh_ps_packet_kept(&e, &f, &(sh_ps_kept){NULL, ntris}, got);
+                for (int i = 0; i < n; i++)
+                    if (got[i] != want[i] && bad++ < 5)
+                        fprintf(stderr, "  %s trial %d fragment %d: %08x, expected %08x\n",
+                                rt_isa_name((rt_isa)isa), trial, i, got[i], want[i]);
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%d fragments differ with the triangle count given", bad);
 }
 
 /* Texture coordinates NaN, infinite or 1e30 at some corners: every fragment of a
@@ -626,6 +690,7 @@ int main(void)
     RUN(test_quad_derivatives);
     RUN(test_ps_quad_lod_matches_scalar);
     RUN(test_ps_kept_quads_match);
+    RUN(test_ps_ntris_match);
     RUN(test_ps_bad_uvs);
     return check_finish();
 }
