@@ -493,10 +493,12 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
     }
     uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
     float level_of[SH_PS_MAX];            /* ... and its level there */
+    uint32_t key[SH_PS_MAX];              /* fragment i's quad + 1, in a loop that vectorizes */
     memset(quad_of, 0, sizeof quad_of);
+    PS_LOOP(i, f->n) key[i] = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
     for (int i = 0; i < f->n; i++) {
         const unsigned k = f->tri[i];
-        const uint32_t quad = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
+        const uint32_t quad = key[i];
         if (quad != quad_of[k]) {
             float d[4];
             quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], d);
