@@ -66,12 +66,10 @@ static uint32_t pack_rgb(const float c[3])
 typedef double qs_v4 __attribute__((vector_size(4 * sizeof(double))));
 
 /* A triangle's texture coordinates as uv = (U / W, V / W), U, V and W affine in the
- * pixel centre relative to its first corner: lane c of at, dx and dy is {U, V, W}[c]'s
- * value there and its d/dx and d/dy. */
-typedef struct quad_setup {
-    qs_v4 at, dx, dy;
-    double x0, y0;
-} quad_setup;
+ * pixel centre relative to its first corner (x0, y0): lane c of at, dx and dy is
+ * {U, V, W}[c]'s value there and its d/dx and d/dy. The caller's kept type, so the
+ * shader reads a kept one where it is (ready unused here). */
+typedef sh_ps_quad_setup quad_setup;
 
 PS_INLINE void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, const float uv[3][2], quad_setup *q)
 {
@@ -98,18 +96,23 @@ PS_INLINE void quad_setup_of(const sh_raster_env *e, const sh_ps_tri *t, const f
     const qs_v4 v0 = {iw[0] * uv[0][0], iw[0] * uv[0][1], iw[0], 0.0};
     const qs_v4 v1 = {iw[1] * uv[1][0], iw[1] * uv[1][1], iw[1], 0.0};
     const qs_v4 v2 = {iw[2] * uv[2][0], iw[2] * uv[2][1], iw[2], 0.0};
-    q->at = v0;
-    q->dx = (v1 - v0) * l1x + (v2 - v0) * l2x;
-    q->dy = (v1 - v0) * l1y + (v2 - v0) * l2y;
+    const qs_v4 dx = (v1 - v0) * l1x + (v2 - v0) * l2x, dy = (v1 - v0) * l1y + (v2 - v0) * l2y;
+    memcpy(q->at, &v0, sizeof q->at);
+    memcpy(q->dx, &dx, sizeof q->dx);
+    memcpy(q->dy, &dy, sizeof q->dy);
     q->x0 = sx[0];
     q->y0 = sy[0];
 }
 
 PS_INLINE void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
 {
+    qs_v4 at0, dx, dy;
+    memcpy(&at0, q->at, sizeof at0);
+    memcpy(&dx, q->dx, sizeof dx);
+    memcpy(&dy, q->dy, sizeof dy);
     const double px = (double)(x & ~1) + 0.5 - q->x0, py = (double)(y & ~1) + 0.5 - q->y0;
-    const qs_v4 at = q->at + q->dx * px + q->dy * py;   /* at the quad's top-left pixel */
-    const qs_v4 right = at + q->dx, below = at + q->dy;
+    const qs_v4 at = at0 + dx * px + dy * py;           /* at the quad's top-left pixel */
+    const qs_v4 right = at + dx, below = at + dy;
     const qs_v4 r = 1.0 / (qs_v4){at[2], right[2], below[2], 1.0};
     d[0] = (float)(right[0] * r[1] - at[0] * r[0]);
     d[1] = (float)(right[1] * r[1] - at[1] * r[0]);
@@ -254,34 +257,21 @@ PS_INLINE float ps_dot(const ps_vec3 *a, const ps_vec3 *b, int i)
     return a->x[i] * b->x[i] + a->y[i] * b->y[i] + a->z[i] * b->z[i];
 }
 
-/* Triangle tris[k]'s quad setup (set 0), made on its first use in the packet, or read
- * from the caller's kept one (made there on its first use in any packet). */
+/* Triangle tris[k]'s quad setup (set 0): the caller's kept one, made on its first use in
+ * any packet, else made on its first use in the packet. */
 PS_INLINE const quad_setup *ps_quad_of(const sh_raster_env *e, const sh_ps_frags *f, unsigned k,
                                        ps_material *pm)
 {
-    if (!(pm->quad_ready >> k & 1)) {
-        quad_setup *q = &pm->quad[k];
-        sh_ps_quad_setup *kept = pm->kept ? pm->kept[k] : NULL;
-        if (kept && kept->ready) {
-            memcpy(&q->at, kept->at, sizeof q->at);
-            memcpy(&q->dx, kept->dx, sizeof q->dx);
-            memcpy(&q->dy, kept->dy, sizeof q->dy);
-            q->x0 = kept->x0, q->y0 = kept->y0;
-        } else {
-            float uv[3][2];
-            tri_set0(&f->tris[k], uv);
-            quad_setup_of(e, &f->tris[k], uv, q);
-            if (kept) {
-                memcpy(kept->at, &q->at, sizeof kept->at);
-                memcpy(kept->dx, &q->dx, sizeof kept->dx);
-                memcpy(kept->dy, &q->dy, sizeof kept->dy);
-                kept->x0 = q->x0, kept->y0 = q->y0;
-                kept->ready = true;
-            }
-        }
+    quad_setup *q = pm->kept ? pm->kept[k] : &pm->quad[k];
+    const bool made = pm->kept ? q->ready : pm->quad_ready >> k & 1;
+    if (!made) {
+        float uv[3][2];
+        tri_set0(&f->tris[k], uv);
+        quad_setup_of(e, &f->tris[k], uv, q);
+        q->ready = true;
         pm->quad_ready |= 1ull << k;
     }
-    return &pm->quad[k];
+    return q;
 }
 
 /* The coarse derivatives of fragment i's quad (x and y given), in pm->last_d: its
