@@ -484,7 +484,7 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
     uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
     float level_of[SH_PS_MAX];            /* ... and its level there */
     uint32_t key[SH_PS_MAX];              /* fragment i's quad + 1, in a loop that vectorizes */
-    memset(quad_of, 0, sizeof quad_of);
+    memset(quad_of, 0, (pm->ntris > 0 ? (size_t)pm->ntris : SH_PS_MAX) * sizeof *quad_of);
     PS_LOOP(i, f->n) key[i] = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
     for (int i = 0; i < f->n; i++) {
         const unsigned k = f->tri[i];
@@ -515,10 +515,15 @@ PS_INLINE void ps_gather_one_material(const sh_raster_env *e, const sh_ps_frags 
         for (int k = 0; k < 3; k++) PS_LOOP(i, n) pm->albedo[k][i] = m->albedo[k];
         return;
     }
-    float u[SH_PS_MAX], v[SH_PS_MAX], lod[SH_PS_MAX];
+    float lod[SH_PS_MAX];
+    ps_albedo_lods(e, f, m, tex, pm, lod);
+    if (sh_texture_transform_is_identity(&m->albedo_map)) {   /* a[6], a[7] read as they are */
+        ps_sample_material(e, m, n, a[6], a[7], lod, NULL, pm);
+        return;
+    }
+    float u[SH_PS_MAX], v[SH_PS_MAX];             /* transformed in place */
     memcpy(u, a[6], (size_t)n * sizeof(float));
     memcpy(v, a[7], (size_t)n * sizeof(float));
-    ps_albedo_lods(e, f, m, tex, pm, lod);
     ps_sample_material(e, m, n, u, v, lod, NULL, pm);
 }
 
