@@ -151,9 +151,11 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
     return k;
 }
 
-/* Pixel (x, y) of the triangle set up as su, tris[tri] in the batch (which has room). */
-static inline void batch_put(shade_batch *b, const rs_setup *su, int tri, int x, int y)
+/* Pixel (x, y), owned by slot. */
+static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
 {
+    if (b->n == SH_PS_MAX) batch_shade(b, s);
+    const rs_setup *su = &sl->prim[slot].su;
     int64_t e0, e1;
     rs_edges_at(su, x, y, &e0, &e1);
     int i = b->n++;
@@ -163,34 +165,18 @@ static inline void batch_put(shade_batch *b, const rs_setup *su, int tri, int x,
     for (int k = 0; k < 3; k++) b->iw[k][i] = su->inv_w[k];
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
-    b->tri[i] = (uint8_t)tri;
+    b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
 }
 
 /* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
- * row: one quad's pixels inside the tile's rectangle. A pixel with the previous one's
- * owner reuses its triangle's lookup (until a full packet is shaded: a new batch). */
+ * row: one quad's pixels inside the tile's rectangle. */
 static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
 {
     const plr_depth_tile *d = &st->d;
-    uint32_t last = 0;                    /* the owner su and tri are of; 0: none */
-    const rs_setup *su = NULL;
-    int tri = 0;
     for (int y = ya;; y = yb) {
-        const uint32_t *own = &st->owner[(size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox)];
-        for (int k = 0; k < w; k++) {
-            const uint32_t o = own[k];
-            if (!o) continue;
-            if (b->n == SH_PS_MAX) {
-                batch_shade(b, s);
-                last = 0;
-            }
-            if (o != last) {
-                last = o;
-                su = &st->slots.prim[o - 1].su;
-                tri = batch_tri(b, &st->slots, o - 1);
-            }
-            batch_put(b, su, tri, x + k, y);
-        }
+        const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
+        for (int k = 0; k < w; k++)
+            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y);
         if (y == yb) break;
     }
 }
