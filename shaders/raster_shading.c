@@ -484,7 +484,8 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
     uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
     float level_of[SH_PS_MAX];            /* ... and its level there */
     uint32_t key[SH_PS_MAX];              /* fragment i's quad + 1, in a loop that vectorizes */
-    memset(quad_of, 0, (pm->ntris > 0 ? (size_t)pm->ntris : SH_PS_MAX) * sizeof *quad_of);
+    const int cleared = pm->ntris > 0 && pm->ntris < SH_PS_MAX ? pm->ntris : SH_PS_MAX;
+    memset(quad_of, 0, (size_t)cleared * sizeof *quad_of);
     PS_LOOP(i, f->n) key[i] = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
     for (int i = 0; i < f->n; i++) {
         const unsigned k = f->tri[i];
