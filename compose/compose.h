@@ -260,6 +260,12 @@ typedef struct cp_kernel {
     /* emit reads its input elements only from this byte on (0: all of them): a producer's
      * appended elements may come to this stage with their leading bytes on the device */
     size_t emit_reads_from;
+    /* As the reader of an in-place producer's device queue (resident_emit above): emit
+     * takes what it needs of the rewritten fields from the kernel's result, and the rest
+     * from fields the producer leaves as they were, so this instance may read its input
+     * from the device (the host's copy of the elements stale); NULL: only if `inplace`,
+     * `resident_emit` or no emit */
+    bool (*reads_resident)(void *state);
 } cp_kernel;
 
 /* In a kernel stage's emit: makes `element` (of append `append`'s output format) a

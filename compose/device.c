@@ -157,29 +157,43 @@ static uint32_t appended_of(const cp_device_stage *d, const void *host, uint32_t
     return found;
 }
 
+/* A packet launched again (its task went back after its launch) whose first launch
+ * left its elements in a slot of the output's device queue: read from there and written
+ * back there, with nothing gathered, since the entries its host packet names were given
+ * back after that launch (release_entries). */
+static bool relaunched_from_slot(cp_device_stage *d, void *packet, uint32_t n, uint32_t *index, ac_span *s)
+{
+    if (!d->out_queue || !d->kernel->inplace || !cp_device_queue_holds(d->out_queue, packet, &s->to))
+        return false;
+    s->from = s->to;
+    for (uint32_t i = 0; i < n; i++) index[i] = AC_NO_ENTRY;
+    return true;
+}
+
 /* A packet's elements in a launch: from its slot in the input's device queue or from
  * the host packet (with the leading bytes of appended elements gathered on the device:
  * their entries into index); an in-place kernel's back to a slot of the output's
- * device queue or (none, every slot taken, or appended input) to the host packet. */
+ * device queue or (none, or every slot taken) to the host packet. */
 static ac_span span_of(cp_device_stage *d, void *packet, uint32_t n, uint32_t *index, bool *gathers)
 {
     void *host = (char *)packet + d->header_bytes;
     ac_span s = {.from = {.host = host}, .to = {.host = host}, .n = n};
     uint32_t appended = d->gather ? appended_of(d, host, n, index) : 0;
+    if (appended && relaunched_from_slot(d, packet, n, index, &s)) return s;
     if (appended) {
         *gathers = true;
         s.rest_only = appended == n;
     } else if (d->in_queue) {
         cp_device_queue_holds(d->in_queue, packet, &s.from);
     }
-    if (!appended && d->out_queue && d->kernel->inplace &&
-        !cp_device_queue_claim(d->out_queue, packet, &s.to))
+    if (d->out_queue && d->kernel->inplace && !cp_device_queue_claim(d->out_queue, packet, &s.to))
         s.to = (ac_place){.host = host};
     return s;
 }
 
-/* Entries the launch has read: an in-place kernel's host packets hold the elements
- * themselves now, so they are free at once (a task run again reads the host's). */
+/* Entries the launch has read: an in-place kernel's elements are whole now, in their
+ * host packets or in their output slots, so the entries are free at once (a task run
+ * again reads the host's elements, or its slot: relaunched_from_slot). */
 static void release_entries(cp_device_stage *d, const uint32_t *index, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)

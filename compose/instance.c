@@ -724,8 +724,10 @@ static inst_stage *sole_consumer(cp_instance *in, int q)
 /* A queue from a device stage's in-place output to a device stage that reads nothing
  * else keeps its packets' elements on the device (device_queue.c): the producer's
  * emit must not need the rewritten elements, and the consumer's must get them from
- * its own in-place copy back or not need them either. `[graph] device_queues = false`
- * keeps every queue on the host. */
+ * its own in-place copy back, from its results (cp_kernel.reads_resident) or not need
+ * them either. Other writers of the queue (rt.primary into `hits`) keep theirs on the
+ * host; the consumer reads each packet from where it is. `[graph] device_queues =
+ * false` keeps every queue on the host. */
 static int link_device_queues(cp_instance *in, char err[CP_ERR_MAX])
 {
     for (int i = 0; in->device_queues && i < in->nstages; i++) {
@@ -737,7 +739,9 @@ static int link_device_queues(cp_instance *in, char err[CP_ERR_MAX])
             queue->desc.kind != GR_COLLECTION || queue->desc.subqueues || queue->desc.dynamic_keys)
             continue;
         const cp_kernel *kb = cp_kernel_of(in->desc->r, b->init.type);
-        if (!kb->inplace && kb->emit && !kb->resident_emit) continue;
+        if (!kb->inplace && kb->emit && !kb->resident_emit &&
+            !(kb->reads_resident && kb->reads_resident(b->state)))
+            continue;
         if (!queue->device && !(queue->device = cp_device_queue_new(queue->name, &queue->desc, err)))
             return -1;
         cp_device_stage_link(a->device, NULL, queue->device);

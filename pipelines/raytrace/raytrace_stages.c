@@ -347,16 +347,16 @@ static void push_reflections(gr_ctx *c, shade_out *o)
 }
 
 /* A secondary ray from h's hit, if its weight is worth tracing, with h's cone carried
- * on from the hit (rt_cone_at_hit); its ray a handle of the one the kernel appended at
- * `appended` on the device, if it did (AC_NO_ENTRY: none). */
+ * on from the hit (`cone`: rt_cone_at_hit); its ray a handle of the one the kernel
+ * appended at `appended` on the device, if it did (AC_NO_ENTRY: none). */
 static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const rt_ray *ray,
                           const float weight[3], const plrt_ray *h, uint32_t depth, uint32_t layers,
-                          uint32_t appended)
+                          rt_cone cone, uint32_t appended)
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
-    plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0},
-                   rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0}, cone,
+                   layers};
     if (appended != AC_NO_ENTRY) cp_device_appended(c, PLRT_APPEND_REFLECT, appended, &rr.ray);
     if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
     o->reflect[o->nreflect++] = rr;
@@ -367,12 +367,14 @@ static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_r
                      const rt_ray *passed, const float weight[3])
 {
     if (h->layers + 1 < PLRT_MAX_LAYERS)
-        add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1, AC_NO_ENTRY);
+        add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1,
+                      rt_cone_at_hit(h->cone, &h->ray, h->hit.t, passed->dir), AC_NO_ENTRY);
 }
 
 /* One hit's shading sent on: its direct contribution, a shadow ray per lit light, a
  * reflection ray, a ray on through a blended surface. With the kernel's result, the
- * rays it appended on the device go as handles (cp_device_appended). */
+ * rays it appended on the device go as handles (cp_device_appended), and the
+ * reflection's cone is the kernel's (h's ray and hit may be stale on the host). */
 static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const sh_ray_result *res,
                      const plrt_shade_result *kernel, shade_out *o)
 {
@@ -388,6 +390,8 @@ static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const s
     }
     if (res->reflect && (int)h->depth < s->bounces)
         add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0,
+                      kernel ? kernel->reflect_cone
+                             : rt_cone_at_hit(h->cone, &h->ray, h->hit.t, res->reflected.dir),
                       kernel ? kernel->reflect_at : AC_NO_ENTRY);
     if (res->pass) add_pass(c, s, o, h, &res->passed, res->pass_weight);
 }
@@ -419,18 +423,22 @@ static void albedo_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, shade
 
 /* A miss, or a triangle of the mesh: not a ray no stage traced (PLRT_UNTRACED), nor a
  * primitive from nowhere, either of which would index past the mesh. */
-static bool hit_in_mesh(const shade_state *s, const plrt_ray *h)
+static bool hit_in_mesh(const shade_state *s, uint32_t prim)
 {
-    return h->hit.prim == RT_NO_HIT || h->hit.prim < s->env->geo->ntriangles;
+    return prim == RT_NO_HIT || prim < s->env->geo->ntriangles;
 }
 
 /* Ray h's contribution, if it has one (AOVs of a miss have none); a hit's shading from
- * the kernel's result when there is one. */
+ * the kernel's result when there is one. With a result, h's ray and hit are not read
+ * (they are stale on the host where Intersect's output stayed on the device): the
+ * primitive comes from the result, and a result means the colour AOV and no surface
+ * output (shade_reads_resident). */
 static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
                       const plrt_shade_result *kernel, shade_out *o)
 {
     plrt_contribs *out = &o->contribs;
-    if (!hit_in_mesh(s, h)) {
+    const uint32_t prim = kernel ? kernel->prim : h->hit.prim;
+    if (!hit_in_mesh(s, prim)) {
         gr_assert_at(c, false, "a ray came with no hit or a primitive outside the mesh (is the "
                      "input Intersect's output, or rt.primary's with trace = true?)", __FILE__, __LINE__);
         return;
@@ -444,7 +452,7 @@ static void shade_one(gr_ctx *c, const shade_state *s, const plrt_ray *h,
         if (h->hit.prim == RT_NO_HIT) return;
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
         plrt_add_contrib(out, h->pixel, v);
-    } else if (h->hit.prim == RT_NO_HIT) {
+    } else if (prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * s->env->background[ch];
         plrt_add_contrib(out, h->pixel, bg);
@@ -494,6 +502,15 @@ static void shade_emit(gr_ctx *c, void *state, void *packet, const void *results
 {
     (void)n;
     shade_packet(c, state, packet, results);
+}
+
+/* The emit reads of an element only what Intersect leaves as it was (weight, pixel,
+ * depth, cone) and takes the rest from the result, so Intersect's hits may stay on the
+ * device; not with a float surface output, which reads the camera rays' hits. */
+static bool shade_reads_resident(void *state)
+{
+    const shade_state *s = state;
+    return !s->surface;
 }
 
 static const char *shade_kernel_unsupported(void *state)
@@ -734,6 +751,7 @@ static const cp_kernel_stage_type kernel_stages[] = {
       .result_bytes = sizeof(plrt_shade_result), .results_of = shade_results_of,
       .buffers = shade_kernel_buffers,
       .unsupported = shade_kernel_unsupported, .emit = shade_emit,
+      .reads_resident = shade_reads_resident,
       .appends = {[PLRT_APPEND_SHADOW] = {SHADE_SHADOW, sizeof(rt_ray), shade_most_shadows},
                   [PLRT_APPEND_REFLECT] = {SHADE_REFLECT, sizeof(rt_ray), NULL}},
       .nappends = 2}},

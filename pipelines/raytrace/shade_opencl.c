@@ -16,7 +16,7 @@ _Static_assert(sizeof(plrt_shade_material) == 64 + PLRT_MAPS * 64, "shade.cl's m
 _Static_assert(sizeof(plrt_shade_texture) == 16 + SC_MAX_MIP_LEVELS * 12, "shade.cl's texture_t");
 _Static_assert(SC_MAX_MIP_LEVELS == 16, "shade.cl's MAX_LEVELS");
 _Static_assert(sizeof(plrt_shade_info) == 48 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
-_Static_assert(sizeof(plrt_shade_result) == 96 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
+_Static_assert(sizeof(plrt_shade_result) == 108 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
 /* The scene's normals, indices, per-triangle materials, positions and texture

@@ -60,6 +60,11 @@ typedef struct plrt_shade_result {
      * mirror ray on the device, as positions for cp_device_appended; AC_NO_ENTRY: it
      * did not (the queue is on the host, or full), the host makes them. */
     uint32_t shadow_at, reflect_at;
+    /* The hit's primitive (RT_NO_HIT: a miss) and, when it reflects, the mirror ray's cone
+     * (rt_cone_at_hit): what emit would read of the hit and the ray, which are stale on
+     * the host where the hits queue keeps its elements on the device. */
+    uint32_t prim;
+    rt_cone reflect_cone;
     /* Last: the kernel writes only the scene's lights' (plrt_shade_result_bytes). */
     float light_color[SH_MAX_LIGHTS][3];
 } plrt_shade_result;

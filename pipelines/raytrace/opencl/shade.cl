@@ -2,7 +2,8 @@
  * the ray cone's level of detail) or glTF metallic-roughness shading (every map), for
  * scenes without blended materials (shade_opencl.c says what it refuses). One work-item
  * per ray; it writes the ambient (and emissive) term, the hit point and normal, each lit
- * light's term and the mirror ray. Where rt.shadow and rt.intersect run on the device
+ * light's term, the mirror ray and its cone, and the hit's primitive (the host's copy of
+ * the hit is stale where Intersect's output stayed on the device). Where rt.shadow and rt.intersect run on the device
  * too, it appends the shadow rays and the mirror ray to their queues' device memory
  * (accel/opencl.h, ac_append) and says where; the host (rt.shade's emit) pushes them,
  * making on the host, as shaders/ray_shading.c does, the rays it could not append.
@@ -40,8 +41,8 @@ typedef struct { uint nmaterials, nlights, ntriangles, has_materials; float ambi
                  uint set1_at, has_uvs, result_bytes, pad[3]; light_t lights[MAX_LIGHTS]; } shade_info;
 /* Written up to info->result_bytes: the lights the scene has. */
 typedef struct { float direct[3], p[3], n[3]; uint lit; uint reflect; ray_t reflected;
-                 float reflect_weight[3]; uint shadow_at, reflect_at;
-                 float light_color[MAX_LIGHTS][3]; } shade_result;
+                 float reflect_weight[3]; uint shadow_at, reflect_at; uint prim;
+                 float reflect_cone[2]; float light_color[MAX_LIGHTS][3]; } shade_result;
 /* accel/opencl.h: AC_APPEND_SLOTS, the append counter and slots of a launch */
 #define APPEND_SLOTS 64
 typedef struct { uint counter, limit, per_slot, nslots; uint slots[APPEND_SLOTS]; } append_ctl;
@@ -578,6 +579,22 @@ static void shade_blinn_phong(const scene_t *sc, const rt_ray_elem *h, const mat
     for (int k = 0; k < 3; k++) r->reflect_weight[k] = h->weight[k] * m->reflectivity;
 }
 
+/* raytracer/ray.h's rt_cone_at_hit for the mirror ray: the cone's width at the hit and
+ * its spread per unit of the new ray's t, in the C order (the host reads them from the
+ * result: a hit that stayed on the device has a stale ray and hit on the host). */
+static void reflect_cone(const rt_ray_elem *h, shade_result *r)
+{
+    const float *d = r->reflected.dir, *o = h->ray.dir;
+    r->reflect_cone[0] = h->cone[0] + h->cone[1] * h->hit.t;
+    if (d[0] == o[0] && d[1] == o[1] && d[2] == o[2]) {
+        r->reflect_cone[1] = h->cone[1];
+        return;
+    }
+    const float lr = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
+    const float ln = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    r->reflect_cone[1] = h->cone[1] * sqrt(ln / lr);
+}
+
 /* Result i: the first `bytes` of r (a multiple of 4). */
 static void write_result(global uint *results, uint bytes, size_t i, const shade_result *r)
 {
@@ -602,6 +619,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *result
     r.lit = 0;
     r.reflect = 0;
     r.shadow_at = r.reflect_at = NO_HIT;
+    r.prim = h.hit.prim;
     if (h.hit.prim == NO_HIT || h.hit.prim >= info->ntriangles) {   /* the host handles these */
         write_result(results, info->result_bytes, i, &r);
         return;
@@ -618,6 +636,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *result
     normalize3(view);
     if (m.metallic_roughness) shade_metallic_roughness(&sc, &h, &m, interpolated, view, &r);
     else shade_blinn_phong(&sc, &h, &m, view, &r);
+    if (r.reflect) reflect_cone(&h, &r);
     append_shadows(&r, info, shadow_entries, shadow_ctl);
     append_reflection(&r, info->eps, reflect_entries, reflect_ctl);
     write_result(results, info->result_bytes, i, &r);
