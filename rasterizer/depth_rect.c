@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 #include <stddef.h>
+#include <string.h>
 
 /* The test of one covered pixel: nearer, or as near with a smaller id. */
 static inline bool depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
@@ -41,10 +42,10 @@ static inline double plane_at(const depth_plane *p, int64_t e0, int64_t e1)
     return p->z2 + p->dz0 * (double)e0 + p->dz1 * (double)e1;
 }
 
-static inline depth_plane depth_plane_of(const rs_setup *s, const rs_interp *ip)
+static inline depth_plane depth_plane_of(const rs_setup *s)
 {
-    return (depth_plane){((double)s->z[0] - s->z[2]) / ip->area,
-                         ((double)s->z[1] - s->z[2]) / ip->area, s->z[2]};
+    const double area = (double)s->area;
+    return (depth_plane){((double)s->z[0] - s->z[2]) / area, ((double)s->z[1] - s->z[2]) / area, s->z[2]};
 }
 
 /* The exact depth and test of a covered pixel (biased edge values e0, e1) at index i. */
@@ -57,27 +58,31 @@ static inline void depth_test_pixel(const rs_setup *s, const rs_interp *ip, int6
 
 #if defined(__x86_64__)
 /* rs_depth and depth_test for the lanes in `lanes` of the pixels from index i, whose
- * unbiased edge values are u0[k], u1[k]; returns the lanes won. */
-static int depth_test_listed(const rs_interp *ip, const int64_t *u0, const int64_t *u1,
+ * unbiased edge values are u0[k], u1[k]; returns the lanes won. The rare exact path: its
+ * rs_interp is made here, not by every call of the kernels. */
+__attribute__((noinline))
+static int depth_test_listed(const rs_setup *s, const int64_t *u0, const int64_t *u1,
                              ptrdiff_t i, rs_depth_target *t, uint32_t id, int lanes)
 {
+    rs_interp ip;
+    rs_interp_of(s, &ip);
     int won = 0;
     for (; lanes; lanes &= lanes - 1) {
         int k = __builtin_ctz((unsigned)lanes);
-        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(ip, u0[k], u1[k]), id)) won |= 1 << k;
+        if (depth_test(&t->z[i + k], &t->vis[i + k], rs_depth(&ip, u0[k], u1[k]), id)) won |= 1 << k;
     }
     return won;
 }
 
 /* depth_test_listed for four pixels (int64 edge values U0, U1). */
 __attribute__((target("avx2")))
-static int depth_test_exact(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
+static int depth_test_exact(const rs_setup *s, __m256i U0, __m256i U1, ptrdiff_t i,
                             rs_depth_target *t, uint32_t id, int lanes)
 {
     int64_t u0[4], u1[4];
     _mm256_storeu_si256((__m256i *)u0, U0);
     _mm256_storeu_si256((__m256i *)u1, U1);
-    return depth_test_listed(ip, u0, u1, i, t, id, lanes);
+    return depth_test_listed(s, u0, u1, i, t, id, lanes);
 }
 #endif
 
@@ -88,7 +93,7 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
     rs_interp ip;
     rs_interp_of(s, &ip);
-    const depth_plane pl = depth_plane_of(s, &ip);
+    const depth_plane pl = depth_plane_of(s);
     const edge_walk w = edge_walk_from(s, x0);
     const double plane_step = pl.dz0 * (double)w.step[0] + pl.dz1 * (double)w.step[1];
     int n = 0;
@@ -266,108 +271,138 @@ static inline void edges_to_int64(__m256i U0, __m256i U1, int64_t u0[8], int64_t
     }
 }
 
-/* depth_test_listed for eight pixels (int32 edge values U0, U1). */
-__attribute__((target("avx2")))
-static int depth_test_exact8(const rs_interp *ip, __m256i U0, __m256i U1, ptrdiff_t i,
+/* depth_test_listed for eight pixels (int32 edge values U0, U1): lanes 0-3 from index
+ * at, lanes 4-7 from index at4 (at + 4 for eight pixels of a row, the next row's first
+ * for a block of two rows of four). */
+__attribute__((target("avx2"), noinline))
+static int depth_test_exact8(const rs_setup *s, __m256i U0, __m256i U1, ptrdiff_t at, ptrdiff_t at4,
                              rs_depth_target *t, uint32_t id, int lanes)
 {
     int64_t u0[8], u1[8];
     edges_to_int64(U0, U1, u0, u1);
-    return depth_test_listed(ip, u0, u1, i, t, id, lanes);
+    return depth_test_listed(s, u0, u1, at, t, id, lanes & 0xf) |
+           depth_test_listed(s, u0 + 4, u1 + 4, at4, t, id, lanes >> 4) << 4;
 }
 
-/* Whether every edge value (biased and unbiased) at the pixel centres of
- * [x0, x1) x [y0, y1) lies within int32, first[k] being edge k's at (x0, y0): edges are
- * linear, so their least and greatest values over the rectangle are first + the negative
- * (or positive) parts of its steps across and down, a[k] * one * (width - 1) and
- * b[k] * one * (height - 1) (exact products of int32s). The three edges in the lanes of
- * one vector, without branches: it runs once per triangle, most of them small. Lanes
- * past x1 may wrap; they are never covered, and the wrapped sums of the lanes inside are
- * still exact (two's complement addition is exact modulo 2^32). */
-__attribute__((target("avx2")))
-static bool edges_fit_int32(const rs_setup *s, const int64_t first[3], int width, int height)
+/* The three edges over a rectangle, in int64 lanes 0-2 (edge k in lane k; lane 3 is not
+ * looked at): their biased values at its first pixel centre (raster.h: exact in int64)
+ * and their coordinate differences a[k], b[k] (a step of a pixel across changes edge k
+ * by a[k] 2^8, a row down by b[k] 2^8). Set up in vectors, without the
+ * per-edge scalar work of edge_row: it runs once per triangle and tile, which for most of
+ * a dense mesh's triangles is more work than their few pixels. */
+typedef struct edge_lanes { __m256i first, a, b; } edge_lanes;
+
+__attribute__((target("avx2"), always_inline))
+static inline edge_lanes edge_lanes_at(const rs_setup *s, int x0, int y0)
 {
-    const int64_t limit = INT32_MAX - 1, one = 1 << RS_SUBPIXEL_BITS;
-    const __m256i a = _mm256_setr_epi64x(s->a[0], s->a[1], s->a[2], 0);
-    const __m256i b = _mm256_setr_epi64x(s->b[0], s->b[1], s->b[2], 0);
-    const __m256i f = _mm256_setr_epi64x(first[0], first[1], first[2], 0);
-    const __m256i across = _mm256_mul_epi32(a, _mm256_set1_epi64x(one * (width - 1)));
-    const __m256i below = _mm256_mul_epi32(b, _mm256_set1_epi64x(one * (height - 1)));
+    _Static_assert(offsetof(rs_setup, b) == offsetof(rs_setup, a) + 3 * sizeof(int32_t), "a, b adjacent");
+    _Static_assert(offsetof(rs_setup, x0) == offsetof(rs_setup, b) + 3 * sizeof(int32_t), "b, x0 adjacent");
+    _Static_assert(offsetof(rs_setup, area) == offsetof(rs_setup, c) + 3 * sizeof(int64_t), "c, area adjacent");
+    _Static_assert(offsetof(rs_setup, order) == offsetof(rs_setup, bias) + 3, "bias, order adjacent");
+    const __m256i a = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)s->a));   /* a0-a2, b0 */
+    const __m256i b = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)s->b));   /* b0-b2, x0 */
+    int32_t bias4;
+    memcpy(&bias4, s->bias, sizeof bias4);                                              /* bias0-2, order0 */
+    const __m256i bias = _mm256_cvtepi8_epi64(_mm_cvtsi32_si128(bias4));
+    const __m256i c = _mm256_loadu_si256((const __m256i *)s->c);                        /* c0-c2, area */
+    /* pixel centres are below 2^31, so the signed 32 x 32 -> 64 bit products are exact */
+    const __m256i ax = _mm256_mul_epi32(a, _mm256_set1_epi64x(pixel_centre(x0)));
+    const __m256i by = _mm256_mul_epi32(b, _mm256_set1_epi64x(pixel_centre(y0)));
+    return (edge_lanes){_mm256_add_epi64(_mm256_add_epi64(ax, by), _mm256_add_epi64(c, bias)), a, b};
+}
+
+/* Whether every edge value (biased and unbiased) at the pixel centres of a rectangle
+ * width x height from the one of e.first lies within int32: edges are linear, so their
+ * least and greatest values over the rectangle are first + the negative (or positive)
+ * parts of its steps across and down, a[k] 2^8 (width - 1) and b[k] 2^8 (height - 1)
+ * (exact products of int32s). The three edges in the lanes of one vector, without branches. Lanes past
+ * the rectangle may wrap; they are never covered, and the wrapped sums of the lanes
+ * inside are still exact (two's complement addition is exact modulo 2^32). */
+__attribute__((target("avx2"), always_inline))
+static inline bool edges_fit_int32(const edge_lanes *e, int width, int height)
+{
+    const int64_t limit = INT32_MAX - 1;
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const __m256i across = _mm256_mul_epi32(e->a, _mm256_set1_epi64x(one * (width - 1)));
+    const __m256i below = _mm256_mul_epi32(e->b, _mm256_set1_epi64x(one * (height - 1)));
     const __m256i zero = _mm256_setzero_si256();
     const __m256i across_neg = _mm256_cmpgt_epi64(zero, across), below_neg = _mm256_cmpgt_epi64(zero, below);
-    const __m256i least = _mm256_add_epi64(f, _mm256_add_epi64(_mm256_and_si256(across, across_neg),
-                                                               _mm256_and_si256(below, below_neg)));
-    const __m256i most = _mm256_add_epi64(f, _mm256_add_epi64(_mm256_andnot_si256(across_neg, across),
-                                                              _mm256_andnot_si256(below_neg, below)));
+    const __m256i least = _mm256_add_epi64(e->first, _mm256_add_epi64(_mm256_and_si256(across, across_neg),
+                                                                      _mm256_and_si256(below, below_neg)));
+    const __m256i most = _mm256_add_epi64(e->first, _mm256_add_epi64(_mm256_andnot_si256(across_neg, across),
+                                                                     _mm256_andnot_si256(below_neg, below)));
     const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(-limit), least),
                                         _mm256_cmpgt_epi64(most, _mm256_set1_epi64x(limit)));
-    return _mm256_testz_si256(out, out);
+    return (_mm256_movemask_pd(_mm256_castsi256_pd(out)) & 0x7) == 0;
 }
 
-/* One step of eight pixels from index at whose edge values are E0, E1 (biased by
- * bias0, bias1): depths and the test of the lanes in `cover`, the ones won appended to
- * t->won. */
+/* Lane k's low 32 bits in all eight int32 lanes (k < 4): edge k's int32 value from an
+ * edge_lanes vector, exact where the values fit (edges_fit_int32) and wrapped modulo
+ * 2^32 otherwise, which the int32 walks allow for. */
 __attribute__((target("avx2"), always_inline))
-static inline void depth_step8(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
-                               __m256i bias0, __m256i bias1, int cover, ptrdiff_t at,
-                               rs_depth_target *t, uint32_t id)
+static inline __m256i edge_int32(__m256i v, int k)
+{
+    return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(2 * k));
+}
+
+/* Appends index at + k for each lane k in won, in increasing k, to t->won (when kept). */
+static inline void append_won(rs_depth_target *t, ptrdiff_t at, unsigned won)
+{
+    if (!t->won) return;
+    int32_t *out = t->won + t->nwon;
+    t->nwon += __builtin_popcount(won);
+    for (; won; won &= won - 1) *out++ = (int32_t)(at + __builtin_ctz(won));
+}
+
+/* One step of eight pixels whose edge values are E0, E1 (biased by bias0, bias1): depths
+ * and the test of the lanes in `cover`, lanes 0-3 at index at and 4-7 at index at4 (at + 4
+ * along a row, the next row's for a block of two rows of four; depth_test_lanes8 or
+ * depth_test_block), the ones won appended to t->won in lane order. */
+__attribute__((target("avx2"), always_inline))
+static inline void depth_step8(const rs_setup *s, const depth_plane *pl, __m256i E0, __m256i E1,
+                               __m256i bias0, __m256i bias1, int cover, ptrdiff_t at, ptrdiff_t at4,
+                               bool block, rs_depth_target *t, uint32_t id)
 {
     __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
     int inexact;
     __m256 depth = plane_depths8(pl, U0, U1, &inexact);
-    int won = depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
-    if (cover & inexact) won |= depth_test_exact8(ip, U0, U1, at, t, id, cover & inexact);
-    for (; won && t->won; won &= won - 1) t->won[t->nwon++] = (int32_t)(at + __builtin_ctz((unsigned)won));
+    int won = block ? depth_test_block(t->z, t->vis, at, at4, depth, id, cover & ~inexact)
+                    : depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
+    if (cover & inexact) won |= depth_test_exact8(s, U0, U1, at, at4, t, id, cover & inexact);
+    append_won(t, at, (unsigned)won & 0xf);
+    append_won(t, at4 - 4, (unsigned)won & 0xf0);
 }
 
 /* The row walk of depth_rect_narrow for a rectangle five to eight pixels wide: one step
  * per row that the triangle covers, the test without branches on the data. A row it
  * does not cover costs its sign test alone. */
 __attribute__((target("avx2")))
-static int depth_rows8(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
-                       const __m256i first[3], const __m256i below[3], int x0, int y0, int x1,
-                       int y1, rs_depth_target *t, uint32_t id)
+static int depth_rows8(const rs_setup *s, const depth_plane *pl, const edge_lanes *el, int x0, int y0,
+                       int x1, int y1, rs_depth_target *t, uint32_t id)
 {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i e[3], below[3];
+#pragma GCC unroll 3
+    for (int k = 0; k < 3; k++) {
+        const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
+        e[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS));
+        below[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS);
+    }
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     const int valid = (1 << (x1 - x0)) - 1;
-    __m256i e0 = first[0], e1 = first[1], e2 = first[2];
+    ptrdiff_t at = (ptrdiff_t)(y0 - t->oy) * t->stride - t->ox + x0;
     int n = 0;
-    for (int y = y0; y < y1; y++) {
-        __m256i signs = _mm256_or_si256(_mm256_or_si256(e0, e1), e2);
+    for (int y = y0; y < y1; y++, at += t->stride) {
+        __m256i signs = _mm256_or_si256(_mm256_or_si256(e[0], e[1]), e[2]);
         int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & valid;
         if (cover) {
-            ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
             n += __builtin_popcount((unsigned)cover);
-            depth_step8(ip, pl, e0, e1, bias0, bias1, cover, at, t, id);
+            depth_step8(s, pl, e[0], e[1], bias0, bias1, cover, at, at + 4, false, t, id);
         }
-        e0 = _mm256_add_epi32(e0, below[0]);
-        e1 = _mm256_add_epi32(e1, below[1]);
-        e2 = _mm256_add_epi32(e2, below[2]);
+#pragma GCC unroll 3
+        for (int k = 0; k < 3; k++) e[k] = _mm256_add_epi32(e[k], below[k]);
     }
     return n;
-}
-
-/* depth_step8 for a block of two rows of four pixels (lanes 0-3 at index at, 4-7 at
- * below; depth_test_block). */
-__attribute__((target("avx2"), always_inline))
-static inline void depth_block_step(const rs_interp *ip, const depth_plane *pl, __m256i E0, __m256i E1,
-                                    __m256i bias0, __m256i bias1, int cover, ptrdiff_t at, ptrdiff_t below,
-                                    rs_depth_target *t, uint32_t id)
-{
-    __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
-    int inexact;
-    __m256 depth = plane_depths8(pl, U0, U1, &inexact);
-    int won = depth_test_block(t->z, t->vis, at, below, depth, id, cover & ~inexact);
-    if (cover & inexact) {
-        int64_t u0[8], u1[8];
-        edges_to_int64(U0, U1, u0, u1);
-        won |= depth_test_listed(ip, u0, u1, at, t, id, cover & inexact & 0xf);
-        won |= depth_test_listed(ip, u0 + 4, u1 + 4, below, t, id, (cover & inexact) >> 4) << 4;
-    }
-    for (; won && t->won; won &= won - 1) {
-        const int k = __builtin_ctz((unsigned)won);
-        t->won[t->nwon++] = (int32_t)(k < 4 ? at + k : below + k - 4);
-    }
 }
 
 /* The walk of depth_rect_narrow for a rectangle at most four pixels wide (most of
@@ -376,33 +411,36 @@ static inline void depth_block_step(const rs_interp *ip, const depth_plane *pl, 
  * sign test alone, and a covered one a single depth step for both rows. Lanes past the
  * rectangle (columns past x1, a row past y1) are never in cover; their int32 values may
  * wrap, which changes nothing inside. Pixels are tested, counted and won in row-major
- * order, as row by row. */
+ * order, as row by row. When the last block has one row, its lanes 4-7 (not in cover)
+ * point at the same pixels as lanes 0-3, which depth_test_block stores last. */
 __attribute__((target("avx2")))
-static int depth_blocks4(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
-                         const int64_t first[3], const int64_t step[3], const int64_t down[3],
-                         int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+static int depth_blocks4(const rs_setup *s, const depth_plane *pl, const edge_lanes *el, int x0, int y0,
+                         int x1, int y1, rs_depth_target *t, uint32_t id)
 {
     const __m256i col = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
     const __m256i row = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     __m256i e[3], two_rows[3];
+#pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
-        e[k] = _mm256_add_epi32(_mm256_set1_epi32((int32_t)first[k]),
-                                _mm256_add_epi32(_mm256_mullo_epi32(col, _mm256_set1_epi32((int32_t)step[k])),
-                                                 _mm256_mullo_epi32(row, _mm256_set1_epi32((int32_t)down[k]))));
-        two_rows[k] = _mm256_set1_epi32((int32_t)(2 * down[k]));
+        const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
+        const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(col, a), _mm256_mullo_epi32(row, b));
+        e[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(offset, RS_SUBPIXEL_BITS));
+        two_rows[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS + 1);
     }
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     const int one_row = (1 << (x1 - x0)) - 1, two = one_row | one_row << 4;
+    const ptrdiff_t stride = t->stride;
+    ptrdiff_t at = (ptrdiff_t)(y0 - t->oy) * stride - t->ox + x0;
     int n = 0;
-    for (int y = y0; y < y1; y += 2) {
+    for (int y = y0; y < y1; y += 2, at += 2 * stride) {
         __m256i signs = _mm256_or_si256(_mm256_or_si256(e[0], e[1]), e[2]);
         const bool pair = y + 1 < y1;
         int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & (pair ? two : one_row);
         if (cover) {
-            ptrdiff_t at = (ptrdiff_t)(y - t->oy) * t->stride - t->ox + x0;
             n += __builtin_popcount((unsigned)cover);
-            depth_block_step(ip, pl, e[0], e[1], bias0, bias1, cover, at, pair ? at + t->stride : at, t, id);
+            depth_step8(s, pl, e[0], e[1], bias0, bias1, cover, at, pair ? at + stride : at, true, t, id);
         }
+#pragma GCC unroll 3
         for (int k = 0; k < 3; k++) e[k] = _mm256_add_epi32(e[k], two_rows[k]);
     }
     return n;
@@ -410,20 +448,20 @@ static int depth_blocks4(const rs_setup *s, const rs_interp *ip, const depth_pla
 
 /* The row walk of depth_rect_avx2 over int32 edge values, eight pixels per step. */
 __attribute__((target("avx2")))
-static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
-                             const int64_t first[3], const int64_t step[3], const int64_t down[3],
-                             int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
+static int depth_rect_narrow(const rs_setup *s, const depth_plane *pl, const edge_lanes *el, int x0,
+                             int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
 {
-    if (x1 - x0 <= 4) return depth_blocks4(s, ip, pl, first, step, down, x0, y0, x1, y1, t, id);
+    if (x1 - x0 <= 4) return depth_blocks4(s, pl, el, x0, y0, x1, y1, t, id);
+    if (x1 - x0 <= 8) return depth_rows8(s, pl, el, x0, y0, x1, y1, t, id);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i row[3], along[3], below[3];
+#pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
-        row[k] = _mm256_add_epi32(_mm256_set1_epi32((int32_t)first[k]),
-                                  _mm256_mullo_epi32(lane, _mm256_set1_epi32((int32_t)step[k])));
-        along[k] = _mm256_set1_epi32((int32_t)(8 * step[k]));
-        below[k] = _mm256_set1_epi32((int32_t)down[k]);
+        const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
+        row[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS));
+        along[k] = _mm256_slli_epi32(a, RS_SUBPIXEL_BITS + 3);
+        below[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS);
     }
-    if (x1 - x0 <= 8) return depth_rows8(s, ip, pl, row, below, x0, y0, x1, y1, t, id);
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
     int n = 0;
     for (int y = y0; y < y1; y++) {
@@ -437,7 +475,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
             if (cover) {
                 in_span = true;
                 n += __builtin_popcount((unsigned)cover);
-                depth_step8(ip, pl, E0, E1, bias0, bias1, cover, at + x, t, id);
+                depth_step8(s, pl, E0, E1, bias0, bias1, cover, at + x, at + x + 4, false, t, id);
                 if (!(cover & 0x80)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;
@@ -455,7 +493,7 @@ static int depth_rect_narrow(const rs_setup *s, const rs_interp *ip, const depth
  * values over the rectangle do not fit int32 (few: the largest). Its own function, so
  * that its vector constants do not weigh on the small triangles' path. */
 __attribute__((target("avx2"), noinline))
-static int depth_rect_wide(const rs_setup *s, const rs_interp *ip, const depth_plane *pl,
+static int depth_rect_wide(const rs_setup *s, const depth_plane *pl,
                            const int64_t first[3], const int64_t step[3], const int64_t down[3],
                            int x0, int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
 {
@@ -489,7 +527,7 @@ static int depth_rect_wide(const rs_setup *s, const rs_interp *ip, const depth_p
                 __m128 depth = plane_depths(pl, U0, U1, &inexact);
                 int won = depth_test_lanes(&t->z[row + x], &t->vis[row + x], depth, id,
                                            cover & ~inexact);
-                if (cover & inexact) won |= depth_test_exact(ip, U0, U1, row + x, t, id, cover & inexact);
+                if (cover & inexact) won |= depth_test_exact(s, U0, U1, row + x, t, id, cover & inexact);
                 for (; won && t->won; won &= won - 1)
                     t->won[t->nwon++] = (int32_t)(row + x + __builtin_ctz((unsigned)won));
                 if (!(cover & 8)) break;  /* the span ended in these lanes */
@@ -511,22 +549,21 @@ __attribute__((target("avx2")))
 static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
                            rs_depth_target *t, uint32_t id)
 {
-    for (int k = 0; k < 3; k++)
-        if (!(fabsf(s->z[k]) <= 2.0f)) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
-    if (s->area >= EXACT_EDGE_LIMIT) return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
+    _Static_assert(offsetof(rs_setup, inv_w) == offsetof(rs_setup, z) + 3 * sizeof(float), "z, inv_w adjacent");
+    const __m128 z = _mm_loadu_ps(s->z);                                   /* z0-z2, inv_w0 */
+    const __m128 in_range = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), z), _mm_set1_ps(2.0f), _CMP_LE_OQ);
+    if ((_mm_movemask_ps(in_range) & 0x7) != 0x7 || s->area >= EXACT_EDGE_LIMIT)
+        return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
     if (x1 <= x0 || y1 <= y0) return 0;
-    rs_interp ip;
-    rs_interp_of(s, &ip);
-    const depth_plane pl = depth_plane_of(s, &ip);
-    const edge_walk w = edge_walk_from(s, x0);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    int64_t first[3];
-    edge_row(s, &w, y0, first);
-    const int64_t down[3] = {(int64_t)s->b[0] * one, (int64_t)s->b[1] * one, (int64_t)s->b[2] * one};
-    if (edges_fit_int32(s, first, x1 - x0, y1 - y0))
-        return depth_rect_narrow(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
-    return depth_rect_wide(s, &ip, &pl, first, w.step, down, x0, y0, x1, y1, t, id);
+    const depth_plane pl = depth_plane_of(s);
+    const edge_lanes el = edge_lanes_at(s, x0, y0);
+    if (edges_fit_int32(&el, x1 - x0, y1 - y0)) return depth_rect_narrow(s, &pl, &el, x0, y0, x1, y1, t, id);
+    int64_t first[4], step[4], down[4];
+    _mm256_storeu_si256((__m256i *)first, el.first);
+    _mm256_storeu_si256((__m256i *)step, _mm256_slli_epi64(el.a, RS_SUBPIXEL_BITS));
+    _mm256_storeu_si256((__m256i *)down, _mm256_slli_epi64(el.b, RS_SUBPIXEL_BITS));
+    return depth_rect_wide(s, &pl, first, step, down, x0, y0, x1, y1, t, id);
 }
 #endif
 
