@@ -369,8 +369,12 @@ static inline void depth_step8(const rs_setup *s, const depth_plane *pl, __m256i
     int won = block ? depth_test_block(t->z, t->vis, at, at4, depth, id, cover & ~inexact)
                     : depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
     if (cover & inexact) won |= depth_test_exact8(s, U0, U1, at, at4, t, id, cover & inexact);
-    append_won(t, at, (unsigned)won & 0xf);
-    append_won(t, at4 - 4, (unsigned)won & 0xf0);
+    if (block) {
+        append_won(t, at, (unsigned)won & 0xf);
+        append_won(t, at4 - 4, (unsigned)won & 0xf0);
+    } else {
+        append_won(t, at, (unsigned)won);    /* at4 is at + 4 */
+    }
 }
 
 /* The row walk of depth_rect_narrow for a rectangle five to eight pixels wide: one step

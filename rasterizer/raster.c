@@ -90,14 +90,16 @@ int rs_clip(const rs_triangle *in, rs_triangle out[RS_MAX_CLIPPED])
 
 /* Edge i goes from vertex j = (i+1)%3 to k = (i+2)%3, so it is zero at both and equals
  * the doubled area at vertex i. Top edge: horizontal, interior below (dx > 0 with y
- * down); left edge: interior to the right (dy < 0). */
+ * down); left edge: interior to the right (dy < 0). Top or left is (dy, -dx) below
+ * (0, 0) in lexicographic order, that is dy 2^32 - dx < 0 (|dx|, |dy| < 2^29: raster.h),
+ * whose sign bit gives the bias without compares. */
 static inline void make_edge(rs_setup *s, const int64_t x[3], const int64_t y[3], int i, int j, int k)
 {
     int64_t dx = x[k] - x[j], dy = y[k] - y[j];
     s->a[i] = (int32_t)-dy;
     s->b[i] = (int32_t)dx;
     s->c[i] = dy * x[j] - dx * y[j];
-    s->bias[i] = (int8_t)-!(((dy == 0) & (dx > 0)) | (dy < 0));
+    s->bias[i] = (int8_t)~(((int64_t)((uint64_t)dy << 32) - dx) >> 63);
 }
 
 void rs_project_vertex(const rs_vertex *v, int width, int height, rs_screen_vertex *out)
