@@ -10,7 +10,9 @@
  *   sample its depth (rs_sample_depth) beats, marks the equal ones as ties, and nothing
  *   else.
  * On random triangles: tiny (below a pixel), slivers, huge (far past the image: int64
- * fallbacks), degenerate (collinear: set up or refused, never a pixel), and rectangles
+ * fallbacks), degenerate (collinear: set up or refused, never a pixel), large enough
+ * that their edge values over a rectangle lie on either side of the int32 limit (the
+ * 1x kernel's choice between its int32 and int64 walks), and rectangles
  * cut at random tile and block borders, odd widths and heights, over held depths the
  * triangle beats, loses to and equals. A lane taken from the wrong row or pixel, a block
  * lane past the rectangle let in, or a covered lane dropped fails it. */
@@ -41,12 +43,13 @@ static uint32_t next_u32(void)
 static int64_t near(int64_t c, int64_t span) { return c + (int64_t)(next_u32() % (uint32_t)span) - span / 2; }
 
 /* A random triangle of kind 0 tiny, 1 small, 2 sliver, 3 huge, 4 degenerate (collinear),
- * set up with reach r; false when it covers nothing. */
+ * 5 near the int32 limit (sides of a few hundred pixels: edge values around 2^31 over the
+ * image), set up with reach r; false when it covers nothing. */
 static bool random_triangle(int kind, const rs_reach *r, rs_setup *s)
 {
     const int64_t cx = (int64_t)(next_u32() % W) * 256 + next_u32() % 256;
     const int64_t cy = (int64_t)(next_u32() % W) * 256 + next_u32() % 256;
-    const int64_t spans[] = {200, 6 * 256, 256 /* then stretched */, (int64_t)1 << 26, 10 * 256};
+    const int64_t spans[] = {200, 6 * 256, 256 /* then stretched */, (int64_t)1 << 26, 10 * 256, (int64_t)1 << 17};
     rs_screen_vertex v[3];
     for (int k = 0; k < 3; k++)
         v[k] = (rs_screen_vertex){near(cx, spans[kind]), near(cy, spans[kind]), (float)(next_u32() % 1000) / 1000.0f,
@@ -89,6 +92,23 @@ static bool covered_at(const rs_setup *s, int64_t X, int64_t Y)
 }
 
 /* ---- 1x: rs_depth_rect ---------------------------------------------------------------- */
+
+/* Whether every edge value, biased or not, at the pixel centres of [x0,x1) x [y0,y1) fits
+ * int32 (with one to spare), from the definition: edges are linear, so their extremes
+ * are at the corners. */
+static bool edges_fit_int32_at(const rs_setup *s, int x0, int y0, int x1, int y1)
+{
+    const int64_t limit = INT32_MAX - 1;
+    for (int corner = 0; corner < 4; corner++) {
+        const int64_t X = (int64_t)(corner & 1 ? x1 - 1 : x0) * 256 + 128;
+        const int64_t Y = (int64_t)(corner & 2 ? y1 - 1 : y0) * 256 + 128;
+        for (int i = 0; i < 3; i++) {
+            const int64_t e = (int64_t)s->a[i] * X + (int64_t)s->b[i] * Y + s->c[i];
+            if (e > limit || e < -limit || e + s->bias[i] < -limit) return false;
+        }
+    }
+    return true;
+}
 
 typedef struct depth_buf {
     float z[W * W + SLACK];
@@ -141,10 +161,10 @@ static int depth_fine(const rs_setup *s, int x0, int y0, int x1, int y1, depth_b
 static void test_depth_blocks_match_fine_path(void)
 {
     static depth_buf start, fine, block;
-    int tests = 0, bad = 0, narrow = 0, won = 0;
+    int tests = 0, bad = 0, narrow = 0, won = 0, fit_int32 = 0, past_int32 = 0;
     for (int t = 0; t < ROUNDS(4000); t++) {
         rs_setup s;
-        if (!random_triangle(t % 5, &rs_centre_reach, &s)) continue;
+        if (!random_triangle(t % 6, &rs_centre_reach, &s)) continue;
         int x0, y0, x1, y1;
         random_rect(&s, &x0, &y0, &x1, &y1);
         const uint32_t id = next_u32() % 50;
@@ -155,6 +175,12 @@ static void test_depth_blocks_match_fine_path(void)
         const int cx0 = x0 > s.x0 ? x0 : s.x0, cx1 = x1 < s.x1 + 1 ? x1 : s.x1 + 1;
         narrow += cx1 - cx0 <= 4 && nfine > 0;
         won += nwon_fine;
+        if (t % 6 == 5 && nfine > 0) {
+            const int cy0 = y0 > s.y0 ? y0 : s.y0, cy1 = y1 < s.y1 + 1 ? y1 : s.y1 + 1;
+            const bool fits = edges_fit_int32_at(&s, cx0, cy0, cx1, cy1);
+            fit_int32 += fits;
+            past_int32 += !fits;
+        }
         for (int avx2 = 0; avx2 <= (int)rt_isa_available(RT_ISA_AVX2); avx2++) {
             block = start;
             rs_depth_target tg = {block.z, block.vis, 0, 0, W, block.won, 0};
@@ -164,12 +190,14 @@ static void test_depth_blocks_match_fine_path(void)
                 memcmp(block.z, fine.z, sizeof fine.z) || memcmp(block.vis, fine.vis, sizeof fine.vis)) {
                 if (bad++ < 3)
                     fprintf(stderr, "  1x triangle %d (kind %d, avx2 %d) over [%d,%d)x[%d,%d): %d covered (fine %d), %d won (fine %d)\n",
-                            t, t % 5, avx2, x0, x1, y0, y1, n, nfine, tg.nwon, nwon_fine);
+                            t, t % 6, avx2, x0, x1, y0, y1, n, nfine, tg.nwon, nwon_fine);
             }
         }
     }
     CHECK_MSG(bad == 0, "%d of %d walks differ from the fine path", bad, tests);
     CHECK_MSG(narrow > ROUNDS(500) && won > ROUNDS(1000), "too few narrow rectangles (%d) or pixels won (%d)", narrow, won);
+    CHECK_MSG(fit_int32 > ROUNDS(50) && past_int32 > ROUNDS(50),
+              "too few large triangles' rectangles within (%d) or past (%d) the int32 limit", fit_int32, past_int32);
 }
 
 /* ---- 4x and 8x: rs_sample_rect_take --------------------------------------------------- */
