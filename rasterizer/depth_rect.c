@@ -35,7 +35,9 @@ static inline bool depth_test(float *z, uint32_t *vis, float depth, uint32_t id)
  * exact test too (a tie needs equal depths). Only the work changes, never the result. */
 #define DEPTH_REJECT_MARGIN 1e-5
 
-typedef struct depth_plane { double dz0, dz1, z2; } depth_plane;
+/* The plane in double, and in float for the AVX2 kernels' rough test (rough_behind):
+ * rough_z2 is z2 less the margin. */
+typedef struct depth_plane { double dz0, dz1, z2; float rough_dz0, rough_dz1, rough_z2; } depth_plane;
 
 static inline double plane_at(const depth_plane *p, int64_t e0, int64_t e1)
 {
@@ -45,7 +47,8 @@ static inline double plane_at(const depth_plane *p, int64_t e0, int64_t e1)
 static inline depth_plane depth_plane_of(const rs_setup *s)
 {
     const double area = (double)s->area;
-    return (depth_plane){((double)s->z[0] - s->z[2]) / area, ((double)s->z[1] - s->z[2]) / area, s->z[2]};
+    const double dz0 = ((double)s->z[0] - s->z[2]) / area, dz1 = ((double)s->z[1] - s->z[2]) / area;
+    return (depth_plane){dz0, dz1, s->z[2], (float)dz0, (float)dz1, (float)(s->z[2] - DEPTH_REJECT_MARGIN)};
 }
 
 /* The exact depth and test of a covered pixel (biased edge values e0, e1) at index i. */
@@ -354,6 +357,24 @@ static inline void append_won(rs_depth_target *t, ptrdiff_t at, unsigned won)
     for (; won; won &= won - 1) *out++ = (int32_t)(at + __builtin_ctz(won));
 }
 
+/* The lanes whose pixel cannot win against the held depths, from the plane in float
+ * (unbiased int32 edge values U0, U1): a covered lane (barycentrics in [0, 1], vertex
+ * depths in [-2, 2], so each term below 4 in magnitude) gets the plane depth within
+ * 3e-6 (a dozen float roundings of terms below 8), and the exact float depth is within
+ * 2^-24 of the plane's; so a lane whose rough depth, margin (1e-5) subtracted, exceeds
+ * the held depth has an exact depth above it, which neither wins nor ties. A step whose
+ * covered lanes all lie behind (back faces behind the front ones, triangles behind
+ * others already drawn) skips the exact plane depths and the test. Lanes not covered
+ * may hold anything; they are never looked at. */
+__attribute__((target("avx2"), always_inline))
+static inline int rough_behind(const depth_plane *pl, __m256i U0, __m256i U1, __m256 held)
+{
+    const __m256 rough = _mm256_add_ps(_mm256_set1_ps(pl->rough_z2),
+                                       _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(pl->rough_dz0), _mm256_cvtepi32_ps(U0)),
+                                                     _mm256_mul_ps(_mm256_set1_ps(pl->rough_dz1), _mm256_cvtepi32_ps(U1))));
+    return _mm256_movemask_ps(_mm256_cmp_ps(rough, held, _CMP_GT_OQ));
+}
+
 /* One step of eight pixels whose edge values are E0, E1 (biased by bias0, bias1): depths
  * and the test of the lanes in `cover`, lanes 0-3 at index at and 4-7 at index at4 (at + 4
  * along a row, the next row's for a block of two rows of four; depth_test_lanes8 or
@@ -364,6 +385,9 @@ static inline void depth_step8(const rs_setup *s, const depth_plane *pl, __m256i
                                bool block, rs_depth_target *t, uint32_t id)
 {
     __m256i U0 = _mm256_sub_epi32(E0, bias0), U1 = _mm256_sub_epi32(E1, bias1);
+    const __m256 held = block ? _mm256_set_m128(_mm_loadu_ps(&t->z[at4]), _mm_loadu_ps(&t->z[at]))
+                              : _mm256_loadu_ps(&t->z[at]);
+    if (!(cover & ~rough_behind(pl, U0, U1, held))) return;
     int inexact;
     __m256 depth = plane_depths8(pl, U0, U1, &inexact);
     int won = block ? depth_test_block(t->z, t->vis, at, at4, depth, id, cover & ~inexact)
