@@ -289,10 +289,10 @@ static int depth_test_exact8(const rs_setup *s, __m256i U0, __m256i U1, ptrdiff_
 
 /* The three edges over a rectangle, in int64 lanes 0-2 (edge k in lane k; lane 3 is not
  * looked at): their biased values at its first pixel centre (raster.h: exact in int64)
- * and their coordinate differences a[k], b[k] (a step of a pixel across changes edge k
- * by a[k] 2^8, a row down by b[k] 2^8). Set up in vectors, without the
- * per-edge scalar work of edge_row: it runs once per triangle and tile, which for most of
- * a dense mesh's triangles is more work than their few pixels. */
+ * and their coordinate differences a[k], b[k] (a pixel across changes edge k by
+ * a[k] 2^8, a row down by b[k] 2^8). Set up in vectors, without edge_row's scalar work
+ * per edge: it runs once per triangle and tile, which for most of a dense mesh's
+ * triangles is more work than their few pixels. */
 typedef struct edge_lanes { __m256i first, a, b; } edge_lanes;
 
 __attribute__((target("avx2"), always_inline))
@@ -318,9 +318,10 @@ static inline edge_lanes edge_lanes_at(const rs_setup *s, int x0, int y0)
  * width x height from the one of e.first lies within int32: edges are linear, so their
  * least and greatest values over the rectangle are first + the negative (or positive)
  * parts of its steps across and down, a[k] 2^8 (width - 1) and b[k] 2^8 (height - 1)
- * (exact products of int32s). The three edges in the lanes of one vector, without branches. Lanes past
- * the rectangle may wrap; they are never covered, and the wrapped sums of the lanes
- * inside are still exact (two's complement addition is exact modulo 2^32). */
+ * (exact products of int32s). The three edges in the lanes of one vector, without
+ * branches. Lanes past the rectangle may wrap; they are never covered, and the wrapped
+ * sums of the lanes inside are still exact (two's complement addition is exact modulo
+ * 2^32). */
 __attribute__((target("avx2"), always_inline))
 static inline bool edges_fit_int32(const edge_lanes *e, int width, int height)
 {
@@ -369,9 +370,9 @@ static inline void append_won(rs_depth_target *t, ptrdiff_t at, unsigned won)
 __attribute__((target("avx2"), always_inline))
 static inline int rough_behind(const depth_plane *pl, __m256i U0, __m256i U1, __m256 held)
 {
-    const __m256 rough = _mm256_add_ps(_mm256_set1_ps(pl->rough_z2),
-                                       _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(pl->rough_dz0), _mm256_cvtepi32_ps(U0)),
-                                                     _mm256_mul_ps(_mm256_set1_ps(pl->rough_dz1), _mm256_cvtepi32_ps(U1))));
+    const __m256 t0 = _mm256_mul_ps(_mm256_set1_ps(pl->rough_dz0), _mm256_cvtepi32_ps(U0));
+    const __m256 t1 = _mm256_mul_ps(_mm256_set1_ps(pl->rough_dz1), _mm256_cvtepi32_ps(U1));
+    const __m256 rough = _mm256_add_ps(_mm256_set1_ps(pl->rough_z2), _mm256_add_ps(t0, t1));
     return _mm256_movemask_ps(_mm256_cmp_ps(rough, held, _CMP_GT_OQ));
 }
 
@@ -413,7 +414,8 @@ static int depth_rows8(const rs_setup *s, const depth_plane *pl, const edge_lane
 #pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
         const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
-        e[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS));
+        const __m256i offset = _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS);
+        e[k] = _mm256_add_epi32(edge_int32(el->first, k), offset);
         below[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS);
     }
     const __m256i bias0 = _mm256_set1_epi32(s->bias[0]), bias1 = _mm256_set1_epi32(s->bias[1]);
@@ -486,7 +488,8 @@ static int depth_rect_narrow(const rs_setup *s, const depth_plane *pl, const edg
 #pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
         const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
-        row[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS));
+        const __m256i offset = _mm256_slli_epi32(_mm256_mullo_epi32(lane, a), RS_SUBPIXEL_BITS);
+        row[k] = _mm256_add_epi32(edge_int32(el->first, k), offset);
         along[k] = _mm256_slli_epi32(a, RS_SUBPIXEL_BITS + 3);
         below[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS);
     }
