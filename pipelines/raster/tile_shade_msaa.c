@@ -19,6 +19,7 @@
  * The quad derivatives for texture LOD are the pixel shader's (sh_ps_quad_derivatives,
  * a function of the triangle and the quad), so they are as without samples. */
 #include "pipelines/raster/internal.h"
+#include "pipelines/raster/sample_slots.h"
 #include "pipelines/raster/tile_slots.h"
 
 #include <float.h>
@@ -28,22 +29,11 @@
 #include <emmintrin.h>
 #endif
 
-/* The tile's triangles that may own samples: slots are not counted per sample (the
- * AVX2 row kernel writes owners four at a time, with no scattered count to decrement per
- * sample it takes); a triangle left owning nothing keeps its slot until the array is
- * full and holds at least the tile's pixel count, when the slots no sample names are
- * collected (ms_collect), so the tile holds at most about twice max(its pixels, the
- * triangles it shows), whatever the scene. */
-typedef struct ms_prims {
-    plr_prim *p;
-    uint32_t n, cap;
-} ms_prims;
-
 typedef struct ms_tile {
     tile_rect r;
     float *z;                             /* depth per sample of the tile */
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
-    ms_prims prims;
+    ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
 } ms_tile;
@@ -83,7 +73,7 @@ static void ms_free(ms_tile *st)
     free(st->owner);
     free(st->z);
     free(st->final);
-    free(st->prims.p);
+    ms_prims_free(&st->prims);
     free(st->blended.p);
 }
 
@@ -92,14 +82,14 @@ static void ms_collect(ms_tile *st, const plr_state *s)
 {
     ms_prims *q = &st->prims;
     uint32_t *renumber = calloc(q->n, sizeof *renumber);
-    if (!renumber) return;                /* the caller grows the array instead */
+    if (!renumber) return;                /* the caller grows the store instead */
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     for (size_t i = 0; i < samples; i++)
         if (st->owner[i]) renumber[st->owner[i] - 1] = 1;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < q->n; i++)
         if (renumber[i]) {
-            q->p[kept] = q->p[i];
+            if (kept != i) *ms_prim(q, kept) = *ms_prim(q, i);
             renumber[i] = ++kept;
         }
     for (size_t i = 0; i < samples; i++)
@@ -108,18 +98,21 @@ static void ms_collect(ms_tile *st, const plr_state *s)
     free(renumber);
 }
 
-/* A slot for a new triangle. */
+/* A slot for a new triangle. Slots are not counted per sample (the AVX2 kernels write
+ * owners eight at a time, with no scattered count to decrement per sample taken): a
+ * triangle left owning nothing keeps its slot until the store is full and holds at least
+ * the tile's pixel count, when the slots no sample names are collected (ms_collect); a
+ * collect that leaves less than a chunk free adds one, so each collect is paid for by at
+ * least MS_CHUNK new triangles, and the tile holds at most max(its pixels, the triangles
+ * it shows) plus a chunk, whatever the scene. */
 static bool ms_slot(ms_tile *st, const plr_state *s, uint32_t *slot)
 {
     ms_prims *q = &st->prims;
-    if (q->n == q->cap && q->cap >= (uint32_t)(s->tile * s->tile)) ms_collect(st, s);
-    if (q->n == q->cap) {
-        uint32_t cap = q->cap ? 2 * q->cap : 64;
-        plr_prim *p = realloc(q->p, cap * sizeof *p);
-        if (!p) return false;
-        q->p = p;
-        q->cap = cap;
+    if (q->n == q->cap && q->cap >= (uint32_t)(s->tile * s->tile)) {
+        ms_collect(st, s);
+        if (q->cap - q->n < MS_CHUNK) (void)ms_prims_grow(q);   /* out of memory: the room left */
     }
+    if (q->n == q->cap && !ms_prims_grow(q)) return false;
     *slot = q->n++;
     return true;
 }
@@ -166,7 +159,7 @@ static unsigned winning_samples(const ms_tile *st, const plr_state *s, const plr
     const uint32_t *own = &st->owner[owner_at(st, s, x, y)];
     for (; tie; tie &= tie - 1) {
         const int k = __builtin_ctz(tie);
-        if (own[k] && p->tri.prim < st->prims.p[own[k] - 1].tri.prim) nearer |= 1u << k;
+        if (own[k] && p->tri.prim < ms_prim(&st->prims, own[k] - 1)->tri.prim) nearer |= 1u << k;
     }
     return nearer;
 }
@@ -267,7 +260,7 @@ static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
     if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
     uint32_t slot;
     if (!ms_slot(st, s, &slot)) return false;
-    st->prims.p[slot] = *p;
+    *ms_prim(&st->prims, slot) = *p;
     ms_take(st, s, p, slot, mode == SC_ALPHA_MASK);
     return true;
 }
@@ -400,7 +393,7 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
         const unsigned mask = owned_by(own, o, msaa);
         left &= ~mask;
         if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-        batch_add(b, &st->prims.p[o - 1], x, y, mask);
+        batch_add(b, ms_prim(&st->prims, o - 1), x, y, mask);
     }
 }
 
@@ -424,7 +417,7 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
                 ms_shade_samples(b, st, s, own, x, y, msaa);
             } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                batch_add(b, &st->prims.p[own[0] - 1], x, y, 0);
+                batch_add(b, ms_prim(&st->prims, own[0] - 1), x, y, 0);
             }
         }
 }
