@@ -372,6 +372,24 @@ static inline __attribute__((always_inline)) bool one_owner(const uint32_t *own,
     return owned_by(own, own[0], msaa) == (1u << msaa) - 1;
 }
 
+/* Whether the samples own[0 .. n) (n a multiple of 4) are all unowned: four a compare. */
+static inline __attribute__((always_inline)) bool none_owned(const uint32_t *own, const int n)
+{
+#if defined(__x86_64__)
+    __m128i any = _mm_setzero_si128();
+    for (int k = 0; k < n; k += 4) any = _mm_or_si128(any, _mm_loadu_si128((const __m128i *)&own[k]));
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(any, _mm_setzero_si128())) == 0xffff;
+#else
+    uint32_t any = 0;
+    for (int k = 0; k < n; k++) any |= own[k];
+    return any == 0;
+#endif
+}
+
+/* After an unowned pixel, ms_shade_pixels tests the next EMPTY_RUN pixels together: the
+ * tiles along a silhouette are mostly background. */
+#define EMPTY_RUN 4
+
 /* The pixel's owners in turn (in the order of their first sample), each shaded once for
  * its samples (mask); the samples no triangle owns get the pixel's cleared colour. */
 static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, const ms_tile *st,
@@ -418,6 +436,9 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
             } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
                 batch_add(b, ms_prim(&st->prims, own[0] - 1), x, y, 0);
+            } else if (x + EMPTY_RUN < st->r.x1 && none_owned(own + msaa, EMPTY_RUN * msaa)) {
+                memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the cleared colour too */
+                x += EMPTY_RUN;
             }
         }
 }
