@@ -403,9 +403,11 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
             const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
             const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
             const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
-            tie[0] = (uint8_t)(eq & sample_mask);
-            if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
-            any_tie |= eq;
+            if (eq) {                    /* rare (equal depths): tie is zero beforehand */
+                tie[0] = (uint8_t)(eq & sample_mask);
+                if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
+                any_tie = 1;
+            }
             if (!win) continue;
             const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
             if (whole) {
