@@ -277,7 +277,10 @@ typedef struct ms_batch {
     sh_ps_tri tris[SH_PS_MAX];
 } ms_batch;
 
-static void batch_add(ms_batch *b, const plr_prim *p, int x, int y, unsigned mask)
+/* Inline in ms_shade's scan: a call per shaded pixel was 4.8M instructions of bunny's 4x
+ * frame. */
+static inline __attribute__((always_inline)) void batch_add(ms_batch *b, const plr_prim *p, int x, int y,
+                                                            unsigned mask)
 {
     int64_t e0, e1;
     rs_edges_at(&p->su, x, y, &e0, &e1);
