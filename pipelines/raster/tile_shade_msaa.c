@@ -126,7 +126,8 @@ typedef struct tri_walk {
 } tri_walk;
 
 /* false when p has no pixel in the tile. */
-static bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p, tri_walk *t)
+static inline __attribute__((always_inline)) bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p,
+                                                          tri_walk *t)
 {
     t->x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0;
     t->y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0;
