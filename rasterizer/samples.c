@@ -28,16 +28,49 @@ const rs_samples *rs_sample_pattern(int count)
 }
 
 #if defined(__x86_64__)
-/* The least (greatest) of the four int64 lanes of v. */
+/* The least (greatest) lane by lane of a and b. */
 __attribute__((target("avx2")))
-static inline int64_t lanes_least(__m256i v, bool greatest)
+static inline __m256i lanes_min(__m256i a, __m256i b)
 {
-    for (int shift = 0; shift < 2; shift++) {
-        const __m256i u = shift ? _mm256_permute4x64_epi64(v, 0xb1) : _mm256_permute4x64_epi64(v, 0x4e);
-        const __m256i u_less = _mm256_cmpgt_epi64(v, u);   /* u < v */
-        v = greatest ? _mm256_blendv_epi8(u, v, u_less) : _mm256_blendv_epi8(v, u, u_less);
-    }
-    return _mm256_extract_epi64(v, 0);
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+
+__attribute__((target("avx2")))
+static inline __m256i lanes_max(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+}
+
+/* v[0..2] (one edge each, a sample per lane) turned to one vector per sample, the edges
+ * in lanes 0-2 (lane 3 repeats edge 2), so the edges' least or greatest over the samples
+ * is three lane-by-lane steps for all three edges together. */
+__attribute__((target("avx2")))
+static inline void by_sample(const __m256i v[3], __m256i out[4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi64(v[0], v[1]);   /* v0[0] v1[0] v0[2] v1[2] */
+    const __m256i t1 = _mm256_unpackhi_epi64(v[0], v[1]);   /* v0[1] v1[1] v0[3] v1[3] */
+    const __m256i t2 = _mm256_unpacklo_epi64(v[2], v[2]);   /* v2[0] v2[0] v2[2] v2[2] */
+    const __m256i t3 = _mm256_unpackhi_epi64(v[2], v[2]);
+    out[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    out[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    out[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    out[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+/* lo[i] (hi[i]) = the least (greatest) lane of least[i] (most[i]) plus bias[i], i < 3. */
+__attribute__((target("avx2")))
+static inline void edge_extremes(const __m256i least[3], const __m256i most[3], const int8_t bias[3],
+                                 int64_t lo[3], int64_t hi[3])
+{
+    __m256i l[4], h[4];
+    by_sample(least, l);
+    by_sample(most, h);
+    const __m256i b = _mm256_setr_epi64x(bias[0], bias[1], bias[2], 0);
+    const __m256i three = _mm256_setr_epi64x(-1, -1, -1, 0);
+    const __m256i lo_v = lanes_min(lanes_min(l[0], l[1]), lanes_min(l[2], l[3]));
+    const __m256i hi_v = lanes_max(lanes_max(h[0], h[1]), lanes_max(h[2], h[3]));
+    _mm256_maskstore_epi64((long long *)lo, three, _mm256_add_epi64(lo_v, b));
+    _mm256_maskstore_epi64((long long *)hi, three, _mm256_add_epi64(hi_v, b));
 }
 
 /* Four samples' offsets on one axis (1/16 pixel: 16 subpixels) as int64 subpixels. */
@@ -76,16 +109,12 @@ static void sample_walk_avx2(const rs_setup *s, const rs_samples *p, const rs_de
             _mm256_storeu_pd(&w->dz[4 * h], _mm256_setzero_pd());
         }
     }
+    __m256i least[3], most[3];                    /* per edge, over the halves */
     for (int i = 0; i < 3; i++) {
-        __m256i lo = off[i][0], hi = off[i][0];
-        if (halves == 2) {
-            const __m256i second_less = _mm256_cmpgt_epi64(lo, off[i][1]);
-            lo = _mm256_blendv_epi8(lo, off[i][1], second_less);
-            hi = _mm256_blendv_epi8(off[i][1], hi, second_less);
-        }
-        w->lo[i] = lanes_least(lo, false) + s->bias[i];
-        w->hi[i] = lanes_least(hi, true) + s->bias[i];
+        least[i] = halves == 2 ? lanes_min(off[i][0], off[i][1]) : off[i][0];
+        most[i] = halves == 2 ? lanes_max(off[i][0], off[i][1]) : off[i][0];
     }
+    edge_extremes(least, most, s->bias, w->lo, w->hi);
     w->int32_rows = false;
 }
 #endif
