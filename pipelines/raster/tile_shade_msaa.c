@@ -224,34 +224,40 @@ static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, u
     }
 }
 
-/* One opaque or MASK triangle: the samples it wins change owner. */
-static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
+/* One MASK triangle: of the samples it would win, it takes a pixel's where its alpha
+ * passes at the pixel centre. Apart from ms_take (its row buffers are large, and MASK
+ * triangles few). */
+static __attribute__((noinline)) void ms_take_masked(ms_tile *st, const plr_state *s, const plr_prim *p,
+                                                     uint32_t slot, const tri_walk *t)
 {
-    tri_walk t;
-    if (!walk_of(st, s, p, &t)) return;
-    if (!masked) {
-        ms_take_opaque(st, s, p, slot, &t);
-        return;
-    }
     const bool avx2 = s->env->isa == RT_ISA_AVX2;
     uint8_t nearer[PLR_MAX_TILE], tie[PLR_MAX_TILE];
     float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
-    for (int y = t.y0; y < t.y1; y++) {
+    for (int y = t->y0; y < t->y1; y++) {
         int64_t e0[3];
-        rs_centre_edges(&p->su, t.x0, y, e0);
-        rs_sample_row(&p->su, &t.w, &t.z, e0, t.x1 - t.x0, &st->z[owner_at(st, s, t.x0, y)],
+        rs_centre_edges(&p->su, t->x0, y, e0);
+        rs_sample_row(&p->su, &t->w, &t->z, e0, t->x1 - t->x0, &st->z[owner_at(st, s, t->x0, y)],
                       nearer, tie, z, avx2);
-        for (int x = t.x0; x < t.x1; x++) {
-            const int j = x - t.x0;
+        for (int x = t->x0; x < t->x1; x++) {
+            const int j = x - t->x0;
             if (!(nearer[j] | tie[j])) continue;
             const unsigned win = winning_samples(st, s, p, nearer[j], tie[j], x, y);
             if (!win) continue;
             int64_t e[3];
             edges_at_step(p, e0, j, e);
-            if (!mask_passes(s, p, &t, e, x, y)) continue;
+            if (!mask_passes(s, p, t, e, x, y)) continue;
             take_samples(st, s, slot, win, x, y, &z[j * s->msaa]);
         }
     }
+}
+
+/* One opaque or MASK triangle: the samples it wins change owner. */
+static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
+{
+    tri_walk t;
+    if (!walk_of(st, s, p, &t)) return;
+    if (masked) ms_take_masked(st, s, p, slot, &t);
+    else ms_take_opaque(st, s, p, slot, &t);
 }
 
 static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
