@@ -183,8 +183,10 @@ GR_API bool rs_sample_row_take(const rs_setup *s, const rs_sample_walk *w, const
  * tie. With avx2, a rectangle at most RS_SAMPLE_BLOCK_WIDTH pixels wide whose sample
  * values all fit int32 is walked as one block: the int32 lanes set up once, not per row,
  * and no per-row span (most triangles at 1024x1024 are a few pixels: the per-row setup
- * was most of their cost); other rectangles row by row. The same results. */
-#define RS_SAMPLE_BLOCK_WIDTH 8
+ * was most of their cost; a wider triangle's block steps over the empty part of its
+ * rectangle, which costs less than a span per row up to this width); other rectangles
+ * row by row. The same results. */
+#define RS_SAMPLE_BLOCK_WIDTH 32
 GR_API bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                 int x0, int y0, int x1, int y1, float *held, uint32_t *owner, size_t stride,
                                 uint32_t id, uint8_t *tie, bool avx2);

@@ -36,6 +36,7 @@ typedef struct ms_tile {
     ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
+    uint8_t *ties;                        /* rs_sample_rect_take's: RS_SAMPLE_BLOCK_WIDTH per row */
 } ms_tile;
 
 /* The tile's depth and owner index of pixel (x, y)'s first sample. */
@@ -63,7 +64,8 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
-    if (!st->owner || !st->z || !st->final) return false;
+    st->ties = malloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile);
+    if (!st->owner || !st->z || !st->final || !st->ties) return false;
     fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
 }
@@ -73,6 +75,7 @@ static void ms_free(ms_tile *st)
     free(st->owner);
     free(st->z);
     free(st->final);
+    free(st->ties);
     ms_prims_free(&st->prims);
     free(st->blended.p);
 }
@@ -198,8 +201,9 @@ static void take_ties(ms_tile *st, const plr_state *s, const plr_prim *p, uint32
 }
 
 /* One opaque triangle: the kernel takes the samples it is nearer at; those at equal
- * depth go to it when its primitive id is the smaller. A narrow rectangle (most
- * triangles) is one call for all its rows, a wide one row by row. */
+ * depth go to it when its primitive id is the smaller. A rectangle at most
+ * RS_SAMPLE_BLOCK_WIDTH wide (most triangles) is one call for all its rows
+ * (rs_sample_rect_take walks it as a block or row by row), a wider one row by row. */
 static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot,
                            const tri_walk *t)
 {
@@ -207,7 +211,7 @@ static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, u
     const int n = t->x1 - t->x0;
     const size_t at = owner_at(st, s, t->x0, t->y0);
     if (n <= RS_SAMPLE_BLOCK_WIDTH) {
-        uint8_t tie[RS_SAMPLE_BLOCK_WIDTH * PLR_MAX_TILE];
+        uint8_t *tie = st->ties;
         if (!rs_sample_rect_take(&p->su, &t->w, &t->z, t->x0, t->y0, t->x1, t->y1, &st->z[at], &st->owner[at],
                                  (size_t)s->tile * (size_t)s->msaa, slot + 1, tie, avx2))
             return;

@@ -6,7 +6,8 @@
  *   near with a smaller id), the same won list in row-major order and count;
  * - rs_sample_walk_make's AVX2 walk is rs_sample_walk_of's, field for field;
  * - rs_sample_rect_take (4x, 8x; its AVX2 kernel walks rectangles at most
- *   RS_SAMPLE_BLOCK_WIDTH pixels wide as one block of int32 lanes) takes every covered
+ *   RS_SAMPLE_BLOCK_WIDTH pixels wide as one block of int32 lanes, up to 16 steps a
+ *   row) takes every covered
  *   sample its depth (rs_sample_depth) beats, marks the equal ones as ties, and nothing
  *   else.
  * On random triangles: tiny (below a pixel), slivers, huge (far past the image: int64
@@ -73,7 +74,7 @@ static bool random_triangle(int kind, const rs_reach *r, rs_setup *s)
  * the triangle's bounds, so that it cuts the triangle at tile and block borders. */
 static void random_rect(const rs_setup *s, int *x0, int *y0, int *x1, int *y1)
 {
-    const int tile = 4 + (int)(next_u32() % 16);
+    const int tile = 4 + (int)(next_u32() % 32);   /* past RS_SAMPLE_BLOCK_WIDTH too */
     const int px = s->x0 + (int)(next_u32() % (uint32_t)(s->x1 - s->x0 + 1));
     const int py = s->y0 + (int)(next_u32() % (uint32_t)(s->y1 - s->y0 + 1));
     *x0 = px / tile * tile;
@@ -250,7 +251,7 @@ static bool samples_fine(const rs_setup *s, const rs_depth_plane *z, const rs_sa
     return ties;
 }
 
-static int compare_sample_rects(int count, int *narrow)
+static int compare_sample_rects(int count, int *narrow, int *wide_blocks)
 {
     static sample_buf start, fine, block;
     const rs_samples *p = rs_sample_pattern(count);
@@ -282,7 +283,8 @@ static int compare_sample_rects(int count, int *narrow)
         random_held(&s, &z, p, &start);
         fine = start;
         const bool fine_ties = samples_fine(&s, &z, p, x0, y0, x1, y1, &fine, 9);
-        *narrow += x1 - x0 <= RS_SAMPLE_BLOCK_WIDTH;
+        *narrow += x1 - x0 <= 8;
+        *wide_blocks += x1 - x0 > 8 && x1 - x0 <= RS_SAMPLE_BLOCK_WIDTH;
         const size_t first = ((size_t)y0 * W + (size_t)x0) * (size_t)count, stride = (size_t)W * (size_t)count;
         const size_t ntie = (size_t)(x1 - x0) * (size_t)(y1 - y0);
         for (int avx2 = 0; avx2 <= (int)rt_isa_available(RT_ISA_AVX2); avx2++) {
@@ -303,9 +305,11 @@ static int compare_sample_rects(int count, int *narrow)
 static void test_sample_blocks_match_fine_path(void)
 {
     for (int count = 4; count <= 8; count += 4) {
-        int narrow = 0;
-        CHECK_MSG(compare_sample_rects(count, &narrow) == 0, "%dx: rectangles differ from the fine path", count);
+        int narrow = 0, wide_blocks = 0;
+        CHECK_MSG(compare_sample_rects(count, &narrow, &wide_blocks) == 0, "%dx: rectangles differ from the fine path",
+                  count);
         CHECK_MSG(narrow > ROUNDS(300), "%dx: only %d narrow rectangles", count, narrow);
+        CHECK_MSG(wide_blocks > ROUNDS(100), "%dx: only %d blocks wider than 8 pixels", count, wide_blocks);
     }
 }
 
