@@ -354,8 +354,9 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     float linear[3 * SH_PS_MAX];
     const float *const iw[3] = {b->iw[0], b->iw[1], b->iw[2]};
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
-    sh_ps_packet(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
-                                        s->sample_hdr ? linear : NULL}, rgba);
+    sh_ps_packet_kept(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
+                                             s->sample_hdr ? linear : NULL},
+                      &(sh_ps_kept){NULL, b->ntris}, rgba);   /* every tri[i] < ntris */
     for (int i = 0; s->surface && !blend && i < b->n; i++)
         if (!b->mask[i] || (b->mask[i] & 1u))
             plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
