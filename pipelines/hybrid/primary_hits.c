@@ -59,15 +59,36 @@ static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays
     return raster;
 }
 
+/* Whether pixel (x, y) and its eight neighbours all lie in tile t and saw primitive
+ * seen - 1 at their centres. Only then may a jittered sample of the pixel take its hit
+ * from that primitive: a nearer surface whose edge passes between the sample and the
+ * pixel's centre covers the centre of a neighbour (unless it is thinner than a pixel
+ * and covers no centre there), so the neighbours differ. The tile's pixels are final
+ * (Z-Tile folded it before cutting its runs); those of other tiles may not be yet, so a
+ * pixel on the tile's border is never trusted (and the answer does not depend on the
+ * order the tiles are folded in). */
+static bool same_all_around(const plh_primary *p, const plrt_tile *t, uint32_t pixel, uint32_t seen)
+{
+    const uint32_t width = (uint32_t)p->frame->width;
+    const int x = (int)(pixel % width), y = (int)(pixel / width);
+    if (x == t->x0 || y == t->y0 || x + 1 == t->x1 || y + 1 == t->y1) return false;
+    for (int dy = -1; dy <= 1; dy++) {
+        const uint32_t *row = &p->vis[(size_t)(y + dy) * width + (size_t)x];
+        if (row[-1] != seen || row[0] != seen || row[1] != seen) return false;
+    }
+    return true;
+}
+
 /* Sample smp's primary ray, the raster pass having seen primitive seen - 1 at its
  * pixel's centre (0: none). With one sample per pixel the sample is that centre: where
  * nothing was rasterized the ray is not made at all (Shade reads only the weight of a
- * miss). With more, a jittered sample of such a pixel may still meet a surface whose
- * edge passes between it and the centre, so its ray is traced as the ray tracer's.
- * Elsewhere the ray joins the tests against the visible primitive. Returns 1 for a
- * background sample (its miss is the raster's). */
-static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, plrt_ray *r,
-                            uint32_t index, own_tests *o)
+ * miss), elsewhere it joins the tests against the visible primitive. With more, a
+ * jittered sample joins them only where `trusted` (same_all_around): elsewhere it may
+ * meet a nearer surface than its centre's, or one where the centre saw none, so its ray
+ * is traced as the ray tracer's. Returns 1 for a background sample (its miss is the
+ * raster's). */
+static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, bool trusted,
+                            plrt_ray *r, uint32_t index, own_tests *o)
 {
     const pl_frame *f = p->frame;
     if (seen == 0 && p->spp == 1) {
@@ -79,7 +100,7 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
-    if (seen == 0) {
+    if (!trusted) {
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
         rt_intersect1(p->bvh, &r->ray, &r->hit);
         return 0;
@@ -102,6 +123,8 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
     int64_t *sums = misses ? misses->sums : NULL;
     uint32_t raster = 0, made = 0;
     own_tests o;
+    uint32_t checked = UINT32_MAX;        /* spp > 1: the last pixel same_all_around */
+    bool around = false;                  /* looked at, and its answer */
     o.rays.n = 0;
     memcpy(o.rays.org, p->frame->camera.eye, sizeof o.rays.org);
     o.rays.tmin = 0.0f;
@@ -120,7 +143,12 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
         r->depth = 0;
         r->cone = (rt_cone){0.0f, p->spread};   /* the camera ray's: Shade widens it to the hit */
         r->layers = 0;
-        raster += primary_ray(p, &smp[i], seen, r, made++, &o);
+        if (seen && p->spp > 1 && smp[i].pixel != checked) {
+            checked = smp[i].pixel;
+            around = same_all_around(p, &run->tile, checked, seen);
+        }
+        const bool trusted = seen && (p->spp == 1 || around);
+        raster += primary_ray(p, &smp[i], seen, trusted, r, made++, &o);
         if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(p, &o, rays);
     }
     if (o.rays.n) raster += run_own_tests(p, &o, rays);
