@@ -4,6 +4,7 @@
 #include "pipelines/raytrace/sample_runs.h"
 #include "pipelines/raytrace/sums.h"
 #include "raytracer/bvh_traverse.h"
+#include "raytracer/packet.h"
 #include "raytracer/tri_each.h"
 
 #include <math.h>
@@ -79,16 +80,33 @@ static bool same_all_around(const plh_primary *p, const plrt_tile *t, uint32_t p
     return true;
 }
 
+/* Camera rays to trace through the BVH, as one packet once the run's samples are made
+ * (rt_intersect_packet: the hits are rt_intersect1's, the traversal the ray tracer's
+ * for its camera rays). */
+typedef struct to_trace {
+    rt_ray rays[RT_PACKET_MAX];
+    uint32_t ray_of[RT_PACKET_MAX];       /* -> index in the packet */
+    int n;
+} to_trace;
+
+static void trace_all(const plh_primary *p, to_trace *tr, plrt_ray *rays)
+{
+    if (tr->n == 0) return;
+    rt_hit hits[RT_PACKET_MAX];
+    rt_intersect_packet(p->bvh, tr->rays, tr->n, hits, NULL);
+    for (int k = 0; k < tr->n; k++) rays[tr->ray_of[k]].hit = hits[k];
+}
+
 /* Sample smp's primary ray, the raster pass having seen primitive seen - 1 at its
  * pixel's centre (0: none). With one sample per pixel the sample is that centre: where
  * nothing was rasterized the ray is not made at all (Shade reads only the weight of a
  * miss), elsewhere it joins the tests against the visible primitive. With more, a
- * jittered sample joins them only where `trusted` (same_all_around): elsewhere it may
- * meet a nearer surface than its centre's, or one where the centre saw none, so its ray
- * is traced as the ray tracer's. Returns 1 for a background sample (its miss is the
- * raster's). */
-static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, bool trusted,
-                            plrt_ray *r, uint32_t index, own_tests *o)
+ * jittered sample joins them only where its pixel is the same all around in its tile
+ * (same_all_around): elsewhere it may meet a nearer surface than its centre's, or one
+ * where the centre saw none, so its ray is traced as the ray tracer's. Returns 1 for a
+ * background sample (its miss is the raster's). */
+static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, const plrt_tile *tile,
+                            plrt_ray *r, uint32_t index, own_tests *o, to_trace *tr)
 {
     const pl_frame *f = p->frame;
     if (seen == 0 && p->spp == 1) {
@@ -100,9 +118,9 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
-    if (!trusted) {
-        r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
-        rt_intersect1(p->bvh, &r->ray, &r->hit);
+    if (seen == 0 || (p->spp > 1 && !same_all_around(p, tile, smp->pixel, seen))) {
+        tr->rays[tr->n] = r->ray;
+        tr->ray_of[tr->n++] = index;
         return 0;
     }
     int k = o->rays.n++;
@@ -123,8 +141,8 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
     int64_t *sums = misses ? misses->sums : NULL;
     uint32_t raster = 0, made = 0;
     own_tests o;
-    uint32_t checked = UINT32_MAX;        /* spp > 1: the last pixel same_all_around */
-    bool around = false;                  /* looked at, and its answer */
+    to_trace tr;
+    tr.n = 0;
     o.rays.n = 0;
     memcpy(o.rays.org, p->frame->camera.eye, sizeof o.rays.org);
     o.rays.tmin = 0.0f;
@@ -143,15 +161,11 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
         r->depth = 0;
         r->cone = (rt_cone){0.0f, p->spread};   /* the camera ray's: Shade widens it to the hit */
         r->layers = 0;
-        if (seen && p->spp > 1 && smp[i].pixel != checked) {
-            checked = smp[i].pixel;
-            around = same_all_around(p, &run->tile, checked, seen);
-        }
-        const bool trusted = seen && (p->spp == 1 || around);
-        raster += primary_ray(p, &smp[i], seen, trusted, r, made++, &o);
+        raster += primary_ray(p, &smp[i], seen, &run->tile, r, made++, &o, &tr);
         if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(p, &o, rays);
     }
     if (o.rays.n) raster += run_own_tests(p, &o, rays);
+    trace_all(p, &tr, rays);
     atomic_fetch_add_explicit(p->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(p->traced, n - raster, memory_order_relaxed);
     return made;
