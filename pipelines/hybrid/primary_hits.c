@@ -60,14 +60,14 @@ static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays
     return raster;
 }
 
-/* Whether pixel (x, y) and its eight neighbours all lie in tile t and saw primitive
- * seen - 1 at their centres. Only then may a jittered sample of the pixel take its hit
- * from that primitive: a nearer surface whose edge passes between the sample and the
- * pixel's centre covers the centre of a neighbour (unless it is thinner than a pixel
- * and covers no centre there), so the neighbours differ. The tile's pixels are final
- * (Z-Tile folded it before cutting its runs); those of other tiles may not be yet, so a
- * pixel on the tile's border is never trusted (and the answer does not depend on the
- * order the tiles are folded in). */
+/* Whether pixel (x, y) and its eight neighbours all lie in tile t and saw the same at
+ * their centres, primitive seen - 1 (seen 0: nothing). Only then may a jittered sample
+ * of the pixel take its hit from that primitive, or be a miss: a nearer surface whose
+ * edge passes between the sample and the pixel's centre covers the centre of a
+ * neighbour unless it is thinner than a pixel there, so the neighbours differ. The
+ * tile's pixels are final (Z-Tile folded it before cutting its runs); those of other
+ * tiles may not be yet, so a pixel on the tile's border is never the same all around
+ * (and the answer does not depend on the order the tiles are folded in). */
 static bool same_all_around(const plh_primary *p, const plrt_tile *t, uint32_t pixel, uint32_t seen)
 {
     const uint32_t width = (uint32_t)p->frame->width;
@@ -101,10 +101,10 @@ static void trace_all(const plh_primary *p, to_trace *tr, plrt_ray *rays)
  * pixel's centre (0: none). With one sample per pixel the sample is that centre: where
  * nothing was rasterized the ray is not made at all (Shade reads only the weight of a
  * miss), elsewhere it joins the tests against the visible primitive. With more, a
- * jittered sample joins them only where its pixel is the same all around in its tile
- * (same_all_around): elsewhere it may meet a nearer surface than its centre's, or one
- * where the centre saw none, so its ray is traced as the ray tracer's. Returns 1 for a
- * background sample (its miss is the raster's). */
+ * jittered sample does the same (its ray made, as a miss) only where its pixel is the
+ * same all around (same_all_around); elsewhere it may meet a nearer surface than its
+ * centre's, or one where its centre saw none, so its ray is traced as the ray tracer's
+ * (tr). Returns 1 for a background sample (its miss is the raster's). */
 static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, const plrt_tile *tile,
                             plrt_ray *r, uint32_t index, own_tests *o, to_trace *tr)
 {
@@ -118,10 +118,14 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
-    if (seen == 0 || (p->spp > 1 && !same_all_around(p, tile, smp->pixel, seen))) {
+    if (p->spp > 1 && !same_all_around(p, tile, smp->pixel, seen)) {
         tr->rays[tr->n] = r->ray;
         tr->ray_of[tr->n++] = index;
         return 0;
+    }
+    if (seen == 0) {
+        r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
+        return 1;
     }
     int k = o->rays.n++;
     for (int a = 0; a < 3; a++) o->rays.dir[a][k] = r->ray.dir[a];
