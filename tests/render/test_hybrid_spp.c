@@ -8,7 +8,7 @@
  * - -p hybrid-visibility and -p hybrid at --spp 2 and 4 agree with -p raytrace at the
  *   same spp on at least 99.9% of pixels within 2/255 (untextured box behind two panes;
  *   bunny.obj): 99.58% on the panes before;
- * - the same bytes at 1 and 3 workers. */
+ * - the same bytes at 1, 2 and 3 workers and under other schedulers. */
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -86,19 +86,20 @@ static void test_agrees_with_the_ray_tracer(void)
         }
 }
 
-static void test_same_bytes_any_workers(void)
+static void test_same_bytes_any_workers_and_scheduler(void)
 {
     const char *const hybrids[] = {"hybrid-visibility", "hybrid"};
+    const char *const runs[] = {"-t 1", "-t 3", "-t 3 --scheduler breadth-first", "-t 2 --scheduler static"};
     for (int h = 0; h < 2; h++) {
-        char one[256], three[256], args[1024];
-        snprintf(one, sizeof one, "%s/det-%d-1.png", dir, h);
-        snprintf(three, sizeof three, "%s/det-%d-3.png", dir, h);
-        for (int t = 0; t < 2; t++) {
-            snprintf(args, sizeof args, "-q --size 72x64 --spp 4 --bounces 2 -t %d -p %s -o %s %s/plain.scene",
-                     t ? 3 : 1, hybrids[h], t ? three : one, dir);
+        char ref[256], png[256], args[1024];
+        snprintf(ref, sizeof ref, "%s/det-%d-0.png", dir, h);
+        for (int r = 0; r < 4; r++) {
+            snprintf(png, sizeof png, "%s/det-%d-%d.png", dir, h, r);
+            snprintf(args, sizeof args, "-q --size 72x64 --spp 4 --bounces 2 %s -p %s -o %s %s/plain.scene", runs[r],
+                     hybrids[h], png, dir);
             CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+            if (r > 0) CHECK_MSG(same_files(ref, png), "%s --spp 4 %s: not -t 1's image", hybrids[h], runs[r]);
         }
-        CHECK_MSG(same_files(one, three), "%s --spp 4: -t 3 is not -t 1's image", hybrids[h]);
     }
 }
 
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
     box_scene_files(dir);
     write_scene();
     RUN(test_agrees_with_the_ray_tracer);
-    RUN(test_same_bytes_any_workers);
+    RUN(test_same_bytes_any_workers_and_scheduler);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
