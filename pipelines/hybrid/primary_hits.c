@@ -4,6 +4,7 @@
 #include "pipelines/raytrace/sample_runs.h"
 #include "pipelines/raytrace/sums.h"
 #include "raytracer/bvh_traverse.h"
+#include "raytracer/packet.h"
 #include "raytracer/tri_each.h"
 
 #include <math.h>
@@ -59,15 +60,53 @@ static uint32_t run_own_tests(const plh_primary *p, own_tests *o, plrt_ray *rays
     return raster;
 }
 
+/* Whether pixel (x, y) and its eight neighbours all lie in tile t and saw the same at
+ * their centres, primitive seen - 1 (seen 0: nothing). Only then may a jittered sample
+ * of the pixel take its hit from that primitive, or be a miss: a nearer surface whose
+ * edge passes between the sample and the pixel's centre covers the centre of a
+ * neighbour unless it is thinner than a pixel there, so the neighbours differ. The
+ * tile's pixels are final (Z-Tile folded it before cutting its runs); those of other
+ * tiles may not be yet, so a pixel on the tile's border is never the same all around
+ * (and the answer does not depend on the order the tiles are folded in). */
+static bool same_all_around(const plh_primary *p, const plrt_tile *t, uint32_t pixel, uint32_t seen)
+{
+    const uint32_t width = (uint32_t)p->frame->width;
+    const int x = (int)(pixel % width), y = (int)(pixel / width);
+    if (x == t->x0 || y == t->y0 || x + 1 == t->x1 || y + 1 == t->y1) return false;
+    for (int dy = -1; dy <= 1; dy++) {
+        const uint32_t *row = &p->vis[(size_t)(y + dy) * width + (size_t)x];
+        if (row[-1] != seen || row[0] != seen || row[1] != seen) return false;
+    }
+    return true;
+}
+
+/* Camera rays to trace through the BVH, as one packet once the run's samples are made
+ * (rt_intersect_packet: the hits are rt_intersect1's, the traversal the ray tracer's
+ * for its camera rays). */
+typedef struct to_trace {
+    rt_ray rays[RT_PACKET_MAX];
+    uint32_t ray_of[RT_PACKET_MAX];       /* -> index in the packet */
+    int n;
+} to_trace;
+
+static void trace_all(const plh_primary *p, to_trace *tr, plrt_ray *rays)
+{
+    if (tr->n == 0) return;
+    rt_hit hits[RT_PACKET_MAX];
+    rt_intersect_packet(p->bvh, tr->rays, tr->n, hits, NULL);
+    for (int k = 0; k < tr->n; k++) rays[tr->ray_of[k]].hit = hits[k];
+}
+
 /* Sample smp's primary ray, the raster pass having seen primitive seen - 1 at its
  * pixel's centre (0: none). With one sample per pixel the sample is that centre: where
  * nothing was rasterized the ray is not made at all (Shade reads only the weight of a
- * miss). With more, a jittered sample of such a pixel may still meet a surface whose
- * edge passes between it and the centre, so its ray is traced as the ray tracer's.
- * Elsewhere the ray joins the tests against the visible primitive. Returns 1 for a
- * background sample (its miss is the raster's). */
-static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, plrt_ray *r,
-                            uint32_t index, own_tests *o)
+ * miss), elsewhere it joins the tests against the visible primitive. With more, a
+ * jittered sample does the same (its ray made, as a miss) only where its pixel is the
+ * same all around (same_all_around); elsewhere it may meet a nearer surface than its
+ * centre's, or one where its centre saw none, so its ray is traced as the ray tracer's
+ * (tr). Returns 1 for a background sample (its miss is the raster's). */
+static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32_t seen, const plrt_tile *tile,
+                            plrt_ray *r, uint32_t index, own_tests *o, to_trace *tr)
 {
     const pl_frame *f = p->frame;
     if (seen == 0 && p->spp == 1) {
@@ -79,10 +118,14 @@ static uint32_t primary_ray(const plh_primary *p, const plrt_sample *smp, uint32
     sc_camera_ray(&f->camera, f->width, f->height, smp->px, smp->py, r->ray.dir);
     r->ray.tmin = 0.0f;
     r->ray.tmax = INFINITY;
+    if (p->spp > 1 && !same_all_around(p, tile, smp->pixel, seen)) {
+        tr->rays[tr->n] = r->ray;
+        tr->ray_of[tr->n++] = index;
+        return 0;
+    }
     if (seen == 0) {
         r->hit = (rt_hit){0, 0, 0, RT_NO_HIT};
-        rt_intersect1(p->bvh, &r->ray, &r->hit);
-        return 0;
+        return 1;
     }
     int k = o->rays.n++;
     for (int a = 0; a < 3; a++) o->rays.dir[a][k] = r->ray.dir[a];
@@ -102,6 +145,8 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
     int64_t *sums = misses ? misses->sums : NULL;
     uint32_t raster = 0, made = 0;
     own_tests o;
+    to_trace tr;
+    tr.n = 0;
     o.rays.n = 0;
     memcpy(o.rays.org, p->frame->camera.eye, sizeof o.rays.org);
     o.rays.tmin = 0.0f;
@@ -120,10 +165,11 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
         r->depth = 0;
         r->cone = (rt_cone){0.0f, p->spread};   /* the camera ray's: Shade widens it to the hit */
         r->layers = 0;
-        raster += primary_ray(p, &smp[i], seen, r, made++, &o);
+        raster += primary_ray(p, &smp[i], seen, &run->tile, r, made++, &o, &tr);
         if (o.rays.n == RT_EACH_MAX) raster += run_own_tests(p, &o, rays);
     }
     if (o.rays.n) raster += run_own_tests(p, &o, rays);
+    trace_all(p, &tr, rays);
     atomic_fetch_add_explicit(p->from_raster, raster, memory_order_relaxed);
     atomic_fetch_add_explicit(p->traced, n - raster, memory_order_relaxed);
     return made;

@@ -8,8 +8,14 @@
  * casting agree on visibility, the hit is the ray tracer's exactly (and its u, v are the
  * perspective-correct weights at the sample). A ray that misses P (a jittered sample off
  * the pixel centre, an edge the two methods resolve differently) is traced through the
- * BVH. Where nothing was rasterized the ray is not made (a miss: only its weight and
- * pixel are set). Internal to the hybrid stages. */
+ * BVH. With more than one sample per pixel a sample lies off its pixel's centre, where
+ * a nearer surface than P may cover it: it is tested against P (or taken for a miss
+ * where the centre saw nothing) only where the pixel's eight neighbours, all in its
+ * tile, saw the same as its centre, else traced through the BVH with the other such
+ * samples of its run as one packet (so where an edge passes through the pixel its
+ * samples are the ray tracer's). With one sample per pixel, where nothing was
+ * rasterized the ray is not made (a miss: only its weight and pixel are set). Internal
+ * to the hybrid stages. */
 #ifndef PIPELINES_HYBRID_PRIMARY_HITS_H
 #define PIPELINES_HYBRID_PRIMARY_HITS_H
 

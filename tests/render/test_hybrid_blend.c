@@ -13,8 +13,9 @@
  *   the pixel centre found what lay behind for all the samples);
  * - the same bytes at 1, 2, 3 and 8 workers and under every scheduler, with shadows
  *   through the panes and mirror bounces, and with --msaa 4;
- * - with --spp 2, blended surfaces composited along each sample's ray: at least 99% of
- *   pixels within 2/255 of -p raytrace --spp 2. */
+ * - with --spp 2, blended surfaces composited along each sample's ray: at least 99.9% of
+ *   pixels within 2/255 of -p raytrace --spp 2 (100% since a sample of a pixel whose
+ *   neighbours saw other primitives is traced: test_hybrid_spp.c; 99.58% before). */
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -157,7 +158,7 @@ static void test_more_samples_composite_along_the_ray(void)
     unsigned char *raytrace = render("spp2-raytrace", args);
     const double close = agreement(hybrid, raytrace, pixels);
     fprintf(stderr, "  --spp 2: %.2f%% of pixels within 2/255 of -p raytrace --spp 2\n", 100 * close);
-    CHECK_MSG(close >= 0.99, "--spp 2: %.2f%% of pixels within 2/255 of -p raytrace", 100 * close);
+    CHECK_MSG(close >= 0.999, "--spp 2: %.2f%% of pixels within 2/255 of -p raytrace", 100 * close);
     free(hybrid);
     free(raytrace);
 }
