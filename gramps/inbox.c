@@ -77,3 +77,20 @@ bool gr_send_home(gr_worker *w, gr_inst *inst)
     gr_inbox_put(w, &w->g->workers[home].inbox, gr_inst_task(inst));
     return true;
 }
+
+bool gr_leave_home(const gr_stage_rt *s, bool patient)
+{
+    return patient && atomic_load_explicit(&s->keeps_state, memory_order_relaxed);
+}
+
+void *gr_inbox_steal(gr_worker *w)
+{
+    gr_graph *g = w->g;
+    for (unsigned v = 0; v + 1 < g->nworkers; v++) {
+        gr_worker *victim = &g->workers[w->victims[v]];
+        if (atomic_load_explicit(&victim->idle, memory_order_relaxed)) continue;
+        void *t = gr_inbox_take(w, &victim->inbox);
+        if (t) return t;
+    }
+    return NULL;
+}

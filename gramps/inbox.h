@@ -2,11 +2,12 @@
  *
  * A Chase-Lev deque takes pushes from its owner only, so a task meant for another
  * worker goes into that worker's inbox, a spin-locked array, and the owner moves it into
- * its own deques at its next scheduling step (gr_inbox_drain). Two policies use it: the
- * Static one sends every task to its stage's worker (sched_static.c); the GRAMPS one
- * sends a woken Thread instance that keeps private state back to the worker that holds
- * the state (gr_send_home), where an idle worker may take it instead while its home is
- * busy (gr_inbox_take).
+ * its own deques at its next scheduling step (gr_inbox_drain). The Static policy sends
+ * every task to its stage's worker (sched_static.c); the policies that set
+ * gr_scheduler.state_affinity (GRAMPS, sched.c; QES and PSS, sched_danbi.c) send a woken
+ * Thread instance that keeps private state back to the worker that holds the state
+ * (gr_send_home), where an idle worker may take it instead while its home is busy
+ * (gr_inbox_steal).
  *
  * Invariant: a task in an inbox is pending work (it was counted when made runnable), so
  * termination waits for it; whoever takes it runs it once. */
@@ -22,6 +23,7 @@
 
 typedef struct gr_worker gr_worker;
 typedef struct gr_inst gr_inst;
+typedef struct gr_stage_rt gr_stage_rt;
 
 typedef struct gr_inbox {
     _Alignas(64) gr_spin lock;
@@ -43,5 +45,14 @@ void *gr_inbox_take(gr_worker *w, gr_inbox *b);
  * inst declared state (gr_state_bytes) that another worker holds: inst goes into that
  * worker's inbox and true; otherwise false, and the caller pushes it as any task. */
 bool gr_send_home(gr_worker *w, gr_inst *inst);
+/* The thief's side, for the policies that set state_affinity (sched.c, sched_danbi.c).
+ * gr_leave_home: whether a thief leaves stage s's tasks to their worker for now, that is
+ * while it is patient (has searched in vain for less than a whole spin phase,
+ * GR_IDLE_SPINS) and an instance of s declared state: a busy owner is likely to come to
+ * it sooner than its state would take to move. gr_inbox_steal: a woken instance an inbox
+ * holds for a busy worker, nearest victim first, or NULL; an idle victim is left its
+ * own (it was woken for it). */
+bool gr_leave_home(const gr_stage_rt *s, bool patient);
+void *gr_inbox_steal(gr_worker *w);
 
 #endif

@@ -36,12 +36,6 @@ void *gr_pop_by_priority(gr_worker *w)
     return NULL;
 }
 
-/* Whether a thief leaves stage s's tasks to their worker for now (above). */
-static bool leave_home(const gr_stage_rt *s, bool patient)
-{
-    return patient && atomic_load_explicit(&s->keeps_state, memory_order_relaxed);
-}
-
 static void *steal_rank(gr_worker *w, int r, int bit, unsigned nvictims)
 {
     for (unsigned v = 0; v < nvictims; v++) {
@@ -49,20 +43,6 @@ static void *steal_rank(gr_worker *w, int r, int bit, unsigned nvictims)
         gr_dq *dq = &w->g->workers[w->victims[v]].dq[r];
         if (gr_dq_size(dq) <= 0) continue;
         void *t = gr_dq_steal(dq);
-        if (t) return t;
-    }
-    return NULL;
-}
-
-/* A woken instance an inbox holds for a busy worker (gr_send_home), nearest victim first.
- * An idle victim is left its own: it was woken for it. */
-static void *steal_from_inbox(gr_worker *w)
-{
-    gr_graph *g = w->g;
-    for (unsigned v = 0; v + 1 < g->nworkers; v++) {
-        gr_worker *victim = &g->workers[w->victims[v]];
-        if (atomic_load_explicit(&victim->idle, memory_order_relaxed)) continue;
-        void *t = gr_inbox_take(w, &victim->inbox);
         if (t) return t;
     }
     return NULL;
@@ -82,7 +62,7 @@ static void *steal(gr_worker *w, bool patient)
         for (; any; any &= any - 1) {
             const int bit = __builtin_ctzll(any), r = word * 64 + bit;
             const gr_stage_rt *s = g->stages[g->by_rank[r]];
-            if (gr_stage_blocked(w, s) || leave_home(s, patient)) continue;
+            if (gr_stage_blocked(w, s) || gr_leave_home(s, patient)) continue;
             void *t = steal_rank(w, r, bit, nvictims);
             if (t) return t;
         }
@@ -132,7 +112,7 @@ static bool schedule_once(gr_worker *w, unsigned fails)
         gr_pending_flush(w);              /* out of local work: let termination see it */
         const bool patient = fails < GR_IDLE_SPINS;
         t = steal(w, patient);
-        if (!t && !patient) t = steal_from_inbox(w);
+        if (!t && !patient) t = gr_inbox_steal(w);
         if (t) {
             w->steals++;
             gr_sim_steal(w, t);

@@ -21,6 +21,11 @@
  * ticket) has no counterpart: a ticket-ordered Shader (tickets.c) whose slot does not fit
  * goes back to its deque instead of making the worker wait.
  *
+ * State affinity as GRAMPS' (sched.c, inbox.h): a woken Thread instance that keeps state
+ * goes back to the inbox of the worker it last ran on, which each step drains first,
+ * and a thief takes one (from a deque or a busy worker's inbox) only after a whole spin
+ * phase in vain. Bin's cross-core resumptions fall 2-3x (docs/many-cores.md).
+ *
  * Fill ratios read a queue's free space without the workers' cached credits (a credit
  * is space some worker took ahead), so a ratio is a little high at times: a heuristic's
  * input, never a bound. Queues with no capacity bound (ordered, backward) count as half
@@ -68,12 +73,14 @@ static int downstream(const gr_graph *g, const gr_stage_rt *s, double *fill)
     return best;
 }
 
-/* A task of stage s: this worker's newest (oldest for FIFO stages), else a victim's. */
-static void *take_from(gr_worker *w, gr_stage_rt *s)
+/* A task of stage s: this worker's newest (oldest for FIFO stages), else a victim's
+ * unless a patient thief leaves it home (state affinity, inbox.h). */
+static void *take_from(gr_worker *w, gr_stage_rt *s, bool patient)
 {
     if (gr_stage_blocked(w, s)) return NULL;
     gr_dq *dq = &w->dq[s->deque];
     void *t = gr_dq_owner_bound(dq) > 0 ? (s->fifo ? gr_dq_steal(dq) : gr_dq_pop(dq)) : NULL;
+    if (t || gr_leave_home(s, patient)) return t;
     for (unsigned v = 0; !t && v + 1 < w->g->nworkers; v++) {
         gr_dq *vq = &w->g->workers[w->victims[v]].dq[s->deque];
         if (gr_dq_size(vq) > 0 && (t = gr_dq_steal(vq))) {
@@ -119,8 +126,9 @@ static int speculate(gr_worker *w, const gr_stage_rt *s)
     return next >= 0 && p < take ? next : s->id;
 }
 
-/* Any task, in GRAMPS' order. */
-static void *any_task(gr_worker *w)
+/* Any task, in GRAMPS' order; an instance waiting in a busy worker's inbox last, once
+ * the thief is no longer patient. */
+static void *any_task(gr_worker *w, bool patient)
 {
     gr_graph *g = w->g;
     void *t = gr_pop_by_priority(w);
@@ -130,7 +138,11 @@ static void *any_task(gr_worker *w)
     }
     if (t) return t;
     gr_pending_flush(w);                  /* out of local work: let termination see it */
-    for (int r = 0; !t && r < g->nstages; r++) t = take_from(w, g->stages[g->by_rank[r]]);
+    for (int r = 0; !t && r < g->nstages; r++) t = take_from(w, g->stages[g->by_rank[r]], patient);
+    if (!t && !patient && (t = gr_inbox_steal(w))) {
+        w->steals++;
+        gr_sim_steal(w, t);
+    }
     return t;
 }
 
@@ -140,9 +152,11 @@ static void danbi_loop(gr_worker *w)
     int *cur = &ds->current[w->id];
     unsigned fails = 0;
     while (gr_running(w->g)) {
+        gr_inbox_drain(w);
+        const bool patient = fails < GR_IDLE_SPINS;
         int next = *cur >= 0 ? queue_event(w, w->g->stages[*cur]) : -1;
-        void *t = next >= 0 ? take_from(w, w->g->stages[next]) : NULL;
-        if (!t) t = any_task(w);
+        void *t = next >= 0 ? take_from(w, w->g->stages[next], patient) : NULL;
+        if (!t) t = any_task(w, patient);
         if (!t) { gr_idle_wait(w, &fails); continue; }
         fails = 0;
         gr_stage_rt *s = gr_task_stage(w->g, t);
@@ -183,6 +197,7 @@ const gr_scheduler gr_sched_qes = {
     .name = "qes",
     .backpressure = true,
     .preempt = GR_PREEMPT_WATERMARK,
+    .state_affinity = true,
     .init = qes_init,
     .loop = danbi_loop,
     .teardown = danbi_teardown,
@@ -192,6 +207,7 @@ const gr_scheduler gr_sched_pss = {
     .name = "pss",
     .backpressure = true,
     .preempt = GR_PREEMPT_WATERMARK,
+    .state_affinity = true,
     .init = pss_init,
     .loop = danbi_loop,
     .teardown = danbi_teardown,
