@@ -77,12 +77,15 @@ void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
 #define VS_CHUNK (SH_VS_MAX / 3)
 
 /* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
- * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped). */
+ * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped).
+ * Outcodes all zero (the common case) are rs_clip_classify_codes' RS_CLIP_INSIDE,
+ * tested here without the call. */
 static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
                         const uint32_t *vertex, prim_rec *r, bool *set_up)
 {
     const int c = 3 * j;
-    switch (rs_clip_classify_codes(v->code[c], v->code[c + 1], v->code[c + 2])) {
+    const bool inside = !(v->code[c] | v->code[c + 1] | v->code[c + 2]);
+    switch (inside ? RS_CLIP_INSIDE : rs_clip_classify_codes(v->code[c], v->code[c + 1], v->code[c + 2])) {
     case RS_CLIP_CULLED:
         return false;
     case RS_CLIP_CUT:
