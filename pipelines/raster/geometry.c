@@ -75,13 +75,16 @@ void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
 
 /* Triangles per call of the vertex kernel: its arrays hold their corners. */
 #define VS_CHUNK (SH_VS_MAX / 3)
+_Static_assert(VS_CHUNK <= 32, "a chunk's plr_vs_no_pixel bits fit a uint32_t");
 
 /* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
  * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped).
  * Outcodes all zero (the common case) are rs_clip_classify_codes' RS_CLIP_INSIDE,
- * tested here without the call. */
+ * tested here without the call; such a triangle whose bit j of no_pixel
+ * (plr_vs_no_pixel) is set reaches no pixel and is dropped before its corners are
+ * copied. */
 static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
-                        const uint32_t *vertex, prim_rec *r, bool *set_up)
+                        const uint32_t *vertex, uint32_t no_pixel, prim_rec *r, bool *set_up)
 {
     const int c = 3 * j;
     const bool inside = !(v->code[c] | v->code[c + 1] | v->code[c + 2]);
@@ -99,6 +102,7 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
         *set_up = false;
         return true;
     default: {
+        if (no_pixel >> j & 1) return false;   /* the setup would fail it: not copied */
         rs_screen_vertex sv[3];
         for (int k = 0; k < 3; k++)
             sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
@@ -134,9 +138,12 @@ void plr_vs_main(gr_ctx *c)
         const uint32_t *idx = s->geo->indices + 3 * (size_t)(in->first + first);
         sh_vs_vertices v;
         sh_vs_vertices_of(s->env, idx, 3 * (int)count, s->width, s->height, &v);
+        const uint32_t no_pixel = plr_vs_no_pixel(&v, (int)count, s->width, s->height, s->reach,
+                                                  s->env->isa == RT_ISA_AVX2);
         for (uint32_t j = 0; j < count; j++) {
             bool inside;
-            if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, &out->rec[n], &inside)) continue;
+            if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, no_pixel, &out->rec[n], &inside))
+                continue;
             n++;
             set_up += inside;
         }

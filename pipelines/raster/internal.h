@@ -3,7 +3,8 @@
  * are public: pipelines/raster/packets.h.
  *
  * Files: raster_stages.c (the registered types), raster.c (plr_render over the graph
- * files), geometry.c (IA, VS, Reorder), rast.c (Rast; Setup/Bin and
+ * files), geometry.c (IA, VS, Reorder), vs_reach.c (the VS's
+ * pixel-bounds test in vectors), rast.c (Rast; Setup/Bin and
  * per-tile Rast; Bin), pixels.c (PS, OM), tile_shade.c (Tile-Shade),
  * depth_tile.c (its depth and visibility tile), tile_shade_msaa.c (Tile-Shade with
  * multisampling), msaa.c (the sample buffers and their resolve), zraster.c and ztile.c
@@ -183,6 +184,14 @@ void plr_depth_tile_free(plr_depth_tile *d);
 /* Sets up a triangle that needs no clipping (bounds: s->reach); false when no pixel's
  * sample point can lie in it. */
 bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out);
+
+/* Bit j: triangle j of a VS chunk (corners 3j..3j+2 of v, j < count <= 32) has no pixel
+ * one of whose sample points (reach r) can lie in it, by rs_setup_projected_reach's
+ * pixel bounds: the setup would fail it. Made eight triangles at a time with AVX2 (avx2);
+ * without, no bits (the setup tests each triangle). Meaningful only for triangles whose
+ * outcodes are all zero (vs_reach.c). */
+uint32_t plr_vs_no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
+                         bool avx2);
 
 /* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
  * pieces of a triangle the planes cut, clipped and set up here (geometry.c). */
