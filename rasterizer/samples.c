@@ -326,6 +326,19 @@ typedef struct int32_lanes {
     int64_t s0, s1;                       /* edges 0 and 1's exact change per pixel */
 } int32_lanes;
 
+/* The lanes' change per step and edges 0 and 1's per pixel (both ways of making lanes). */
+__attribute__((target("avx2"), always_inline))
+static inline void int32_lanes_steps(const rs_setup *s, int count, int32_lanes *l)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    l->count = count;
+    l->pixels = 8 / count;
+    for (int i = 0; i < 3; i++)
+        l->step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)l->pixels));
+    l->s0 = (int64_t)s->a[0] * one;
+    l->s1 = (int64_t)s->a[1] * one;
+}
+
 /* The lanes of the step at the pixel whose exact centre edge values are e: lane l holds
  * pixel l / count's centre plus sample l % count's biased offset, exact in int64, kept
  * as int32 (exact: every value reached fits). */
@@ -333,8 +346,7 @@ __attribute__((target("avx2"), always_inline))
 static inline void int32_lanes_of(const rs_setup *s, const rs_sample_walk *w, const int64_t e[3], int32_lanes *l)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    l->count = w->count;
-    l->pixels = 8 / w->count;
+    int32_lanes_steps(s, w->count, l);
     const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     for (int i = 0; i < 3; i++) {
         const int64_t next = l->count == 4 ? e[i] + (int64_t)s->a[i] * one : e[i];
@@ -345,27 +357,68 @@ static inline void int32_lanes_of(const rs_setup *s, const rs_sample_walk *w, co
             _mm256_add_epi64(_mm256_set1_epi64x(next), _mm256_loadu_si256((const __m256i *)&w->cover[i][4 % l->count])),
             low_halves);
         l->first[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
-        l->step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)l->pixels));
     }
     for (int h = 0; h < 2; h++) l->dz[h] = _mm256_loadu_pd(&w->dz[(4 * h) % l->count]);
-    l->s0 = (int64_t)s->a[0] * one;
-    l->s1 = (int64_t)s->a[1] * one;
+}
+
+/* The same lanes straight from the setup and the pattern (4 or 8 samples), without a
+ * walk: each lane's value a * X + b * Y + bias + e computed modulo 2^32, which is the
+ * exact value wherever that fits int32 (the caller's block_fits_int32), and dz from the
+ * offsets as doubles (a * dx and b * dy are below 2^37, their sum exact, so each equals
+ * rs_sample_walk_of's (double) of its int64 offset), in rs_plane_step's order. */
+__attribute__((target("avx2"), always_inline))
+static inline void int32_lanes_direct(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
+                                      const int64_t e[3], const int count, int32_lanes *l)
+{
+    int32_lanes_steps(s, count, l);
+    int64_t dx8, dy8;                     /* lane l's sample: l % count */
+    if (count == 4) {
+        int32_t x4, y4;
+        memcpy(&x4, p->dx, sizeof x4);
+        memcpy(&y4, p->dy, sizeof y4);
+        dx8 = (int64_t)(uint32_t)x4 | (int64_t)((uint64_t)(uint32_t)x4 << 32);
+        dy8 = (int64_t)(uint32_t)y4 | (int64_t)((uint64_t)(uint32_t)y4 << 32);
+    } else {
+        memcpy(&dx8, p->dx, sizeof dx8);
+        memcpy(&dy8, p->dy, sizeof dy8);
+    }
+    _Static_assert((1 << RS_SUBPIXEL_BITS) / 16 == 16, "a sixteenth of a pixel is 16 subpixels");
+    const __m256i sx = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(dx8)), 4);
+    const __m256i sy = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(dy8)), 4);
+    /* at 4x, lanes 4-7 are the next pixel's: one pixel (1 << RS_SUBPIXEL_BITS) further across */
+    const __m256i lx = count == 4 ? _mm256_add_epi32(sx, _mm256_setr_epi32(0, 0, 0, 0, 256, 256, 256, 256)) : sx;
+    for (int i = 0; i < 3; i++)
+        l->first[i] = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_set1_epi32((int32_t)(uint32_t)(uint64_t)e[i]), _mm256_set1_epi32(s->bias[i])),
+            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(s->a[i]), lx),
+                             _mm256_mullo_epi32(_mm256_set1_epi32(s->b[i]), sy)));
+    const __m256d d0 = _mm256_set1_pd(z->d0), d1 = _mm256_set1_pd(z->d1), inv_area = _mm256_set1_pd(z->inv_area);
+    const __m256d a0 = _mm256_set1_pd(s->a[0]), b0 = _mm256_set1_pd(s->b[0]);
+    const __m256d a1 = _mm256_set1_pd(s->a[1]), b1 = _mm256_set1_pd(s->b[1]);
+    for (int h = 0; h < count / 4; h++) {
+        const __m256d x = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(sx, 1) : _mm256_castsi256_si128(sx));
+        const __m256d y = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(sy, 1) : _mm256_castsi256_si128(sy));
+        const __m256d o0 = _mm256_add_pd(_mm256_mul_pd(a0, x), _mm256_mul_pd(b0, y));
+        const __m256d o1 = _mm256_add_pd(_mm256_mul_pd(a1, x), _mm256_mul_pd(b1, y));
+        l->dz[h] = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(o0, d0), _mm256_mul_pd(o1, d1)), inv_area);
+    }
+    if (count == 4) l->dz[1] = l->dz[0];
 }
 
 /* Whether every sample's biased edge value over the pixels [x0, x0 + n) x [y0, y0 + rows)
  * fits int32 (as rs_sample_walk_bound), first[i] being edge i's exact value at the first
- * pixel's centre: its least and greatest are first + the negative (positive) parts of its
- * steps across and down plus the least (greatest) sample offset. The three edges in the
+ * pixel's centre and lo[i], hi[i] bounds on its samples' biased offsets (the walk's
+ * least and greatest, or wider): its least and greatest are first + the negative
+ * (positive) parts of its steps across and down plus lo (hi). The three edges in the
  * lanes of one vector, without branches (edges_fit_int32 in depth_rect.c). */
-__attribute__((target("avx2")))
-static bool block_fits_int32(const rs_setup *s, const rs_sample_walk *w, const int64_t first[3], int n, int rows)
+__attribute__((target("avx2"), always_inline))
+static inline bool block_fits_int32(const rs_setup *s, __m256i lo, __m256i hi, const int64_t first[3], int n,
+                                    int rows)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
     const __m256i a = _mm256_setr_epi64x(s->a[0], s->a[1], s->a[2], 0);
     const __m256i b = _mm256_setr_epi64x(s->b[0], s->b[1], s->b[2], 0);
     const __m256i f = _mm256_setr_epi64x(first[0], first[1], first[2], 0);
-    const __m256i lo = _mm256_setr_epi64x(w->lo[0], w->lo[1], w->lo[2], 0);
-    const __m256i hi = _mm256_setr_epi64x(w->hi[0], w->hi[1], w->hi[2], 0);
     const __m256i across = _mm256_mul_epi32(a, _mm256_set1_epi64x(one * (n - 1)));
     const __m256i below = _mm256_mul_epi32(b, _mm256_set1_epi64x(one * (rows - 1)));
     const __m256i zero = _mm256_setzero_si256();
@@ -381,73 +434,119 @@ static bool block_fits_int32(const rs_setup *s, const rs_sample_walk *w, const i
     return _mm256_testz_si256(out, out);
 }
 
-/* The samples of the rectangle of `rows` rows of n pixels whose first pixel's exact
- * centre edge values are e: one flat walk of steps, each step's lanes the last one's
- * plus l->step[i] (a row's end: plus wrap[i], to the next row's first pixel), all
- * modulo 2^32 (exact inside the rectangle); held, owner from the first pixel, stride
- * apart per row; tie n per row. A step whose eight samples are all outside costs its
- * sign test. Returns whether any pixel has a tie; tie must be zero beforehand. */
+/* block_fits_int32 with the walk's bounds. */
+__attribute__((target("avx2")))
+static bool walk_block_fits_int32(const rs_setup *s, const rs_sample_walk *w, const int64_t first[3], int n, int rows)
+{
+    return block_fits_int32(s, _mm256_setr_epi64x(w->lo[0], w->lo[1], w->lo[2], 0),
+                            _mm256_setr_epi64x(w->hi[0], w->hi[1], w->hi[2], 0), first, n, rows);
+}
+
+/* block_fits_int32 without a walk: each edge's sample offsets bounded by (|a| + |b|)
+ * times the pattern's greatest offset on either axis (bias: -1 at the least). Wider than
+ * the walk's exact bounds, so a rectangle near the int32 limit may be refused here and
+ * taken by the walk instead: the same results either way. */
 __attribute__((target("avx2"), always_inline))
-static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
+static inline bool direct_block_fits_int32(const rs_setup *s, const rs_samples *p, const int64_t first[3], int n,
+                                           int rows)
+{
+    (void)p;                             /* the 4x and 8x patterns' greatest |dx|, |dy|: 7/16 pixel */
+    const __m256i three = _mm256_setr_epi64x(-1, -1, -1, 0);
+    const __m256i a = _mm256_cvtepi32_epi64(_mm_abs_epi32(_mm_loadu_si128((const __m128i *)s->a)));
+    const __m256i b = _mm256_cvtepi32_epi64(_mm_abs_epi32(_mm_loadu_si128((const __m128i *)s->b)));
+    const __m256i hi = _mm256_and_si256(_mm256_mul_epi32(_mm256_add_epi64(a, b), _mm256_set1_epi64x(16 * 7)), three);
+    return block_fits_int32(s, _mm256_sub_epi64(_mm256_setr_epi64x(-1, -1, -1, 0), hi), hi, first, n, rows);
+}
+
+/* One step of block_take: the eight lanes t (before their step), edges 0 and 1 at its
+ * pixels' centres (e0, e1), held, owner and tie at its first pixel. whole: all eight
+ * lanes are in the rectangle, else (4x, a row's odd last pixel) lanes 0-3 alone, with
+ * masked loads and stores. Returns whether it has a tie. */
+__attribute__((target("avx2"), always_inline))
+static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, const int32_lanes *l,
+                                  const rs_depth_plane *z, float *held, uint32_t *owner, uint8_t *tie,
+                                  __m256i ids, const int count, const bool whole)
+{
+    const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
+    const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
+    if (!cv) return 0;
+    /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
+     * or the first pixel's 4-7 (8x) */
+    /* rs_plane_centre of both pixels, its operations lane by lane */
+    const __m128d c = _mm_add_pd(_mm_set1_pd(z->z2),
+                                 _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, _mm_set1_pd(z->d0)), _mm_mul_pd(e1, _mm_set1_pd(z->d1))),
+                                            _mm_set1_pd(z->inv_area)));
+    const __m256d c0 = _mm256_broadcastsd_pd(c);
+    const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
+    const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l->dz[0]));
+    const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, l->dz[1]));
+    const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+    const __m256 zk = _mm256_set_m128(z1, z0);
+    const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
+    const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
+    const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
+    if (eq) {                            /* rare (equal depths): tie is zero beforehand */
+        tie[0] = (uint8_t)(eq & ((1u << count) - 1));
+        if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
+    }
+    if (!win) return eq;
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
+    if (whole) {
+        _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
+        const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
+        _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
+    } else {
+        _mm256_maskstore_ps(held, m, zk);
+        _mm256_maskstore_epi32((int *)owner, m, ids);
+    }
+    return eq;
+}
+
+/* The samples of the rectangle of `rows` rows of n pixels whose first pixel's exact
+ * centre edge values are e, its lanes l: one flat walk of steps, each step's lanes the
+ * last one's plus l->step[i] (a row's end: plus wrap[i], to the next row's first pixel),
+ * all modulo 2^32 (exact inside the rectangle); held, owner from the first pixel,
+ * stride apart per row; tie n per row. A row's steps but its last are whole (the last
+ * is half at 4x when n is odd), so only the last step tests which. A step whose eight
+ * samples are all outside costs its sign test. Returns whether any pixel has a tie; tie
+ * must be zero beforehand. */
+__attribute__((target("avx2"), always_inline))
+static inline bool block_take(const rs_setup *s, const int32_lanes *l, const rs_depth_plane *z,
                               const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
                               size_t stride, uint32_t id, uint8_t *tie, const int count)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    int32_lanes l;
-    int32_lanes_of(s, w, e, &l);
     const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
-    __m256i t[3] = {l.first[0], l.first[1], l.first[2]}, wrap[3];
+    __m256i t[3] = {l->first[0], l->first[1], l->first[2]}, wrap[3];
     for (int i = 0; i < 3; i++)                  /* the next row's first step from past this row's last */
         wrap[i] = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[i] * (uint64_t)one)),
-                                   _mm256_mullo_epi32(l.step[i], _mm256_set1_epi32(steps)));
-    const int64_t d0 = (int64_t)s->b[0] * one - l.s0 * pixels * steps, d1 = (int64_t)s->b[1] * one - l.s1 * pixels * steps;
+                                   _mm256_mullo_epi32(l->step[i], _mm256_set1_epi32(steps)));
+    const int64_t d0 = (int64_t)s->b[0] * one - l->s0 * pixels * steps, d1 = (int64_t)s->b[1] * one - l->s1 * pixels * steps;
     const ptrdiff_t next_row = (ptrdiff_t)stride - 8 * steps, next_tie = n - pixels * steps;
-    const __m256i ids = _mm256_set1_epi32((int)id), bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    const unsigned last = n - pixels * (steps - 1) == pixels ? 0xffu : 0x0fu;   /* lanes of a row's last step */
-    const unsigned sample_mask = (1u << count) - 1;
+    const __m256i ids = _mm256_set1_epi32((int)id);
+    const bool last_whole = count == 8 || n % 2 == 0;
     /* edges 0 and 1 at the step's first pixel's centre (lane 0) and the next pixel's
      * (lane 1), kept in double: integers below 2^53 (the block's values fit int32), so
      * every sum is exact and each lane is (double) of the exact int64 value */
-    __m128d e0 = _mm_setr_pd((double)e[0], (double)(e[0] + l.s0)), e1 = _mm_setr_pd((double)e[1], (double)(e[1] + l.s1));
-    const __m128d e0_step = _mm_set1_pd((double)(l.s0 * pixels)), e1_step = _mm_set1_pd((double)(l.s1 * pixels));
-    const __m128d z2 = _mm_set1_pd(z->z2), zd0 = _mm_set1_pd(z->d0), zd1 = _mm_set1_pd(z->d1), inv_area = _mm_set1_pd(z->inv_area);
+    __m128d e0 = _mm_setr_pd((double)e[0], (double)(e[0] + l->s0)), e1 = _mm_setr_pd((double)e[1], (double)(e[1] + l->s1));
+    const __m128d e0_step = _mm_set1_pd((double)(l->s0 * pixels)), e1_step = _mm_set1_pd((double)(l->s1 * pixels));
+    /* the lanes, pointers and centres moved one step on */
+#define BLOCK_NEXT_STEP()                                                           \
+    do {                                                                             \
+        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l->step[i]);     \
+        held += 8, owner += 8, tie += pixels;                                        \
+        e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step);                  \
+    } while (0)
     unsigned any_tie = 0;
     for (int r = 0; r < rows; r++) {
-        for (int j = 0; j < steps; j++, held += 8, owner += 8, tie += pixels, e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step)) {
-            const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
-            for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l.step[i]);
-            const bool whole = j + 1 < steps || last == 0xffu;   /* else at 4x the last pixel alone: lanes 0-3 */
-            const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
-            if (!cv) continue;
-            /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
-             * or the first pixel's 4-7 (8x) */
-            /* rs_plane_centre of both pixels, its operations lane by lane */
-            const __m128d c = _mm_add_pd(z2, _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, zd0), _mm_mul_pd(e1, zd1)), inv_area));
-            const __m256d c0 = _mm256_broadcastsd_pd(c);
-            const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
-            const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l.dz[0]));
-            const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, l.dz[1]));
-            const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
-            const __m256 zk = _mm256_set_m128(z1, z0);
-            const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
-            const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
-            const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
-            if (eq) {                    /* rare (equal depths): tie is zero beforehand */
-                tie[0] = (uint8_t)(eq & sample_mask);
-                if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
-                any_tie = 1;
-            }
-            if (!win) continue;
-            const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
-            if (whole) {
-                _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
-                const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
-                _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
-            } else {
-                _mm256_maskstore_ps(held, m, zk);
-                _mm256_maskstore_epi32((int *)owner, m, ids);
-            }
+        for (int j = 1; j < steps; j++) {
+            any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
+            BLOCK_NEXT_STEP();
         }
+        if (last_whole) any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
+        else any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, false);
+        BLOCK_NEXT_STEP();
         for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], wrap[i]);
         held += next_row;
         owner += next_row;
@@ -455,17 +554,44 @@ static inline bool block_take(const rs_setup *s, const rs_sample_walk *w, const 
         e0 = _mm_add_pd(e0, _mm_set1_pd((double)d0));
         e1 = _mm_add_pd(e1, _mm_set1_pd((double)d1));
     }
+#undef BLOCK_NEXT_STEP
     return any_tie != 0;
 }
 
-/* block_take for 4 and 8 samples, each compiled for its count. */
+/* block_take for 4 and 8 samples from the walk, each compiled for its count. */
 __attribute__((target("avx2")))
 static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                     const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
                                     size_t stride, uint32_t id, uint8_t *tie)
 {
-    if (w->count == 4) return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 4);
-    return block_take(s, w, z, e, n, rows, held, owner, stride, id, tie, 8);
+    int32_lanes l;
+    int32_lanes_of(s, w, e, &l);
+    if (w->count == 4) return block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 4);
+    return block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 8);
+}
+
+/* rs_sample_block_take's kernel for one sample count: false, nothing written, when the
+ * rectangle's values may pass int32. */
+__attribute__((target("avx2"), always_inline))
+static inline bool direct_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
+                                     const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                                     size_t stride, uint32_t id, uint8_t *tie, bool *ties, const int count)
+{
+    if (!direct_block_fits_int32(s, p, e, n, rows)) return false;
+    memset(tie, 0, (size_t)n * (size_t)rows);
+    int32_lanes l;
+    int32_lanes_direct(s, p, z, e, count, &l);
+    *ties = block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, count);
+    return true;
+}
+
+__attribute__((target("avx2")))
+static bool sample_block_take_direct(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
+                                     const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
+                                     size_t stride, uint32_t id, uint8_t *tie, bool *ties)
+{
+    if (p->count == 4) return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, ties, 4);
+    return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, ties, 8);
 }
 
 /* sample_row_take_avx2 on int32 lanes, for rows where w is bounded
@@ -541,7 +667,7 @@ bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, const rs_de
     int64_t e[3];
     rs_centre_edges(s, x0, y0, e);
 #if defined(__x86_64__)
-    if (avx2 && w->count % 4 == 0 && n <= RS_SAMPLE_BLOCK_WIDTH && block_fits_int32(s, w, e, n, rows))
+    if (avx2 && w->count % 4 == 0 && n <= RS_SAMPLE_BLOCK_WIDTH && walk_block_fits_int32(s, w, e, n, rows))
         return sample_block_take_int32(s, w, z, e, n, rows, held, owner, stride, id, tie);
 #endif
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
@@ -572,4 +698,20 @@ void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_pl
 #endif
     (void)avx2;
     sample_row_baseline(s, w, z, e, j1 - j0, held + at, nearer + j0, tie + j0, depth + at);
+}
+
+bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, int x0, int y0, int x1,
+                          int y1, float *held, uint32_t *owner, size_t stride, uint32_t id, uint8_t *tie, bool avx2,
+                          bool *ties)
+{
+#if defined(__x86_64__)
+    if (!avx2 || p->count % 4 != 0 || x1 - x0 > RS_SAMPLE_BLOCK_WIDTH) return false;
+    int64_t e[3];
+    rs_centre_edges(s, x0, y0, e);
+    return sample_block_take_direct(s, p, z, e, x1 - x0, y1 - y0, held, owner, stride, id, tie, ties);
+#else
+    (void)s, (void)p, (void)z, (void)x0, (void)y0, (void)x1, (void)y1, (void)held, (void)owner;
+    (void)stride, (void)id, (void)tie, (void)avx2, (void)ties;
+    return false;
+#endif
 }

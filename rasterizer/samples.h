@@ -191,6 +191,17 @@ GR_API bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, cons
                                 int x0, int y0, int x1, int y1, float *held, uint32_t *owner, size_t stride,
                                 uint32_t id, uint8_t *tie, bool avx2);
 
+/* rs_sample_rect_take for a triangle with no walk made (most triangles at 1024x1024 are a
+ * few pixels, and making the walk was a third of their cost): with avx2, a rectangle at
+ * most RS_SAMPLE_BLOCK_WIDTH pixels wide (inside s's pixel bounds) whose values fit
+ * int32 by a bound from s and the pattern (4 or 8 samples) alone is walked as one block,
+ * its lanes made from s: the same held, owner and tie as rs_sample_rect_take, and *ties
+ * its result. Returns false, writing nothing, for any other rectangle, pattern or CPU:
+ * the caller makes the walk and calls rs_sample_rect_take. */
+GR_API bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, int x0, int y0,
+                                 int x1, int y1, float *held, uint32_t *owner, size_t stride, uint32_t id,
+                                 uint8_t *tie, bool avx2, bool *ties);
+
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or
  * not: the shading point) and its covered samples in mask[]. Returns how many. */

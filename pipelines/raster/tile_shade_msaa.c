@@ -128,9 +128,9 @@ typedef struct tri_walk {
     rs_sample_walk w;
 } tri_walk;
 
-/* false when p has no pixel in the tile. */
-static inline __attribute__((always_inline)) bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p,
-                                                          tri_walk *t)
+/* The part of p's bounds in the tile, and its depth plane; false when p has no pixel in
+ * the tile. */
+static inline __attribute__((always_inline)) bool walk_bounds(const ms_tile *st, const plr_prim *p, tri_walk *t)
 {
     t->x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0;
     t->y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0;
@@ -139,9 +139,23 @@ static inline __attribute__((always_inline)) bool walk_of(const ms_tile *st, con
     if (!(t->x0 < t->x1 && t->y0 < t->y1)) return false;
     rs_interp_of(&p->su, &t->ip);
     rs_depth_plane_of(&t->ip, &t->z);
+    return true;
+}
+
+/* The samples' walk of p over t's rectangle. */
+static inline __attribute__((always_inline)) void walk_make(const plr_state *s, const plr_prim *p, tri_walk *t)
+{
     rs_sample_walk_make(&p->su, s->pattern, &t->z, &t->w, s->env->isa == RT_ISA_AVX2);
     if (t->x1 - t->x0 > RS_SAMPLE_BLOCK_WIDTH)   /* row by row (ms_take_opaque): int32 rows where they fit */
         rs_sample_walk_bound(&p->su, &t->w, t->x0, t->y0, t->x1, t->y1);
+}
+
+/* walk_bounds and walk_make; false when p has no pixel in the tile. */
+static inline __attribute__((always_inline)) bool walk_of(const ms_tile *st, const plr_state *s, const plr_prim *p,
+                                                          tri_walk *t)
+{
+    if (!walk_bounds(st, p, t)) return false;
+    walk_make(s, p, t);
     return true;
 }
 
@@ -255,11 +269,29 @@ static __attribute__((noinline)) void ms_take_masked(ms_tile *st, const plr_stat
     }
 }
 
+/* One opaque triangle whose rectangle the block kernel takes without a walk
+ * (rs_sample_block_take: most triangles); false, nothing taken, for the others. */
+static inline __attribute__((always_inline)) bool ms_take_block(ms_tile *st, const plr_state *s, const plr_prim *p,
+                                                                uint32_t slot, const tri_walk *t)
+{
+    const size_t at = owner_at(st, s, t->x0, t->y0);
+    const int n = t->x1 - t->x0;
+    bool ties;
+    if (!rs_sample_block_take(&p->su, s->pattern, &t->z, t->x0, t->y0, t->x1, t->y1, &st->z[at], &st->owner[at],
+                              (size_t)s->tile * (size_t)s->msaa, slot + 1, st->ties, s->env->isa == RT_ISA_AVX2,
+                              &ties))
+        return false;
+    for (int y = t->y0; ties && y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &st->ties[(y - t->y0) * n]);
+    return true;
+}
+
 /* One opaque or MASK triangle: the samples it wins change owner. */
 static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
 {
     tri_walk t;
-    if (!walk_of(st, s, p, &t)) return;
+    if (!walk_bounds(st, p, &t)) return;
+    if (!masked && ms_take_block(st, s, p, slot, &t)) return;
+    walk_make(s, p, &t);
     if (masked) ms_take_masked(st, s, p, slot, &t);
     else ms_take_opaque(st, s, p, slot, &t);
 }
