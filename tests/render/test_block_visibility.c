@@ -7,7 +7,8 @@
  * - rs_sample_walk_make's AVX2 walk is rs_sample_walk_of's, field for field;
  * - rs_sample_rect_take (4x, 8x; its AVX2 kernel walks rectangles at most
  *   RS_SAMPLE_BLOCK_WIDTH pixels wide as one block of int32 lanes, up to 16 steps a
- *   row) takes every covered
+ *   row) and rs_sample_block_take (the same block, its lanes made without a walk; where
+ *   it refuses a rectangle it writes nothing) take every covered
  *   sample its depth (rs_sample_depth) beats, marks the equal ones as ties, and nothing
  *   else.
  * On random triangles: tiny (below a pixel), slivers, huge (far past the image: int64
@@ -251,7 +252,7 @@ static bool samples_fine(const rs_setup *s, const rs_depth_plane *z, const rs_sa
     return ties;
 }
 
-static int compare_sample_rects(int count, int *narrow, int *wide_blocks)
+static int compare_sample_rects(int count, int *narrow, int *wide_blocks, int *direct)
 {
     static sample_buf start, fine, block;
     const rs_samples *p = rs_sample_pattern(count);
@@ -297,6 +298,21 @@ static int compare_sample_rects(int count, int *narrow, int *wide_blocks)
                     fprintf(stderr, "  %dx triangle %d (kind %d, avx2 %d) over [%d,%d)x[%d,%d) differs\n", count, t,
                             t % 5, avx2, x0, x1, y0, y1);
             }
+            block = start;
+            bool direct_ties = false;
+            if (!rs_sample_block_take(&s, p, &z, x0, y0, x1, y1, &block.held[first], &block.owner[first], stride, 9,
+                                      block.tie, avx2, &direct_ties)) {
+                if (memcmp(&block, &start, sizeof block) && bad++ < 3)
+                    fprintf(stderr, "  %dx triangle %d: rs_sample_block_take refused but wrote\n", count, t);
+                continue;
+            }
+            *direct += 1;
+            if (direct_ties != fine_ties || memcmp(block.held, fine.held, sizeof fine.held) ||
+                memcmp(block.owner, fine.owner, sizeof fine.owner) || memcmp(block.tie, fine.tie, ntie)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "  %dx triangle %d (kind %d): rs_sample_block_take over [%d,%d)x[%d,%d) differs\n",
+                            count, t, t % 5, x0, x1, y0, y1);
+            }
         }
     }
     return bad;
@@ -305,9 +321,11 @@ static int compare_sample_rects(int count, int *narrow, int *wide_blocks)
 static void test_sample_blocks_match_fine_path(void)
 {
     for (int count = 4; count <= 8; count += 4) {
-        int narrow = 0, wide_blocks = 0;
-        CHECK_MSG(compare_sample_rects(count, &narrow, &wide_blocks) == 0, "%dx: rectangles differ from the fine path",
-                  count);
+        int narrow = 0, wide_blocks = 0, direct = 0;
+        CHECK_MSG(compare_sample_rects(count, &narrow, &wide_blocks, &direct) == 0,
+                  "%dx: rectangles differ from the fine path", count);
+        if (rt_isa_available(RT_ISA_AVX2))   /* the kernel without a walk takes most of them */
+            CHECK_MSG(direct > ROUNDS(300), "%dx: rs_sample_block_take took only %d rectangles", count, direct);
         CHECK_MSG(narrow > ROUNDS(300), "%dx: only %d narrow rectangles", count, narrow);
         CHECK_MSG(wide_blocks > ROUNDS(100), "%dx: only %d blocks wider than 8 pixels", count, wide_blocks);
     }
