@@ -461,7 +461,8 @@ static inline bool direct_block_fits_int32(const rs_setup *s, const rs_samples *
 /* One step of block_take: the eight lanes t (before their step), edges 0 and 1 at its
  * pixels' centres (e0, e1), held, owner and tie at its first pixel. whole: all eight
  * lanes are in the rectangle, else (4x, a row's odd last pixel) lanes 0-3 alone, with
- * masked loads and stores. Returns whether it has a tie. */
+ * masked loads and stores. Returns the samples at equal depth (bits 0-7) and those it
+ * took (bits 8-15). */
 __attribute__((target("avx2"), always_inline))
 static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, const int32_lanes *l,
                                   const rs_depth_plane *z, float *held, uint32_t *owner, uint8_t *tie,
@@ -500,7 +501,7 @@ static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, co
         _mm256_maskstore_ps(held, m, zk);
         _mm256_maskstore_epi32((int *)owner, m, ids);
     }
-    return eq;
+    return eq | win << 8;
 }
 
 /* The samples of the rectangle of `rows` rows of n pixels whose first pixel's exact
@@ -509,10 +510,12 @@ static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, co
  * all modulo 2^32 (exact inside the rectangle); held, owner from the first pixel,
  * stride apart per row; tie n per row. A row's steps but its last are whole (the last
  * is half at 4x when n is odd), so only the last step tests which. A step whose eight
- * samples are all outside costs its sign test. Returns whether any pixel has a tie; tie
- * must be zero beforehand. */
+ * samples are all outside costs its sign test. Returns BLOCK_TIES when any pixel has a
+ * tie, BLOCK_TOOK when it took any sample; tie must be zero beforehand. */
+#define BLOCK_TIES 0xffu
+#define BLOCK_TOOK 0xff00u
 __attribute__((target("avx2"), always_inline))
-static inline bool block_take(const rs_setup *s, const int32_lanes *l, const rs_depth_plane *z,
+static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const rs_depth_plane *z,
                               const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
                               size_t stride, uint32_t id, uint8_t *tie, const int count)
 {
@@ -538,14 +541,14 @@ static inline bool block_take(const rs_setup *s, const int32_lanes *l, const rs_
         held += 8, owner += 8, tie += pixels;                                        \
         e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step);                  \
     } while (0)
-    unsigned any_tie = 0;
+    unsigned found = 0;                  /* block_step's, over the steps */
     for (int r = 0; r < rows; r++) {
         for (int j = 1; j < steps; j++) {
-            any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
+            found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
             BLOCK_NEXT_STEP();
         }
-        if (last_whole) any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
-        else any_tie |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, false);
+        if (last_whole) found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
+        else found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, false);
         BLOCK_NEXT_STEP();
         for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], wrap[i]);
         held += next_row;
@@ -555,7 +558,7 @@ static inline bool block_take(const rs_setup *s, const int32_lanes *l, const rs_
         e1 = _mm_add_pd(e1, _mm_set1_pd((double)d1));
     }
 #undef BLOCK_NEXT_STEP
-    return any_tie != 0;
+    return found;
 }
 
 /* block_take for 4 and 8 samples from the walk, each compiled for its count. */
@@ -566,8 +569,8 @@ static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, 
 {
     int32_lanes l;
     int32_lanes_of(s, w, e, &l);
-    if (w->count == 4) return block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 4);
-    return block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 8);
+    if (w->count == 4) return (block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 4) & BLOCK_TIES) != 0;
+    return (block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, 8) & BLOCK_TIES) != 0;
 }
 
 /* rs_sample_block_take's kernel for one sample count: false, nothing written, when the
@@ -575,23 +578,23 @@ static bool sample_block_take_int32(const rs_setup *s, const rs_sample_walk *w, 
 __attribute__((target("avx2"), always_inline))
 static inline bool direct_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
                                      const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
-                                     size_t stride, uint32_t id, uint8_t *tie, bool *ties, const int count)
+                                     size_t stride, uint32_t id, uint8_t *tie, rs_block_taken *taken, const int count)
 {
     if (!direct_block_fits_int32(s, p, e, n, rows)) return false;
-    memset(tie, 0, (size_t)n * (size_t)rows);
     int32_lanes l;
     int32_lanes_direct(s, p, z, e, count, &l);
-    *ties = block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, count);
+    const unsigned found = block_take(s, &l, z, e, n, rows, held, owner, stride, id, tie, count);
+    *taken = (rs_block_taken){(found & BLOCK_TIES) != 0, (found & BLOCK_TOOK) != 0};
     return true;
 }
 
 __attribute__((target("avx2")))
 static bool sample_block_take_direct(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
                                      const int64_t e[3], int n, int rows, float *held, uint32_t *owner,
-                                     size_t stride, uint32_t id, uint8_t *tie, bool *ties)
+                                     size_t stride, uint32_t id, uint8_t *tie, rs_block_taken *taken)
 {
-    if (p->count == 4) return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, ties, 4);
-    return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, ties, 8);
+    if (p->count == 4) return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, taken, 4);
+    return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, taken, 8);
 }
 
 /* sample_row_take_avx2 on int32 lanes, for rows where w is bounded
@@ -702,16 +705,16 @@ void rs_sample_row(const rs_setup *s, const rs_sample_walk *w, const rs_depth_pl
 
 bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, int x0, int y0, int x1,
                           int y1, float *held, uint32_t *owner, size_t stride, uint32_t id, uint8_t *tie, bool avx2,
-                          bool *ties)
+                          rs_block_taken *taken)
 {
 #if defined(__x86_64__)
     if (!avx2 || p->count % 4 != 0 || x1 - x0 > RS_SAMPLE_BLOCK_WIDTH) return false;
     int64_t e[3];
     rs_centre_edges(s, x0, y0, e);
-    return sample_block_take_direct(s, p, z, e, x1 - x0, y1 - y0, held, owner, stride, id, tie, ties);
+    return sample_block_take_direct(s, p, z, e, x1 - x0, y1 - y0, held, owner, stride, id, tie, taken);
 #else
     (void)s, (void)p, (void)z, (void)x0, (void)y0, (void)x1, (void)y1, (void)held, (void)owner;
-    (void)stride, (void)id, (void)tie, (void)avx2, (void)ties;
+    (void)stride, (void)id, (void)tie, (void)avx2, (void)taken;
     return false;
 #endif
 }

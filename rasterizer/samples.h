@@ -191,16 +191,20 @@ GR_API bool rs_sample_rect_take(const rs_setup *s, const rs_sample_walk *w, cons
                                 int x0, int y0, int x1, int y1, float *held, uint32_t *owner, size_t stride,
                                 uint32_t id, uint8_t *tie, bool avx2);
 
+/* What rs_sample_block_take did: whether a pixel has a tie, whether it took a sample. */
+typedef struct rs_block_taken { bool ties, took; } rs_block_taken;
+
 /* rs_sample_rect_take for a triangle with no walk made (most triangles at 1024x1024 are a
  * few pixels, and making the walk was a third of their cost): with avx2, a rectangle at
  * most RS_SAMPLE_BLOCK_WIDTH pixels wide (inside s's pixel bounds) whose values fit
  * int32 by a bound from s and the pattern (4 or 8 samples) alone is walked as one block,
- * its lanes made from s: the same held, owner and tie as rs_sample_rect_take, and *ties
- * its result. Returns false, writing nothing, for any other rectangle, pattern or CPU:
- * the caller makes the walk and calls rs_sample_rect_take. */
+ * its lanes made from s: the same held, owner and tie as rs_sample_rect_take, and
+ * taken->ties its result. tie (n per row) must be zero beforehand, and stays zero where
+ * taken->ties is false. Returns false, writing nothing, for any other rectangle, pattern
+ * or CPU: the caller makes the walk and calls rs_sample_rect_take. */
 GR_API bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z, int x0, int y0,
                                  int x1, int y1, float *held, uint32_t *owner, size_t stride, uint32_t id,
-                                 uint8_t *tie, bool avx2, bool *ties);
+                                 uint8_t *tie, bool avx2, rs_block_taken *taken);
 
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or

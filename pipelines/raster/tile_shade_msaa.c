@@ -36,7 +36,7 @@ typedef struct ms_tile {
     ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
-    uint8_t *ties;                        /* rs_sample_rect_take's: RS_SAMPLE_BLOCK_WIDTH per row */
+    uint8_t *ties;                        /* the block kernels': RS_SAMPLE_BLOCK_WIDTH per row, zero between triangles */
 } ms_tile;
 
 /* The tile's depth and owner index of pixel (x, y)'s first sample. */
@@ -64,7 +64,7 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
-    st->ties = malloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile);
+    st->ties = calloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile, 1);   /* zero between triangles */
     if (!st->owner || !st->z || !st->final || !st->ties) return false;
     fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
@@ -230,6 +230,7 @@ static void ms_take_opaque(ms_tile *st, const plr_state *s, const plr_prim *p, u
                                  (size_t)s->tile * (size_t)s->msaa, slot + 1, tie, avx2))
             return;
         for (int y = t->y0; y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &tie[(y - t->y0) * n]);
+        memset(tie, 0, (size_t)n * (size_t)(t->y1 - t->y0));   /* zero between triangles (ms_take_block) */
         return;
     }
     uint8_t tie[PLR_MAX_TILE];
@@ -269,33 +270,44 @@ static __attribute__((noinline)) void ms_take_masked(ms_tile *st, const plr_stat
     }
 }
 
+/* What ms_take did with a triangle's slot. */
+typedef enum { SLOT_UNNAMED, SLOT_NAMED } slot_use;
+
 /* One opaque triangle whose rectangle the block kernel takes without a walk
- * (rs_sample_block_take: most triangles); false, nothing taken, for the others. */
+ * (rs_sample_block_take: most triangles); false, nothing taken, for the others. The
+ * tile's tie bytes are zero before and after. */
 static inline __attribute__((always_inline)) bool ms_take_block(ms_tile *st, const plr_state *s, const plr_prim *p,
-                                                                uint32_t slot, const tri_walk *t)
+                                                                uint32_t slot, const tri_walk *t, slot_use *use)
 {
     const size_t at = owner_at(st, s, t->x0, t->y0);
     const int n = t->x1 - t->x0;
-    bool ties;
+    rs_block_taken taken;
     if (!rs_sample_block_take(&p->su, s->pattern, &t->z, t->x0, t->y0, t->x1, t->y1, &st->z[at], &st->owner[at],
                               (size_t)s->tile * (size_t)s->msaa, slot + 1, st->ties, s->env->isa == RT_ISA_AVX2,
-                              &ties))
+                              &taken))
         return false;
-    for (int y = t->y0; ties && y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &st->ties[(y - t->y0) * n]);
+    *use = taken.took || taken.ties ? SLOT_NAMED : SLOT_UNNAMED;
+    if (!taken.ties) return true;
+    for (int y = t->y0; y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &st->ties[(y - t->y0) * n]);
+    memset(st->ties, 0, (size_t)n * (size_t)(t->y1 - t->y0));
     return true;
 }
 
-/* One opaque or MASK triangle: the samples it wins change owner. */
-static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
+/* One opaque or MASK triangle: the samples it wins change owner. Returns whether an
+ * owner may name its slot (SLOT_UNNAMED: it took no sample, and the slot can go back). */
+static slot_use ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
 {
     tri_walk t;
-    if (!walk_bounds(st, p, &t)) return;
-    if (!masked && ms_take_block(st, s, p, slot, &t)) return;
+    slot_use use = SLOT_NAMED;
+    if (!walk_bounds(st, p, &t)) return SLOT_UNNAMED;
+    if (!masked && ms_take_block(st, s, p, slot, &t, &use)) return use;
     walk_make(s, p, &t);
     if (masked) ms_take_masked(st, s, p, slot, &t);
     else ms_take_opaque(st, s, p, slot, &t);
+    return SLOT_NAMED;
 }
 
+/* A triangle goes to a new slot, copied there only when an owner may name it. */
 static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
 {
     sc_alpha_mode mode = s->alpha.mask || s->alpha.blend ? plr_alpha_mode(s->env, p->tri.material)
@@ -303,8 +315,8 @@ static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
     if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
     uint32_t slot;
     if (!ms_slot(st, s, &slot)) return false;
-    *ms_prim(&st->prims, slot) = *p;
-    ms_take(st, s, p, slot, mode == SC_ALPHA_MASK);
+    if (ms_take(st, s, p, slot, mode == SC_ALPHA_MASK) == SLOT_NAMED) *ms_prim(&st->prims, slot) = *p;
+    else st->prims.n--;                   /* the last slot, named by no sample */
     return true;
 }
 

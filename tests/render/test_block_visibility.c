@@ -299,15 +299,16 @@ static int compare_sample_rects(int count, int *narrow, int *wide_blocks, int *d
                             t % 5, avx2, x0, x1, y0, y1);
             }
             block = start;
-            bool direct_ties = false;
+            rs_block_taken taken;
             if (!rs_sample_block_take(&s, p, &z, x0, y0, x1, y1, &block.held[first], &block.owner[first], stride, 9,
-                                      block.tie, avx2, &direct_ties)) {
+                                      block.tie, avx2, &taken)) {
                 if (memcmp(&block, &start, sizeof block) && bad++ < 3)
                     fprintf(stderr, "  %dx triangle %d: rs_sample_block_take refused but wrote\n", count, t);
                 continue;
             }
             *direct += 1;
-            if (direct_ties != fine_ties || memcmp(block.held, fine.held, sizeof fine.held) ||
+            const bool took = memcmp(block.owner, start.owner, sizeof start.owner) != 0;
+            if (taken.ties != fine_ties || taken.took != took || memcmp(block.held, fine.held, sizeof fine.held) ||
                 memcmp(block.owner, fine.owner, sizeof fine.owner) || memcmp(block.tie, fine.tie, ntie)) {
                 if (bad++ < 3)
                     fprintf(stderr, "  %dx triangle %d (kind %d): rs_sample_block_take over [%d,%d)x[%d,%d) differs\n",
