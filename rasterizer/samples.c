@@ -520,6 +520,7 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
                               size_t stride, uint32_t id, uint8_t *tie, const int count)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    if (n <= 0) return 0;                /* an empty span (rs_sample_row_take): no last step either */
     const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
     __m256i t[3] = {l->first[0], l->first[1], l->first[2]}, wrap[3];
     for (int i = 0; i < 3; i++)                  /* the next row's first step from past this row's last */

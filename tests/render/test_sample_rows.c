@@ -88,6 +88,19 @@ static int compare_rows(int count, bool huge)
                 if (bad++ < 3) fprintf(stderr, "  %dx %s triangle %d row %d (%d pixels) differs\n", count,
                                        huge ? "huge" : "small", t, y, n);
             }
+            /* the four pixels left of the bounds: no sample there, and the pixel after them
+             * (the triangle's first, which may be covered) is not the row's to touch */
+            float held_left[5 * RS_MAX_SAMPLES];
+            uint32_t owner_left[5 * RS_MAX_SAMPLES] = {0};
+            uint8_t tie_left[5];
+            for (int k = 0; k < 5 * RS_MAX_SAMPLES; k++) held_left[k] = FLT_MAX;
+            rs_sample_walk_bound(&s, &w, x0 - 4, y, x0 + 1, y + 1);
+            rs_centre_edges(&s, x0 - 4, y, e);
+            if (rs_sample_row_take(&s, &w, &z, e, 4, held_left, owner_left, 9, tie_left, true) ||
+                held_left[4 * count] != FLT_MAX || owner_left[4 * count] != 0) {
+                if (bad++ < 3) fprintf(stderr, "  %dx %s triangle %d row %d: a row left of it took samples\n", count,
+                                       huge ? "huge" : "small", t, y);
+            }
         }
     }
     return bad;
