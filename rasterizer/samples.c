@@ -459,13 +459,15 @@ static inline bool direct_block_fits_int32(const rs_setup *s, const rs_samples *
 }
 
 /* One step of block_take: the eight lanes t (before their step), edges 0 and 1 at its
- * pixels' centres (e0, e1), held, owner and tie at its first pixel. whole: all eight
+ * pixels' centres (e0, e1), held, owner and tie at its first pixel, zp the depth plane's
+ * z2, d0, d1, inv_area in both lanes (held before the loop: the tie stores may alias
+ * the plane). whole: all eight
  * lanes are in the rectangle, else (4x, a row's odd last pixel) lanes 0-3 alone, with
  * masked loads and stores. Returns the samples at equal depth (bits 0-7) and those it
  * took (bits 8-15). */
 __attribute__((target("avx2"), always_inline))
 static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, const int32_lanes *l,
-                                  const rs_depth_plane *z, float *held, uint32_t *owner, uint8_t *tie,
+                                  const __m128d zp[4], float *held, uint32_t *owner, uint8_t *tie,
                                   __m256i ids, const int count, const bool whole)
 {
     const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
@@ -474,9 +476,7 @@ static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, co
     /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
      * or the first pixel's 4-7 (8x) */
     /* rs_plane_centre of both pixels, its operations lane by lane */
-    const __m128d c = _mm_add_pd(_mm_set1_pd(z->z2),
-                                 _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, _mm_set1_pd(z->d0)), _mm_mul_pd(e1, _mm_set1_pd(z->d1))),
-                                            _mm_set1_pd(z->inv_area)));
+    const __m128d c = _mm_add_pd(zp[0], _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, zp[1]), _mm_mul_pd(e1, zp[2])), zp[3]));
     const __m256d c0 = _mm256_broadcastsd_pd(c);
     const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
     const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l->dz[0]));
@@ -542,14 +542,15 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
         held += 8, owner += 8, tie += pixels;                                        \
         e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step);                  \
     } while (0)
+    const __m128d zp[4] = {_mm_set1_pd(z->z2), _mm_set1_pd(z->d0), _mm_set1_pd(z->d1), _mm_set1_pd(z->inv_area)};
     unsigned found = 0;                  /* block_step's, over the steps */
     for (int r = 0; r < rows; r++) {
         for (int j = 1; j < steps; j++) {
-            found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
+            found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, true);
             BLOCK_NEXT_STEP();
         }
-        if (last_whole) found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, true);
-        else found |= block_step(t, e0, e1, l, z, held, owner, tie, ids, count, false);
+        if (last_whole) found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, true);
+        else found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, false);
         BLOCK_NEXT_STEP();
         for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], wrap[i]);
         held += next_row;
