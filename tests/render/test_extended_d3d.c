@@ -22,54 +22,23 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gramps-ed3d-XXXXXX";
 
-static unsigned char *load_png(const char *png)
-{
-    int w, h, n;
-    return stbi_load(png, &w, &h, &n, 4);
-}
-
-/* Renders `args` (-q -o DIR/NAME.png added) and loads the image (NULL on failure). */
-static unsigned char *render(const char *name, const char *args)
-{
-    char a[2048], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    return rc == 0 ? load_png(png) : NULL;
-}
-
-/* Share of the w x h pixels whose channels all lie within 2 of each other's. */
-static double agreement(const unsigned char *a, const unsigned char *b, int pixels)
-{
-    int close = 0;
-    for (int i = 0; a && b && i < pixels; i++) {
-        int worst = 0;
-        for (int ch = 0; ch < 3; ch++) {
-            int d = abs(a[i * 4 + ch] - b[i * 4 + ch]);
-            worst = d > worst ? d : worst;
-        }
-        close += worst <= 2;
-    }
-    return a && b ? (double)close / pixels : -1;
-}
-
 static void test_surfaces_are_the_raster_graphs(void)
 {
     char args[1024];
     snprintf(args, sizeof args, "-t 2 --size 128x128 -p raster %s/opaque.scene", dir);
-    unsigned char *raster = render("raster", args);
+    unsigned char *raster = render_into(dir, "raster", args);
     snprintf(args, sizeof args, "-t 2 --size 128x128 -p hybrid --bounces 0 --set graph.shadows=false "
              "%s/opaque.scene", dir);
-    unsigned char *unshadowed = render("unshadowed", args);
+    unsigned char *unshadowed = render_into(dir, "unshadowed", args);
     snprintf(args, sizeof args, "-t 2 --size 128x128 -p hybrid --bounces 0 %s/opaque.scene", dir);
-    unsigned char *shadowed = render("shadowed", args);
+    unsigned char *shadowed = render_into(dir, "shadowed", args);
     double a = agreement(raster, unshadowed, 128 * 128), b = agreement(raster, shadowed, 128 * 128);
     printf("    textured, cut-out, no shadows: %.4f of pixels within 2/255 of -p raster; with shadows "
            "%.4f\n", a, b);

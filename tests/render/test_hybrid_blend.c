@@ -19,6 +19,7 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -47,33 +48,6 @@ static void write_scenes(void)
     box_scene_write(dir, "plain.scene", scene);
 }
 
-/* Renders `args` into DIR/NAME.png and loads it (NULL on failure). */
-static unsigned char *render(const char *name, const char *args)
-{
-    char a[1400], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    int w, h, n;
-    return rc == 0 ? stbi_load(png, &w, &h, &n, 4) : NULL;
-}
-
-/* Share of the pixels whose channels all lie within 2 of each other's. */
-static double agreement(const unsigned char *a, const unsigned char *b, int pixels)
-{
-    int close = 0;
-    for (int i = 0; a && b && i < pixels; i++) {
-        int worst = 0;
-        for (int ch = 0; ch < 3; ch++) {
-            int d = abs(a[i * 4 + ch] - b[i * 4 + ch]);
-            worst = d > worst ? d : worst;
-        }
-        close += worst <= 2;
-    }
-    return a && b ? (double)close / pixels : -1;
-}
-
 static void test_blends_as_the_raster_graph(void)
 {
     static const char *const scenes[] = {"panes", "ordered"}, *const aovs[] = {"color", "albedo"};
@@ -83,11 +57,11 @@ static void test_blends_as_the_raster_graph(void)
             char args[1024], name[64];
             snprintf(args, sizeof args, "-t 2 --size 96x96 --aov %s -p raster %s/%s.scene", aovs[a], dir, scenes[s]);
             snprintf(name, sizeof name, "raster-%s-%s", scenes[s], aovs[a]);
-            unsigned char *raster = render(name, args);
+            unsigned char *raster = render_into(dir, name, args);
             snprintf(args, sizeof args, "-t 2 --size 96x96 --aov %s -p hybrid --bounces 0 --set graph.shadows=false "
                      "%s/%s.scene", aovs[a], dir, scenes[s]);
             snprintf(name, sizeof name, "hybrid-%s-%s", scenes[s], aovs[a]);
-            unsigned char *hybrid = render(name, args);
+            unsigned char *hybrid = render_into(dir, name, args);
             double agree = agreement(raster, hybrid, 96 * 96);
             printf("    %s, %s: %.4f of pixels within 2/255 of -p raster\n", scenes[s], aovs[a], agree);
             CHECK_MSG(agree >= 0.99, "%s %s: %.4f of pixels within 2/255 of -p raster", scenes[s], aovs[a], agree);
@@ -108,10 +82,10 @@ static void test_blends_per_sample(void)
 {
     char args[1024];
     snprintf(args, sizeof args, "-t 2 --size 128x128 --msaa 4 -p raster %s/panes.scene", dir);
-    unsigned char *raster = render("raster-msaa", args);
+    unsigned char *raster = render_into(dir, "raster-msaa", args);
     snprintf(args, sizeof args, "-t 2 --size 128x128 --msaa 4 -p hybrid --bounces 0 --set graph.shadows=false "
              "--stats %s/msaa.json %s/panes.scene", dir, dir);
-    unsigned char *hybrid = render("hybrid-msaa", args);
+    unsigned char *hybrid = render_into(dir, "hybrid-msaa", args);
     double agree = agreement(raster, hybrid, 128 * 128);
     printf("    --msaa 4: %.4f of pixels within 2/255 of -p raster\n", agree);
     CHECK_MSG(agree >= 0.99, "--msaa 4: %.4f of pixels within 2/255 of -p raster", agree);
@@ -153,9 +127,9 @@ static void test_more_samples_composite_along_the_ray(void)
     char args[1024];
     const int pixels = 64 * 64;
     snprintf(args, sizeof args, "-t 2 --size 64x64 --spp 2 -p hybrid %s/plain.scene", dir);
-    unsigned char *hybrid = render("spp2-hybrid", args);
+    unsigned char *hybrid = render_into(dir, "spp2-hybrid", args);
     snprintf(args, sizeof args, "-t 2 --size 64x64 --spp 2 -p raytrace %s/plain.scene", dir);
-    unsigned char *raytrace = render("spp2-raytrace", args);
+    unsigned char *raytrace = render_into(dir, "spp2-raytrace", args);
     const double close = agreement(hybrid, raytrace, pixels);
     fprintf(stderr, "  --spp 2: %.2f%% of pixels within 2/255 of -p raytrace --spp 2\n", 100 * close);
     CHECK_MSG(close >= 0.999, "--spp 2: %.2f%% of pixels within 2/255 of -p raytrace", 100 * close);

@@ -12,6 +12,7 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -30,33 +31,6 @@ static void write_scene(void)
                     "[mesh.far]\nfile = quad.obj\nmaterial = blue\nscale = 2.5\ntranslate = -2,-0.8,1.5\n");
 }
 
-/* Renders `args` into DIR/NAME.png and loads it (NULL on failure). */
-static unsigned char *render(const char *name, const char *args)
-{
-    char a[1400], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    int w, h, n;
-    return rc == 0 ? stbi_load(png, &w, &h, &n, 4) : NULL;
-}
-
-/* Share of the pixels whose channels all lie within 2 of each other's. */
-static double agreement(const unsigned char *a, const unsigned char *b, int pixels)
-{
-    int close = 0;
-    for (int i = 0; a && b && i < pixels; i++) {
-        int worst = 0;
-        for (int ch = 0; ch < 3; ch++) {
-            int d = abs(a[i * 4 + ch] - b[i * 4 + ch]);
-            worst = d > worst ? d : worst;
-        }
-        close += worst <= 2;
-    }
-    return a && b ? (double)close / pixels : -1;
-}
-
 static void test_agrees_with_the_ray_tracer(void)
 {
     char plain[300];
@@ -69,12 +43,12 @@ static void test_agrees_with_the_ray_tracer(void)
             char args[1024], name[64];
             snprintf(args, sizeof args, "-t 2 --size %dx%d --spp %d -p raytrace %s", size, size, spps[k], scenes[s]);
             snprintf(name, sizeof name, "raytrace-%s-%d", names[s], spps[k]);
-            unsigned char *rt = render(name, args);
+            unsigned char *rt = render_into(dir, name, args);
             for (int h = 0; h < 2; h++) {
                 snprintf(args, sizeof args, "-t 2 --size %dx%d --spp %d -p %s %s", size, size, spps[k],
                          hybrids[h], scenes[s]);
                 snprintf(name, sizeof name, "%s-%s-%d", hybrids[h], names[s], spps[k]);
-                unsigned char *hy = render(name, args);
+                unsigned char *hy = render_into(dir, name, args);
                 const double close = agreement(hy, rt, pixels);
                 printf("    %s, %s --spp %d: %.4f of pixels within 2/255 of -p raytrace\n", names[s], hybrids[h],
                        spps[k], close);
