@@ -45,8 +45,8 @@ static figures figures_in(const char *stats)
 }
 
 /* One worker and the graph's capacities: every traced reflection stays on the device
- * (Intersect copies nothing back; before, each came back, 80 bytes, and went out again
- * to Shade), the hits queue holds some packets there, within its capacity. */
+ * (Intersect copies nothing back: a hit sent to the host would cost 80 bytes there and
+ * again out to Shade), the hits queue holds some packets there, within its capacity. */
 static void test_hits_stay_on_device(void)
 {
     char dev[700], stats[700], extra[600];

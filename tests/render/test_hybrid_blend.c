@@ -15,7 +15,7 @@
  *   through the panes and mirror bounces, and with --msaa 4;
  * - with --spp 2, blended surfaces composited along each sample's ray: at least 99.9% of
  *   pixels within 2/255 of -p raytrace --spp 2 (100% since a sample of a pixel whose
- *   neighbours saw other primitives is traced: test_hybrid_spp.c; 99.58% before). */
+ *   neighbours saw other primitives is traced: test_hybrid_spp.c). */
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
