@@ -12,7 +12,7 @@
  * (NULL, and a failed check naming the command, where it exited nonzero). */
 static inline unsigned char *render_into(const char *dir, const char *name, const char *args)
 {
-    char a[2048], png[256];
+    char a[1400], png[256];
     snprintf(png, sizeof png, "%s/%s.png", dir, name);
     snprintf(a, sizeof a, "-q -o %s %s", png, args);
     int rc = run(a);
