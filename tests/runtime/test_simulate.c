@@ -148,8 +148,9 @@ static void test_stage_busy_is_cpu_time(void)
         for (int k = 0; k < s->nstages; k++) busy += s->stages[k].busy_ms;
         /* The stages' busy time includes some runtime work that application time does
          * not (the Thread stage's reserves and commits: ThreadSanitizer made it 2.3 ms
-         * against 1.6); with the wall-clock ticks it held the whole 16 ms of sleep. */
-        CHECK_MSG(busy <= app * 1.5 + 2.0, "%u virtual workers: stages busy %.3f ms, "
+         * against 1.6, and once 2.2 ms against 0.0 at 1 virtual worker); with the
+         * wall-clock ticks it held the whole 16 ms of sleep, which 4 ms still catches. */
+        CHECK_MSG(busy <= app * 1.5 + 4.0, "%u virtual workers: stages busy %.3f ms, "
                   "application %.3f ms (16 ms of it asleep)", counts[i], busy, app);
         gr_graph_destroy(g);
     }
