@@ -5,6 +5,7 @@
 #include "shaders/texture_sample_body.h"
 
 #include <stdint.h>
+#include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -53,6 +54,7 @@ static int64_t level_offset(const sc_texture *t, int l)
 /* t's level table; the return: whether every side of every level is a power of two. */
 static bool level_table_of(const sc_texture *t, level_table *lt)
 {
+    memset(lt, 0, sizeof *lt);            /* level_entry8 reads past the last level */
     bool pow2 = true;
     for (int l = 0; l < t->nlevels; l++) {
         lt->width[l] = t->levels[l].width;
@@ -132,6 +134,16 @@ AVX2_INLINE __m256i address8(__m256i i, __m256i n, sc_wrap w, bool pow2)
     return r;
 }
 
+/* Entry level[lane] of a level table's column (16 entries): two in-register permutes
+ * and a blend, where a gather would load from memory lane by lane (slow on many cores). */
+AVX2_INLINE __m256i level_entry8(const int32_t column[SC_MAX_MIP_LEVELS], __m256i level)
+{
+    _Static_assert(SC_MAX_MIP_LEVELS == 16, "a level table column is two 8-lane vectors");
+    const __m256i low = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)column), level);
+    const __m256i high = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(column + 8)), level);
+    return _mm256_blendv_epi8(low, high, _mm256_cmpgt_epi32(level, _mm256_set1_epi32(7)));
+}
+
 /* The RGBA8 texels at texel index idx from level 0's first texel. */
 AVX2_INLINE __m256i texels8(const level_table *lt, __m256i idx)
 {
@@ -163,7 +175,7 @@ AVX2_INLINE __m256 lerp8(__m256 a, __m256 b, __m256 t)
 AVX2_INLINE void bilinear8(const level_table *lt, sample_mode m, __m256i level, __m256 ru, __m256 rv,
                            __m256 out[4])
 {
-    const __m256i w = _mm256_i32gather_epi32(lt->width, level, 4), h = _mm256_i32gather_epi32(lt->height, level, 4);
+    const __m256i w = level_entry8(lt->width, level), h = level_entry8(lt->height, level);
     const __m256 half = _mm256_set1_ps(0.5f);
     const __m256 x = _mm256_sub_ps(_mm256_mul_ps(ru, _mm256_cvtepi32_ps(w)), half);
     const __m256 y = _mm256_sub_ps(_mm256_mul_ps(rv, _mm256_cvtepi32_ps(h)), half);
@@ -173,7 +185,7 @@ AVX2_INLINE void bilinear8(const level_table *lt, sample_mode m, __m256i level, 
     const __m256i xa = address8(x0, w, m.wrap_u, m.pow2);
     const __m256i xb = address8(_mm256_add_epi32(x0, one), w, m.wrap_u, m.pow2);
     const __m256i top_row = _mm256_sub_epi32(h, one);       /* rows are stored top first */
-    const __m256i first = _mm256_i32gather_epi32(lt->offset, level, 4);
+    const __m256i first = level_entry8(lt->offset, level);
     const __m256i ya = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, m.wrap_v, m.pow2)), w));
     const __m256i yb = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, m.wrap_v, m.pow2)), w));
     const __m256i a = texels8(lt, _mm256_add_epi32(ya, xa)), b = texels8(lt, _mm256_add_epi32(ya, xb));
