@@ -150,6 +150,38 @@ AVX2_INLINE __m256i texels8(const level_table *lt, __m256i idx)
     return _mm256_i32gather_epi32(lt->base, idx, 4);
 }
 
+/* The RGBA8 texels at idx and idx + 1 (from level 0's first texel), as texels8 would
+ * give them: two gathers of four 64-bit pairs, half the loads of two texels8. The lanes
+ * are gathered in the order 0 1 4 5 | 2 3 6 7, so one shuffle per result restores it. */
+AVX2_INLINE void texel_pairs8(const level_table *lt, __m256i idx, __m256i *first, __m256i *second)
+{
+    const __m256i order = _mm256_permute4x64_epi64(idx, _MM_SHUFFLE(3, 1, 2, 0));
+    const long long *base = (const long long *)(const void *)lt->base;
+    const __m256 p = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_castsi256_si128(order), 4));
+    const __m256 q = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_extracti128_si256(order, 1), 4));
+    *first = _mm256_castps_si256(_mm256_shuffle_ps(p, q, _MM_SHUFFLE(2, 0, 2, 0)));
+    *second = _mm256_castps_si256(_mm256_shuffle_ps(p, q, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* The four texels of eight bilinear footprints: rows ya and yb (texel indices of the rows'
+ * first texels), columns xa and xb. Where every lane's xb is xa + 1 (no wrap inside the
+ * footprint: the common case) each row is read as pairs; a pair then ends at a texel of
+ * its row, so no load leaves the level. */
+AVX2_INLINE void footprint8(const level_table *lt, __m256i ya, __m256i yb, __m256i xa, __m256i xb,
+                            __m256i texel[4])
+{
+    const __m256i adjacent = _mm256_cmpeq_epi32(xb, _mm256_add_epi32(xa, _mm256_set1_epi32(1)));
+    if (_mm256_movemask_epi8(adjacent) == -1) {
+        texel_pairs8(lt, _mm256_add_epi32(ya, xa), &texel[0], &texel[1]);
+        texel_pairs8(lt, _mm256_add_epi32(yb, xa), &texel[2], &texel[3]);
+        return;
+    }
+    texel[0] = texels8(lt, _mm256_add_epi32(ya, xa));
+    texel[1] = texels8(lt, _mm256_add_epi32(ya, xb));
+    texel[2] = texels8(lt, _mm256_add_epi32(yb, xa));
+    texel[3] = texels8(lt, _mm256_add_epi32(yb, xb));
+}
+
 /* Per channel c, the byte shuffle that moves byte c of each 32-bit lane to the lane's low
  * byte and zeroes the others (0x80: a zero byte; indices count within each 16-byte half). */
 #define PICK(c) {0x80808000 | (c), 0x80808004 | (c), 0x80808008 | (c), 0x8080800c | (c), \
@@ -188,8 +220,9 @@ AVX2_INLINE void bilinear8(const level_table *lt, sample_mode m, __m256i level, 
     const __m256i first = level_entry8(lt->offset, level);
     const __m256i ya = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(y0, h, m.wrap_v, m.pow2)), w));
     const __m256i yb = _mm256_add_epi32(first, _mm256_mullo_epi32(_mm256_sub_epi32(top_row, address8(_mm256_add_epi32(y0, one), h, m.wrap_v, m.pow2)), w));
-    const __m256i a = texels8(lt, _mm256_add_epi32(ya, xa)), b = texels8(lt, _mm256_add_epi32(ya, xb));
-    const __m256i c = texels8(lt, _mm256_add_epi32(yb, xa)), d = texels8(lt, _mm256_add_epi32(yb, xb));
+    __m256i texel[4];
+    footprint8(lt, ya, yb, xa, xb, texel);
+    const __m256i a = texel[0], b = texel[1], c = texel[2], d = texel[3];
 #pragma GCC unroll 4
     for (int k = 0; k < m.channels; k++) {
         __m256 lower = lerp8(channel8(a, k), channel8(b, k), ax);
