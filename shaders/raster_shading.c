@@ -482,22 +482,29 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
         return;
     }
     uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
-    float level_of[SH_PS_MAX];            /* ... and its level there */
+    uint8_t level_at[SH_PS_MAX];          /* ... and that quad's place in the list below */
     uint32_t key[SH_PS_MAX];              /* fragment i's quad + 1, in a loop that vectorizes */
+    uint8_t frag_level[SH_PS_MAX];        /* fragment i's place in the list */
+    float d[4][SH_PS_MAX], level[SH_PS_MAX];   /* per listed quad: derivatives, level */
     const int cleared = pm->ntris > 0 && pm->ntris < SH_PS_MAX ? pm->ntris : SH_PS_MAX;
     memset(quad_of, 0, (size_t)cleared * sizeof *quad_of);
     PS_LOOP(i, f->n) key[i] = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
+    int nq = 0;                           /* the (triangle, quad) runs, listed in order */
     for (int i = 0; i < f->n; i++) {
         const unsigned k = f->tri[i];
-        const uint32_t quad = key[i];
-        if (quad != quad_of[k]) {
-            float d[4];
-            quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], d);
-            level_of[k] = ts_lod(tex, d[0], d[1], d[2], d[3]);
-            quad_of[k] = quad;
+        if (key[i] != quad_of[k]) {
+            float qd[4];
+            quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], qd);
+            for (int c = 0; c < 4; c++) d[c][nq] = qd[c];
+            level_at[k] = (uint8_t)nq++;
+            quad_of[k] = key[i];
         }
-        lod[i] = level_of[k];
+        frag_level[i] = level_at[k];
     }
+    /* the levels in one branch-free loop across the list, which vectorizes */
+    const float w = (float)tex->levels[0].width, h = (float)tex->levels[0].height;
+    PS_LOOP(j, nq) level[j] = ts_lod_of_size(w, h, d[0][j], d[1][j], d[2][j], d[3][j]);
+    PS_LOOP(i, f->n) lod[i] = level[frag_level[i]];
 }
 
 /* ps_gather_material for a packet of one material m whose albedo map, if any, reads

@@ -18,17 +18,26 @@
 /* Forced, so that a caller compiled for AVX2 gets the whole sampler in its own compile. */
 #define TS_INLINE static inline __attribute__((always_inline))
 
-/* sh_texture_lod (texture_sample.h): log2 of the longer texel-space step on level 0, by
- * spec_pow.h's polynomial (no library call; within 1e-7 of log2f near 1). */
+/* sh_texture_lod (texture_sample.h) on a level 0 of w x h texels: log2 of the longer
+ * texel-space step, by spec_pow.h's polynomial (no library call; within 1e-7 of log2f
+ * near 1). Branch-free (the cases are selects, the logarithm of a case that does not
+ * take it is of 1), so that a loop of it across quads vectorizes; a lane's bits are
+ * the scalar formula's either way. */
+TS_INLINE float ts_lod_of_size(float w, float h, float dudx, float dvdx, float dudy, float dvdy)
+{
+    const float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
+    const float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
+    const bool nan = x2 != x2 || y2 != y2;                 /* level 0 */
+    const float rho2 = x2 > y2 ? x2 : y2;
+    const bool huge = rho2 > 0x1p126f;                     /* also inf: the coarsest level */
+    const bool normal = rho2 >= 0x1p-126f;                 /* else subnormal or 0: level 0 */
+    const float lod = 0.5f * sh_pow_log2(normal && !huge ? rho2 : 1.0f);
+    return nan ? 0.0f : huge ? 64.0f : normal ? lod : -64.0f;
+}
+
 TS_INLINE float ts_lod(const sc_texture *t, float dudx, float dvdx, float dudy, float dvdy)
 {
-    const float w = (float)t->levels[0].width, h = (float)t->levels[0].height;
-    float x2 = dudx * w * (dudx * w) + dvdx * h * (dvdx * h);
-    float y2 = dudy * w * (dudy * w) + dvdy * h * (dvdy * h);
-    if (x2 != x2 || y2 != y2) return 0.0f;             /* NaN: level 0 */
-    float rho2 = x2 > y2 ? x2 : y2;
-    if (rho2 > 0x1p126f) return 64.0f;                 /* also inf: the coarsest level */
-    return rho2 >= 0x1p-126f ? 0.5f * sh_pow_log2(rho2) : -64.0f;   /* subnormal or 0: level 0 */
+    return ts_lod_of_size((float)t->levels[0].width, (float)t->levels[0].height, dudx, dvdx, dudy, dvdy);
 }
 
 /* A coordinate reduced to a range where scaling by a level's size and converting to int
