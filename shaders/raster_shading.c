@@ -114,10 +114,15 @@ PS_INLINE void quad_derivatives(const quad_setup *q, int x, int y, float d[4])
     const qs_v4 at = at0 + dx * px + dy * py;           /* at the quad's top-left pixel */
     const qs_v4 right = at + dx, below = at + dy;
     const qs_v4 r = 1.0 / (qs_v4){at[2], right[2], below[2], 1.0};
-    d[0] = (float)(right[0] * r[1] - at[0] * r[0]);
-    d[1] = (float)(right[1] * r[1] - at[1] * r[0]);
-    d[2] = (float)(below[0] * r[2] - at[0] * r[0]);
-    d[3] = (float)(below[1] * r[2] - at[1] * r[0]);
+    /* d = {right U, right V, below U, below V} x their 1/W - {U, V, U, V} x the quad's
+     * 1/W: per lane the scalar formula's operations (and rounding to float), four at once */
+    typedef long long qs_i4 __attribute__((vector_size(4 * sizeof(long long))));
+    typedef float qs_f4 __attribute__((vector_size(4 * sizeof(float))));
+    const qs_v4 ends = __builtin_shuffle(right, below, (qs_i4){0, 1, 4, 5});
+    const qs_v4 end_r = __builtin_shuffle(r, (qs_i4){1, 1, 2, 2});
+    const qs_v4 start = __builtin_shuffle(at, (qs_i4){0, 1, 0, 1});
+    const qs_f4 v = __builtin_convertvector(ends * end_r - start * r[0], qs_f4);
+    memcpy(d, &v, sizeof v);
 }
 
 /* t's corners' set 0: the VS's attributes 6 and 7. */
