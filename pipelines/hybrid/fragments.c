@@ -51,7 +51,7 @@ static void fragment_hit(const plh_primary *p, plrt_ray *r, uint32_t prim)
     if (!plane_hit(&r->ray, v[0], v[1], v[2], &r->hit)) rt_intersect1(p->bvh, &r->ray, &r->hit);
 }
 
-int plh_pixel_fragments(const plh_primary *p, int msaa, uint32_t pixel,
+int plh_pixel_fragments(const gr_ctx *c, const plh_primary *p, int msaa, uint32_t pixel,
                         plrt_ray out[RS_MAX_SAMPLES])
 {
     const pl_frame *f = p->frame;
@@ -78,8 +78,8 @@ int plh_pixel_fragments(const plh_primary *p, int msaa, uint32_t pixel,
         fragment_hit(p, r, seen[k] - 1);
         traced += r->hit.prim != seen[k] - 1;
     }
-    atomic_fetch_add_explicit(p->from_raster, (uint64_t)n - traced, memory_order_relaxed);
-    atomic_fetch_add_explicit(p->traced, traced, memory_order_relaxed);
+    plh_tally_add(&p->from_raster, c, (uint64_t)n - traced);
+    plh_tally_add(&p->traced, c, traced);
     return n;
 }
 

@@ -19,8 +19,9 @@
 
 /* The fragments of `pixel`, for a depth pass of msaa samples per pixel, into
  * out[0..n) in the order of their first samples; returns n (at least 1). A background
- * fragment's ray is not made (a miss: only its weight, pixel and hit are set). */
-int plh_pixel_fragments(const plh_primary *p, int msaa, uint32_t pixel,
+ * fragment's ray is not made (a miss: only its weight, pixel and hit are set). c: the
+ * task counting them. */
+int plh_pixel_fragments(const gr_ctx *c, const plh_primary *p, int msaa, uint32_t pixel,
                         plrt_ray out[RS_MAX_SAMPLES]);
 
 /* The samples of `pixel` that see what its sample k sees (a mask, bit k set). */

@@ -35,24 +35,33 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
     pl_frame *f = i->frame;
     *s = (plh_shader){pl_frame_ray_env(f), pl_frame_raster_env(f), f->aov, (int)cp_int(i, "bounces"),
                       (float)cp_float(i, "min_weight"), cp_bool(i, "shadows"), (int)cp_int(i, "msaa"),
-                      false, false, {0, 0, 0, 0, -1}, NULL,
-                      {NULL}, pl_frame_counter(f, "hybrid.om_contributions")};
+                      false, false, {0, 0, 0, 0, -1}, NULL, {{NULL, NULL}}, {NULL, NULL}};
     s->quads = any_textured(s->env);
-    bool counted = s->contributions != NULL;
+    bool counted = plh_tally_init(&s->contributions, f, "hybrid.om_contributions");
     for (int k = 0; k < PLH_KINDS; k++) {
         char name[64];
         snprintf(name, sizeof name, "hybrid.%s_rays_%s", who, kind_names[k]);
-        counted = (s->rays[k] = pl_frame_counter(f, name)) && counted;
+        counted = plh_tally_init(&s->rays[k], f, name) && counted;
     }
-    if (!counted) {
-        snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-        return false;
-    }
-    if (!rs_sample_pattern(s->msaa)) {
+    if (!counted) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    else if (!rs_sample_pattern(s->msaa))
         snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", s->msaa);
-        return false;
-    }
-    return plh_tile_keys_of(i, "out", &s->keys, err);
+    else if (plh_tile_keys_of(i, "out", &s->keys, err))
+        return true;
+    plh_shader_free(s);
+    return false;
+}
+
+void plh_shader_fold(plh_shader *s)
+{
+    plh_tally_fold(&s->contributions);
+    for (int k = 0; k < PLH_KINDS; k++) plh_tally_fold(&s->rays[k]);
+}
+
+void plh_shader_free(plh_shader *s)
+{
+    plh_tally_free(&s->contributions);
+    for (int k = 0; k < PLH_KINDS; k++) plh_tally_free(&s->rays[k]);
 }
 
 void plh_out_start(plh_out *o, const plh_shader *s)
@@ -64,7 +73,7 @@ void plh_out_start(plh_out *o, const plh_shader *s)
 
 static void push_contribs(gr_ctx *c, const plh_shader *s, plh_out *o)
 {
-    atomic_fetch_add_explicit(s->contributions, o->contribs.n, memory_order_relaxed);
+    plh_tally_add(&s->contributions, c, o->contribs.n);
     plh_push_contribs(c, PLH_OUT_CONTRIB, &o->contribs);
 }
 
@@ -87,7 +96,7 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
     push_rays(c, o, PLH_HIT_RUN);
     push_contribs(c, s, o);
     for (int k = 0; k < PLH_KINDS; k++)
-        if (o->pushed[k]) atomic_fetch_add_explicit(s->rays[k], o->pushed[k], memory_order_relaxed);
+        if (o->pushed[k]) plh_tally_add(&s->rays[k], c, o->pushed[k]);
 }
 
 /* The slot for the task's next ray of `kind` (its run pushed first when full), its kind

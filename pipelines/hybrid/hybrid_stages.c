@@ -27,8 +27,22 @@ static void *visible_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     if (plh_primary_init(&s->primary, i, "out", 1, err) &&
         plh_miss_sums_init(&s->misses, i, &s->primary, cp_bool(i, "background"), err))
         return s;
+    plh_primary_free(&s->primary);
     free(s);
     return NULL;
+}
+
+/* The counters into the frame's, after a run. */
+static void visible_finish(void *state, void *frame)
+{
+    (void)frame;
+    plh_primary_fold(&((visible_state *)state)->primary);
+}
+
+static void visible_destroy(void *state)
+{
+    plh_primary_free(&((visible_state *)state)->primary);
+    free(state);
 }
 
 static void visible_main(gr_ctx *c)
@@ -58,7 +72,7 @@ static const cp_resource_use visible_uses[] = {
 const cp_stage_type plh_visible_type = {
     "hybrid.visible", "primary hits from the visibility buffer of a depth-only raster pass "
     "(traced where it misses)", GR_SHADER, false, visible_ports, 2, visible_params, 2,
-    visible_main, visible_create, NULL, free, visible_uses, 3};
+    visible_main, visible_create, visible_finish, visible_destroy, visible_uses, 3};
 
 static const cp_format formats[] = {
     {"hybrid.rays", "the Extended Direct3D graph's rays: shadow, mirror and through rays with pixel, "

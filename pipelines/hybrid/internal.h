@@ -10,6 +10,7 @@
 #define PIPELINES_HYBRID_INTERNAL_H
 
 #include "pipelines/hybrid/packets.h"
+#include "pipelines/hybrid/tally.h"
 #include "pipelines/raytrace/sums.h"
 #include "pipelines/stages.h"
 
@@ -104,7 +105,7 @@ typedef struct plh_shader {
     int64_t *sums;                        /* PS with `sums`: the frame's sums (a slot's
                                              three), which it adds its base-layer terms to
                                              itself; NULL: every contribution goes to om */
-    _Atomic(uint64_t) *rays[PLH_KINDS], *contributions;
+    plh_tally rays[PLH_KINDS], contributions;   /* per kind pushed; contributions sent */
 } plh_shader;
 
 /* The pixel shaders' (hybrid.ps's and hybrid.ps2's) parameters. */
@@ -121,6 +122,9 @@ typedef struct plh_shader {
 /* Its parameters (bounces, min_weight, shadows, msaa, tile) and counters, `who` naming them
  * ("ps": hybrid.ps_rays_shadow, ...). false with a message in err. */
 bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, char err[CP_ERR_MAX]);
+/* Its counters into the frame's after a run (the stage's finish hook); their memory freed. */
+void plh_shader_fold(plh_shader *s);
+void plh_shader_free(plh_shader *s);
 
 /* One task's output: contributions for om and rays for Trace, pushed a packet's worth
  * at a time (plh_out_flush at the end). Shadow rays and the others are gathered apart

@@ -16,13 +16,25 @@ bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, 
     pl_frame *f = i->frame;
     int spp = pl_samples_per_pixel(i);
     *p = (plh_primary){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp, plrt_camera_spread(f),
-                       cp_port_elements(i, port), pl_frame_counter(f, "primary_hits_from_raster"),
-                       pl_frame_counter(f, "rays.primary")};
-    if (!p->from_raster || !p->traced) {
+                       cp_port_elements(i, port), {NULL, NULL}, {NULL, NULL}};
+    const bool counted = plh_tally_init(&p->from_raster, f, "primary_hits_from_raster");
+    if (!plh_tally_init(&p->traced, f, "rays.primary") || !counted) {
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
         return false;
     }
     return (p->vis = pl_frame_use(i, pl_visibility_name(msaa), err)) && (p->bvh = pl_frame_use(i, "bvh", err));
+}
+
+void plh_primary_fold(plh_primary *p)
+{
+    plh_tally_fold(&p->from_raster);
+    plh_tally_fold(&p->traced);
+}
+
+void plh_primary_free(plh_primary *p)
+{
+    plh_tally_free(&p->from_raster);
+    plh_tally_free(&p->traced);
 }
 
 bool plh_miss_sums_init(plh_miss_sums *m, const cp_stage_init *i, const plh_primary *p, bool asked,
@@ -170,7 +182,7 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
     }
     if (o.rays.n) raster += run_own_tests(p, &o, rays);
     trace_all(p, &tr, rays);
-    atomic_fetch_add_explicit(p->from_raster, raster, memory_order_relaxed);
-    atomic_fetch_add_explicit(p->traced, n - raster, memory_order_relaxed);
+    plh_tally_add(&p->from_raster, c, raster);
+    plh_tally_add(&p->traced, c, n - raster);
     return made;
 }

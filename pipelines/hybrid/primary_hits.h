@@ -21,6 +21,7 @@
 
 #include "pipelines/stages.h"
 #include "pipelines/raytrace/packets.h"
+#include "pipelines/hybrid/tally.h"
 
 typedef struct plh_primary {
     const pl_frame *frame;
@@ -31,7 +32,7 @@ typedef struct plh_primary {
     int spp;
     float weight, spread;                 /* spread: the camera rays' cone (plrt_camera_spread) */
     uint32_t packet;                      /* the stage's rays per output packet */
-    _Atomic(uint64_t) *from_raster, *traced;
+    plh_tally from_raster, traced;        /* primary hits taken from the depth pass, traced */
 } plh_primary;
 
 /* For stage i (its `spp` parameter, its output `port`'s packet size) after a depth pass
@@ -39,6 +40,10 @@ typedef struct plh_primary {
  * buffer or the BVH cannot be had. */
 bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, int msaa,
                       char err[CP_ERR_MAX]);
+/* Its counters into the frame's after a run (the stage's finish hook); their memory freed
+ * (also after a failed plh_primary_init). */
+void plh_primary_fold(plh_primary *p);
+void plh_primary_free(plh_primary *p);
 
 /* A stage that adds the background of the samples the raster pass saw nothing at to
  * their pixels' sums itself (sums.h's misses: one sample per pixel, after a cutter that

@@ -28,7 +28,7 @@ typedef struct ps_state {
     plh_behind behind;                    /* its fragments' samples (msaa > 1) */
     plh_shader shader;
     plh_miss_sums misses;                 /* with `sums`: the frame's (also shader.sums) */
-    _Atomic(uint64_t) *fragments;
+    plh_tally fragments;
     pl_surface *surface;                  /* the frame's, when a float output wants it */
 } ps_state;
 
@@ -60,11 +60,13 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         snprintf(err, CP_ERR_MAX, "out of memory");
         return NULL;
     }
-    s->fragments = pl_frame_counter(i->frame, "fragments_shaded");
-    if (!s->fragments) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-    if (s->fragments && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
+    const bool counted = plh_tally_init(&s->fragments, i->frame, "fragments_shaded");
+    if (!counted) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    s->primary = (plh_primary){0};
+    bool shader = false;
+    if (counted && plh_primary_init(&s->primary, i, "rays", (int)cp_int(i, "msaa"), err) &&
         pl_frame_stage_surface(i, &s->surface, err) &&
-        plh_shader_init(&s->shader, i, "ps", err) &&
+        (shader = plh_shader_init(&s->shader, i, "ps", err)) &&
         plh_miss_sums_init(&s->misses, i, &s->primary, cp_bool(i, "sums"), err)) {
         s->shader.sums = s->misses.sums;
         s->behind = (plh_behind){&s->primary, true};
@@ -75,8 +77,30 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
                                (s->shader.aov == SH_AOV_COLOR || s->shader.aov == SH_AOV_ALBEDO);
         return s;
     }
+    if (shader) plh_shader_free(&s->shader);
+    plh_primary_free(&s->primary);
+    plh_tally_free(&s->fragments);
     free(s);
     return NULL;
+}
+
+/* The counters into the frame's, after a run. */
+static void ps_finish(void *state, void *frame)
+{
+    (void)frame;
+    ps_state *s = state;
+    plh_tally_fold(&s->fragments);
+    plh_primary_fold(&s->primary);
+    plh_shader_fold(&s->shader);
+}
+
+static void ps_destroy(void *state)
+{
+    ps_state *s = state;
+    plh_tally_free(&s->fragments);
+    plh_primary_free(&s->primary);
+    plh_shader_free(&s->shader);
+    free(s);
 }
 
 /* The pixel's surface (pipelines/surface.h) from h, its first sample's primary hit. */
@@ -120,7 +144,7 @@ static uint32_t ps_fragments(gr_ctx *c, const ps_state *s, const plrt_sample_run
     uint32_t shaded = 0;
     for (uint32_t i = 0; i < n; i++) {
         plrt_ray frags[RS_MAX_SAMPLES];
-        const uint32_t m = (uint32_t)plh_pixel_fragments(&s->primary, s->shader.msaa, px[i].pixel, frags);
+        const uint32_t m = (uint32_t)plh_pixel_fragments(c, &s->primary, s->shader.msaa, px[i].pixel, frags);
         if (s->surface) put_surface(s, px[i].pixel, &frags[0]);   /* sample 0's fragment */
         for (uint32_t k = 0; k < m; k++) shaded += ps_sample(c, s, &frags[k], o);
     }
@@ -148,7 +172,7 @@ static void ps_main(gr_ctx *c)
     uint32_t shaded = s->shader.msaa > 1 ? ps_fragments(c, s, run, &o) : ps_samples(c, s, run, &o);
     plh_out_flush(c, &s->shader, &o);
     gr_push_flush(c, PLH_OUT_RAYS);
-    atomic_fetch_add_explicit(s->fragments, shaded, memory_order_relaxed);
+    plh_tally_add(&s->fragments, c, shaded);
 }
 
 static const cp_port ps_ports[] = {
@@ -179,4 +203,4 @@ static const cp_resource_use ps_uses[] = {
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
     "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
-    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, NULL, free, ps_uses, 7};
+    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, ps_finish, ps_destroy, ps_uses, 7};

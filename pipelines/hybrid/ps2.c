@@ -17,7 +17,7 @@ typedef struct ps2_state {
     plh_primary camera;                   /* msaa > 1: the camera and BVH for the rays on
                                              through a blended surface seen by one sample */
     plh_behind behind;
-    _Atomic(uint64_t) *hits;
+    plh_tally hits;
 } ps2_state;
 
 static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
@@ -28,15 +28,35 @@ static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         return NULL;
     }
     pl_frame *f = i->frame;
-    s->hits = pl_frame_counter(f, "hybrid.ps2_hits");
-    if (!s->hits) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
-    if (s->hits && plh_shader_init(&s->shader, i, "ps2", err)) {
-        s->camera = (plh_primary){f, NULL, f->data->geo, NULL, 1, 1.0f, plrt_camera_spread(f), 0, NULL, NULL};
+    const bool counted = plh_tally_init(&s->hits, f, "hybrid.ps2_hits");
+    if (!counted) snprintf(err, CP_ERR_MAX, "out of memory (counters)");
+    if (counted && plh_shader_init(&s->shader, i, "ps2", err)) {
+        s->camera = (plh_primary){f, NULL, f->data->geo, NULL, 1, 1.0f, plrt_camera_spread(f), 0,
+                                   {NULL, NULL}, {NULL, NULL}};
         s->behind = (plh_behind){&s->camera, false};
         if (s->shader.msaa == 1 || (s->camera.bvh = pl_frame_use(i, "bvh", err))) return s;
+        plh_shader_free(&s->shader);
     }
+    plh_tally_free(&s->hits);
     free(s);
     return NULL;
+}
+
+/* The counters into the frame's, after a run. */
+static void ps2_finish(void *state, void *frame)
+{
+    (void)frame;
+    ps2_state *s = state;
+    plh_tally_fold(&s->hits);
+    plh_shader_fold(&s->shader);
+}
+
+static void ps2_destroy(void *state)
+{
+    ps2_state *s = state;
+    plh_tally_free(&s->hits);
+    plh_shader_free(&s->shader);
+    free(s);
 }
 
 /* One mirror, through or behind ray, of layer `in`; returns 1 when it hit a surface. */
@@ -79,7 +99,7 @@ static void ps2_main(gr_ctx *c)
     }
     plh_out_flush(c, &s->shader, &o);
     gr_push_flush(c, PLH_OUT_RAYS);
-    atomic_fetch_add_explicit(s->hits, hits, memory_order_relaxed);
+    plh_tally_add(&s->hits, c, hits);
 }
 
 static const cp_port ps2_ports[] = {
@@ -97,4 +117,4 @@ static const cp_resource_use ps2_uses[] = {
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
     "Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
-    ps2_params, 5, ps2_main, ps2_create, NULL, free, ps2_uses, 2};
+    ps2_params, 5, ps2_main, ps2_create, ps2_finish, ps2_destroy, ps2_uses, 2};

@@ -18,13 +18,21 @@
 typedef struct trace_state {
     const rt_bvh *bvh;
     const sh_ray_env *env;                /* in a scene with blended materials, else NULL */
-    _Atomic(uint64_t) *packets, *rays, *shadow, *secondary, *contributions;
+    plh_tally packets, rays, shadow, secondary, contributions;
     plh_tile_keys keys;                   /* of `lit`'s contributions set (om's instances) */
     const struct plrt_device_bvh *device; /* placed on the OpenCL device: the BVH's copy */
 } trace_state;
 
 /* Output slots, as in the port table. */
 enum { TRACE_OUT_HITS, TRACE_OUT_LIT };
+
+static void trace_destroy(void *state)
+{
+    trace_state *s = state;
+    plh_tally *const tallies[] = {&s->packets, &s->rays, &s->shadow, &s->secondary, &s->contributions};
+    for (size_t k = 0; k < sizeof tallies / sizeof *tallies; k++) plh_tally_free(tallies[k]);
+    free(s);
+}
 
 static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
@@ -36,25 +44,38 @@ static void *trace_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     }
     *s = (trace_state){pl_frame_use(i, "bvh", err),
                        f->data->scene && sh_ray_scene_blends(f->data->scene) ? pl_frame_ray_env(f) : NULL,
-                       pl_frame_counter(f, "hybrid.trace_packets"), pl_frame_counter(f, "hybrid.trace_rays"),
-                       pl_frame_counter(f, "rays.shadow"), pl_frame_counter(f, "rays.secondary"),
-                       pl_frame_counter(f, "hybrid.om_contributions"), {0, 0, 0, 0, -1}, NULL};
+                       {NULL, NULL}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL},
+                       {0, 0, 0, 0, -1}, NULL};
     const int msaa = (int)cp_int(i, "msaa");
     if (!s->bvh) {
         free(s);
         return NULL;
     }
+    bool counted = plh_tally_init(&s->packets, f, "hybrid.trace_packets");
+    counted = plh_tally_init(&s->rays, f, "hybrid.trace_rays") && counted;
+    counted = plh_tally_init(&s->shadow, f, "rays.shadow") && counted;
+    counted = plh_tally_init(&s->secondary, f, "rays.secondary") && counted;
+    counted = plh_tally_init(&s->contributions, f, "hybrid.om_contributions") && counted;
     if (i->on_device && !(s->device = pl_frame_use(i, "bvh.opencl", err)))
         snprintf(err, CP_ERR_MAX, "the scene's BVH is not on the OpenCL device: %s",
                  plrt_device_bvh_error());
-    else if (!(s->packets && s->rays && s->shadow && s->secondary && s->contributions))
+    else if (!counted)
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");
     else if (!rs_sample_pattern(msaa))
         snprintf(err, CP_ERR_MAX, "msaa %d: expected 1, 4 or 8 samples per pixel", msaa);
     else if (plh_tile_keys_of(i, "lit", &s->keys, err))
         return s;
-    free(s);
+    trace_destroy(s);
     return NULL;
+}
+
+/* The counters into the frame's, after a run. */
+static void trace_finish(void *state, void *frame)
+{
+    (void)frame;
+    trace_state *s = state;
+    plh_tally *const tallies[] = {&s->packets, &s->rays, &s->shadow, &s->secondary, &s->contributions};
+    for (size_t k = 0; k < sizeof tallies / sizeof *tallies; k++) plh_tally_fold(tallies[k]);
 }
 
 /* A packet's rays by kind: positions of its shadow rays and of the others, ascending,
@@ -109,7 +130,7 @@ static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const ui
         const float w[3] = {sh->weight[0] * through[i], sh->weight[1] * through[i], sh->weight[2] * through[i]};
         plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, w);
     }
-    atomic_fetch_add_explicit(s->contributions, lit.n, memory_order_relaxed);
+    plh_tally_add(&s->contributions, c, lit.n);
     plh_push_contribs(c, TRACE_OUT_LIT, &lit);
 }
 
@@ -131,16 +152,16 @@ static void find_hits(const trace_state *s, plh_ray *r, const uint32_t *at, uint
 
 /* The rays with hits moved to r[0..no) (others ascends, so each moves down or stays),
  * the packet cut to them (none left: no packet for PS2), and the counters. */
-static void finish(const trace_state *s, void *in, const ray_kinds *k)
+static void finish(gr_ctx *c, const trace_state *s, void *in, const ray_kinds *k)
 {
     plh_ray *r = plrt_elems(in);
     for (uint32_t i = 0; i < k->no; i++)
         if (k->others[i] != i) r[i] = r[k->others[i]];
     gr_set_count(in, k->no);
-    atomic_fetch_add_explicit(s->packets, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->rays, k->ns + k->no, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->shadow, k->ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(s->secondary, k->no, memory_order_relaxed);
+    plh_tally_add(&s->packets, c, 1);
+    plh_tally_add(&s->rays, c, k->ns + k->no);
+    plh_tally_add(&s->shadow, c, k->ns);
+    plh_tally_add(&s->secondary, c, k->no);
 }
 
 static void trace_main(gr_ctx *c)
@@ -159,7 +180,7 @@ static void trace_main(gr_ctx *c)
         send_lit(c, s, r, k.shadows, k.ns, occluded, s->env ? through : NULL);
     }
     if (k.no) find_hits(s, r, k.others, k.no);
-    finish(s, in, &k);
+    finish(c, s, in, &k);
 }
 
 /* On the device: hybrid_trace (pipelines/raytrace/opencl/trace.cl) wrote the hits into
@@ -176,7 +197,7 @@ static void trace_emit(gr_ctx *c, void *state, void *packet, const void *results
         for (uint32_t i = 0; i < k.ns; i++) occluded[i] = blocked[k.shadows[i]];
         send_lit(c, s, r, k.shadows, k.ns, occluded, NULL);
     }
-    finish(s, packet, &k);
+    finish(c, s, packet, &k);
 }
 
 /* What the kernel does not do: any-hit filters and shadow transmittance. */
@@ -212,7 +233,7 @@ static const cp_resource_use trace_uses[] = {
 const cp_kernel_stage_type plh_trace_type = {
     {"hybrid.trace", "Extended Direct3D ray casting: occlusion tests for shadow rays, closest hits for "
      "the others (the ray tracer's packet kernels); lit shadow rays' terms to the Output Merger", GR_SHADER,
-     false, trace_ports, 3, trace_params, 2, trace_main, trace_create, NULL, free, trace_uses, 2},
+     false, trace_ports, 3, trace_params, 2, trace_main, trace_create, trace_finish, trace_destroy, trace_uses, 2},
     {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, .name = "hybrid_trace",
      .result_bytes = 1, .inplace = true, .buffers = trace_buffers, .unsupported = trace_unsupported,
      .emit = trace_emit}};
