@@ -315,8 +315,8 @@ void *gr_buffer_data(gr_graph *g, int buffer)
 
 static void free_queue(gr_queue_rt *q)
 {
+    gr_queue_free_subqueues(q);       /* first: a failed launch may have made only some */
     gr_queue_run_clear(q);
-    gr_queue_free_subqueues(q);
     free(q->producers);
     free(q);
 }
