@@ -62,6 +62,18 @@ static gr_dq_ring *first_ring(gr_dq *dq)
     return r;
 }
 
+void gr_dq_reset(gr_dq *dq)
+{
+    for (gr_dq_ring *r = dq->retired, *next; r; r = next) {
+        next = r->next_retired;
+        free(r);
+    }
+    dq->retired = NULL;
+    atomic_store_explicit(&dq->top, 0, memory_order_relaxed);
+    atomic_store_explicit(&dq->bottom, 0, memory_order_relaxed);
+    dq->top_seen = 0;
+}
+
 void gr_dq_destroy(gr_dq *dq)
 {
     free(atomic_load_explicit(&dq->ring, memory_order_relaxed));

@@ -28,6 +28,9 @@ typedef struct gr_dq {
  * (a deque never pushed to costs no allocation: a graph has one per stage per worker). */
 void gr_dq_init(gr_dq *dq, unsigned log2_capacity);
 void gr_dq_destroy(gr_dq *dq);
+/* An empty deque whose owner and thieves are all stopped made as new (positions from 0),
+ * keeping its ring (the largest it grew to) and freeing the retired ones. */
+void gr_dq_reset(gr_dq *dq);
 
 /* Owner only. item must not be NULL. Returns 0, or -1 if making or growing the ring
  * failed (ENOMEM). */

@@ -315,6 +315,7 @@ void *gr_buffer_data(gr_graph *g, int buffer)
 
 static void free_queue(gr_queue_rt *q)
 {
+    gr_queue_free_subqueues(q);       /* first: a failed launch may have made only some */
     gr_queue_run_clear(q);
     free(q->producers);
     free(q);
@@ -324,6 +325,7 @@ void gr_graph_destroy(gr_graph *g)
 {
     if (!g) return;
     if (g->launched && !g->waited) gr_wait(g);
+    gr_workers_free(g);
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *s = g->stages[i];
         for (gr_inst *n, *in = s->instances; in; in = n) {

@@ -531,12 +531,17 @@ bool gr_buffers_protect(gr_graph *g, bool ro);
 gr_status gr_validate(gr_graph *g, const int *runnable, int nrunnable);
 
 /* launch.c: builds a validated graph's workers, subqueues and first instances and starts
- * the threads (the packet pools and stacks are made on the first run and kept). */
+ * the threads (the packet pools, stacks, workers and static subqueues are made on the
+ * first run and kept, reset in place by the later ones). gr_workers_free: the workers'
+ * memory, at gr_graph_destroy. */
 gr_status gr_launch_run(gr_graph *g);
-/* relaunch.c: a finished run's state gone (subqueues, instances, counters, statistics),
- * as gr_launch_run expects to find it. */
+void gr_workers_free(gr_graph *g);
+/* relaunch.c: a finished run's state gone (subqueues emptied, instances, counters,
+ * statistics), as gr_launch_run expects to find it. gr_queue_free_subqueues: what
+ * gr_graph_destroy frees of a queue. */
 void gr_run_state_clear(gr_graph *g);
-void gr_queue_run_clear(gr_queue_rt *q);      /* also what gr_graph_destroy frees of a queue */
+void gr_queue_run_clear(gr_queue_rt *q);
+void gr_queue_free_subqueues(gr_queue_rt *q);
 
 /* capacity.c: packets held per queue, backpressure's bound (credits per worker) */
 void gr_capacity_init(gr_graph *g);
@@ -559,6 +564,7 @@ void gr_gate_task_done(gr_worker *w, gr_queue_rt *q, uint64_t key);
 /* queue.c */
 gr_subq *gr_subq_get(gr_worker *w, gr_queue_rt *q, uint64_t key, bool by_key);
 gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key);
+void gr_subq_reset(gr_subq *s);
 void gr_subq_free(gr_subq *s);
 uint64_t gr_subq_consumer_done(gr_subq *s);   /* marks it; returns the packets left */
 void gr_report_left(gr_graph *g, const gr_subq *s, uint64_t n, bool late);

@@ -116,7 +116,7 @@ static bool create_subqueues(gr_graph *g)
         gr_queue_rt *q = g->queues[i];
         q->cons_comp = &g->comps[g->stages[q->consumer]->comp];
         if (!q->physical && q->is_set && !gr_gates_create(q)) return false;
-        if (!q->physical) continue;
+        if (!q->physical || q->subs) continue;       /* kept from the run before */
         if (q->d.dynamic_keys) {
             q->subs = calloc(q->d.max_keys, sizeof *q->subs);
             if (!q->subs || gr_keymap_init(&q->keys, q->d.max_keys) != 0) return false;
@@ -169,25 +169,28 @@ static void *carve(char *block, size_t *at, size_t n, size_t size)
 }
 
 /* A worker's fixed-size arrays, all in one zeroed block (`block` NULL: only sizes it);
- * returns its size. One allocation instead of a dozen per worker at each launch. Each
- * array starts a line: the deques and ready bits, which thieves read, share none with
- * what only the owner writes, and the Shader task arrays (see gr_ctx) are written by
- * every task. */
-static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block)
+ * returns its size and sets *per_run to the offset where the arrays a run starts at zero
+ * begin (reset_worker zeroes from there; those before it are kept across runs: the
+ * deques, victims, coalescing arrays and scratch). One allocation instead of a dozen per
+ * worker. Each array starts a line: the deques and ready bits, which thieves read, share
+ * none with what only the owner writes, and the Shader task arrays (see gr_ctx) are
+ * written by every task. */
+static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block, size_t *per_run)
 {
     size_t at = 0, nq = (size_t)g->nqueues, ns = (size_t)g->nstages;
     size_t outs = (size_t)max_shader_outputs(g);
     gr_ctx *c = &w->shader_ctx;
     w->dq = carve(block, &at, ns, sizeof *w->dq);
-    w->ready_ranks = carve(block, &at, (ns + 63) / 64, sizeof *w->ready_ranks);
     w->victims = carve(block, &at, g->nworkers, sizeof *w->victims);
-    w->victim_ready = carve(block, &at, g->nworkers, sizeof *w->victim_ready);
     w->partials = carve(block, &at, nq, sizeof *w->partials);
     w->partials_len = carve(block, &at, nq, sizeof *w->partials_len);
+    w->scratch = carve(block, &at, 1, max_packet_bytes(g));
+    *per_run = at;
+    w->ready_ranks = carve(block, &at, (ns + 63) / 64, sizeof *w->ready_ranks);
+    w->victim_ready = carve(block, &at, g->nworkers, sizeof *w->victim_ready);
     w->stage_ticks = carve(block, &at, ns, sizeof *w->stage_ticks);
     w->stage_tasks = carve(block, &at, ns, sizeof *w->stage_tasks);
     w->queue_packets = carve(block, &at, nq, sizeof *w->queue_packets);
-    w->scratch = carve(block, &at, 1, max_packet_bytes(g));
     w->pending_surplus = carve(block, &at, (size_t)g->ncomps, sizeof *w->pending_surplus);
     w->credit = carve(block, &at, nq, sizeof *w->credit);
     c->out = carve(block, &at, outs, sizeof *c->out);
@@ -198,26 +201,55 @@ static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block)
     return at;
 }
 
-static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
+/* What every run sets in a zeroed worker besides its memory. */
+static void set_identity(gr_graph *g, gr_worker *w, unsigned id)
 {
     w->id = id;
     w->g = g;
     w->rng = 0x9e3779b97f4a7c15ull * (id + 1);
     w->streak_rank = -1;
     gr_inbox_init(&w->inbox);
-    w->arrays = gr_calloc_lines(1, carve_arrays(g, w, NULL));
-    if (!w->arrays) return false;
-    carve_arrays(g, w, w->arrays);
-    for (int r = 0; r < g->nstages; r++) gr_dq_init(&w->dq[r], 6);
-    order_victims(w, g->nworkers);
     w->shader_ctx.g = g;
     w->shader_ctx.w = w;
+}
+
+static bool init_worker(gr_graph *g, gr_worker *w, unsigned id)
+{
+    size_t per_run;
+    set_identity(g, w, id);
+    w->arrays = gr_calloc_lines(1, carve_arrays(g, w, NULL, &per_run));
+    if (!w->arrays) return false;
+    carve_arrays(g, w, w->arrays, &per_run);
+    for (int r = 0; r < g->nstages; r++) gr_dq_init(&w->dq[r], 6);
+    order_victims(w, g->nworkers);
     if (g->opts.journal) {
         w->journal_cap = 1 << 16;
         w->journal = malloc(w->journal_cap * sizeof *w->journal);
         if (!w->journal) return false;
     }
     return true;
+}
+
+/* A worker of a finished run (it succeeded: every deque, inbox and coalescing slot is
+ * empty) in the state init_worker gives a new one, in its own memory: the per-run arrays
+ * zeroed, the deques, inbox and coalescing arrays emptied keeping their storage, the
+ * journal's buffer kept (the options, so its use and size, are the run's before). */
+static void reset_worker(gr_graph *g, gr_worker *w)
+{
+    gr_worker kept = *w;
+    size_t per_run, size;
+    memset(w, 0, sizeof *w);
+    set_identity(g, w, kept.id);
+    w->inbox.tasks = kept.inbox.tasks;
+    w->inbox.cap = kept.inbox.cap;
+    w->journal = kept.journal;
+    w->journal_cap = kept.journal_cap;
+    w->arrays = kept.arrays;
+    size = carve_arrays(g, w, w->arrays, &per_run);
+    memset((char *)w->arrays + per_run, 0, size - per_run);
+    for (int r = 0; r < g->nstages; r++) gr_dq_reset(&w->dq[r]);
+    for (int q = 0; q < g->nqueues; q++)
+        memset(w->partials[q], 0, w->partials_len[q] * sizeof *w->partials[q]);
 }
 
 static void free_worker(gr_graph *g, gr_worker *w)
@@ -228,6 +260,13 @@ static void free_worker(gr_graph *g, gr_worker *w)
     free(w->arrays);
     free(w->journal);
     gr_inbox_free(&w->inbox);
+}
+
+void gr_workers_free(gr_graph *g)
+{
+    for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
+    free(g->workers);
+    g->workers = NULL;
 }
 
 /* Runnable Thread stages get their instance, spread round-robin over the workers'
@@ -300,12 +339,18 @@ gr_status gr_launch(gr_graph *g, const gr_launch_opts *o, const int *runnable, i
 
 /* The part of a launch every run does, the first (gr_launch) and each later one
  * (gr_relaunch), once the options are resolved, the graph validated and its read-only
- * buffers protected. The packet pools are made on the first run and kept. */
+ * buffers protected. The packet pools, the workers and the static subqueues are made on
+ * the first run and kept (gr_relaunch runs only after a run that succeeded, so it finds
+ * every worker built; a relaunch has the first run's worker count and options). */
 gr_status gr_launch_run(gr_graph *g)
 {
-    g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
+    bool kept = g->workers != NULL;   /* a relaunch: the run before succeeded */
+    if (!kept) g->workers = gr_calloc_lines(g->nworkers, sizeof *g->workers);
     bool ok = g->workers && (g->pools || create_pools(g)) && create_subqueues(g);
-    for (unsigned i = 0; ok && i < g->nworkers; i++) ok = init_worker(g, &g->workers[i], i);
+    for (unsigned i = 0; ok && i < g->nworkers; i++) {
+        if (kept) reset_worker(g, &g->workers[i]);
+        else ok = init_worker(g, &g->workers[i], i);
+    }
     if (ok && g->opts.simulate) ok = gr_sim_create(g);
     if (ok) ok = g->sched->init(g) == GR_OK;
     if (ok) {
@@ -356,8 +401,6 @@ gr_status gr_wait(gr_graph *g)
     if (g->started) gr_stats_collect(g);
     if (g->sched->teardown) g->sched->teardown(g);
     gr_sim_free(g);
-    for (unsigned i = 0; g->workers && i < g->nworkers; i++) free_worker(g, &g->workers[i]);
-    free(g->workers);
-    g->workers = NULL;
+    /* The workers' memory stays for a relaunch (reset_worker); gr_graph_destroy frees it. */
     return g->status;
 }

@@ -75,6 +75,21 @@ gr_subq *gr_subq_new(gr_queue_rt *q, uint32_t index, uint64_t key)
     return s;
 }
 
+/* s as gr_subq_new made it, keeping its ring (grown, for a backward edge, to what the
+ * run before needed): empty, positions from 0, no waiters, no consumer. */
+void gr_subq_reset(gr_subq *s)
+{
+    gr_subq kept = *s;
+    memset(s, 0, sizeof *s);
+    gr_spin_init(&s->lock);
+    s->queue = kept.queue;
+    s->index = kept.index;
+    s->key = kept.key;
+    s->ring = kept.ring;
+    s->state = kept.state;
+    s->ring_size = kept.ring_size;
+}
+
 void gr_subq_free(gr_subq *s)
 {
     if (!s) return;

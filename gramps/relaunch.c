@@ -4,19 +4,18 @@
  *
  * Kept from the run before: the graph as built and validated (stages, bindings,
  * priorities, components, ordered chains), the buffers and their contents, the chosen
- * scheduling policy, the packet pools (every packet is back in them when a run succeeds)
- * and the fiber stacks (a destroyed instance's stack goes back to the graph's pool). The
- * worker threads are the process's parked ones, as for any launch. Made again: the
- * subqueues (empty, their rings, reorder slots and tickets from position 0), the
- * Thread-stage instances (their programs start from the beginning), the workers'
- * deques, credits and counters, the components' termination counts, the policy's state
- * (its init runs again) and the statistics. */
+ * scheduling policy, the packet pools (every packet is back in them when a run succeeds),
+ * the fiber stacks (a destroyed instance's stack goes back to the graph's pool), the
+ * workers' memory (launch.c resets it in place: deques empty, credits and counters at 0)
+ * and the subqueues of static sets and single queues (emptied in place: rings, reorder
+ * slots and tickets from position 0). The worker threads are the process's parked ones,
+ * as for any launch. Made again: a dynamic set's subqueues (its keys are the run's), the
+ * Thread-stage instances (their programs start from the beginning), the components'
+ * termination counts, the policy's state (its init runs again) and the statistics. */
 #include "gramps/internal.h"
 
 
-/* The queue's subqueues, gates and key map freed and every counter a run changes back
- * at its value before the first run. */
-void gr_queue_run_clear(gr_queue_rt *q)
+void gr_queue_free_subqueues(gr_queue_rt *q)
 {
     if (q->subs) {
         uint32_t n = q->d.dynamic_keys ? q->d.max_keys : q->nsubs;
@@ -26,8 +25,17 @@ void gr_queue_run_clear(gr_queue_rt *q)
     }
     if (q->d.dynamic_keys && q->keys.slots) gr_keymap_destroy(&q->keys);
     memset(&q->keys, 0, sizeof q->keys);
-    gr_gates_destroy(q);
     q->nsubs = 0;
+}
+
+/* The queue's gates freed, its subqueues emptied (a dynamic set's freed with its key
+ * map: the next run maps its own keys) and every counter a run changes back at its
+ * value before the first run. */
+void gr_queue_run_clear(gr_queue_rt *q)
+{
+    if (q->d.dynamic_keys || !q->physical) gr_queue_free_subqueues(q);
+    for (uint32_t i = 0; q->subs && i < q->nsubs; i++) gr_subq_reset(q->subs[i]);
+    gr_gates_destroy(q);
     q->depth_sum = q->last_sampled = 0;
     q->peak = 0;
     atomic_store(&q->moving, 0);

@@ -2,9 +2,11 @@
  * run of one graph, relaunched 20 times under each scheduling policy at 1, 2 and 3
  * workers, gives what a fresh graph gives (results, packets per queue, tasks and
  * instances per stage) with its capacities held on every run; the stages' user pointers
- * change between runs; a simulated graph relaunches too; a run that failed refuses
- * the relaunch, naming the failure; misuse is refused with a message. */
+ * change between runs; a simulated graph relaunches too; a relaunch reuses the workers'
+ * memory and the static subqueues of the run before; a run that failed refuses the
+ * relaunch, naming the failure; misuse is refused with a message. */
 #include "gramps/gramps.h"
+#include "gramps/internal.h"
 #include "tests/check.h"
 
 #include <stdio.h>
@@ -242,6 +244,32 @@ static void simulated_relaunch(void)
     gr_graph_destroy(g);
 }
 
+/* What a run leaves for the next: the workers' blocks and the queues' subqueues are the
+ * same memory on every run (reset in place, not freed and made again each frame). */
+static void relaunch_keeps_memory(void)
+{
+    app a;
+    app_reset(&a);
+    gr_graph *g = build(&a);
+    gr_status st = gr_launch(g, &(gr_launch_opts){.workers = 2}, start, 2);
+    if (st == GR_OK) st = gr_wait(g);
+    CHECK_MSG(st == GR_OK, "%s", gr_error(g));
+    gr_worker *workers = g->workers;
+    void *arrays[2] = {workers ? workers[0].arrays : NULL, workers ? workers[1].arrays : NULL};
+    gr_subq *bin0 = g->queues[2]->subs ? g->queues[2]->subs[0] : NULL;
+    CHECK(workers && arrays[0] && arrays[1] && bin0);
+    for (int run = 1; run < 4 && st == GR_OK; run++) {
+        app_reset(&a);
+        st = gr_relaunch(g);
+        if (st == GR_OK) st = gr_wait(g);
+        CHECK_MSG(st == GR_OK, "run %d: %s", run, gr_error(g));
+        check_results(&a, "relaunched in kept memory");
+        CHECK(g->workers == workers && workers[0].arrays == arrays[0] &&
+              workers[1].arrays == arrays[1] && g->queues[2]->subs[0] == bin0);
+    }
+    gr_graph_destroy(g);
+}
+
 /* A stage fails on run 3: that run reports it and the graph cannot run again. */
 static void failed_run_refuses_relaunch(void)
 {
@@ -287,6 +315,7 @@ int main(void)
     RUN(every_scheduler_and_worker_count);
     RUN(user_pointers_change_between_runs);
     RUN(simulated_relaunch);
+    RUN(relaunch_keeps_memory);
     RUN(failed_run_refuses_relaunch);
     RUN(misuse_is_refused);
     return check_finish();
