@@ -192,8 +192,10 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, p
 {
     plr_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
+    const int tiles = s->tiles_x * s->tiles_y;
+    const int open = draw_order ? OPEN_TILES : tiles < BIN_OPEN_TILES ? tiles : BIN_OPEN_TILES;
     rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
+    gr_assert(c, rast_local_init(&l, s, rc, open, packet_bytes, copy));
     tile_walk walk = {&l, c, rc, per_tile, rendered_tiles(rc)};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
