@@ -4,6 +4,7 @@
 #include "pipelines/raster/internal.h"
 
 #include "pipelines/raster/alpha.h"
+#include "rasterizer/setup_projected.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +112,8 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
             plr_back_facing(sv[0].x, sv[0].y, sv[1].x, sv[1].y, sv[2].x, sv[2].y))
             return false;             /* single-sided material seen from behind */
         plr_prim *p = &r->set;
-        if (!rs_setup_projected_reach((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
-                                      s->width, s->height, s->reach, &p->su))
+        if (!rs_setup_projected_body((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
+                                     s->width, s->height, s->reach, &p->su))
             return false;
         if (s->attributes)
             for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);

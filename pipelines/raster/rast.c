@@ -157,11 +157,24 @@ static void for_each_tile(rast_local *l, gr_ctx *c, const rast_cfg *rc, const pl
         }
 }
 
+/* The tiles the frame renders pixels of (plr_tile_rect_at non-empty): columns
+ * x0..x1 and rows y0..y1, inclusive; x0 > x1 when the region is empty. */
+typedef struct tile_span { int x0, y0, x1, y1; } tile_span;
+
+static tile_span rendered_tiles(const rast_cfg *rc)
+{
+    const pl_region *r = &rc->region;
+    if (r->x0 >= r->x1 || r->y0 >= r->y1) return (tile_span){1, 1, 0, 0};
+    return (tile_span){plr_tile_of(rc, r->x0), plr_tile_of(rc, r->y0), plr_tile_of(rc, r->x1 - 1),
+                       plr_tile_of(rc, r->y1 - 1)};
+}
+
 typedef struct tile_walk {
     rast_local *l;
     gr_ctx *c;
     const rast_cfg *rc;
     tile_fn per_tile;
+    tile_span rendered;                   /* binning: the tiles it may bin into */
 } tile_walk;
 
 static void walk_prim_tiles(void *arg, const plr_prim *p)
@@ -174,19 +187,21 @@ static void walk_prim_tiles(void *arg, const plr_prim *p)
  * the tiles it touches. In draw order the staged packets leave when each batch is done
  * (a tile's packets must not overtake a later batch's); in any order they leave when
  * full, or when the stager needs their slot, or at the end. */
-static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, tile_fn per_tile,
-                         bool draw_order)
+static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, plr_prim_fn each,
+                         tile_fn per_tile, bool draw_order)
 {
     plr_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
+    const int tiles = s->tiles_x * s->tiles_y;
+    const int open = draw_order ? OPEN_TILES : tiles < BIN_OPEN_TILES ? tiles : BIN_OPEN_TILES;
     rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, OPEN_TILES, packet_bytes, copy));
-    tile_walk walk = {&l, c, rc, per_tile};
+    gr_assert(c, rast_local_init(&l, s, rc, open, packet_bytes, copy));
+    tile_walk walk = {&l, c, rc, per_tile, rendered_tiles(rc)};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
         plr_check_prims(c, s, p, w.bytes);
-        for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], walk_prim_tiles, &walk);
+        for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], each, &walk);
         gr_commit(c, 0, 1);
         if (draw_order) plr_stager_flush(&l.stager, c);
     }
@@ -196,16 +211,14 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, t
 
 void plr_rast_main(gr_ctx *c)
 {
-    walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, rast_in_tile, true);
+    walk_batches(c, sizeof(frag_pkt), copy_frag_pkt, walk_prim_tiles, rast_in_tile, true);
 }
 
 /* ---- binning: the parallel variant's Setup/Bin singleton (Rast per tile after it) and
  * the sort-middle graph's Bin per group (Tile-Shade after it) ------------------------------ */
 
-static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r,
-                     const plr_prim *prim, uint32_t uid)
+static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const plr_prim *prim, uint32_t uid)
 {
-    (void)r;
     binned_pkt *p = plr_stager_packet(&l->stager, c, tile);
     if (p->count == BINNED_PER_PACKET) {
         plr_stager_send(&l->stager, c, tile);
@@ -216,16 +229,36 @@ static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rect *r
     p->t[i].uid = uid;
 }
 
+/* for_each_tile for binning: a tile needs no pixel rectangle to be binned into, only
+ * to be one the frame renders, so the triangle's tile range is clipped to those once
+ * and bin_tile called directly (same tiles, same order). */
+static void bin_prim_tiles(void *arg, const plr_prim *p)
+{
+    tile_walk *w = arg;
+    rast_local *l = w->l;
+    const rast_cfg *rc = w->rc;
+    const tile_span *t = &w->rendered;
+    uint32_t uid = l->next_uid++;
+    int tx0 = plr_tile_of(rc, p->su.x0), tx1 = plr_tile_of(rc, p->su.x1);
+    int ty0 = plr_tile_of(rc, p->su.y0), ty1 = plr_tile_of(rc, p->su.y1);
+    tx0 = tx0 > t->x0 ? tx0 : t->x0;
+    ty0 = ty0 > t->y0 ? ty0 : t->y0;
+    tx1 = tx1 < t->x1 ? tx1 : t->x1;
+    ty1 = ty1 < t->y1 ? ty1 : t->y1;
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++) bin_tile(l, w->c, (uint32_t)(ty * rc->tiles_x + tx), p, uid);
+}
+
 void plr_setup_bin_main(gr_ctx *c)
 {
-    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, true);
+    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_prim_tiles, NULL, true);
 }
 
 /* The sort-middle graph's binning, one per IA/VS group: any order (Tile-Shade resolves
  * it by primitive id), so packets leave only when full or at the end. */
 void plr_bin_main(gr_ctx *c)
 {
-    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_tile, false);
+    walk_batches(c, sizeof(binned_pkt), copy_binned_pkt, bin_prim_tiles, NULL, false);
 }
 
 /* One instance per tile: its triangles arrive in draw order through its subqueue. */
