@@ -224,13 +224,9 @@ static cl_int scatter(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_dev
 static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t n, cl_event *ev,
                       gr_device_work *work)
 {
-    const size_t res_bytes = l->result_bytes * n;
     cl_int e = clEnqueueNDRangeKernel(q, s->kernel, 1, NULL, &n, NULL, 0, NULL, ev);
     if (e == CL_SUCCESS && l->inplace) e = scatter(q, s, l, work);
-    if (e == CL_SUCCESS && res_bytes) {
-        e = clEnqueueReadBuffer(q, s->results, CL_FALSE, 0, res_bytes, l->results, 0, NULL, NULL);
-        work->bytes_from_device += res_bytes;
-    }
+    if (e == CL_SUCCESS) e = ac_results_enqueue(q, s, l, n, work);
     if (e == CL_SUCCESS) e = ac_append_counts(q, s, l, work);
     if (e == CL_SUCCESS) e = clFinish(q);
     return e;

@@ -117,6 +117,10 @@ typedef struct ac_launch {
     bool inplace;
     void *results;                 /* NULL when result_bytes is 0 */
     size_t result_bytes;
+    /* The last spill_bytes of each result: on the device after every element's leading
+     * part (the kernel writes element i's at n * (result_bytes - spill_bytes) + i *
+     * spill_bytes), and not read back by ac_run (ac_read_spill). 0: none. */
+    size_t spill_bytes;
     const ac_buffer *buffers[AC_MAX_BUFFERS];
     int nbuffers;
     ac_append appends[AC_MAX_APPENDS];
@@ -144,5 +148,11 @@ GR_API int ac_launch_room(ac_kernel *k, size_t elements, size_t element_bytes, s
  * its device time and the bytes copied to *work. 0, or -1 with a message. */
 GR_API int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *work,
                   char err[AC_ERR_MAX]);
+
+/* After ac_run of `l` on the same worker: the spills (ac_launch.spill_bytes) of elements
+ * first .. first + count - 1 into the end of their results in l->results; adds the bytes
+ * copied to *work. 0, or -1 with a message. */
+GR_API int ac_read_spill(ac_kernel *k, unsigned worker, const ac_launch *l, uint32_t first,
+                         uint32_t count, gr_device_work *work, char err[AC_ERR_MAX]);
 
 #endif

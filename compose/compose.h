@@ -238,6 +238,12 @@ typedef struct cp_kernel {
     /* The result bytes per element this instance's kernel writes, at most result_bytes
      * (e.g. only as many lights as the scene has); NULL: result_bytes */
     size_t (*results_of)(void *state);
+    /* The last spill_bytes of each result (within result_bytes) come back to the host
+     * only for the elements whose leading part says so (`spills`, from the first one to
+     * the last one that does): what the host reads rarely, e.g. only where the kernel's
+     * device appends did not fit. 0: every result comes back whole. */
+    size_t spill_bytes;
+    bool (*spills)(const void *result);
     bool inplace;                      /* the kernel rewrites the elements */
     /* emit reads only element fields that no kernel of the packet format rewrites (a
      * ray's depth, not its hit), so with `inplace` the rewritten elements may stay on

@@ -97,6 +97,8 @@ const char *cp_device_stage_bind(cp_device_stage *d, void *state)
     if (why) return why;
     d->result_bytes = d->kernel->results_of ? d->kernel->results_of(state) : d->kernel->result_bytes;
     if (d->result_bytes > d->kernel->result_bytes) return "its kernel's results are larger than it declares";
+    if (d->kernel->spill_bytes && (d->kernel->spill_bytes >= d->result_bytes || !d->kernel->spills))
+        return "its kernel's result spills are larger than its results, or have no test";
     d->nbuffers = d->kernel->buffers(state, d->buffers);
     if (d->nbuffers < 0 || d->nbuffers > CP_KERNEL_BUFFERS) return "its kernel's buffers are missing";
     /* The frame's device data is there now: what a batch's launch will add must fit too. */
@@ -251,6 +253,23 @@ static void queue_usage(cp_device_stage *d, gr_device_work *work)
     }
 }
 
+/* The spills of the launch's results from the first element whose result asks for its
+ * spill to the last one that does (cp_kernel.spills). 0, or -1 with a message. */
+static int read_spills(cp_device_stage *d, unsigned worker, const ac_launch *l, uint32_t n,
+                       gr_device_work *work, char err[AC_ERR_MAX])
+{
+    if (!l->spill_bytes) return 0;
+    uint32_t first = n, last = 0;
+    const unsigned char *r = l->results;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!d->kernel->spills(r + (size_t)i * l->result_bytes)) continue;
+        if (first == n) first = i;
+        last = i;
+    }
+    if (first == n) return 0;
+    return ac_read_spill(d->compiled, worker, l, first, last - first + 1, work, err);
+}
+
 /* What one launch reads and holds besides its spans: the slots its appends go to, and
  * the entries of its appended input elements (index, one per element). */
 typedef struct launch_extra {
@@ -269,6 +288,7 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
     l->inplace = d->kernel->inplace;
     l->results = d->result_bytes ? results : NULL;
     l->result_bytes = d->result_bytes;
+    l->spill_bytes = d->result_bytes ? d->kernel->spill_bytes : 0;
     l->nbuffers = d->nbuffers;
     memcpy(l->buffers, d->buffers, sizeof l->buffers);
     uint32_t appended[AC_MAX_APPENDS] = {0};
@@ -282,6 +302,10 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
     gr_device_work work = {0};
     char err[AC_ERR_MAX];
     if (ac_run(d->compiled, gr_worker_id(c), l, &work, err)) {
+        gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
+        return false;
+    }
+    if (read_spills(d, gr_worker_id(c), l, n, &work, err)) {
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
         return false;
     }

@@ -346,18 +346,27 @@ static void push_reflections(gr_ctx *c, shade_out *o)
     o->nreflect = 0;
 }
 
+/* A ray the kernel appended on the device became a handle (`appended`); where it did
+ * not, the host made it from the result's spill, which the kernel then asked for. */
+static void made_on_device(gr_ctx *c, const plrt_shade_result *kernel, bool appended)
+{
+    gr_assert(c, appended || plrt_shade_spills(kernel));
+}
+
 /* A secondary ray from h's hit, if its weight is worth tracing, with h's cone carried
- * on from the hit (`cone`: rt_cone_at_hit); its ray a handle of the one the kernel
- * appended at `appended` on the device, if it did (AC_NO_ENTRY: none). */
+ * on from the hit (`cone`: rt_cone_at_hit); its ray a handle of the mirror ray the
+ * kernel appended on the device, if there is a result and it did. */
 static void add_secondary(gr_ctx *c, const shade_state *s, shade_out *o, const rt_ray *ray,
                           const float weight[3], const plrt_ray *h, uint32_t depth, uint32_t layers,
-                          rt_cone cone, uint32_t appended)
+                          rt_cone cone, const plrt_shade_result *kernel)
 {
+    const uint32_t appended = kernel ? kernel->reflect_at : AC_NO_ENTRY;
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
     plrt_ray rr = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, 0}, cone,
                    layers};
-    if (appended != AC_NO_ENTRY) cp_device_appended(c, PLRT_APPEND_REFLECT, appended, &rr.ray);
+    if (appended != AC_NO_ENTRY)
+        made_on_device(c, kernel, cp_device_appended(c, PLRT_APPEND_REFLECT, appended, &rr.ray));
     if (o->nreflect == RT_PACKET_MAX) push_reflections(c, o);
     o->reflect[o->nreflect++] = rr;
 }
@@ -368,7 +377,7 @@ static void add_pass(gr_ctx *c, const shade_state *s, shade_out *o, const plrt_r
 {
     if (h->layers + 1 < PLRT_MAX_LAYERS)
         add_secondary(c, s, o, passed, weight, h, h->depth, h->layers + 1,
-                      rt_cone_at_hit(h->cone, &h->ray, h->hit.t, passed->dir), AC_NO_ENTRY);
+                      rt_cone_at_hit(h->cone, &h->ray, h->hit.t, passed->dir), NULL);
 }
 
 /* One hit's shading sent on: its direct contribution, a shadow ray per lit light, a
@@ -386,13 +395,14 @@ static void send_hit(gr_ctx *c, const shade_state *s, const plrt_ray *h, const s
         *sh = (plrt_shadow){res->shadow[l], {res->shadow_color[l][0], res->shadow_color[l][1],
                             res->shadow_color[l][2]}, h->pixel};
         if (shadow_at != AC_NO_ENTRY)
-            cp_device_appended(c, PLRT_APPEND_SHADOW, shadow_at + (uint32_t)l, &sh->ray);
+            made_on_device(c, kernel, cp_device_appended(c, PLRT_APPEND_SHADOW, shadow_at + (uint32_t)l,
+                                                         &sh->ray));
     }
     if (res->reflect && (int)h->depth < s->bounces)
         add_secondary(c, s, o, &res->reflected, res->reflect_weight, h, h->depth + 1, 0,
                       kernel ? kernel->reflect_cone
                              : rt_cone_at_hit(h->cone, &h->ray, h->hit.t, res->reflected.dir),
-                      kernel ? kernel->reflect_at : AC_NO_ENTRY);
+                      kernel);
     if (res->pass) add_pass(c, s, o, h, &res->passed, res->pass_weight);
 }
 
@@ -490,7 +500,7 @@ static void shade_main(gr_ctx *c)
     shade_packet(c, gr_user(c), gr_input(c, NULL), NULL);
 }
 
-/* This instance's kernel results: the scene's lights only. */
+/* This instance's kernel results: the scene's lights only, and the spill. */
 static size_t shade_results_of(void *state)
 {
     const shade_state *s = state;
@@ -748,7 +758,8 @@ static const cp_kernel_stage_type kernel_stages[] = {
       "light, reflections, rays on through blended surfaces", GR_SHADER, false, shade_ports, 4,
       shade_params, 3, shade_main, shade_create, NULL, shade_destroy, shade_uses, 3},
      {.file = PLRT_SHADE_CL, .source = cl_pipelines_raytrace_opencl_shade, .name = "rt_shade",
-      .result_bytes = sizeof(plrt_shade_result), .results_of = shade_results_of,
+      .result_bytes = PLRT_SHADE_RESULT_MAX, .results_of = shade_results_of,
+      .spill_bytes = sizeof(plrt_shade_spill), .spills = plrt_shade_spills,
       .buffers = shade_kernel_buffers,
       .unsupported = shade_kernel_unsupported, .emit = shade_emit,
       .reads_resident = shade_reads_resident,

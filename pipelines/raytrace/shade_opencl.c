@@ -16,7 +16,8 @@ _Static_assert(sizeof(plrt_shade_material) == 64 + PLRT_MAPS * 64, "shade.cl's m
 _Static_assert(sizeof(plrt_shade_texture) == 16 + SC_MAX_MIP_LEVELS * 12, "shade.cl's texture_t");
 _Static_assert(SC_MAX_MIP_LEVELS == 16, "shade.cl's MAX_LEVELS");
 _Static_assert(sizeof(plrt_shade_info) == 48 + SH_MAX_LIGHTS * 24, "shade.cl's shade_info");
-_Static_assert(sizeof(plrt_shade_result) == 108 + SH_MAX_LIGHTS * 12, "shade.cl's shade_result");
+_Static_assert(sizeof(plrt_shade_result) == 48 + SH_MAX_LIGHTS * 12, "shade.cl's result_t");
+_Static_assert(sizeof(plrt_shade_spill) == 36, "shade.cl's spill_t");
 _Static_assert(sizeof(sc_light) == 24, "shade.cl's light_t is 24 bytes");
 
 /* The scene's normals, indices, per-triangle materials, positions and texture
@@ -177,7 +178,7 @@ int plrt_shade_device_make(plrt_shade_device *d, const cp_stage_init *i, const s
                             .set1_at = env->geo->texcoords && env->geo->texcoords1
                                            ? (uint32_t)(2 * env->geo->nvertices) : 0,
                             .has_uvs = env->geo->texcoords != NULL,
-                            .result_bytes = (uint32_t)plrt_shade_result_bytes(env->nlights)};
+                            .lead_bytes = (uint32_t)plrt_shade_lead_bytes(env->nlights)};
     for (int l = 0; l < env->nlights; l++) info.lights[l] = env->lights[l];
     if (!table) {
         snprintf(err, CP_ERR_MAX, "out of memory");
@@ -215,25 +216,39 @@ static void offset_origin(const sh_ray_env *e, const float p[3], const float n[3
     r->tmin = 0.0f;
 }
 
+bool plrt_shade_spills(const void *result)
+{
+    return ((const plrt_shade_result *)result)->flags & PLRT_SHADE_SPILLS;
+}
+
+/* The spill's point and normal, or zeros (rays that all became handles). */
+static const plrt_shade_spill *spill_of(const sh_ray_env *env, const plrt_shade_result *r)
+{
+    static const plrt_shade_spill none;
+    if (!plrt_shade_spills(r)) return &none;
+    return (const plrt_shade_spill *)((const char *)r + plrt_shade_lead_bytes(env->nlights));
+}
+
 void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out)
 {
+    const plrt_shade_spill *sp = spill_of(env, r);
     for (int i = 0; i < 3; i++) out->direct[i] = r->direct[i];
     out->nshadow = 0;
     for (int l = 0; l < env->nlights; l++) {
-        if (!(r->lit >> l & 1)) continue;
+        if (!(r->flags >> l & 1)) continue;
         int k = out->nshadow++;
         rt_ray *s = &out->shadow[k];
-        offset_origin(env, r->p, r->n, s);
+        offset_origin(env, sp->p, sp->n, s);
         for (int i = 0; i < 3; i++) {
-            s->dir[i] = env->lights[l].position[i] - r->p[i];
+            s->dir[i] = env->lights[l].position[i] - sp->p[i];
             out->shadow_color[k][i] = r->light_color[l][i];
         }
         s->tmax = 0.9999f;
     }
-    out->reflect = r->reflect != 0;
+    out->reflect = (r->flags & PLRT_SHADE_REFLECTS) != 0;
     if (out->reflect) {
-        out->reflected = r->reflected;
-        offset_origin(env, r->p, r->n, &out->reflected);
+        for (int i = 0; i < 3; i++) out->reflected.dir[i] = sp->reflect_dir[i];
+        offset_origin(env, sp->p, sp->n, &out->reflected);
         out->reflected.tmax = INFINITY;
         for (int i = 0; i < 3; i++) out->reflect_weight[i] = r->reflect_weight[i];
     }

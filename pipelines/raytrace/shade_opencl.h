@@ -47,15 +47,21 @@ typedef struct plrt_shade_info {
     float ambient, eps;
     uint32_t set1_at;                     /* where set 1 starts in the uv buffer (floats); 0: none */
     uint32_t has_uvs;                     /* the geometry has texture coordinates */
-    uint32_t result_bytes, pad[3];        /* plrt_shade_result_bytes(nlights) */
+    uint32_t lead_bytes, pad[3];          /* plrt_shade_lead_bytes(nlights) */
     sc_light lights[SH_MAX_LIGHTS];
 } plrt_shade_info;
+/* A hit's result, what the host reads of it for every hit: the direct term, the lit
+ * lights and whether the hit reflects, where the kernel appended their rays, the mirror
+ * ray's weight and cone and each light's term. The point, normal and mirror direction
+ * the host needs only to make the rays the kernel did not append (plrt_shade_spill)
+ * follow it, and come back only for hits whose flags say PLRT_SHADE_SPILLS
+ * (cp_kernel.spill_bytes). */
+enum { PLRT_SHADE_LIT = 0xff,             /* bit l: light l adds light_color[l] if unoccluded */
+       PLRT_SHADE_REFLECTS = 1 << 8,      /* it sends a mirror ray */
+       PLRT_SHADE_SPILLS = 1 << 9 };      /* a lit light's or the mirror's ray is not appended */
 typedef struct plrt_shade_result {
-    float direct[3], p[3], n[3];
-    uint32_t lit;                         /* bit l: light l adds light_color[l] if unoccluded */
-    uint32_t reflect;
-    rt_ray reflected;                     /* its direction only: the origin is the host's */
-    float reflect_weight[3];
+    float direct[3];
+    uint32_t flags;
     /* Where the kernel appended the lit lights' shadow rays (in light order) and the
      * mirror ray on the device, as positions for cp_device_appended; AC_NO_ENTRY: it
      * did not (the queue is on the host, or full), the host makes them. */
@@ -65,16 +71,28 @@ typedef struct plrt_shade_result {
      * the host where the hits queue keeps its elements on the device. */
     uint32_t prim;
     rt_cone reflect_cone;
-    /* Last: the kernel writes only the scene's lights' (plrt_shade_result_bytes). */
+    float reflect_weight[3];
+    /* Last: the kernel writes only the scene's lights' (plrt_shade_lead_bytes). */
     float light_color[SH_MAX_LIGHTS][3];
 } plrt_shade_result;
+typedef struct plrt_shade_spill {
+    float p[3], n[3], reflect_dir[3];
+} plrt_shade_spill;
 
-/* The bytes of a result the kernel writes for a scene of nlights lights: the results
- * of a launch are that far apart. */
-static inline size_t plrt_shade_result_bytes(int nlights)
+/* The bytes of a result before its spill for a scene of nlights lights, and with it: the
+ * results of a launch are plrt_shade_result_bytes apart on the host. */
+static inline size_t plrt_shade_lead_bytes(int nlights)
 {
     return offsetof(plrt_shade_result, light_color) + (size_t)nlights * sizeof(float[3]);
 }
+
+static inline size_t plrt_shade_result_bytes(int nlights)
+{
+    return plrt_shade_lead_bytes(nlights) + sizeof(plrt_shade_spill);
+}
+
+/* The bytes a result of a scene of the most lights may have (cp_kernel.result_bytes). */
+#define PLRT_SHADE_RESULT_MAX (sizeof(plrt_shade_result) + sizeof(plrt_shade_spill))
 
 /* The scene's textures on the device (texture_opencl.c): every mip level's texels side
  * by side (a texel: 4 bytes), and a plrt_shade_texture per texture. */
@@ -109,8 +127,12 @@ int plrt_shade_device_buffers(const plrt_shade_device *d,
 /* The kernel's appends (cp_kernel.appends): shadow rays, at most a light each, and the
  * mirror ray, each a ray on the device and the rest of its element on the host. */
 enum { PLRT_APPEND_SHADOW, PLRT_APPEND_REFLECT };
-/* What sh_ray_shade_cone gives for the hit, from the kernel's result: the shadow rays and
- * the mirror ray's origin made from the hit point and normal as ray_shading.c makes them. */
+/* What sh_ray_shade_cone gives for the hit, from the kernel's result (its spill after it,
+ * plrt_shade_lead_bytes on): the shadow rays and the mirror ray made from the hit point
+ * and normal as ray_shading.c makes them where the result has its spill, zero where the
+ * kernel appended them all (their elements become handles: cp_device_appended). */
 void plrt_shade_result_of(const sh_ray_env *env, const plrt_shade_result *r, sh_ray_result *out);
+/* Whether a result's spill is needed (cp_kernel.spills). */
+bool plrt_shade_spills(const void *result);
 
 #endif

@@ -99,6 +99,30 @@ static inline bool same_image_as_cpu(const char *scene, const char *options,
     return rc == 0 && same_files(cpu, dev);
 }
 
+/* The device tests' common render: cornell at 48x48 with `workers` workers and every
+ * stage that has a kernel on the device, `extra` options added. */
+static inline int render_cornell_on_device(int workers, const char *extra, const char *png)
+{
+    return render_to(png, "cornell", "-p raytrace -t %d --size 48x48 --set graph.device=opencl %s",
+                     workers, extra);
+}
+
+/* Its CPU image, for the comparisons, into the scratch file cpu.png (its path in png). */
+static inline void render_cornell_on_cpu(char png[700])
+{
+    scratch_path(png, 700, "cpu.png");
+    int rc = render_to(png, "cornell", "-p raytrace -t 2 --size 48x48");
+    CHECK_MSG(rc == 0, "cornell on the CPU: rc %d: %s", rc, out);
+}
+
+/* The stage entry after `from` in a --stats JSON text (from NULL: the first); NULL after
+ * the last. */
+static inline const char *next_stage(const char *json, const char *from)
+{
+    const char *key = "{\"name\": ";
+    return json ? strstr(from ? from + 1 : json, key) : NULL;
+}
+
 /* A stage's entry in a --stats JSON text, from its {"name": "<stage>" on (its fields end
  * at the first '}': they are flat); NULL when the text has none. */
 static inline const char *stats_stage(const char *json, const char *stage)

@@ -11,22 +11,6 @@
 
 static char cpu_png[700];
 
-static int render(int workers, const char *extra, const char *png)
-{
-    return render_to(png, "cornell", "-p raytrace -t %d --size 48x48 --set graph.device=opencl %s",
-                     workers, extra);
-}
-
-/* A stage's number field in the stats (0 when absent). */
-static unsigned long long field(const char *stage, const char *name)
-{
-    char key[80];
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *v = strstr(stage, key);
-    const char *end = strchr(stage, '}');
-    return v && end && v < end ? strtoull(v + strlen(key), NULL, 10) : 0;
-}
-
 /* The bytes every stage moved, the shadow stages' uploads, and Shade's device queues
  * (peak and capacity summed over its copies' appends). */
 typedef struct moved { unsigned long long bytes, shadow_in; unsigned peak, capacity; } moved;
@@ -36,11 +20,13 @@ static moved moved_in(const char *stats)
     moved m = {0};
     char *js = slurp(stats, NULL);
     CHECK_MSG(js != NULL, "no statistics in %s", stats);
-    for (const char *s = js ? strstr(js, "{\"name\": ") : NULL; s; s = strstr(s + 1, "{\"name\": ")) {
-        m.bytes += field(s, "bytes_to_device") + field(s, "bytes_from_device");
-        if (!strncmp(s, "{\"name\": \"shadow-intersect", 26)) m.shadow_in += field(s, "bytes_to_device");
+    for (const char *s = next_stage(js, NULL); s; s = next_stage(js, s)) {
+        m.bytes += stage_number(s, "bytes_to_device") + stage_number(s, "bytes_from_device");
+        if (!strncmp(s, "{\"name\": \"shadow-intersect", 26))
+            m.shadow_in += stage_number(s, "bytes_to_device");
         if (strncmp(s, "{\"name\": \"shade-", 16)) continue;
-        unsigned peak = (unsigned)field(s, "device_queue_peak"), cap = (unsigned)field(s, "device_queue_capacity");
+        unsigned peak = (unsigned)stage_number(s, "device_queue_peak");
+        unsigned cap = (unsigned)stage_number(s, "device_queue_capacity");
         CHECK_MSG(peak <= cap, "a Shade copy held %u packets on the device, capacity %u", peak, cap);
         m.peak += peak;
         m.capacity += cap;
@@ -60,9 +46,9 @@ static void test_fewer_bytes_same_image(void)
     scratch_path(stats_dev, sizeof stats_dev, "dev.json");
     scratch_path(stats_host, sizeof stats_host, "host.json");
     snprintf(extra, sizeof extra, "--stats %.500s", stats_dev);
-    CHECK_MSG(render(1, extra, dev) == 0, "%s", out);
+    CHECK_MSG(render_cornell_on_device(1, extra, dev) == 0, "%s", out);
     snprintf(extra, sizeof extra, "--set graph.device_queues=false --stats %.500s", stats_host);
-    CHECK_MSG(render(1, extra, host) == 0, "%s", out);
+    CHECK_MSG(render_cornell_on_device(1, extra, host) == 0, "%s", out);
     CHECK_MSG(same_files(cpu_png, dev), "appends on the device: not the CPU image");
     CHECK_MSG(same_files(cpu_png, host), "queues on the host: not the CPU image");
     moved d = moved_in(stats_dev), h = moved_in(stats_host);
@@ -87,7 +73,7 @@ static void test_tiny_capacity_schedulers(void)
         scratch_path(stats, sizeof stats, "tiny.json");
         snprintf(extra, sizeof extra, "--scheduler %s --set shadow-rays.capacity=1 --set rays.capacity=1 "
                  "--stats %.400s", schedulers[i], stats);
-        CHECK_MSG(render(2, extra, png) == 0, "%s: %s", schedulers[i], out);
+        CHECK_MSG(render_cornell_on_device(2, extra, png) == 0, "%s: %s", schedulers[i], out);
         CHECK_MSG(same_files(cpu_png, png), "%s, capacity 1: not the CPU image", schedulers[i]);
         moved m = moved_in(stats);
         CHECK_MSG(m.capacity > 0 && m.peak <= m.capacity, "%s: peak %u of %u", schedulers[i], m.peak,
@@ -99,10 +85,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     if (!device_test_start(argv[0], "device-append")) return check_finish();
-    scratch_path(cpu_png, sizeof cpu_png, "cpu.png");
-    char args[1000];
-    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 48x48 -o %s cornell", cpu_png);
-    CHECK_MSG(run(args) == 0, "%s", out);
+    render_cornell_on_cpu(cpu_png);
     RUN(test_fewer_bytes_same_image);
     RUN(test_tiny_capacity_schedulers);
     return check_finish();

@@ -12,12 +12,6 @@
 
 static char cpu_png[700];
 
-static int render(int workers, const char *extra, const char *png)
-{
-    return render_to(png, "cornell", "-p raytrace -t %d --size 48x48 --set graph.device=opencl %s",
-                     workers, extra);
-}
-
 /* Intersect's and Shade's figures, summed over their copies. */
 typedef struct figures {
     unsigned long long intersect_back, shade_in, launches;
@@ -29,7 +23,7 @@ static figures figures_in(const char *stats)
     figures f = {0};
     char *js = slurp(stats, NULL);
     CHECK_MSG(js != NULL, "no statistics in %s", stats);
-    for (const char *s = js ? strstr(js, "{\"name\": ") : NULL; s; s = strstr(s + 1, "{\"name\": ")) {
+    for (const char *s = next_stage(js, NULL); s; s = next_stage(js, s)) {
         if (!strncmp(s, "{\"name\": \"shade-", 16)) f.shade_in += stage_number(s, "bytes_to_device");
         if (strncmp(s, "{\"name\": \"intersect-", 20)) continue;
         unsigned peak = (unsigned)stage_number(s, "device_queue_peak");
@@ -53,7 +47,7 @@ static void test_hits_stay_on_device(void)
     scratch_path(dev, sizeof dev, "dev.png");
     scratch_path(stats, sizeof stats, "dev.json");
     snprintf(extra, sizeof extra, "--stats %.500s", stats);
-    CHECK_MSG(render(1, extra, dev) == 0, "%s", out);
+    CHECK_MSG(render_cornell_on_device(1, extra, dev) == 0, "%s", out);
     CHECK_MSG(same_files(cpu_png, dev), "hits on the device: not the CPU image");
     figures d = figures_in(stats);
     CHECK_MSG(d.launches > 0 && d.capacity > 0 && d.peak >= 1, "Intersect: %llu launches, hits "
@@ -74,7 +68,7 @@ static void test_tiny_capacity_schedulers(void)
         scratch_path(stats, sizeof stats, "tiny.json");
         snprintf(extra, sizeof extra, "--scheduler %s --set hits.capacity=1 --set rays.capacity=1 "
                  "--stats %.400s", schedulers[i], stats);
-        CHECK_MSG(render(2, extra, png) == 0, "%s: %s", schedulers[i], out);
+        CHECK_MSG(render_cornell_on_device(2, extra, png) == 0, "%s: %s", schedulers[i], out);
         CHECK_MSG(same_files(cpu_png, png), "%s, capacity 1: not the CPU image", schedulers[i]);
         figures f = figures_in(stats);
         CHECK_MSG(f.capacity > 0 && f.peak <= f.capacity, "%s: hits peak %u of %u", schedulers[i],
@@ -86,10 +80,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     if (!device_test_start(argv[0], "device-hits")) return check_finish();
-    scratch_path(cpu_png, sizeof cpu_png, "cpu.png");
-    char args[1000];
-    snprintf(args, sizeof args, "-q -p raytrace -t 2 --size 48x48 -o %s cornell", cpu_png);
-    CHECK_MSG(run(args) == 0, "%s", out);
+    render_cornell_on_cpu(cpu_png);
     RUN(test_hits_stay_on_device);
     RUN(test_tiny_capacity_schedulers);
     return check_finish();

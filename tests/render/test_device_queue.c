@@ -24,7 +24,7 @@ static moved moved_in(const char *stats)
 {
     moved m = {0};
     char *js = slurp(stats, NULL);
-    for (const char *s = js ? strstr(js, "{\"name\": ") : NULL; s; s = strstr(s + 1, "{\"name\": ")) {
+    for (const char *s = next_stage(js, NULL); s; s = next_stage(js, s)) {
         m.bytes += stage_number(s, "bytes_to_device") + stage_number(s, "bytes_from_device");
         unsigned cap = (unsigned)stage_number(s, "device_queue_capacity");
         if (!cap) continue;

@@ -1,9 +1,10 @@
 /* shade.cl — rt.shade's OpenCL kernel: a hit's Blinn-Phong (albedo texture sampled at
  * the ray cone's level of detail) or glTF metallic-roughness shading (every map), for
  * scenes without blended materials (shade_opencl.c says what it refuses). One work-item
- * per ray; it writes the ambient (and emissive) term, the hit point and normal, each lit
- * light's term, the mirror ray and its cone, and the hit's primitive (the host's copy of
- * the hit is stale where Intersect's output stayed on the device). Where rt.shadow and rt.intersect run on the device
+ * per ray; it writes the ambient (and emissive) term, each lit light's term, the mirror
+ * ray's weight and cone, and the hit's primitive (the host's copy of the hit is stale
+ * where Intersect's output stayed on the device), and apart, read back only for a hit
+ * whose rays the host makes, the hit point and normal and the mirror direction. Where rt.shadow and rt.intersect run on the device
  * too, it appends the shadow rays and the mirror ray to their queues' device memory
  * (accel/opencl.h, ac_append) and says where; the host (rt.shade's emit) pushes them,
  * making on the host, as shaders/ray_shading.c does, the rays it could not append.
@@ -38,11 +39,17 @@ typedef struct { float albedo[3], reflectivity, specular, specular_exponent, met
 typedef struct { uint nlevels, pad[3]; uint offset[MAX_LEVELS], width[MAX_LEVELS], height[MAX_LEVELS]; } texture_t;
 typedef struct { float position[3], color[3]; } light_t;
 typedef struct { uint nmaterials, nlights, ntriangles, has_materials; float ambient, eps;
-                 uint set1_at, has_uvs, result_bytes, pad[3]; light_t lights[MAX_LIGHTS]; } shade_info;
-/* Written up to info->result_bytes: the lights the scene has. */
-typedef struct { float direct[3], p[3], n[3]; uint lit; uint reflect; ray_t reflected;
-                 float reflect_weight[3]; uint shadow_at, reflect_at; uint prim;
-                 float reflect_cone[2]; float light_color[MAX_LIGHTS][3]; } shade_result;
+                 uint set1_at, has_uvs, lead_bytes, pad[3]; light_t lights[MAX_LIGHTS]; } shade_info;
+/* A work-item's shading: first pipelines/raytrace/shade_opencl.h's plrt_shade_result
+ * (`lit` its flags once write_result has added REFLECTS and SPILLS; written up to
+ * info->lead_bytes: the lights the scene has), then what plrt_shade_spill takes of it
+ * (the point, the normal, the mirror direction; after every result). */
+typedef struct { float direct[3]; uint lit, shadow_at, reflect_at, prim; float reflect_cone[2];
+                 float reflect_weight[3]; float light_color[MAX_LIGHTS][3];
+                 float p[3], n[3]; uint reflect; ray_t reflected; } shade_result;
+#define REFLECTS (1u << 8)
+#define SPILLS (1u << 9)
+#define SPILL_WORDS 9
 /* accel/opencl.h: AC_APPEND_SLOTS, the append counter and slots of a launch */
 #define APPEND_SLOTS 64
 typedef struct { uint counter, limit, per_slot, nslots; uint slots[APPEND_SLOTS]; } append_ctl;
@@ -595,12 +602,26 @@ static void reflect_cone(const rt_ray_elem *h, shade_result *r)
     r->reflect_cone[1] = h->cone[1] * sqrt(ln / lr);
 }
 
-/* Result i: the first `bytes` of r (a multiple of 4). */
-static void write_result(global uint *results, uint bytes, size_t i, const shade_result *r)
+/* Whether the host makes one of r's rays: a lit light's or the mirror's not appended. */
+static bool spills(const shade_result *r)
 {
+    return (r->lit && r->shadow_at == NO_HIT) || (r->reflect && r->reflect_at == NO_HIT);
+}
+
+/* Result i of n: the first `bytes` of r (a multiple of 4) at i * bytes, its spill after
+ * all n results (accel/opencl.h, ac_launch.spill_bytes). */
+static void write_result(global uint *results, uint bytes, uint n, size_t i, shade_result *r)
+{
+    r->lit |= (r->reflect ? REFLECTS : 0) | (spills(r) ? SPILLS : 0);
     const uint *from = (const uint *)r;
     global uint *to = results + i * (bytes / 4);
     for (uint k = 0; k < bytes / 4; k++) to[k] = from[k];
+    global float *spill = (global float *)(results + (size_t)n * (bytes / 4) + i * SPILL_WORDS);
+    for (int k = 0; k < 3; k++) {
+        spill[k] = r->p[k];
+        spill[3 + k] = r->n[k];
+        spill[6 + k] = r->reflected.dir[k];
+    }
 }
 
 kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *results,
@@ -621,7 +642,7 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *result
     r.shadow_at = r.reflect_at = NO_HIT;
     r.prim = h.hit.prim;
     if (h.hit.prim == NO_HIT || h.hit.prim >= info->ntriangles) {   /* the host handles these */
-        write_result(results, info->result_bytes, i, &r);
+        write_result(results, info->lead_bytes, n, i, &r);
         return;
     }
     const scene_t sc = {normals, positions, uvs, indices, texels, textures, info};
@@ -639,5 +660,5 @@ kernel void rt_shade(global const rt_ray_elem *rays, uint n, global uint *result
     if (r.reflect) reflect_cone(&h, &r);
     append_shadows(&r, info, shadow_entries, shadow_ctl);
     append_reflection(&r, info->eps, reflect_entries, reflect_ctl);
-    write_result(results, info->result_bytes, i, &r);
+    write_result(results, info->lead_bytes, n, i, &r);
 }
