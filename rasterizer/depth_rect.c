@@ -349,13 +349,20 @@ static inline __m256i edge_int32(__m256i v, int k)
     return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(2 * k));
 }
 
-/* Appends index at + k for each lane k in won, in increasing k, to t->won (when kept). */
-static inline void append_won(rs_depth_target *t, ptrdiff_t at, unsigned won)
+/* Appends index at + k for each lane k (0-3) in won, in increasing k, to t->won (when
+ * kept), without a branch per lane: the four indices packed to the front are stored
+ * whole and nwon counts only the won ones (rs_depth_target's slack on won). */
+__attribute__((target("avx2"), always_inline))
+static inline void append_won4(rs_depth_target *t, ptrdiff_t at, unsigned won)
 {
+    static const int32_t packed[16][4] = {
+        {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+        {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+        {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
     if (!t->won) return;
-    int32_t *out = t->won + t->nwon;
+    const __m128i lanes = _mm_loadu_si128((const __m128i *)packed[won]);
+    _mm_storeu_si128((__m128i *)(t->won + t->nwon), _mm_add_epi32(_mm_set1_epi32((int32_t)at), lanes));
     t->nwon += __builtin_popcount(won);
-    for (; won; won &= won - 1) *out++ = (int32_t)(at + __builtin_ctz(won));
 }
 
 /* The lanes whose pixel cannot win against the held depths, from the plane in float
@@ -394,12 +401,8 @@ static inline void depth_step8(const rs_setup *s, const depth_plane *pl, __m256i
     int won = block ? depth_test_block(t->z, t->vis, at, at4, depth, id, cover & ~inexact)
                     : depth_test_lanes8(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
     if (cover & inexact) won |= depth_test_exact8(s, U0, U1, at, at4, t, id, cover & inexact);
-    if (block) {
-        append_won(t, at, (unsigned)won & 0xf);
-        append_won(t, at4 - 4, (unsigned)won & 0xf0);
-    } else {
-        append_won(t, at, (unsigned)won);    /* at4 is at + 4 */
-    }
+    append_won4(t, at, (unsigned)won & 0xf);
+    append_won4(t, at4, (unsigned)won >> 4);
 }
 
 /* The row walk of depth_rect_narrow for a rectangle five to eight pixels wide: one step
@@ -559,8 +562,7 @@ static int depth_rect_wide(const rs_setup *s, const depth_plane *pl,
                 int won = depth_test_lanes(&t->z[row + x], &t->vis[row + x], depth, id,
                                            cover & ~inexact);
                 if (cover & inexact) won |= depth_test_exact(s, U0, U1, row + x, t, id, cover & inexact);
-                for (; won && t->won; won &= won - 1)
-                    t->won[t->nwon++] = (int32_t)(row + x + __builtin_ctz((unsigned)won));
+                append_won4(t, row + x, (unsigned)won);
                 if (!(cover & 8)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;

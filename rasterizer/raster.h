@@ -184,7 +184,9 @@ GR_API int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_
  * both buffers must extend that far (allocate RS_DEPTH_SLACK more elements than the last
  * pixel's index) and no other thread may touch them during the call.
  * When won is not NULL, rs_depth_rect appends there the index of every pixel the
- * triangle takes (at most the rectangle's area) and counts them in nwon. */
+ * triangle takes (at most the rectangle's area) and counts them in nwon; the AVX2
+ * kernels store four indices at a time, so won needs room for RS_DEPTH_SLACK elements
+ * past the rectangle's area (whatever lies there after the call means nothing). */
 #define RS_DEPTH_SLACK 8
 
 typedef struct rs_depth_target {

@@ -35,7 +35,7 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     memset(st, 0, sizeof *st);
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     bool ok = plr_depth_tile_init(&st->d, s, tile);
-    st->d.t.won = malloc(pixels * sizeof *st->d.t.won);
+    st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
     st->owner = calloc(pixels, sizeof *st->owner);
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
      * tiles over 512): room for a quarter of its pixels saves most of the copies that

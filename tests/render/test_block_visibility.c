@@ -115,7 +115,7 @@ static bool edges_fit_int32_at(const rs_setup *s, int x0, int y0, int x1, int y1
 typedef struct depth_buf {
     float z[W * W + SLACK];
     uint32_t vis[W * W + SLACK];
-    int32_t won[W * W];
+    int32_t won[W * W + RS_DEPTH_SLACK];
 } depth_buf;
 
 /* Held depths the triangle beats, loses to or equals at each pixel; ids around id. */
