@@ -17,23 +17,11 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
 
-#include <stb/stb_image.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gramps-hmsaa-XXXXXX";
-
-/* Renders `args` (-q -o DIR/NAME.png added) and loads the image (NULL on failure). */
-static unsigned char *render(const char *name, const char *args)
-{
-    char a[2048], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    int w, h, n;
-    return rc == 0 ? stbi_load(png, &w, &h, &n, 4) : NULL;
-}
 
 /* Whether pixel i's channels all lie within 2 of each other's. */
 static bool close_at(const unsigned char *a, const unsigned char *b, int i)
@@ -52,17 +40,17 @@ static void check_surfaces(int m)
 {
     char args[1024], name[64];
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p raster %s/opaque.scene", SIDE, SIDE, dir);
-    unsigned char *single = render("raster1", args);
+    unsigned char *single = render_into(dir, "raster1", args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p raster --msaa %d %s/opaque.scene", SIDE, SIDE, m, dir);
     snprintf(name, sizeof name, "raster%d", m);
-    unsigned char *raster = render(name, args);
+    unsigned char *raster = render_into(dir, name, args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p hybrid --msaa %d --bounces 0 "
              "--set graph.shadows=false %s/opaque.scene", SIDE, SIDE, m, dir);
     snprintf(name, sizeof name, "hybrid%d", m);
-    unsigned char *hybrid = render(name, args);
+    unsigned char *hybrid = render_into(dir, name, args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p hybrid --bounces 0 --set graph.shadows=false "
              "%s/opaque.scene", SIDE, SIDE, dir);
-    unsigned char *hybrid1 = render("hybrid1", args);
+    unsigned char *hybrid1 = render_into(dir, "hybrid1", args);
     int close = 0, edges = 0, close_edges = 0, smoothed = 0;
     for (int i = 0; single && raster && hybrid && hybrid1 && i < PIXELS; i++) {
         const bool edge = !close_at(single, raster, i), same = close_at(raster, hybrid, i);
