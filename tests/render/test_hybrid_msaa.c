@@ -18,6 +18,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -93,15 +94,6 @@ static void test_same_bytes_any_workers_and_scheduler(void)
     }
 }
 
-/* Counter `name` in a --stats file's text (-1: absent). */
-static long long counter(const char *stats, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *at = stats ? strstr(stats, key) : NULL;
-    return at ? atoll(at + strlen(key)) : -1;
-}
-
 static long long shadow_rays(int m)
 {
     char args[1024], path[256];
@@ -110,7 +102,7 @@ static long long shadow_rays(int m)
              m, path, dir, m, dir);
     CHECK_MSG(run(args) == 0, "%s: %s", args, out);
     char *stats = slurp(path, NULL);
-    long long n = counter(stats, "hybrid.ps_rays_shadow");
+    long long n = stat_of(stats, "hybrid.ps_rays_shadow");
     free(stats);
     return n;
 }
@@ -144,8 +136,6 @@ int main(int argc, char **argv)
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_rays_per_fragment);
     RUN(test_bad_input);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

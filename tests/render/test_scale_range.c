@@ -8,6 +8,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -85,8 +86,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_large_scale_renders_lit);
     RUN(test_tiny_up_vector);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }
