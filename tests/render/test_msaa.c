@@ -44,8 +44,8 @@ static double world_y(double sy) { return -3.0 * (2.0 * sy / H - 1.0); }
 static void write_scenes(void)
 {
     scratch_write_text(dir, "m.mtl", "newmtl flat\nKd 0.8 0.4 0.2\nnewmtl floor\nKd 1 1 1\n"
-                        "newmtl a\nKd 0.9 0.2 0.1\nnewmtl b\nKd 0.1 0.3 0.9\n"
-                        "newmtl cut\nKd 1 1 1\n");
+                                     "newmtl a\nKd 0.9 0.2 0.1\nnewmtl b\nKd 0.1 0.3 0.9\n"
+                                     "newmtl cut\nKd 1 1 1\n");
     char obj[1024];
     snprintf(obj, sizeof obj, "mtllib m.mtl\nv %.9f %.9f 0\nv %.9f %.9f 0\nv %.9f %.9f 0\n"
              "v %.9f %.9f 0\nusemtl flat\nf 1 2 3\nf 1 3 4\n", world_x(rx0), world_y(ry1),
@@ -53,17 +53,17 @@ static void write_scenes(void)
     scratch_write_text(dir, "rect.obj", obj);
     /* a floor receding to the horizon (textured in load), tiled uv */
     scratch_write_text(dir, "floor.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
-                            "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
-                            "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n");
+                                         "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
+                                         "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n");
     /* everything: the floor, a cut-out quad, two tilted blended quads over it */
     scratch_write_text(dir, "all.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
-                          "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
-                          "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n"
-                          "v -1.2 -0.9 0.2\nv 0.3 -1.0 -0.3\nv 0.4 0.6 -0.2\nv -1.1 0.8 0.3\n"
-                          "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl cut\n"
-                          "f 5/5 6/6 7/7\nf 5/5 7/7 8/8\n"
-                          "v -0.5 -0.7 0.5\nv 1.3 -0.4 0.4\nv 1.0 1.1 0.6\nusemtl a\nf 9 10 11\n"
-                          "v -0.9 0.1 0.8\nv 1.1 -0.9 0.9\nv 0.6 0.9 0.7\nusemtl b\nf 12 13 14\n");
+                                       "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
+                                       "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n"
+                                       "v -1.2 -0.9 0.2\nv 0.3 -1.0 -0.3\nv 0.4 0.6 -0.2\nv -1.1 0.8 0.3\n"
+                                       "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl cut\n"
+                                       "f 5/5 6/6 7/7\nf 5/5 7/7 8/8\n"
+                                       "v -0.5 -0.7 0.5\nv 1.3 -0.4 0.4\nv 1.0 1.1 0.6\nusemtl a\nf 9 10 11\n"
+                                       "v -0.9 0.1 0.8\nv 1.1 -0.9 0.9\nv 0.6 0.9 0.7\nusemtl b\nf 12 13 14\n");
 }
 
 /* A w x h RGBA texture as material m's albedo map (repeat, trilinear: the defaults). */

@@ -188,7 +188,8 @@ static void test_receding_floor(void)
     write_blocks("blocks.ppm", 16);
     scratch_write_text(dir, "floor.mtl", "newmtl floor\nKd 0.9 0.9 0.9\nKs 0\nmap_Kd blocks.ppm\n");
     scratch_write_text(dir, "floor.obj", "mtllib floor.mtl\nv -50 0 -200\nv 50 0 -200\nv 50 0 10\nv -50 0 10\n"
-               "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nvn 0 1 0\nusemtl floor\nf 1/1/1 4/4/1 3/3/1 2/2/1\n");
+                            "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nvn 0 1 0\n"
+                            "usemtl floor\nf 1/1/1 4/4/1 3/3/1 2/2/1\n");
     loaded l;
     if (!load(&l, "floor.obj")) { CHECK(0); return; }
     uint8_t *ra = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4);
@@ -291,13 +292,13 @@ static void write_layers(void)
     scratch_write_text(dir, "layers.mtl",
                        "newmtl back\nKd 0.2 0.4 1\nnewmtl a\nKd 1 0.2 0.2\nnewmtl b\nKd 0.1 1 0.1\n");
     scratch_write_text(dir, "layers.obj", "mtllib layers.mtl\n"
-               "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
-               "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
-               "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
-               "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
-               "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
-               "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n"
-               "usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n");
+                            "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
+                            "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
+                            "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
+                            "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+                            "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
+                            "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n"
+                            "usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n");
 }
 
 static int find_material(const sc_scene *s, const char *name)
@@ -436,8 +437,8 @@ static void test_shadow_through_blend(void)
 {
     scratch_write_text(dir, "shade.mtl", "newmtl floor\nKd 0.8 0.8 0.8\nKs 0\nnewmtl glass\nKd 1 1 1\n");
     scratch_write_text(dir, "shade.obj", "mtllib shade.mtl\nv -3 0 -3\nv 3 0 -3\nv 3 0 3\nv -3 0 3\n"
-               "v -1 1 -1\nv 1 1 -1\nv 1 1 1\nv -1 1 1\nvn 0 1 0\n"
-               "usemtl floor\nf 1//1 4//1 3//1 2//1\nusemtl glass\nf 5//1 8//1 7//1 6//1\n");
+                            "v -1 1 -1\nv 1 1 -1\nv 1 1 1\nv -1 1 1\nvn 0 1 0\n"
+                            "usemtl floor\nf 1//1 4//1 3//1 2//1\nusemtl glass\nf 5//1 8//1 7//1 6//1\n");
     loaded l;
     if (!load(&l, "shade.obj")) { CHECK(0); return; }
     int glass = find_material(l.s, "glass");

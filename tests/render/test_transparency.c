@@ -441,7 +441,7 @@ static void test_obj_map_kd_alpha(void)
     write_cutout_tga("cut.tga");
     /* not named "cut": load_scene leaves this material as the loader made it */
     scratch_write_text(dir, "cut.mtl", "newmtl opaque\nKd 0.8 0.25 0.2\nnewmtl cutfile\nKd 0.9 0.9 0.9\n"
-                          "map_Kd cut.tga\n");
+                                       "map_Kd cut.tga\n");
     static char obj[2048];
     int v = 1;
     strcpy(obj, "mtllib cut.mtl\n");
