@@ -49,6 +49,16 @@ static inline char *slurp(const char *path, long *n)
     return buf;
 }
 
+/* The integer after `"name": ` in the text of a --stats file (-1 where stats is NULL or
+ * has no such field). */
+static inline long long stat_of(const char *stats, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *at = stats ? strstr(stats, key) : NULL;
+    return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
 /* Two files with the same bytes (false if either is unreadable). */
 static inline bool same_files(const char *a, const char *b)
 {

@@ -6,6 +6,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/json_check.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -93,9 +94,7 @@ static void test_render_and_keep_output(void)
     CHECK(file_size(png) == before);              /* the earlier image is still there */
     snprintf(args, sizeof args, "-q --size 32x32 -p raytrace -o %s cornell", png);
     CHECK(run(args) == 0 && file_size(png) != before);
-    char rm[300];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    CHECK(system(rm) == 0);
+    CHECK(scratch_dir_remove(dir));
 }
 
 /* Renders at `threads` workers into dir/<pipeline>-<threads>.png; true when the image
@@ -114,7 +113,7 @@ static bool same_image(const char *dir, const char *pipeline, int threads, const
  * work out of the box; the images are bit-identical by design (see raster.h). */
 static void test_any_worker_count(void)
 {
-    char dir[] = "/tmp/gramps-cli-XXXXXX", ref[300], rm[300];
+    char dir[] = "/tmp/gramps-cli-XXXXXX", ref[300];
     if (!mkdtemp(dir)) { CHECK(0); return; }
     const char *pipelines[] = {"raster", "raytrace"};
     for (int p = 0; p < 2; p++) {
@@ -123,8 +122,7 @@ static void test_any_worker_count(void)
         CHECK_MSG(same_image(dir, pipelines[p], 24, ref), "%s -t 24", pipelines[p]);
         CHECK_MSG(same_image(dir, pipelines[p], 256, ref), "%s -t 256", pipelines[p]);
     }
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    CHECK(system(rm) == 0);
+    CHECK(scratch_dir_remove(dir));
 }
 
 /* A scene file whose name holds a double quote: the scene name in the statistics was
@@ -143,8 +141,7 @@ static void test_stats_quoted_scene_name(void)
     CHECK_MSG(text && json_valid(text), "stats do not parse:\n%.400s", text ? text : "");
     CHECK(text && strstr(text, "\"scene\": \"tea\\\"pot"));
     free(text);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    CHECK(system(args) == 0);
+    CHECK(scratch_dir_remove(dir));
 }
 
 /* --frames 2: a frames array of two with their footprints, medians the mean of the two

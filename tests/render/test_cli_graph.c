@@ -5,6 +5,7 @@
  * tool beside this test's build dir. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -435,8 +436,6 @@ int main(int argc, char **argv)
     RUN(test_graph_errors);
     RUN(test_bad_graph_tile_named);
     RUN(test_depth_primitives_not_shaded);
-    char rm[300];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -6,6 +6,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/json_check.h"
+#include "tests/scratch_dir.h"
 
 #include <stdbool.h>
 #include <unistd.h>
@@ -109,8 +110,7 @@ static void test_trace_and_dot(void)
         CHECK(graph && strstr(graph, "digraph") && strstr(graph, "peak ") && strstr(graph, "avg "));
         free(trace); free(stats); free(graph);
     }
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    CHECK(system(args) == 0);
+    CHECK(scratch_dir_remove(dir));
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
  * and SIGFPE. With GRAMPS_CORE=1 the signal's default action follows the message. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -76,8 +77,6 @@ int main(int argc, char **argv)
     RUN(test_shader_fpe);
     RUN(test_core_when_asked);
 #endif
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

@@ -7,6 +7,7 @@
  * Read from --aov primid images (primitive id + 1 in RGB, 0 = background). */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>                /* compiled into librender */
 #include <stdint.h>
@@ -85,8 +86,6 @@ int main(int argc, char **argv)
     RUN(test_cornell_whole);
     RUN(test_teapots_whole);
     RUN(test_fog_sky);
-    char rm[96];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

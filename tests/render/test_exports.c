@@ -9,6 +9,7 @@
  * such as a sanitizer's). Each leaked internal symbol and each declared one left
  * hidden fails, by name. */
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <ftw.h>
 #include <libgen.h>
@@ -170,7 +171,7 @@ static void test_librender_exports_its_headers(void) { check_library("librender"
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[PATH_MAX], rm[PATH_MAX + 16];
+    char self[PATH_MAX];
     snprintf(self, sizeof self, "%s/../..", dirname(argv[0]));   /* BUILD/tests/render */
     if (!realpath(self, build) || !mkdtemp(dir)) {
         perror("test_exports");
@@ -181,7 +182,6 @@ int main(int argc, char **argv)
     RUN(test_installed_headers);
     RUN(test_libgramps_exports_gramps_h);
     RUN(test_librender_exports_its_headers);
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    CHECK(system(rm) == 0);
+    CHECK(scratch_dir_remove(dir));
     return check_finish();
 }

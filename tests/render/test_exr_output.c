@@ -5,6 +5,7 @@
  * nothing is hit), all 32-bit float; the same for any worker count. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <stb/stb_image.h>                /* compiled into librender */
@@ -141,8 +142,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_channels);
     RUN(test_bright_colour);
-    char rm[96];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

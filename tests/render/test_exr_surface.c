@@ -11,6 +11,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/loaded_scene.h"
+#include "tests/scratch_dir.h"
 #include "tools/common/memory_estimate.h"
 #include "tools/common/render_graph.h"
 
@@ -323,8 +324,6 @@ int main(int argc, char **argv)
     RUN(test_deterministic);
     RUN(test_only_when_asked);
     RUN(test_stats);
-    char rm[96];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

@@ -23,6 +23,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -67,15 +68,6 @@ static void test_same_bytes_any_workers_and_scheduler(void)
     }
 }
 
-/* Counter `name` in a --stats file's text (-1: absent). */
-static long long counter(const char *stats, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *p = stats ? strstr(stats, key) : NULL;
-    return p ? strtoll(p + strlen(key), NULL, 10) : -1;
-}
-
 /* The node id of the DOT node labelled `label` (e.g. "ps-0"), or "" */
 static void node_of(const char *dot, const char *label, char id[16])
 {
@@ -115,7 +107,7 @@ static void test_statistics_and_graph_show_the_structure(void)
         "hybrid.trace_rays", "hybrid.ps2_hits", "hybrid.ps2_rays_shadow", "hybrid.ps2_rays_reflection",
         "hybrid.om_contributions"};
     for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
-        CHECK_MSG(counter(s, positive[k]) > 0, "%s: %lld", positive[k], counter(s, positive[k]));
+        CHECK_MSG(stat_of(s, positive[k]) > 0, "%s: %lld", positive[k], stat_of(s, positive[k]));
     long long pushed = 0;
     static const char *const who[] = {"ps", "ps2"},
                              *const kinds[] = {"shadow", "reflection", "through", "behind"};
@@ -123,13 +115,13 @@ static void test_statistics_and_graph_show_the_structure(void)
         for (int k = 0; k < 4; k++) {
             char name[64];
             snprintf(name, sizeof name, "hybrid.%s_rays_%s", who[w], kinds[k]);
-            CHECK_MSG(counter(s, name) >= 0, "%s missing", name);
-            pushed += counter(s, name);
+            CHECK_MSG(stat_of(s, name) >= 0, "%s missing", name);
+            pushed += stat_of(s, name);
         }
-    long long traced = counter(s, "hybrid.trace_rays"), packets = counter(s, "hybrid.trace_packets");
+    long long traced = stat_of(s, "hybrid.trace_rays"), packets = stat_of(s, "hybrid.trace_packets");
     CHECK_MSG(pushed == traced, "rays pushed %lld, traced %lld", pushed, traced);
     CHECK_MSG(packets > 0 && traced <= packets * 64, "%lld rays in %lld packets", traced, packets);
-    CHECK_MSG(counter(s, "fragments_shaded") <= 96 * 96, "%lld fragments", counter(s, "fragments_shaded"));
+    CHECK_MSG(stat_of(s, "fragments_shaded") <= 96 * 96, "%lld fragments", stat_of(s, "fragments_shaded"));
     CHECK_MSG(d && has_edge(d, "ps-0", "trace-0", false) && has_edge(d, "trace-0", "ps2-0", false) &&
               has_edge(d, "ps2-0", "om", false) && has_edge(d, "ps-0", "om", false) &&
               has_edge(d, "trace-0", "om", false) &&   /* lit shadow rays' terms, from Trace */
@@ -140,9 +132,9 @@ static void test_statistics_and_graph_show_the_structure(void)
     snprintf(args, sizeof args, "-q -t 2 --size 96x96 -p hybrid --stats %s %s/all.scene", stats, dir);
     CHECK_MSG(run(args) == 0, "%s", out);
     s = slurp(stats, NULL);
-    CHECK_MSG(counter(s, "hybrid.ps_rays_through") > 0 && counter(s, "hybrid.ps2_rays_through") > 0,
-              "through rays: %lld from PS, %lld from PS2", counter(s, "hybrid.ps_rays_through"),
-              counter(s, "hybrid.ps2_rays_through"));
+    CHECK_MSG(stat_of(s, "hybrid.ps_rays_through") > 0 && stat_of(s, "hybrid.ps2_rays_through") > 0,
+              "through rays: %lld from PS, %lld from PS2", stat_of(s, "hybrid.ps_rays_through"),
+              stat_of(s, "hybrid.ps2_rays_through"));
     free(s);
 }
 
@@ -162,8 +154,8 @@ static void test_om_per_framebuffer_tile(void)
         CHECK_MSG(run(args) == 0, "%s: %s", args, out);
         char *s = slurp(stats, NULL);
         const char *q = s ? strstr(s, "\"name\": \"contributions\"") : NULL;
-        CHECK_MSG(q && counter(q, "subqueues") == subqueues[t], "%s: contributions has %lld subqueues, want %lld",
-                  tiles[t], q ? counter(q, "subqueues") : -1, subqueues[t]);
+        CHECK_MSG(q && stat_of(q, "subqueues") == subqueues[t], "%s: contributions has %lld subqueues, want %lld",
+                  tiles[t], q ? stat_of(q, "subqueues") : -1, subqueues[t]);
         free(s);
     }
     CHECK_MSG(same_files(png[0], png[1]), "32-pixel tiles: another image");
@@ -196,11 +188,11 @@ static void test_base_layer_summed_in_ps(void)
         CHECK_MSG(same_files(a, b), "%s: base layer summed in PS: another image", scene);
         if (k) continue;
         char *on = slurp(sa, NULL), *off = slurp(sb, NULL);
-        const long long fragments = counter(on, "fragments_shaded");
-        CHECK_MSG(fragments > 0 && counter(on, "hybrid.om_contributions") + fragments <=
-                  counter(off, "hybrid.om_contributions"), "%s: om got %lld contributions with sums, %lld "
-                  "without, %lld fragments shaded", scene, counter(on, "hybrid.om_contributions"),
-                  counter(off, "hybrid.om_contributions"), fragments);
+        const long long fragments = stat_of(on, "fragments_shaded");
+        CHECK_MSG(fragments > 0 && stat_of(on, "hybrid.om_contributions") + fragments <=
+                  stat_of(off, "hybrid.om_contributions"), "%s: om got %lld contributions with sums, %lld "
+                  "without, %lld fragments shaded", scene, stat_of(on, "hybrid.om_contributions"),
+                  stat_of(off, "hybrid.om_contributions"), fragments);
         free(on);
         free(off);
     }
@@ -231,8 +223,6 @@ int main(int argc, char **argv)
     RUN(test_om_per_framebuffer_tile);
     RUN(test_base_layer_summed_in_ps);
     RUN(test_bad_input);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -9,6 +9,7 @@
  * apps.md. Finds the tools beside this test's build dir. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 #include "tests/xml_check.h"
 
 #include <stdbool.h>
@@ -252,8 +253,6 @@ int main(int argc, char **argv)
     RUN(test_tiny_matrix);
     RUN(test_metis_one_line);
     RUN(test_apps_study);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -7,6 +7,7 @@
  * test's build dir; uses the example plugins fog.so and ao.so. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -246,8 +247,6 @@ int main(int argc, char **argv)
     RUN(test_layering_order);
     RUN(test_layer_errors);
     RUN(test_validation_errors_have_place);
-    char rm[300];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

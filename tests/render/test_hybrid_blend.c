@@ -20,6 +20,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -148,8 +149,6 @@ int main(int argc, char **argv)
     RUN(test_blends_per_sample);
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_more_samples_composite_along_the_ray);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -8,6 +8,7 @@
  *   smallest the experiment ran (2) give the same bytes as the new ones. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -64,8 +65,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_defaults_are_the_tuned_ones);
     RUN(test_capacities_keep_the_image);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -17,23 +17,12 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
-#include <stb/stb_image.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gramps-hmsaa-XXXXXX";
-
-/* Renders `args` (-q -o DIR/NAME.png added) and loads the image (NULL on failure). */
-static unsigned char *render(const char *name, const char *args)
-{
-    char a[2048], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    int w, h, n;
-    return rc == 0 ? stbi_load(png, &w, &h, &n, 4) : NULL;
-}
 
 /* Whether pixel i's channels all lie within 2 of each other's. */
 static bool close_at(const unsigned char *a, const unsigned char *b, int i)
@@ -52,17 +41,17 @@ static void check_surfaces(int m)
 {
     char args[1024], name[64];
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p raster %s/opaque.scene", SIDE, SIDE, dir);
-    unsigned char *single = render("raster1", args);
+    unsigned char *single = render_into(dir, "raster1", args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p raster --msaa %d %s/opaque.scene", SIDE, SIDE, m, dir);
     snprintf(name, sizeof name, "raster%d", m);
-    unsigned char *raster = render(name, args);
+    unsigned char *raster = render_into(dir, name, args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p hybrid --msaa %d --bounces 0 "
              "--set graph.shadows=false %s/opaque.scene", SIDE, SIDE, m, dir);
     snprintf(name, sizeof name, "hybrid%d", m);
-    unsigned char *hybrid = render(name, args);
+    unsigned char *hybrid = render_into(dir, name, args);
     snprintf(args, sizeof args, "-t 2 --size %dx%d -p hybrid --bounces 0 --set graph.shadows=false "
              "%s/opaque.scene", SIDE, SIDE, dir);
-    unsigned char *hybrid1 = render("hybrid1", args);
+    unsigned char *hybrid1 = render_into(dir, "hybrid1", args);
     int close = 0, edges = 0, close_edges = 0, smoothed = 0;
     for (int i = 0; single && raster && hybrid && hybrid1 && i < PIXELS; i++) {
         const bool edge = !close_at(single, raster, i), same = close_at(raster, hybrid, i);
@@ -105,15 +94,6 @@ static void test_same_bytes_any_workers_and_scheduler(void)
     }
 }
 
-/* Counter `name` in a --stats file's text (-1: absent). */
-static long long counter(const char *stats, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *at = stats ? strstr(stats, key) : NULL;
-    return at ? atoll(at + strlen(key)) : -1;
-}
-
 static long long shadow_rays(int m)
 {
     char args[1024], path[256];
@@ -122,7 +102,7 @@ static long long shadow_rays(int m)
              m, path, dir, m, dir);
     CHECK_MSG(run(args) == 0, "%s: %s", args, out);
     char *stats = slurp(path, NULL);
-    long long n = counter(stats, "hybrid.ps_rays_shadow");
+    long long n = stat_of(stats, "hybrid.ps_rays_shadow");
     free(stats);
     return n;
 }
@@ -156,8 +136,6 @@ int main(int argc, char **argv)
     RUN(test_same_bytes_any_workers_and_scheduler);
     RUN(test_rays_per_fragment);
     RUN(test_bad_input);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -13,6 +13,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -86,8 +87,6 @@ int main(int argc, char **argv)
     write_scene();
     RUN(test_agrees_with_the_ray_tracer);
     RUN(test_same_bytes_any_workers_and_scheduler);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

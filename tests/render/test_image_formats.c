@@ -4,6 +4,7 @@
  * JPEG's loss) and refuses an extension it cannot write, naming -o. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>                /* stbi_load: compiled into librender */
 #include <stdint.h>
@@ -102,8 +103,6 @@ int main(int argc, char **argv)
     RUN(test_default_output);
     RUN(test_jpeg);
     RUN(test_unknown_extension);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

@@ -22,6 +22,7 @@
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/loaded_scene.h"
+#include "tests/scratch_dir.h"
 #include "tools/common/render_graph.h"
 
 #include <math.h>
@@ -469,8 +470,7 @@ static void test_cli(void)
     CHECK_MSG(run(args) == 1 && strstr(out, "'sharpen'") && strstr(out, "halo of 9"), "%s", out);
     snprintf(args, sizeof args, "--list-stages");
     CHECK_MSG(run(args) == 0 && strstr(out, "image.fxaa (image-space, halo 5"), "%.300s", out);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    CHECK(system(args) == 0);
+    CHECK(scratch_dir_remove(dir));
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
 #include "scenes/input_file.h"
 #include "scenes/scene.h"
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -106,8 +107,6 @@ int main(void)
     RUN(test_fifos_and_devices);
     RUN(test_long_line);
     RUN(test_nul_byte);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

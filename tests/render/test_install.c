@@ -8,6 +8,7 @@
  * since their librender.a needs the sanitizer's runtime. The example plugins build
  * against the installed headers alone and load into this build's programs. */
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <ftw.h>
 #include <libgen.h>
@@ -195,7 +196,7 @@ static void test_installed_programs(void)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[PATH_MAX], rm[PATH_MAX + 16];
+    char self[PATH_MAX];
     snprintf(self, sizeof self, "%s/../..", dirname(argv[0]));   /* BUILD/tests/render */
     if (!realpath(self, build) || !mkdtemp(dir)) {
         perror("test_install");
@@ -212,7 +213,6 @@ int main(int argc, char **argv)
     RUN(test_example_against_installed_copy);
     RUN(test_plugins_against_installed_copy);
     RUN(test_installed_programs);
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    CHECK(system(rm) == 0);
+    CHECK(scratch_dir_remove(dir));
     return check_finish();
 }

@@ -171,15 +171,6 @@ static void one_call_renderers(void)
     unload(&l);
 }
 
-/* The integer after "key": in a stats file, or -1. */
-static long long stat_of(const char *json, const char *key)
-{
-    char k[80];
-    snprintf(k, sizeof k, "\"%s\": ", key);
-    const char *at = json ? strstr(json, k) : NULL;
-    return at ? strtoll(at + strlen(k), NULL, 10) : -1;
-}
-
 /* gramps-render --frames 3 (a warm-up and three frames through one graph) against
  * --frames 1: the same image and the same counts of work in the last frame (counters
  * carried over would add up; stale coarse depth bounds would cull more). One worker:

@@ -15,6 +15,7 @@
 #include "shaders/texture_sample.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -539,8 +540,6 @@ int main(int argc, char **argv)
     RUN(test_obj_alpha);
     RUN(test_scene_keys);
     RUN(test_info);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

@@ -6,6 +6,7 @@
 #include "scenes/loaders.h"
 #include "scenes/scene.h"
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <libgen.h>
 #include <signal.h>
@@ -204,8 +205,6 @@ int main(int argc, char **argv)
     RUN(test_memory_limit);
     RUN(test_isolation);
     RUN(test_cli_exit);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", tmpdir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(tmpdir)) return 1;
     return check_finish();
 }

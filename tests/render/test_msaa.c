@@ -20,6 +20,7 @@
 #include "tests/check.h"
 #include "tests/scene_data.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,14 +31,6 @@
 #define H 32
 
 static char dir[64];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[160];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) fputs(text, f), fclose(f);
-}
 
 /* The rectangle's screen edges, in pixels, and its colour: with the camera at (0, 0, 3)
  * looking at the origin, fovy 90, a point (X, Y, 0) lands at x = (X / 3 / 2 + 1 / 2) W.
@@ -50,27 +43,27 @@ static double world_y(double sy) { return -3.0 * (2.0 * sy / H - 1.0); }
 
 static void write_scenes(void)
 {
-    write_file("m.mtl", "newmtl flat\nKd 0.8 0.4 0.2\nnewmtl floor\nKd 1 1 1\n"
-                        "newmtl a\nKd 0.9 0.2 0.1\nnewmtl b\nKd 0.1 0.3 0.9\n"
-                        "newmtl cut\nKd 1 1 1\n");
+    scratch_write_text(dir, "m.mtl", "newmtl flat\nKd 0.8 0.4 0.2\nnewmtl floor\nKd 1 1 1\n"
+                                     "newmtl a\nKd 0.9 0.2 0.1\nnewmtl b\nKd 0.1 0.3 0.9\n"
+                                     "newmtl cut\nKd 1 1 1\n");
     char obj[1024];
     snprintf(obj, sizeof obj, "mtllib m.mtl\nv %.9f %.9f 0\nv %.9f %.9f 0\nv %.9f %.9f 0\n"
              "v %.9f %.9f 0\nusemtl flat\nf 1 2 3\nf 1 3 4\n", world_x(rx0), world_y(ry1),
              world_x(rx1), world_y(ry1), world_x(rx1), world_y(ry0), world_x(rx0), world_y(ry0));
-    write_file("rect.obj", obj);
+    scratch_write_text(dir, "rect.obj", obj);
     /* a floor receding to the horizon (textured in load), tiled uv */
-    write_file("floor.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
-                            "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
-                            "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n");
+    scratch_write_text(dir, "floor.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
+                                         "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
+                                         "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n");
     /* everything: the floor, a cut-out quad, two tilted blended quads over it */
-    write_file("all.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
-                          "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
-                          "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n"
-                          "v -1.2 -0.9 0.2\nv 0.3 -1.0 -0.3\nv 0.4 0.6 -0.2\nv -1.1 0.8 0.3\n"
-                          "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl cut\n"
-                          "f 5/5 6/6 7/7\nf 5/5 7/7 8/8\n"
-                          "v -0.5 -0.7 0.5\nv 1.3 -0.4 0.4\nv 1.0 1.1 0.6\nusemtl a\nf 9 10 11\n"
-                          "v -0.9 0.1 0.8\nv 1.1 -0.9 0.9\nv 0.6 0.9 0.7\nusemtl b\nf 12 13 14\n");
+    scratch_write_text(dir, "all.obj", "mtllib m.mtl\nv -40 -1 4\nv 40 -1 4\nv 40 -1 -80\nv -40 -1 -80\n"
+                                       "vt 0 0\nvt 40 0\nvt 40 40\nvt 0 40\nusemtl floor\n"
+                                       "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n"
+                                       "v -1.2 -0.9 0.2\nv 0.3 -1.0 -0.3\nv 0.4 0.6 -0.2\nv -1.1 0.8 0.3\n"
+                                       "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl cut\n"
+                                       "f 5/5 6/6 7/7\nf 5/5 7/7 8/8\n"
+                                       "v -0.5 -0.7 0.5\nv 1.3 -0.4 0.4\nv 1.0 1.1 0.6\nusemtl a\nf 9 10 11\n"
+                                       "v -0.9 0.1 0.8\nv 1.1 -0.9 0.9\nv 0.6 0.9 0.7\nusemtl b\nf 12 13 14\n");
 }
 
 /* A w x h RGBA texture as material m's albedo map (repeat, trilinear: the defaults). */
@@ -333,8 +326,6 @@ int main(int argc, char **argv)
     RUN(test_deterministic);
     RUN(test_bad_values_refused);
     RUN(test_memory_and_stats);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {}
+    scratch_dir_remove(dir);
     return check_finish();
 }

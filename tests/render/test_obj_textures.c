@@ -7,26 +7,19 @@
 #include "scenes/loaders.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
 static char dir[64];
 
-static void write_file(const char *name, const char *text)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) fputs(text, f), fclose(f);
-}
-
 /* A quad at z = 0 over [-1, 1]^2 with texture coordinates, material m from quad.mtl. */
 static void write_quad(const char *mtl)
 {
-    write_file("quad.obj", "mtllib quad.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n"
-                           "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\nusemtl m\n"
-                           "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/3/1 4/4/1\n");
-    write_file("quad.mtl", mtl);
+    scratch_write_text(dir, "quad.obj", "mtllib quad.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n"
+                                        "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\nusemtl m\n"
+                                        "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/3/1 4/4/1\n");
+    scratch_write_text(dir, "quad.mtl", mtl);
 }
 
 /* The centre pixel of `args`' raster image of the quad: 0 with rgb set, or -1. */
@@ -94,8 +87,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_map_kd_drawn);
     RUN(test_map_kd_missing_named);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

@@ -6,6 +6,7 @@
 #include "output/interrupt.h"
 #include "output/safe_file.h"
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -179,8 +180,6 @@ int main(int argc, char **argv)
     RUN(test_all_outputs_or_none);
     RUN(test_signals_keep_old_outputs);
     RUN(test_signal_removes_staged_temporaries);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

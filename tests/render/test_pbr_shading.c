@@ -16,6 +16,7 @@
 #include "shaders/ray_shading.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <string.h>
@@ -275,8 +276,6 @@ int main(int argc, char **argv)
     RUN(test_ray_hit);
     RUN(test_mirror_leaves_the_surface);
     RUN(test_rendered);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -8,6 +8,7 @@
 #include "compose/compose.h"
 #include "tests/check.h"
 #include "tests/json_check.h"
+#include "tests/scratch_dir.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -270,8 +271,6 @@ int main(int argc, char **argv)
     RUN(test_unknown_stage_type);
     RUN(test_bad_packets_refused);
     RUN(test_gramps_run_flags);
-    char rm[600];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    CHECK(system(rm) == 0);
+    CHECK(scratch_dir_remove(dir));
     return check_finish();
 }

@@ -25,6 +25,7 @@
 #include "tests/box_scene.h"
 #include "tests/check.h"
 #include "tests/scene_data.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,14 +37,6 @@
 #define H 144
 
 static char dir[64];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) fputs(text, f), fclose(f);
-}
 
 /* A side x side PPM: 4x4-texel blocks of two colours and a slow gradient (smooth enough
  * that bilinear filtering on either side agrees within a few levels). */
@@ -70,11 +63,11 @@ static void write_blocks(const char *name, int side)
 static void write_box_scene(void)
 {
     write_blocks("blocks.ppm", 16);
-    write_file("box.mtl", "newmtl box\nKd 1 1 1\nmap_Kd blocks.ppm\n"
+    scratch_write_text(dir, "box.mtl", "newmtl box\nKd 1 1 1\nmap_Kd blocks.ppm\n"
                           "newmtl floor\nKd 0.9 0.9 0.9\nmap_Kd blocks.ppm\n");
     char obj[8192];
     box_scene_obj(obj, sizeof obj);
-    write_file("box.obj", obj);
+    scratch_write_text(dir, "box.obj", obj);
 }
 
 static bool load(loaded *l, const char *name)
@@ -193,9 +186,10 @@ static void test_raster_vs_ray_tracer(void)
 static void test_receding_floor(void)
 {
     write_blocks("blocks.ppm", 16);
-    write_file("floor.mtl", "newmtl floor\nKd 0.9 0.9 0.9\nKs 0\nmap_Kd blocks.ppm\n");
-    write_file("floor.obj", "mtllib floor.mtl\nv -50 0 -200\nv 50 0 -200\nv 50 0 10\nv -50 0 10\n"
-               "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nvn 0 1 0\nusemtl floor\nf 1/1/1 4/4/1 3/3/1 2/2/1\n");
+    scratch_write_text(dir, "floor.mtl", "newmtl floor\nKd 0.9 0.9 0.9\nKs 0\nmap_Kd blocks.ppm\n");
+    scratch_write_text(dir, "floor.obj", "mtllib floor.mtl\nv -50 0 -200\nv 50 0 -200\nv 50 0 10\nv -50 0 10\n"
+                            "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nvn 0 1 0\n"
+                            "usemtl floor\nf 1/1/1 4/4/1 3/3/1 2/2/1\n");
     loaded l;
     if (!load(&l, "floor.obj")) { CHECK(0); return; }
     uint8_t *ra = malloc((size_t)W * H * 4), *rt = malloc((size_t)W * H * 4);
@@ -264,8 +258,8 @@ static void test_cone_level_of_detail(void)
         }
         fclose(f);
     }
-    write_file("far.mtl", "newmtl floor\nKd 1 1 1\nmap_Kd texels.ppm\n");
-    write_file("far.obj", "mtllib far.mtl\nv -100 0 -400\nv 100 0 -400\nv 100 0 10\nv -100 0 10\n"
+    scratch_write_text(dir, "far.mtl", "newmtl floor\nKd 1 1 1\nmap_Kd texels.ppm\n");
+    scratch_write_text(dir, "far.obj", "mtllib far.mtl\nv -100 0 -400\nv 100 0 -400\nv 100 0 10\nv -100 0 10\n"
                           "vt 0 40\nvt 20 40\nvt 20 0\nvt 0 0\nusemtl floor\nf 1/1 4/4 3/3 2/2\n");
     loaded l;
     if (!load(&l, "far.obj")) { CHECK(0); return; }
@@ -295,15 +289,16 @@ static void test_cone_level_of_detail(void)
  * materials a and b), all filling the middle of the view. */
 static void write_layers(void)
 {
-    write_file("layers.mtl", "newmtl back\nKd 0.2 0.4 1\nnewmtl a\nKd 1 0.2 0.2\nnewmtl b\nKd 0.1 1 0.1\n");
-    write_file("layers.obj", "mtllib layers.mtl\n"
-               "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
-               "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
-               "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
-               "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
-               "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
-               "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n"
-               "usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n");
+    scratch_write_text(dir, "layers.mtl",
+                       "newmtl back\nKd 0.2 0.4 1\nnewmtl a\nKd 1 0.2 0.2\nnewmtl b\nKd 0.1 1 0.1\n");
+    scratch_write_text(dir, "layers.obj", "mtllib layers.mtl\n"
+                            "v -2 -2 0\nv 2 -2 0\nv 2 2 0\nv -2 2 0\n"
+                            "v -1.5 -1.5 1\nv 1.5 -1.5 1\nv 1.5 1.5 1\nv -1.5 1.5 1\n"
+                            "v -1 -1 2\nv 1 -1 2\nv 1 1 2\nv -1 1 2\n"
+                            "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+                            "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
+                            "usemtl b\nf 9/1/1 10/2/1 11/3/1 12/4/1\n"
+                            "usemtl a\nf 5/1/1 6/2/1 7/3/1 8/4/1\n");
 }
 
 static int find_material(const sc_scene *s, const char *name)
@@ -408,7 +403,7 @@ static void test_depth_order_vs_draw_order(void)
                  "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
                  "usemtl back\nf 1/1/1 2/2/1 3/3/1 4/4/1\n%s", orders[k]);
         write_layers();
-        write_file("order.obj", obj);
+        scratch_write_text(dir, "order.obj", obj);
         loaded l;
         if (!load(&l, "order.obj")) { CHECK(0); continue; }
         int back = find_material(l.s, "back"), ma = find_material(l.s, "a"), mb = find_material(l.s, "b");
@@ -440,10 +435,10 @@ static void test_depth_order_vs_draw_order(void)
  * seen from the side below the quad. In linear light, half = (all + none) / 2. */
 static void test_shadow_through_blend(void)
 {
-    write_file("shade.mtl", "newmtl floor\nKd 0.8 0.8 0.8\nKs 0\nnewmtl glass\nKd 1 1 1\n");
-    write_file("shade.obj", "mtllib shade.mtl\nv -3 0 -3\nv 3 0 -3\nv 3 0 3\nv -3 0 3\n"
-               "v -1 1 -1\nv 1 1 -1\nv 1 1 1\nv -1 1 1\nvn 0 1 0\n"
-               "usemtl floor\nf 1//1 4//1 3//1 2//1\nusemtl glass\nf 5//1 8//1 7//1 6//1\n");
+    scratch_write_text(dir, "shade.mtl", "newmtl floor\nKd 0.8 0.8 0.8\nKs 0\nnewmtl glass\nKd 1 1 1\n");
+    scratch_write_text(dir, "shade.obj", "mtllib shade.mtl\nv -3 0 -3\nv 3 0 -3\nv 3 0 3\nv -3 0 3\n"
+                            "v -1 1 -1\nv 1 1 -1\nv 1 1 1\nv -1 1 1\nvn 0 1 0\n"
+                            "usemtl floor\nf 1//1 4//1 3//1 2//1\nusemtl glass\nf 5//1 8//1 7//1 6//1\n");
     loaded l;
     if (!load(&l, "shade.obj")) { CHECK(0); return; }
     int glass = find_material(l.s, "glass");
@@ -502,8 +497,8 @@ static bool stack_centre(int glass_quads, float got[3])
         n += (size_t)snprintf(obj + n, sizeof obj - n, "f %d %d %d %d\n", 4 * k + 1, 4 * k + 2,
                               4 * k + 3, 4 * k + 4);
     }
-    write_file("stack.obj", obj);
-    write_file("stack.mtl", "newmtl glass\nKd 1 1 1\nnewmtl wall\nKd 1 0.5 0.25\n");
+    scratch_write_text(dir, "stack.obj", obj);
+    scratch_write_text(dir, "stack.mtl", "newmtl glass\nKd 1 1 1\nnewmtl wall\nKd 1 0.5 0.25\n");
     loaded l;
     if (!load(&l, "stack.obj")) return false;
     int glass = find_material(l.s, "glass");
@@ -587,8 +582,6 @@ int main(void)
     RUN(test_depth_order_vs_draw_order);
     RUN(test_shadow_through_blend);
     RUN(test_deterministic);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) fprintf(stderr, "  could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

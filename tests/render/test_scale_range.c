@@ -7,8 +7,9 @@
  * SC_COORD_MAX. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/png_compare.h"
+#include "tests/scratch_dir.h"
 
-#include <stb/stb_image.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gramps-scale-XXXXXX";
@@ -31,15 +32,12 @@ static void scaled_teapot(const char *name, double scale)
     if (o) fclose(o);
 }
 
+/* Renders `args` at 64x64 on 2 workers into dir/NAME.png and loads it (NULL on failure). */
 static unsigned char *render(const char *name, const char *args)
 {
-    char a[1024], png[256];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(a, sizeof a, "-q -t 2 --size 64x64 -o %s %s", png, args);
-    int rc = run(a);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", a, rc, out);
-    int w, h, n;
-    return rc == 0 ? stbi_load(png, &w, &h, &n, 4) : NULL;
+    char a[1024];
+    snprintf(a, sizeof a, "-t 2 --size 64x64 %s", args);
+    return render_into(dir, name, a);
 }
 
 /* Pixels differing by more than 4 in some channel. */
@@ -88,8 +86,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     RUN(test_large_scale_renders_lit);
     RUN(test_tiny_up_vector);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

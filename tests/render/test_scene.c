@@ -6,6 +6,7 @@
 #include "scenes/build.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -301,8 +302,6 @@ int main(void)
     RUN(test_scene_file_transforms);
     RUN(test_round_trip);
     RUN(test_bad_inputs);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    scratch_dir_remove(tmpdir);
     return check_finish();
 }

@@ -8,6 +8,7 @@
 #include "shaders/raster_shading.h"
 #include "shaders/ray_shading.h"
 #include "tests/check.h"
+#include "tests/scratch_dir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,8 +206,6 @@ int main(void)
     RUN(test_texture_cap);
     RUN(test_no_lights);
     RUN(test_many_materials);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", tmpdir);
-    if (system(rm) != 0) return 1;
+    if (!scratch_dir_remove(tmpdir)) return 1;
     return check_finish();
 }

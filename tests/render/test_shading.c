@@ -441,6 +441,31 @@ static sc_texture make_chain(unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHA
     return tex;
 }
 
+/* The packet tests' scene: two default (untextured) materials, a mip chain from
+ * make_chain(a, b, c) that a test may give either of them, one white light at (3, 4, 5),
+ * the camera on +z looking at the origin and a geometry box of side 4 about it. Static
+ * in each test (the chain is 114 KiB), it points into itself. */
+typedef struct {
+    unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
+    sc_texture tex;
+    sc_material mats[2];
+    sc_light light;
+    sc_scene scene;
+    sc_geometry geo;
+} chain_scene;
+
+static void chain_scene_init(chain_scene *s, int a, int b, int c)
+{
+    s->tex = make_chain(s->texels, a, b, c);
+    s->mats[0] = s->mats[1] = sh_default_material;
+    s->light = (sc_light){.position = {3, 4, 5}, .color = {1, 1, 1}};
+    s->scene = (sc_scene){.materials = s->mats, .nmaterials = 2, .textures = &s->tex, .ntextures = 1,
+                          .lights = &s->light, .nlights = 1};
+    s->scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
+    s->geo = (sc_geometry){0};
+    for (int i = 0; i < 3; i++) { s->geo.bbox_min[i] = -2; s->geo.bbox_max[i] = 2; }
+}
+
 /* The packet kernel's level of detail: fragments at pixels in 2x2 quads (a run of a
  * triangle's fragments per quad, several triangles and two materials per packet, one
  * with a KHR transform) on a mip chain, where the level decides the texel, unlit: the
@@ -449,27 +474,19 @@ static sc_texture make_chain(unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHA
  * formulas'. */
 static void test_ps_quad_lod_matches_scalar(void)
 {
-    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
-    sc_texture tex = make_chain(texels, 37, 11, 53);
-    sc_material mats[2] = {sh_default_material, sh_default_material};
+    static chain_scene s;
+    chain_scene_init(&s, 37, 11, 53);
+    sc_material *mats = s.mats;
     for (int k = 0; k < 2; k++) {
         mats[k].albedo_map.texture = 0;
         memcpy(mats[k].albedo, (float[3]){0.9f, 0.7f - 0.2f * k, 0.5f}, sizeof mats[k].albedo);
     }
     mats[1].albedo_map.scale[0] = 2.5f, mats[1].albedo_map.rotation = 0.3f, mats[1].albedo_map.offset[1] = 0.25f;
-    sc_scene scene = {0};
-    scene.materials = mats;
-    scene.nmaterials = 2;
-    scene.textures = &tex;
-    scene.ntextures = 1;
-    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
-    sc_geometry geo = {0};
-    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
     int bad = 0;
     for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
         if (!rt_isa_available((rt_isa)isa)) continue;
         sh_raster_env e;
-        sh_raster_env_init(&e, &scene, &geo, 256, 256, SH_AOV_COLOR);
+        sh_raster_env_init(&e, &s.scene, &s.geo, 256, 256, SH_AOV_COLOR);
         e.isa = (rt_isa)isa;
         e.nlights = 0;                            /* ambient only: the colour is the texel's */
         for (int trial = 0; trial < 300; trial++) {
@@ -510,27 +527,15 @@ static void test_ps_quad_lod_matches_scalar(void)
  * each instruction set; every triangle of a textured fragment has its setup made. */
 static void test_ps_kept_quads_match(void)
 {
-    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
-    sc_texture tex = make_chain(texels, 29, 7, 41);
-    sc_material mats[2] = {sh_default_material, sh_default_material};
-    mats[1].albedo_map.texture = 0;               /* material 0 untextured, 1 textured */
-    sc_scene scene = {0};
-    scene.materials = mats;
-    scene.nmaterials = 2;
-    scene.textures = &tex;
-    scene.ntextures = 1;
-    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
-    sc_light light = {.position = {3, 4, 5}, .color = {1, 1, 1}};
-    scene.lights = &light;
-    scene.nlights = 1;
-    sc_geometry geo = {0};
-    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    static chain_scene s;
+    chain_scene_init(&s, 29, 7, 41);
+    s.mats[1].albedo_map.texture = 0;             /* material 0 untextured, 1 textured */
     int bad = 0, unmade = 0;
     for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
         if (!rt_isa_available((rt_isa)isa)) continue;
         for (int aov = SH_AOV_COLOR; aov <= SH_AOV_ALBEDO; aov += SH_AOV_ALBEDO - SH_AOV_COLOR) {
             sh_raster_env e;
-            sh_raster_env_init(&e, &scene, &geo, 256, 256, (sh_aov)aov);
+            sh_raster_env_init(&e, &s.scene, &s.geo, 256, 256, (sh_aov)aov);
             e.isa = (rt_isa)isa;
             for (int trial = 0; trial < 100; trial++) {
                 sh_ps_tri t[8];
@@ -579,28 +584,16 @@ static void test_ps_kept_quads_match(void)
  * material but an unused triangle of another; random materials. */
 static void test_ps_ntris_match(void)
 {
-    static unsigned char texels[CHAIN_LEVELS][CHAIN_SIDE * CHAIN_SIDE * 4];
-    sc_texture tex = make_chain(texels, 17, 5, 23);
-    sc_material mats[2] = {sh_default_material, sh_default_material};
-    mats[0].albedo_map.texture = 0;
-    mats[1].albedo[1] = 0.25f;                    /* material 1 untextured, another colour */
-    sc_scene scene = {0};
-    scene.materials = mats;
-    scene.nmaterials = 2;
-    scene.textures = &tex;
-    scene.ntextures = 1;
-    scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
-    sc_light light = {.position = {3, 4, 5}, .color = {1, 1, 1}};
-    scene.lights = &light;
-    scene.nlights = 1;
-    sc_geometry geo = {0};
-    for (int i = 0; i < 3; i++) { geo.bbox_min[i] = -2; geo.bbox_max[i] = 2; }
+    static chain_scene s;
+    chain_scene_init(&s, 17, 5, 23);
+    s.mats[0].albedo_map.texture = 0;
+    s.mats[1].albedo[1] = 0.25f;                  /* material 1 untextured, another colour */
     int bad = 0;
     for (int isa = RT_ISA_BASELINE; isa <= RT_ISA_AVX2; isa++) {
         if (!rt_isa_available((rt_isa)isa)) continue;
         for (int aov = SH_AOV_COLOR; aov <= SH_AOV_ALBEDO; aov += SH_AOV_ALBEDO - SH_AOV_COLOR) {
             sh_raster_env e;
-            sh_raster_env_init(&e, &scene, &geo, 256, 256, (sh_aov)aov);
+            sh_raster_env_init(&e, &s.scene, &s.geo, 256, 256, (sh_aov)aov);
             e.isa = (rt_isa)isa;
             for (int trial = 0; trial < 200; trial++) {
                 const int kind = trial % 4, ntris = 2 + trial % 7;

@@ -8,18 +8,11 @@
 #include "scenes/loaders.h"
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
 static char dir[64];
-
-static void write_file(const char *name, const char *text, size_t n)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (f) fwrite(text, 1, n, f), fclose(f);
-}
 
 /* checker.ppm: 64x64 single texels of black and white. */
 static void write_checker(void)
@@ -30,7 +23,7 @@ static void write_checker(void)
         char c = (char)((i % 64 + i / 64) % 2 ? 255 : 0);
         ppm[n++] = c, ppm[n++] = c, ppm[n++] = c;
     }
-    write_file("checker.ppm", ppm, (size_t)n);
+    scratch_write(dir, "checker.ppm", ppm, (size_t)n);
 }
 
 /* A floor 200 units square at y = 0, uv 0..100 (the checker repeated 100 times), and a
@@ -42,16 +35,16 @@ static void write_scenes(void)
         "mtllib floor.mtl\nv -100 0 100\nv 100 0 100\nv 100 0 -100\nv -100 0 -100\n"
         "vt 0 0\nvt 100 0\nvt 100 100\nvt 0 100\nvn 0 1 0\nusemtl m\n"
         "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/3/1 4/4/1\n";
-    write_file("floor.obj", floor_obj, sizeof floor_obj - 1);
+    scratch_write(dir, "floor.obj", floor_obj, sizeof floor_obj - 1);
     static const char floor_mtl[] = "newmtl m\nKd 1 1 1\nmap_Kd checker.ppm\n";
-    write_file("floor.mtl", floor_mtl, sizeof floor_mtl - 1);
+    scratch_write(dir, "floor.mtl", floor_mtl, sizeof floor_mtl - 1);
     static const char color[] = "P6\n2 2\n255\n\xc8\x64\x32\xc8\x64\x32\xc8\x64\x32\xc8\x64\x32";
-    write_file("color.ppm", color, sizeof color - 1);
+    scratch_write(dir, "color.ppm", color, sizeof color - 1);
     static const char quad_obj[] =
         "mtllib quad.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n"
         "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\nusemtl m\n"
         "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/3/1 4/4/1\n";
-    write_file("quad.obj", quad_obj, sizeof quad_obj - 1);
+    scratch_write(dir, "quad.obj", quad_obj, sizeof quad_obj - 1);
 }
 
 #define FLOOR_CAMERA "--camera 0,1,0,0,0.6,-10,0,1,0,60"
@@ -101,7 +94,7 @@ static void test_albedo_is_base_colour(void)
 {
     const char *cam = "--camera 0,0,1,0,0,0,0,1,0,60 --light 0,0,3";
     char args[256];
-    write_file("quad.mtl", "newmtl m\nKd 1 1 1\nmap_Kd color.ppm\n", 35);
+    scratch_write(dir, "quad.mtl", "newmtl m\nKd 1 1 1\nmap_Kd color.ppm\n", 35);
     snprintf(args, sizeof args, "--aov albedo %s %s/quad.obj", cam, dir);
     unsigned char *a = render(args, "quad.png");
     CHECK_MSG(a, "%s", out);
@@ -109,7 +102,7 @@ static void test_albedo_is_base_colour(void)
                          a[4 * (32 * 64 + 32) + 2] == 50, "albedo %u,%u,%u", a[4 * (32 * 64 + 32)],
                      a[4 * (32 * 64 + 32) + 1], a[4 * (32 * 64 + 32) + 2]);
     free(a);
-    write_file("quad.mtl", "newmtl m\nKd 0.5 0.5 1\nmap_Kd color.ppm\n", 39);
+    scratch_write(dir, "quad.mtl", "newmtl m\nKd 0.5 0.5 1\nmap_Kd color.ppm\n", 39);
     a = render(args, "quad.png");
     if (a) CHECK_MSG(a[4 * (32 * 64 + 32)] == 100 && a[4 * (32 * 64 + 32) + 1] == 50 &&
                          a[4 * (32 * 64 + 32) + 2] == 50, "albedo x Kd %u,%u,%u", a[4 * (32 * 64 + 32)],
@@ -157,8 +150,6 @@ int main(int argc, char **argv)
     RUN(test_far_floor_is_filtered);
     RUN(test_albedo_is_base_colour);
     RUN(test_deterministic);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

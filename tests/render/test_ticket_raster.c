@@ -5,6 +5,7 @@
  * this test's build dir. */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -53,8 +54,6 @@ int main(int argc, char **argv)
     find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_tickets_render_the_chains_image);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) return 1;
+    if (!scratch_dir_remove(dir)) return 1;
     return check_finish();
 }

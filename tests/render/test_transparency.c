@@ -17,6 +17,7 @@
 #include "scenes/loaders.h"
 #include "tests/check.h"
 #include "tests/scene_data.h"
+#include "tests/scratch_dir.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,6 @@
 #define H 64
 
 static char dir[64];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[160];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) fputs(text, f), fclose(f);
-}
 
 /* An axis-aligned quad at depth z over [x0,x1] x [y0,y1], uv over [0,1]^2, facing +z (or
  * -z when `back`), material m, appended to obj (vertex numbers from *v). */
@@ -67,7 +60,7 @@ static const char mtl[] =
  * from behind / the front), all.obj (everything, for the determinism check). */
 static void write_scenes(void)
 {
-    write_file("t.mtl", mtl);
+    scratch_write_text(dir, "t.mtl", mtl);
     static char obj[8192];
     int v;
 #define BEGIN() (obj[0] = 0, v = 1, strcat(obj, "mtllib t.mtl\n"))
@@ -76,22 +69,22 @@ static void write_scenes(void)
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "a", -0.8, -0.8, 0.4, 0.4, 0.3, false);
     quad(obj, sizeof obj, &v, "b", -0.4, -0.4, 0.8, 0.8, 0.6, false);
-    write_file("blend_ab.obj", obj);
+    scratch_write_text(dir, "blend_ab.obj", obj);
     BEGIN();
     quad(obj, sizeof obj, &v, "behind", -1.5, -1.5, 1.5, 1.5, -0.3, false);
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "b", -0.4, -0.4, 0.8, 0.8, 0.6, false);
     quad(obj, sizeof obj, &v, "a", -0.8, -0.8, 0.4, 0.4, 0.3, false);
-    write_file("blend_ba.obj", obj);
+    scratch_write_text(dir, "blend_ba.obj", obj);
     BEGIN();
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "cut", -1, -1, 1, 1, 0.3, false);
-    write_file("mask.obj", obj);
+    scratch_write_text(dir, "mask.obj", obj);
     /* the cut-out quad first, then a floor of small triangles (32 x 32 quads), which the
      * ordered graphs' coarse depth test would skip behind a quad taken as solid */
     BEGIN();
     quad(obj, sizeof obj, &v, "cut", -1, -1, 1, 1, 0.3, false);
-    write_file("mask_grid.obj", obj);
+    scratch_write_text(dir, "mask_grid.obj", obj);
     {
         FILE *f = NULL;
         char path[160];
@@ -110,15 +103,15 @@ static void write_scenes(void)
     }
     BEGIN();
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
-    write_file("floor.obj", obj);
+    scratch_write_text(dir, "floor.obj", obj);
     BEGIN();
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "oneside", -0.5, -0.5, 0.5, 0.5, 0.3, true);
-    write_file("oneside.obj", obj);
+    scratch_write_text(dir, "oneside.obj", obj);
     BEGIN();
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "oneside", -0.5, -0.5, 0.5, 0.5, 0.3, false);
-    write_file("front.obj", obj);
+    scratch_write_text(dir, "front.obj", obj);
     BEGIN();
     quad(obj, sizeof obj, &v, "behind", -1.5, -1.5, 1.5, 1.5, -0.3, false);
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
@@ -130,7 +123,7 @@ static void write_scenes(void)
     /* small quads with a 64x64 texture: minified, so alpha comes from a level above 0 */
     quad(obj, sizeof obj, &v, "fine", 0.5, -0.9, 0.9, -0.5, 0.5, false);
     quad(obj, sizeof obj, &v, "fineblend", -0.9, 0.5, -0.5, 0.9, 0.5, false);
-    write_file("all.obj", obj);
+    scratch_write_text(dir, "all.obj", obj);
 #undef BEGIN
 }
 
@@ -447,14 +440,14 @@ static void test_obj_map_kd_alpha(void)
 {
     write_cutout_tga("cut.tga");
     /* not named "cut": load_scene leaves this material as the loader made it */
-    write_file("cut.mtl", "newmtl opaque\nKd 0.8 0.25 0.2\nnewmtl cutfile\nKd 0.9 0.9 0.9\n"
-                          "map_Kd cut.tga\n");
+    scratch_write_text(dir, "cut.mtl", "newmtl opaque\nKd 0.8 0.25 0.2\nnewmtl cutfile\nKd 0.9 0.9 0.9\n"
+                                       "map_Kd cut.tga\n");
     static char obj[2048];
     int v = 1;
     strcpy(obj, "mtllib cut.mtl\n");
     quad(obj, sizeof obj, &v, "opaque", -1, -1, 1, 1, 0, false);
     quad(obj, sizeof obj, &v, "cutfile", -1, -1, 1, 1, 0.3, false);
-    write_file("cut.obj", obj);
+    scratch_write_text(dir, "cut.obj", obj);
     static uint8_t floor_only[W * H * 4], img[W * H * 4], first[W * H * 4];
     loaded l;
     char path[160], err[SC_ERR_MAX];
@@ -511,8 +504,6 @@ int main(void)
     RUN(test_obj_map_kd_alpha);
     RUN(test_mask_rays);
     RUN(test_single_sided_rays);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

@@ -10,6 +10,7 @@
 #include "scenes/loaders.h"
 #include "tests/check.h"
 #include "tests/scene_data.h"
+#include "tests/scratch_dir.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -240,8 +241,6 @@ int main(void)
     RUN(test_alpha_test);
     RUN(test_clipped_corners);
     RUN(test_missing_set1_warned);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }

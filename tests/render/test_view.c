@@ -8,6 +8,7 @@
  * when the viewer was not built (no SDL2/SDL2_ttf: mk/viewer.mk). */
 #include "tests/check.h"
 #include "tests/cli.h"
+#include "tests/scratch_dir.h"
 
 #include <stb/stb_image.h>
 #include <unistd.h>
@@ -160,8 +161,6 @@ int main(int argc, char **argv)
     RUN(test_many_frames_with_switches);
     RUN(test_window_under_xvfb);
     RUN(test_errors);
-    char rm[600];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    scratch_dir_remove(dir);
     return check_finish();
 }
