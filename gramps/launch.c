@@ -248,8 +248,8 @@ static void reset_worker(gr_graph *g, gr_worker *w)
     size = carve_arrays(g, w, w->arrays, &per_run);
     memset((char *)w->arrays + per_run, 0, size - per_run);
     for (int r = 0; r < g->nstages; r++) gr_dq_reset(&w->dq[r]);
-    for (int q = 0; q < g->nqueues; q++)
-        memset(w->partials[q], 0, w->partials_len[q] * sizeof *w->partials[q]);
+    for (int q = 0; q < g->nqueues; q++)      /* a queue without partials has none (NULL) */
+        if (w->partials_len[q]) memset(w->partials[q], 0, w->partials_len[q] * sizeof *w->partials[q]);
 }
 
 static void free_worker(gr_graph *g, gr_worker *w)
