@@ -56,7 +56,14 @@ void pl_scene_data_free(pl_scene_data *d)
     if (d->device_shading) d->device_shading_free(d->device_shading);
     detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
+    sh_vertices_free(d->raster_vertices);
     *d = (pl_scene_data){0};
+}
+
+const sh_vertex *pl_scene_data_raster_vertices(pl_scene_data *d)
+{
+    if (!d->raster_vertices) d->raster_vertices = sh_vertices_interleave(d->geo);
+    return d->raster_vertices;
 }
 
 bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,

@@ -43,6 +43,9 @@ typedef struct pl_scene_data {
      * kernel), likewise; freed with the data. */
     void *device_shading;
     void (*device_shading_free)(void *device_shading);
+    /* The geometry's vertices interleaved for the raster VS (shaders/vertex_buffer.h),
+     * made on first use by the frame resource "raster-vertices"; NULL: not yet. */
+    sh_vertex *raster_vertices;
 } pl_scene_data;
 
 GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);
@@ -51,6 +54,8 @@ GR_API void pl_scene_data_set_bvh(pl_scene_data *d, const rt_bvh *bvh);
 GR_API void pl_scene_data_free(pl_scene_data *d);
 /* The BVH, built now if it was not (NULL when out of memory). */
 GR_API const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
+/* The raster vertex buffer, made now if it was not (NULL when out of memory). */
+GR_API const sh_vertex *pl_scene_data_raster_vertices(pl_scene_data *d);
 
 #include "scenes/limits.h"
 #define PL_MAX_COUNTERS 32
@@ -150,6 +155,9 @@ extern GR_API const cp_resource_type pl_hdr_resource;
 /* "sample-hdr": linear RGB floats per sample, multisampling's part of hdr-color (the
  * raster sinks at msaa > 1 resolve it into hdr-color as the samples' mean). */
 extern GR_API const cp_resource_type pl_sample_hdr_resource;
+/* "raster-vertices": the raster vertex buffer (pl_scene_data_raster_vertices), one per
+ * scene, nvertices sh_vertex. */
+extern GR_API const cp_resource_type pl_raster_vertices_resource;
 /* Is t one of the two, which a frame makes only when pl_frame.hdr is set? */
 GR_API bool pl_resource_is_hdr(const cp_resource_type *t);
 

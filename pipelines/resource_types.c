@@ -48,6 +48,12 @@ static void *scene_geometry(void *frame, const char *owner)
     return (void *)((pl_frame *)frame)->data->geo;
 }
 
+static void *scene_raster_vertices(void *frame, const char *owner)
+{
+    (void)owner;
+    return (void *)pl_scene_data_raster_vertices(((pl_frame *)frame)->data);
+}
+
 static void *scene_textures(void *frame, const char *owner)
 {
     (void)owner;
@@ -65,6 +71,14 @@ static const cp_resource_type triangles = {
     "a raster front end's work does not shrink with the frame's region",
     "sc_geometry", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_geometry, scene_owned, NULL};
 
+/* Sized per triangle like the other scene resources; the memory estimate counts it by
+ * the scene's vertices instead (tools/common/memory_estimate.c). */
+const cp_resource_type pl_raster_vertices_resource = {
+    "raster-vertices", "the scene's vertices with their attributes interleaved (sh_vertex, "
+    "32 bytes each) for the raster front end's vertex fetch, made once per scene",
+    "sh_vertex", sizeof(sh_vertex), CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
+    scene_raster_vertices, scene_owned, NULL};
+
 static const cp_resource_type textures = {
     "textures", "the scene's textures (sc_scene), for the stages whose shading samples them",
     "sc_scene", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_textures, scene_owned, NULL};
@@ -73,7 +87,7 @@ int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
     const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource,
                                              &pl_sample_hdr_resource, &pl_surface_resource, &bvh,
-                                             &triangles, &textures};
+                                             &triangles, &pl_raster_vertices_resource, &textures};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

@@ -761,13 +761,12 @@ PS_INLINE int32_t vs_snap(float pixels)
     return (int32_t)rintf(v);
 }
 
-PS_INLINE void vs_vertices(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
-                           int height, sh_vs_vertices *restrict o)
+PS_INLINE void vs_vertices(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+                           int n, int width, int height, sh_vs_vertices *restrict o)
 {
     float px[SH_VS_MAX], py[SH_VS_MAX], pz[SH_VS_MAX];
-    const float *pos = e->geo->positions;
     for (int i = 0; i < n; i++) {
-        const float *p = pos + 3 * (size_t)vertex[i];
+        const float *p = vertices[vertex[i]].position;
         px[i] = p[0];
         py[i] = p[1];
         pz[i] = p[2];
@@ -799,31 +798,31 @@ PS_INLINE void vs_vertices(const sh_raster_env *e, const uint32_t *vertex, int n
     }
 }
 
-static void vs_vertices_baseline(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
-                                 int height, sh_vs_vertices *o)
+static void vs_vertices_baseline(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+                                 int n, int width, int height, sh_vs_vertices *o)
 {
-    vs_vertices(e, vertex, n, width, height, o);
+    vs_vertices(e, vertices, vertex, n, width, height, o);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2")))
-static void vs_vertices_avx2(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
-                             int height, sh_vs_vertices *o)
+static void vs_vertices_avx2(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+                             int n, int width, int height, sh_vs_vertices *o)
 {
-    vs_vertices(e, vertex, n, width, height, o);
+    vs_vertices(e, vertices, vertex, n, width, height, o);
 }
 #endif
 
-void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
-                       int height, sh_vs_vertices *out)
+void sh_vs_vertices_of(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+                       int n, int width, int height, sh_vs_vertices *out)
 {
 #if defined(__x86_64__)
     if (e->isa == RT_ISA_AVX2) {
-        vs_vertices_avx2(e, vertex, n, width, height, out);
+        vs_vertices_avx2(e, vertices, vertex, n, width, height, out);
         return;
     }
 #endif
-    vs_vertices_baseline(e, vertex, n, width, height, out);
+    vs_vertices_baseline(e, vertices, vertex, n, width, height, out);
 }
 
 /* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is the

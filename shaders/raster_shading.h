@@ -1,7 +1,8 @@
 /* raster_shading.h — vertex and pixel shaders of the rasterization pipeline, written as
  * packet kernels (loops over a packet's elements).
  *
- * Data flow: sc_geometry vertices -> sh_vs_vertices_of() (model-view-projection, world
+ * Data flow: sc_geometry vertices, interleaved (shaders/vertex_buffer.h) ->
+ * sh_vs_vertices_of() (model-view-projection, world
  * position and normal as attributes) -> rasterizer -> fragments ->
  * sh_ps_packet() (per-pixel Blinn-Phong with the scene's point lights, two-sided, optional
  * albedo texture) or an AOV value -> RGBA8. Pure functions: same input, same bits. */
@@ -14,8 +15,7 @@
 #include "rasterizer/raster.h"
 #include "raytracer/isa.h"
 #include "scenes/scene.h"
-
-#include <string.h>
+#include "shaders/vertex_buffer.h"
 
 typedef struct sh_raster_env {
     const sc_scene *scene;
@@ -34,7 +34,8 @@ GR_API void sh_raster_env_init(sh_raster_env *e, const sc_scene *s, const sc_geo
                         int width, int height, sh_aov aov);
 
 /* The vertex shader and the rasterizer's per-vertex setup for n <= SH_VS_MAX vertices
- * (vertex[i]: an index into the geometry), as arrays: clip position, outcode
+ * (vertex[i]: an index into the geometry and into `vertices`, its interleaved copy that
+ * the positions are read from), as arrays: clip position, outcode
  * (rs_outcode_of) and, for vertices in front of the eye (w > 0), 1/w, window depth and
  * the snapped screen position (rs_project, rs_subpixels, rounded to nearest). x and y
  * are exact for the vertices of triangles inside the guard band; others are 0 beyond
@@ -49,18 +50,8 @@ typedef struct sh_vs_vertices {
     int32_t x[SH_VS_MAX], y[SH_VS_MAX];
     uint8_t code[SH_VS_MAX];
 } sh_vs_vertices;
-GR_API void sh_vs_vertices_of(const sh_raster_env *e, const uint32_t *vertex, int n, int width,
-                       int height, sh_vs_vertices *out);
-
-/* A vertex's attributes: world position, normal and uv (inline: the VS copies them per
- * triangle corner). */
-static inline void sh_vs_attrs(const sh_raster_env *e, uint32_t v, float attr[RS_ATTRS])
-{
-    const sc_geometry *g = e->geo;
-    memcpy(attr, g->positions + 3 * (size_t)v, 3 * sizeof(float));
-    memcpy(attr + 3, g->normals + 3 * (size_t)v, 3 * sizeof(float));
-    memcpy(attr + 6, g->texcoords + 2 * (size_t)v, 2 * sizeof(float));
-}
+GR_API void sh_vs_vertices_of(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+                              int n, int width, int height, sh_vs_vertices *out);
 
 /* What the pixel shader needs of a triangle: its vertices' attributes in the order the
  * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */

@@ -144,7 +144,7 @@ static void quad_of(const plh_shader *s, const plrt_ray *h, float d[4])
     if (!s->quads || !textured(sh_ray_hit_material(env, &h->hit))) return;
     const uint32_t *idx = env->geo->indices + 3 * (size_t)h->hit.prim;
     sh_ps_tri t = {.prim = h->hit.prim};
-    for (int k = 0; k < 3; k++) sh_vs_attrs(s->raster, idx[k], t.attr[k]);
+    for (int k = 0; k < 3; k++) sh_vertex_of(env->geo, idx[k], t.attr[k]);
     const uint32_t width = s->keys.width, pixel = h->pixel >> s->keys.shift;
     sh_ps_quad_derivatives(s->raster, &t, (int)(pixel % width), (int)(pixel / width), d);
 }

@@ -96,7 +96,7 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
         r->cut = 1;
         for (int k = 0; k < 3; k++) {
             for (int q = 0; q < 4; q++) r->raw.v[k].clip[q] = v->clip[q][c + k];
-            sh_vs_attrs(s->env, vertex[c + k], r->raw.v[k].attr);
+            sh_vs_attrs(s->vertices, vertex[c + k], r->raw.v[k].attr);
         }
         r->raw.prim = prim;
         r->raw.material = s->geo->materials[prim];
@@ -116,7 +116,7 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
                                      s->width, s->height, s->reach, &p->su))
             return false;
         if (s->attributes)
-            for (int k = 0; k < 3; k++) sh_vs_attrs(s->env, vertex[c + p->su.order[k]], p->tri.attr[k]);
+            for (int k = 0; k < 3; k++) sh_vs_attrs(s->vertices, vertex[c + p->su.order[k]], p->tri.attr[k]);
         p->tri.prim = prim;
         p->tri.material = s->geo->materials[prim];
         r->cut = 0;
@@ -138,7 +138,7 @@ void plr_vs_main(gr_ctx *c)
         uint32_t count = in->count - first < VS_CHUNK ? in->count - first : VS_CHUNK;
         const uint32_t *idx = s->geo->indices + 3 * (size_t)(in->first + first);
         sh_vs_vertices v;
-        sh_vs_vertices_of(s->env, idx, 3 * (int)count, s->width, s->height, &v);
+        sh_vs_vertices_of(s->env, s->vertices, idx, 3 * (int)count, s->width, s->height, &v);
         const uint32_t no_pixel = plr_vs_no_pixel(&v, (int)count, s->width, s->height, s->reach,
                                                   s->env->isa == RT_ISA_AVX2);
         for (uint32_t j = 0; j < count; j++) {

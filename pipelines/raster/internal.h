@@ -117,6 +117,8 @@ typedef struct plr_state {
                                              scene (alpha.h); all false: fast paths */
     const sh_raster_env *env;
     const sc_geometry *geo;
+    const sh_vertex *vertices;            /* VS: geo's vertices interleaved (the frame
+                                             resource "raster-vertices"), else NULL */
     uint32_t *color;                      /* width*height, written by OM instances (NULL:
                                              the depth-only pass) */
     bool linear_out;                      /* PS: packs its fragments' linear colour for the

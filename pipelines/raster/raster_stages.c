@@ -67,7 +67,13 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->tiles_y = (s->height + s->tile - 1) / s->tile;
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
-    if (i->type->main == plr_vs_main) s->vs_room = cp_port_elements(i, "out");
+    if (i->type->main == plr_vs_main) {
+        s->vs_room = cp_port_elements(i, "out");
+        if (!(s->vertices = pl_frame_use(i, pl_raster_vertices_resource.name, err))) {
+            free(s);
+            return NULL;
+        }
+    }
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % PLR_HIZ_BLOCK == 0;
     s->attributes = true;
@@ -331,6 +337,9 @@ static const cp_param ztile_params[] = {
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
  * `any_order`). "triangles": the front end reads every triangle each run. */
 static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}};
+static const cp_resource_use vs_uses[] = {
+    {"triangles", CP_READS, NULL},
+    {"raster-vertices", CP_READS, "the vertex fetch (one cache line a vertex, not one an attribute)"}};
 static const cp_resource_use depth_test_uses[] = {
     {"depth", CP_READS, "the coarse and early depth tests"},
     {"hiz", CP_READS, "the coarse depth test"}};
@@ -369,10 +378,10 @@ static const cp_stage_type stages[] = {
      GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free,
      front_end_uses, 1},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, msaa_params, 1, plr_vs_main, raster_create, NULL, free, front_end_uses, 1},
+     vs_ports, 2, msaa_params, 1, plr_vs_main, raster_create, NULL, free, vs_uses, 2},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, front_end_uses, 1},
+     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_uses, 2},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",

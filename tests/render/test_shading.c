@@ -183,12 +183,14 @@ static void test_vs_kernel_matches_scalar(void)
 {
     enum { N = 4000 };
     static float pos[3 * N];
+    static sh_vertex verts[N];
     static uint32_t vertex[SH_VS_MAX];
     for (int i = 0; i < N; i++) {
         float r = i % 5 == 0 ? 1e4f : i % 5 == 1 ? 0.01f : 3.0f;   /* far out, near, around */
         for (int k = 0; k < 3; k++) pos[3 * i + k] = rnd(-r, r);
     }
     pos[0] = 0; pos[1] = 0; pos[2] = 5;                         /* the eye itself: w = 0 */
+    for (int i = 0; i < N; i++) memcpy(verts[i].position, pos + 3 * i, sizeof verts[i].position);
     sc_scene scene = {0};
     scene.camera = (sc_camera){{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 45};
     sc_geometry geo = {0};
@@ -204,7 +206,7 @@ static void test_vs_kernel_matches_scalar(void)
         for (int first = 0, n = 1; first + n <= N; first += n, n = n % SH_VS_MAX + 1) {
             for (int i = 0; i < n; i++) vertex[i] = (uint32_t)(first + i);
             sh_vs_vertices v;
-            sh_vs_vertices_of(&e, vertex, n, 640, 480, &v);
+            sh_vs_vertices_of(&e, verts, vertex, n, 640, 480, &v);
             for (int i = 0; i < n; i++) {
                 rs_vertex r;
                 reference_clip(&e, &pos[3 * vertex[i]], r.clip);
@@ -321,7 +323,9 @@ static void test_quad_derivatives(void)
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 64, 64, SH_AOV_COLOR);
         sh_vs_vertices v;
-        sh_vs_vertices_of(&e, (const uint32_t[3]){0, 1, 2}, 3, 64, 64, &v);
+        sh_vertex verts[3] = {{{0}}};
+        for (int k = 0; k < 3; k++) memcpy(verts[k].position, pos + 3 * k, sizeof verts[k].position);
+        sh_vs_vertices_of(&e, verts, (const uint32_t[3]){0, 1, 2}, 3, 64, 64, &v);
         rs_triangle tr = {0};
         for (int k = 0; k < 3; k++) {
             for (int q = 0; q < 4; q++) tr.v[k].clip[q] = v.clip[q][k];

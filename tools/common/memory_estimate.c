@@ -1,6 +1,7 @@
 /* memory_estimate.c — see memory_estimate.h. Per-item costs are rounded up from the
  * structures: the flattened geometry holds 8 floats a vertex (10 with a texture
- * coordinate set 1) and 4 words a triangle;
+ * coordinate set 1) and 4 words a triangle, and the raster graphs' vertex buffer 8 floats
+ * a vertex more;
  * the resources' sizes are their types' (the BVH about 100 bytes a triangle with its
  * build's temporaries); queues and pools are bounded by their capacities, a few MiB per
  * worker. */
@@ -14,8 +15,10 @@
 #include <string.h>
 
 /* The frame resources' bytes into e: the BVH apart; the image ("color") is the
- * program's, counted as e->image. */
-static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_render_size *r)
+ * program's, counted as e->image; the raster vertex buffer, a copy of the vertices, as
+ * geometry. */
+static void add_resources(io_memory_estimate *e, size_t nvertices, size_t ntriangles,
+                          const io_render_size *r)
 {
     for (int i = 0; i < r->nneeds; i++) {
         const cp_resource_type *t = r->needs[i].type;
@@ -24,6 +27,10 @@ static void add_resources(io_memory_estimate *e, size_t ntriangles, const io_ren
         if (pl_resource_is_hdr(t) && !r->hdr) continue;                  /* asked for only
                                                                            when read */
         if (t == &pl_surface_resource && !r->surface) continue;
+        if (t == &pl_raster_vertices_resource) {
+            e->geometry += (double)sh_vertices_bytes(nvertices);
+            continue;
+        }
 
         double bytes = pl_resource_bytes(t, r->width, r->height, r->samples, r->tile, ntriangles) *
                        (t->per_copy ? r->needs[i].copies : 1);
@@ -37,12 +44,12 @@ io_memory_estimate io_estimate_memory(const sc_scene *s, size_t nvertices, size_
 {
     io_memory_estimate e = {0};
     e.image = (double)r->width * r->height * 4 * 2;  /* RGBA, and its PNG encoding */
-    add_resources(&e, ntriangles, r);
+    add_resources(&e, nvertices, ntriangles, r);
     for (size_t i = 0; i < s->ntextures; i++)
         e.textures += (double)sc_texture_bytes(&s->textures[i]);
     bool set1 = false;
     for (size_t i = 0; i < s->nmeshes; i++) set1 |= s->meshes[i].texcoords1 != NULL;
-    e.geometry = (double)nvertices * (set1 ? 10 : 8) * 4 + (double)ntriangles * 4 * 4;
+    e.geometry += (double)nvertices * (set1 ? 10 : 8) * 4 + (double)ntriangles * 4 * 4;
     e.queues = (double)(r->threads ? r->threads : 1) * 4 * 1048576.0;
     e.total = e.image + e.buffers + e.textures + e.geometry + e.bvh + e.queues;
     return e;
