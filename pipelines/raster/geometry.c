@@ -126,6 +126,14 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
     }
 }
 
+/* Asks for the cache lines of `corners` vertices (idx[k]) ahead of their gather: issued
+ * before a chunk's triangles are set up, the next chunk's vertex fetch (in no useful
+ * order, mostly beyond L2) overlaps that work instead of stalling the gather. */
+static void prefetch_vertices(const sh_vertex *vertices, const uint32_t *idx, uint32_t corners)
+{
+    for (uint32_t k = 0; k < corners; k++) __builtin_prefetch(&vertices[idx[k]]);
+}
+
 void plr_vs_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -141,6 +149,8 @@ void plr_vs_main(gr_ctx *c)
         sh_vs_vertices_of(s->env, s->vertices, idx, 3 * (int)count, s->width, s->height, &v);
         const uint32_t no_pixel = plr_vs_no_pixel(&v, (int)count, s->width, s->height, s->reach,
                                                   s->env->isa == RT_ISA_AVX2);
+        const uint32_t after = in->count - first - count;
+        prefetch_vertices(s->vertices, idx + 3 * count, 3 * (after < VS_CHUNK ? after : VS_CHUNK));
         for (uint32_t j = 0; j < count; j++) {
             bool inside;
             if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, no_pixel, &out->rec[n], &inside))

@@ -323,7 +323,8 @@ static void test_quad_derivatives(void)
         sh_raster_env e;
         sh_raster_env_init(&e, &scene, &geo, 64, 64, SH_AOV_COLOR);
         sh_vs_vertices v;
-        sh_vertex verts[3] = {{{0}}};
+        sh_vertex verts[3];
+        memset(verts, 0, sizeof verts);
         for (int k = 0; k < 3; k++) memcpy(verts[k].position, pos + 3 * k, sizeof verts[k].position);
         sh_vs_vertices_of(&e, verts, (const uint32_t[3]){0, 1, 2}, 3, 64, 64, &v);
         rs_triangle tr = {0};
