@@ -179,6 +179,35 @@ static void reference_clip(const sh_raster_env *e, const float p[3], float clip[
     clip[3] = depth;
 }
 
+/* The raster vertex buffer holds each vertex's position, normal and uv as the geometry's
+ * arrays do (uv 0 without texcoords), each vertex inside one 64-byte line. */
+static void test_vertex_buffer_interleaves(void)
+{
+    enum { N = 101 };
+    static float pos[3 * N], nrm[3 * N], uv[2 * N];
+    for (int i = 0; i < 3 * N; i++) pos[i] = rnd(-5, 5), nrm[i] = rnd(-1, 1);
+    for (int i = 0; i < 2 * N; i++) uv[i] = rnd(-2, 2);
+    sc_geometry geo = {0};
+    geo.nvertices = N;
+    geo.positions = pos;
+    geo.normals = nrm;
+    for (int with_uv = 0; with_uv < 2; with_uv++) {
+        geo.texcoords = with_uv ? uv : NULL;
+        sh_vertex *v = sh_vertices_interleave(&geo);
+        CHECK(v != NULL && (uintptr_t)v % 64 == 0);
+        if (!v) return;
+        long bad = 0;
+        for (int i = 0; i < N; i++) {
+            const float want_uv[2] = {with_uv ? uv[2 * i] : 0, with_uv ? uv[2 * i + 1] : 0};
+            bad += memcmp(v[i].position, pos + 3 * i, sizeof v[i].position) != 0;
+            bad += memcmp(v[i].normal, nrm + 3 * i, sizeof v[i].normal) != 0;
+            bad += memcmp(v[i].uv, want_uv, sizeof v[i].uv) != 0;
+        }
+        CHECK_MSG(bad == 0, "%ld attributes differ (texcoords %d)", bad, with_uv);
+        sh_vertices_free(v);
+    }
+}
+
 static void test_vs_kernel_matches_scalar(void)
 {
     enum { N = 4000 };
@@ -683,6 +712,7 @@ int main(void)
 {
     RUN(test_srgb_table_exact);
     RUN(test_srgb_encode_n);
+    RUN(test_vertex_buffer_interleaves);
     RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
     RUN(test_quad_derivatives);
