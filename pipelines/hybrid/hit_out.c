@@ -99,17 +99,14 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
         if (o->pushed[k]) plh_tally_add(&s->rays[k], c, o->pushed[k]);
 }
 
-/* The slot for the task's next ray of `kind` (its run pushed first when full), its kind
- * set: the caller fills in the ray where it lies. */
-static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer)
+/* Adds r, a ray of `kind` carrying `layer`, to the task's run of its kind (the run
+ * pushed first when full). */
+static void add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer, const plrt_ray *r)
 {
     const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
     if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
-    plh_ray *r = &o->rays[run][o->nrays[run]++];
-    r->kind = kind;
-    r->layer = layer;
+    o->rays[run][o->nrays[run]++] = plh_ray_pack(r, kind, layer);
     o->pushed[kind]++;
-    return &r->r;
 }
 
 /* A ray from h's hit, if its weight is worth tracing, with h's cone carried on from the
@@ -120,9 +117,9 @@ static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
-    *add_ray(c, o, kind, layer) = (plrt_ray){*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth,
-                                             {0, 0, 0, RT_NO_HIT},
-                                             rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    const plrt_ray r = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, RT_NO_HIT},
+                        rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    add_ray(c, o, kind, layer, &r);
 }
 
 /* The ray on through h's blended surface: where that surface is its layer's own
@@ -178,12 +175,13 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
         rt_hit seen = {0, 0, 0, RT_NO_HIT};
         sh_ray_pass(s->env, &at.ray, &at.hit, at.cone, &passed, &next);
         rt_intersect1(split->bvh, &passed, &seen);
-        plrt_ray *r = add_ray(c, o, PLH_BEHIND, (plh_layer){0, 255, 1});
-        if (seen.prim == RT_NO_HIT) *r = at, r->hit = seen;
-        else plh_camera_hit(split, s->msaa, pixel, -1, seen.prim, r);
-        r->pixel = pixel * m + (uint32_t)k;
-        for (int ch = 0; ch < 3; ch++) r->weight[ch] = weight[ch];
-        r->layers = h->layers + 1;
+        plrt_ray r;
+        if (seen.prim == RT_NO_HIT) r = at, r.hit = seen;
+        else plh_camera_hit(split, s->msaa, pixel, -1, seen.prim, &r);
+        r.pixel = pixel * m + (uint32_t)k;
+        for (int ch = 0; ch < 3; ch++) r.weight[ch] = weight[ch];
+        r.layers = h->layers + 1;
+        add_ray(c, o, PLH_BEHIND, (plh_layer){0, 255, 1}, &r);
     }
 }
 
@@ -200,8 +198,9 @@ static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer laye
     o->pushed[PLH_SHADOW] += n;
     for (uint32_t l = 0; l < n; l++) {
         const float *w = res->shadow_color[l];
-        r[l] = (plh_ray){{res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT}, {0, 0}, 0},
-                         PLH_SHADOW, layer};
+        const plrt_ray ray = {res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT},
+                              {0, 0}, 0};
+        r[l] = plh_ray_pack(&ray, PLH_SHADOW, layer);
     }
 }
 
