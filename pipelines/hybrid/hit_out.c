@@ -86,7 +86,7 @@ void plh_out_contrib_queued(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t
 
 static void push_rays(gr_ctx *c, plh_out *o, int run)
 {
-    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, o->rays[run], o->nrays[run]);
+    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, run == PLH_SHADOW_RUN ? o->shadows : o->hits, o->nrays[run]);
     o->nrays[run] = 0;
 }
 
@@ -99,13 +99,12 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
         if (o->pushed[k]) plh_tally_add(&s->rays[k], c, o->pushed[k]);
 }
 
-/* Adds r, a ray of `kind` carrying `layer`, to the task's run of its kind (the run
- * pushed first when full). */
+/* Adds r, a mirror, through or behind ray carrying `layer`, to the task's run of them
+ * (the run pushed first when full). */
 static void add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer, const plrt_ray *r)
 {
-    const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
-    if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
-    o->rays[run][o->nrays[run]++] = plh_ray_pack(r, kind, layer);
+    if (o->nrays[PLH_HIT_RUN] == RT_PACKET_MAX) push_rays(c, o, PLH_HIT_RUN);
+    o->hits[o->nrays[PLH_HIT_RUN]++] = plh_ray_pack(r, kind, layer);
     o->pushed[kind]++;
 }
 
@@ -190,10 +189,9 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
  * not fit). */
 static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer layer, const sh_ray_result *res)
 {
-    _Static_assert(SH_MAX_LIGHTS <= RT_PACKET_MAX, "a surface's shadow rays fit in one run");
     const uint32_t n = (uint32_t)res->nshadow;
-    if (o->nrays[PLH_SHADOW_RUN] + n > RT_PACKET_MAX) push_rays(c, o, PLH_SHADOW_RUN);
-    plh_ray *r = &o->rays[PLH_SHADOW_RUN][o->nrays[PLH_SHADOW_RUN]];
+    if (o->nrays[PLH_SHADOW_RUN] + n > PLH_SHADOW_STAGED) push_rays(c, o, PLH_SHADOW_RUN);
+    plh_ray *r = &o->shadows[o->nrays[PLH_SHADOW_RUN]];
     o->nrays[PLH_SHADOW_RUN] += n;
     o->pushed[PLH_SHADOW] += n;
     for (uint32_t l = 0; l < n; l++) {
