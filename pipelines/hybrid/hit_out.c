@@ -194,11 +194,10 @@ static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer laye
     plh_ray *r = &o->shadows[o->nrays[PLH_SHADOW_RUN]];
     o->nrays[PLH_SHADOW_RUN] += n;
     o->pushed[PLH_SHADOW] += n;
+    const uint32_t bits = plh_ray_bits(PLH_SHADOW, layer, 0, h->depth);
     for (uint32_t l = 0; l < n; l++) {
         const float *w = res->shadow_color[l];
-        const plrt_ray ray = {res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT},
-                              {0, 0}, 0};
-        r[l] = plh_ray_pack(&ray, PLH_SHADOW, layer);
+        r[l] = (plh_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel, {0, 0, 0, RT_NO_HIT}, {0, 0}, layer.layer, bits};
     }
 }
 

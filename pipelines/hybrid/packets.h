@@ -72,14 +72,18 @@ static inline plh_layer plh_ray_layer_of(const plh_ray *p)
     return (plh_layer){p->layer, (p->bits >> PLH_BITS_ALPHA) & 255u, (p->bits >> PLH_BITS_BEGINS) & 1u};
 }
 
-/* r as a queue element of `kind` carrying `layer` (depth, layers and alpha8 in range). */
+/* The packed word of a ray of `kind` carrying `layer` (depth, layers and alpha8 in range). */
+static inline uint32_t plh_ray_bits(plh_ray_kind kind, plh_layer layer, uint32_t layers, uint32_t depth)
+{
+    return (uint32_t)kind | (layer.begins ? 1u : 0u) << PLH_BITS_BEGINS | (layer.alpha8 & 255u) << PLH_BITS_ALPHA |
+           layers << PLH_BITS_LAYERS | depth << PLH_BITS_DEPTH;
+}
+
+/* r as a queue element of `kind` carrying `layer`. */
 static inline plh_ray plh_ray_pack(const plrt_ray *r, plh_ray_kind kind, plh_layer layer)
 {
-    const uint32_t bits = (uint32_t)kind | (layer.begins ? 1u : 0u) << PLH_BITS_BEGINS |
-                          (layer.alpha8 & 255u) << PLH_BITS_ALPHA | r->layers << PLH_BITS_LAYERS |
-                          r->depth << PLH_BITS_DEPTH;
     return (plh_ray){r->ray, {r->weight[0], r->weight[1], r->weight[2]}, r->pixel, r->hit, r->cone,
-                     layer.layer, bits};
+                     layer.layer, plh_ray_bits(kind, layer, r->layers, r->depth)};
 }
 
 /* Element p as the ray tracer's ray (its kind and layer: plh_ray_kind_of, plh_ray_layer_of). */
