@@ -86,7 +86,7 @@ void plh_out_contrib_queued(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t
 
 static void push_rays(gr_ctx *c, plh_out *o, int run)
 {
-    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, o->rays[run], o->nrays[run]);
+    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, run == PLH_SHADOW_RUN ? o->shadows : o->hits, o->nrays[run]);
     o->nrays[run] = 0;
 }
 
@@ -99,17 +99,13 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
         if (o->pushed[k]) plh_tally_add(&s->rays[k], c, o->pushed[k]);
 }
 
-/* The slot for the task's next ray of `kind` (its run pushed first when full), its kind
- * set: the caller fills in the ray where it lies. */
-static plrt_ray *add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer)
+/* Adds r, a mirror, through or behind ray carrying `layer`, to the task's run of them
+ * (the run pushed first when full). */
+static void add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer, const plrt_ray *r)
 {
-    const int run = kind == PLH_SHADOW ? PLH_SHADOW_RUN : PLH_HIT_RUN;
-    if (o->nrays[run] == RT_PACKET_MAX) push_rays(c, o, run);
-    plh_ray *r = &o->rays[run][o->nrays[run]++];
-    r->kind = kind;
-    r->layer = layer;
+    if (o->nrays[PLH_HIT_RUN] == RT_PACKET_MAX) push_rays(c, o, PLH_HIT_RUN);
+    o->hits[o->nrays[PLH_HIT_RUN]++] = plh_ray_pack(r, kind, layer);
     o->pushed[kind]++;
-    return &r->r;
 }
 
 /* A ray from h's hit, if its weight is worth tracing, with h's cone carried on from the
@@ -120,9 +116,9 @@ static void add_secondary(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt
 {
     float wmax = fmaxf(weight[0], fmaxf(weight[1], weight[2]));
     if (!(wmax >= s->min_weight)) return;
-    *add_ray(c, o, kind, layer) = (plrt_ray){*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth,
-                                             {0, 0, 0, RT_NO_HIT},
-                                             rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    const plrt_ray r = {*ray, {weight[0], weight[1], weight[2]}, h->pixel, depth, {0, 0, 0, RT_NO_HIT},
+                        rt_cone_at_hit(h->cone, &h->ray, h->hit.t, ray->dir), layers};
+    add_ray(c, o, kind, layer, &r);
 }
 
 /* The ray on through h's blended surface: where that surface is its layer's own
@@ -178,12 +174,13 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
         rt_hit seen = {0, 0, 0, RT_NO_HIT};
         sh_ray_pass(s->env, &at.ray, &at.hit, at.cone, &passed, &next);
         rt_intersect1(split->bvh, &passed, &seen);
-        plrt_ray *r = add_ray(c, o, PLH_BEHIND, (plh_layer){0, 255, 1});
-        if (seen.prim == RT_NO_HIT) *r = at, r->hit = seen;
-        else plh_camera_hit(split, s->msaa, pixel, -1, seen.prim, r);
-        r->pixel = pixel * m + (uint32_t)k;
-        for (int ch = 0; ch < 3; ch++) r->weight[ch] = weight[ch];
-        r->layers = h->layers + 1;
+        plrt_ray r;
+        if (seen.prim == RT_NO_HIT) r = at, r.hit = seen;
+        else plh_camera_hit(split, s->msaa, pixel, -1, seen.prim, &r);
+        r.pixel = pixel * m + (uint32_t)k;
+        for (int ch = 0; ch < 3; ch++) r.weight[ch] = weight[ch];
+        r.layers = h->layers + 1;
+        add_ray(c, o, PLH_BEHIND, (plh_layer){0, 255, 1}, &r);
     }
 }
 
@@ -192,16 +189,15 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
  * not fit). */
 static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer layer, const sh_ray_result *res)
 {
-    _Static_assert(SH_MAX_LIGHTS <= RT_PACKET_MAX, "a surface's shadow rays fit in one run");
     const uint32_t n = (uint32_t)res->nshadow;
-    if (o->nrays[PLH_SHADOW_RUN] + n > RT_PACKET_MAX) push_rays(c, o, PLH_SHADOW_RUN);
-    plh_ray *r = &o->rays[PLH_SHADOW_RUN][o->nrays[PLH_SHADOW_RUN]];
+    if (o->nrays[PLH_SHADOW_RUN] + n > PLH_SHADOW_STAGED) push_rays(c, o, PLH_SHADOW_RUN);
+    plh_ray *r = &o->shadows[o->nrays[PLH_SHADOW_RUN]];
     o->nrays[PLH_SHADOW_RUN] += n;
     o->pushed[PLH_SHADOW] += n;
+    const uint32_t bits = plh_ray_bits(PLH_SHADOW, layer, 0, h->depth);
     for (uint32_t l = 0; l < n; l++) {
         const float *w = res->shadow_color[l];
-        r[l] = (plh_ray){{res->shadow[l], {w[0], w[1], w[2]}, h->pixel, h->depth, {0, 0, 0, RT_NO_HIT}, {0, 0}, 0},
-                         PLH_SHADOW, layer};
+        r[l] = (plh_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel, {0, 0, 0, RT_NO_HIT}, {0, 0}, layer.layer, bits};
     }
 }
 

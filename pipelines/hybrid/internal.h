@@ -130,12 +130,19 @@ void plh_shader_free(plh_shader *s);
  * at a time (plh_out_flush at the end). Shadow rays and the others are gathered apart
  * and pushed in runs of one kind, so that Trace's packets are mostly of one kind, its
  * kernels get whole packets of coherent rays (shadow rays of neighbouring pixels to one
- * light), not two halves. */
+ * light), not two halves.
+ * Shadow rays, most of what a task makes, are pushed PLH_SHADOW_STAGED at a time (the
+ * runtime packs consecutive pushes into one packet), so that a task that makes more
+ * reuses the lines of its staging while they are in the L1 cache (a whole packet's
+ * worth, 5 KiB, was written to lines the task's shading had evicted). */
 enum { PLH_SHADOW_RUN, PLH_HIT_RUN, PLH_RUNS };
+#define PLH_SHADOW_STAGED 32
+_Static_assert(SH_MAX_LIGHTS <= PLH_SHADOW_STAGED, "a surface's shadow rays fit in one staged run");
 typedef struct plh_out {
     plh_contribs contribs;
     uint32_t nrays[PLH_RUNS];
-    plh_ray rays[PLH_RUNS][RT_PACKET_MAX];
+    plh_ray shadows[PLH_SHADOW_STAGED];
+    plh_ray hits[RT_PACKET_MAX];
     uint64_t pushed[PLH_KINDS];
 } plh_out;
 

@@ -42,12 +42,56 @@ typedef struct plh_layer {
 
 #define PLH_BASE_LAYER ((plh_layer){0, 255, 0})
 
+/* A ray in the queue: the rt.rays element's fields (pipelines/raytrace/packets.h) but with
+ * its depth, blended-layer count, kind and draw-order layer's alpha byte and `begins`
+ * packed into one word (plh_ray_pack), so that an element is 80 bytes, not 96: most of
+ * what the queue carries are shadow rays, each written by PS, copied into a packet and
+ * read by Trace. Depth fits its 7 bits (PL_MAX_BOUNCES 64), layers its 6
+ * (PLRT_MAX_LAYERS 32). */
 typedef struct plh_ray {
-    plrt_ray r;
-    uint32_t kind;                        /* plh_ray_kind */
-    plh_layer layer;                      /* 96 bytes: elements stay 16-byte aligned */
+    rt_ray ray;
+    float weight[3];
+    uint32_t pixel;
+    rt_hit hit;
+    rt_cone cone;
+    uint32_t layer;                       /* plh_layer.layer */
+    uint32_t bits;                        /* kind, begins, alpha8, layers, depth: PLH_BITS_* */
 } plh_ray;
-_Static_assert(sizeof(plh_ray) == 96, "hybrid.rays elements stay 96 bytes");
+_Static_assert(sizeof(plh_ray) == 80, "hybrid.rays elements stay 80 bytes (16-byte aligned)");
+
+enum { PLH_BITS_BEGINS = 2, PLH_BITS_ALPHA = 3, PLH_BITS_LAYERS = 11, PLH_BITS_DEPTH = 17 };
+_Static_assert(PLH_KINDS <= 4 && PLRT_MAX_LAYERS < 64 && PL_MAX_BOUNCES < 128, "plh_ray.bits holds them");
+
+static inline plh_ray_kind plh_ray_kind_of(const plh_ray *p)
+{
+    return (plh_ray_kind)(p->bits & 3u);
+}
+
+static inline plh_layer plh_ray_layer_of(const plh_ray *p)
+{
+    return (plh_layer){p->layer, (p->bits >> PLH_BITS_ALPHA) & 255u, (p->bits >> PLH_BITS_BEGINS) & 1u};
+}
+
+/* The packed word of a ray of `kind` carrying `layer` (depth, layers and alpha8 in range). */
+static inline uint32_t plh_ray_bits(plh_ray_kind kind, plh_layer layer, uint32_t layers, uint32_t depth)
+{
+    return (uint32_t)kind | (layer.begins ? 1u : 0u) << PLH_BITS_BEGINS | (layer.alpha8 & 255u) << PLH_BITS_ALPHA |
+           layers << PLH_BITS_LAYERS | depth << PLH_BITS_DEPTH;
+}
+
+/* r as a queue element of `kind` carrying `layer`. */
+static inline plh_ray plh_ray_pack(const plrt_ray *r, plh_ray_kind kind, plh_layer layer)
+{
+    return (plh_ray){r->ray, {r->weight[0], r->weight[1], r->weight[2]}, r->pixel, r->hit, r->cone,
+                     layer.layer, plh_ray_bits(kind, layer, r->layers, r->depth)};
+}
+
+/* Element p as the ray tracer's ray (its kind and layer: plh_ray_kind_of, plh_ray_layer_of). */
+static inline plrt_ray plh_ray_unpack(const plh_ray *p)
+{
+    return (plrt_ray){p->ray, {p->weight[0], p->weight[1], p->weight[2]}, p->pixel, p->bits >> PLH_BITS_DEPTH,
+                      p->hit, p->cone, (p->bits >> PLH_BITS_LAYERS) & 63u};
+}
 
 /* hybrid.contributions: RGB (floats, summed in fixed point by hybrid.om as rt.blend sums
  * rt.contributions) for layer `layer` of slot `index`, whose alpha byte is alpha8. */

@@ -93,9 +93,12 @@ static void ps2_main(gr_ctx *c)
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
         /* Trace resolves the shadow rays itself and passes on only the others */
-        if (r[i].kind == PLH_SHADOW) gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)",
-                                                  __FILE__, __LINE__);
-        else hits += ps2_hit(c, s, &r[i].r, r[i].layer, &o);
+        if (plh_ray_kind_of(&r[i]) == PLH_SHADOW) {
+            gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)", __FILE__, __LINE__);
+            continue;
+        }
+        const plrt_ray h = plh_ray_unpack(&r[i]);
+        hits += ps2_hit(c, s, &h, plh_ray_layer_of(&r[i]), &o);
     }
     plh_out_flush(c, &s->shader, &o);
     gr_push_flush(c, PLH_OUT_RAYS);

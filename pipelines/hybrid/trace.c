@@ -5,7 +5,7 @@
  * and through rays their closest hits (rt_intersect_packet). A shadow ray that reaches
  * its light is resolved here: its term goes straight to the Output Merger (`lit`), and
  * the packet, left with the mirror and through rays and their hits, goes on to PS2 in
- * place (not at all when only shadow rays came): no PS2 task, and no copy of the 96-byte
+ * place (not at all when only shadow rays came): no PS2 task, and no copy of the 80-byte
  * ray through a queue, to pass on a term PS already computed. */
 #include "pipelines/hybrid/internal.h"
 #include "pipelines/raytrace/trace_opencl.h"
@@ -90,8 +90,8 @@ static void sort_kinds(const plh_ray *r, uint32_t n, ray_kinds *k)
     k->ns = k->no = 0;
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
         /* PS and PS2 push each task's shadow rays in runs: the branch is predictable */
-        if (r[i].kind == PLH_SHADOW) {
-            k->shadow_rays[k->ns] = r[i].r.ray;
+        if (plh_ray_kind_of(&r[i]) == PLH_SHADOW) {
+            k->shadow_rays[k->ns] = r[i].ray;
             k->shadows[k->ns++] = i;
         } else {
             k->others[k->no++] = i;
@@ -122,13 +122,13 @@ static void send_lit(gr_ctx *c, const trace_state *s, const plh_ray *r, const ui
     plh_contribs_start(&lit, &s->keys);
     for (uint32_t i = 0; i < n; i++) {
         if (occluded[i]) continue;
-        const plrt_ray *sh = &r[at[i]].r;
+        const plh_ray *sh = &r[at[i]];
         if (!through) {
-            plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, sh->weight);
+            plh_add_contrib(&lit, sh->pixel, plh_ray_layer_of(sh), sh->weight);
             continue;
         }
         const float w[3] = {sh->weight[0] * through[i], sh->weight[1] * through[i], sh->weight[2] * through[i]};
-        plh_add_contrib(&lit, sh->pixel, r[at[i]].layer, w);
+        plh_add_contrib(&lit, sh->pixel, plh_ray_layer_of(sh), w);
     }
     plh_tally_add(&s->contributions, c, lit.n);
     plh_push_contribs(c, TRACE_OUT_LIT, &lit);
@@ -142,12 +142,12 @@ static void find_hits(const trace_state *s, plh_ray *r, const uint32_t *at, uint
     rt_hit hits[RT_PACKET_MAX];
     uint32_t traced[RT_PACKET_MAX], nt = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (r[at[i]].kind != PLH_BEHIND) {
+        if (plh_ray_kind_of(&r[at[i]]) != PLH_BEHIND) {
             traced[nt] = at[i];
-            rays[nt++] = r[at[i]].r.ray;
+            rays[nt++] = r[at[i]].ray;
         }
     if (nt) rt_intersect_packet(s->bvh, rays, (int)nt, hits, NULL);
-    for (uint32_t j = 0; j < nt; j++) r[traced[j]].r.hit = hits[j];
+    for (uint32_t j = 0; j < nt; j++) r[traced[j]].hit = hits[j];
 }
 
 /* The rays with hits moved to r[0..no) (others ascends, so each moves down or stays),

@@ -214,9 +214,10 @@ kernel void rt_occluded(global shadow_elem *rays, uint n, global uchar *occluded
     occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
 }
 
-/* hybrid.trace (pipelines/hybrid/packets.h: plh_ray, 96 bytes): a shadow ray's occlusion
- * (1: blocked) in results, any other ray's closest hit written into its element. */
-typedef struct { rt_ray_elem r; uint kind; uint pad[3]; } hybrid_elem;
+/* hybrid.trace (pipelines/hybrid/packets.h: plh_ray, 80 bytes, its kind in the low two
+ * bits of `bits`): a shadow ray's occlusion (1: blocked) in results, any other ray's
+ * closest hit written into its element. */
+typedef struct { ray_t ray; float weight[3]; uint pixel; hit_t hit; float cone[2]; uint layer, bits; } hybrid_elem;
 #define PLH_SHADOW 0u
 
 kernel void hybrid_trace(global hybrid_elem *rays, uint n, global uchar *occluded,
@@ -225,13 +226,13 @@ kernel void hybrid_trace(global hybrid_elem *rays, uint n, global uchar *occlude
 {
     const size_t i = get_global_id(0);
     if (i >= n) return;
-    const ray_t r = rays[i].r.ray;
+    const ray_t r = rays[i].ray;
     hit_t h;
-    if (rays[i].kind == PLH_SHADOW) {
+    if ((rays[i].bits & 3u) == PLH_SHADOW) {
         occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
         return;
     }
     occluded[i] = 0;
     trace(nodes, tris, info->root, &r, &h, 0);
-    rays[i].r.hit = h;
+    rays[i].hit = h;
 }
