@@ -306,6 +306,42 @@ static bool link_components(gr_graph *g)
     return true;
 }
 
+/* A queue Q with a backward producer closes a cycle: its packets may come back to it
+ * through the other queues of its consumer's component. Those are Q's cycle queues, and
+ * a Shader's forward output into Q from outside the component is an entry, which waits
+ * while Q and the cycle queues together hold Q's capacity (capacity.c), so that what
+ * comes back finds room. A Shader's backward output of one packet per task (an output
+ * or an in-place forward, as the ray tracer's Intersect) waits for room in Q too, unless the cycle is jammed (capacity.c's gr_cycle_jammed); README
+ * "Capacity" gives the bound. Thread entries and Thread or push backward outputs keep
+ * the plain rules: a parked Thread is woken by its own queue's releases only, and a
+ * running Shader cannot wait for a push's later packets. */
+static bool link_cycles(gr_graph *g)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        if (!q->backward) continue;
+        int comp = g->stages[q->consumer]->comp;
+        for (int k = 0; k < g->nqueues; k++) {
+            gr_queue_rt *o = g->queues[k];
+            if (k != i && o->internal_producer && g->stages[o->consumer]->comp == comp &&
+                !append_unique(&q->cycle_queues, &q->ncycle_queues, k)) return false;
+        }
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        for (int k = 0; k < s->nout; k++) {
+            gr_queue_rt *q = g->queues[s->out[k].queue];
+            s->out[k].entry = s->d.kind == GR_SHADER && q->backward && !s->out[k].backward &&
+                              s->comp != g->stages[q->consumer]->comp;
+            s->out[k].back_waits = s->d.kind == GR_SHADER && s->out[k].backward &&
+                                   (s->out[k].mode == GR_BIND_OUTPUT ||
+                                    s->out[k].mode == GR_BIND_INPLACE) && !q->is_set &&
+                                   !q->d.ordered && s->nin == 1;
+        }
+    }
+    return true;
+}
+
 static bool find_components(gr_graph *g)
 {
     int n = g->nstages;
@@ -318,7 +354,7 @@ static bool find_components(gr_graph *g)
         for (int i = 0; i < n; i++)
             if (st.index[i] < 0) scc_visit(&st, i);
         for (int i = 0; i < g->ncomps; i++) g->comps[i].id = i;
-        ok = link_components(g);
+        ok = link_components(g) && link_cycles(g);
     }
     free(st.index); free(st.low); free(st.stack); free(st.on_stack);
     return ok;
