@@ -312,15 +312,24 @@ static bool link_components(gr_graph *g)
  * while Q and the cycle queues together hold Q's capacity (capacity.c), so that what
  * comes back finds room. A Shader's backward output of one packet per task (an output
  * or an in-place forward, as the ray tracer's Intersect) waits for room in Q too, unless the cycle is jammed (capacity.c's gr_cycle_jammed); README
- * "Capacity" gives the bound. Thread entries and Thread or push backward outputs keep
- * the plain rules: a parked Thread is woken by its own queue's releases only, and a
- * running Shader cannot wait for a push's later packets. */
+ * "Capacity" gives the bound. Only for cycles of Shader stages: a Thread in the cycle
+ * may wait for a batch of input that only new entries would complete (test_property's
+ * seed 199 deadlocked so), and a Thread entry parked on Q is woken by Q's releases
+ * only. Push backward outputs keep the exemption: a running Shader cannot wait for a
+ * push's later packets. */
+static bool shaders_only(const gr_graph *g, int comp)
+{
+    for (int i = 0; i < g->comps[comp].nstages; i++)
+        if (g->stages[g->comps[comp].stages[i]]->d.kind != GR_SHADER) return false;
+    return true;
+}
+
 static bool link_cycles(gr_graph *g)
 {
     for (int i = 0; i < g->nqueues; i++) {
         gr_queue_rt *q = g->queues[i];
-        if (!q->backward) continue;
         int comp = g->stages[q->consumer]->comp;
+        if (!q->backward || !shaders_only(g, comp)) continue;
         for (int k = 0; k < g->nqueues; k++) {
             gr_queue_rt *o = g->queues[k];
             if (k != i && o->internal_producer && g->stages[o->consumer]->comp == comp &&
@@ -331,9 +340,10 @@ static bool link_cycles(gr_graph *g)
         gr_stage_rt *s = g->stages[i];
         for (int k = 0; k < s->nout; k++) {
             gr_queue_rt *q = g->queues[s->out[k].queue];
-            s->out[k].entry = s->d.kind == GR_SHADER && q->backward && !s->out[k].backward &&
+            bool rule = q->backward && shaders_only(g, g->stages[q->consumer]->comp);
+            s->out[k].entry = rule && s->d.kind == GR_SHADER && !s->out[k].backward &&
                               s->comp != g->stages[q->consumer]->comp;
-            s->out[k].back_waits = s->d.kind == GR_SHADER && s->out[k].backward &&
+            s->out[k].back_waits = rule && s->d.kind == GR_SHADER && s->out[k].backward &&
                                    (s->out[k].mode == GR_BIND_OUTPUT ||
                                     s->out[k].mode == GR_BIND_INPLACE) && !q->is_set &&
                                    !q->d.ordered && s->nin == 1;
