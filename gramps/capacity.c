@@ -71,7 +71,8 @@ void gr_capacity_init(gr_graph *g)
         q->space = space_of(q);
         int64_t keep = q->space / (8 * (int64_t)g->nworkers);
         if (keep > CREDIT_KEEP_MAX) keep = CREDIT_KEEP_MAX;
-        if (q->backward || q->push_fed || q->is_set || q->d.ordered || !g->backpressure) keep = 0;
+        if (q->backward || q->push_fed || q->is_set || q->d.ordered || !g->backpressure ||
+            q->internal_producer) keep = 0;
         atomic_store(&q->credit_keep, keep);
         atomic_store(&q->free, q->space);
         atomic_store(&q->reserved_peak, 0);
@@ -152,12 +153,13 @@ static void pool_line(gr_worker *w, gr_queue_rt *q)
     if (w->g->sim) gr_sim_take(w, &q->sim_free);
 }
 
-/* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n. */
-static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n)
+/* Takes n (and up to credit_keep more, as w's credits) from the pool if it holds n
+ * beyond `margin` (space a cycle entry leaves for what the cycle holds). */
+static bool take_from_pool(gr_worker *w, gr_queue_rt *q, int64_t n, int64_t margin)
 {
     pool_line(w, q);
     int64_t f = atomic_load(&q->free);
-    while (f >= n) {
+    while (f - margin >= n) {
         int64_t keep = keep_of(q);
         int64_t take = f - n < keep ? f : n + keep;
         if (take > n) move_begin(q);
@@ -187,6 +189,18 @@ static bool take_oversized(gr_queue_rt *q, int64_t n)
     return true;
 }
 
+/* Packets held by the queues of q's cycle other than q (validate.c's link_cycles).
+ * They keep no credits (gr_capacity_init), so each holds space - free. */
+static int64_t cycle_held(const gr_graph *g, const gr_queue_rt *q)
+{
+    int64_t held = 0;
+    for (int i = 0; i < q->ncycle_queues; i++) {
+        const gr_queue_rt *c = g->queues[q->cycle_queues[i]];
+        held += c->space - atomic_load_explicit(&c->free, memory_order_relaxed);
+    }
+    return held;
+}
+
 void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n)
 {
     if (!spend_credit(w, q, n)) {
@@ -205,12 +219,46 @@ bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward)
         gr_charge(w, q, n);
         return true;
     }
-    if (!spend_credit(w, q, n) && !take_from_pool(w, q, n)) {
+    if (!spend_credit(w, q, n) && !take_from_pool(w, q, n, 0)) {
         reclaim_all(w->g, q);             /* space may sit in other workers' credits */
-        if (!take_from_pool(w, q, n) && !take_oversized(q, n)) return false;
+        if (!take_from_pool(w, q, n, 0) && !take_oversized(q, n)) return false;
     }
     if (!q->physical) gr_pending_add(w, q->cons_comp, n);
     return true;
+}
+
+/* A cycle entry's charge (a Shader's forward output into q from outside q's cycle): n
+ * packets if q and its cycle queues together then hold no more than q's capacity.
+ * What is in the cycle comes back into q at most once per packet that entered when
+ * each stage of the cycle sends on no more packets than it takes (the ray tracer's
+ * Shade: a packet of hits makes at most one of reflection rays), so the backward
+ * binding, which never waits, cannot take q past its capacity. Queues with a backward
+ * producer keep no credits: the pool is all the space there is. An empty cycle takes
+ * any reservation (as gr_try_charge), so an oversized one cannot wait forever. */
+bool gr_try_charge_entry(gr_worker *w, gr_queue_rt *q, int64_t n)
+{
+    int64_t margin = cycle_held(w->g, q);
+    if (!take_from_pool(w, q, n, margin) && (margin > 0 || !take_oversized(q, n))) return false;
+    if (!q->physical) gr_pending_add(w, q->cons_comp, n);
+    return true;
+}
+
+/* Whether s, a Shader with a backward output that waits (gr_binding.back_waits), may
+ * overdraw it: when its input queue is full as well. A backward producer waiting on a
+ * full queue whose consumer waits on the cycle's next full queue, and so on around the
+ * cycle, waits on itself: every stage of a jammed simple cycle holds a full output, so
+ * the backward producer's input is full too, and then its output goes through (the
+ * exemption every backward binding had before). Otherwise some queue of the cycle has
+ * room and its producer, or the one before, can run. */
+bool gr_cycle_jammed(gr_worker *w, const gr_stage_rt *s)
+{
+    return gr_queue_full(w, w->g->queues[s->in[0].queue]);
+}
+
+/* Backpressure test for a cycle entry (gr_try_charge_entry's condition). */
+bool gr_cycle_full(const gr_graph *g, const gr_queue_rt *q)
+{
+    return atomic_load_explicit(&q->free, memory_order_relaxed) - cycle_held(g, q) <= 0;
 }
 
 /* n packets of q were released on w: their space becomes w's credit, the excess over

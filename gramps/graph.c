@@ -318,6 +318,7 @@ static void free_queue(gr_queue_rt *q)
     gr_queue_free_subqueues(q);       /* first: a failed launch may have made only some */
     gr_queue_run_clear(q);
     free(q->producers);
+    free(q->cycle_queues);
     free(q);
 }
 

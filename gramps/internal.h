@@ -151,6 +151,9 @@ struct gr_queue_rt {
     gr_keymap keys;
     struct gr_gate *gates;            /* a set a Shader consumes: one per subqueue (gate.c) */
     bool internal_producer;           /* a producer sits in the consumer's component */
+    /* A queue with a backward producer: the other queues of its consumer's cycle, whose
+     * packets may come back into it (validate.c; entries count them, capacity.c). */
+    int *cycle_queues; int ncycle_queues;
     double depth_sum;                 /* sum of held x ticks over samples (stats.c) */
     double last_sampled;              /* previous sample (journal on changes) */
     int64_t space;                    /* capacity of all its subqueues (capacity.c) */
@@ -279,6 +282,12 @@ typedef struct gr_binding {
      * backpressure, so a cycle cannot deadlock on its own full queues. Per binding: the
      * queue's other producers (e.g. the cycle's entry) stay bounded by its capacity. */
     bool backward;
+    /* A Shader's forward output into a queue with a backward producer, from outside the
+     * cycle (its entry): it also counts what the cycle's other queues hold (capacity.c). */
+    bool entry;
+    /* A Shader's backward output or in-place forward into a plain queue: it waits for room
+     * like a forward one unless the cycle is jammed (gr_cycle_jammed). */
+    bool back_waits;
 } gr_binding;
 
 struct gr_stage_rt {
@@ -547,10 +556,13 @@ void gr_queue_free_subqueues(gr_queue_rt *q);
 void gr_capacity_init(gr_graph *g);
 void gr_charge(gr_worker *w, gr_queue_rt *q, int64_t n);
 bool gr_try_charge(gr_worker *w, gr_queue_rt *q, int64_t n, bool backward);
+bool gr_try_charge_entry(gr_worker *w, gr_queue_rt *q, int64_t n);
 bool gr_capacity_release(gr_worker *w, gr_queue_rt *q, int64_t n);  /* true: producers wait */
 void gr_credits_return(gr_worker *w);
 int64_t gr_queue_held(const gr_graph *g, const gr_queue_rt *q);
 bool gr_queue_full(gr_worker *w, const gr_queue_rt *q);
+bool gr_cycle_full(const gr_graph *g, const gr_queue_rt *q);
+bool gr_cycle_jammed(gr_worker *w, const gr_stage_rt *s);
 
 /* gate.c: a queue set consumed by a Shader stage, one packet per subqueue in flight */
 bool gr_gates_create(gr_queue_rt *q);

@@ -51,7 +51,11 @@ static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
         gr_charge(w, q, 1);
         return true;
     }
-    return gr_try_charge(w, q, 1, gr_exempt(w->g, &c->stage->out[i]));
+    const gr_binding *b = &c->stage->out[i];
+    if (w->g->backpressure && b->entry) return gr_try_charge_entry(w, q, 1);
+    if (w->g->backpressure && b->back_waits)
+        return gr_try_charge(w, q, 1, gr_cycle_jammed(w, c->stage));
+    return gr_try_charge(w, q, 1, gr_exempt(w->g, b));
 }
 
 /* Output i is the in-place binding of a recirculating reduction: the task's result
@@ -72,7 +76,8 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
     c->push_unit[i] = false;
     if (s->out[i].mode == GR_BIND_PUSH) {
         if (gr_exempt(w->g, &s->out[i]) || q->is_set) return true;
-        c->push_unit[i] = gr_try_charge(w, q, 1, false);
+        c->push_unit[i] = s->out[i].entry ? gr_try_charge_entry(w, q, 1)
+                                          : gr_try_charge(w, q, 1, false);
         return c->push_unit[i];
     }
     if (recirculates(s, i)) {             /* stays charged to the input (reduction.c) */

@@ -81,15 +81,22 @@ void gr_requeue(gr_worker *w, gr_inst *inst)
     else gr_push_task(w, inst->stage, gr_inst_task(inst));
 }
 
-/* Backpressure: a Shader stage whose forward output queue is full does not run (only
- * for policies that enforce capacities). */
+/* Backpressure: a Shader stage whose forward output queue is full does not run, nor
+ * one whose backward output waits (validate.c's link_cycles) on a full queue while the
+ * cycle is not jammed; a cycle entry counts the cycle's queues too (only for policies
+ * that enforce capacities). */
 bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s)
 {
     if (s->d.kind != GR_SHADER) return false;
     for (int i = 0; i < s->nout; i++) {
         bool recirculated = s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
-        if (!s->out[i].backward && !recirculated && gr_queue_full(w, w->g->queues[s->out[i].queue]))
+        if (recirculated) continue;
+        const gr_queue_rt *q = w->g->queues[s->out[i].queue];
+        if (s->out[i].backward) {
+            if (s->out[i].back_waits && gr_queue_full(w, q) && !gr_cycle_jammed(w, s)) return true;
+        } else if (s->out[i].entry ? gr_cycle_full(w->g, q) : gr_queue_full(w, q)) {
             return true;
+        }
     }
     return false;
 }

@@ -306,6 +306,52 @@ static bool link_components(gr_graph *g)
     return true;
 }
 
+/* A queue Q with a backward producer closes a cycle: its packets may come back to it
+ * through the other queues of its consumer's component. Those are Q's cycle queues, and
+ * a Shader's forward output into Q from outside the component is an entry, which waits
+ * while Q and the cycle queues together hold Q's capacity (capacity.c), so that what
+ * comes back finds room. A Shader's backward output of one packet per task (an output
+ * or an in-place forward, as the ray tracer's Intersect) waits for room in Q too, unless the cycle is jammed (capacity.c's gr_cycle_jammed); README
+ * "Capacity" gives the bound. Only for cycles of Shader stages: a Thread in the cycle
+ * may wait for a batch of input that only new entries would complete (test_property's
+ * seed 199 deadlocked so), and a Thread entry parked on Q is woken by Q's releases
+ * only. Push backward outputs keep the exemption: a running Shader cannot wait for a
+ * push's later packets. */
+static bool shaders_only(const gr_graph *g, int comp)
+{
+    for (int i = 0; i < g->comps[comp].nstages; i++)
+        if (g->stages[g->comps[comp].stages[i]]->d.kind != GR_SHADER) return false;
+    return true;
+}
+
+static bool link_cycles(gr_graph *g)
+{
+    for (int i = 0; i < g->nqueues; i++) {
+        gr_queue_rt *q = g->queues[i];
+        int comp = g->stages[q->consumer]->comp;
+        if (!q->backward || !shaders_only(g, comp)) continue;
+        for (int k = 0; k < g->nqueues; k++) {
+            gr_queue_rt *o = g->queues[k];
+            if (k != i && o->internal_producer && g->stages[o->consumer]->comp == comp &&
+                !append_unique(&q->cycle_queues, &q->ncycle_queues, k)) return false;
+        }
+    }
+    for (int i = 0; i < g->nstages; i++) {
+        gr_stage_rt *s = g->stages[i];
+        for (int k = 0; k < s->nout; k++) {
+            gr_queue_rt *q = g->queues[s->out[k].queue];
+            bool rule = q->backward && shaders_only(g, g->stages[q->consumer]->comp);
+            s->out[k].entry = rule && s->d.kind == GR_SHADER && !s->out[k].backward &&
+                              s->comp != g->stages[q->consumer]->comp;
+            s->out[k].back_waits = rule && s->d.kind == GR_SHADER && s->out[k].backward &&
+                                   (s->out[k].mode == GR_BIND_OUTPUT ||
+                                    s->out[k].mode == GR_BIND_INPLACE) && !q->is_set &&
+                                   !q->d.ordered && s->nin == 1;
+        }
+    }
+    return true;
+}
+
 static bool find_components(gr_graph *g)
 {
     int n = g->nstages;
@@ -318,7 +364,7 @@ static bool find_components(gr_graph *g)
         for (int i = 0; i < n; i++)
             if (st.index[i] < 0) scc_visit(&st, i);
         for (int i = 0; i < g->ncomps; i++) g->comps[i].id = i;
-        ok = link_components(g);
+        ok = link_components(g) && link_cycles(g);
     }
     free(st.index); free(st.low); free(st.stack); free(st.on_stack);
     return ok;

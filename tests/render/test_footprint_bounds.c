@@ -2,14 +2,21 @@
  * (sort-middle, ordered and parallel-Rast, 256x256) and the ray tracer (bounces 0 and 1, 512x512: at 128x128
  * too few packets are in flight for an overrun to show reliably, and a frame takes tens
  * of ms) on the built-in teapot at 1, 2, 4 and 8 workers, checked from gr_get_stats:
- * every queue without a backward binding has reserved_peak_packets <= bound x
- * subqueues and peak_subqueue_packets <= bound, where bound is the capacity, except
+ * every queue has reserved_peak_packets <= bound x subqueues and
+ * peak_subqueue_packets <= bound, where bound is the capacity, except
  * for push-fed queues: capacity + W x (M - 1), M = the most packets one task can start
  * there, and per subqueue of the push-fed 'contributions' set capacity - 1 + W x (M + 1),
  * M = the most packets one task can start in one subqueue. And the ray tracer's peak footprint at 2 workers, 1024x1024, is under 1 MB
  * (thesis Table 4.2: 156-205 KB at 32 threads). Fails on the runtime before the
  * capacity fix: the in-place 'hits' queue overruns at 2+ workers (hundreds to
- * thousands of packets against 32 in some runs) and the footprint reaches 3-25 MB. */
+ * thousands of packets against 32 in some runs) and the footprint reaches 3-25 MB.
+ *
+ * The cycle's queue ('hits', fed by Primary, the cycle's entry, and by Intersect's
+ * backward in-place forward) is held to its capacity too (issue 35), under every policy
+ * that enforces capacities, at real and simulated worker counts up to 24 virtual
+ * workers, with one and two bounces: before the cycle rule (validate.c's link_cycles),
+ * its backward binding was exempt and teapot at 24 virtual workers reached 35-38
+ * packets against 32. */
 #include "pipelines/raster/raster.h"
 #include "pipelines/raytrace/raytrace.h"
 #include "shaders/ray_shading.h"
@@ -37,7 +44,6 @@ static void check_bounds(const char *what, const gr_graph *g, const push_bound *
     CHECK(s != NULL);
     for (int i = 0; s && i < s->nqueues; i++) {
         const gr_queue_stats *q = &s->queues[i];
-        if (q->backward) continue;                  /* exempt from backpressure */
         uint64_t bound = q->capacity;
         for (int k = 0; k < npush; k++)
             if (strcmp(push[k].queue, q->name) == 0) bound = push_fed_bound(q, s->workers, &push[k]);
@@ -52,19 +58,27 @@ static void check_bounds(const char *what, const gr_graph *g, const push_bound *
     }
 }
 
-static gr_graph *raytrace(loaded *l, int size, int bounces, unsigned workers)
+static gr_graph *raytrace_on(loaded *l, int size, int bounces, unsigned workers,
+                             const char *scheduler, unsigned simulate)
 {
     plrt_config c;
     plrt_config_default(&c);
     c.width = c.height = size;
     c.bounces = bounces;
     c.workers = workers;
+    c.launch.scheduler = scheduler;
+    c.launch.simulate = simulate;
     char err[SC_ERR_MAX];
     uint8_t *img = malloc((size_t)size * size * 4);
     gr_graph *g = plrt_render(l->s, &l->g, l->bvh, &c, img, NULL, err);
     CHECK_MSG(g != NULL, "%s", err);
     free(img);
     return g;
+}
+
+static gr_graph *raytrace(loaded *l, int size, int bounces, unsigned workers)
+{
+    return raytrace_on(l, size, bounces, workers, NULL, 0);
 }
 
 /* A Shade task pushes at most one shadow ray per light per hit (SH_MAX_LIGHTS
@@ -94,6 +108,32 @@ static void test_raytrace_bounds(void)
             check_bounds(what, g, push, 3);
             gr_graph_destroy(g);
         }
+    unload(&l);
+}
+
+/* Every policy that enforces capacities, at 1-3 real workers and 16 and 24 virtual
+ * ones (16 copies of the cycle, so at 24 two workers share some copies' queues, where
+ * the way back overran), with one and two bounces (the cycle runs twice). */
+static void test_raytrace_cycle_bounds(void)
+{
+    loaded l;
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    push_bound push[] = {{"shadow-rays", shade_lights(&l) + 1, false}, {"rays", 2, false},
+                         {"contributions", 2, true}};
+    const char *schedulers[] = {"gramps", "static", "qes", "pss"};
+    const unsigned workers[][2] = {{1, 0}, {2, 0}, {3, 0}, {16, 16}, {24, 24}};
+    for (int k = 0; k < 4; k++)
+        for (int n = 0; n < 5; n++)
+            for (int bounces = 1; bounces <= 2; bounces++) {
+                gr_graph *g = raytrace_on(&l, 512, bounces, workers[n][0], schedulers[k],
+                                          workers[n][1]);
+                if (!g) continue;
+                char what[96];
+                snprintf(what, sizeof what, "raytrace teapot 512x512 bounces %d, %s, %s", bounces,
+                         schedulers[k], workers[n][1] ? "simulated" : "real");
+                check_bounds(what, g, push, 3);
+                gr_graph_destroy(g);
+            }
     unload(&l);
 }
 
@@ -148,6 +188,7 @@ int main(void)
 {
     RUN(test_raster_bounds);
     RUN(test_raytrace_bounds);
+    RUN(test_raytrace_cycle_bounds);
     RUN(test_raytrace_footprint);
     return check_finish();
 }

@@ -16,7 +16,8 @@ void qt_bytes(double bytes, char *out, size_t size)
 }
 
 /* The bytes a queue may hold by its capacity: every subqueue full. A queue closing a
- * cycle (backward) may exceed it, and is marked. */
+ * cycle (backward) is marked, "exceeded" where it held more than that (a way back that
+ * does not wait, or a jammed cycle: runtime-api.md, "Cycles: the way back"). */
 static double capacity_bytes(const gr_queue_stats *q)
 {
     return (double)q->capacity * (q->subqueues ? q->subqueues : 1) * (double)q->packet_bytes;
@@ -32,6 +33,13 @@ static int name_width(const gr_stats *st)
     return w;
 }
 
+static const char *cycle_mark(const gr_queue_stats *q)
+{
+    if (!q->backward) return "";
+    uint64_t space = (uint64_t)q->capacity * (q->subqueues ? q->subqueues : 1);
+    return q->reserved_peak_packets > space ? " (cycle: exceeded)" : " (cycle)";
+}
+
 static void print_row(const gr_queue_stats *q, int w, FILE *out)
 {
     char packet[24], peak[24], avg[24], cap[24];
@@ -41,7 +49,7 @@ static void print_row(const gr_queue_stats *q, int w, FILE *out)
     qt_bytes(capacity_bytes(q), cap, sizeof cap);
     fprintf(out, "%-*s %9u %8u %10s %8llu %9.1f %10s %10s %10s%s\n", w, q->name, q->subqueues,
             q->capacity, packet, (unsigned long long)q->peak_packets, q->avg_packets, peak, avg,
-            cap, q->backward ? " (cycle: may exceed)" : "");
+            cap, cycle_mark(q));
 }
 
 void qt_print(const gr_stats *st, FILE *out)
