@@ -4,6 +4,8 @@
 #ifndef TESTS_PNG_COMPARE_H
 #define TESTS_PNG_COMPARE_H
 
+#include "tests/image_agreement.h"
+
 #include <stb/stb_image.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +27,7 @@ static inline unsigned char *render_into(const char *dir, const char *name, cons
  * either image is missing). */
 static inline double agreement(const unsigned char *a, const unsigned char *b, int pixels)
 {
-    int close = 0;
-    for (int i = 0; a && b && i < pixels; i++) {
-        int worst = 0;
-        for (int ch = 0; ch < 3; ch++) {
-            int d = abs(a[i * 4 + ch] - b[i * 4 + ch]);
-            worst = d > worst ? d : worst;
-        }
-        close += worst <= 2;
-    }
-    return a && b ? (double)close / pixels : -1;
+    return agreement_within(a, b, pixels, 2);
 }
 
 #endif

@@ -6,6 +6,13 @@
 # GRAMPS_TEST_JOBS programs run at a time (default 2: CI has two cores, and no test
 # program keeps both busy for long). Tests must therefore not depend on having the
 # machine to themselves, and must not share scratch paths with each other.
+# GRAMPS_TEST_TIMEOUT (default 600) is a program's budget in seconds of an otherwise idle
+# machine: as CPU time, at most that many seconds on every core (ulimit -t, for each of
+# its processes), and as wall time that many seconds times the load per core when it
+# starts (at least 1). A loaded machine gives a program a fraction of a core (under
+# ThreadSanitizer at load 10-14 on 2 cores, test_simulate got 14 s of CPU in 155 s), which
+# must not fail it; a program spinning past its budget still fails, and one that hangs
+# without using CPU is still stopped by the wall-time limit.
 build=$1; shift
 timeout_s=${GRAMPS_TEST_TIMEOUT:-600}
 jobs=${GRAMPS_TEST_JOBS:-2}
@@ -19,7 +26,10 @@ trap '[ -n "$runner_pid" ] && kill "$runner_pid" 2>/dev/null; exit 130' INT TERM
 # the current directory: tests read ../shared/scenes relative to the repository root.
 run_one='
     t0=$(date +%s)
-    timeout "$1" "$4" >"$2/$3.out" 2>&1; rc=$?
+    load=$(cut -d" " -f1 /proc/loadavg 2>/dev/null || echo 0)
+    share=$(awk -v l="$load" -v n="$(nproc)" "BEGIN { f = int(l / n + 0.999); print f < 1 ? 1 : f }")
+    cpu_s=$(( $1 * $(nproc) ))
+    { (ulimit -t $(( cpu_s + 10 )) && ulimit -S -t "$cpu_s" && exec timeout "$(( $1 * share ))" "$4"); } >"$2/$3.out" 2>&1; rc=$?
     echo $(( $(date +%s) - t0 )) >"$2/$3.s"
     echo $rc >"$2/$3.rc.tmp" && mv "$2/$3.rc.tmp" "$2/$3.rc"'
 i=0
@@ -40,7 +50,12 @@ for t in "$@"; do
     grep -v '^RESULT ' "$results/$i.out" | sed 's/^/   /'
     res=$(grep '^RESULT ' "$results/$i.out" | tail -n 1)
     if [ -z "$res" ]; then
-        echo "   CRASH or TIMEOUT (exit $rc)"; failed=$((failed + 1)); continue
+        case $rc in
+            124) why="TIMEOUT: wall time";;
+            152) why="TIMEOUT: CPU time";;      # SIGXCPU: the soft ulimit -t (the hard one is 10 s later)
+            *) why="CRASH or TIMEOUT";;
+        esac
+        echo "   $why (exit $rc)"; failed=$((failed + 1)); continue
     fi
     p=$(echo "$res" | cut -d' ' -f2); f=$(echo "$res" | cut -d' ' -f3)
     passed=$((passed + p)); failed=$((failed + f))

@@ -23,6 +23,16 @@ static inline void scratch_write_text(const char *dir, const char *name, const c
     scratch_write(dir, name, text, strlen(text));
 }
 
+/* Writes text to DIR/NAME and returns that path. The path lies in one buffer per test
+ * program, overwritten by the next call: use it before writing another file. */
+static inline const char *scratch_file(const char *dir, const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    scratch_write_text(dir, name, text);
+    return path;
+}
+
 /* Removes dir and everything in it; false, with a line on stderr, where that failed.
  * A path too long for the command is refused rather than cut short (a cut path could
  * name a folder above the test's own). */

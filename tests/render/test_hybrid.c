@@ -6,6 +6,7 @@
  * ray counts; no singleton stage (nor in the default raster graph). */
 #include "pipelines/stages.h"
 #include "tests/check.h"
+#include "tests/image_agreement.h"
 #include "tests/scene_data.h"
 
 #include <stdio.h>
@@ -52,21 +53,6 @@ static uint64_t render(loaded *l, const char *name, int bounces, unsigned worker
     cp_graph_free(g);
     cp_registry_free(r);
     return count;
-}
-
-/* Share of pixels whose channels all differ by at most 2. */
-static double agreement(const uint8_t *a, const uint8_t *b)
-{
-    size_t close = 0;
-    for (size_t p = 0; p < (size_t)W * H; p++) {
-        int worst = 0;
-        for (int ch = 0; ch < 3; ch++) {
-            int d = abs((int)a[p * 4 + ch] - (int)b[p * 4 + ch]);
-            if (d > worst) worst = d;
-        }
-        close += worst <= 2;
-    }
-    return (double)close / ((double)W * H);
 }
 
 /* Awkward scenes, written to a temporary directory: no light in the file, a light inside
@@ -120,7 +106,7 @@ static void test_same_picture_as_ray_tracer(void)
             uint64_t rt_shadow = render(&l, "raytrace", bounces, 2, rt, "rays.shadow");
             for (int k = 0; k < 2; k++) {
                 uint64_t hy_shadow = render(&l, hybrids[k], bounces, 2, hy, "rays.shadow");
-                double a = agreement(rt, hy);
+                double a = agreement_within(rt, hy, W * H, 2);
                 printf("    %s, %s, %d bounce(s): %.4f of pixels within 2/255, shadow rays %llu vs %llu\n",
                        hybrids[k], scenes[i], bounces, a, (unsigned long long)hy_shadow,
                        (unsigned long long)rt_shadow);

@@ -84,7 +84,9 @@ static void test_links_fifos_modes_names(void)
     snprintf(path, sizeof path, "%s/real.png", dir);
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640);  /* mode kept */
     CHECK(size_of("real.png") > 0 && size_of("link.png") == size_of("real.png"));
-    CHECK(sh("mkfifo fifo && (timeout 10 cat fifo > copy.png 2>/dev/null &) && $T -q --size 16x16 -o fifo && sleep 0.2", "", "") == 0);
+    /* the reader is waited for (not given a fixed time: under load it may not run for a while) */
+    CHECK(sh("mkfifo fifo && { timeout 10 cat fifo > copy.png 2>/dev/null & } && $T -q --size 16x16 -o fifo && wait $!",
+             "", "") == 0);
     snprintf(path, sizeof path, "%s/fifo", dir);
     CHECK(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && size_of("copy.png") > 0);
     char name[251];

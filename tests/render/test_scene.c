@@ -6,6 +6,7 @@
 #include "scenes/build.h"
 #include "scenes/loaders.h"
 #include "tests/check.h"
+#include "tests/scene_load_error.h"
 #include "tests/scratch_dir.h"
 
 #include <math.h>
@@ -14,16 +15,6 @@
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/gramps-scene-test-XXXXXX";
-
-static const char *tmpfile_with(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
 
 /* A plain OBJ reading: v lines, f lines fan-triangulated in order (first index only). */
 typedef struct plain { size_t nv, nt; long first[3], last[3]; } plain;
@@ -202,7 +193,7 @@ static void test_teapot_closed(void)
 /* Formats other than OBJ go through assimp: an ASCII PLY quad becomes two triangles. */
 static void test_assimp_ply(void)
 {
-    const char *path = tmpfile_with("quad.ply",
+    const char *path = scratch_file(tmpdir, "quad.ply",
         "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
         "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
         "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
@@ -220,8 +211,8 @@ static void test_assimp_ply(void)
 
 static void test_scene_file_transforms(void)
 {
-    tmpfile_with("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
-    const char *path = tmpfile_with("t.scene",
+    scratch_file(tmpdir, "tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    const char *path = scratch_file(tmpdir, "t.scene",
         "[camera]\neye = 0,0,5\ntarget = 0,0,0\n\n[material.m]\nalbedo = 1,0,0\nreflectivity = 0.5\n\n"
         "[mesh.a]\nfile = tri.obj\nmaterial = m\nscale = 2\ntranslate = 10, 0, 0\n");
     char err[SC_ERR_MAX];
@@ -259,35 +250,27 @@ static void test_round_trip(void)
     sc_free(b);
 }
 
-static void expect_error(const char *path, const char *fragment)
-{
-    char err[SC_ERR_MAX];
-    sc_scene *s = NULL;
-    CHECK_MSG(sc_load(path, &s, err) != 0 && s == NULL, "%s loaded", path);
-    CHECK_MSG(strstr(err, fragment) != NULL, "error '%s' lacks '%s'", err, fragment);
-}
-
 static void test_bad_inputs(void)
 {
-    expect_error("/nonexistent/mesh.obj", "/nonexistent/mesh.obj");
-    expect_error(tmpfile_with("bad1.obj", "v 0 0 0\nv 1 0\nv 0 1 0\nf 1 2 3\n"), "bad1.obj:2:");
-    expect_error(tmpfile_with("bad2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), "bad2.obj:4: vertex index 7");
-    expect_error(tmpfile_with("bad3.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), "bad3.obj:2: malformed vertex");      /* refused where the line is known */
-    expect_error(tmpfile_with("bad4.obj", "v 0 0 0\n"), "empty");
-    expect_error(tmpfile_with("bad5.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n"), "at least 3");
-    expect_error(tmpfile_with("bad6.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3"
+    expect_load_error("/nonexistent/mesh.obj", "/nonexistent/mesh.obj");
+    expect_load_error(scratch_file(tmpdir, "bad1.obj", "v 0 0 0\nv 1 0\nv 0 1 0\nf 1 2 3\n"), "bad1.obj:2:");
+    expect_load_error(scratch_file(tmpdir, "bad2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n"), "bad2.obj:4: vertex index 7");
+    expect_load_error(scratch_file(tmpdir, "bad3.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), "bad3.obj:2: malformed vertex");      /* refused where the line is known */
+    expect_load_error(scratch_file(tmpdir, "bad4.obj", "v 0 0 0\n"), "empty");
+    expect_load_error(scratch_file(tmpdir, "bad5.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n"), "at least 3");
+    expect_load_error(scratch_file(tmpdir, "bad6.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3"
                               "\nf 1 x 3\n"), "bad6.obj:5:");
-    expect_error(tmpfile_with("k.scene", "[camera]\neye = 0,0,1\nzoom = 3\n"), "k.scene:3: [camera]: unknown key 'zoom'");
-    expect_error(tmpfile_with("s.scene", "[bogus]\nx = 1\n"), "s.scene:2: unknown section");
-    expect_error(tmpfile_with("v.scene", "[camera]\neye = 0,zero,1\n"), "v.scene:2:");
-    expect_error(tmpfile_with("m.scene", "[mesh.a]\nfile = missing.obj\n"), "missing.obj");
-    expect_error(tmpfile_with("n.scene", "[camera]\neye = 0,0,1\n"), "no [mesh.*]");
-    expect_error(tmpfile_with("u.scene", "[mesh.a]\nbuiltin = teapot\nmaterial = nope\n"), "unknown material 'nope'");
-    expect_error(tmpfile_with("garbage.ply", "this is not a mesh\n"), "garbage.ply");
+    expect_load_error(scratch_file(tmpdir, "k.scene", "[camera]\neye = 0,0,1\nzoom = 3\n"), "k.scene:3: [camera]: unknown key 'zoom'");
+    expect_load_error(scratch_file(tmpdir, "s.scene", "[bogus]\nx = 1\n"), "s.scene:2: unknown section");
+    expect_load_error(scratch_file(tmpdir, "v.scene", "[camera]\neye = 0,zero,1\n"), "v.scene:2:");
+    expect_load_error(scratch_file(tmpdir, "m.scene", "[mesh.a]\nfile = missing.obj\n"), "missing.obj");
+    expect_load_error(scratch_file(tmpdir, "n.scene", "[camera]\neye = 0,0,1\n"), "no [mesh.*]");
+    expect_load_error(scratch_file(tmpdir, "u.scene", "[mesh.a]\nbuiltin = teapot\nmaterial = nope\n"), "unknown material 'nope'");
+    expect_load_error(scratch_file(tmpdir, "garbage.ply", "this is not a mesh\n"), "garbage.ply");
     /* degenerate triangles are kept and counted, not fatal */
     char err[SC_ERR_MAX];
     sc_scene *s;
-    CHECK(sc_load(tmpfile_with("deg.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n"), &s, err) == 0);
+    CHECK(sc_load(scratch_file(tmpdir, "deg.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n"), &s, err) == 0);
     if (s) { CHECK(s->degenerate_triangles == 1); sc_free(s); }
 }
 
@@ -302,6 +285,6 @@ int main(void)
     RUN(test_scene_file_transforms);
     RUN(test_round_trip);
     RUN(test_bad_inputs);
-    scratch_dir_remove(tmpdir);
+    if (!scratch_dir_remove(tmpdir)) return 1;
     return check_finish();
 }

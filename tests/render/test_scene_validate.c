@@ -8,6 +8,7 @@
 #include "shaders/raster_shading.h"
 #include "shaders/ray_shading.h"
 #include "tests/check.h"
+#include "tests/scene_load_error.h"
 #include "tests/scratch_dir.h"
 
 #include <sys/stat.h>
@@ -15,40 +16,22 @@
 
 static char tmpdir[64];
 
-static const char *tmpfile_with(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
-static void expect_error(const char *path, const char *fragment)
-{
-    char err[SC_ERR_MAX];
-    sc_scene *s = NULL;
-    CHECK_MSG(sc_load(path, &s, err) != 0 && s == NULL, "%s loaded", path);
-    CHECK_MSG(strstr(err, fragment) != NULL, "error '%s' lacks '%s'", err, fragment);
-}
-
 #define TRI "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
 
 static void test_obj_nonfinite(void)
 {
-    expect_error(tmpfile_with("n.obj", TRI "vn nan 0 1\nf 1//1 2//1 3//1\n"), "n.obj:4: malformed normal");
-    expect_error(tmpfile_with("i.obj", TRI "vn 0 inf 1\nf 1//1 2//1 3//1\n"), "i.obj:4:");
-    expect_error(tmpfile_with("t.obj", TRI "vt nan 0\nf 1/1 2/1 3/1\n"), "t.obj:4: malformed texture");
-    expect_error(tmpfile_with("v.obj", "v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n"), "v.obj:2:");
-    expect_error(tmpfile_with("b.obj", "v 0 0 0\nv 1e38 0 0\nv 0 1 0\nf 1 2 3\n"), "beyond +-1e11");
+    expect_load_error(scratch_file(tmpdir, "n.obj", TRI "vn nan 0 1\nf 1//1 2//1 3//1\n"), "n.obj:4: malformed normal");
+    expect_load_error(scratch_file(tmpdir, "i.obj", TRI "vn 0 inf 1\nf 1//1 2//1 3//1\n"), "i.obj:4:");
+    expect_load_error(scratch_file(tmpdir, "t.obj", TRI "vt nan 0\nf 1/1 2/1 3/1\n"), "t.obj:4: malformed texture");
+    expect_load_error(scratch_file(tmpdir, "v.obj", "v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n"), "v.obj:2:");
+    expect_load_error(scratch_file(tmpdir, "b.obj", "v 0 0 0\nv 1e38 0 0\nv 0 1 0\nf 1 2 3\n"), "beyond +-1e11");
 }
 
 static void test_denormal_loads(void)
 {
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
-    CHECK_MSG(sc_load(tmpfile_with("d.obj", "v 0 0 0\nv 1 1e-40 0\nv 0 1 0\nf 1 2 3\n"), &s, err) == 0,
+    CHECK_MSG(sc_load(scratch_file(tmpdir, "d.obj", "v 0 0 0\nv 1 1e-40 0\nv 0 1 0\nf 1 2 3\n"), &s, err) == 0,
               "%s", err);
     if (s) CHECK(s->meshes[0].positions[4] > 0 && s->meshes[0].positions[4] < 1e-38f);
     sc_free(s);
@@ -56,18 +39,18 @@ static void test_denormal_loads(void)
 
 static void test_scene_transforms(void)
 {
-    tmpfile_with("tri.obj", TRI "f 1 2 3\n");
-    expect_error(tmpfile_with("a.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e20\n"),
+    scratch_file(tmpdir, "tri.obj", TRI "f 1 2 3\n");
+    expect_load_error(scratch_file(tmpdir, "a.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e20\n"),
                  "a.scene:2: [mesh.a]: the transform takes vertex 2 beyond");
-    expect_error(tmpfile_with("b.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e30\nscale = 1e30\n"),
+    expect_load_error(scratch_file(tmpdir, "b.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e30\nscale = 1e30\n"),
                  "b.scene:4: [mesh.a]: bad value for 'scale'");
-    expect_error(tmpfile_with("c.scene", "[mesh.a]\nfile = tri.obj\ntranslate = 3e38,0,0\n"
+    expect_load_error(scratch_file(tmpdir, "c.scene", "[mesh.a]\nfile = tri.obj\ntranslate = 3e38,0,0\n"
                               "translate = 3e38,0,0\n"), "c.scene:4:");
     /* A tiny scale keeps finite normals (the normal matrix is scaled, not flushed). */
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
     sc_geometry g;
-    CHECK_MSG(sc_load(tmpfile_with("d.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e-20\n"), &s, err) == 0,
+    CHECK_MSG(sc_load(scratch_file(tmpdir, "d.scene", "[mesh.a]\nfile = tri.obj\nscale = 1e-20\n"), &s, err) == 0,
               "%s", err);
     if (s && sc_flatten(s, &g, err) == 0) {
         CHECK(g.normals[2] == 1.0f || g.normals[2] == -1.0f);
@@ -78,15 +61,15 @@ static void test_scene_transforms(void)
 
 static void test_scene_camera_and_lights(void)
 {
-    expect_error(tmpfile_with("e.scene", "[camera]\neye = 1,1,1\ntarget = 1,1,1\n[mesh.a]\nbuiltin = teapot\n"),
+    expect_load_error(scratch_file(tmpdir, "e.scene", "[camera]\neye = 1,1,1\ntarget = 1,1,1\n[mesh.a]\nbuiltin = teapot\n"),
                  "e.scene:3: [camera]: eye and target are the same point");
-    expect_error(tmpfile_with("u.scene", "[camera]\neye = 0,5,0\ntarget = 0,0,0\nup = 0,1,0\n"
+    expect_load_error(scratch_file(tmpdir, "u.scene", "[camera]\neye = 0,5,0\ntarget = 0,0,0\nup = 0,1,0\n"
                               "[mesh.a]\nbuiltin = teapot\n"), "u.scene:4: [camera]: up is parallel");
-    expect_error(tmpfile_with("l.scene", "[mesh.a]\nbuiltin = teapot\n[light.k]\ncolor = 1e38,1,1\n"),
+    expect_load_error(scratch_file(tmpdir, "l.scene", "[mesh.a]\nbuiltin = teapot\n[light.k]\ncolor = 1e38,1,1\n"),
                  "l.scene:4: [light.k]: color");
-    expect_error(tmpfile_with("p.scene", "[mesh.a]\nbuiltin = teapot\n[light.k]\nposition = 1e30,0,0\n"),
+    expect_load_error(scratch_file(tmpdir, "p.scene", "[mesh.a]\nbuiltin = teapot\n[light.k]\nposition = 1e30,0,0\n"),
                  "p.scene:4: [light.k]: position");
-    expect_error(tmpfile_with("m.scene", "[material.m]\nalbedo = -1,0,0\n[mesh.a]\nbuiltin = teapot\n"),
+    expect_load_error(scratch_file(tmpdir, "m.scene", "[material.m]\nalbedo = -1,0,0\n[mesh.a]\nbuiltin = teapot\n"),
                  "m.scene:2: [material.m]: albedo: albedo and specular must be in [0, 1e3]");
 }
 
@@ -94,11 +77,11 @@ static void test_long_line(void)
 {
     char text[600];
     snprintf(text, sizeof text, "[mesh.a]\nbuiltin = teapot\n# %0300d\nscale = 2\n", 0);
-    expect_error(tmpfile_with("long.scene", text), "long.scene:3: line longer than");
+    expect_load_error(scratch_file(tmpdir, "long.scene", text), "long.scene:3: line longer than");
     snprintf(text, sizeof text, "[mesh.a]\nbuiltin = teapot\n# %0190d\n", 0);  /* fits */
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
-    CHECK_MSG(sc_load(tmpfile_with("ok.scene", text), &s, err) == 0, "%s", err);
+    CHECK_MSG(sc_load(scratch_file(tmpdir, "ok.scene", text), &s, err) == 0, "%s", err);
     sc_free(s);
 }
 
@@ -115,7 +98,7 @@ static void test_absolute_texture_path(void)
     snprintf(text, sizeof text, "[material.m]\ntexture = %s\n[mesh.a]\nbuiltin = teapot\nmaterial = m\n", tex);
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
-    CHECK_MSG(sc_load(tmpfile_with("sub/abs.scene", text), &s, err) == 0, "%s", err);
+    CHECK_MSG(sc_load(scratch_file(tmpdir, "sub/abs.scene", text), &s, err) == 0, "%s", err);
     if (s) CHECK(s->ntextures == 1 && s->textures[0].levels[0].rgba[0] == 0x80);
     sc_free(s);
 }
@@ -126,8 +109,8 @@ static void test_absolute_texture_path(void)
  * material, counted; the scene loads and the material has no texture. */
 static void test_texture_cap(void)
 {
-    tmpfile_with("big.ppm", "P6\n9000 9000\n255\n\x80\x40\x20");
-    const char *path = tmpfile_with("tex.scene", "[material.m]\ntexture = big.ppm\n[mesh.a]\nbuiltin = teapot\nmaterial = m\n");
+    scratch_file(tmpdir, "big.ppm", "P6\n9000 9000\n255\n\x80\x40\x20");
+    const char *path = scratch_file(tmpdir, "tex.scene", "[material.m]\ntexture = big.ppm\n[mesh.a]\nbuiltin = teapot\nmaterial = m\n");
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
     CHECK_MSG(sc_load(path, &s, err) == 0, "%s", err);
@@ -144,7 +127,7 @@ static void test_no_lights(void)
     char err[SC_ERR_MAX];
     sc_scene *s = NULL;
     sc_geometry g;
-    CHECK(sc_load(tmpfile_with("nl.scene", "[mesh.a]\nbuiltin = teapot\n"), &s, err) == 0);
+    CHECK(sc_load(scratch_file(tmpdir, "nl.scene", "[mesh.a]\nbuiltin = teapot\n"), &s, err) == 0);
     if (!s) return;
     CHECK(s->nlights == 0 && s->lights == NULL);
     CHECK(sc_flatten(s, &g, err) == 0);
