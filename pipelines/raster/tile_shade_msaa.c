@@ -37,7 +37,6 @@ typedef struct ms_tile {
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
     uint8_t *ties;                        /* the block kernels': RS_SAMPLE_BLOCK_WIDTH per row, zero between triangles */
-    sh_ps_quad_setup *setups;             /* ms_shade's, per slot (NULL: none kept) */
 } ms_tile;
 
 /* The tile's depth and owner index of pixel (x, y)'s first sample. */
@@ -77,7 +76,6 @@ static void ms_free(ms_tile *st)
     free(st->z);
     free(st->final);
     free(st->ties);
-    free(st->setups);
     ms_prims_free(&st->prims);
     free(st->blended.p);
 }
@@ -323,13 +321,18 @@ static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
 }
 
 /* Pixels being gathered for the pixel shader: each with its triangle, its centre's
- * weights and the samples its colour goes to. A triangle's quad setup for the level of
- * detail (sh_ps_quad_setup) is made once and kept across packets: the row-order scan
- * meets a small triangle again in each row it crosses. */
+ * weights and the samples its colour goes to. Per slot, the shading of a tile keeps its
+ * triangle's quad setup for the level of detail (sh_ps_quad_setup), made once across
+ * packets (the row-order scan meets a small triangle again in each row it crosses), and
+ * its place in the packet being gathered, so that a triangle is listed once per packet
+ * however its pixels interleave with other triangles'. */
 typedef struct ms_batch {
     int n, ntris;
-    const plr_prim *last;                 /* tris[ntris - 1]'s triangle */
-    sh_ps_quad_setup *quads[SH_PS_MAX];   /* tris[k]'s kept setup (all NULL or none NULL) */
+    uint32_t batch;                       /* the packet's number, from 1 */
+    uint32_t *stamp;                      /* per slot: 0 never listed, batch: it is tris[index[slot]] */
+    uint8_t *index;
+    sh_ps_quad_setup *quad;               /* per slot: valid once its stamp is not 0 */
+    sh_ps_quad_setup *quads[SH_PS_MAX];   /* tris[k]'s */
     uint16_t x[SH_PS_MAX], y[SH_PS_MAX];
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];   /* for rs_weights_packet */
     float iw[3][SH_PS_MAX], b1[SH_PS_MAX], b2[SH_PS_MAX];
@@ -339,8 +342,7 @@ typedef struct ms_batch {
 
 /* Inline in ms_shade's scan, which calls it once per shaded pixel. */
 static inline __attribute__((always_inline)) void batch_add(ms_batch *b, const plr_prim *p,
-                                                            sh_ps_quad_setup *setup, int x, int y,
-                                                            unsigned mask)
+                                                            uint32_t slot, int x, int y, unsigned mask)
 {
     int64_t e0, e1;
     rs_edges_at(&p->su, x, y, &e0, &e1);
@@ -351,12 +353,14 @@ static inline __attribute__((always_inline)) void batch_add(ms_batch *b, const p
     for (int k = 0; k < 3; k++) b->iw[k][i] = p->su.inv_w[k];
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
-    if (!b->ntris || b->last != p) {      /* a row's pixels mostly share their triangle */
-        b->quads[b->ntris] = setup;
+    if (b->stamp[slot] != b->batch) {
+        if (!b->stamp[slot]) b->quad[slot].ready = false;
+        b->stamp[slot] = b->batch;
+        b->index[slot] = (uint8_t)b->ntris;
+        b->quads[b->ntris] = &b->quad[slot];
         b->tris[b->ntris++] = p->tri;
-        b->last = p;
     }
-    b->tri[i] = (uint8_t)(b->ntris - 1);
+    b->tri[i] = b->index[slot];
     b->mask[i] = (uint8_t)mask;
 }
 
@@ -406,7 +410,7 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     rs_weights_packet(b->n, b->e0, b->e1, b->area, iw, b->b1, b->b2, s->env->isa == RT_ISA_AVX2);
     sh_ps_packet_kept(s->env, &(sh_ps_frags){b->n, b->tris, b->tri, b->b1, b->b2, b->x, b->y,
                                              s->sample_hdr ? linear : NULL},
-                      &(sh_ps_kept){b->quads[0] ? b->quads : NULL, b->ntris}, rgba);   /* every tri[i] < ntris */
+                      &(sh_ps_kept){b->quads, b->ntris}, rgba);   /* every tri[i] < ntris */
     for (int i = 0; s->surface && !blend && i < b->n; i++)
         if (!b->mask[i] || (b->mask[i] & 1u))
             plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
@@ -414,12 +418,7 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     else batch_write_samples(b, s, rgba, linear, blend);
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;
-}
-
-/* Slot's kept quad setup in ms_shade, or NULL. */
-static inline sh_ps_quad_setup *slot_setup(const ms_tile *st, uint32_t slot)
-{
-    return st->setups ? &st->setups[slot] : NULL;
+    b->batch++;
 }
 
 /* The samples of own[0 .. msaa) equal to o, as a bit mask: four a compare. */
@@ -482,7 +481,7 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
         const unsigned mask = owned_by(own, o, msaa);
         left &= ~mask;
         if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-        batch_add(b, ms_prim(&st->prims, o - 1), slot_setup(st, o - 1), x, y, mask);
+        batch_add(b, ms_prim(&st->prims, o - 1), o - 1, x, y, mask);
     }
 }
 
@@ -506,7 +505,7 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
                 ms_shade_samples(b, st, s, own, x, y, msaa);
             } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, s, false);
-                batch_add(b, ms_prim(&st->prims, own[0] - 1), slot_setup(st, own[0] - 1), x, y, 0);
+                batch_add(b, ms_prim(&st->prims, own[0] - 1), own[0] - 1, x, y, 0);
             } else if (x + EMPTY_RUN < st->r.x1 && none_owned(own + msaa, EMPTY_RUN * msaa)) {
                 memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the cleared colour too */
                 x += EMPTY_RUN;
@@ -514,17 +513,26 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
         }
 }
 
-static void ms_shade(ms_tile *st, const plr_state *s)
+static bool ms_shade(ms_tile *st, const plr_state *s)
 {
     ms_batch batch, *b = &batch;
     b->n = b->ntris = 0;
-    /* out of memory: every packet sets its triangles up again (same colours) */
-    st->setups = malloc((st->prims.n ? st->prims.n : 1) * sizeof *st->setups);
-    for (uint32_t k = 0; st->setups && k < st->prims.n; k++) st->setups[k].ready = false;
-    /* each sample count compiled for itself: the one-owner test unrolled */
-    if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
-    else ms_shade_pixels(st, s, b, 8);
-    batch_flush(b, s, false);
+    b->batch = 1;
+    const size_t slots = st->prims.n ? st->prims.n : 1;
+    b->stamp = calloc(slots, sizeof *b->stamp);
+    b->index = malloc(slots);
+    b->quad = malloc(slots * sizeof *b->quad);
+    const bool ok = b->stamp && b->index && b->quad;
+    if (ok) {
+        /* each sample count compiled for itself: the one-owner test unrolled */
+        if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
+        else ms_shade_pixels(st, s, b, 8);
+        batch_flush(b, s, false);
+    }
+    free(b->stamp);
+    free(b->index);
+    free(b->quad);
+    return ok;
 }
 
 /* The blended triangles in primitive-id order, per sample over the opaque depth (less,
@@ -534,13 +542,17 @@ static void ms_blend(ms_tile *st, const plr_state *s)
     if (!st->blended.n) return;
     ms_batch batch, *b = &batch;
     b->n = b->ntris = 0;
+    b->batch = 1;
     blended_sort(&st->blended);
     const bool avx2 = s->env->isa == RT_ISA_AVX2;
     uint8_t front[PLR_MAX_TILE], tie[PLR_MAX_TILE];
     float z[PLR_MAX_TILE * RS_MAX_SAMPLES];
     for (size_t n = 0; n < st->blended.n; n++) {
         const plr_prim *p = &st->blended.p[n];
-        sh_ps_quad_setup setup = {.ready = false};   /* each packet holds this triangle only */
+        uint32_t stamp = 0;               /* slot 0: each packet holds this triangle only */
+        uint8_t index;
+        sh_ps_quad_setup quad;
+        b->stamp = &stamp, b->index = &index, b->quad = &quad;
         tri_walk t;
         if (!walk_of(st, s, p, &t)) continue;
         for (int y = t.y0; y < t.y1; y++) {
@@ -550,7 +562,7 @@ static void ms_blend(ms_tile *st, const plr_state *s)
                           &st->z[owner_at(st, s, t.x0, y)], front, tie, z, avx2);
             for (int x = t.x0; x < t.x1; x++) {
                 if (!front[x - t.x0]) continue;
-                batch_add(b, p, &setup, x, y, front[x - t.x0]);
+                batch_add(b, p, 0, x, y, front[x - t.x0]);
                 if (b->n == SH_PS_MAX) batch_flush(b, s, true);
             }
         }
@@ -571,7 +583,7 @@ void plr_tile_shade_msaa(gr_ctx *c)
         for (uint32_t i = 0; i < p->count; i++) gr_assert(c, ms_add(&st, s, &p->t[i].prim));
         gr_commit(c, 0, 1);
     }
-    ms_shade(&st, s);
+    gr_assert(c, ms_shade(&st, s));
     ms_blend(&st, s);
     plr_samples_resolve(s, &st.r, st.final);
     ms_free(&st);
