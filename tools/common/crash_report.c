@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Under AddressSanitizer or ThreadSanitizer the sanitizer's own handler reports crashes,
+ * and cr_install installs nothing. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 static const char *crash_program = "gramps";
 static bool keep_core;                 /* GRAMPS_CORE=1: the signal's default action after */
 
@@ -63,6 +66,7 @@ static void alternate_stack(void)
     stack_t ss = {.ss_sp = stack, .ss_size = sizeof stack};
     sigaltstack(&ss, NULL);
 }
+#endif
 
 void cr_install(const char *program)
 {
