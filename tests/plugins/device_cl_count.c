@@ -1,0 +1,124 @@
+/* device_cl_count.c — an LD_PRELOAD shim for the device tests (test_device_claims.c):
+ * counts what the process really asked of OpenCL, independently of the statistics the
+ * runtime keeps: kernel launches (clEnqueueNDRangeKernel), bytes written to and read
+ * from device buffers by the host (the plain and rectangular writes and reads; a
+ * rectangle's bytes are its region's), bytes copied within the device, and the bytes
+ * buffers were created with from host memory (CL_MEM_COPY_HOST_PTR: the scene's and
+ * frame's uploads, which no stage's statistics claim). Each call is passed on
+ * unchanged. At exit it writes one line "launches L to T from F within W created C"
+ * to the file named by DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
+ * sits in tests/plugins so that the build makes it a shared object. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static _Atomic(unsigned long long) launches, to_device, from_device, within_device, created;
+
+/* The loader's function `name` (the next definition after this shim's). */
+static void *next(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "device_cl_count: no %s after the shim\n", name);
+        abort();
+    }
+    return f;
+}
+
+#define NEXT(type, name) ((type)next(#name))
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+                              const size_t *global, const size_t *local, cl_uint nwait,
+                              const cl_event *wait, cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
+                         const size_t *, cl_uint, const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueNDRangeKernel)(q, k, dims, offset, global, local, nwait, wait, ev);
+    if (e == CL_SUCCESS) launches++;
+    return e;
+}
+
+cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool blocking, size_t offset, size_t bytes,
+                            const void *p, cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint,
+                         const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueWriteBuffer)(q, b, blocking, offset, bytes, p, nwait, wait, ev);
+    if (e == CL_SUCCESS) to_device += bytes;
+    return e;
+}
+
+cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool blocking, size_t offset, size_t bytes,
+                           void *p, cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
+                         const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueReadBuffer)(q, b, blocking, offset, bytes, p, nwait, wait, ev);
+    if (e == CL_SUCCESS) from_device += bytes;
+    return e;
+}
+
+static unsigned long long region_bytes(const size_t *region)
+{
+    return (unsigned long long)region[0] * region[1] * region[2];
+}
+
+cl_int clEnqueueWriteBufferRect(cl_command_queue q, cl_mem b, cl_bool blocking, const size_t *buf_origin,
+                                const size_t *host_origin, const size_t *region, size_t buf_row,
+                                size_t buf_slice, size_t host_row, size_t host_slice, const void *p,
+                                cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_mem, cl_bool, const size_t *, const size_t *,
+                         const size_t *, size_t, size_t, size_t, size_t, const void *, cl_uint,
+                         const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueWriteBufferRect)(q, b, blocking, buf_origin, host_origin, region, buf_row,
+                                                  buf_slice, host_row, host_slice, p, nwait, wait, ev);
+    if (e == CL_SUCCESS) to_device += region_bytes(region);
+    return e;
+}
+
+cl_int clEnqueueReadBufferRect(cl_command_queue q, cl_mem b, cl_bool blocking, const size_t *buf_origin,
+                               const size_t *host_origin, const size_t *region, size_t buf_row,
+                               size_t buf_slice, size_t host_row, size_t host_slice, void *p,
+                               cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_mem, cl_bool, const size_t *, const size_t *,
+                         const size_t *, size_t, size_t, size_t, size_t, void *, cl_uint,
+                         const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueReadBufferRect)(q, b, blocking, buf_origin, host_origin, region, buf_row,
+                                                 buf_slice, host_row, host_slice, p, nwait, wait, ev);
+    if (e == CL_SUCCESS) from_device += region_bytes(region);
+    return e;
+}
+
+cl_int clEnqueueCopyBuffer(cl_command_queue q, cl_mem from, cl_mem to, size_t from_offset,
+                           size_t to_offset, size_t bytes, cl_uint nwait, const cl_event *wait,
+                           cl_event *ev)
+{
+    typedef cl_int (*fn)(cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint,
+                         const cl_event *, cl_event *);
+    cl_int e = NEXT(fn, clEnqueueCopyBuffer)(q, from, to, from_offset, to_offset, bytes, nwait, wait, ev);
+    if (e == CL_SUCCESS) within_device += bytes;
+    return e;
+}
+
+cl_mem clCreateBuffer(cl_context c, cl_mem_flags flags, size_t bytes, void *p, cl_int *err)
+{
+    typedef cl_mem (*fn)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+    cl_mem m = NEXT(fn, clCreateBuffer)(c, flags, bytes, p, err);
+    if (m && (flags & CL_MEM_COPY_HOST_PTR)) created += bytes;
+    return m;
+}
+
+__attribute__((destructor)) static void report(void)
+{
+    const char *path = getenv("DEVICE_CL_COUNT");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return;
+    fprintf(f, "launches %llu to %llu from %llu within %llu created %llu\n", launches, to_device,
+            from_device, within_device, created);
+    fclose(f);
+}
