@@ -1,21 +1,28 @@
-/* device_cl_count.c — an LD_PRELOAD shim for the device tests (test_device_claims.c):
+/* device_cl_count.c — an LD_PRELOAD shim for the device tests (test_device_counts.c):
  * counts what the process really asked of OpenCL, independently of the statistics the
- * runtime keeps: kernel launches (clEnqueueNDRangeKernel), bytes written to and read
+ * runtime keeps: kernel launches (clEnqueueNDRangeKernel; those of accel/'s gather
+ * kernel, ac_gather, also apart), bytes written to and read
  * from device buffers by the host (the plain and rectangular writes and reads; a
  * rectangle's bytes are its region's), bytes copied within the device, and the bytes
  * buffers were created with from host memory (CL_MEM_COPY_HOST_PTR: the scene's and
  * frame's uploads, which no stage's statistics claim). Each call is passed on
- * unchanged. At exit it writes one line "launches L to T from F within W created C"
+ * unchanged. At exit it writes one line "launches L gathers G to T from F within W created C"
  * to the file named by DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
- * sits in tests/plugins so that the build makes it a shared object. */
+ * sits in tests/plugins so that the build makes it a shared object.
+ *
+ * The program calls the ICD loader's exported cl* functions (librender links
+ * libOpenCL.so), so a preloaded definition comes first and RTLD_NEXT finds the loader's;
+ * the vendor library (PoCL) is reached through the loader's dispatch table, never by
+ * these names. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static _Atomic(unsigned long long) launches, to_device, from_device, within_device, created;
+static _Atomic(unsigned long long) launches, gathers, to_device, from_device, within_device, created;
 
 /* The loader's function `name` (the next definition after this shim's). */
 static void *next(const char *name)
@@ -30,6 +37,14 @@ static void *next(const char *name)
 
 #define NEXT(type, name) ((type)next(#name))
 
+/* Whether k is accel/opencl/gather.cl's kernel (asked of the loader, not intercepted). */
+static int is_gather(cl_kernel k)
+{
+    char name[64] = "";
+    if (clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS) return 0;
+    return strcmp(name, "ac_gather") == 0;
+}
+
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
                               const size_t *global, const size_t *local, cl_uint nwait,
                               const cl_event *wait, cl_event *ev)
@@ -37,7 +52,10 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, con
     typedef cl_int (*fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
                          const size_t *, cl_uint, const cl_event *, cl_event *);
     cl_int e = NEXT(fn, clEnqueueNDRangeKernel)(q, k, dims, offset, global, local, nwait, wait, ev);
-    if (e == CL_SUCCESS) launches++;
+    if (e == CL_SUCCESS) {
+        launches++;
+        if (is_gather(k)) gathers++;
+    }
     return e;
 }
 
@@ -118,7 +136,7 @@ __attribute__((destructor)) static void report(void)
     const char *path = getenv("DEVICE_CL_COUNT");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f) return;
-    fprintf(f, "launches %llu to %llu from %llu within %llu created %llu\n", launches, to_device,
-            from_device, within_device, created);
+    fprintf(f, "launches %llu gathers %llu to %llu from %llu within %llu created %llu\n", launches,
+            gathers, to_device, from_device, within_device, created);
     fclose(f);
 }
