@@ -6,8 +6,10 @@
  * rectangle's bytes are its region's), bytes copied within the device, and the bytes
  * buffers were created with from host memory (CL_MEM_COPY_HOST_PTR: the scene's and
  * frame's uploads, which no stage's statistics claim). Each call is passed on
- * unchanged. At exit it writes one line "launches L gathers G to T from F within W created C"
- * to the file named by DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
+ * unchanged. At exit it writes one line "launches L gathers G to T from F within W created C",
+ * then a line "items KERNEL N" per kernel launched (its work-items, summed: elements
+ * launched, so a packet launched twice counts twice), to the file named by
+ * DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
  * sits in tests/plugins so that the build makes it a shared object.
  *
  * The program calls the ICD loader's exported cl* functions (librender links
@@ -17,6 +19,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +40,33 @@ static void *next(const char *name)
 
 #define NEXT(type, name) ((type)next(#name))
 
-/* Whether k is accel/opencl/gather.cl's kernel (asked of the loader, not intercepted). */
-static int is_gather(cl_kernel k)
+/* Work-items launched per kernel name (a process launches a handful of kernels). */
+#define MAX_KERNELS 16
+static struct { char name[64]; unsigned long long items; } kernels[MAX_KERNELS];
+static int nkernels;
+static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void add_items(const char *name, unsigned long long items)
 {
-    char name[64] = "";
-    if (clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS) return 0;
-    return strcmp(name, "ac_gather") == 0;
+    pthread_mutex_lock(&kernels_lock);
+    int i = 0;
+    while (i < nkernels && strcmp(kernels[i].name, name)) i++;
+    if (i == nkernels && nkernels < MAX_KERNELS) snprintf(kernels[nkernels++].name, 64, "%s", name);
+    if (i < nkernels) kernels[i].items += items;
+    pthread_mutex_unlock(&kernels_lock);
+}
+
+/* A launch of k over `global`: counted, the gather kernel (accel/opencl/gather.cl's
+ * ac_gather) apart; the name asked of the loader (not intercepted). */
+static void count_launch(cl_kernel k, cl_uint dims, const size_t *global)
+{
+    char name[64] = "?";
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    unsigned long long items = 1;
+    for (cl_uint d = 0; d < dims; d++) items *= global[d];
+    launches++;
+    if (!strcmp(name, "ac_gather")) gathers++;
+    add_items(name, items);
 }
 
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
@@ -52,10 +76,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, con
     typedef cl_int (*fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
                          const size_t *, cl_uint, const cl_event *, cl_event *);
     cl_int e = NEXT(fn, clEnqueueNDRangeKernel)(q, k, dims, offset, global, local, nwait, wait, ev);
-    if (e == CL_SUCCESS) {
-        launches++;
-        if (is_gather(k)) gathers++;
-    }
+    if (e == CL_SUCCESS) count_launch(k, dims, global);
     return e;
 }
 
@@ -138,5 +159,6 @@ __attribute__((destructor)) static void report(void)
     if (!f) return;
     fprintf(f, "launches %llu gathers %llu to %llu from %llu within %llu created %llu\n", launches,
             gathers, to_device, from_device, within_device, created);
+    for (int i = 0; i < nkernels; i++) fprintf(f, "items %s %llu\n", kernels[i].name, kernels[i].items);
     fclose(f);
 }

@@ -13,8 +13,6 @@
 #include "tests/cli.h"
 #include "tests/render/device_test.h"
 
-static char shim[600];
-
 /* What the shim counted. */
 typedef struct calls { unsigned long long launches, gathers, to, from, within, created; } calls;
 
@@ -46,28 +44,9 @@ static claimed claimed_in(const char *stats)
     return c;
 }
 
-/* Renders cornell on the device at `workers` under the shim: 0, or the exit status. The
- * shim is preloaded into gramps-render alone (env execs it), not into popen's shell,
- * whose exit would otherwise write its own (empty) counts over the render's. */
-static int render_counted(int workers, const char *counts, const char *stats, const char *png)
-{
-    char plain[sizeof tool], extra[800];
-    snprintf(plain, sizeof plain, "%s", tool);
-    int n = snprintf(tool, sizeof tool, "env LD_PRELOAD=%s DEVICE_CL_COUNT=%s %s", shim, counts, plain);
-    if (n < 0 || (size_t)n >= sizeof tool) {
-        snprintf(tool, sizeof tool, "%s", plain);
-        snprintf(out, sizeof out, "the preloading command is longer than %zu bytes", sizeof tool);
-        return -1;
-    }
-    snprintf(extra, sizeof extra, "--stats %.700s", stats);
-    int rc = render_cornell_on_device(workers, extra, png);
-    snprintf(tool, sizeof tool, "%s", plain);
-    return rc;
-}
-
 static void check_counts(int workers)
 {
-    char png[700], stats[700], counts[700], name[64];
+    char png[700], stats[700], counts[700], name[64], extra[800];
     snprintf(name, sizeof name, "%d.png", workers);
     scratch_path(png, sizeof png, name);
     snprintf(name, sizeof name, "%d.json", workers);
@@ -75,7 +54,8 @@ static void check_counts(int workers)
     snprintf(name, sizeof name, "%d.calls", workers);
     scratch_path(counts, sizeof counts, name);
     remove(counts);
-    int rc = render_counted(workers, counts, stats, png);
+    snprintf(extra, sizeof extra, "--stats %.700s", stats);
+    int rc = render_cornell_counted(workers, extra, png, counts);
     CHECK_MSG(rc == 0, "%d workers: rc %d: %s", workers, rc, out);
     if (rc != 0) return;
     calls c;
@@ -103,7 +83,6 @@ int main(int argc, char **argv)
 {
     (void)argc;
     if (!device_test_start(argv[0], "device-counts")) return check_finish();
-    snprintf(shim, sizeof shim, "%s/tests/plugins/device_cl_count.so", build_dir);
     RUN(test_one_worker);
     RUN(test_two_workers);
     return check_finish();
