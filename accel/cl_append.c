@@ -58,7 +58,8 @@ cl_int ac_append_counts(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_d
 }
 
 int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot *s,
-                      const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX])
+                      const ac_launch *l, cl_uint n, cl_event *ev, gr_device_work *work,
+                      char err[AC_ERR_MAX])
 {
     if (!l->gather_entries) return 0;
     ac_kernel *k = ac_kernel_get(d, cl_accel_opencl_gather, GATHER_CL, "ac_gather", err);
@@ -74,7 +75,7 @@ int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot
     e |= clSetKernelArg(g->kernel, 4, sizeof n, &n);
     e |= clSetKernelArg(g->kernel, 5, sizeof(cl_mem), &l->gather_entries->mem);
     const size_t global = n;
-    if (e == CL_SUCCESS) e = clEnqueueNDRangeKernel(q, g->kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+    if (e == CL_SUCCESS) e = clEnqueueNDRangeKernel(q, g->kernel, 1, NULL, &global, NULL, 0, NULL, ev);
     if (e != CL_SUCCESS) {
         snprintf(err, AC_ERR_MAX, "%s: gathering %u appended elements on %s failed (%s)", GATHER_CL, n,
                  d->name, ac_error_name(e));

@@ -73,7 +73,8 @@ int ac_append_args(ac_device *d, cl_command_queue q, ac_slot *s, const ac_launch
 /* The appends' counters read back into l->appended (not blocking: clFinish after). */
 cl_int ac_append_counts(cl_command_queue q, ac_slot *s, const ac_launch *l, gr_device_work *work);
 int ac_gather_enqueue(ac_device *d, cl_command_queue q, unsigned worker, ac_slot *s,
-                      const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX]);
+                      const ac_launch *l, cl_uint n, cl_event *ev, gr_device_work *work,
+                      char err[AC_ERR_MAX]);
 /* cl_results.c: the launch's results (their leading parts where it has spills) read
  * back into l->results, not blocking. */
 cl_int ac_results_enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t n,

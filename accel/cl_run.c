@@ -233,10 +233,12 @@ static cl_int enqueue(cl_command_queue q, ac_slot *s, const ac_launch *l, size_t
 }
 
 /* The launch's inputs on the device: its arguments, the appends' counters, the elements
- * from the host and the device, the appended ones gathered. 0, or -1 with a message
- * (after waiting for what was queued: it reads host memory). */
+ * from the host and the device, the appended ones gathered (that kernel's event in
+ * *gather_ev, left NULL without one). 0, or -1 with a message (after waiting for what
+ * was queued: it reads host memory). */
 static int prepare(ac_device *d, cl_command_queue q, unsigned worker, ac_kernel *k, ac_slot *s,
-                   const ac_launch *l, cl_uint n, gr_device_work *work, char err[AC_ERR_MAX])
+                   const ac_launch *l, cl_uint n, cl_event *gather_ev, gr_device_work *work,
+                   char err[AC_ERR_MAX])
 {
     cl_int e = set_args(s, l, n);
     if (e != CL_SUCCESS) {
@@ -256,11 +258,22 @@ static int prepare(ac_device *d, cl_command_queue q, unsigned worker, ac_kernel 
         clFinish(q);
         return -1;
     }
-    if (ac_gather_enqueue(d, q, worker, s, l, n, work, err)) {
+    if (ac_gather_enqueue(d, q, worker, s, l, n, gather_ev, work, err)) {
         clFinish(q);
         return -1;
     }
     return 0;
+}
+
+/* A finished launch's figures added to the stage's: every kernel it ran (its own and
+ * the gather of its appended elements, counted by prepare) with their device time, and
+ * the bytes its copies moved. */
+static void claim(gr_device_work *work, const gr_device_work *done, cl_event ev, cl_event gather_ev)
+{
+    work->launches += 1 + done->launches;
+    work->kernel_ns += kernel_ns(ev) + (gather_ev ? kernel_ns(gather_ev) : 0);
+    work->bytes_to_device += done->bytes_to_device;
+    work->bytes_from_device += done->bytes_from_device;
 }
 
 int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *work,
@@ -276,20 +289,20 @@ int ac_run(ac_kernel *k, unsigned worker, const ac_launch *l, gr_device_work *wo
     if (ac_ensure(d, &s->elements, &s->elements_cap, in_bytes, err) ||
         ac_ensure(d, &s->results, &s->results_cap, res_bytes ? res_bytes : 16, err)) return -1;
     gr_device_work done = {0};
-    if (prepare(d, q, worker, k, s, l, n, &done, err)) return -1;
-    cl_event ev = NULL;
-    cl_int e = enqueue(q, s, l, n, &ev, &done);
-    if (e != CL_SUCCESS) {
-        snprintf(err, AC_ERR_MAX, "%s: kernel '%s' on %s failed (%s)", k->file, k->name, d->name,
-                 ac_error_name(e));
-        clFinish(q);
-        if (ev) clReleaseEvent(ev);
-        return -1;
+    cl_event ev = NULL, gather_ev = NULL;
+    int rc = prepare(d, q, worker, k, s, l, n, &gather_ev, &done, err);
+    if (rc == 0) {
+        cl_int e = enqueue(q, s, l, n, &ev, &done);
+        if (e == CL_SUCCESS) {
+            claim(work, &done, ev, gather_ev);
+        } else {
+            snprintf(err, AC_ERR_MAX, "%s: kernel '%s' on %s failed (%s)", k->file, k->name, d->name,
+                     ac_error_name(e));
+            clFinish(q);
+            rc = -1;
+        }
     }
-    work->launches++;
-    work->kernel_ns += kernel_ns(ev);
-    work->bytes_to_device += done.bytes_to_device;
-    work->bytes_from_device += done.bytes_from_device;
-    clReleaseEvent(ev);
-    return 0;
+    if (ev) clReleaseEvent(ev);
+    if (gather_ev) clReleaseEvent(gather_ev);
+    return rc;
 }

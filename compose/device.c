@@ -159,11 +159,21 @@ static uint32_t appended_of(const cp_device_stage *d, const void *host, uint32_t
     return found;
 }
 
+/* What one launch reads and holds besides its spans: the slots its appends go to, and
+ * the entries of its appended input elements (index, one per element). */
+typedef struct launch_extra {
+    ac_append *held;
+    uint32_t *index;
+    bool gathers;
+    uint32_t from_slot;              /* its packets launched again from their output slot */
+} launch_extra;
+
 /* A packet launched again (its task went back after its launch) whose first launch
  * left its elements in a slot of the output's device queue: read from there and written
  * back there, with nothing gathered, since the entries its host packet names were given
  * back after that launch (release_entries). */
-static bool relaunched_from_slot(cp_device_stage *d, void *packet, uint32_t n, uint32_t *index, ac_span *s)
+static bool relaunched_from_slot(const cp_device_stage *d, void *packet, uint32_t n, uint32_t *index,
+                                 ac_span *s)
 {
     if (!d->out_queue || !d->kernel->inplace || !cp_device_queue_holds(d->out_queue, packet, &s->to))
         return false;
@@ -176,14 +186,17 @@ static bool relaunched_from_slot(cp_device_stage *d, void *packet, uint32_t n, u
  * the host packet (with the leading bytes of appended elements gathered on the device:
  * their entries into index); an in-place kernel's back to a slot of the output's
  * device queue or (none, or every slot taken) to the host packet. */
-static ac_span span_of(cp_device_stage *d, void *packet, uint32_t n, uint32_t *index, bool *gathers)
+static ac_span span_of(cp_device_stage *d, void *packet, uint32_t n, uint32_t *index, launch_extra *x)
 {
     void *host = (char *)packet + d->header_bytes;
     ac_span s = {.from = {.host = host}, .to = {.host = host}, .n = n};
     uint32_t appended = d->gather ? appended_of(d, host, n, index) : 0;
-    if (appended && relaunched_from_slot(d, packet, n, index, &s)) return s;
+    if (appended && relaunched_from_slot(d, packet, n, index, &s)) {
+        x->from_slot++;
+        return s;
+    }
     if (appended) {
-        *gathers = true;
+        x->gathers = true;
         s.rest_only = appended == n;
     } else if (d->in_queue) {
         cp_device_queue_holds(d->in_queue, packet, &s.from);
@@ -270,14 +283,6 @@ static int read_spills(cp_device_stage *d, unsigned worker, const ac_launch *l, 
     return ac_read_spill(d->compiled, worker, l, first, last - first + 1, work, err);
 }
 
-/* What one launch reads and holds besides its spans: the slots its appends go to, and
- * the entries of its appended input elements (index, one per element). */
-typedef struct launch_extra {
-    ac_append *held;
-    uint32_t *index;
-    bool gathers;
-} launch_extra;
-
 /* One launch over the spans (the packets' elements), results into `results`; false
  * (the run failed, naming the stage) on a device error. */
 static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_extra *x, void *results)
@@ -299,7 +304,7 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
         l->gather_bytes = cp_device_append_part(d->gather);
         l->gather_index = x->index;
     }
-    gr_device_work work = {0};
+    gr_device_work work = {.relaunches_from_slot = x->from_slot};
     char err[AC_ERR_MAX];
     if (ac_run(d->compiled, gr_worker_id(c), l, &work, err)) {
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
@@ -358,7 +363,7 @@ void cp_device_stage_batch(gr_ctx *c, void *const packets[], uint32_t n)
     for (uint32_t k = 0; k < n && k < AC_MAX_SPANS; k++) {
         uint32_t m = gr_count(packets[k]);
         if (!count_fits(c, d, m)) return;
-        l.spans[l.nspans++] = span_of(d, packets[k], m, b->index + total, &x.gathers);
+        l.spans[l.nspans++] = span_of(d, packets[k], m, b->index + total, &x);
         b->first[k] = total;
         total += m;
     }
@@ -386,7 +391,7 @@ static void run_alone(gr_ctx *c, cp_device_stage *d, void *packet, uint32_t n)
     launch_extra x = {.held = held, .index = b ? b->index : NULL};
     ac_launch l = {.nspans = 1};
     if (!b || !count_fits(c, d, n)) return;
-    l.spans[0] = span_of(d, packet, n, x.index, &x.gathers);
+    l.spans[0] = span_of(d, packet, n, x.index, &x);
     if (!launch(c, d, &l, &x, results)) return;
     if (d->in_queue) cp_device_queue_release(d->in_queue, packet);
     if (d->gather && !d->kernel->inplace) release_packet(d, packet);

@@ -33,6 +33,8 @@ void gr_device_work_add(gr_ctx *c, const gr_device_work *w)
     atomic_fetch_add_explicit(&s->dev_kernel_ns, w->kernel_ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->dev_bytes_to, w->bytes_to_device, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->dev_bytes_from, w->bytes_from_device, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->dev_slot_relaunches, w->relaunches_from_slot,
+                              memory_order_relaxed);
     raise_to(&s->dev_queue_peak, w->queue_peak);
     raise_to(&s->dev_queue_capacity, w->queue_capacity);
 }

@@ -386,6 +386,9 @@ typedef struct gr_device_work {
     /* The stage's output packets held in device memory: the most at once and the room
      * for them (a queue between two device stages); kept as maxima, not summed. */
     uint32_t queue_peak, queue_capacity;
+    /* Packets launched again from where an earlier launch of the stage left them on the
+     * device (a task sent back after its batch's launch): summed. */
+    uint64_t relaunches_from_slot;
 } gr_device_work;
 GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
 /* The running Shader task's position in the batch its stage's batch hook saw (0 for
@@ -470,6 +473,7 @@ typedef struct gr_stage_stats {
     double kernel_ms;
     uint64_t bytes_to_device, bytes_from_device;
     uint32_t device_queue_peak, device_queue_capacity;   /* gr_device_work's maxima */
+    uint64_t relaunches_from_slot;                       /* gr_device_work's sum */
     const char *placement;         /* gr_stage_desc.placement, or NULL */
 } gr_stage_stats;
 

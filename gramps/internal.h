@@ -331,6 +331,7 @@ struct gr_stage_rt {
     /* gr_device_work_add's sums (accelerator stages only) */
     _Atomic(uint64_t) dev_launches, dev_kernel_ns, dev_bytes_to, dev_bytes_from;
     _Atomic(uint32_t) dev_queue_peak, dev_queue_capacity;   /* maxima */
+    _Atomic(uint64_t) dev_slot_relaunches;
 };
 
 typedef struct gr_buffer_rt {

@@ -68,6 +68,7 @@ static void clear_stage(gr_graph *g, gr_stage_rt *s)
     atomic_store(&s->dev_bytes_from, 0);
     atomic_store(&s->dev_queue_peak, 0);
     atomic_store(&s->dev_queue_capacity, 0);
+    atomic_store(&s->dev_slot_relaunches, 0);
 }
 
 static void clear_sampling(gr_graph *g)

@@ -374,6 +374,7 @@ void gr_stats_collect(gr_graph *g)
         st->stages[i].bytes_from_device = atomic_load(&s->dev_bytes_from);
         st->stages[i].device_queue_peak = atomic_load(&s->dev_queue_peak);
         st->stages[i].device_queue_capacity = atomic_load(&s->dev_queue_capacity);
+        st->stages[i].relaunches_from_slot = atomic_load(&s->dev_slot_relaunches);
     }
     collect_queues(g, st);
     collect_workers(g, st);
@@ -457,6 +458,9 @@ static void json_stages(const gr_stats *st, FILE *out)
         if (s->device_queue_capacity)
             fprintf(out, ", \"device_queue_peak\": %u, \"device_queue_capacity\": %u",
                     s->device_queue_peak, s->device_queue_capacity);
+        if (s->device_queue_capacity || s->relaunches_from_slot)
+            fprintf(out, ", \"relaunches_from_slot\": %llu",
+                    (unsigned long long)s->relaunches_from_slot);
         fprintf(out, "}%s\n", i + 1 < st->nstages ? "," : "");
     }
     fprintf(out, "  ],\n");

@@ -107,6 +107,26 @@ static inline int render_cornell_on_device(int workers, const char *extra, const
                      workers, extra);
 }
 
+/* render_cornell_on_device with the LD_PRELOAD shim tests/plugins/device_cl_count.so
+ * writing what the process asked of OpenCL to `counts`. The shim is preloaded into
+ * gramps-render alone (env execs it), not into popen's shell, whose exit would otherwise
+ * write its own (empty) counts over the render's. */
+static inline int render_cornell_counted(int workers, const char *extra, const char *png,
+                                         const char *counts)
+{
+    char plain[sizeof tool];
+    snprintf(plain, sizeof plain, "%s", tool);
+    int n = snprintf(tool, sizeof tool, "env LD_PRELOAD=%s/tests/plugins/device_cl_count.so "
+                     "DEVICE_CL_COUNT=%s %s", build_dir, counts, plain);
+    int rc = -1;
+    if (n < 0 || (size_t)n >= sizeof tool)
+        snprintf(out, sizeof out, "the preloading command is longer than %zu bytes", sizeof tool);
+    else
+        rc = render_cornell_on_device(workers, extra, png);
+    snprintf(tool, sizeof tool, "%s", plain);
+    return rc;
+}
+
 /* Its CPU image, for the comparisons, into the scratch file cpu.png (its path in png). */
 static inline void render_cornell_on_cpu(char png[700])
 {
