@@ -205,7 +205,7 @@ static void out_shaded(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ra
                        const plh_behind *behind, const sh_ray_result *res)
 {
     const plh_layer carried = {layer.layer, layer.alpha8, 0};
-    plh_out_contrib(c, s, o, h->pixel, carried, res->direct);
+    plh_out_first_contrib(c, s, o, h->pixel, carried, res->direct);
     if (s->shadows) add_shadows(c, o, h, carried, res);
     else
         for (int l = 0; l < res->nshadow; l++) plh_out_contrib(c, s, o, h->pixel, carried, res->shadow_color[l]);
@@ -244,7 +244,7 @@ void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, 
     plh_layer layer = plh_layer_of(s, h, in);
     if (s->aov != SH_AOV_ALBEDO) {
         sh_ray_aov(s->env, s->aov, &h->ray, &h->hit, v);
-        plh_out_contrib(c, s, o, h->pixel, layer, v);
+        plh_out_first_contrib(c, s, o, h->pixel, layer, v);
         return;
     }
     float base[4], a = 1.0f, w[3];
@@ -254,7 +254,7 @@ void plh_out_aov(gr_ctx *c, const plh_shader *s, plh_out *o, const plrt_ray *h, 
     const bool own = layer.begins;
     if (own) layer.alpha8 = sh_to_linear8(a);
     for (int ch = 0; ch < 3; ch++) v[ch] = h->weight[ch] * (blended && !own ? a * base[ch] : base[ch]);
-    plh_out_contrib(c, s, o, h->pixel, layer, v);
+    plh_out_first_contrib(c, s, o, h->pixel, layer, v);
     if (!blended) return;
     rt_ray passed;
     rt_cone next;

@@ -104,7 +104,11 @@ typedef struct plh_shader {
                                              carry a fragment's slot (fragments.h) */
     int64_t *sums;                        /* PS with `sums`: the frame's sums (a slot's
                                              three), which it adds its base-layer terms to
-                                             itself; NULL: every contribution goes to om */
+                                             itself; NULL: every contribution goes to om.
+                                             The cutter cleared them and PS shades each
+                                             slot once, before any of its rays: its first
+                                             term for a slot is the slot's first
+                                             (plh_sum_first) */
     plh_tally rays[PLH_KINDS], contributions;   /* per kind pushed; contributions sent */
 } plh_shader;
 
@@ -148,11 +152,10 @@ typedef struct plh_out {
 
 void plh_out_start(plh_out *o, const plh_shader *s);
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o);
-/* Adds rgb to the three sums of slot `index`, in fixed point, as om adds a base-layer
- * contribution: each channel as plrt_to_fixed converts it (NaN to 0, clamped to
+/* rgb in fixed point, each channel as plrt_to_fixed converts it (NaN to 0, clamped to
  * +-PLRT_CONTRIB_MAX, the same double product rounded the same way), without its
  * branches: the three channels in two double vectors. */
-static inline void plh_sum(int64_t *sums, uint32_t index, const float rgb[3])
+static inline void plh_fixed3(const float rgb[3], int64_t out[3])
 {
     const __m128d lo = _mm_set1_pd(-PLRT_CONTRIB_MAX), hi = _mm_set1_pd(PLRT_CONTRIB_MAX),
                   one = _mm_set1_pd(PL_FIXED_ONE);
@@ -161,10 +164,30 @@ static inline void plh_sum(int64_t *sums, uint32_t index, const float rgb[3])
         const __m128d x = _mm_and_pd(v[k], _mm_cmpord_pd(v[k], v[k]));   /* NaN -> 0 */
         v[k] = _mm_mul_pd(_mm_min_pd(_mm_max_pd(x, lo), hi), one);
     }
-    int64_t *sum = sums + (size_t)index * 3;
-    sum[0] += _mm_cvtsd_si64(v[0]);
-    sum[1] += _mm_cvtsd_si64(_mm_unpackhi_pd(v[0], v[0]));
-    sum[2] += _mm_cvtsd_si64(v[1]);
+    out[0] = _mm_cvtsd_si64(v[0]);
+    out[1] = _mm_cvtsd_si64(_mm_unpackhi_pd(v[0], v[0]));
+    out[2] = _mm_cvtsd_si64(v[1]);
+}
+
+/* Adds rgb to the three sums of slot `index`, in fixed point, as om adds a base-layer
+ * contribution (plh_fixed3). */
+static inline void plh_sum(int64_t *sums, uint32_t index, const float rgb[3])
+{
+    int64_t v[3], *sum = sums + (size_t)index * 3;
+    plh_fixed3(rgb, v);
+    sum[0] += v[0];
+    sum[1] += v[1];
+    sum[2] += v[2];
+}
+
+/* The first term PS adds to slot `index`'s sums, which the cutter cleared and nothing
+ * else has added to yet (plh_shader.sums): stored, the same integers as plh_sum's
+ * 0 + v. A store waits for no line: Z-Tile clears every tile's sums before the pixel
+ * stages reach them, so at one worker the line has left the L2 cache by then, and an
+ * add would stall on its load. */
+static inline void plh_sum_first(int64_t *sums, uint32_t index, const float rgb[3])
+{
+    plh_fixed3(rgb, sums + (size_t)index * 3);
 }
 
 /* A contribution for om (plh_out_contrib's when it is not summed at once). */
@@ -177,6 +200,15 @@ static inline void plh_out_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, u
                                    plh_layer layer, const float rgb[3])
 {
     if (s->sums && !layer.layer) plh_sum(s->sums, index, rgb);
+    else plh_out_contrib_queued(c, s, o, index, layer, rgb);
+}
+
+/* plh_out_contrib for the first contribution of a hit to its slot (its direct term, or
+ * its AOV value): with sums, PS's first term for the slot (plh_sum_first). */
+static inline void plh_out_first_contrib(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t index,
+                                         plh_layer layer, const float rgb[3])
+{
+    if (s->sums && !layer.layer) plh_sum_first(s->sums, index, rgb);
     else plh_out_contrib_queued(c, s, o, index, layer, rgb);
 }
 

@@ -166,8 +166,9 @@ uint32_t plh_primary_hits(gr_ctx *c, const plh_primary *p, const plrt_sample_run
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t seen = p->vis[smp[i].pixel];
         if (!seen && sums) {
-            int64_t *sum = sums + (size_t)smp[i].pixel * 3;
-            for (int ch = 0; ch < 3; ch++) sum[ch] += misses->add[ch];
+            /* the sample's only term, on sums the cutter cleared: stored, not added
+               (a store waits for no cache line) */
+            memcpy(sums + (size_t)smp[i].pixel * 3, misses->add, sizeof misses->add);
             raster++;
             continue;
         }

@@ -127,7 +127,7 @@ static inline uint32_t ps_sample(gr_ctx *c, const ps_state *s, const plrt_ray *h
     if (h->hit.prim == RT_NO_HIT) {
         float bg[3];
         for (int ch = 0; ch < 3; ch++) bg[ch] = h->weight[ch] * sh->env->background[ch];
-        if (sh->sums) plh_sum(sh->sums, h->pixel, bg);
+        if (sh->sums) plh_sum_first(sh->sums, h->pixel, bg);
         else plh_out_contrib(c, sh, o, h->pixel, PLH_BASE_LAYER, bg);
         return 0;
     }
