@@ -306,11 +306,11 @@ static bool launch(gr_ctx *c, cp_device_stage *d, ac_launch *l, const launch_ext
     }
     gr_device_work work = {.relaunches_from_slot = x->from_slot};
     char err[AC_ERR_MAX];
-    if (ac_run(d->compiled, gr_worker_id(c), l, &work, err)) {
-        gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
-        return false;
-    }
-    if (read_spills(d, gr_worker_id(c), l, n, &work, err)) {
+    gr_device_wait(c, true);
+    const bool ran = !ac_run(d->compiled, gr_worker_id(c), l, &work, err) &&
+                     !read_spills(d, gr_worker_id(c), l, n, &work, err);
+    gr_device_wait(c, false);
+    if (!ran) {
         gr_fail(c, GR_ERR_INVALID, "stage '%s': %s", d->stage, err);
         return false;
     }

@@ -26,6 +26,12 @@ static void raise_to(_Atomic(uint32_t) *max, uint32_t v)
                                                              memory_order_relaxed)) {}
 }
 
+void gr_device_wait(gr_ctx *c, bool waiting)
+{
+    gr_alive(c->w);
+    atomic_store_explicit(&c->w->device_wait, waiting, memory_order_relaxed);
+}
+
 void gr_device_work_add(gr_ctx *c, const gr_device_work *w)
 {
     gr_stage_rt *s = c->stage;

@@ -391,6 +391,13 @@ typedef struct gr_device_work {
     uint64_t relaunches_from_slot;
 } gr_device_work;
 GR_API void gr_device_work_add(gr_ctx *c, const gr_device_work *w);
+/* The calling task starts (true) or stops (false) waiting on an accelerator: a kernel
+ * launch, a kernel compiled for it, a copy. Meanwhile the watchdog names the stage as
+ * stuck only after GR_DEVICE_WAIT_FACTOR times deadlock_seconds: a kernel cannot be
+ * interrupted, and an OpenCL implementation on the CPU (PoCL) compiles a kernel again
+ * for each new launch size, seconds each on a loaded machine. */
+#define GR_DEVICE_WAIT_FACTOR 10
+GR_API void gr_device_wait(gr_ctx *c, bool waiting);
 /* The running Shader task's position in the batch its stage's batch hook saw (0 for
  * the packet at packets[0]), or -1 when it was not part of one. */
 GR_API int gr_batch_index(const gr_ctx *c);

@@ -435,6 +435,7 @@ struct gr_worker {
     _Atomic(uint64_t) progress;       /* tasks begun and Thread-stage runtime calls: the
                                          watchdog's sign of life (written by its worker) */
     _Atomic(int) running;             /* id of the stage whose task runs (watchdog) */
+    _Atomic(bool) device_wait;        /* that task waits on an accelerator (gr_device_wait) */
     _Atomic(bool) idle;
     int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
                                          task began; tasks above it are its children */

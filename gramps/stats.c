@@ -159,15 +159,16 @@ static void watch_stuck(gr_graph *g, stuck_watch *sw, uint64_t now)
             continue;
         }
         double secs = (double)(now - sw->since[i]) * 1e-9;
-        if (secs <= g->opts.deadlock_seconds) continue;
+        const bool device = atomic_load_explicit(&w->device_wait, memory_order_relaxed);
+        if (secs <= g->opts.deadlock_seconds * (device ? GR_DEVICE_WAIT_FACTOR : 1)) continue;
         int s = atomic_load_explicit(&w->running, memory_order_relaxed);
         const char *name = s >= 0 && s < g->nstages ? g->stages[s]->name : "?";
-        gr_set_error(g, GR_ERR_DEADLOCK, "stage '%s' on worker %u has run its own code for "
-                     "%.1f s without returning or calling the runtime; the run ends when it "
-                     "returns", name, i, secs);
-        fprintf(stderr, "gramps: stage '%s' on worker %u has run its own code for %.1f s "
-                "without returning or calling the runtime; the run ends when it returns\n",
-                name, i, secs);
+        const char *doing = device ? "has waited on its accelerator" : "has run its own code";
+        gr_set_error(g, GR_ERR_DEADLOCK, "stage '%s' on worker %u %s for %.1f s without "
+                     "returning or calling the runtime; the run ends when it returns", name, i,
+                     doing, secs);
+        fprintf(stderr, "gramps: stage '%s' on worker %u %s for %.1f s without returning or "
+                "calling the runtime; the run ends when it returns\n", name, i, doing, secs);
         atomic_store(&g->abort, true);
         gr_wake_sleepers(g);
         sw->reported = true;

@@ -260,6 +260,14 @@ static void spin(gr_ctx *c)
     while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 1500000000L);
 }
 
+/* The same 1.5 s inside gr_device_wait, as a stage waiting on its kernel. */
+static void device_wait(gr_ctx *c)
+{
+    gr_device_wait(c, true);
+    spin(c);
+    gr_device_wait(c, false);
+}
+
 /* A stage stuck in its own code is named by the watchdog after deadlock_seconds (it
  * stayed silent: only an all-idle graph was a deadlock), and the run ends with that
  * error once the stage returns. */
@@ -276,9 +284,31 @@ static void test_stuck_stage_named(void)
     gr_graph_destroy(g);
 }
 
+/* A task waiting on an accelerator has GR_DEVICE_WAIT_FACTOR times deadlock_seconds
+ * before it is named: 1.5 s of waiting passes with 0.3 s (3 s), fails with 0.1 s (1 s),
+ * and the message says it was waiting on the device. */
+static void test_device_wait_allowed_longer(void)
+{
+    const double deadlock_s[] = {0.3, 0.1};
+    for (int k = 0; k < 2; k++) {
+        gr_graph *g = gr_graph_create();
+        int q = gr_queue(g, &(gr_queue_desc){.name = "q", .packet_bytes = 8});
+        int s = gr_stage(g, &(gr_stage_desc){.name = "kernel", .kind = GR_THREAD, .main = device_wait});
+        int t = gr_stage(g, &(gr_stage_desc){.name = "sink", .kind = GR_THREAD, .main = noop});
+        gr_bind(g, s, GR_BIND_OUTPUT, q);
+        gr_bind(g, t, GR_BIND_INPUT, q);
+        gr_status st = launch_and_wait(g, deadlock_s[k]);
+        if (k == 0) CHECK_MSG(st == GR_OK, "status %d: %s", st, gr_error(g));
+        else CHECK(st == GR_ERR_DEADLOCK && error_mentions(g, "stage 'kernel'") &&
+                   error_mentions(g, "waited on its accelerator"));
+        gr_graph_destroy(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_stuck_stage_named);
+    RUN(test_device_wait_allowed_longer);
     RUN(test_unbound_queue);
     RUN(test_errors_blame_their_subject);
     RUN(test_stage_without_program);
