@@ -28,15 +28,39 @@ typedef struct shade_tile {
     tile_slots slots;
     rs_cover *cover;                      /* MASK and BLEND triangles' covered pixels */
     blended_prims blended;                /* BLEND triangles, blended after shading */
+    /* tile_shade's per-slot arrays (shade_batch), room for batch_cap slots */
+    uint32_t *stamp;
+    uint8_t *index;
+    sh_ps_quad_setup *quad;
+    uint32_t batch_cap;
 } shade_tile;
 
+void plr_shade_tile_free(void *item)
+{
+    shade_tile *st = item;
+    free(st->d.t.won);
+    plr_depth_tile_free(&st->d);
+    free(st->owner);
+    tile_slots_free(&st->slots);
+    free(st->cover);
+    free(st->blended.p);
+    free(st->stamp);
+    free(st->index);
+    free(st->quad);
+    free(st);
+}
+
+/* Makes st, new (zeroed) or as the same tile left it in the last frame, ready for tile:
+ * buffers it has are reused (the stage's tile size does not change), cleared. */
 static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
 {
-    memset(st, 0, sizeof *st);
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     bool ok = plr_depth_tile_init(&st->d, s, tile);
-    st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
-    st->owner = calloc(pixels, sizeof *st->owner);
+    if (!st->d.t.won) st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
+    if (st->owner) memset(st->owner, 0, pixels * sizeof *st->owner);
+    else st->owner = calloc(pixels, sizeof *st->owner);
+    st->slots.n = st->slots.nfree = 0;
+    st->blended.n = 0;
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
      * tiles over 512): room for a quarter of its pixels saves most of the copies that
      * growing from 64 by doubling makes */
@@ -44,14 +68,15 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     return ok && st->d.t.won && st->owner;
 }
 
-static void tile_free(shade_tile *st)
+/* Tile `tile`'s buffers: the ones it had in the last frame, else new; NULL when out of
+ * memory. */
+static shade_tile *tile_open(plr_state *s, uint64_t tile)
 {
-    free(st->d.t.won);
-    plr_depth_tile_free(&st->d);
-    free(st->owner);
-    tile_slots_free(&st->slots);
-    free(st->cover);
-    free(st->blended.p);
+    shade_tile *st = plr_tile_pool_take(s->tile_pool, tile);
+    if (!st && !(st = calloc(1, sizeof *st))) return NULL;
+    if (tile_init(st, s, tile)) return st;
+    plr_shade_tile_free(st);
+    return NULL;
 }
 
 /* One triangle: its covered pixels that pass the test change owner; a slot left with no
@@ -181,15 +206,32 @@ static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, i
     }
 }
 
+/* Room in st's per-slot batch arrays for its slots. */
+static bool batch_reserve(shade_tile *st)
+{
+    uint32_t n = st->slots.n ? st->slots.n : 1;
+    if (n <= st->batch_cap) return true;
+    uint32_t *stamp = realloc(st->stamp, n * sizeof *stamp);
+    if (stamp) st->stamp = stamp;
+    uint8_t *index = realloc(st->index, n);
+    if (index) st->index = index;
+    sh_ps_quad_setup *quad = realloc(st->quad, n * sizeof *quad);
+    if (quad) st->quad = quad;
+    if (!stamp || !index || !quad) return false;
+    st->batch_cap = n;
+    return true;
+}
+
 static bool tile_shade(shade_tile *st, plr_state *s)
 {
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
-    b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
-    b.index = malloc(st->slots.n ? st->slots.n : 1);
-    b.quad = malloc((st->slots.n ? st->slots.n : 1) * sizeof *b.quad);
-    bool ok = b.stamp && b.index && b.quad;
+    bool ok = batch_reserve(st);
+    b.stamp = st->stamp;
+    b.index = st->index;
+    b.quad = st->quad;
+    if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
     for (uint32_t k = 0; ok && k < st->slots.n; k++) b.quad[k].ready = false;
     /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
      * that a quad's fragments of one triangle share a packet and the shader's per-quad
@@ -209,9 +251,6 @@ static bool tile_shade(shade_tile *st, plr_state *s)
         if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
     }
     if (ok) batch_shade(&b, s);
-    free(b.stamp);
-    free(b.index);
-    free(b.quad);
     return ok;
 }
 
@@ -270,17 +309,18 @@ void plr_tile_shade_main(gr_ctx *c)
         plr_tile_shade_msaa(c);
         return;
     }
-    shade_tile st;
-    gr_assert(c, tile_init(&st, s, gr_key(c)));
+    gr_assert(c, gr_key(c) < s->tile_pool->ntiles);
+    shade_tile *st = tile_open(s, gr_key(c));
+    gr_assert(c, st != NULL);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *p = w.mem;
         gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
-        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(&st, s, &p->t[i].prim));
+        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(st, s, &p->t[i].prim));
         gr_commit(c, 0, 1);
     }
-    gr_assert(c, tile_shade(&st, s));
-    tile_blend(&st, s);
-    tile_free(&st);
+    gr_assert(c, tile_shade(st, s));
+    tile_blend(st, s);
+    plr_tile_pool_give(s->tile_pool, gr_key(c), st);
 }
