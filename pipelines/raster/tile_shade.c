@@ -22,9 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A pixel's owner: its slot + 1, 0 for the background. 16 bits halve the owner array
+ * that tile_add and tile_shade read at scattered pixels (8 KB for a 64x64 tile beside its
+ * 16 KB of depth and of visibility), and name up to TILE_MAX_SLOTS slots at once: every
+ * tile of up to 65,534 pixels (tile edge 255) whatever its triangles, since it holds at
+ * most one slot per pixel plus the one being added; a 256x256 tile with more visible
+ * triangles at once than that fails the run with a message (tile_add_failed). */
+typedef uint16_t tile_owner;
+#define TILE_MAX_SLOTS ((uint32_t)UINT16_MAX)
+
 typedef struct shade_tile {
     plr_depth_tile d;
-    uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
+    tile_owner *owner;                    /* per pixel */
     tile_slots slots;
     rs_cover *cover;                      /* MASK and BLEND triangles' covered pixels */
     blended_prims blended;                /* BLEND triangles, blended after shading */
@@ -105,22 +114,33 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
                       st->d.avx2);
     if (!st->d.t.nwon) return true;
     uint32_t slot;
-    if (!slot_take(&st->slots, &slot)) return false;
+    if (!slot_take(&st->slots, &slot) || slot >= TILE_MAX_SLOTS) return false;
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
     /* in locals, which the stores to owner would otherwise make GCC reload; the won
      * pixels are distinct and none is slot's yet, so no release below frees slot */
     const int32_t *won = st->d.t.won;
     const int nwon = st->d.t.nwon;
-    uint32_t *owner = st->owner;
+    tile_owner *owner = st->owner;
     for (int k = 0; k < nwon; k++) {
-        uint32_t *own = &owner[won[k]];
-        if (*own) slot_release(&st->slots, *own - 1);
-        *own = slot + 1;
+        tile_owner *own = &owner[won[k]];
+        if (*own) slot_release(&st->slots, *own - 1u);
+        *own = (tile_owner)(slot + 1);
     }
     st->slots.pixels[slot] += (uint32_t)nwon;
     slot_release(&st->slots, slot);
     return true;
+}
+
+/* Why tile_add failed: too many slots for tile_owner, else out of memory. */
+static void tile_add_failed(gr_ctx *c, const shade_tile *st, const plr_state *s)
+{
+    if (st->slots.n >= TILE_MAX_SLOTS)
+        gr_fail(c, GR_ERR_INVALID, "raster.tile-shade: tile %llu has more than %u visible "
+                "triangles at once, more than its 16-bit pixel owners can name: use a tile "
+                "edge below %d", (unsigned long long)gr_key(c), TILE_MAX_SLOTS - 1, s->tile);
+    gr_fail(c, GR_ERR_NOMEM, "raster.tile-shade: out of memory (tile %llu)",
+            (unsigned long long)gr_key(c));
 }
 
 /* A packet of visible pixels being gathered for the pixel shader, as arrays: their
@@ -240,8 +260,8 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     const plr_depth_tile *d = &st->d;
     for (int qy = d->y0 & ~1; ok && qy < d->y1; qy += 2) {
         const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
-        const uint32_t *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
-        const uint32_t *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
+        const tile_owner *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
+        const tile_owner *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
         int x = d->x0;
         if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
         for (; x + 1 < d->x1; x += 2) {
@@ -317,7 +337,8 @@ void plr_tile_shade_main(gr_ctx *c)
         const binned_pkt *p = w.mem;
         gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
-        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(st, s, &p->t[i].prim));
+        for (uint32_t i = 0; i < p->count; i++)
+            if (!tile_add(st, s, &p->t[i].prim)) tile_add_failed(c, st, s);
         gr_commit(c, 0, 1);
     }
     gr_assert(c, tile_shade(st, s));
