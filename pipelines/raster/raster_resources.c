@@ -104,7 +104,7 @@ static const cp_resource_type types[] = {
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"tile-buffers", "a Tile-Shade copy's buffers per tile, kept across frames "
      "(plr_tile_pool): depth, visible primitive, owner slot and won pixel per pixel, and "
-     "the tile's triangles", "f32 + 3 u32", 16, CP_PER_PIXEL, true, CP_CLEAR_KEEP, NULL,
+     "the tile's triangles", "f32 + 2 u32 + u16", 14, CP_PER_PIXEL, true, CP_CLEAR_KEEP, NULL,
      tile_buffers_create, tile_buffers_destroy, NULL},
 };
 
