@@ -117,6 +117,11 @@ typedef enum cp_clear {
                                           frame's region before every run in which a stage
                                           reads or writes it without overwriting it whole;
                                           the rest once, when it is made */
+    CP_CLEAR_KEEP,                     /* as NONE, and made once for all the runs of a kept
+                                          frame (pipelines/kept_graph.h), whereas one with
+                                          a create hook is otherwise made again before each
+                                          run: for content that depends on nothing a frame
+                                          changes (a stage's pool of working buffers) */
 } cp_clear;
 
 typedef struct cp_resource_type {

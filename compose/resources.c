@@ -155,6 +155,9 @@ void cp_print_resource(const cp_resource_type *t, FILE *out)
     if (t->element_bytes) fprintf(out, "%zu B %s", t->element_bytes, extents[t->extent]);
     else fprintf(out, "no storage of its own");
     fprintf(out, "%s%s%s%s\n", t->per_copy ? ", one per stage copy" : "",
-            t->clear == CP_CLEAR_EACH_RUN ? ", cleared each run" : "", t->help ? ". " : "",
+            t->clear == CP_CLEAR_EACH_RUN ? ", cleared each run"
+            : t->clear == CP_CLEAR_KEEP  ? ", kept across runs"
+                                         : "",
+            t->help ? ". " : "",
             t->help ? t->help : "");
 }

@@ -107,13 +107,15 @@ void pl_frame_free_resources(pl_frame *f)
 }
 
 /* Freed before made again, so that the allocator hands the same (resident) memory back
- * instead of new pages to fault in. A failure leaves that resource without data: the
- * frame is then only for pl_frame_free. */
+ * instead of new pages to fault in; per-scene and CP_CLEAR_KEEP ones are kept. A failure
+ * leaves that resource without data: the frame is then only for pl_frame_free. */
 bool pl_frame_remake_created(pl_frame *f)
 {
     for (int i = 0; i < f->nresources; i++) {
         pl_resource *r = &f->resources[i];
-        if (r->borrowed || !r->type->create || r->type->extent == CP_PER_SCENE) continue;
+        if (r->borrowed || !r->type->create || r->type->extent == CP_PER_SCENE ||
+            r->type->clear == CP_CLEAR_KEEP)
+            continue;
         if (r->type->destroy) r->type->destroy(r->data);
         else free(r->data);
         if (!(r->data = r->type->create(f, r->owner))) return false;

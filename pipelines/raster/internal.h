@@ -19,6 +19,7 @@
 #include "pipelines/raster/linear21.h"
 #include "pipelines/raster/raster.h"
 #include "pipelines/raster/packets.h"
+#include "pipelines/raster/tile_pool.h"
 #include "pipelines/raytrace/packets.h"
 #include "rasterizer/samples.h"
 #include "pipelines/raytrace/sums.h"
@@ -147,11 +148,14 @@ typedef struct plr_state {
     bool background_blocks;               /* Z-Tile with `background`: sums the blocks
                                              where nothing is visible itself */
     int64_t background[3];                /* what such a pixel adds to its sums */
+    plr_tile_pool *tile_pool;             /* Tile-Shade: the frame's "tile-buffers", its
+                                             tiles' buffers between tiles (tile_pool.h) */
 } plr_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
  * [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared (depth FLT_MAX,
- * no primitive) by plr_depth_tile_init (depth_tile.c). */
+ * no primitive) by plr_depth_tile_init (depth_tile.c), which allocates t.z and t.vis
+ * when they are NULL and else reuses them (a Tile-Shade keeps them across tiles). */
 typedef struct plr_depth_tile {
     int x0, y0, x1, y1;
     rs_depth_target t;
@@ -221,6 +225,8 @@ void plr_tile_rast_main(gr_ctx *c);
 void plr_ps_main(gr_ctx *c);
 void plr_bin_main(gr_ctx *c);
 void plr_tile_shade_main(gr_ctx *c);
+/* Frees a tile's buffers that Tile-Shade keeps in the frame's tile_pool. */
+void plr_shade_tile_free(void *item);
 void plr_zraster_main(gr_ctx *c);
 void plr_ztile_main(gr_ctx *c);
 void plr_om_main(gr_ctx *c);

@@ -70,6 +70,18 @@ static void layer_destroy(void *data)
     free(l);
 }
 
+static void *tile_buffers_create(void *frame, const char *owner)
+{
+    (void)frame;
+    (void)owner;
+    return plr_tile_pool_new(plr_shade_tile_free);
+}
+
+static void tile_buffers_destroy(void *data)
+{
+    plr_tile_pool_free(data);
+}
+
 static const cp_resource_type types[] = {
     {"depth", "the ordered graph's depth per pixel (sort-middle stages keep depth per tile)",
      "f32 bits", 4, CP_PER_PIXEL, false, CP_CLEAR_EACH_RUN, far_value, NULL, NULL, NULL},
@@ -90,6 +102,12 @@ static const cp_resource_type types[] = {
      "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
+    /* 68 B a pixel: 14 of buffers, and a quarter of a 216-byte slot (tile_shade.c
+     * reserves a slot per 4 pixels of a tile) */
+    {"tile-buffers", "a Tile-Shade copy's buffers per tile, kept across frames "
+     "(plr_tile_pool): depth, visible primitive, won pixel and 16-bit owner slot per "
+     "pixel, and the tile's triangles' slots", "f32 + 2 u32 + u16, slots", 68, CP_PER_PIXEL, true, CP_CLEAR_KEEP, NULL,
+     tile_buffers_create, tile_buffers_destroy, NULL},
 };
 
 int pl_register_raster_resources(cp_registry *r, char err[CP_ERR_MAX])

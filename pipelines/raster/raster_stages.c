@@ -152,7 +152,15 @@ static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_E
 
 static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    return shading_create(with_color(raster_state(i, false, err), i, err), i, err);
+    plr_state *s = shading_create(with_color(raster_state(i, false, err), i, err), i, err);
+    if (!s) return NULL;
+    if (!(s->tile_pool = pl_frame_use(i, "tile-buffers", err)) ||
+        !plr_tile_pool_reserve(s->tile_pool, (size_t)s->tiles_x * (size_t)s->tiles_y)) {
+        if (s->tile_pool) snprintf(err, CP_ERR_MAX, "out of memory (tile buffers)");
+        free(s);
+        return NULL;
+    }
+    return s;
 }
 
 /* Fragments in any order: ties go to the smaller primitive id, which the OM needs the
@@ -360,7 +368,7 @@ static const cp_resource_use om_uses[] = {
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
     {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"},
-    SAMPLE_HDR_USE};
+    SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"}};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
     {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}};
@@ -406,7 +414,7 @@ static const cp_stage_type stages[] = {
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 6},
+     tile_shade_create, NULL, free, tile_shade_uses, 7},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},

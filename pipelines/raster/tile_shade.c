@@ -22,21 +22,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A pixel's owner: its slot + 1, 0 for the background. 16 bits halve the owner array
+ * that tile_add and tile_shade read at scattered pixels (8 KB for a 64x64 tile beside its
+ * 16 KB of depth and of visibility), and name up to TILE_MAX_SLOTS slots at once: every
+ * tile of up to 65,534 pixels (tile edge 255) whatever its triangles, since it holds at
+ * most one slot per pixel plus the one being added; a 256x256 tile with more visible
+ * triangles at once than that fails the run with a message (tile_add_failed). */
+typedef uint16_t tile_owner;
+#define TILE_MAX_SLOTS ((uint32_t)UINT16_MAX)
+
 typedef struct shade_tile {
     plr_depth_tile d;
-    uint32_t *owner;                      /* slot + 1 per pixel, 0: background */
+    tile_owner *owner;                    /* per pixel */
     tile_slots slots;
     rs_cover *cover;                      /* MASK and BLEND triangles' covered pixels */
     blended_prims blended;                /* BLEND triangles, blended after shading */
+    /* tile_shade's per-slot arrays (shade_batch), room for batch_cap slots */
+    uint32_t *stamp;
+    uint8_t *index;
+    sh_ps_quad_setup *quad;
+    uint32_t batch_cap;
 } shade_tile;
 
+void plr_shade_tile_free(void *item)
+{
+    shade_tile *st = item;
+    free(st->d.t.won);
+    plr_depth_tile_free(&st->d);
+    free(st->owner);
+    tile_slots_free(&st->slots);
+    free(st->cover);
+    free(st->blended.p);
+    free(st->stamp);
+    free(st->index);
+    free(st->quad);
+    free(st);
+}
+
+/* Makes st, new (zeroed) or as the same tile left it in the last frame, ready for tile:
+ * buffers it has are reused (the stage's tile size does not change), cleared. */
 static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
 {
-    memset(st, 0, sizeof *st);
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     bool ok = plr_depth_tile_init(&st->d, s, tile);
-    st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
-    st->owner = calloc(pixels, sizeof *st->owner);
+    if (!st->d.t.won) st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
+    if (st->owner) memset(st->owner, 0, pixels * sizeof *st->owner);
+    else st->owner = calloc(pixels, sizeof *st->owner);
+    st->slots.n = st->slots.nfree = 0;
+    st->blended.n = 0;
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
      * tiles over 512): room for a quarter of its pixels saves most of the copies that
      * growing from 64 by doubling makes */
@@ -44,14 +77,15 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     return ok && st->d.t.won && st->owner;
 }
 
-static void tile_free(shade_tile *st)
+/* Tile `tile`'s buffers: the ones it had in the last frame, else new; NULL when out of
+ * memory. */
+static shade_tile *tile_open(plr_state *s, uint64_t tile)
 {
-    free(st->d.t.won);
-    plr_depth_tile_free(&st->d);
-    free(st->owner);
-    tile_slots_free(&st->slots);
-    free(st->cover);
-    free(st->blended.p);
+    shade_tile *st = plr_tile_pool_take(s->tile_pool, tile);
+    if (!st && !(st = calloc(1, sizeof *st))) return NULL;
+    if (tile_init(st, s, tile)) return st;
+    plr_shade_tile_free(st);
+    return NULL;
 }
 
 /* One triangle: its covered pixels that pass the test change owner; a slot left with no
@@ -80,22 +114,33 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
                       st->d.avx2);
     if (!st->d.t.nwon) return true;
     uint32_t slot;
-    if (!slot_take(&st->slots, &slot)) return false;
+    if (!slot_take(&st->slots, &slot) || slot >= TILE_MAX_SLOTS) return false;
     st->slots.prim[slot] = *p;
     st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
     /* in locals, which the stores to owner would otherwise make GCC reload; the won
      * pixels are distinct and none is slot's yet, so no release below frees slot */
     const int32_t *won = st->d.t.won;
     const int nwon = st->d.t.nwon;
-    uint32_t *owner = st->owner;
+    tile_owner *owner = st->owner;
     for (int k = 0; k < nwon; k++) {
-        uint32_t *own = &owner[won[k]];
-        if (*own) slot_release(&st->slots, *own - 1);
-        *own = slot + 1;
+        tile_owner *own = &owner[won[k]];
+        if (*own) slot_release(&st->slots, *own - 1u);
+        *own = (tile_owner)(slot + 1);
     }
     st->slots.pixels[slot] += (uint32_t)nwon;
     slot_release(&st->slots, slot);
     return true;
+}
+
+/* Why tile_add failed: too many slots for tile_owner, else out of memory. */
+static void tile_add_failed(gr_ctx *c, const shade_tile *st, const plr_state *s)
+{
+    if (st->slots.n >= TILE_MAX_SLOTS)
+        gr_fail(c, GR_ERR_INVALID, "raster.tile-shade: tile %llu has more than %u visible "
+                "triangles at once, more than its 16-bit pixel owners can name: use a tile "
+                "edge below %d", (unsigned long long)gr_key(c), TILE_MAX_SLOTS - 1, s->tile);
+    gr_fail(c, GR_ERR_NOMEM, "raster.tile-shade: out of memory (tile %llu)",
+            (unsigned long long)gr_key(c));
 }
 
 /* A packet of visible pixels being gathered for the pixel shader, as arrays: their
@@ -181,15 +226,32 @@ static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, i
     }
 }
 
+/* Room in st's per-slot batch arrays for its slots. */
+static bool batch_reserve(shade_tile *st)
+{
+    uint32_t n = st->slots.n ? st->slots.n : 1;
+    if (n <= st->batch_cap) return true;
+    uint32_t *stamp = realloc(st->stamp, n * sizeof *stamp);
+    if (stamp) st->stamp = stamp;
+    uint8_t *index = realloc(st->index, n);
+    if (index) st->index = index;
+    sh_ps_quad_setup *quad = realloc(st->quad, n * sizeof *quad);
+    if (quad) st->quad = quad;
+    if (!stamp || !index || !quad) return false;
+    st->batch_cap = n;
+    return true;
+}
+
 static bool tile_shade(shade_tile *st, plr_state *s)
 {
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
-    b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
-    b.index = malloc(st->slots.n ? st->slots.n : 1);
-    b.quad = malloc((st->slots.n ? st->slots.n : 1) * sizeof *b.quad);
-    bool ok = b.stamp && b.index && b.quad;
+    bool ok = batch_reserve(st);
+    b.stamp = st->stamp;
+    b.index = st->index;
+    b.quad = st->quad;
+    if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
     for (uint32_t k = 0; ok && k < st->slots.n; k++) b.quad[k].ready = false;
     /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
      * that a quad's fragments of one triangle share a packet and the shader's per-quad
@@ -198,8 +260,8 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     const plr_depth_tile *d = &st->d;
     for (int qy = d->y0 & ~1; ok && qy < d->y1; qy += 2) {
         const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
-        const uint32_t *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
-        const uint32_t *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
+        const tile_owner *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
+        const tile_owner *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
         int x = d->x0;
         if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
         for (; x + 1 < d->x1; x += 2) {
@@ -209,9 +271,6 @@ static bool tile_shade(shade_tile *st, plr_state *s)
         if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
     }
     if (ok) batch_shade(&b, s);
-    free(b.stamp);
-    free(b.index);
-    free(b.quad);
     return ok;
 }
 
@@ -270,17 +329,19 @@ void plr_tile_shade_main(gr_ctx *c)
         plr_tile_shade_msaa(c);
         return;
     }
-    shade_tile st;
-    gr_assert(c, tile_init(&st, s, gr_key(c)));
+    gr_assert(c, gr_key(c) < s->tile_pool->ntiles);
+    shade_tile *st = tile_open(s, gr_key(c));
+    gr_assert(c, st != NULL);
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *p = w.mem;
         gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
-        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, tile_add(&st, s, &p->t[i].prim));
+        for (uint32_t i = 0; i < p->count; i++)
+            if (!tile_add(st, s, &p->t[i].prim)) tile_add_failed(c, st, s);
         gr_commit(c, 0, 1);
     }
-    gr_assert(c, tile_shade(&st, s));
-    tile_blend(&st, s);
-    tile_free(&st);
+    gr_assert(c, tile_shade(st, s));
+    tile_blend(st, s);
+    plr_tile_pool_give(s->tile_pool, gr_key(c), st);
 }

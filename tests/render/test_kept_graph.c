@@ -4,9 +4,12 @@
  * depth bounds must not carry over, raytrace and hybrid; 1 and 2 workers); the graph is
  * built once for them, and again when its description, the frame's size or the launch
  * options change; plr_render_kept and plrt_render_kept likewise against plr_render and
- * plrt_render; gramps-render --frames 3 draws and counts what --frames 1 does. */
+ * plrt_render; gramps-render --frames 3 draws and counts what --frames 1 does; the
+ * sort-middle graph's Tile-Shade keeps its tiles' buffers from frame to frame (the
+ * "tile-buffers" resource, made once), each tile the same ones. */
 #include "pipelines/kept_graph.h"
 #include "pipelines/raster/raster.h"
+#include "pipelines/raster/tile_pool.h"
 #include "pipelines/raytrace/raytrace.h"
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -95,6 +98,62 @@ static void raster(void) { frames_match_fresh("raster", 1); frames_match_fresh("
 static void raster_ordered(void) { frames_match_fresh("raster-ordered", 2); }
 static void raytrace(void) { frames_match_fresh("raytrace", 1); frames_match_fresh("raytrace", 2); }
 static void hybrid(void) { frames_match_fresh("hybrid", 1); frames_match_fresh("hybrid", 2); }
+
+/* The kept frame's Tile-Shade buffers (its only Tile-Shade copy's), NULL if none. */
+static plr_tile_pool *tile_buffers(const pl_frame *f)
+{
+    for (int i = 0; i < f->nresources; i++) {
+        plr_tile_pool *p = pl_frame_resource_at(f, i, "tile-buffers");
+        if (p) return p;
+    }
+    return NULL;
+}
+
+/* Frame after frame (the camera moved: other tiles' triangles), the same pool, and a
+ * tile that had triangles in every frame has the same buffers; the images match a new
+ * graph's (frames_match_fresh). */
+static void tile_buffers_kept(void)
+{
+    loaded l;
+    char err[CP_ERR_MAX];
+    rg_setup g;
+    if (!load("teapot", &l)) { CHECK(0); return; }
+    CHECK(rg_setup_init(&g, &(rg_options){.pipeline = "raster"}, err) == 0);
+    CHECK(cp_set(g.graph, "graph.tile=16", err) == 0);     /* some tiles empty, some not */
+    pl_scene_data d;
+    pl_scene_data_init(&d, l.s, &l.g);
+    const sc_camera base = l.s->camera;
+    pl_kept_graph *k = pl_kept_graph_new();
+    const pl_frame_spec spec = {&d, W, H, SH_AOV_COLOR, NULL, NULL, NULL};
+    const gr_launch_opts launch = {.workers = 2};
+    plr_tile_pool *pool = NULL;
+    void **items = NULL;
+    size_t ntiles = 0, same = 0, held = 0;
+    for (int f = 0; k && f < FRAMES; f++) {
+        move_camera(l.s, &base, f);
+        if (!pl_kept_graph_render(k, g.graph, &spec, &launch, err)) { CHECK_MSG(0, "%s", err); break; }
+        plr_tile_pool *p = tile_buffers(pl_kept_graph_frame(k));
+        CHECK_MSG(p && (!pool || p == pool), "frame %d: tile-buffers %p, last frame %p", f,
+                  (void *)p, (void *)pool);
+        if (!p) break;
+        if (items && p->ntiles == ntiles)
+            for (size_t t = 0; t < ntiles; t++) same += items[t] && items[t] == p->items[t];
+        for (size_t t = 0; t < p->ntiles; t++) held += p->items[t] != NULL;
+        free(items);
+        pool = p;
+        ntiles = p->ntiles;
+        items = malloc(ntiles * sizeof *items);
+        if (items) memcpy(items, p->items, ntiles * sizeof *items);
+    }
+    CHECK_MSG(ntiles == ((W + 15) / 16) * ((H + 15) / 16), "%zu tiles", ntiles);
+    CHECK_MSG(held > 0 && same > 0, "tiles holding buffers %zu, kept from the last frame %zu",
+              held, same);
+    free(items);
+    pl_kept_graph_free(k);
+    pl_scene_data_free(&d);
+    rg_setup_free(&g);
+    unload(&l);
+}
 
 /* What shapes the graph: its description, the frame's size and the launch options. */
 static void rebuilt_when_shape_changes(void)
@@ -217,6 +276,7 @@ int main(int argc, char **argv)
     RUN(raster_ordered);
     RUN(raytrace);
     RUN(hybrid);
+    RUN(tile_buffers_kept);
     RUN(rebuilt_when_shape_changes);
     RUN(one_call_renderers);
     RUN(gramps_render_frames);
