@@ -81,7 +81,7 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
     if (!st->d.t.nwon) return true;
     uint32_t slot;
     if (!slot_take(&st->slots, &slot)) return false;
-    st->slots.prim[slot] = *p;
+    slot_store(&st->slots, slot, p);
     st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
     /* in locals, which the stores to owner would otherwise make GCC reload; the won
      * pixels are distinct and none is slot's yet, so no release below frees slot */
@@ -144,7 +144,7 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 {
     if (b->stamp[slot] == b->batch) return b->index[slot];
     int k = b->ntris++;
-    b->tris[k] = sl->prim[slot].tri;
+    b->tris[k] = sl->rec[slot].tri;
     b->quads[k] = &b->quad[slot];
     b->stamp[slot] = b->batch;
     b->index[slot] = (uint8_t)k;
@@ -155,14 +155,14 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
 {
     if (b->n == SH_PS_MAX) batch_shade(b, s);
-    const rs_setup *su = &sl->prim[slot].su;
+    const slot_rec *r = &sl->rec[slot];
     int64_t e0, e1;
-    rs_edges_at(su, x, y, &e0, &e1);
+    slot_edges_at(r, x, y, &e0, &e1);
     int i = b->n++;
     b->e0[i] = (double)e0;
     b->e1[i] = (double)e1;
-    b->area[i] = (double)su->area;
-    for (int k = 0; k < 3; k++) b->iw[k][i] = su->inv_w[k];
+    b->area[i] = r->area;
+    for (int k = 0; k < 3; k++) b->iw[k][i] = r->inv_w[k];
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
