@@ -113,6 +113,7 @@ typedef struct shade_batch {
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
     float iw[3][SH_PS_MAX];
     uint8_t tri[SH_PS_MAX];
+    uint32_t fetched[2];                  /* owners batch_prefetch last fetched, per row */
     sh_ps_tri tris[SH_PS_MAX];
 } shade_batch;
 
@@ -168,11 +169,40 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
 }
 
+/* How many columns ahead of the quad being gathered batch_prefetch looks: four quads,
+ * time for a line from L2 or L3 to arrive before batch_add reads it. */
+#define BATCH_AHEAD 8
+
+/* Starts loading what batch_add and the pixel shader will read of the slot owning the
+ * tile's pixel `at` (its record, its quad setup, its stamp), unless that slot is the
+ * one fetched last on row r (0: the quad's upper row, 1: its lower): the slots are met
+ * in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
+static void batch_prefetch(shade_batch *b, const shade_tile *st, size_t at, int r)
+{
+    const uint32_t o = st->owner[at];
+    if (o == b->fetched[r]) return;
+    b->fetched[r] = o;
+    if (!o) return;
+    const char *rec = (const char *)&st->slots.rec[o - 1];
+    const char *quad = (const char *)&b->quad[o - 1];
+    __builtin_prefetch(rec);
+    __builtin_prefetch(rec + 64);
+    __builtin_prefetch(rec + 128);
+    __builtin_prefetch(quad);
+    __builtin_prefetch(quad + sizeof *b->quad - 1);
+    __builtin_prefetch(&b->stamp[o - 1]);
+}
+
 /* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
  * row: one quad's pixels inside the tile's rectangle. */
 static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
 {
     const plr_depth_tile *d = &st->d;
+    if (x + BATCH_AHEAD < d->x1) {
+        const size_t ahead = (size_t)(x + BATCH_AHEAD - d->t.ox);
+        batch_prefetch(b, st, (size_t)(ya - d->t.oy) * (size_t)d->t.stride + ahead, 0);
+        if (yb != ya) batch_prefetch(b, st, (size_t)(yb - d->t.oy) * (size_t)d->t.stride + ahead, 1);
+    }
     for (int y = ya;; y = yb) {
         const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
         for (int k = 0; k < w; k++)
@@ -186,6 +216,7 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
+    b.fetched[0] = b.fetched[1] = 0;
     b.stamp = calloc(st->slots.n ? st->slots.n : 1, sizeof *b.stamp);
     b.index = malloc(st->slots.n ? st->slots.n : 1);
     b.quad = malloc((st->slots.n ? st->slots.n : 1) * sizeof *b.quad);
