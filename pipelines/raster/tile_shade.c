@@ -173,13 +173,12 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
  * time for a line from L2 or L3 to arrive before batch_add reads it. */
 #define BATCH_AHEAD 8
 
-/* Starts loading what batch_add and the pixel shader will read of the slot owning the
- * tile's pixel `at` (its record, its quad setup, its stamp), unless that slot is the
+/* Starts loading what batch_add and the pixel shader will read of the slot o - 1 (o: an
+ * owner entry; 0, none) (its record, its quad setup, its stamp), unless that slot is the
  * one fetched last on row r (0: the quad's upper row, 1: its lower): the slots are met
  * in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
-static void batch_prefetch(shade_batch *b, const shade_tile *st, size_t at, int r)
+static void batch_prefetch(shade_batch *b, const shade_tile *st, uint32_t o, int r)
 {
-    const uint32_t o = st->owner[at];
     if (o == b->fetched[r]) return;
     b->fetched[r] = o;
     if (!o) return;
@@ -198,11 +197,6 @@ static void batch_prefetch(shade_batch *b, const shade_tile *st, size_t at, int 
 static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
 {
     const plr_depth_tile *d = &st->d;
-    if (x + BATCH_AHEAD < d->x1) {
-        const size_t ahead = (size_t)(x + BATCH_AHEAD - d->t.ox);
-        batch_prefetch(b, st, (size_t)(ya - d->t.oy) * (size_t)d->t.stride + ahead, 0);
-        if (yb != ya) batch_prefetch(b, st, (size_t)(yb - d->t.oy) * (size_t)d->t.stride + ahead, 1);
-    }
     for (int y = ya;; y = yb) {
         const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
         for (int k = 0; k < w; k++)
@@ -235,6 +229,10 @@ static bool tile_shade(shade_tile *st, plr_state *s)
         if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
         for (; x + 1 < d->x1; x += 2) {
             const int i = x - d->t.ox;
+            if (x + BATCH_AHEAD < d->x1) {
+                batch_prefetch(&b, st, oa[i + BATCH_AHEAD], 0);
+                batch_prefetch(&b, st, ob[i + BATCH_AHEAD], 1);
+            }
             if (oa[i] | oa[i + 1] | ob[i] | ob[i + 1]) batch_add_quad(&b, s, st, x, 2, ya, yb);
         }
         if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
