@@ -173,10 +173,10 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
  * time for a line from L2 or L3 to arrive before batch_add reads it. */
 #define BATCH_AHEAD 8
 
-/* Starts loading what batch_add and the pixel shader will read of the slot o - 1 (o: an
- * owner entry; 0, none) (its record, its quad setup, its stamp), unless that slot is the
- * one fetched last on row r (0: the quad's upper row, 1: its lower): the slots are met
- * in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
+/* Starts loading what batch_add and the pixel shader will read of the slot an owner
+ * entry o names (none when 0): its record, its quad setup, its stamp; nothing when o is
+ * the owner fetched last on row r (0: the quad's upper row, 1: its lower). The slots are
+ * met in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
 static void batch_prefetch(shade_batch *b, const shade_tile *st, uint32_t o, int r)
 {
     if (o == b->fetched[r]) return;
