@@ -115,7 +115,7 @@ static bool tile_add(shade_tile *st, const plr_state *s, const plr_prim *p)
     if (!st->d.t.nwon) return true;
     uint32_t slot;
     if (!slot_take(&st->slots, &slot) || slot >= TILE_MAX_SLOTS) return false;
-    st->slots.prim[slot] = *p;
+    slot_store(&st->slots, slot, p);
     st->slots.pixels[slot] = 1;           /* held while its pixels change owner */
     /* in locals, which the stores to owner would otherwise make GCC reload; the won
      * pixels are distinct and none is slot's yet, so no release below frees slot */
@@ -158,6 +158,7 @@ typedef struct shade_batch {
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
     float iw[3][SH_PS_MAX];
     uint8_t tri[SH_PS_MAX];
+    uint32_t fetched[2];                  /* owners batch_prefetch last fetched, per row */
     sh_ps_tri tris[SH_PS_MAX];
 } shade_batch;
 
@@ -189,7 +190,7 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 {
     if (b->stamp[slot] == b->batch) return b->index[slot];
     int k = b->ntris++;
-    b->tris[k] = sl->prim[slot].tri;
+    b->tris[k] = sl->rec[slot].tri;
     b->quads[k] = &b->quad[slot];
     b->stamp[slot] = b->batch;
     b->index[slot] = (uint8_t)k;
@@ -200,17 +201,40 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
 {
     if (b->n == SH_PS_MAX) batch_shade(b, s);
-    const rs_setup *su = &sl->prim[slot].su;
+    const slot_rec *r = &sl->rec[slot];
     int64_t e0, e1;
-    rs_edges_at(su, x, y, &e0, &e1);
+    slot_edges_at(r, x, y, &e0, &e1);
     int i = b->n++;
     b->e0[i] = (double)e0;
     b->e1[i] = (double)e1;
-    b->area[i] = (double)su->area;
-    for (int k = 0; k < 3; k++) b->iw[k][i] = su->inv_w[k];
+    b->area[i] = r->area;
+    for (int k = 0; k < 3; k++) b->iw[k][i] = r->inv_w[k];
     b->x[i] = (uint16_t)x;
     b->y[i] = (uint16_t)y;
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
+}
+
+/* How many columns ahead of the quad being gathered batch_prefetch looks: four quads,
+ * time for a line from L2 or L3 to arrive before batch_add reads it. */
+#define BATCH_AHEAD 8
+
+/* Starts loading what batch_add and the pixel shader will read of the slot an owner
+ * entry o names (none when 0): its record, its quad setup, its stamp; nothing when o is
+ * the owner fetched last on row r (0: the quad's upper row, 1: its lower). The slots are
+ * met in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
+static void batch_prefetch(shade_batch *b, const shade_tile *st, uint32_t o, int r)
+{
+    if (o == b->fetched[r]) return;
+    b->fetched[r] = o;
+    if (!o) return;
+    const char *rec = (const char *)&st->slots.rec[o - 1];
+    const char *quad = (const char *)&b->quad[o - 1];
+    __builtin_prefetch(rec);
+    __builtin_prefetch(rec + 64);
+    __builtin_prefetch(rec + 128);
+    __builtin_prefetch(quad);
+    __builtin_prefetch(quad + sizeof *b->quad - 1);
+    __builtin_prefetch(&b->stamp[o - 1]);
 }
 
 /* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
@@ -247,6 +271,7 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
+    b.fetched[0] = b.fetched[1] = 0;
     bool ok = batch_reserve(st);
     b.stamp = st->stamp;
     b.index = st->index;
@@ -266,6 +291,10 @@ static bool tile_shade(shade_tile *st, plr_state *s)
         if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
         for (; x + 1 < d->x1; x += 2) {
             const int i = x - d->t.ox;
+            if (x + BATCH_AHEAD < d->x1) {
+                batch_prefetch(&b, st, oa[i + BATCH_AHEAD], 0);
+                batch_prefetch(&b, st, ob[i + BATCH_AHEAD], 1);
+            }
             if (oa[i] | oa[i + 1] | ob[i] | ob[i + 1]) batch_add_quad(&b, s, st, x, 2, ya, yb);
         }
         if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
