@@ -344,10 +344,17 @@ static int64_t calibrate_step(gr_worker *w, const vworker *v)
     return delta;
 }
 
+/* t, a tick of the step as it ran (from start), moved to the step as charged. */
+static uint64_t step_time(uint64_t t, uint64_t start, double scale)
+{
+    return t > start ? start + (uint64_t)((double)(t - start) * scale) : t;
+}
+
 /* The journal slices w recorded in its step, whose times are ticks of the step as it
  * ran (start .. raw_end), moved to the step as charged (start .. end) in proportion, as
- * its time categories are: a trace's slices then end where the virtual clock says (a
- * slice that began in an earlier step keeps its start). */
+ * its time categories are, and so is the start of a Thread activation the step began
+ * and did not end (its slice is recorded at its end): a trace's slices then lie where
+ * the virtual clock says. */
 static void journal_step(gr_worker *w, const vworker *v, uint64_t start, uint64_t raw_end,
                          uint64_t end)
 {
@@ -355,9 +362,10 @@ static void journal_step(gr_worker *w, const vworker *v, uint64_t start, uint64_
     const double scale = (double)(end - start) / (double)(raw_end - start);
     for (size_t k = v->step_journal; k < w->journal_len; k++) {
         gr_journal_ev *e = &w->journal[k];
-        if (e->t0 > start) e->t0 = start + (uint64_t)((double)(e->t0 - start) * scale);
-        if (e->t1 > start) e->t1 = start + (uint64_t)((double)(e->t1 - start) * scale);
+        e->t0 = step_time(e->t0, start, scale);
+        e->t1 = step_time(e->t1, start, scale);
     }
+    if (w->act_stage) w->act_begin = step_time(w->act_begin, start, scale);
 }
 
 /* The clock at the end of w's step: the ticks it took, or the OS thread's CPU time when

@@ -188,6 +188,8 @@ static void test_trace_is_virtual_time(void)
         for (size_t k = 0; k < n; k++) {
             CHECK_MSG(sl[k].t1_ms <= s->wall_ms + tol, "a slice ends at %.3f ms of a %.3f ms "
                       "frame", sl[k].t1_ms, s->wall_ms);
+            CHECK_MSG(sl[k].t0_ms <= sl[k].t1_ms + tol, "a slice ends at %.3f ms before it "
+                      "began (%.3f ms)", sl[k].t1_ms, sl[k].t0_ms);
             if (k + 1 < n && sl[k + 1].worker == sl[k].worker)
                 CHECK_MSG(sl[k].t1_ms <= sl[k + 1].t0_ms + tol, "worker %u: a slice ends at "
                           "%.3f ms after the next began (%.3f ms)", sl[k].worker, sl[k].t1_ms,
