@@ -447,6 +447,9 @@ struct gr_worker {
      * closes each step's part, so that a stage's ticks fall in the steps that ran them). */
     gr_stage_rt *act_stage;
     uint64_t act_t0;
+    /* Its start as its journal slice records it: in a simulated run moved with the step
+     * that began it (simulate.c journal_step), like the slices themselves. */
+    uint64_t act_begin;
     gr_journal_ev *journal;
     size_t journal_len, journal_cap;
     uint64_t rng;

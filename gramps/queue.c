@@ -430,7 +430,10 @@ uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out)
 /* Takes the list of producers blocked on a full queue or subqueue (and, for a
  * subqueue, the ticket-ordered tasks parked on it) and makes them runnable again;
  * they re-check capacity themselves. Blocked producers still count
- * as pending work, so waking them changes no counter. */
+ * as pending work, so waking them changes no counter. A producer that keeps state
+ * goes back to its own worker's inbox (gr_send_home), as one woken for input does:
+ * the consumer that frees the space (a Tile-Shade freeing a tile's bins for Bin) runs
+ * elsewhere, and the state (Bin's staged tiles) would follow the instance there. */
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
 {
     gr_inst *list;
@@ -453,7 +456,7 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
         gr_inst *next = list->next_waiter;
         list->next_waiter = NULL;
         atomic_store(&list->state, GR_INST_RUNNABLE);
-        gr_push_task(w, list->stage, gr_inst_task(list));
+        if (!gr_send_home(w, list)) gr_push_task(w, list->stage, gr_inst_task(list));
         list = next;
     }
     while (tickets) {                     /* tickets.c: they try their slots again */

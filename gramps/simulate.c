@@ -73,6 +73,7 @@ typedef struct vworker {
     uint64_t step_cpu, step_ticks, step_offset;
     uint64_t step_t[GR_T_NCAT];   /* the worker's time per category then */
     uint64_t *step_stage;         /* and its busy ticks per stage (nstages) */
+    size_t step_journal;          /* and its journal's length */
     vw_state state;
 } vworker;
 
@@ -302,6 +303,7 @@ static void arrive(gr_worker *w)
     w->sim_offset = v->step_offset = v->clock - v->step_ticks;
     memcpy(v->step_t, w->t, sizeof v->step_t);
     memcpy(v->step_stage, w->stage_ticks, (size_t)w->g->nstages * sizeof *v->step_stage);
+    v->step_journal = w->journal_len;
     if (w->act_stage) w->act_t0 = v->clock;
 }
 
@@ -342,13 +344,36 @@ static int64_t calibrate_step(gr_worker *w, const vworker *v)
     return delta;
 }
 
+/* t, a tick of the step as it ran (from start), moved to the step as charged. */
+static uint64_t step_time(uint64_t t, uint64_t start, double scale)
+{
+    return t > start ? start + (uint64_t)((double)(t - start) * scale) : t;
+}
+
+/* The journal slices w recorded in its step, whose times are ticks of the step as it
+ * ran (start .. raw_end), moved to the step as charged (start .. end) in proportion, as
+ * its time categories are, and so is the start of a Thread activation the step began
+ * and did not end (its slice is recorded at its end): a trace's slices then lie where
+ * the virtual clock says. */
+static void journal_step(gr_worker *w, const vworker *v, uint64_t start, uint64_t raw_end,
+                         uint64_t end)
+{
+    if (raw_end <= start) return;
+    const double scale = (double)(end - start) / (double)(raw_end - start);
+    for (size_t k = v->step_journal; k < w->journal_len; k++) {
+        gr_journal_ev *e = &w->journal[k];
+        e->t0 = step_time(e->t0, start, scale);
+        e->t1 = step_time(e->t1, start, scale);
+    }
+    if (w->act_stage) w->act_begin = step_time(w->act_begin, start, scale);
+}
+
 /* The clock at the end of w's step: the ticks it took, or the OS thread's CPU time when
  * that is less (the OS ran something else meanwhile: a loaded machine's time is not the
  * simulated machine's), plus the cost model's charges and calibration. The worker's time
- * categories and the busy times of the stages the step ran are scaled to match (in
- * proportion: where in the step the OS intervened is unknown), so that a stage is never
- * busier than the workers' application time; the step's journal slices keep their
- * ticks. */
+ * categories, the busy times of the stages the step ran and its journal slices are
+ * scaled to match (in proportion: where in the step the OS intervened is unknown), so
+ * that a stage is never busier than the workers' application time. */
 static uint64_t step_end(gr_worker *w, vworker *v)
 {
     uint64_t t = gr_ticks(), now = t + w->sim_offset;
@@ -369,6 +394,7 @@ static uint64_t step_end(gr_worker *w, vworker *v)
     if (delta < -(int64_t)(w->t_last - start)) delta = -(int64_t)(w->t_last - start);
     w->t[GR_T_APP] += (uint64_t)delta;
     w->t_last += (uint64_t)delta;
+    journal_step(w, v, start, now, w->t_last);
     return w->t_last;
 }
 

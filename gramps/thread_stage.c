@@ -119,7 +119,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     const int32_t was_on = inst->ran_on;
     inst->ran_on = (int32_t)w->id + 1;
     if (w->g->sim) gr_sim_resume(w, inst, was_on);
-    const uint64_t t0 = w->act_t0;
+    w->act_begin = w->act_t0;
     const gr_stage_rt *was = gr_running_set(s);
     gr_fiber_switch(&w->sched_fiber, &inst->fiber);
     gr_running_set(was);
@@ -130,7 +130,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     w->stage_ticks[s->id] += t1 > w->act_t0 ? t1 - w->act_t0 : 0;
     w->act_stage = NULL;
     w->stage_tasks[s->id]++;
-    if (w->journal) gr_journal_add(w, s->id, inst->number, t0, t1);
+    if (w->journal) gr_journal_add(w, s->id, inst->number, w->act_begin, t1);
     switch (inst->action) {
     case GR_YIELD_PREEMPT:
         atomic_store(&inst->state, GR_INST_RUNNABLE);

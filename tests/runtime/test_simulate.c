@@ -3,13 +3,15 @@
  * comes from measured cycles): every virtual worker takes part when there is work to
  * share, queue capacities hold at 64 virtual workers, each worker's accounted time fits
  * in the frame's, no stage is busier than the workers' application time when the OS takes
- * the thread away mid-task, the statistics say the run was simulated, and out-of-range
+ * the thread away mid-task, nor does a trace's slice outlast its step or the frame, the
+ * statistics say the run was simulated, and out-of-range
  * counts are refused with a message naming the option. */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -156,6 +158,48 @@ static void test_stage_busy_is_cpu_time(void)
     }
 }
 
+static int by_worker_then_start(const void *a, const void *b)
+{
+    const gr_slice *x = a, *y = b;
+    if (x->worker != y->worker) return x->worker < y->worker ? -1 : 1;
+    return x->t0_ms < y->t0_ms ? -1 : x->t0_ms > y->t0_ms;
+}
+
+/* The trace's slices are virtual time too: with the OS taking the thread away for 2 ms
+ * in every eighth task, each slice still ends by the frame's end and before the next
+ * slice of its worker starts (they kept the step's wall-clock ticks, so a slice lasted
+ * its sleep and overlapped the next ones). */
+static void test_trace_is_virtual_time(void)
+{
+    flow f = {.packets = 64};
+    gr_graph *g = flow_graph_with(&f, 64, sleepy_square);
+    gr_launch_opts o = {.simulate = 4, .workers = 2, .stack_bytes = 64 * 1024, .journal = true};
+    gr_status st = gr_launch(g, &o, NULL, 0);
+    if (st == GR_OK) st = gr_wait(g);
+    CHECK_MSG(st == GR_OK, "%s", gr_error(g));
+    const gr_stats *s = gr_get_stats(g);
+    size_t n = gr_journal_slices(g, NULL, 0);
+    gr_slice *sl = malloc((n ? n : 1) * sizeof *sl);
+    CHECK(n > 0 && sl != NULL);
+    if (sl) {
+        n = gr_journal_slices(g, sl, n);
+        qsort(sl, n, sizeof *sl, by_worker_then_start);
+        const double tol = 1e-3;              /* ms: the ticks' rounding */
+        for (size_t k = 0; k < n; k++) {
+            CHECK_MSG(sl[k].t1_ms <= s->wall_ms + tol, "a slice ends at %.3f ms of a %.3f ms "
+                      "frame", sl[k].t1_ms, s->wall_ms);
+            CHECK_MSG(sl[k].t0_ms <= sl[k].t1_ms + tol, "a slice ends at %.3f ms before it "
+                      "began (%.3f ms)", sl[k].t1_ms, sl[k].t0_ms);
+            if (k + 1 < n && sl[k + 1].worker == sl[k].worker)
+                CHECK_MSG(sl[k].t1_ms <= sl[k + 1].t0_ms + tol, "worker %u: a slice ends at "
+                          "%.3f ms after the next began (%.3f ms)", sl[k].worker, sl[k].t1_ms,
+                          sl[k + 1].t0_ms);
+        }
+    }
+    free(sl);
+    gr_graph_destroy(g);
+}
+
 /* Every virtual worker runs tasks when there are far more than workers, under the
  * policies that share work (Static gives each stage to one worker, by design). */
 static void test_all_workers_take_part(void)
@@ -230,6 +274,7 @@ int main(void)
     RUN(test_results_and_accounting);
     RUN(test_all_workers_take_part);
     RUN(test_stage_busy_is_cpu_time);
+    RUN(test_trace_is_virtual_time);
     RUN(test_capacity_at_64);
     RUN(test_limits);
     return check_finish();

@@ -3,8 +3,10 @@
  * the worker it last ran on, instead of running where it was woken. Checked by
  * structure, never by time: a Thread sink fed by three Thread sources, each on a worker
  * of its own, is woken from all of them, and counts the runtime calls it came back from
- * on another worker (as test_sim_remote does). Under GRAMPS, QES and PSS it must stay put; every
- * policy must still deliver everything (real threads and virtual workers). */
+ * on another worker (as test_sim_remote does); and a Thread source with state, blocked on
+ * a full queue, is woken by the Shader consumers that free it on other workers (the
+ * raster graph's Bin, woken by Tile-Shade). Under GRAMPS, QES and PSS both must stay
+ * put; every policy must still deliver everything (real threads and virtual workers). */
 #include "gramps/gramps.h"
 #include "tests/check.h"
 
@@ -65,9 +67,8 @@ static gr_graph *graph(flow *f)
     return g;
 }
 
-static bool run(flow *f, const char *sched, unsigned workers, unsigned simulate)
+static bool run_graph(gr_graph *g, const char *sched, unsigned workers, unsigned simulate)
 {
-    gr_graph *g = graph(f);
     gr_launch_opts o = {.workers = simulate ? 0 : workers, .scheduler = sched,
                         .simulate = simulate, .stack_bytes = 64 * 1024, .deadlock_seconds = 30};
     gr_status st = gr_launch(g, &o, NULL, 0);
@@ -75,6 +76,54 @@ static bool run(flow *f, const char *sched, unsigned workers, unsigned simulate)
     CHECK_MSG(st == GR_OK, "%s at %u: %s", sched, simulate ? simulate : workers, gr_error(g));
     gr_graph_destroy(g);
     return st == GR_OK;
+}
+
+static bool run(flow *f, const char *sched, unsigned workers, unsigned simulate)
+{
+    return run_graph(graph(f), sched, workers, simulate);
+}
+
+#define PRODUCED 1000                     /* the blocked source's packets */
+
+/* A source with state that fills its small queue faster than the consumers drain it, so
+ * that it blocks on output again and again; counts its runtime calls as sink does. */
+static void stateful_source(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    gr_state_bytes(c, f->state);
+    unsigned on = gr_worker_id(c);
+    gr_window w;
+    for (uint32_t i = 0; i < PRODUCED; i++) {
+        gr_reserve_out(c, 0, 1, &w);
+        *(uint64_t *)w.mem = i;
+        gr_commit_out(c, 0, 1);
+        atomic_fetch_add(&f->resumed, 1);
+        if (gr_worker_id(c) != on) atomic_fetch_add(&f->moved, 1);
+        on = gr_worker_id(c);
+    }
+}
+
+static void slow_consumer(gr_ctx *c)
+{
+    flow *f = gr_user(c);
+    for (volatile int k = 0; k < 3000; k++) {}
+    atomic_fetch_add(&f->sum, *(const uint64_t *)gr_input(c, NULL));
+}
+
+/* stateful_source -> (capacity 2) -> slow_consumer (Shader): the consumers' tasks spread
+ * over the workers, each freeing the space the source waits for. */
+static gr_graph *blocked_graph(flow *f)
+{
+    gr_graph *g = gr_graph_create();
+    int q = gr_queue(g, &(gr_queue_desc){.name = "work", .packet_bytes = sizeof(uint64_t),
+                                         .capacity = 2});
+    gr_bind(g, gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD,
+                                            .main = stateful_source, .user = f}),
+            GR_BIND_OUTPUT, q);
+    gr_bind(g, gr_stage(g, &(gr_stage_desc){.name = "consume", .kind = GR_SHADER,
+                                            .main = slow_consumer, .user = f}),
+            GR_BIND_INPUT, q);
+    return g;
 }
 
 static const uint64_t expected_sum = SOURCES * 3ull * PACKETS * (PACKETS - 1) / 2;
@@ -106,6 +155,23 @@ static void test_state_stays_home(void)
     }
 }
 
+/* The source blocks on its full queue about once a packet and is woken by whichever
+ * worker's consumer freed a slot. It must come back where its state is: before such
+ * wake-ups went home it moved on most of them (the consumer's worker ran it next). */
+static void test_blocked_producer_stays_home(void)
+{
+    static const char *const scheds[] = {"gramps", "qes", "pss"};
+    for (int p = 0; p < 3; p++) {
+        flow f = {.state = 4096};
+        if (!run_graph(blocked_graph(&f), scheds[p], 0, 8)) return;
+        CHECK(atomic_load(&f.sum) == (uint64_t)PRODUCED * (PRODUCED - 1) / 2);
+        uint64_t resumed = atomic_load(&f.resumed), moved = atomic_load(&f.moved);
+        CHECK_MSG(moved * 50 <= resumed, "%s: a blocked source with state came back on "
+                  "another worker %llu of %llu times", scheds[p], (unsigned long long)moved,
+                  (unsigned long long)resumed);
+    }
+}
+
 /* Every policy delivers every packet once with the sink keeping state, on real threads
  * and on virtual workers. */
 static void test_every_policy_delivers(void)
@@ -124,6 +190,7 @@ static void test_every_policy_delivers(void)
 int main(void)
 {
     RUN(test_state_stays_home);
+    RUN(test_blocked_producer_stays_home);
     RUN(test_every_policy_delivers);
     return check_finish();
 }
