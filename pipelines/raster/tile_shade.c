@@ -189,6 +189,7 @@ static void batch_shade(shade_batch *b, plr_state *s)
 static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
 {
     if (b->stamp[slot] == b->batch) return b->index[slot];
+    if (!b->stamp[slot]) b->quad[slot].ready = false;   /* the slot's first packet in this tile */
     int k = b->ntris++;
     b->tris[k] = sl->rec[slot].tri;
     b->quads[k] = &b->quad[slot];
@@ -277,7 +278,6 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     b.index = st->index;
     b.quad = st->quad;
     if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
-    for (uint32_t k = 0; ok && k < st->slots.n; k++) b.quad[k].ready = false;
     /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
      * that a quad's fragments of one triangle share a packet and the shader's per-quad
      * work; the colours do not depend on the order. Rows ya and yb (equal at an odd edge
