@@ -238,7 +238,9 @@ struct gr_ctx {
     bool *out_keyed;
     bool *discarded;
     bool *push_unit;                  /* space for the first packet a push starts is reserved */
-    uint32_t set_packets;             /* packets the task started in physical queue sets */
+    uint32_t task;                    /* numbers the worker's Shader tasks */
+    uint32_t set_packets;             /* the most packets the task started in one subqueue
+                                       * of a physical queue set */
     /* Thread stages: start of the intrinsic call being timed, 0 when this one is not */
     uint64_t q_t0;
 };
@@ -304,8 +306,9 @@ struct gr_stage_rt {
     gr_binding *in;   int nin, cap_in;
     gr_binding *out;  int nout, cap_out;
     int *buffers;     int nbuffers, cap_buffers;
-    /* The most packets one batched task started in the physical queue sets it feeds:
-     * how far a batch expects each task to fill them (shader_stage.c, set_room). */
+    /* The most packets one batched task started in one subqueue of the physical queue
+     * sets it feeds: how far a batch expects each task to fill them (shader_stage.c,
+     * set_room). */
     _Atomic(uint32_t) set_packets_most;
     int priority;                     /* higher runs first */
     int rank;                         /* priority order: 0 = lowest priority */
@@ -359,6 +362,7 @@ typedef struct gr_partial {
     gr_comp *producer;                /* held pending until flushed (see shader_stage.c) */
     struct gr_partial *next_active;
     bool active;
+    uint32_t task, started;           /* packets started here by task number `task` */
 } gr_partial;
 
 /* A batched task's output reservation (gr_ctx's out and push_unit for one binding), held

@@ -106,6 +106,7 @@ static void reset_ctx(gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
     c->stage = s;
     c->in = in;
     c->key = in->key;
+    c->task++;
     c->set_packets = 0;
     for (int i = 0; i < s->nout; i++) {
         c->out_keyed[i] = false;
@@ -283,9 +284,9 @@ static bool set_full(gr_worker *w, const gr_stage_rt *s)
 }
 
 /* How many tasks a batch may take (at most max) so that each can start under the CPU's
- * rule (set_full) after its batch's earlier tasks pushed: every subqueue is taken to
- * fill as the fullest would if each earlier task started there as many packets as the
- * most one of the stage's batched tasks has (at least 1). That is what was seen, not a
+ * rule (set_full) after its batch's earlier tasks pushed: the fullest subqueue is taken
+ * to receive from each earlier task as many packets as the most one of the stage's
+ * batched tasks has started in one subqueue (at least 1). That is what was seen, not a
  * bound: a task that finds a set full after the launch is still held back (run_held). */
 static uint32_t set_room(gr_worker *w, gr_stage_rt *s, uint32_t max)
 {
@@ -499,6 +500,16 @@ static void send_partial(gr_worker *w, gr_partial *pa)
     gr_pending_sub_later(w, producer, 1);
 }
 
+/* A packet started in a subqueue of a physical queue set: the task's most there. */
+static void count_set_packet(gr_ctx *c, gr_partial *pa)
+{
+    if (pa->task != c->task) {
+        pa->task = c->task;
+        pa->started = 0;
+    }
+    if (++pa->started > c->set_packets) c->set_packets = pa->started;
+}
+
 /* The worker's partial packet for (q, sub), started if there is none; NULL after a
  * failure (the run fails). */
 static gr_partial *open_partial(gr_ctx *c, int slot, gr_queue_rt *q, uint32_t sub, uint64_t key,
@@ -510,7 +521,7 @@ static gr_partial *open_partial(gr_ctx *c, int slot, gr_queue_rt *q, uint32_t su
     if (!pa->pkt) {
         if (c->push_unit[slot]) c->push_unit[slot] = false;   /* reserved before the task */
         else gr_charge(w, q, 1);
-        c->set_packets += q->is_set && q->physical;
+        if (q->is_set && q->physical) count_set_packet(c, pa);
         pa->producer = &w->g->comps[c->stage->comp];
         gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);
