@@ -33,6 +33,20 @@ gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all
     return NULL;
 }
 
+/* The most packets one of the set's subqueues holds now. */
+uint32_t gr_set_fullest(gr_queue_rt *q)
+{
+    uint32_t n = subqueue_count(q), most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gr_subq *s = __atomic_load_n(&q->subs[i], __ATOMIC_ACQUIRE);   /* as in gr_any_ready */
+        if (!s) continue;
+        gr_spin_lock(&s->lock);
+        if (s->charged > most) most = s->charged;
+        gr_spin_unlock(&s->lock);
+    }
+    return most;
+}
+
 /* The worker side of a blocked any-subqueue reserve (thread_stage.c's park_in): the
  * instance waits on its queue unless a subqueue became ready meanwhile. */
 void gr_park_any(gr_worker *w, gr_inst *inst)

@@ -127,9 +127,12 @@ typedef struct gr_stage_desc {
      * queue on top of its own deque, up to batch_max in all, and calls batch once with
      * all their input packets (an accelerator stage launches one kernel over them);
      * then each task runs main as usual, in that order, gr_batch_index telling its
-     * position. A task whose outputs cannot be reserved then goes back to be run later,
-     * in another batch: batch must compute only what main could compute again (a pure
-     * function of the packets). Not with coalesce_input, fifo or a queue set input. */
+     * position. A packet is taken only with its task's outputs reserved, and no more
+     * than a queue set the stage feeds can take under the rule that holds a Shader back
+     * while a subqueue is full; a task that still finds such a set full when its turn
+     * comes goes back to be run later, in another batch: batch must compute only what
+     * main could compute again (a pure function of the packets). Not with
+     * coalesce_input, fifo or a queue set input. */
     uint32_t batch_max;
     void (*batch)(gr_ctx *c, void *const packets[], uint32_t n);
     const char *device;            /* where the stage's program computes, for the

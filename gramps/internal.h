@@ -238,6 +238,9 @@ struct gr_ctx {
     bool *out_keyed;
     bool *discarded;
     bool *push_unit;                  /* space for the first packet a push starts is reserved */
+    uint32_t task;                    /* numbers the worker's Shader tasks */
+    uint32_t set_packets;             /* the most packets the task started in one subqueue
+                                       * of a physical queue set */
     /* Thread stages: start of the intrinsic call being timed, 0 when this one is not */
     uint64_t q_t0;
 };
@@ -303,6 +306,10 @@ struct gr_stage_rt {
     gr_binding *in;   int nin, cap_in;
     gr_binding *out;  int nout, cap_out;
     int *buffers;     int nbuffers, cap_buffers;
+    /* The most packets one batched task started in one subqueue of the physical queue
+     * sets it feeds: how far a batch expects each task to fill them (shader_stage.c,
+     * set_room). */
+    _Atomic(uint32_t) set_packets_most;
     int priority;                     /* higher runs first */
     int rank;                         /* priority order: 0 = lowest priority */
     int deque;                        /* index of its tasks' deque in each worker (policy's) */
@@ -355,7 +362,15 @@ typedef struct gr_partial {
     gr_comp *producer;                /* held pending until flushed (see shader_stage.c) */
     struct gr_partial *next_active;
     bool active;
+    uint32_t task, started;           /* packets started here by task number `task` */
 } gr_partial;
+
+/* A batched task's output reservation (gr_ctx's out and push_unit for one binding), held
+ * from its batch's take until the task runs (shader_stage.c, take_batch). */
+typedef struct gr_held_output {
+    gr_pkt *out;
+    bool push_unit;
+} gr_held_output;
 
 typedef enum gr_time_cat { GR_T_APP, GR_T_QUEUE, GR_T_SCHED, GR_T_IDLE, GR_T_NCAT } gr_time_cat;
 
@@ -405,6 +420,7 @@ struct gr_worker {
     uint64_t *victim_ready;           /* steal's snapshot of one word of each victim's bits */
     gr_ctx shader_ctx;
     uint32_t batch_pos;               /* 1 + the running task's position in its batch; 0: none */
+    gr_held_output *batch_held;       /* [position in the batch][output]: its reservations */
     void *scratch;                    /* sink for outputs of a failed Shader call */
     gr_partial **partials;            /* [queue] -> array indexed by subqueue */
     uint32_t *partials_len;
@@ -697,6 +713,7 @@ void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);
 /* A subqueue of q with packets that meets the need, or NULL; *all_done: q is closed and
  * every subqueue empty (nothing will come). */
 gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all_done);
+uint32_t gr_set_fullest(gr_queue_rt *q);
 void gr_park_any(gr_worker *w, gr_inst *inst);
 /* A packet arrived in s (NULL: q closed): wakes the waiter if s meets its need. */
 void gr_wake_any(gr_worker *w, gr_queue_rt *q, gr_subq *s);

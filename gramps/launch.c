@@ -131,6 +131,18 @@ static bool create_subqueues(gr_graph *g)
     return true;
 }
 
+/* The most tasks a batch of any Shader stage takes (0: none batches). */
+static size_t max_batch(const gr_graph *g)
+{
+    uint32_t m = 0;
+    for (int i = 0; i < g->nstages; i++) {
+        const gr_stage_desc *d = &g->stages[i]->d;
+        uint32_t n = d->batch_max < GR_BATCH_MAX ? d->batch_max : GR_BATCH_MAX;
+        if (d->kind == GR_SHADER && d->batch && n > m) m = n;
+    }
+    return m;
+}
+
 static size_t max_packet_bytes(gr_graph *g)
 {
     size_t m = 64;
@@ -198,6 +210,7 @@ static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block, size_t *per_r
     c->out_keyed = carve(block, &at, outs, sizeof *c->out_keyed);
     c->discarded = carve(block, &at, outs, sizeof *c->discarded);
     c->push_unit = carve(block, &at, outs, sizeof *c->push_unit);
+    w->batch_held = carve(block, &at, max_batch(g) * outs, sizeof *w->batch_held);
     return at;
 }
 

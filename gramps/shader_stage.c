@@ -106,6 +106,8 @@ static void reset_ctx(gr_ctx *c, gr_stage_rt *s, gr_pkt *in)
     c->stage = s;
     c->in = in;
     c->key = in->key;
+    c->task++;
+    c->set_packets = 0;
     for (int i = 0; i < s->nout; i++) {
         c->out_keyed[i] = false;
         c->discarded[i] = false;
@@ -262,30 +264,109 @@ static bool batches(const gr_stage_rt *s, const gr_pkt *in)
     return s->d.batch && s->d.batch_max > 1 && !s->fifo && !in->queue->gates;
 }
 
-/* `in` and the packets of its queue on top of the worker's own deque, up to batch_max;
- * the first task that is not one goes back where it was, as in coalesce_input. */
-static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_pkt *in, gr_pkt *pk[GR_BATCH_MAX])
+/* The physical queue sets s feeds through forward bindings: the outputs set_full and
+ * set_room look at. */
+static bool feeds_set(gr_worker *w, const gr_stage_rt *s, int i)
+{
+    const gr_queue_rt *q = w->g->queues[s->out[i].queue];
+    return q->is_set && q->physical && !s->out[i].backward && !recirculates(s, i);
+}
+
+/* Whether a queue set that s feeds through a forward binding has a full subqueue: the
+ * rule that holds a Shader back before each of its tasks on the CPU (gr_stage_blocked),
+ * since the subqueue is chosen while the task runs and no reservation can bound it. */
+static bool set_full(gr_worker *w, const gr_stage_rt *s)
+{
+    if (!w->g->backpressure) return false;
+    for (int i = 0; i < s->nout; i++)
+        if (feeds_set(w, s, i) && gr_queue_full(w, w->g->queues[s->out[i].queue])) return true;
+    return false;
+}
+
+/* How many tasks a batch may take (at most max) so that each can start under the CPU's
+ * rule (set_full) after its batch's earlier tasks pushed: the fullest subqueue is taken
+ * to receive from each earlier task as many packets as the most one of the stage's
+ * batched tasks has started in one subqueue (at least 1). That is what was seen, not a
+ * bound: a task that finds a set full after the launch is still held back (run_held). */
+static uint32_t set_room(gr_worker *w, gr_stage_rt *s, uint32_t max)
+{
+    if (!w->g->backpressure) return max;
+    uint32_t most = atomic_load_explicit(&s->set_packets_most, memory_order_relaxed);
+    if (most == 0) most = 1;
+    for (int i = 0; i < s->nout; i++) {
+        if (!feeds_set(w, s, i)) continue;
+        gr_queue_rt *q = w->g->queues[s->out[i].queue];
+        uint32_t held = gr_set_fullest(q), cap = q->d.capacity;
+        uint32_t tasks = held < cap ? 1 + (cap - 1 - held) / most : 1;
+        if (tasks < max) max = tasks;
+    }
+    return max;
+}
+
+/* Task k of the batch keeps the reservations reserve_outputs made in c until it runs. */
+static void hold_outputs(gr_worker *w, const gr_ctx *c, uint32_t k)
+{
+    gr_held_output *h = w->batch_held + (size_t)k * c->stage->nout;
+    for (int i = 0; i < c->stage->nout; i++) h[i] = (gr_held_output){c->out[i], c->push_unit[i]};
+}
+
+/* Sets c up for task k of the batch, packet `in`, with the reservations it holds. */
+static void resume_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in, uint32_t k)
+{
+    const gr_held_output *h = w->batch_held + (size_t)k * s->nout;
+    reset_ctx(c, s, in);
+    for (int i = 0; i < s->nout; i++) {
+        c->out[i] = h[i].out;
+        c->push_unit[i] = h[i].push_unit;
+    }
+}
+
+/* c's task (its outputs reserved) and the packets of its queue on top of the worker's
+ * own deque, up to batch_max. Each is taken with its outputs reserved, held until it
+ * runs, and only while no queue set it feeds is full, so that every task launched can
+ * run; the first that is not one of the queue's packets or finds no room goes back
+ * where it was, as in coalesce_input. c is left set up for the first task. */
+static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *pk[GR_BATCH_MAX])
 {
     uint32_t n = 0, max = s->d.batch_max < GR_BATCH_MAX ? s->d.batch_max : GR_BATCH_MAX;
     void *t;
-    pk[n++] = in;
-    while (n < max && (t = gr_dq_pop(&w->dq[s->deque]))) {
-        if (gr_task_is_inst(t) || ((gr_pkt *)t)->queue != in->queue) {
+    max = set_room(w, s, max);
+    hold_outputs(w, c, n);
+    pk[n++] = c->in;
+    while (n < max && !set_full(w, s) && (t = gr_dq_pop(&w->dq[s->deque]))) {
+        if (gr_task_is_inst(t) || ((gr_pkt *)t)->queue != pk[0]->queue ||
+            !reserve_outputs(w, c, s, t)) {
             gr_push_own(w, s, s->deque, t);
             break;
         }
+        hold_outputs(w, c, n);
         pk[n++] = t;
     }
+    resume_outputs(w, c, s, pk[0], 0);
     return n;
 }
 
-/* The batch hook over every packet, then each task in order (`in`'s outputs are
- * reserved already); one whose outputs cannot be reserved goes back to its deque. */
-static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in)
+/* Task k (k > 0) runs unless a queue set it feeds filled with its batch's earlier
+ * tasks' pushes: then, as on the CPU, it is held back, its reservations given back, and
+ * it goes back to its deque (to be launched again). */
+static void run_held(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in, uint32_t k)
+{
+    resume_outputs(w, c, s, in, k);
+    if (set_full(w, s)) {
+        for (int i = 0; i < s->nout; i++) unreserve_output(w, c, i);
+        gr_push_task(w, s, in);
+        return;
+    }
+    w->tasks++;
+    run_reserved(w, s, c);
+}
+
+/* The batch hook over every packet taken, then each task in order. */
+static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c)
 {
     gr_pkt *pk[GR_BATCH_MAX];
     void *data[GR_BATCH_MAX];
-    uint32_t n = take_batch(w, s, in, pk);
+    uint32_t n = take_batch(w, s, c, pk);
     for (uint32_t k = 0; k < n; k++) data[k] = gr_pkt_data(pk[k]);
     uint64_t t0 = gr_account(w, GR_T_APP);
     const gr_stage_rt *was = gr_running_set(s);
@@ -294,14 +375,10 @@ static void run_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in)
     w->stage_ticks[s->id] += gr_account(w, GR_T_SCHED) - t0;
     for (uint32_t k = 0; k < n; k++) {
         w->batch_pos = k + 1;
-        if (k == 0) {
-            run_reserved(w, s, c);
-        } else if (reserve_outputs(w, c, s, pk[k])) {
-            w->tasks++;
-            run_reserved(w, s, c);
-        } else {
-            gr_push_task(w, s, pk[k]);
-        }
+        if (k == 0) run_reserved(w, s, c);
+        else run_held(w, s, c, pk[k], k);
+        if (c->set_packets > atomic_load_explicit(&s->set_packets_most, memory_order_relaxed))
+            atomic_store_explicit(&s->set_packets_most, c->set_packets, memory_order_relaxed);
     }
     w->batch_pos = 0;
 }
@@ -317,7 +394,7 @@ bool gr_shader_try_run(gr_worker *w, gr_stage_rt *s, gr_pkt *in)
     }
     if (!reserve_outputs(w, c, s, in)) return false;
     if (s->d.coalesce_input) coalesce_input(w, s, in);
-    if (batches(s, in) && !w->batch_pos) run_batch(w, s, c, in);
+    if (batches(s, in) && !w->batch_pos) run_batch(w, s, c);
     else run_reserved(w, s, c);
     return true;
 }
@@ -423,6 +500,16 @@ static void send_partial(gr_worker *w, gr_partial *pa)
     gr_pending_sub_later(w, producer, 1);
 }
 
+/* A packet started in a subqueue of a physical queue set: the task's most there. */
+static void count_set_packet(gr_ctx *c, gr_partial *pa)
+{
+    if (pa->task != c->task) {
+        pa->task = c->task;
+        pa->started = 0;
+    }
+    if (++pa->started > c->set_packets) c->set_packets = pa->started;
+}
+
 /* The worker's partial packet for (q, sub), started if there is none; NULL after a
  * failure (the run fails). */
 static gr_partial *open_partial(gr_ctx *c, int slot, gr_queue_rt *q, uint32_t sub, uint64_t key,
@@ -434,6 +521,7 @@ static gr_partial *open_partial(gr_ctx *c, int slot, gr_queue_rt *q, uint32_t su
     if (!pa->pkt) {
         if (c->push_unit[slot]) c->push_unit[slot] = false;   /* reserved before the task */
         else gr_charge(w, q, 1);
+        if (q->is_set && q->physical) count_set_packet(c, pa);
         pa->producer = &w->g->comps[c->stage->comp];
         gr_pending_add(w, pa->producer, 1);
         pa->pkt = gr_pkt_alloc(w, q);
