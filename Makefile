@@ -106,7 +106,7 @@ RENDER_TESTS := $(patsubst tests/render/%.c,$(BUILD)/tests/render/%,$(wildcard t
 BENCHES      := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 DEPS_STAMP   := build/.deps-ok
 
-.PHONY: FORCE all deps test test-runtime bench bench-scaling bench-simulate programs run install install-files clean check-all fuzz gallery
+.PHONY: FORCE all deps test test-runtime bench bench-scaling bench-simulate bench-hybrid programs run install install-files clean check-all fuzz gallery
 all: $(DEPS_STAMP) $(LIBGRAMPS) $(LIBRENDER) $(SHARED_LIBS) $(TOOLS) $(RUNTIME_TESTS) $(RENDER_TESTS) $(BENCHES)
 
 # Checks for the Debian packages the build needs; installs them when run as root.
@@ -203,6 +203,10 @@ gallery: all
 # The many-core figures against llvmpipe and Embree: THREADS=1,2,4,8,16 by default.
 bench-scaling: all
 	@sh bench/scaling.sh $(BUILD) $(THREADS)
+
+# The hybrid against the ray tracer (bench/hybrid.sh): SIZE, ROUNDS, WORKERS choose the runs.
+bench-hybrid: all
+	@sh bench/hybrid.sh $(BUILD)
 
 # The simulator's checks and tables (bench/simulate.sh): every part unless PARTS says.
 bench-simulate: all
