@@ -157,7 +157,10 @@ static void test_state_stays_home(void)
 
 /* The source blocks on its full queue about once a packet and is woken by whichever
  * worker's consumer freed a slot. It must come back where its state is: before such
- * wake-ups went home it moved on most of them (the consumer's worker ran it next). */
+ * wake-ups went home it moved on most of them (502-574 of 1,000 resumptions: the
+ * consumer's worker ran it next). Going home, it still moves when an idle thief takes
+ * it: 0-22 of 1,000 seen (22 under PSS in a CI run at load), so the bound is 10%, far
+ * below the old behaviour. */
 static void test_blocked_producer_stays_home(void)
 {
     static const char *const scheds[] = {"gramps", "qes", "pss"};
@@ -166,7 +169,7 @@ static void test_blocked_producer_stays_home(void)
         if (!run_graph(blocked_graph(&f), scheds[p], 0, 8)) return;
         CHECK(atomic_load(&f.sum) == (uint64_t)PRODUCED * (PRODUCED - 1) / 2);
         uint64_t resumed = atomic_load(&f.resumed), moved = atomic_load(&f.moved);
-        CHECK_MSG(moved * 50 <= resumed, "%s: a blocked source with state came back on "
+        CHECK_MSG(moved * 10 <= resumed, "%s: a blocked source with state came back on "
                   "another worker %llu of %llu times", scheds[p], (unsigned long long)moved,
                   (unsigned long long)resumed);
     }
