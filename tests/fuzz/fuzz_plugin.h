@@ -39,7 +39,8 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
     return "leak:plr_reorder_main\nleak:plr_stager_init\nleak:rast_local_init\n"
-           "leak:plr_depth_tile_init\nleak:slot_take\nleak:tile_init\n";
+           "leak:plr_depth_tile_init\nleak:slot_take\nleak:tile_init\nleak:tile_open\n"
+           "leak:batch_reserve\n";
 }
 #endif
 
