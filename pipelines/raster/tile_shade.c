@@ -139,8 +139,9 @@ static void tile_add_failed(gr_ctx *c, const shade_tile *st, const plr_state *s)
         gr_fail(c, GR_ERR_INVALID, "raster.tile-shade: tile %llu has more than %u visible "
                 "triangles at once, more than its 16-bit pixel owners can name: use a tile "
                 "edge below %d", (unsigned long long)gr_key(c), TILE_MAX_SLOTS - 1, s->tile);
-    gr_fail(c, GR_ERR_NOMEM, "raster.tile-shade: out of memory (tile %llu)",
-            (unsigned long long)gr_key(c));
+    else
+        gr_fail(c, GR_ERR_NOMEM, "raster.tile-shade: out of memory (tile %llu)",
+                (unsigned long long)gr_key(c));
 }
 
 /* A packet of visible pixels being gathered for the pixel shader, as arrays: their
