@@ -277,6 +277,11 @@ typedef struct cp_kernel {
      * from the device (the host's copy of the elements stale); NULL: only if `inplace`,
      * `resident_emit` or no emit */
     bool (*reads_resident)(void *state);
+    /* For batches (gr_stage_desc.set_pushes): the keys of the queue set bound to push
+     * output `output` that emit may push into for `packet`, each with at most how many
+     * elements; how many it wrote (at most GR_SET_PUSHES_MAX) or GR_SET_PUSHES_UNKNOWN.
+     * NULL: a batch estimates from the set's fullest subqueue */
+    uint32_t (*set_pushes)(void *state, const void *packet, int output, gr_set_push *pushes);
 } cp_kernel;
 
 /* In a kernel stage's emit: makes `element` (of append `append`'s output format) a

@@ -419,6 +419,17 @@ void cp_device_stage_main(gr_ctx *c)
     if ((uint32_t)k + 1 == b->n) drop_held(d, b->held);
 }
 
+static uint32_t set_pushes(gr_ctx *c, int output, gr_set_push *pushes)
+{
+    cp_device_stage *d = gr_user(c);
+    return d->kernel->set_pushes(d->state, gr_input(c, NULL), output, pushes);
+}
+
+gr_set_pushes_fn cp_device_stage_set_pushes(const cp_device_stage *d)
+{
+    return d->kernel->set_pushes ? set_pushes : NULL;
+}
+
 bool cp_device_appended(gr_ctx *c, int append, uint32_t position, void *element)
 {
     cp_device_stage *d = gr_user(c);

@@ -891,6 +891,7 @@ static int build(cp_instance *in, char err[CP_ERR_MAX])
                                                .placement = st->placement_why[0] ? st->placement_why : NULL,
                                                .batch = st->device ? cp_device_stage_batch : NULL,
                                                .batch_max = st->device ? CP_DEVICE_BATCH : 0,
+                                               .set_pushes = st->device ? cp_device_stage_set_pushes(st->device) : NULL,
                                                .instanced = t->instanced != CP_ONE_INSTANCE,
                                                .every_subqueue = t->instanced == CP_PER_EVERY_SUBQUEUE,
                                                .priority = priority_of(st), .fifo = st->fifo,

@@ -123,6 +123,8 @@ void cp_device_stage_free(cp_device_stage *d);
 #define CP_DEVICE_BATCH 32
 void cp_device_stage_main(gr_ctx *c);
 void cp_device_stage_batch(gr_ctx *c, void *const packets[], uint32_t n);
+/* Its gr_stage_desc.set_pushes: the kernel's (NULL when the kernel has none). */
+gr_set_pushes_fn cp_device_stage_set_pushes(const cp_device_stage *d);
 /* Whether the stage's kernel rewrites its packets in place and its emit reads only what
  * no kernel rewrites, so its output may stay on the device (device_queue.c). */
 bool cp_device_stage_resident_ok(const cp_device_stage *d);

@@ -84,6 +84,8 @@ typedef enum gr_stage_kind {
 } gr_stage_kind;
 
 typedef void (*gr_stage_fn)(gr_ctx *ctx);
+struct gr_set_push;
+typedef uint32_t (*gr_set_pushes_fn)(gr_ctx *c, int output, struct gr_set_push *pushes);
 
 typedef struct gr_stage_desc {
     const char *name;
@@ -168,7 +170,27 @@ typedef struct gr_stage_desc {
                                       capacity. At most one packet per task into that output
                                       (none: the slot is skipped); the key of the packet is
                                       the input's */
+    /* Shader batches into a physical queue set (a push binding, `output`): for the task
+     * c is set up for (gr_input is its packet), the subqueues of that set it may push
+     * into, each key with at most how many elements it may push there (a bound, from the
+     * packet: e.g. one contribution per ray, keyed by the ray's pixel); returns how many
+     * it wrote, at most GR_SET_PUSHES_MAX, or GR_SET_PUSHES_UNKNOWN. A batch then takes
+     * a task only while the subqueues its earlier tasks push into keep room for it to
+     * start under the CPU's rule, following the worker's push coalescing (batch_room.c).
+     * NULL: a batch assumes each earlier task starts, in the set's fullest subqueue, as
+     * many packets as a batched task of the stage has started in one. Either way a task
+     * that finds a subqueue full when its turn comes is held back (batch above), so a
+     * wrong answer costs launches, never the capacity bound. */
+    gr_set_pushes_fn set_pushes;
 } gr_stage_desc;
+
+/* One subqueue a batched task may push into (gr_stage_desc.set_pushes). */
+typedef struct gr_set_push {
+    uint64_t key;
+    uint32_t elements;             /* at most this many */
+} gr_set_push;
+#define GR_SET_PUSHES_MAX 16
+#define GR_SET_PUSHES_UNKNOWN UINT32_MAX
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
 #define GR_BATCH_MAX 256

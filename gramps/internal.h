@@ -714,6 +714,31 @@ void gr_append_elements(const gr_queue_rt *q, gr_pkt *dst, gr_pkt *src);
  * every subqueue empty (nothing will come). */
 gr_subq *gr_any_ready(gr_queue_rt *q, uint32_t need, bool grant_short, bool *all_done);
 uint32_t gr_set_fullest(gr_queue_rt *q);
+
+/* batch_room.c: a Shader batch's room in the physical queue sets its stage feeds. */
+#define GR_ROOM_SUBS 64
+typedef struct gr_room_sub {          /* a subqueue the batch's tasks push into */
+    const gr_queue_rt *q;
+    uint64_t key;
+    uint32_t charged;                 /* packets it holds, with those the batch's tasks
+                                         taken so far fill there */
+    uint32_t fill;                    /* elements in the worker's partly filled packet */
+} gr_room_sub;
+typedef struct gr_batch_room {
+    uint32_t max;                     /* tasks at most */
+    bool forecast;                    /* per subqueue (gr_stage_desc.set_pushes) */
+    bool last;                        /* a task's pushes are not known: it is the last */
+    uint32_t nsubs;
+    gr_room_sub subs[GR_ROOM_SUBS];
+} gr_batch_room;
+/* Whether a queue set s feeds has a full subqueue: the CPU's rule before each task. */
+bool gr_batch_set_full(gr_worker *w, const gr_stage_rt *s);
+/* A batch of at most max tasks starts (before its first task's pushes are added). */
+void gr_batch_room_start(gr_worker *w, gr_stage_rt *s, uint32_t max, gr_batch_room *r);
+/* The pushes of the task c is set up for (just taken) added to the forecast. */
+void gr_batch_room_add(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_batch_room *r);
+/* Whether the batch, n tasks taken, may take another. */
+bool gr_batch_room_takes(gr_worker *w, const gr_stage_rt *s, const gr_batch_room *r, uint32_t n);
 void gr_park_any(gr_worker *w, gr_inst *inst);
 /* A packet arrived in s (NULL: q closed): wakes the waiter if s meets its need. */
 void gr_wake_any(gr_worker *w, gr_queue_rt *q, gr_subq *s);

@@ -264,45 +264,6 @@ static bool batches(const gr_stage_rt *s, const gr_pkt *in)
     return s->d.batch && s->d.batch_max > 1 && !s->fifo && !in->queue->gates;
 }
 
-/* The physical queue sets s feeds through forward bindings: the outputs set_full and
- * set_room look at. */
-static bool feeds_set(gr_worker *w, const gr_stage_rt *s, int i)
-{
-    const gr_queue_rt *q = w->g->queues[s->out[i].queue];
-    return q->is_set && q->physical && !s->out[i].backward && !recirculates(s, i);
-}
-
-/* Whether a queue set that s feeds through a forward binding has a full subqueue: the
- * rule that holds a Shader back before each of its tasks on the CPU (gr_stage_blocked),
- * since the subqueue is chosen while the task runs and no reservation can bound it. */
-static bool set_full(gr_worker *w, const gr_stage_rt *s)
-{
-    if (!w->g->backpressure) return false;
-    for (int i = 0; i < s->nout; i++)
-        if (feeds_set(w, s, i) && gr_queue_full(w, w->g->queues[s->out[i].queue])) return true;
-    return false;
-}
-
-/* How many tasks a batch may take (at most max) so that each can start under the CPU's
- * rule (set_full) after its batch's earlier tasks pushed: the fullest subqueue is taken
- * to receive from each earlier task as many packets as the most one of the stage's
- * batched tasks has started in one subqueue (at least 1). That is what was seen, not a
- * bound: a task that finds a set full after the launch is still held back (run_held). */
-static uint32_t set_room(gr_worker *w, gr_stage_rt *s, uint32_t max)
-{
-    if (!w->g->backpressure) return max;
-    uint32_t most = atomic_load_explicit(&s->set_packets_most, memory_order_relaxed);
-    if (most == 0) most = 1;
-    for (int i = 0; i < s->nout; i++) {
-        if (!feeds_set(w, s, i)) continue;
-        gr_queue_rt *q = w->g->queues[s->out[i].queue];
-        uint32_t held = gr_set_fullest(q), cap = q->d.capacity;
-        uint32_t tasks = held < cap ? 1 + (cap - 1 - held) / most : 1;
-        if (tasks < max) max = tasks;
-    }
-    return max;
-}
-
 /* Task k of the batch keeps the reservations reserve_outputs made in c until it runs. */
 static void hold_outputs(gr_worker *w, const gr_ctx *c, uint32_t k)
 {
@@ -323,17 +284,20 @@ static void resume_outputs(gr_worker *w, gr_ctx *c, gr_stage_rt *s, gr_pkt *in, 
 
 /* c's task (its outputs reserved) and the packets of its queue on top of the worker's
  * own deque, up to batch_max. Each is taken with its outputs reserved, held until it
- * runs, and only while no queue set it feeds is full, so that every task launched can
- * run; the first that is not one of the queue's packets or finds no room goes back
- * where it was, as in coalesce_input. c is left set up for the first task. */
+ * runs, and only while the queue sets the stage feeds leave it room to start after the
+ * earlier tasks' pushes (batch_room.c), so that every task launched can run; the first
+ * that is not one of the queue's packets or finds no room goes back where it was, as in
+ * coalesce_input. c is left set up for the first task. */
 static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *pk[GR_BATCH_MAX])
 {
-    uint32_t n = 0, max = s->d.batch_max < GR_BATCH_MAX ? s->d.batch_max : GR_BATCH_MAX;
+    uint32_t n = 0;
+    gr_batch_room room;
+    gr_batch_room_start(w, s, s->d.batch_max < GR_BATCH_MAX ? s->d.batch_max : GR_BATCH_MAX, &room);
     void *t;
-    max = set_room(w, s, max);
     hold_outputs(w, c, n);
     pk[n++] = c->in;
-    while (n < max && !set_full(w, s) && (t = gr_dq_pop(&w->dq[s->deque]))) {
+    gr_batch_room_add(w, s, c, &room);
+    while (gr_batch_room_takes(w, s, &room, n) && (t = gr_dq_pop(&w->dq[s->deque]))) {
         if (gr_task_is_inst(t) || ((gr_pkt *)t)->queue != pk[0]->queue ||
             !reserve_outputs(w, c, s, t)) {
             gr_push_own(w, s, s->deque, t);
@@ -341,6 +305,7 @@ static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *pk[G
         }
         hold_outputs(w, c, n);
         pk[n++] = t;
+        gr_batch_room_add(w, s, c, &room);
     }
     resume_outputs(w, c, s, pk[0], 0);
     return n;
@@ -352,7 +317,7 @@ static uint32_t take_batch(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *pk[G
 static void run_held(gr_worker *w, gr_stage_rt *s, gr_ctx *c, gr_pkt *in, uint32_t k)
 {
     resume_outputs(w, c, s, in, k);
-    if (set_full(w, s)) {
+    if (gr_batch_set_full(w, s)) {
         for (int i = 0; i < s->nout; i++) unreserve_output(w, c, i);
         gr_push_task(w, s, in);
         return;

@@ -5,6 +5,8 @@
 
 #include "pipelines/raytrace/sums.h"
 
+#include <string.h>
+
 bool plrt_blend_keys_of(const pl_frame *f, uint32_t subqueues, plrt_blend_keys *k)
 {
     const pl_region *r = &f->region;
@@ -26,4 +28,22 @@ void plrt_push_contribs(gr_ctx *c, int output, plrt_contribs *b)
         gr_push_key_n(c, output, key, &b->k[i], j - i);
     }
     b->n = 0;
+}
+
+uint32_t plrt_contrib_pushes(const plrt_blend_keys *keys, const void *elements, size_t stride,
+                             size_t pixel_at, uint32_t n, gr_set_push *pushes)
+{
+    const char *e = elements;
+    uint32_t nkeys = 0;
+    for (uint32_t i = 0; i < n; i++, e += stride) {
+        uint32_t pixel;
+        memcpy(&pixel, e + pixel_at, sizeof pixel);
+        uint64_t key = plrt_blend_key(pixel, keys);
+        uint32_t k = nkeys;
+        while (k > 0 && pushes[k - 1].key != key) k--;      /* neighbours share a key */
+        if (k > 0) pushes[k - 1].elements++;
+        else if (nkeys == GR_SET_PUSHES_MAX) return GR_SET_PUSHES_UNKNOWN;
+        else pushes[nkeys++] = (gr_set_push){key, 1};
+    }
+    return nkeys;
 }

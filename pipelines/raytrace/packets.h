@@ -119,4 +119,11 @@ static inline void plrt_add_contrib(plrt_contribs *b, uint32_t pixel, const floa
  * neighbours, so runs are long), and empties b. */
 GR_API void plrt_push_contribs(gr_ctx *c, int output, plrt_contribs *b);
 
+/* For a batch (gr_stage_desc.set_pushes): the keys the contributions of the n elements
+ * at `elements` (`stride` bytes apart, each with its pixel at byte `pixel_at`) go to, at
+ * most one contribution per element; how many keys, or GR_SET_PUSHES_UNKNOWN when more
+ * than GR_SET_PUSHES_MAX. */
+GR_API uint32_t plrt_contrib_pushes(const plrt_blend_keys *keys, const void *elements, size_t stride,
+                                    size_t pixel_at, uint32_t n, gr_set_push *pushes);
+
 #endif

@@ -514,6 +514,16 @@ static void shade_emit(gr_ctx *c, void *state, void *packet, const void *results
     shade_packet(c, state, packet, results);
 }
 
+/* The Blend keys of a task's contributions: one at most per ray, to its pixel's
+ * (shade_one), for a batch's room in `contributions` (cp_kernel.set_pushes). */
+static uint32_t shade_set_pushes(void *state, const void *packet, int output, gr_set_push *pushes)
+{
+    const shade_state *s = state;
+    if (output != SHADE_CONTRIB) return GR_SET_PUSHES_UNKNOWN;   /* rays: plain queues */
+    return plrt_contrib_pushes(&s->keys, plrt_elems((void *)packet), sizeof(plrt_ray),
+                               offsetof(plrt_ray, pixel), gr_count(packet), pushes);
+}
+
 /* The emit reads of an element only what Intersect leaves as it was (weight, pixel,
  * depth, cone) and takes the rest from the result, so Intersect's hits may stay on the
  * device; not with a float surface output, which reads the camera rays' hits. */
@@ -762,7 +772,7 @@ static const cp_kernel_stage_type kernel_stages[] = {
       .spill_bytes = sizeof(plrt_shade_spill), .spills = plrt_shade_spills,
       .buffers = shade_kernel_buffers,
       .unsupported = shade_kernel_unsupported, .emit = shade_emit,
-      .reads_resident = shade_reads_resident,
+      .reads_resident = shade_reads_resident, .set_pushes = shade_set_pushes,
       .appends = {[PLRT_APPEND_SHADOW] = {SHADE_SHADOW, sizeof(rt_ray), shade_most_shadows},
                   [PLRT_APPEND_REFLECT] = {SHADE_REFLECT, sizeof(rt_ray), NULL}},
       .nappends = 2}},

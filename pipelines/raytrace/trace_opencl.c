@@ -125,3 +125,11 @@ void plrt_shadow_emit(gr_ctx *c, void *state, void *packet, const void *results,
     plrt_push_contribs(c, 0, &out);
     atomic_fetch_add_explicit(s->shadow, n, memory_order_relaxed);
 }
+
+uint32_t plrt_shadow_set_pushes(void *state, const void *packet, int output, gr_set_push *pushes)
+{
+    const plrt_trace_state *s = state;
+    (void)output;                         /* its one output: contributions */
+    return plrt_contrib_pushes(&s->keys, plrt_elems((void *)packet), sizeof(plrt_shadow),
+                               offsetof(plrt_shadow, pixel), gr_count(packet), pushes);
+}

@@ -32,7 +32,7 @@ extern const char cl_pipelines_raytrace_opencl_trace[];
 #define PLRT_SHADOW_KERNEL {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, \
     .name = "rt_occluded", .result_bytes = 1, .inplace = false, .buffers = plrt_trace_buffers, \
     .unsupported = plrt_shadow_unsupported, .emit = plrt_shadow_emit, \
-    .emit_reads_from = offsetof(plrt_shadow, color)}
+    .emit_reads_from = offsetof(plrt_shadow, color), .set_pushes = plrt_shadow_set_pushes}
 /* Why bvh.opencl could not be made on this thread, for the stage's message. */
 const char *plrt_device_bvh_error(void);
 int plrt_trace_buffers(void *state, const struct ac_buffer *out[CP_KERNEL_BUFFERS]);
@@ -44,5 +44,7 @@ const char *plrt_intersect_unsupported(void *state);
 const char *plrt_shadow_unsupported(void *state);
 void plrt_intersect_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
 void plrt_shadow_emit(gr_ctx *c, void *state, void *packet, const void *results, uint32_t n);
+/* The Blend keys its contributions go to, one at most per shadow ray (cp_kernel.set_pushes). */
+uint32_t plrt_shadow_set_pushes(void *state, const void *packet, int output, gr_set_push *pushes);
 
 #endif

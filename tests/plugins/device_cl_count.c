@@ -5,11 +5,17 @@
  * from device buffers by the host (the plain and rectangular writes and reads; a
  * rectangle's bytes are its region's), bytes copied within the device, and the bytes
  * buffers were created with from host memory (CL_MEM_COPY_HOST_PTR: the scene's and
- * frame's uploads, which no stage's statistics claim). Each call is passed on
- * unchanged. At exit it writes one line "launches L gathers G to T from F within W created C",
- * then a line "items KERNEL N" per kernel launched (its work-items, summed: elements
- * launched, so a packet launched twice counts twice), to the file named by
- * DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
+ * frame's uploads, which no stage's statistics claim), and each kernel's device time.
+ * Each call is passed on unchanged (a launch asked for no event gets one, which the shim
+ * releases). At exit it writes one line "launches L gathers G to T from F within W
+ * created C", then a line "items KERNEL N" per kernel launched (its work-items, summed:
+ * elements launched, so a packet launched twice counts twice), a line "kernel_ns KERNEL
+ * N" per kernel (its device time, summed: each launch's profiling event, END - START,
+ * read once a clFinish on the launch's queue has returned) and a last line "window_ns W
+ * unfinished U": W sums, over the launches, the host time from the enqueue to the
+ * return of the clFinish that waited for it (no kernel runs outside its window, so the
+ * device time is at most W), U counts the launches no clFinish waited for (not timed),
+ * to the file named by DEVICE_CL_COUNT (nothing when unset). Not a stage plugin: it
  * sits in tests/plugins so that the build makes it a shared object.
  *
  * The program calls the ICD loader's exported cl* functions (librender links
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static _Atomic(unsigned long long) launches, gathers, to_device, from_device, within_device, created;
 
@@ -40,25 +47,46 @@ static void *next(const char *name)
 
 #define NEXT(type, name) ((type)next(#name))
 
-/* Work-items launched per kernel name (a process launches a handful of kernels). */
+/* Work-items launched and device time per kernel name (a process launches a handful of
+ * kernels). */
 #define MAX_KERNELS 16
-static struct { char name[64]; unsigned long long items; } kernels[MAX_KERNELS];
+static struct { char name[64]; unsigned long long items, ns; } kernels[MAX_KERNELS];
 static int nkernels;
 static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void add_items(const char *name, unsigned long long items)
+/* Launches enqueued and not yet waited for by a clFinish on their queue. */
+#define MAX_PENDING 256
+typedef struct pending_launch {
+    cl_command_queue q;
+    cl_event ev;
+    int kernel;
+    unsigned long long enqueued;
+} pending_launch;
+static pending_launch pending[MAX_PENDING];
+static int npending;
+static unsigned long long window_ns, unfinished;
+
+static unsigned long long now_ns(void)
 {
-    pthread_mutex_lock(&kernels_lock);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+/* The index of kernel `name` in kernels (lock held); -1 when they are too many. */
+static int kernel_index(const char *name)
+{
     int i = 0;
     while (i < nkernels && strcmp(kernels[i].name, name)) i++;
     if (i == nkernels && nkernels < MAX_KERNELS) snprintf(kernels[nkernels++].name, 64, "%s", name);
-    if (i < nkernels) kernels[i].items += items;
-    pthread_mutex_unlock(&kernels_lock);
+    return i < nkernels ? i : -1;
 }
 
 /* A launch of k over `global`: counted, the gather kernel (accel/opencl/gather.cl's
- * ac_gather) apart; the name asked of the loader (not intercepted). */
-static void count_launch(cl_kernel k, cl_uint dims, const size_t *global)
+ * ac_gather) apart; the name asked of the loader (not intercepted). Its event (a
+ * reference the shim holds) waits for the clFinish that times it. */
+static void count_launch(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *global,
+                         cl_event ev, unsigned long long enqueued)
 {
     char name[64] = "?";
     clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
@@ -66,7 +94,44 @@ static void count_launch(cl_kernel k, cl_uint dims, const size_t *global)
     for (cl_uint d = 0; d < dims; d++) items *= global[d];
     launches++;
     if (!strcmp(name, "ac_gather")) gathers++;
-    add_items(name, items);
+    pthread_mutex_lock(&kernels_lock);
+    int i = kernel_index(name);
+    if (i >= 0) kernels[i].items += items;
+    if (i >= 0 && npending < MAX_PENDING) {
+        pending[npending++] = (pending_launch){q, ev, i, enqueued};
+    } else {
+        unfinished++;
+        clReleaseEvent(ev);
+    }
+    pthread_mutex_unlock(&kernels_lock);
+}
+
+/* A finished launch's device time from its profiling event (the program's queues are made
+ * with CL_QUEUE_PROFILING_ENABLE; without it nothing is counted). */
+static unsigned long long device_ns(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)
+        return 0;
+    return t1 > t0 ? t1 - t0 : 0;
+}
+
+/* clFinish(q) returned at `done`: q's pending launches have run; their times. */
+static void time_finished(cl_command_queue q, unsigned long long done)
+{
+    pthread_mutex_lock(&kernels_lock);
+    for (int i = 0; i < npending;) {
+        if (pending[i].q != q) {
+            i++;
+            continue;
+        }
+        kernels[pending[i].kernel].ns += device_ns(pending[i].ev);
+        window_ns += done - pending[i].enqueued;
+        clReleaseEvent(pending[i].ev);
+        pending[i] = pending[--npending];
+    }
+    pthread_mutex_unlock(&kernels_lock);
 }
 
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
@@ -75,8 +140,20 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, con
 {
     typedef cl_int (*fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
                          const size_t *, cl_uint, const cl_event *, cl_event *);
-    cl_int e = NEXT(fn, clEnqueueNDRangeKernel)(q, k, dims, offset, global, local, nwait, wait, ev);
-    if (e == CL_SUCCESS) count_launch(k, dims, global);
+    cl_event own = NULL;
+    unsigned long long enqueued = now_ns();
+    cl_int e = NEXT(fn, clEnqueueNDRangeKernel)(q, k, dims, offset, global, local, nwait, wait,
+                                                ev ? ev : &own);
+    if (e == CL_SUCCESS && ev) clRetainEvent(*ev);
+    if (e == CL_SUCCESS) count_launch(q, k, dims, global, ev ? *ev : own, enqueued);
+    return e;
+}
+
+cl_int clFinish(cl_command_queue q)
+{
+    typedef cl_int (*fn)(cl_command_queue);
+    cl_int e = NEXT(fn, clFinish)(q);
+    if (e == CL_SUCCESS) time_finished(q, now_ns());
     return e;
 }
 
@@ -160,5 +237,7 @@ __attribute__((destructor)) static void report(void)
     fprintf(f, "launches %llu gathers %llu to %llu from %llu within %llu created %llu\n", launches,
             gathers, to_device, from_device, within_device, created);
     for (int i = 0; i < nkernels; i++) fprintf(f, "items %s %llu\n", kernels[i].name, kernels[i].items);
+    for (int i = 0; i < nkernels; i++) fprintf(f, "kernel_ns %s %llu\n", kernels[i].name, kernels[i].ns);
+    fprintf(f, "window_ns %llu unfinished %llu\n", window_ns, unfinished + (unsigned long long)npending);
     fclose(f);
 }

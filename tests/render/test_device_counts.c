@@ -8,16 +8,32 @@
  * their own kernels; the run must gather (else the comparison would not test the
  * gathers' count), and a launch count that left the gathers out (as ac_run did before)
  * fails. Buffers made from host data (the scene's and BVH's uploads) are not stage
- * traffic and are not compared. One and two workers. */
+ * traffic and are not compared. The stages' kernel_ms must be the device time the shim
+ * read from each launch's profiling event, summed (all stages, and Shade's alone against
+ * rt_shade's), within TIME_TOLERANCE plus the statistics' rounding, and at most the
+ * host time from each launch's enqueue to the clFinish that waited for it: a kernel_ms
+ * that left the gathers out, counted from the command's queuing, or was off in its units
+ * fails. One and two workers. */
 #include "tests/check.h"
 #include "tests/cli.h"
 #include "tests/render/device_test.h"
 
+#include <math.h>
+
 /* What the shim counted. */
 typedef struct calls { unsigned long long launches, gathers, to, from, within, created; } calls;
 
-/* The stages' figures, summed. */
-typedef struct claimed { unsigned long long launches, to, from; double kernel_ms; } claimed;
+/* The stages' figures, summed (and Shade's kernel time alone). */
+typedef struct claimed { unsigned long long launches, to, from; double kernel_ms, shade_ms; int timed; } claimed;
+
+/* The device time the shim measured: every kernel's, rt_shade's, and the launches' host
+ * windows (enqueue to the clFinish that waited), in ms; launches it could not time. */
+typedef struct measured { double kernel_ms, shade_ms, window_ms; unsigned long long unfinished; } measured;
+
+/* kernel_ms against the shim's device time: equal but for 0.1% and the statistics'
+ * rounding (%.3f ms, half a microsecond a stage). */
+#define TIME_TOLERANCE 0.001
+#define ROUNDING_MS 0.0005
 
 static bool calls_in(const char *path, calls *c)
 {
@@ -26,6 +42,29 @@ static bool calls_in(const char *path, calls *c)
                              &c->launches, &c->gathers, &c->to, &c->from, &c->within, &c->created) == 6;
     free(text);
     return ok;
+}
+
+static bool measured_in(const char *path, measured *m)
+{
+    char *text = slurp(path, NULL), name[64];
+    unsigned long long ns, window = 0;
+    *m = (measured){0};
+    const char *line = text ? strstr(text, "kernel_ns ") : NULL;
+    for (; line && sscanf(line, "kernel_ns %63s %llu", name, &ns) == 2; line = strstr(line + 1, "kernel_ns ")) {
+        m->kernel_ms += (double)ns / 1e6;
+        if (!strcmp(name, "rt_shade")) m->shade_ms += (double)ns / 1e6;
+    }
+    const char *w = text ? strstr(text, "window_ns ") : NULL;
+    bool ok = w && sscanf(w, "window_ns %llu unfinished %llu", &window, &m->unfinished) == 2;
+    m->window_ms = (double)window / 1e6;
+    free(text);
+    return ok;
+}
+
+/* Whether the statistics' `claimed` ms (over `stages` stages) is the shim's `ms`. */
+static bool same_time(double claimed_ms, double ms, int stages)
+{
+    return fabs(claimed_ms - ms) <= TIME_TOLERANCE * ms + ROUNDING_MS * stages;
 }
 
 static claimed claimed_in(const char *stats)
@@ -38,10 +77,36 @@ static claimed claimed_in(const char *stats)
         c.to += stage_number(s, "bytes_to_device");
         c.from += stage_number(s, "bytes_from_device");
         const char *ms = stage_field(s, "kernel_ms");
-        if (ms) c.kernel_ms += strtod(ms, NULL);
+        if (!ms) continue;
+        char name[64] = "";
+        stage_string(s, "name", name, sizeof name);
+        c.kernel_ms += strtod(ms, NULL);
+        if (!strncmp(name, "shade-", 6)) c.shade_ms += strtod(ms, NULL);
+        c.timed++;
     }
     free(js);
     return c;
+}
+
+/* The stages' kernel_ms against the device time the shim measured. */
+static void check_kernel_time(int workers, const claimed *s, const char *counts)
+{
+    measured m;
+    CHECK_MSG(measured_in(counts, &m), "%d workers: the shim wrote no kernel times", workers);
+    printf("%d workers: kernel_ms %.3f (Shade %.3f), the shim's device time %.3f ms (rt_shade "
+           "%.3f), launch windows %.3f ms\n", workers, s->kernel_ms, s->shade_ms, m.kernel_ms,
+           m.shade_ms, m.window_ms);
+    CHECK_MSG(m.unfinished == 0, "%d workers: %llu launches no clFinish waited for", workers,
+              m.unfinished);
+    CHECK_MSG(m.kernel_ms > 0 && m.shade_ms > 0, "%d workers: the shim measured no device time",
+              workers);
+    CHECK_MSG(same_time(s->kernel_ms, m.kernel_ms, s->timed), "%d workers: the stages claim %.3f "
+              "kernel ms, the launches' events say %.3f", workers, s->kernel_ms, m.kernel_ms);
+    CHECK_MSG(same_time(s->shade_ms, m.shade_ms, workers), "%d workers: Shade claims %.3f kernel "
+              "ms, rt_shade's events say %.3f", workers, s->shade_ms, m.shade_ms);
+    CHECK_MSG(m.kernel_ms <= m.window_ms && s->kernel_ms <= m.window_ms + ROUNDING_MS * s->timed,
+              "%d workers: kernel time %.3f ms (the stages claim %.3f) outside the launches' "
+              "windows, %.3f ms", workers, m.kernel_ms, s->kernel_ms, m.window_ms);
 }
 
 static void check_counts(int workers)
@@ -74,6 +139,7 @@ static void check_counts(int workers)
     CHECK_MSG(s.to == c.to && s.from == c.from, "%d workers: the stages claim %llu bytes to the "
               "device and %llu from it, OpenCL saw %llu and %llu", workers, s.to, s.from, c.to, c.from);
     CHECK_MSG(s.kernel_ms > 0, "%d workers: no kernel time", workers);
+    check_kernel_time(workers, &s, counts);
 }
 
 static void test_one_worker(void) { check_counts(1); }

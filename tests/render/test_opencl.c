@@ -27,9 +27,9 @@ static void test_lists_devices(void)
 }
 
 /* Intersect and Shade on the device; Shadow's kernel launches over batches of packets:
- * fewer launches than tasks where its output has room (test_same_image_as_cpu gives
- * `contributions` 32 packets: at the graph's 4 a batch takes only what the set's fullest
- * subqueue can take, often one or two packets, docs/opencl.md). */
+ * fewer launches than tasks, gathers included, at the graph's `contributions` capacity
+ * (4 packets a subqueue), since a batch follows the subqueues its tasks push into
+ * (gramps/batch_room.c, docs/opencl.md). */
 static void check_device_stats(const char *scene, const char *stats)
 {
     char *js = slurp(stats, NULL);
@@ -59,7 +59,7 @@ static void test_same_image_as_cpu(void)
             break;
         }
         CHECK_MSG(same_image_as_cpu(scenes[i], RT " -t 2",
-                                    "--set graph.device=opencl --set contributions.capacity=32",
+                                    "--set graph.device=opencl",
                                     "same", stats),
                   "%s: the OpenCL image differs from the CPU's", scenes[i]);
         check_device_stats(scenes[i], stats);
