@@ -32,6 +32,20 @@
 
 #include "raytracer/bvh_traverse.h"
 
+/* Where a packet's rays lie: ray i is the rt_ray at byte i * stride of base (its tmin
+ * `tmin` where tmin_given, whatever the record holds in that word). */
+typedef struct rt_ray_src {
+    const char *base;
+    size_t stride;
+    int tmin_given;
+    float tmin;
+} rt_ray_src;
+
+static inline const rt_ray *ray_at(const rt_ray_src *s, int i)
+{
+    return (const rt_ray *)(s->base + (size_t)i * s->stride);
+}
+
 /* A packet's lanes and state, filled by TAG(pkt_init) and read by the traversal. */
 typedef struct pkt {
     float ix[RT_PACKET_MAX], iy[RT_PACKET_MAX], iz[RT_PACKET_MAX];
@@ -42,7 +56,7 @@ typedef struct pkt {
     rt_wtray w[RT_PACKET_MAX];      /* watertight constants, made at the first leaf */
     rt_hit best[RT_PACKET_MAX];     /* closest hit so far, from the first leaf on */
     uint64_t wready;                /* lanes whose w and best are set */
-    const rt_ray *rays;
+    rt_ray_src src;
     uint8_t *occluded;          /* any-hit output, NULL for closest hit */
     int n;
     float tmax_max;             /* the largest tmax of a live lane */
@@ -74,25 +88,36 @@ typedef struct pentry {
 /* Padding lanes: an invalid ray (tmin > tmax), so reading never leaves the caller's array. */
 static const rt_ray pad_ray = {{0, 0, 0}, INFINITY, {1, 1, 1}, -INFINITY};
 
+/* Ray k of s from ray i on: `strided` a constant where the loads are inlined, so that an
+ * rt_ray array (not strided: s->stride is sizeof(rt_ray), no tmin given) is indexed with
+ * a constant stride. */
+RT_INLINE const float *ray_row(const rt_ray_src *s, int i, int k, int n, int strided)
+{
+    if (i + k >= n) return pad_ray.org;
+    if (!strided) return ((const rt_ray *)s->base)[i + k].org;
+    return (const float *)(s->base + (size_t)(i + k) * s->stride);
+}
+
 /* Rays i..i+3 as structure of arrays: c[0..2] origin, c[3] tmin, c[4..6] direction,
- * c[7] tmax. */
-RT_INLINE void load_rays4(const rt_ray *rays, int i, int n, vf4 c[8])
+ * c[7] tmax. A given tmin leaves padding lanes invalid: their tmax is -inf. */
+RT_INLINE void load_rays4(const rt_ray_src *s, int i, int n, vf4 c[8], int strided)
 {
     for (int k = 0; k < 4; k++) {
-        const rt_ray *r = i + k < n ? &rays[i + k] : &pad_ray;
-        c[k] = _mm_loadu_ps(r->org);      /* org[0..2], tmin */
-        c[4 + k] = _mm_loadu_ps(r->dir);  /* dir[0..2], tmax */
+        const float *r = ray_row(s, i, k, n, strided);
+        c[k] = _mm_loadu_ps(r);           /* org[0..2], tmin */
+        c[4 + k] = _mm_loadu_ps(r + 4);   /* dir[0..2], tmax */
     }
     _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
     _MM_TRANSPOSE4_PS(c[4], c[5], c[6], c[7]);
+    if (strided && s->tmin_given) c[3] = _mm_set1_ps(s->tmin);
 }
 
 /* Rays i..i+7 likewise: eight 8-float rows transposed. */
-RT_AVX2_INLINE void load_rays8(const rt_ray *rays, int i, int n, vf8 c[8])
+RT_AVX2_INLINE void load_rays8(const rt_ray_src *s, int i, int n, vf8 c[8], int strided)
 {
-    for (int k = 0; k < 8; k++)
-        c[k] = _mm256_loadu_ps((const float *)(i + k < n ? &rays[i + k] : &pad_ray));
+    for (int k = 0; k < 8; k++) c[k] = _mm256_loadu_ps(ray_row(s, i, k, n, strided));
     v8_transpose8(c);
+    if (strided && s->tmin_given) c[3] = _mm256_set1_ps(s->tmin);
 }
 
 #define RT_W 4
@@ -119,34 +144,55 @@ static float max_spread(const rt_bvh *bvh)
     return RT_PACKET_MAX_SPREAD * sqrtf(d2);
 }
 
-/* Traces rays[0..n) as one packet with the kernels of bvh->isa (isa.h); returns 0, having
- * traced nothing, when the packet is incoherent. occluded must be zeroed. */
-static int trace_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+/* Traces s's rays [0, n) as one packet with the kernels of bvh->isa (isa.h); returns 0,
+ * having traced nothing, when the packet is incoherent. occluded must be zeroed. */
+static int trace_packet(const rt_bvh *bvh, const rt_ray_src *s, int n, rt_hit *hits,
                         uint8_t *occluded, rt_packet_stats *st)
 {
     pkt p;
     p.max_spread = max_spread(bvh);
-    const int traced = bvh->isa == RT_ISA_AVX2 ? packet_trace8(bvh, &p, rays, n, occluded, st)
-                                               : packet_trace4(bvh, &p, rays, n, occluded, st);
+    const int strided = s->stride != sizeof(rt_ray) || s->tmin_given;
+    int traced;
+    if (bvh->isa == RT_ISA_AVX2)
+        traced = strided ? packet_trace_strided8(bvh, &p, s, n, occluded, st)
+                         : packet_trace8(bvh, &p, s, n, occluded, st);
+    else
+        traced = strided ? packet_trace_strided4(bvh, &p, s, n, occluded, st)
+                         : packet_trace4(bvh, &p, s, n, occluded, st);
+    const rt_ray *rays = (const rt_ray *)s->base;   /* closest hits: rt_ray arrays only */
     for (int i = 0; traced && !occluded && i < n; i++)
         hits[i] = p.wready >> i & 1 ? p.best[i] : miss(&rays[i]);
     return traced;
 }
 
-static void chunk(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
+/* An incoherent packet as a stream: the stream kernels take an rt_ray array, so rays
+ * in a caller's records are copied into one first. */
+static void trace_stream(const rt_bvh *bvh, const rt_ray_src *s, int n, rt_hit *hits, uint8_t *occluded)
+{
+    rt_ray copy[RT_PACKET_MAX];
+    const rt_ray *rays = (const rt_ray *)s->base;
+    if (s->stride != sizeof(rt_ray) || s->tmin_given) {
+        for (int i = 0; i < n; i++) copy[i] = *ray_at(s, i);
+        for (int i = 0; s->tmin_given && i < n; i++) copy[i].tmin = s->tmin;
+        rays = copy;
+    }
+    if (occluded) rt_occluded_stream(bvh, rays, n, occluded);
+    else rt_intersect_stream(bvh, rays, n, hits);
+}
+
+static void chunk(const rt_bvh *bvh, const rt_ray_src *s, int n, rt_hit *hits,
                   uint8_t *occluded, rt_packet_stats *st)
 {
     st->packets++;
     st->rays += (uint64_t)n;
     if (occluded) memset(occluded, 0, (size_t)n);
     if (bvh->root == RT_EMPTY_REF) {
-        for (int i = 0; hits && i < n; i++) hits[i] = miss(&rays[i]);
+        for (int i = 0; hits && i < n; i++) hits[i] = miss(&((const rt_ray *)s->base)[i]);
         return;
     }
-    if (trace_packet(bvh, rays, n, hits, occluded, st)) return;
+    if (trace_packet(bvh, s, n, hits, occluded, st)) return;
     st->streamed_packets++;
-    if (occluded) rt_occluded_stream(bvh, rays, n, occluded);
-    else rt_intersect_stream(bvh, rays, n, hits);
+    trace_stream(bvh, s, n, hits, occluded);
 }
 
 void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *hits,
@@ -156,19 +202,34 @@ void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *h
     rt_packet_stats *st = stats ? stats : &local;
     for (int i = 0; i < n; i += RT_PACKET_MAX) {
         const int m = n - i < RT_PACKET_MAX ? n - i : RT_PACKET_MAX;
-        chunk(bvh, rays + i, m, hits + i, NULL, st);
+        const rt_ray_src s = {(const char *)(rays + i), sizeof *rays, 0, 0.0f};
+        chunk(bvh, &s, m, hits + i, NULL, st);
+    }
+}
+
+/* Occlusion flags of the rays of s [0, n), in chunks of RT_PACKET_MAX. */
+static void occluded_chunks(const rt_bvh *bvh, const rt_ray_src *s, int n, uint8_t *occluded,
+                            rt_packet_stats *stats)
+{
+    rt_packet_stats local = {0};
+    rt_packet_stats *st = stats ? stats : &local;
+    for (int i = 0; i < n; i += RT_PACKET_MAX) {
+        const int m = n - i < RT_PACKET_MAX ? n - i : RT_PACKET_MAX;
+        const rt_ray_src at = {s->base + (size_t)i * s->stride, s->stride, s->tmin_given, s->tmin};
+        chunk(bvh, &at, m, NULL, occluded + i, st);
     }
 }
 
 void rt_occluded_packet(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded,
                         rt_packet_stats *stats)
 {
-    rt_packet_stats local = {0};
-    rt_packet_stats *st = stats ? stats : &local;
-    for (int i = 0; i < n; i += RT_PACKET_MAX) {
-        const int m = n - i < RT_PACKET_MAX ? n - i : RT_PACKET_MAX;
-        chunk(bvh, rays + i, m, NULL, occluded + i, st);
-    }
+    occluded_chunks(bvh, &(rt_ray_src){(const char *)rays, sizeof *rays, 0, 0.0f}, n, occluded, stats);
+}
+
+void rt_occluded_strided(const rt_bvh *bvh, const void *records, size_t stride, float tmin, int n,
+                         uint8_t *occluded, rt_packet_stats *stats)
+{
+    occluded_chunks(bvh, &(rt_ray_src){records, stride, 1, tmin}, n, occluded, stats);
 }
 
 void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out)

@@ -41,6 +41,13 @@ void rt_intersect_packet(const rt_bvh *bvh, const rt_ray *rays, int n, rt_hit *h
 void rt_occluded_packet(const rt_bvh *bvh, const rt_ray *rays, int n, uint8_t *occluded,
                         rt_packet_stats *stats);
 
+/* rt_occluded_packet over rays where a caller's records hold them, copying none: ray i's
+ * origin, direction and tmax are the rt_ray fields (same offsets) at the start of the
+ * record at byte i * stride of `records`, and its tmin is `tmin`, whatever the record
+ * holds in that word (the caller's own: hybrid.shadow's rays carry their layer there). */
+void rt_occluded_strided(const rt_bvh *bvh, const void *records, size_t stride, float tmin, int n,
+                         uint8_t *occluded, rt_packet_stats *stats);
+
 /* One line: packets, streamed share, average active lanes at nodes and leaves. */
 void rt_packet_stats_print(const rt_packet_stats *s, const char *name, FILE *out);
 

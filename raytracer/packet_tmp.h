@@ -135,7 +135,7 @@ W_FN void TAG(lanes_ready)(pkt *p, uint64_t need)
         V(store_bits)(kzs, kz);
         for (; lanes; lanes &= lanes - 1) {
             const int l = __builtin_ctz(lanes), i = i0 + l;
-            const rt_ray *r = &p->rays[i];
+            const rt_ray *r = ray_at(&p->src, i);
             p->w[i] = (rt_wtray){kxs[l], kys[l], kzs[l], sx[l], sy[l], szs[l],
                                  {r->org[0], r->org[1], r->org[2]}};
             p->best[i] = (rt_hit){r->tmax, 0.0f, 0.0f, RT_NO_HIT};
@@ -238,14 +238,14 @@ typedef struct TAG(bounds) {
 
 /* Fills lane group g of p (inverse directions, origin * inverse, directions, t range)
  * and folds it into the bounds. */
-W_INLINE void TAG(fill_group)(pkt *p, const rt_ray *rays, int n, int g, TAG(bounds) *b)
+W_INLINE void TAG(fill_group)(pkt *p, const rt_ray_src *s, int n, int g, TAG(bounds) *b, int strided)
 {
     const VF inf = V(set1)(INFINITY), ninf = V(set1)(-INFINITY);
     float *const inv_out[3] = {p->ix, p->iy, p->iz}, *const oi_out[3] = {p->oix, p->oiy, p->oiz},
                  *const d_out[3] = {p->dx, p->dy, p->dz};
     const int i = RT_W * g;
     VF c[8];
-    TAG(load_rays)(rays, i, n, c);
+    TAG(load_rays)(s, i, n, c, strided);
     const VF valid = TAG(traceable)(c);
     const unsigned vm = V(mask)(valid);
     for (int a = 0; a < 3; a++) {
@@ -291,9 +291,10 @@ W_INLINE int TAG(set_intervals)(pkt *p, TAG(pktc) *k, const TAG(bounds) *b)
     return 1;
 }
 
-/* Fills p and k from rays[0..n); 0 when the packet must be traced as a stream instead
- * (set_intervals). */
-W_INLINE int TAG(pkt_init)(pkt *p, TAG(pktc) *k, const rt_ray *rays, int n, uint8_t *occluded)
+/* Fills p and k from s's rays [0, n); 0 when the packet must be traced as a stream
+ * instead (set_intervals). */
+W_INLINE int TAG(pkt_init)(pkt *p, TAG(pktc) *k, const rt_ray_src *s, int n, uint8_t *occluded,
+                            int strided)
 {
     TAG(bounds) b;
     const VF inf = V(set1)(INFINITY), ninf = V(set1)(-INFINITY);
@@ -308,19 +309,33 @@ W_INLINE int TAG(pkt_init)(pkt *p, TAG(pktc) *k, const rt_ray *rays, int n, uint
     p->live = 0;
     p->wready = 0;
     p->occluded = occluded;
-    p->rays = rays;
+    p->src = *s;
     k->ngroups = (n + RT_W - 1) / RT_W;
-    for (int g = 0; g < k->ngroups; g++) TAG(fill_group)(p, rays, n, g, &b);
+    for (int g = 0; g < k->ngroups; g++) TAG(fill_group)(p, s, n, g, &b, strided);
     return TAG(set_intervals)(p, k, &b);
 }
 
-/* Traces the packet rays[0..n) into p->best / occluded; returns 0 (having traced
- * nothing) when it must be traced as a stream instead. */
-W_FN int TAG(packet_trace)(const rt_bvh *bvh, pkt *p, const rt_ray *rays, int n,
-                           uint8_t *occluded, rt_packet_stats *st)
+/* Traces the packet of s's rays [0, n) into p->best / occluded; returns 0 (having
+ * traced nothing) when it must be traced as a stream instead. `strided` (a constant:
+ * packet_trace for rt_ray arrays, packet_trace_strided for a caller's records) picks
+ * how the rays are loaded. */
+W_INLINE int TAG(packet_run)(const rt_bvh *bvh, pkt *p, const rt_ray_src *s, int n,
+                             uint8_t *occluded, rt_packet_stats *st, int strided)
 {
     TAG(pktc) k;
-    if (!TAG(pkt_init)(p, &k, rays, n, occluded)) return 0;
+    if (!TAG(pkt_init)(p, &k, s, n, occluded, strided)) return 0;
     if (p->live) TAG(traverse)(bvh, p, &k, st);
     return 1;
+}
+
+W_FN int TAG(packet_trace)(const rt_bvh *bvh, pkt *p, const rt_ray_src *s, int n,
+                           uint8_t *occluded, rt_packet_stats *st)
+{
+    return TAG(packet_run)(bvh, p, s, n, occluded, st, 0);
+}
+
+W_FN int TAG(packet_trace_strided)(const rt_bvh *bvh, pkt *p, const rt_ray_src *s, int n,
+                                   uint8_t *occluded, rt_packet_stats *st)
+{
+    return TAG(packet_run)(bvh, p, s, n, occluded, st, 1);
 }

@@ -67,7 +67,7 @@ void plh_shader_free(plh_shader *s)
 void plh_out_start(plh_out *o, const plh_shader *s)
 {
     plh_contribs_start(&o->contribs, &s->keys);
-    o->nrays[PLH_SHADOW_RUN] = o->nrays[PLH_HIT_RUN] = 0;
+    o->nshadows = o->nhits = 0;
     for (int k = 0; k < PLH_KINDS; k++) o->pushed[k] = 0;
 }
 
@@ -84,16 +84,22 @@ void plh_out_contrib_queued(gr_ctx *c, const plh_shader *s, plh_out *o, uint32_t
     plh_add_contrib(&o->contribs, index, layer, rgb);
 }
 
-static void push_rays(gr_ctx *c, plh_out *o, int run)
+static void push_shadows(gr_ctx *c, plh_out *o)
 {
-    if (o->nrays[run]) gr_push_n(c, PLH_OUT_RAYS, run == PLH_SHADOW_RUN ? o->shadows : o->hits, o->nrays[run]);
-    o->nrays[run] = 0;
+    if (o->nshadows) gr_push_n(c, PLH_OUT_SHADOWS, o->shadows, o->nshadows);
+    o->nshadows = 0;
+}
+
+static void push_hits(gr_ctx *c, plh_out *o)
+{
+    if (o->nhits) gr_push_n(c, PLH_OUT_RAYS, o->hits, o->nhits);
+    o->nhits = 0;
 }
 
 void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
 {
-    push_rays(c, o, PLH_SHADOW_RUN);
-    push_rays(c, o, PLH_HIT_RUN);
+    push_shadows(c, o);
+    push_hits(c, o);
     push_contribs(c, s, o);
     for (int k = 0; k < PLH_KINDS; k++)
         if (o->pushed[k]) plh_tally_add(&s->rays[k], c, o->pushed[k]);
@@ -103,8 +109,8 @@ void plh_out_flush(gr_ctx *c, const plh_shader *s, plh_out *o)
  * (the run pushed first when full). */
 static void add_ray(gr_ctx *c, plh_out *o, plh_ray_kind kind, plh_layer layer, const plrt_ray *r)
 {
-    if (o->nrays[PLH_HIT_RUN] == RT_PACKET_MAX) push_rays(c, o, PLH_HIT_RUN);
-    o->hits[o->nrays[PLH_HIT_RUN]++] = plh_ray_pack(r, kind, layer);
+    if (o->nhits == RT_PACKET_MAX) push_hits(c, o);
+    o->hits[o->nhits++] = plh_ray_pack(r, kind, layer);
     o->pushed[kind]++;
 }
 
@@ -184,20 +190,20 @@ static void add_behind_samples(gr_ctx *c, const plh_shader *s, plh_out *o, const
     }
 }
 
-/* h's shadow rays, one per light its surface faces, each carrying the light's term:
- * written in place at the end of the task's shadow run (pushed first when they would
- * not fit). */
+/* h's shadow rays, one per light its surface faces, each carrying the light's term to
+ * `layer` (whose alpha byte the surface's own term brings): written in place at the
+ * end of the task's staged ones (pushed first when they would not fit). */
 static void add_shadows(gr_ctx *c, plh_out *o, const plrt_ray *h, plh_layer layer, const sh_ray_result *res)
 {
     const uint32_t n = (uint32_t)res->nshadow;
-    if (o->nrays[PLH_SHADOW_RUN] + n > PLH_SHADOW_STAGED) push_rays(c, o, PLH_SHADOW_RUN);
-    plh_ray *r = &o->shadows[o->nrays[PLH_SHADOW_RUN]];
-    o->nrays[PLH_SHADOW_RUN] += n;
+    if (o->nshadows + n > PLH_SHADOW_STAGED) push_shadows(c, o);
+    plh_shadow *r = &o->shadows[o->nshadows];
+    o->nshadows += n;
     o->pushed[PLH_SHADOW] += n;
-    const uint32_t bits = plh_ray_bits(PLH_SHADOW, layer, 0, h->depth);
     for (uint32_t l = 0; l < n; l++) {
-        const float *w = res->shadow_color[l];
-        r[l] = (plh_ray){res->shadow[l], {w[0], w[1], w[2]}, h->pixel, {0, 0, 0, RT_NO_HIT}, {0, 0}, layer.layer, bits};
+        if (res->shadow[l].tmin != PLH_SHADOW_TMIN)   /* the element keeps no tmin */
+            gr_assert_at(c, false, "a shadow ray not starting at its surface", __FILE__, __LINE__);
+        r[l] = plh_shadow_of(&res->shadow[l], res->shadow_color[l], h->pixel, layer.layer);
     }
 }
 

@@ -6,7 +6,7 @@
  *   (primary_hits.h), for rt.shade: wherever rasterization and ray casting agree on
  *   visibility, the hit, and hence every contribution, are the ray tracer's exactly.
  *
- * The Extended Direct3D graph's stages (hybrid.graph): ps.c, trace.c, ps2.c, om.c. */
+ * The Extended Direct3D graph's stages (hybrid.graph): ps.c, trace.c, shadow.c, ps2.c, om.c. */
 #include "pipelines/hybrid/internal.h"
 #include "pipelines/hybrid/primary_hits.h"
 
@@ -75,18 +75,23 @@ const cp_stage_type plh_visible_type = {
     visible_main, visible_create, visible_finish, visible_destroy, visible_uses, 3};
 
 static const cp_format formats[] = {
-    {"hybrid.rays", "the Extended Direct3D graph's rays: shadow, mirror and through rays with pixel, "
-     "weight, draw-order layer and (after hybrid.trace) result", GR_COLLECTION, 0, PLRT_HDR, sizeof(plh_ray),
+    {"hybrid.rays", "the Extended Direct3D graph's mirror, through and behind rays with pixel, "
+     "weight, draw-order layer and (after hybrid.trace) hit", GR_COLLECTION, 0, PLRT_HDR, sizeof(plh_ray),
      64, RT_PACKET_MAX},
+    {"hybrid.shadow-rays", "the Extended Direct3D graph's shadow rays: origin, draw-order layer, direction, "
+     "tmax, the light's term and the slot", GR_COLLECTION, 0, PLRT_HDR, sizeof(plh_shadow), 64, RT_PACKET_MAX},
     {"hybrid.contributions", "(slot, draw-order layer and its alpha, RGB as floats) to add to the image",
      GR_COLLECTION, 0, PLRT_HDR, sizeof(plh_contrib), 64, 1024}};
 
 int pl_register_hybrid_stages(cp_registry *r, char err[CP_ERR_MAX])
 {
     const cp_stage_type *const stages[] = {&plh_visible_type, &plh_ps_type, &plh_ps2_type, &plh_om_type};
+    const cp_kernel_stage_type *const kernel_stages[] = {&plh_trace_type, &plh_shadow_type};
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (cp_register_format(r, &formats[i], err)) return -1;
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
         if (cp_register_stage(r, stages[i], err)) return -1;
-    return cp_register_kernel_stage(r, &plh_trace_type, err);
+    for (size_t i = 0; i < sizeof kernel_stages / sizeof *kernel_stages; i++)
+        if (cp_register_kernel_stage(r, kernel_stages[i], err)) return -1;
+    return 0;
 }

@@ -4,7 +4,7 @@
  *
  * Files: hybrid_stages.c (the registry and hybrid.visible of hybrid-visibility.graph),
  * primary_hits.c (camera rays' hits from the depth pass), ps.c (hybrid.ps), trace.c
- * (hybrid.trace), ps2.c (hybrid.ps2), hit_out.c (their shared output), contribs.c
+ * (hybrid.trace), shadow.c (hybrid.shadow), ps2.c (hybrid.ps2), hit_out.c (their shared output), contribs.c
  * (contributions keyed to their om instance), om.c (hybrid.om). */
 #ifndef PIPELINES_HYBRID_INTERNAL_H
 #define PIPELINES_HYBRID_INTERNAL_H
@@ -15,7 +15,7 @@
 #include "pipelines/stages.h"
 
 extern const cp_stage_type plh_visible_type, plh_ps_type, plh_ps2_type, plh_om_type;
-extern const cp_kernel_stage_type plh_trace_type;     /* with an OpenCL kernel */
+extern const cp_kernel_stage_type plh_trace_type, plh_shadow_type;     /* with OpenCL kernels */
 
 /* The Output Merger's keys: the contributions queue set has one subqueue (one om
  * instance) per framebuffer tile, `tile` pixels square, numbered row by row from the
@@ -82,7 +82,7 @@ static inline void plh_add_contrib(plh_contribs *b, uint32_t index, plh_layer la
 void plh_push_contribs(gr_ctx *c, int output, plh_contribs *b);
 
 /* Output slots of hybrid.ps and hybrid.ps2, as in their port tables. */
-enum { PLH_OUT_RAYS, PLH_OUT_CONTRIB };
+enum { PLH_OUT_RAYS, PLH_OUT_SHADOWS, PLH_OUT_CONTRIB };
 
 /* A pixel shader's settings (its parameters) and counters; `kind_counters` are its
  * rays pushed per kind (PS's or PS2's). */
@@ -130,22 +130,17 @@ bool plh_shader_init(plh_shader *s, const cp_stage_init *i, const char *who, cha
 void plh_shader_fold(plh_shader *s);
 void plh_shader_free(plh_shader *s);
 
-/* One task's output: contributions for om and rays for Trace, pushed a packet's worth
- * at a time (plh_out_flush at the end). Shadow rays and the others are gathered apart
- * and pushed in runs of one kind, so that Trace's packets are mostly of one kind, its
- * kernels get whole packets of coherent rays (shadow rays of neighbouring pixels to one
- * light), not two halves.
+/* One task's output: contributions for om, shadow rays for hybrid.shadow and the other
+ * rays for Trace, each pushed a packet's worth at a time (plh_out_flush at the end).
  * Shadow rays, most of what a task makes, are pushed PLH_SHADOW_STAGED at a time (the
  * runtime packs consecutive pushes into one packet), so that a task that makes more
- * reuses the lines of its staging while they are in the L1 cache (a whole packet's
- * worth, 5 KiB, was written to lines the task's shading had evicted). */
-enum { PLH_SHADOW_RUN, PLH_HIT_RUN, PLH_RUNS };
+ * reuses the lines of its staging while they are in the L1 cache. */
 #define PLH_SHADOW_STAGED 32
 _Static_assert(SH_MAX_LIGHTS <= PLH_SHADOW_STAGED, "a surface's shadow rays fit in one staged run");
 typedef struct plh_out {
     plh_contribs contribs;
-    uint32_t nrays[PLH_RUNS];
-    plh_ray shadows[PLH_SHADOW_STAGED];
+    uint32_t nshadows, nhits;
+    plh_shadow shadows[PLH_SHADOW_STAGED];
     plh_ray hits[RT_PACKET_MAX];
     uint64_t pushed[PLH_KINDS];
 } plh_out;

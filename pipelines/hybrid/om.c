@@ -77,6 +77,7 @@ static bool add_layered(om_layers *t, const plh_contrib *k)
         *e = (om_layer){k->index, k->layer, k->alpha8, {0, 0, 0}};
         t->n++;
     }
+    if (k->alpha8 != PLH_ALPHA_LATER) e->alpha8 = k->alpha8;   /* the surface's own term's */
     for (int ch = 0; ch < 3; ch++) e->sum[ch] += plrt_to_fixed(k->v[ch]);
     return true;
 }
@@ -242,6 +243,30 @@ static void blend_layers(const om_state *b, om_layers *t)
     }
 }
 
+/* An alpha byte, or PLH_ALPHA_LATER (a shadow ray's term, whose surface's own term brings
+ * its layer's byte). */
+static bool alpha_ok(const plh_contrib *k)
+{
+    return k->alpha8 <= 255 || k->alpha8 == PLH_ALPHA_LATER;
+}
+
+/* A layer whose alpha byte never came: a stage feeding the input sent a shadow ray's term
+ * to a layer its surface sent nothing to. The run fails naming the pixel. */
+static bool alpha_missing(gr_ctx *c, const om_state *b, const om_layers *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].layer || t->e[i].alpha8 != PLH_ALPHA_LATER) continue;
+        const uint32_t pixel = t->e[i].index >> b->keys.shift;
+        char why[200];
+        snprintf(why, sizeof why, "pixel (%u, %u), layer %u: a shadow ray's term with no term of its "
+                 "surface's (no alpha byte): a stage feeding the input computed a wrong layer",
+                 pixel % b->keys.width, pixel / b->keys.width, t->e[i].layer);
+        gr_assert_at(c, false, why, __FILE__, __LINE__);
+        return true;
+    }
+    return false;
+}
+
 /* A contribution outside this instance's pixels or with an alpha byte past 255 (a stage
  * feeding its input computed a wrong one): the run fails naming it, instead of adding
  * into another instance's sums, outside the image, or blending garbage. */
@@ -249,9 +274,9 @@ static bool invalid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect 
 {
     const uint32_t pixel = k->index >> b->keys.shift, width = b->keys.width, row = pixel / width;
     const int x = (int)(pixel - row * width), y = (int)row;
-    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1 && k->alpha8 <= 255) return false;
+    if (x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1 && alpha_ok(k)) return false;
     char why[240];
-    if (k->alpha8 > 255)
+    if (!alpha_ok(k))
         snprintf(why, sizeof why, "a contribution to pixel (%d, %d) with alpha byte %u: a stage feeding "
                  "its input computed a wrong layer", x, y, k->alpha8);
     else
@@ -268,7 +293,7 @@ static bool invalid(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect 
 static bool in_tile(gr_ctx *c, const om_state *b, const plh_contrib *k, om_rect t, uint32_t span[2])
 {
     const uint32_t pixel = k->index >> b->keys.shift;
-    if (pixel - span[0] < span[1] - span[0] && k->alpha8 <= 255) return true;
+    if (pixel - span[0] < span[1] - span[0] && alpha_ok(k)) return true;
     if (invalid(c, b, k, t)) return false;
     const uint32_t row = pixel / b->keys.width * b->keys.width;
     span[0] = row + (uint32_t)t.x0;
@@ -303,6 +328,7 @@ static void om_main(gr_ctx *c)
         }
         gr_commit(c, 0, 1);
     }
+    if (layers->n && alpha_missing(c, b, layers)) goto out;
     om_tile(b, t, OM_ENCODE);
     if (layers->n) blend_layers(b, layers);
 out:

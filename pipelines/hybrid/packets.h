@@ -1,14 +1,17 @@
 /* packets.h — the packet formats of the Extended Direct3D graph's rays and contributions
  * (pipelines/graphs/hybrid.graph), for graph files and plugin stages.
  *
- * hybrid.rays: one queue carries every ray the pixel shaders push, of every kind, so
- * that Trace fills its packets from all of them (push-coalesced: the runtime packs the
- * rays of many PS and PS2 tasks into full packets). A ray is the ray tracer's rt.rays
+ * hybrid.shadow-rays: the pixel shaders' shadow rays (PLH_SHADOW), toward a light, each
+ * carrying the light's term at the surface, which the pixel gets if nothing is in the
+ * way. Most of the rays the shaders push are these, so they travel in a queue of their
+ * own as 48-byte elements (plh_shadow), packed into full packets from every PS and PS2
+ * task (push-coalesced), to hybrid.shadow, which tests them where they lie in its input
+ * packet and sends the lit ones' terms (scaled by what blended surfaces let through) to
+ * the Output Merger.
+ *
+ * hybrid.rays: every other ray the pixel shaders push, of every kind, in one queue, so
+ * that Trace fills its packets from all of them. A ray is the ray tracer's rt.rays
  * element (pipelines/raytrace/packets.h), its kind and its draw-order layer:
- *  - PLH_SHADOW: toward a light; `weight` is the light's term at the surface, which the
- *    pixel gets if nothing is in the way. Trace resolves it: when the ray is unoccluded
- *    it sends `weight` (scaled by what blended surfaces let through) to the Output
- *    Merger, and it passes no shadow ray on.
  *  - PLH_REFLECTION: a mirror ray, depth one more than its surface's;
  *  - PLH_THROUGH: the ray on through a blended surface (same depth, layers + 1).
  *    Trace fills in the closest hit of both, in place, for PS2 to shade.
@@ -32,6 +35,10 @@
 
 #include "pipelines/raytrace/packets.h"
 
+#include <stddef.h>
+
+/* The kinds of rays the pixel shaders push (counted per kind); a hybrid.rays element is
+ * never a PLH_SHADOW: those are hybrid.shadow-rays'. */
 typedef enum plh_ray_kind { PLH_SHADOW, PLH_REFLECTION, PLH_THROUGH, PLH_BEHIND, PLH_KINDS } plh_ray_kind;
 
 /* A draw-order layer of a slot: 0 the base, p + 1 the fragment of blended primitive p,
@@ -42,12 +49,45 @@ typedef struct plh_layer {
 
 #define PLH_BASE_LAYER ((plh_layer){0, 255, 0})
 
-/* A ray in the queue: the rt.rays element's fields (pipelines/raytrace/packets.h) but with
- * its depth, blended-layer count, kind and draw-order layer's alpha byte and `begins`
- * packed into one word (plh_ray_pack), so that an element is 80 bytes, not 96: most of
- * what the queue carries are shadow rays, each written by PS, copied into a packet and
- * read by Trace. Depth fits its 7 bits (PL_MAX_BOUNCES 64), layers its 6
- * (PLRT_MAX_LAYERS 32). */
+/* A hybrid.shadow-rays element: an rt_ray's origin, direction and tmax at an rt_ray's
+ * offsets (so the occlusion kernel reads it in place: rt_occluded_strided), the word of
+ * its tmin, which every shadow ray starts at 0 (PLH_SHADOW_TMIN), holding the draw-order
+ * layer the light's term goes to, then that term and the slot. The layer's alpha byte
+ * does not travel: the surface's own term brings it to the Output Merger (its shadow
+ * rays' terms come as PLH_ALPHA_LATER). */
+typedef struct plh_shadow {
+    float org[3];
+    uint32_t layer;                       /* plh_layer.layer (begins is 0: the surface's) */
+    float dir[3], tmax;
+    float weight[3];
+    uint32_t slot;                        /* the pixel, or fragments.h's slot */
+} plh_shadow;
+_Static_assert(sizeof(plh_shadow) == 48 && offsetof(plh_shadow, org) == offsetof(rt_ray, org) &&
+                   offsetof(plh_shadow, dir) == offsetof(rt_ray, dir) &&
+                   offsetof(plh_shadow, tmax) == offsetof(rt_ray, tmax),
+               "hybrid.shadow-rays elements are 48 bytes, their ray at rt_ray's offsets");
+
+/* The start of every shadow ray's interval (shaders/ray_shading.c offsets its origin
+ * off the surface instead). */
+#define PLH_SHADOW_TMIN 0.0f
+
+/* r as a shadow ray element carrying `weight` to layer `layer` of `slot`. */
+static inline plh_shadow plh_shadow_of(const rt_ray *r, const float weight[3], uint32_t slot, uint32_t layer)
+{
+    return (plh_shadow){{r->org[0], r->org[1], r->org[2]}, layer, {r->dir[0], r->dir[1], r->dir[2]}, r->tmax,
+                        {weight[0], weight[1], weight[2]}, slot};
+}
+
+/* Its ray, for the single-ray kernels. */
+static inline rt_ray plh_shadow_ray(const plh_shadow *s)
+{
+    return (rt_ray){{s->org[0], s->org[1], s->org[2]}, PLH_SHADOW_TMIN, {s->dir[0], s->dir[1], s->dir[2]}, s->tmax};
+}
+
+/* A hybrid.rays element: the rt.rays element's fields (pipelines/raytrace/packets.h) but
+ * with its depth, blended-layer count, kind and draw-order layer's alpha byte and
+ * `begins` packed into one word (plh_ray_pack), so that an element is 80 bytes, not 96.
+ * Depth fits its 7 bits (PL_MAX_BOUNCES 64), layers its 6 (PLRT_MAX_LAYERS 32). */
 typedef struct plh_ray {
     rt_ray ray;
     float weight[3];
@@ -94,7 +134,10 @@ static inline plrt_ray plh_ray_unpack(const plh_ray *p)
 }
 
 /* hybrid.contributions: RGB (floats, summed in fixed point by hybrid.om as rt.blend sums
- * rt.contributions) for layer `layer` of slot `index`, whose alpha byte is alpha8. */
+ * rt.contributions) for layer `layer` of slot `index`, whose alpha byte is alpha8, or
+ * PLH_ALPHA_LATER from a shadow ray: its surface's own term brings the byte (every
+ * surface sends one to its layer, whatever its lights). */
+#define PLH_ALPHA_LATER 256u
 typedef struct plh_contrib {
     uint32_t index, layer;
     float v[3];

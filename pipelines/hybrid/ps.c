@@ -6,8 +6,8 @@
  * pixel shader filters them (sh_ps_quad_derivatives), the lighting as the ray tracer's
  * Shade computes it (sh_ray_shade_quad). Its ambient and emissive terms go to the Output
  * Merger at once; each light it faces becomes a shadow ray carrying the light's term,
- * a reflective material a mirror ray and a blended one the ray on through it, all pushed
- * to Trace. Samples that see nothing send the background to the Output Merger.
+ * pushed to hybrid.shadow, a reflective material a mirror ray and a blended one the ray
+ * on through it, pushed to Trace. Samples that see nothing send the background to the Output Merger.
  * With `sums` (one sample per pixel, after raster.ztile, which clears the sums) whatever
  * goes to a slot's base layer, the background and a surface's own terms, is added to the
  * slot's sums here instead, as hybrid.visible adds its misses: only this task adds to the
@@ -172,13 +172,15 @@ static void ps_main(gr_ctx *c)
     uint32_t shaded = s->shader.msaa > 1 ? ps_fragments(c, s, run, &o) : ps_samples(c, s, run, &o);
     plh_out_flush(c, &s->shader, &o);
     gr_push_flush(c, PLH_OUT_RAYS);
+    gr_push_flush(c, PLH_OUT_SHADOWS);
     plh_tally_add(&s->fragments, c, shaded);
 }
 
 static const cp_port ps_ports[] = {
     {"in", GR_BIND_INPUT, "rt.sample-runs", "runs of samples (raster.ztile's, once a tile is final)"},
-    {"rays", GR_BIND_PUSH, "hybrid.rays", "shadow rays (one per light the surface faces), mirror rays, "
-     "rays on through blended surfaces: to hybrid.trace"},
+    {"rays", GR_BIND_PUSH, "hybrid.rays", "mirror rays, rays on through blended surfaces: to hybrid.trace"},
+    {"shadow_rays", GR_BIND_PUSH, "hybrid.shadow-rays", "shadow rays, one per light the surface faces: to "
+     "hybrid.shadow"},
     {"out", GR_BIND_PUSH, "hybrid.contributions", "ambient and emissive terms, background, into their "
      "draw-order layers (without `sums`, the base layer's too): to the Output Merger (hybrid.om), keyed "
      "by slot (plh_tile_key)"}};
@@ -202,5 +204,5 @@ static const cp_resource_use ps_uses[] = {
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
-    "from quad derivatives), pushes shadow, mirror and through rays to Trace and the rest to the Output "
-    "Merger", GR_SHADER, false, ps_ports, 3, ps_params, 7, ps_main, ps_create, ps_finish, ps_destroy, ps_uses, 7};
+    "from quad derivatives), pushes mirror and through rays to Trace, shadow rays to hybrid.shadow and the "
+    "rest to the Output Merger", GR_SHADER, false, ps_ports, 4, ps_params, 7, ps_main, ps_create, ps_finish, ps_destroy, ps_uses, 7};

@@ -1,11 +1,11 @@
 /* ps2.c — hybrid.ps2, the Extended Direct3D graph's second pixel shader (a Shader):
- * what Trace found for the pixel shaders' mirror and through rays (Trace sends the lit
- * shadow rays' terms to the Output Merger itself). A hit is shaded as the ray tracer's
+ * what Trace found for the pixel shaders' mirror and through rays (hybrid.shadow sends
+ * the lit shadow rays' terms to the Output Merger itself). A hit is shaded as the ray tracer's
  * Shade shades it (sh_ray_shade_cone: textures at the ray cone's footprint), or, seen
  * through blended surfaces in draw order, as PS shades it (at its pixel's quad:
  * plh_out_hit), into its draw-order layer (packets.h) and, like the PS's surfaces,
- * sends its ambient term on and pushes its own shadow, mirror and through rays back to
- * Trace (the loop, bounded by `bounces`, the rays' weight and PLRT_MAX_LAYERS); a ray
+ * sends its ambient term on, pushes its shadow rays to hybrid.shadow and its own mirror
+ * and through rays back to Trace (the loop, bounded by `bounces`, the rays' weight and PLRT_MAX_LAYERS); a ray
  * that hits nothing adds the background. */
 #include "pipelines/hybrid/internal.h"
 #include "pipelines/hybrid/primary_hits.h"
@@ -92,7 +92,7 @@ static void ps2_main(gr_ctx *c)
     plh_out_start(&o, &s->shader);
     gr_assert(c, n <= RT_PACKET_MAX);
     for (uint32_t i = 0; i < n && i < RT_PACKET_MAX; i++) {
-        /* Trace resolves the shadow rays itself and passes on only the others */
+        /* shadow rays go to hybrid.shadow, never through Trace */
         if (plh_ray_kind_of(&r[i]) == PLH_SHADOW) {
             gr_assert_at(c, false, "a shadow ray came (is the input hybrid.trace's output?)", __FILE__, __LINE__);
             continue;
@@ -102,13 +102,15 @@ static void ps2_main(gr_ctx *c)
     }
     plh_out_flush(c, &s->shader, &o);
     gr_push_flush(c, PLH_OUT_RAYS);
+    gr_push_flush(c, PLH_OUT_SHADOWS);
     plh_tally_add(&s->hits, c, hits);
 }
 
 static const cp_port ps2_ports[] = {
     {"in", GR_BIND_INPUT, "hybrid.rays", "hybrid.trace's output"},
-    {"rays", GR_BIND_PUSH, "hybrid.rays", "the hits' shadow, mirror and through rays: back to "
-     "hybrid.trace (the loop)"},
+    {"rays", GR_BIND_PUSH, "hybrid.rays", "the hits' mirror and through rays: back to hybrid.trace "
+     "(the loop)"},
+    {"shadow_rays", GR_BIND_PUSH, "hybrid.shadow-rays", "the hits' shadow rays: to hybrid.shadow"},
     {"out", GR_BIND_PUSH, "hybrid.contributions", "the hits' ambient terms (and, without shadows, their "
      "lights'), background, into their draw-order layers: to the Output Merger (hybrid.om), keyed by "
      "slot (plh_tile_key)"}};
@@ -119,5 +121,5 @@ static const cp_resource_use ps2_uses[] = {
 
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
-    "Merger, their own rays back to Trace", GR_SHADER, false, ps2_ports, 3,
+    "Merger, their shadow rays to hybrid.shadow, their other rays back to Trace", GR_SHADER, false, ps2_ports, 4,
     ps2_params, 5, ps2_main, ps2_create, ps2_finish, ps2_destroy, ps2_uses, 2};

@@ -104,11 +104,11 @@ static void test_statistics_and_graph_show_the_structure(void)
     char *s = slurp(stats, NULL), *d = slurp(dot, NULL);
     static const char *const positive[] = {
         "fragments_shaded", "hybrid.ps_rays_shadow", "hybrid.ps_rays_reflection", "hybrid.trace_packets",
-        "hybrid.trace_rays", "hybrid.ps2_hits", "hybrid.ps2_rays_shadow", "hybrid.ps2_rays_reflection",
-        "hybrid.om_contributions"};
+        "hybrid.trace_rays", "hybrid.shadow_packets", "hybrid.ps2_hits", "hybrid.ps2_rays_shadow",
+        "hybrid.ps2_rays_reflection", "hybrid.om_contributions"};
     for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
         CHECK_MSG(stat_of(s, positive[k]) > 0, "%s: %lld", positive[k], stat_of(s, positive[k]));
-    long long pushed = 0;
+    long long pushed = 0, shadows = 0;
     static const char *const who[] = {"ps", "ps2"},
                              *const kinds[] = {"shadow", "reflection", "through", "behind"};
     for (int w = 0; w < 2; w++)
@@ -116,15 +116,20 @@ static void test_statistics_and_graph_show_the_structure(void)
             char name[64];
             snprintf(name, sizeof name, "hybrid.%s_rays_%s", who[w], kinds[k]);
             CHECK_MSG(stat_of(s, name) >= 0, "%s missing", name);
-            pushed += stat_of(s, name);
+            *(k ? &pushed : &shadows) += stat_of(s, name);
         }
+    /* shadow rays to hybrid.shadow, the others to Trace */
     long long traced = stat_of(s, "hybrid.trace_rays"), packets = stat_of(s, "hybrid.trace_packets");
     CHECK_MSG(pushed == traced, "rays pushed %lld, traced %lld", pushed, traced);
     CHECK_MSG(packets > 0 && traced <= packets * 64, "%lld rays in %lld packets", traced, packets);
+    long long tested = stat_of(s, "shadow"), spackets = stat_of(s, "hybrid.shadow_packets");
+    CHECK_MSG(shadows == tested, "shadow rays pushed %lld, tested %lld", shadows, tested);
+    CHECK_MSG(spackets > 0 && tested <= spackets * 64, "%lld shadow rays in %lld packets", tested, spackets);
     CHECK_MSG(stat_of(s, "fragments_shaded") <= 96 * 96, "%lld fragments", stat_of(s, "fragments_shaded"));
     CHECK_MSG(d && has_edge(d, "ps-0", "trace-0", false) && has_edge(d, "trace-0", "ps2-0", false) &&
               has_edge(d, "ps2-0", "om", false) && has_edge(d, "ps-0", "om", false) &&
-              has_edge(d, "trace-0", "om", false) &&   /* lit shadow rays' terms, from Trace */
+              has_edge(d, "ps-0", "shadow-0", false) && has_edge(d, "ps2-0", "shadow-0", false) &&
+              has_edge(d, "shadow-0", "om", false) &&   /* lit shadow rays' terms */
               has_edge(d, "ps2-0", "trace-0", true), "the DOT lacks an edge:\n%s", d ? d : "(none)");
     free(s);
     free(d);

@@ -79,8 +79,8 @@ static void test_same_image_any_worker_count(void)
     }
 }
 
-/* The hybrid graph's Trace (shadow, mirror and through rays in one packet) on the
- * device: the CPU graph's image. */
+/* The hybrid graph's Trace (mirror and through rays) and shadow stage on the device:
+ * the CPU graph's image. */
 static void test_hybrid_trace(void)
 {
     char stats[700];
@@ -90,6 +90,8 @@ static void test_hybrid_trace(void)
     char *js = slurp(stats, NULL);
     CHECK_MSG(stage_number(stats_stage(js, "trace-0"), "kernel_launches") > 0,
               "hybrid.trace did not launch its kernel");
+    CHECK_MSG(stage_number(stats_stage(js, "shadow-0"), "kernel_launches") > 0,
+              "hybrid.shadow did not launch its kernel");
     free(js);
 }
 

@@ -1064,6 +1064,65 @@ static void test_packet_octant_stream(void)
     mesh_free(&m);
 }
 
+/* rt_occluded_strided: rays in a caller's 48-byte records, the word of their tmin holding
+ * something else (FLT_MAX's bits: read as tmin, no ray would be traceable), give
+ * rt_occluded1's answers for the same rays with the given tmin, packets and streams
+ * alike, at every size; nothing past n is written. */
+typedef struct strided_record {
+    rt_ray ray;                           /* tmin: not a tmin */
+    float weight[3];
+    uint32_t slot;
+} strided_record;
+
+static void test_occluded_strided(void)
+{
+    mesh m = {0};
+    const float c[3] = {0, 0, 0};
+    add_icosphere(&m, c, 1.0f, 3);
+    rt_bvh *bvh = build(&m);
+    const camera front = {{0.0f, 0.0f, 4.0f}, {0, 0, 0}, {0, 1, 0}, 40.0f};
+    enum { N = 150 };
+    strided_record rec[N];
+    const rt_isa orig = bvh->isa;
+    rt_isa isas[2];
+    const int nisa = test_isas(bvh, isas);
+    const float tmins[] = {0.0f, 3.5f};   /* 3.5: past the sphere's front for some rays */
+    for (int mixed = 0; mixed < 2; mixed++) {
+        for (int i = 0; i < N; i++) {
+            rec[i] = (strided_record){camera_ray(&front, 64, (float)(34 + i % 15), (float)(34 + i / 15)),
+                                      {1, 2, 3}, (uint32_t)i};
+            if (mixed && i % 2) rec[i].ray.dir[0] = -rec[i].ray.dir[0] - 0.5f;   /* other octants */
+            const uint32_t not_a_tmin = 0x7f7fffffu;
+            memcpy(&rec[i].ray.tmin, &not_a_tmin, sizeof not_a_tmin);
+        }
+        for (int k = 0; k < nisa; k++)
+            for (size_t t = 0; t < sizeof tmins / sizeof *tmins; t++)
+                for (int n = 1; n <= N; n += n < 9 ? 1 : 47) {
+                    CHECK(rt_bvh_set_isa(bvh, isas[k]) == 0);
+                    uint8_t occ[N + 1];
+                    memset(occ, 0xa5, sizeof occ);
+                    rt_packet_stats st = {0};
+                    rt_occluded_strided(bvh, rec, sizeof *rec, tmins[t], n, occ, &st);
+                    CHECK(mixed || st.streamed_packets == 0);
+                    CHECK(!mixed || n < 2 || st.streamed_packets > 0);
+                    int hits = 0;
+                    for (int i = 0; i < n; i++) {
+                        rt_ray r = rec[i].ray;
+                        r.tmin = tmins[t];
+                        const int hit = rt_occluded1(bvh, &r);
+                        hits += hit;
+                        CHECK_MSG(occ[i] == hit, "[%s] %s, tmin %g, n %d: ray %d", rt_isa_name(isas[k]),
+                                  mixed ? "stream" : "packet", (double)tmins[t], n, i);
+                    }
+                    CHECK(n < 50 || hits > 0);
+                    CHECK(occ[n] == 0xa5);
+                }
+    }
+    CHECK(rt_bvh_set_isa(bvh, orig) == 0);
+    rt_bvh_free(bvh);
+    mesh_free(&m);
+}
+
 /* Parallel rays whose origins spread over the scene go as a stream, those from a small
  * patch as a packet (packet.c: RT_PACKET_MAX_SPREAD), both with the single-ray answers. */
 static void test_packet_spread_stream(void)
@@ -1290,6 +1349,7 @@ int main(void)
     RUN(test_packet_direction_ties);
     RUN(test_packet_octant_stream);
     RUN(test_packet_spread_stream);
+    RUN(test_occluded_strided);
     RUN(test_coincident_and_deep);
     RUN(test_packet_fallback_stats);
     RUN(test_t_range);

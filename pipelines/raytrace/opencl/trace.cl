@@ -1,4 +1,4 @@
-/* trace.cl — rt.intersect's, rt.shadow's and hybrid.trace's OpenCL kernels: closest hit and any hit over
+/* trace.cl — rt.intersect's, rt.shadow's, hybrid.trace's and hybrid.shadow's OpenCL kernels: closest hit and any hit over
  * the ray tracer's 4-wide BVH (raytracer/bvh.h: rt_node4 nodes and rt_tri4 triangle
  * blocks, uploaded unchanged), one work-item per ray.
  *
@@ -215,24 +215,36 @@ kernel void rt_occluded(global shadow_elem *rays, uint n, global uchar *occluded
 }
 
 /* hybrid.trace (pipelines/hybrid/packets.h: plh_ray, 80 bytes, its kind in the low two
- * bits of `bits`): a shadow ray's occlusion (1: blocked) in results, any other ray's
- * closest hit written into its element. */
+ * bits of `bits`): a mirror or through ray's closest hit written into its element; a
+ * behind ray (PLH_BEHIND) came with its hit and is left as it is. */
 typedef struct { ray_t ray; float weight[3]; uint pixel; hit_t hit; float cone[2]; uint layer, bits; } hybrid_elem;
-#define PLH_SHADOW 0u
+#define PLH_BEHIND 3u
 
-kernel void hybrid_trace(global hybrid_elem *rays, uint n, global uchar *occluded,
+kernel void hybrid_trace(global hybrid_elem *rays, uint n, global uchar *results,
                          global const node4 *nodes, global const tri4 *tris,
                          global const bvh_info *info)
 {
     const size_t i = get_global_id(0);
-    if (i >= n) return;
+    if (i >= n || (rays[i].bits & 3u) == PLH_BEHIND) return;
     const ray_t r = rays[i].ray;
     hit_t h;
-    if ((rays[i].bits & 3u) == PLH_SHADOW) {
-        occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
-        return;
-    }
-    occluded[i] = 0;
     trace(nodes, tris, info->root, &r, &h, 0);
     rays[i].hit = h;
+}
+
+/* hybrid.shadow (pipelines/hybrid/packets.h: plh_shadow, 48 bytes): 1 where the shadow
+ * ray is blocked. The word of a ray's tmin holds its layer: every shadow ray's interval
+ * starts at 0 (PLH_SHADOW_TMIN). */
+typedef struct { float org[3]; uint layer; float dir[3]; float tmax; float weight[3]; uint slot; } hybrid_shadow;
+
+kernel void hybrid_occluded(global const hybrid_shadow *rays, uint n, global uchar *occluded,
+                            global const node4 *nodes, global const tri4 *tris,
+                            global const bvh_info *info)
+{
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const global hybrid_shadow *e = &rays[i];
+    const ray_t r = {{e->org[0], e->org[1], e->org[2]}, 0.0f, {e->dir[0], e->dir[1], e->dir[2]}, e->tmax};
+    hit_t h;
+    occluded[i] = (uchar)trace(nodes, tris, info->root, &r, &h, 1);
 }
