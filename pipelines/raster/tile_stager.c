@@ -64,10 +64,16 @@ static uint32_t packet_count(const unsigned char *p)
     return n;
 }
 
-/* What follows the instance if it moves: the chunks in use. */
+/* What follows the instance if it moves: the most chunks in use since the last flush
+ * (declared only when that grows: gr_state_bytes also stores to the stage's shared
+ * keeps_state flag, which a chunk taken per packet would write thousands of times a
+ * frame). */
 static void declare_state(plr_stager *s, gr_ctx *c)
 {
-    gr_state_bytes(c, (size_t)(s->max_open - s->nfree) * s->packet_bytes);
+    int used = s->max_open - s->nfree;
+    if (used <= s->declared) return;
+    s->declared = used;
+    gr_state_bytes(c, (size_t)used * s->packet_bytes);
 }
 
 /* Sends the chunk's packet to its tile unless it is empty, and empties it. */
@@ -109,7 +115,6 @@ static void send_run(plr_stager *s, gr_ctx *c, uint32_t tile)
         s->first[tile] = s->next[chunk];
         s->free_chunks[s->nfree++] = (int16_t)chunk;
     }
-    declare_state(s, c);
 }
 
 /* Frees a chunk: the fullest tile's run, or everything when no tile holds a full one
@@ -172,5 +177,6 @@ void plr_stager_flush(plr_stager *s, gr_ctx *c)
     }
     s->nopen = 0;
     free_all(s);
+    s->declared = 0;
     gr_state_bytes(c, 0);
 }

@@ -44,6 +44,7 @@ typedef struct plr_stager {
     uint32_t ntiles;
     int max_open;               /* chunks in the pool */
     int nfree, nopen;           /* free chunks; tiles with chunks */
+    int declared;               /* chunks last declared with gr_state_bytes */
     int16_t *first, *last;      /* per tile: its oldest chunk and the one being filled, or -1 */
     uint16_t *held;             /* per tile: its full chunks (all but the last) */
     int16_t *next;              /* per chunk: the tile's next chunk */
