@@ -28,11 +28,12 @@
 #define TRIS_PER_PACKET 16                /* triangles one fragment packet can refer to */
 #define BINNED_PER_PACKET 16              /* triangles per tile per Setup/Bin packet */
 #define OPEN_TILES 64                     /* tiles a stager fills at once */
-/* The sort-middle Bin's stager (any order: its packets leave only when full or when it
- * needs a slot): enough slots for a 1024x1024 frame's 64-pixel tiles, so that one's
- * packets leave full, not flushed half empty each time a triangle reaches a 65th tile
- * (the textured bunny: 8499 bin packets a frame at 64 slots). 256 x 3.4 KiB per Bin. */
-#define BIN_OPEN_TILES 256
+/* The sort-middle Bin's stager (any order: it sends a tile's full packets in runs when
+ * it needs a chunk, tile_stager.h): two packets per tile of the frame, so that about
+ * half its chunks hold runs however many tiles it reaches, and at most 256 (866 KiB per
+ * Bin: a 1024x1024 frame's 64-pixel tiles reached by the textured bunny, 91, leave 165
+ * for runs). */
+#define BIN_STAGED_PACKETS 256
 
 typedef struct ia_pkt { uint32_t seq, first, count; } ia_pkt;
 

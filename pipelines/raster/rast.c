@@ -113,7 +113,7 @@ static void copy_binned_pkt(void *dst, const void *src, size_t bytes)
 }
 
 static bool rast_local_init(rast_local *l, const plr_state *s, const rast_cfg *rc,
-                            int open_tiles, size_t packet_bytes, plr_packet_copy copy)
+                            int open_tiles, size_t packet_bytes, plr_packet_copy copy, bool runs)
 {
     uint32_t ntiles = (uint32_t)(s->tiles_x * s->tiles_y);
     l->next_uid = 0;
@@ -123,7 +123,7 @@ static bool rast_local_init(rast_local *l, const plr_state *s, const rast_cfg *r
     l->pattern = s->pattern;
     l->cover = s->msaa > 1 ? malloc((size_t)rc->tile * rc->tile) : NULL;
     if (l->buf && (l->cover || s->msaa == 1) &&
-        plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0))
+        plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0, runs))
         return true;
     free(l->buf);
     free(l->cover);
@@ -185,17 +185,17 @@ static void walk_prim_tiles(void *arg, const plr_prim *p)
 
 /* Rast, Setup/Bin and Bin: every record of each primitive batch goes to per_tile for
  * the tiles it touches. In draw order the staged packets leave when each batch is done
- * (a tile's packets must not overtake a later batch's); in any order they leave when
- * full, or when the stager needs their slot, or at the end. */
+ * (a tile's packets must not overtake a later batch's); in any order a tile's full
+ * ones leave in runs when the stager needs room, the rest at the end. */
 static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, plr_prim_fn each,
                          tile_fn per_tile, bool draw_order)
 {
     plr_state *s = gr_user(c);
     const rast_cfg *rc = &s->rc;
     const int tiles = s->tiles_x * s->tiles_y;
-    const int open = draw_order ? OPEN_TILES : tiles < BIN_OPEN_TILES ? tiles : BIN_OPEN_TILES;
+    const int open = draw_order ? OPEN_TILES : 2 * tiles < BIN_STAGED_PACKETS ? 2 * tiles : BIN_STAGED_PACKETS;
     rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, open, packet_bytes, copy));
+    gr_assert(c, rast_local_init(&l, s, rc, open, packet_bytes, copy, !draw_order));
     tile_walk walk = {&l, c, rc, per_tile, rendered_tiles(rc)};
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
@@ -270,8 +270,7 @@ void plr_tile_rast_main(gr_ctx *c)
     tile_rect r;
     bool renders = plr_tile_rect(rc, tile, &r);   /* Setup/Bin sends only such tiles */
     rast_local l;
-    gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt),
-                                 copy_frag_pkt));
+    gr_assert(c, rast_local_init(&l, s, rc, 1, sizeof(frag_pkt), copy_frag_pkt, false));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *b = w.mem;
