@@ -627,6 +627,15 @@ void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
 void gr_close_queue(gr_worker *w, gr_queue_rt *q);
+
+/* close_wake.c: the consumers a close wakes, made runnable heaviest subqueue first */
+typedef struct gr_close_wake {
+    void *list;
+    uint32_t n, cap;
+} gr_close_wake;
+void gr_close_wake_init(gr_close_wake *cw, uint32_t nsubs);
+void gr_close_wake_add(gr_close_wake *cw, gr_worker *w, gr_inst *inst, uint64_t received);
+void gr_close_wake_run(gr_close_wake *cw, gr_worker *w);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
 /* tasks.c: what every scheduling policy shares (scheduler.h) */
