@@ -45,6 +45,13 @@ void *gr_inbox_take(gr_worker *w, gr_inbox *b);
  * inst declared state (gr_state_bytes) that another worker holds: inst goes into that
  * worker's inbox and true; otherwise false, and the caller pushes it as any task. */
 bool gr_send_home(gr_worker *w, gr_inst *inst);
+/* The first time inst declares state in a run (gr_state_bytes), w running it: its home
+ * becomes the worker with the fewest homes so far, w on a tie. Woken wherever, it goes
+ * there (gr_send_home) until an activation runs elsewhere (a thief took it), when its
+ * home is again the worker its state is on. Without it the first worker to run a
+ * stateful instance keeps it, and two of the raster graph's 16 Bin instances often
+ * started on one worker, which then ran both groups' binning while another ran none. */
+void gr_choose_home(gr_worker *w, gr_inst *inst);
 /* The thief's side, for the policies that set state_affinity (sched.c, sched_danbi.c).
  * gr_leave_home: whether a thief leaves stage s's tasks to their worker for now, that is
  * while it is patient (has searched in vain for less than a whole spin phase,
