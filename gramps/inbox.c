@@ -81,7 +81,7 @@ bool gr_send_home(gr_worker *w, gr_inst *inst)
 void gr_choose_home(gr_worker *w, gr_inst *inst)
 {
     inst->home_chosen = true;
-    if (!w->g->sched->state_affinity) return;
+    if (!w->g->sched->state_affinity || !inst->stage->d.replicated) return;
     gr_graph *g = w->g;
     gr_worker *best = w;
     uint32_t fewest = atomic_load_explicit(&w->homes, memory_order_relaxed);

@@ -218,7 +218,8 @@ static int holder_home(const holder_slot *h)
     return best;
 }
 
-/* feeder (Thread) -> HOLDERS queues -> one holder (Thread) each. */
+/* feeder (Thread) -> HOLDERS queues -> one holder (Thread) each, copies of one stage as a
+ * graph file's `replicate` makes them. */
 static gr_graph *holders_graph(holder_slot *h)
 {
     static const char *const qn[HOLDERS] = {"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"};
@@ -231,7 +232,8 @@ static gr_graph *holders_graph(holder_slot *h)
                                              .capacity = 4});
         gr_bind(g, src, GR_BIND_OUTPUT, q);
         gr_bind(g, gr_stage(g, &(gr_stage_desc){.name = hn[k], .kind = GR_THREAD,
-                                                .main = holder, .user = &h[k]}),
+                                                .main = holder, .user = &h[k],
+                                                .replicated = true}),
                 GR_BIND_INPUT, q);
     }
     return g;
