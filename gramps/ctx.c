@@ -70,6 +70,7 @@ void gr_state_bytes(gr_ctx *c, size_t bytes)
 {
     if (!c->inst) return;
     c->inst->state_bytes = bytes;
+    if (bytes && !c->inst->home_chosen) gr_choose_home(c->w, c->inst);
     if (bytes) atomic_store_explicit(&c->inst->stage->keeps_state, true, memory_order_relaxed);
 }
 void gr_work_units(gr_ctx *c, uint64_t units)

@@ -72,10 +72,30 @@ void *gr_inbox_take(gr_worker *w, gr_inbox *b)
 bool gr_send_home(gr_worker *w, gr_inst *inst)
 {
     if (!w->g->sched->state_affinity || !inst->state_bytes) return false;
-    const int32_t home = inst->ran_on - 1;
+    const int32_t home = (inst->home ? inst->home : inst->ran_on) - 1;
     if (home < 0 || home == (int32_t)w->id) return false;
     gr_inbox_put(w, &w->g->workers[home].inbox, gr_inst_task(inst));
     return true;
+}
+
+void gr_choose_home(gr_worker *w, gr_inst *inst)
+{
+    inst->home_chosen = true;
+    if (!w->g->sched->state_affinity || !inst->stage->d.replicated) return;
+    gr_graph *g = w->g;
+    gr_worker *best = w;
+    uint32_t fewest = atomic_load_explicit(&w->homes, memory_order_relaxed);
+    for (unsigned i = 0; i < g->nworkers && fewest > 0; i++) {
+        uint32_t n = atomic_load_explicit(&g->workers[i].homes, memory_order_relaxed);
+        if (n < fewest) {
+            best = &g->workers[i];
+            fewest = n;
+        }
+    }
+    /* Relaxed: the counts only balance homes; two instances choosing at once may pick
+     * the same worker, which costs balance, not correctness. */
+    atomic_fetch_add_explicit(&best->homes, 1, memory_order_relaxed);
+    inst->home = (int32_t)best->id + 1;
 }
 
 bool gr_leave_home(const gr_stage_rt *s, bool patient)

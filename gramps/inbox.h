@@ -45,6 +45,17 @@ void *gr_inbox_take(gr_worker *w, gr_inbox *b);
  * inst declared state (gr_state_bytes) that another worker holds: inst goes into that
  * worker's inbox and true; otherwise false, and the caller pushes it as any task. */
 bool gr_send_home(gr_worker *w, gr_inst *inst);
+/* The first time inst, a copy of a replicated stage (graph files' `replicate`), declares
+ * state in a run (gr_state_bytes), w running it: its home becomes the worker with the
+ * fewest such homes so far, w on a tie. Woken wherever, it goes there (gr_send_home)
+ * until an activation runs elsewhere (a thief took it), when its home is again the
+ * worker its state is on. Without it the first worker to run a stateful instance keeps
+ * it, and two of the raster graph's 16 Bin copies often started on one worker, which
+ * then ran both groups' binning while another ran none. Only copies: the copies of one
+ * stage divide one kind of work, which spreads well; spreading unrelated light stages
+ * made chains of them hand every packet to another worker (test_property's random
+ * graphs, every Thread stage stateful, ran 1.6x longer on real threads). */
+void gr_choose_home(gr_worker *w, gr_inst *inst);
 /* The thief's side, for the policies that set state_affinity (sched.c, sched_danbi.c).
  * gr_leave_home: whether a thief leaves stage s's tasks to their worker for now, that is
  * while it is patient (has searched in vain for less than a whole spin phase,

@@ -273,6 +273,8 @@ struct gr_inst {
     uint32_t produced;                /* output packets since last dispatch */
     size_t state_bytes;               /* gr_state_bytes: private data it keeps */
     int32_t ran_on;                   /* the worker of its last activation + 1; 0: none */
+    int32_t home;                     /* where gr_choose_home put its state + 1; 0: ran_on */
+    bool home_chosen;                 /* gr_choose_home ran (once per run) */
     gr_twin *in_win;                  /* stage->nin windows, in `win` */
     gr_twin *out_win;                 /* stage->nout windows, in `win` after in_win */
     gr_twin win[];                    /* allocated with the instance */
@@ -453,6 +455,7 @@ struct gr_worker {
     _Atomic(int) running;             /* id of the stage whose task runs (watchdog) */
     _Atomic(bool) device_wait;        /* that task waits on an accelerator (gr_device_wait) */
     _Atomic(bool) idle;
+    _Atomic(uint32_t) homes;          /* stateful instances gr_choose_home put here */
     int64_t ts_mark;                  /* Task-Stealing: gr_dq_owner_pushed when the running
                                          task began; tasks above it are its children */
     int streak_rank;                  /* GRAMPS: rank of the Shader stage whose tasks this
@@ -627,6 +630,15 @@ void gr_subq_peek(const gr_subq *s, uint32_t n, gr_pkt **out);
 uint32_t gr_subq_pop(gr_subq *s, uint32_t n, gr_pkt **out);
 void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s);
 void gr_close_queue(gr_worker *w, gr_queue_rt *q);
+
+/* close_wake.c: the consumers a close wakes, made runnable heaviest subqueue first */
+typedef struct gr_close_wake {
+    void *list;
+    uint32_t n, cap;
+} gr_close_wake;
+void gr_close_wake_init(gr_close_wake *cw, uint32_t nsubs);
+void gr_close_wake_add(gr_close_wake *cw, gr_worker *w, gr_inst *inst, uint64_t received);
+void gr_close_wake_run(gr_close_wake *cw, gr_worker *w);
 int gr_grant_waiting(gr_worker *w, gr_queue_rt *q);
 
 /* tasks.c: what every scheduling policy shares (scheduler.h) */

@@ -467,27 +467,32 @@ void gr_wake_out_waiters(gr_worker *w, gr_queue_rt *q, gr_subq *s)
     }
 }
 
-/* No producer will add to q again: blocked consumers get their short reservations. A
- * set whose instanced consumer wants every subqueue (every_subqueue) also gets an
- * instance on each subqueue that got no packet. The consumer's component still holds a
- * pending unit here (the producers' until they finish, or the hold of the quiescence
- * check that closes its inputs), so these instances run before it can finish. */
+/* No producer will add to q again: blocked consumers get their short reservations,
+ * woken heaviest subqueue first (close_wake.c). A set whose instanced consumer wants
+ * every subqueue (every_subqueue) also gets an instance on each subqueue that got no
+ * packet. The consumer's component still holds a pending unit here (the producers'
+ * until they finish, or the hold of the quiescence check that closes its inputs), so
+ * these instances run before it can finish. */
 void gr_close_queue(gr_worker *w, gr_queue_rt *q)
 {
     if (atomic_exchange(&q->closed, true)) return;
     if (!q->physical) return;
     uint32_t n = q->d.dynamic_keys ? atomic_load(&q->keys.count) : q->nsubs;
     bool every = w->g->stages[q->consumer]->d.every_subqueue;
+    gr_close_wake woken;
+    gr_close_wake_init(&woken, n);
     for (uint32_t i = 0; i < n; i++) {
         gr_subq *s = q->subs[i];
         if (!s) continue;
         gr_spin_lock(&s->lock);
         s->closed = true;
         gr_inst *waiter = take_in_waiter(s);
+        const uint64_t received = s->tail;
         gr_spin_unlock(&s->lock);
-        if (waiter) gr_make_runnable(w, waiter);
+        if (waiter) gr_close_wake_add(&woken, w, waiter, received);
         if (every) ensure_consumer(w, q, s);
     }
+    gr_close_wake_run(&woken, w);
     if (q->is_set) gr_wake_any(w, q, NULL);
 }
 

@@ -118,6 +118,7 @@ void gr_inst_run(gr_worker *w, gr_inst *inst)
     w->act_stage = s;
     const int32_t was_on = inst->ran_on;
     inst->ran_on = (int32_t)w->id + 1;
+    if (inst->home != inst->ran_on) inst->home = 0;   /* its state follows it here */
     if (w->g->sim) gr_sim_resume(w, inst, was_on);
     w->act_begin = w->act_t0;
     const gr_stage_rt *was = gr_running_set(s);
