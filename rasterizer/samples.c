@@ -551,24 +551,38 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
         held += 8, owner += 8, tie += pixels;                                        \
         pl.e = _mm256_add_pd(pl.e, e_step);                                          \
     } while (0)
+    /* to the next row's first step */
+#define BLOCK_NEXT_ROW()                                                            \
+    do {                                                                             \
+        t0 = _mm256_add_epi32(t0, wrap[0]);                                         \
+        t1 = _mm256_add_epi32(t1, wrap[1]);                                         \
+        t2 = _mm256_add_epi32(t2, wrap[2]);                                         \
+        held += next_row, owner += next_row, tie += next_tie;                        \
+        pl.e = _mm256_add_pd(pl.e, e_row);                                           \
+    } while (0)
     unsigned found = 0;                  /* block_step's, over the steps */
-    for (int r = 0; r < rows; r++) {
-        for (int j = 0; j < whole; j++) {
-            found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, true);
+    if (whole == 0) {                    /* one pixel a row at 4x: its half steps */
+        for (int r = 0; r < rows; r++) {
+            found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, false);
             BLOCK_NEXT_STEP();
+            BLOCK_NEXT_ROW();
         }
+        return found;
+    }
+    /* the whole steps of all rows as one loop, a row's end a counter's (a loop per row
+     * cost more than its steps: most rows are one to three steps) */
+    for (int k = rows * whole, left = whole; k > 0; k--) {
+        found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, true);
+        BLOCK_NEXT_STEP();
+        if (--left) continue;
+        left = whole;
         if (half) {
             found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, false);
             BLOCK_NEXT_STEP();
         }
-        t0 = _mm256_add_epi32(t0, wrap[0]);
-        t1 = _mm256_add_epi32(t1, wrap[1]);
-        t2 = _mm256_add_epi32(t2, wrap[2]);
-        held += next_row;
-        owner += next_row;
-        tie += next_tie;
-        pl.e = _mm256_add_pd(pl.e, e_row);
+        BLOCK_NEXT_ROW();
     }
+#undef BLOCK_NEXT_ROW
 #undef BLOCK_NEXT_STEP
     return found;
 }
