@@ -365,8 +365,9 @@ static inline void int32_lanes_of(const rs_setup *s, const rs_sample_walk *w, co
  * walk: each lane's sample offset a * X + b * Y computed modulo 2^32, then the centre
  * and bias added, which is the exact value wherever that fits int32 (the caller's
  * block_fits_int32). The offsets of lanes 0-3 (at 8x also 4-7) are a sample's alone,
- * each at most the bound's (|a| + |b|) * 7/16 pixel < 2^31 in size, so exact as int32,
- * and dz is made from them as doubles in rs_plane_step's order: the walk's dz. */
+ * each at most direct_block_fits_int32's hi = (|a| + |b|) * 7/16 pixel in size, which
+ * its two limits keep below 2^31, so exact as int32; dz is made from them as doubles in
+ * rs_plane_step's order: the walk's dz. */
 __attribute__((target("avx2"), always_inline))
 static inline void int32_lanes_direct(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
                                       const int64_t e[3], const int count, int32_lanes *l)
@@ -512,8 +513,7 @@ static inline unsigned block_step(__m256i t0, __m256i t1, __m256i t2, const bloc
  * last one's plus l->step[i] (a row's end: plus wrap[i], to the next row's first pixel),
  * all modulo 2^32 (exact inside the rectangle); held, owner from the first pixel,
  * stride apart per row; tie n per row. A row is its whole steps, then at 4x for an odd
- * n a half step of its last pixel (the caller gives even widths where it can, so that
- * most rows are whole steps alone). A step whose eight samples are all outside costs
+ * n a half step of its last pixel. A step whose eight samples are all outside costs
  * its sign test. Returns BLOCK_TIES when any pixel has a tie, BLOCK_TOOK when it took
  * any sample; tie must be zero beforehand. */
 #define BLOCK_TIES 0xffu
