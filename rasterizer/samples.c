@@ -362,10 +362,12 @@ static inline void int32_lanes_of(const rs_setup *s, const rs_sample_walk *w, co
 }
 
 /* The same lanes straight from the setup and the pattern (4 or 8 samples), without a
- * walk: each lane's value a * X + b * Y + bias + e computed modulo 2^32, which is the
- * exact value wherever that fits int32 (the caller's block_fits_int32), and dz from the
- * offsets as doubles (a * dx and b * dy are below 2^37, their sum exact, so each equals
- * rs_sample_walk_of's (double) of its int64 offset), in rs_plane_step's order. */
+ * walk: each lane's sample offset a * X + b * Y computed modulo 2^32, then the centre
+ * and bias added, which is the exact value wherever that fits int32 (the caller's
+ * block_fits_int32). The offsets of lanes 0-3 (at 8x also 4-7) are a sample's alone,
+ * each at most direct_block_fits_int32's hi = (|a| + |b|) * 7/16 pixel in size, which
+ * its two limits keep below 2^31, so exact as int32; dz is made from them as doubles in
+ * rs_plane_step's order: the walk's dz. */
 __attribute__((target("avx2"), always_inline))
 static inline void int32_lanes_direct(const rs_setup *s, const rs_samples *p, const rs_depth_plane *z,
                                       const int64_t e[3], const int count, int32_lanes *l)
@@ -387,19 +389,16 @@ static inline void int32_lanes_direct(const rs_setup *s, const rs_samples *p, co
     const __m256i sy = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(dy8)), 4);
     /* at 4x, lanes 4-7 are the next pixel's: one pixel (1 << RS_SUBPIXEL_BITS) further across */
     const __m256i lx = count == 4 ? _mm256_add_epi32(sx, _mm256_setr_epi32(0, 0, 0, 0, 256, 256, 256, 256)) : sx;
-    for (int i = 0; i < 3; i++)
-        l->first[i] = _mm256_add_epi32(
-            _mm256_add_epi32(_mm256_set1_epi32((int32_t)(uint32_t)(uint64_t)e[i]), _mm256_set1_epi32(s->bias[i])),
-            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(s->a[i]), lx),
-                             _mm256_mullo_epi32(_mm256_set1_epi32(s->b[i]), sy)));
+    __m256i off[3];
+    for (int i = 0; i < 3; i++) {
+        off[i] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(s->a[i]), lx),
+                                  _mm256_mullo_epi32(_mm256_set1_epi32(s->b[i]), sy));
+        l->first[i] = _mm256_add_epi32(off[i], _mm256_set1_epi32((int32_t)(uint32_t)(uint64_t)(e[i] + s->bias[i])));
+    }
     const __m256d d0 = _mm256_set1_pd(z->d0), d1 = _mm256_set1_pd(z->d1), inv_area = _mm256_set1_pd(z->inv_area);
-    const __m256d a0 = _mm256_set1_pd(s->a[0]), b0 = _mm256_set1_pd(s->b[0]);
-    const __m256d a1 = _mm256_set1_pd(s->a[1]), b1 = _mm256_set1_pd(s->b[1]);
     for (int h = 0; h < count / 4; h++) {
-        const __m256d x = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(sx, 1) : _mm256_castsi256_si128(sx));
-        const __m256d y = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(sy, 1) : _mm256_castsi256_si128(sy));
-        const __m256d o0 = _mm256_add_pd(_mm256_mul_pd(a0, x), _mm256_mul_pd(b0, y));
-        const __m256d o1 = _mm256_add_pd(_mm256_mul_pd(a1, x), _mm256_mul_pd(b1, y));
+        const __m256d o0 = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(off[0], 1) : _mm256_castsi256_si128(off[0]));
+        const __m256d o1 = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(off[1], 1) : _mm256_castsi256_si128(off[1]));
         l->dz[h] = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(o0, d0), _mm256_mul_pd(o1, d1)), inv_area);
     }
     if (count == 4) l->dz[1] = l->dz[0];
@@ -458,29 +457,34 @@ static inline bool direct_block_fits_int32(const rs_setup *s, const rs_samples *
     return block_fits_int32(s, _mm256_sub_epi64(_mm256_setr_epi64x(-1, -1, -1, 0), hi), hi, first, n, rows);
 }
 
-/* One step of block_take: the eight lanes t (before their step), edges 0 and 1 at its
- * pixels' centres (e0, e1), held, owner and tie at its first pixel, zp the depth plane's
- * z2, d0, d1, inv_area in both lanes (held before the loop: the tie stores may alias
- * the plane). whole: all eight
- * lanes are in the rectangle, else (4x, a row's odd last pixel) lanes 0-3 alone, with
- * masked loads and stores. Returns the samples at equal depth (bits 0-7) and those it
- * took (bits 8-15). */
+/* The depth plane as block_take steps it: edges 0 and 1 at the centres of a step's two
+ * pixels (at 8x only the first is used) in one vector, e = (e0 at its first pixel, e0 at
+ * the next, e1 at its first, e1 at the next), kept in double: integers below 2^53 (the
+ * block's values fit int32), so every sum is exact and each lane is (double) of the
+ * exact int64 value. d = (d0, d0, d1, d1); z2 and inv_area in both lanes. */
+typedef struct block_plane { __m256d e, d, dz[2]; __m128d z2, inv_area; } block_plane;
+
+/* One step of block_take: the eight lanes t0-t2 (edges 0-2), the plane pl, held,
+ * owner and tie at its first pixel. whole: all eight lanes are in the rectangle, else
+ * (4x, a row's odd last pixel) lanes 0-3 alone, with masked loads and stores. Returns
+ * the samples at equal depth (bits 0-7) and those it took (bits 8-15). */
 __attribute__((target("avx2"), always_inline))
-static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, const int32_lanes *l,
-                                  const __m128d zp[4], float *held, uint32_t *owner, uint8_t *tie,
-                                  __m256i ids, const int count, const bool whole)
+static inline unsigned block_step(__m256i t0, __m256i t1, __m256i t2, const block_plane *pl, float *held, uint32_t *owner,
+                                  uint8_t *tie, __m256i ids, const int count, const bool whole)
 {
-    const __m256i all = _mm256_or_si256(_mm256_or_si256(t[0], t[1]), t[2]);
+    const __m256i all = _mm256_or_si256(_mm256_or_si256(t0, t1), t2);
     const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
     if (!cv) return 0;
     /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
      * or the first pixel's 4-7 (8x) */
-    /* rs_plane_centre of both pixels, its operations lane by lane */
-    const __m128d c = _mm_add_pd(zp[0], _mm_mul_pd(_mm_add_pd(_mm_mul_pd(e0, zp[1]), _mm_mul_pd(e1, zp[2])), zp[3]));
+    /* rs_plane_centre of both pixels: z2 + (e0 d0 + e1 d1) inv_area, lane by lane */
+    const __m256d ed = _mm256_mul_pd(pl->e, pl->d);
+    const __m128d sum = _mm_add_pd(_mm256_castpd256_pd128(ed), _mm256_extractf128_pd(ed, 1));
+    const __m128d c = _mm_add_pd(pl->z2, _mm_mul_pd(sum, pl->inv_area));
     const __m256d c0 = _mm256_broadcastsd_pd(c);
     const __m256d c1 = count == 4 ? _mm256_permute4x64_pd(_mm256_castpd128_pd256(c), 0x55) : c0;
-    const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, l->dz[0]));
-    const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, l->dz[1]));
+    const __m128 z0 = _mm256_cvtpd_ps(_mm256_add_pd(c0, pl->dz[0]));
+    const __m128 z1 = _mm256_cvtpd_ps(_mm256_add_pd(c1, pl->dz[1]));
     const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
     const __m256 zk = _mm256_set_m128(z1, z0);
     const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
@@ -508,10 +512,10 @@ static inline unsigned block_step(const __m256i t[3], __m128d e0, __m128d e1, co
  * centre edge values are e, its lanes l: one flat walk of steps, each step's lanes the
  * last one's plus l->step[i] (a row's end: plus wrap[i], to the next row's first pixel),
  * all modulo 2^32 (exact inside the rectangle); held, owner from the first pixel,
- * stride apart per row; tie n per row. A row's steps but its last are whole (the last
- * is half at 4x when n is odd), so only the last step tests which. A step whose eight
- * samples are all outside costs its sign test. Returns BLOCK_TIES when any pixel has a
- * tie, BLOCK_TOOK when it took any sample; tie must be zero beforehand. */
+ * stride apart per row; tie n per row. A row is its whole steps, then at 4x for an odd
+ * n a half step of its last pixel. A step whose eight samples are all outside costs
+ * its sign test. Returns BLOCK_TIES when any pixel has a tie, BLOCK_TOOK when it took
+ * any sample; tie must be zero beforehand. */
 #define BLOCK_TIES 0xffu
 #define BLOCK_TOOK 0xff00u
 __attribute__((target("avx2"), always_inline))
@@ -520,45 +524,65 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
                               size_t stride, uint32_t id, uint8_t *tie, const int count)
 {
     const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    if (n <= 0) return 0;                /* an empty span (rs_sample_row_take): no last step either */
-    const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
-    __m256i t[3] = {l->first[0], l->first[1], l->first[2]}, wrap[3];
-    for (int i = 0; i < 3; i++)                  /* the next row's first step from past this row's last */
+    if (n <= 0) return 0;                /* an empty span (rs_sample_row_take): no step either */
+    const int pixels = 8 / count, whole = n / pixels, half = n % pixels, steps = whole + half;
+    /* the lanes of edges 0-2 (apart, not an array: GCC kept an array's lanes in memory),
+     * their steps, and from past a row's last step to the next row's first */
+    __m256i t0 = l->first[0], t1 = l->first[1], t2 = l->first[2], wrap[3];
+    const __m256i step0 = l->step[0], step1 = l->step[1], step2 = l->step[2];
+    for (int i = 0; i < 3; i++)
         wrap[i] = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[i] * (uint64_t)one)),
                                    _mm256_mullo_epi32(l->step[i], _mm256_set1_epi32(steps)));
-    const int64_t d0 = (int64_t)s->b[0] * one - l->s0 * pixels * steps, d1 = (int64_t)s->b[1] * one - l->s1 * pixels * steps;
+    const int64_t row0 = (int64_t)s->b[0] * one - l->s0 * pixels * steps, row1 = (int64_t)s->b[1] * one - l->s1 * pixels * steps;
     const ptrdiff_t next_row = (ptrdiff_t)stride - 8 * steps, next_tie = n - pixels * steps;
     const __m256i ids = _mm256_set1_epi32((int)id);
-    const bool last_whole = count == 8 || n % 2 == 0;
-    /* edges 0 and 1 at the step's first pixel's centre (lane 0) and the next pixel's
-     * (lane 1), kept in double: integers below 2^53 (the block's values fit int32), so
-     * every sum is exact and each lane is (double) of the exact int64 value */
-    __m128d e0 = _mm_setr_pd((double)e[0], (double)(e[0] + l->s0)), e1 = _mm_setr_pd((double)e[1], (double)(e[1] + l->s1));
-    const __m128d e0_step = _mm_set1_pd((double)(l->s0 * pixels)), e1_step = _mm_set1_pd((double)(l->s1 * pixels));
+    block_plane pl = {_mm256_setr_pd((double)e[0], (double)(e[0] + l->s0), (double)e[1], (double)(e[1] + l->s1)),
+                      _mm256_setr_pd(z->d0, z->d0, z->d1, z->d1), {l->dz[0], l->dz[1]}, _mm_set1_pd(z->z2),
+                      _mm_set1_pd(z->inv_area)};   /* made before the loop: the tie stores may alias the plane */
+    const __m256d e_step = _mm256_setr_pd((double)(l->s0 * pixels), (double)(l->s0 * pixels),
+                                          (double)(l->s1 * pixels), (double)(l->s1 * pixels));
+    const __m256d e_row = _mm256_setr_pd((double)row0, (double)row0, (double)row1, (double)row1);
     /* the lanes, pointers and centres moved one step on */
 #define BLOCK_NEXT_STEP()                                                           \
     do {                                                                             \
-        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], l->step[i]);     \
+        t0 = _mm256_add_epi32(t0, step0);                                           \
+        t1 = _mm256_add_epi32(t1, step1);                                           \
+        t2 = _mm256_add_epi32(t2, step2);                                           \
         held += 8, owner += 8, tie += pixels;                                        \
-        e0 = _mm_add_pd(e0, e0_step), e1 = _mm_add_pd(e1, e1_step);                  \
+        pl.e = _mm256_add_pd(pl.e, e_step);                                          \
     } while (0)
-    const __m128d zp[4] = {_mm_set1_pd(z->z2), _mm_set1_pd(z->d0), _mm_set1_pd(z->d1), _mm_set1_pd(z->inv_area)};
+    /* to the next row's first step */
+#define BLOCK_NEXT_ROW()                                                            \
+    do {                                                                             \
+        t0 = _mm256_add_epi32(t0, wrap[0]);                                         \
+        t1 = _mm256_add_epi32(t1, wrap[1]);                                         \
+        t2 = _mm256_add_epi32(t2, wrap[2]);                                         \
+        held += next_row, owner += next_row, tie += next_tie;                        \
+        pl.e = _mm256_add_pd(pl.e, e_row);                                           \
+    } while (0)
     unsigned found = 0;                  /* block_step's, over the steps */
-    for (int r = 0; r < rows; r++) {
-        for (int j = 1; j < steps; j++) {
-            found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, true);
+    if (whole == 0) {                    /* one pixel a row at 4x: its half steps */
+        for (int r = 0; r < rows; r++) {
+            found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, false);
+            BLOCK_NEXT_STEP();
+            BLOCK_NEXT_ROW();
+        }
+        return found;
+    }
+    /* the whole steps of all rows as one loop, a row's end a counter's (a loop per row
+     * cost more than its steps: most rows are one to three steps) */
+    for (int k = rows * whole, left = whole; k > 0; k--) {
+        found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, true);
+        BLOCK_NEXT_STEP();
+        if (--left) continue;
+        left = whole;
+        if (half) {
+            found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, false);
             BLOCK_NEXT_STEP();
         }
-        if (last_whole) found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, true);
-        else found |= block_step(t, e0, e1, l, zp, held, owner, tie, ids, count, false);
-        BLOCK_NEXT_STEP();
-        for (int i = 0; i < 3; i++) t[i] = _mm256_add_epi32(t[i], wrap[i]);
-        held += next_row;
-        owner += next_row;
-        tie += next_tie;
-        e0 = _mm_add_pd(e0, _mm_set1_pd((double)d0));
-        e1 = _mm_add_pd(e1, _mm_set1_pd((double)d1));
+        BLOCK_NEXT_ROW();
     }
+#undef BLOCK_NEXT_ROW
 #undef BLOCK_NEXT_STEP
     return found;
 }

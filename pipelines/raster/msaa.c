@@ -50,16 +50,28 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         }
 }
 
-void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
+/* plr_samples_resolve for m samples a pixel (compiled for 4 and 8: the resolve
+ * unrolled), the frame's pointers in locals (a colour store could alias them). */
+static inline __attribute__((always_inline)) void resolve_tile(const plr_state *s, const tile_rect *r,
+                                                               const uint8_t *final, const uint32_t m)
 {
-    const uint32_t m = (uint32_t)s->msaa;
+    uint32_t *const color = s->color;
+    const uint32_t *const samples = s->sample_rgba;
+    const size_t width = (size_t)s->width;
+    const bool hdr = s->sample_hdr != NULL;
     for (int y = r->y0; y < r->y1; y++) {
         const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
             if (done && done[x - r->ox]) continue;
-            const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
-            s->color[p] = plr_resolve_pixel(&s->sample_rgba[p * m], m);
-            if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
+            const size_t p = (size_t)y * width + (size_t)x;
+            color[p] = plr_resolve_pixel(&samples[p * m], m);
+            if (hdr) plr_sample_hdr_resolve(s, x, y);
         }
     }
+}
+
+void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
+{
+    if (s->msaa == 4) resolve_tile(s, r, final, 4);
+    else resolve_tile(s, r, final, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
 }
