@@ -191,6 +191,19 @@ typedef struct gr_set_push {
 } gr_set_push;
 #define GR_SET_PUSHES_MAX 16
 #define GR_SET_PUSHES_UNKNOWN UINT32_MAX
+
+/* For a set_pushes answer built one element at a time: counts one more element for key
+ * in pushes[0..*n) (a packet's neighbours share keys, so the last entries are looked at
+ * first); false when that would take a key past GR_SET_PUSHES_MAX (answer UNKNOWN). */
+static inline bool gr_set_push_add(gr_set_push *pushes, uint32_t *n, uint64_t key)
+{
+    uint32_t k = *n;
+    while (k > 0 && pushes[k - 1].key != key) k--;
+    if (k > 0) pushes[k - 1].elements++;
+    else if (*n == GR_SET_PUSHES_MAX) return false;
+    else pushes[(*n)++] = (gr_set_push){key, 1};
+    return true;
+}
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
 #define GR_BATCH_MAX 256

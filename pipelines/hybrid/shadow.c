@@ -130,6 +130,19 @@ static void shadow_emit(gr_ctx *c, void *state, void *packet, const void *result
     count(c, s, n);
 }
 
+/* For a batch (cp_kernel.set_pushes): the om tiles the packet's lit terms go to, one term
+ * per ray at most (send_lit). */
+static uint32_t shadow_set_pushes(void *state, const void *packet, int output, gr_set_push *pushes)
+{
+    const shadow_state *s = state;
+    (void)output;                         /* its one output: contributions */
+    const plh_shadow *r = plrt_elems((void *)packet);
+    uint32_t nkeys = 0;
+    for (uint32_t i = 0, n = gr_count(packet); i < n; i++)
+        if (!gr_set_push_add(pushes, &nkeys, plh_tile_key(r[i].slot, &s->keys))) return GR_SET_PUSHES_UNKNOWN;
+    return nkeys;
+}
+
 /* What the kernel does not do: any-hit filters and shadow transmittance. */
 static const char *shadow_unsupported(void *state)
 {
@@ -166,4 +179,4 @@ const cp_kernel_stage_type plh_shadow_type = {
      shadow_uses, 2},
     {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, .name = "hybrid_occluded",
      .result_bytes = 1, .inplace = false, .buffers = shadow_buffers, .unsupported = shadow_unsupported,
-     .emit = shadow_emit}};
+     .emit = shadow_emit, .set_pushes = shadow_set_pushes}};

@@ -38,12 +38,7 @@ uint32_t plrt_contrib_pushes(const plrt_blend_keys *keys, const void *elements, 
     for (uint32_t i = 0; i < n; i++, e += stride) {
         uint32_t pixel;
         memcpy(&pixel, e + pixel_at, sizeof pixel);
-        uint64_t key = plrt_blend_key(pixel, keys);
-        uint32_t k = nkeys;
-        while (k > 0 && pushes[k - 1].key != key) k--;      /* neighbours share a key */
-        if (k > 0) pushes[k - 1].elements++;
-        else if (nkeys == GR_SET_PUSHES_MAX) return GR_SET_PUSHES_UNKNOWN;
-        else pushes[nkeys++] = (gr_set_push){key, 1};
+        if (!gr_set_push_add(pushes, &nkeys, plrt_blend_key(pixel, keys))) return GR_SET_PUSHES_UNKNOWN;
     }
     return nkeys;
 }

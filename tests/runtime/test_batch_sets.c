@@ -176,8 +176,28 @@ static void test_told_three_workers(void)
     run(&s, 3, &policy);
 }
 
+/* gr_set_push_add: an element counted to its key's entry wherever it is, a new key
+ * appended, and false (not a seventeenth entry written) past GR_SET_PUSHES_MAX keys. */
+static void test_set_push_add(void)
+{
+    gr_set_push pushes[GR_SET_PUSHES_MAX + 1];
+    memset(pushes, 0xff, sizeof pushes);
+    uint32_t n = 0;
+    const uint64_t keys[] = {7, 7, 3, 7, 3, 9};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) CHECK(gr_set_push_add(pushes, &n, keys[i]));
+    CHECK(n == 3);
+    CHECK(pushes[0].key == 7 && pushes[0].elements == 3);
+    CHECK(pushes[1].key == 3 && pushes[1].elements == 2);
+    CHECK(pushes[2].key == 9 && pushes[2].elements == 1);
+    for (uint64_t k = 100; n < GR_SET_PUSHES_MAX; k++) CHECK(gr_set_push_add(pushes, &n, k));
+    CHECK(gr_set_push_add(pushes, &n, 7) && pushes[0].elements == 4);
+    CHECK(!gr_set_push_add(pushes, &n, 1000));
+    CHECK(n == GR_SET_PUSHES_MAX && pushes[GR_SET_PUSHES_MAX].key == UINT64_MAX);
+}
+
 int main(void)
 {
+    RUN(test_set_push_add);
     RUN(test_told_one_worker);
     RUN(test_told_wrongly);
     RUN(test_told_three_workers);
