@@ -201,9 +201,13 @@ static inline bool gr_set_push_add(gr_set_push *pushes, uint32_t *n, uint64_t ke
     while (k > 0 && pushes[k - 1].key != key) k--;
     if (k > 0) pushes[k - 1].elements++;
     else if (*n == GR_SET_PUSHES_MAX) return false;
-    else pushes[(*n)++] = (gr_set_push){key, 1};
+    else {
+        pushes[*n].key = key;           /* no compound literal: the header is C++'s too */
+        pushes[(*n)++].elements = 1;
+    }
     return true;
 }
+
 #define GR_ORIGIN_MAX 512
 #define GR_DEVICE_MAX 32
 #define GR_BATCH_MAX 256
