@@ -21,8 +21,7 @@
 static bool feeds_set(gr_worker *w, const gr_stage_rt *s, int i)
 {
     const gr_queue_rt *q = w->g->queues[s->out[i].queue];
-    bool recirculates = s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
-    return q->is_set && q->physical && !s->out[i].backward && !recirculates;
+    return q->is_set && q->physical && !s->out[i].backward && !gr_out_recirculates(s, i);
 }
 
 bool gr_batch_set_full(gr_worker *w, const gr_stage_rt *s)

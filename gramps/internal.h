@@ -553,6 +553,13 @@ static inline bool gr_exempt(const gr_graph *g, const gr_binding *b)
     return b->backward || !g->backpressure;
 }
 
+/* Output i of s is the in-place binding of a recirculating reduction: the task's result
+ * goes back to its input (reduction.c), not to that queue, so no space is taken there. */
+static inline bool gr_out_recirculates(const gr_stage_rt *s, int i)
+{
+    return s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
+}
+
 /* graph.c */
 void gr_set_error(gr_graph *g, gr_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

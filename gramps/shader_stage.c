@@ -58,13 +58,6 @@ static bool charge_output(gr_worker *w, gr_ctx *c, int i, gr_queue_rt *q)
     return gr_try_charge(w, q, 1, gr_exempt(w->g, b));
 }
 
-/* Output i is the in-place binding of a recirculating reduction: the task's result
- * goes back to its input (reduction.c), not to that queue. */
-static bool recirculates(const gr_stage_rt *s, int i)
-{
-    return s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
-}
-
 /* Reserves output i before the task runs, so that it runs to completion without
  * waiting; false when the queue is full. A forward push binding into a plain queue
  * reserves its first coalesced packet (see push_element). */
@@ -80,7 +73,7 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
                                           : gr_try_charge(w, q, 1, false);
         return c->push_unit[i];
     }
-    if (recirculates(s, i)) {             /* stays charged to the input (reduction.c) */
+    if (gr_out_recirculates(s, i)) {             /* stays charged to the input (reduction.c) */
         c->out[i] = c->in;
         return true;
     }
@@ -175,7 +168,7 @@ static void finish_task(gr_worker *w, gr_ctx *c)
     gr_queue_rt *in_q = in->queue;
     bool forwarded = false, kept = false;
     for (int i = 0; i < s->nout; i++) {
-        if (recirculates(s, i)) kept = true;
+        if (gr_out_recirculates(s, i)) kept = true;
         else if (commit_output(w, c, i)) forwarded = true;
     }
     if (in_q->gates) gr_gate_task_done(w, in_q, c->key);   /* the subqueue's next packet */

@@ -89,8 +89,7 @@ bool gr_stage_blocked(gr_worker *w, const gr_stage_rt *s)
 {
     if (s->d.kind != GR_SHADER) return false;
     for (int i = 0; i < s->nout; i++) {
-        bool recirculated = s->d.recirculate && s->out[i].mode == GR_BIND_INPLACE;
-        if (recirculated) continue;
+        if (gr_out_recirculates(s, i)) continue;
         const gr_queue_rt *q = w->g->queues[s->out[i].queue];
         if (s->out[i].backward) {
             if (s->out[i].back_waits && gr_queue_full(w, q) && !gr_cycle_jammed(w, s)) return true;
