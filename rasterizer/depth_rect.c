@@ -121,51 +121,6 @@ static int depth_rect_baseline(const rs_setup *s, int x0, int y0, int x1, int y1
     return n;
 }
 
-/* One row y of the block at column xb (its pixels inside [x0, x1)) for
- * depth_blocks_baseline. */
-static int block_row_baseline(const rs_setup *s, const rs_interp *ip, int xb, int y, int x0, int x1,
-                              rs_depth_target *t, uint32_t id)
-{
-    const edge_walk w = edge_walk_from(s, xb);
-    int64_t e[3];
-    edge_row(s, &w, y, e);
-    int n = 0;
-    for (int x = xb < x0 ? x0 : xb; x < xb + 4 && x < x1; x++) {
-        const int64_t d = x - xb;
-        const int64_t e0 = e[0] + d * w.step[0], e1 = e[1] + d * w.step[1], e2 = e[2] + d * w.step[2];
-        if ((e0 | e1 | e2) < 0) continue;
-        n++;
-        depth_test_pixel(s, ip, e0, e1, (ptrdiff_t)rs_depth_index(t, x, y), t, id);
-    }
-    return n;
-}
-
-/* depth_rect_baseline in the block layout: the same test of each pixel, in block order
- * (raster.h). */
-static int depth_blocks_baseline(const rs_setup *s, int x0, int y0, int x1, int y1,
-                                 rs_depth_target *t, uint32_t id)
-{
-    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
-    if (x1 <= x0 || y1 <= y0) return 0;
-    rs_interp ip;
-    rs_interp_of(s, &ip);
-    const int bx0 = x0 - ((x0 - t->ox) & 3), by0 = y0 - ((y0 - t->oy) & 1);
-    int n = 0;
-    for (int yb = by0; yb < y1; yb += 2)
-        for (int xb = bx0; xb < x1; xb += 4)
-            for (int y = yb < y0 ? y0 : yb; y < yb + 2 && y < y1; y++)
-                n += block_row_baseline(s, &ip, xb, y, x0, x1, t, id);
-    return n;
-}
-
-/* The baseline of t's layout. */
-static int depth_any_baseline(const rs_setup *s, int x0, int y0, int x1, int y1,
-                              rs_depth_target *t, uint32_t id)
-{
-    if (t->blocks) return depth_blocks_baseline(s, x0, y0, x1, y1, t, id);
-    return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
-}
-
 #if defined(__x86_64__)
 /* The AVX2 kernel computes depths without rs_depth's divisions: the depth plane (as in
  * the pre-test, but evaluated from the exact edge values of each pixel, never stepped)
@@ -568,22 +523,6 @@ static int depth_rect_narrow(const rs_setup *s, const depth_plane *pl, const edg
     return n;
 }
 
-/* One step of four pixels of a row over int64 edge values E0, E1 (biased by bias0,
- * bias1): depths and the test of the lanes in `cover` from index at, the ones won
- * appended to t->won in lane order. */
-__attribute__((target("avx2"), always_inline))
-static inline void depth_step4(const rs_setup *s, const depth_plane *pl, __m256i E0, __m256i E1,
-                               __m256i bias0, __m256i bias1, int cover, ptrdiff_t at,
-                               rs_depth_target *t, uint32_t id)
-{
-    __m256i U0 = _mm256_sub_epi64(E0, bias0), U1 = _mm256_sub_epi64(E1, bias1);
-    int inexact;
-    __m128 depth = plane_depths(pl, U0, U1, &inexact);
-    int won = depth_test_lanes(&t->z[at], &t->vis[at], depth, id, cover & ~inexact);
-    if (cover & inexact) won |= depth_test_exact(s, U0, U1, at, t, id, cover & inexact);
-    append_won4(t, at, (unsigned)won);
-}
-
 /* depth_rect_baseline four pixels at a time over int64 edge values, for triangles whose
  * values over the rectangle do not fit int32 (few: the largest). Its own function, so
  * that its vector constants do not weigh on the small triangles' path. */
@@ -617,7 +556,13 @@ static int depth_rect_wide(const rs_setup *s, const depth_plane *pl,
             if (cover) {
                 in_span = true;
                 n += __builtin_popcount((unsigned)cover);
-                depth_step4(s, pl, E0, E1, bias0, bias1, cover, row + x, t, id);
+                __m256i U0 = _mm256_sub_epi64(E0, bias0), U1 = _mm256_sub_epi64(E1, bias1);
+                int inexact;
+                __m128 depth = plane_depths(pl, U0, U1, &inexact);
+                int won = depth_test_lanes(&t->z[row + x], &t->vis[row + x], depth, id,
+                                           cover & ~inexact);
+                if (cover & inexact) won |= depth_test_exact(s, U0, U1, row + x, t, id, cover & inexact);
+                append_won4(t, row + x, (unsigned)won);
                 if (!(cover & 8)) break;  /* the span ended in these lanes */
             } else if (in_span) {
                 break;
@@ -629,202 +574,6 @@ static int depth_rect_wide(const rs_setup *s, const depth_plane *pl,
     }
     return n;
 }
-/* The block layout's walks (raster.h): over the blocks that hold the rectangle's
- * pixels, from the one at (bx0, by0) that holds its first, one block row (two pixel rows)
- * at a time, a step per block. */
-static inline void block_corner(const rs_depth_target *t, int x0, int y0, int *bx0, int *by0)
-{
-    *bx0 = x0 - ((x0 - t->ox) & 3);
-    *by0 = y0 - ((y0 - t->oy) & 1);
-}
-
-/* The lanes of a block row's blocks inside [x0, x1), in both rows (lanes 0-3 a block's
- * upper row's four columns, 4-7 its lower row's): n blocks from column bx0, all lanes
- * but in the first and the last (both, when n is 1). */
-typedef struct block_cols { int n, first, last; } block_cols;
-
-static inline block_cols block_cols_of(int bx0, int x0, int x1)
-{
-    const int n = (x1 - bx0 + 3) >> 2;
-    return (block_cols){n, 0x11 * (0xf & (0xf << (x0 - bx0))), 0x11 * (0xf >> (4 * n - (x1 - bx0)))};
-}
-
-/* The lanes of the block row from row yb inside [y0, y1) (yb < y1). */
-static inline int block_rows(int yb, int y0, int y1)
-{
-    return (yb >= y0 ? 0x0f : 0) | (yb + 1 < y1 ? 0xf0 : 0);
-}
-
-/* Whether a block row's walk is done at a step that covers none of its lanes: each row
- * of `rows` has had a covered lane (seen), and a row's covered pixels are contiguous, so
- * its span has ended. Rows the triangle does not reach keep the walk to the end. */
-static inline bool block_spans_done(int seen, int rows)
-{
-    return ((seen & 0x0f) || !(rows & 0x0f)) && ((seen & 0xf0) || !(rows & 0xf0));
-}
-
-/* The int32 edge values of a block walk (edges_fit_int32 from the first block's corner,
- * el): e at the first block, steps to the next block and to the next block row. */
-typedef struct block_edges { __m256i e[3], along[3], two_rows[3], bias0, bias1; } block_edges;
-
-__attribute__((target("avx2"), always_inline))
-static inline void block_edges_of(const rs_setup *s, const edge_lanes *el, block_edges *w)
-{
-    const __m256i col = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
-    const __m256i row = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-#pragma GCC unroll 3
-    for (int k = 0; k < 3; k++) {
-        const __m256i a = edge_int32(el->a, k), b = edge_int32(el->b, k);
-        const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(col, a), _mm256_mullo_epi32(row, b));
-        w->e[k] = _mm256_add_epi32(edge_int32(el->first, k), _mm256_slli_epi32(offset, RS_SUBPIXEL_BITS));
-        w->along[k] = _mm256_slli_epi32(a, RS_SUBPIXEL_BITS + 2);
-        w->two_rows[k] = _mm256_slli_epi32(b, RS_SUBPIXEL_BITS + 1);
-    }
-    w->bias0 = _mm256_set1_epi32(s->bias[0]);
-    w->bias1 = _mm256_set1_epi32(s->bias[1]);
-}
-
-/* One block at index at whose edge values are E[0..2]: the test of its covered lanes
- * among `lanes`; returns them. */
-__attribute__((target("avx2"), always_inline))
-static inline int block_step(const rs_setup *s, const depth_plane *pl, const block_edges *w, const __m256i E[3],
-                             int lanes, ptrdiff_t at, rs_depth_target *t, uint32_t id)
-{
-    __m256i signs = _mm256_or_si256(_mm256_or_si256(E[0], E[1]), E[2]);
-    int cover = ~_mm256_movemask_ps(_mm256_castsi256_ps(signs)) & lanes;
-    if (cover) depth_step8(s, pl, E[0], E[1], w->bias0, w->bias1, cover, at, at + 4, false, t, id);
-    return cover;
-}
-
-/* The block walk over int32 edge values for a rectangle in one or two block columns
- * (most small triangles'): a step or two per block row, without a loop across. */
-__attribute__((target("avx2")))
-static int depth_blocks_two(const rs_setup *s, const depth_plane *pl, block_edges *w, const block_cols *cols,
-                            int by0, int y0, int y1, ptrdiff_t first, rs_depth_target *t, uint32_t id)
-{
-    const int left = cols->n == 1 ? cols->first & cols->last : cols->first;
-    const int right = cols->n == 1 ? 0 : cols->last;
-    int n = 0;
-    for (int yb = by0; yb < y1; yb += 2, first += 2 * (ptrdiff_t)t->stride) {
-        const int rows = block_rows(yb, y0, y1);
-        n += __builtin_popcount((unsigned)block_step(s, pl, w, w->e, rows & left, first, t, id));
-        if (right) {
-            const __m256i E[3] = {_mm256_add_epi32(w->e[0], w->along[0]), _mm256_add_epi32(w->e[1], w->along[1]),
-                                  _mm256_add_epi32(w->e[2], w->along[2])};
-            n += __builtin_popcount((unsigned)block_step(s, pl, w, E, rows & right, first + 8, t, id));
-        }
-#pragma GCC unroll 3
-        for (int k = 0; k < 3; k++) w->e[k] = _mm256_add_epi32(w->e[k], w->two_rows[k]);
-    }
-    return n;
-}
-
-/* The block walk over int32 edge values for a wider rectangle: across each block row
- * until its spans end. */
-__attribute__((target("avx2")))
-static int depth_blocks_across(const rs_setup *s, const depth_plane *pl, block_edges *w, const block_cols *cols,
-                               int by0, int y0, int y1, ptrdiff_t first, rs_depth_target *t, uint32_t id)
-{
-    int n = 0;
-    for (int yb = by0; yb < y1; yb += 2, first += 2 * (ptrdiff_t)t->stride) {
-        const int rows = block_rows(yb, y0, y1);
-        __m256i E[3] = {w->e[0], w->e[1], w->e[2]};
-        int seen = 0, lanes = rows & cols->first;
-        ptrdiff_t at = first;
-        for (int j = 0; j < cols->n; j++, at += 8, lanes = rows) {
-            if (j == cols->n - 1) lanes &= cols->last;
-            const int cover = block_step(s, pl, w, E, lanes, at, t, id);
-            if (!cover && block_spans_done(seen, rows)) break;
-            seen |= cover;
-            n += __builtin_popcount((unsigned)cover);
-#pragma GCC unroll 3
-            for (int k = 0; k < 3; k++) E[k] = _mm256_add_epi32(E[k], w->along[k]);
-        }
-#pragma GCC unroll 3
-        for (int k = 0; k < 3; k++) w->e[k] = _mm256_add_epi32(w->e[k], w->two_rows[k]);
-    }
-    return n;
-}
-
-/* The block walk over int32 edge values (edges_fit_int32 from the first block's corner,
- * el): eight pixels a step, whose depths and visibility are one 256-bit load each. */
-__attribute__((target("avx2")))
-static int depth_blocks_narrow(const rs_setup *s, const depth_plane *pl, const edge_lanes *el, int x0,
-                               int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
-{
-    int bx0, by0;
-    block_corner(t, x0, y0, &bx0, &by0);
-    block_edges w;
-    block_edges_of(s, el, &w);
-    const block_cols cols = block_cols_of(bx0, x0, x1);
-    const ptrdiff_t first = (ptrdiff_t)rs_depth_index(t, bx0, by0);
-    if (cols.n <= 2) return depth_blocks_two(s, pl, &w, &cols, by0, y0, y1, first, t, id);
-    return depth_blocks_across(s, pl, &w, &cols, by0, y0, y1, first, t, id);
-}
-
-/* The covered lanes (0-3) of four pixels from the int64 edge values e[0..2]. */
-__attribute__((target("avx2"), always_inline))
-static inline int cover4(const __m256i e[3])
-{
-    __m256i signs = _mm256_or_si256(_mm256_or_si256(e[0], e[1]), e[2]);
-    return ~_mm256_movemask_pd(_mm256_castsi256_pd(signs)) & 0xf;
-}
-
-/* The block walk over int64 edge values, for the triangles whose values do not fit
- * int32 (the largest): each block as two steps of four, its upper row's and its
- * lower's (depth_rect_wide's). */
-__attribute__((target("avx2"), noinline))
-static int depth_blocks_wide(const rs_setup *s, const depth_plane *pl, const edge_lanes *el, int x0,
-                             int y0, int x1, int y1, rs_depth_target *t, uint32_t id)
-{
-    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
-    const __m256i bias0 = _mm256_set1_epi64x(s->bias[0]), bias1 = _mm256_set1_epi64x(s->bias[1]);
-    __m256i up[3], along[3], down[3];
-#pragma GCC unroll 3
-    for (int k = 0; k < 3; k++) {
-        const __m256i a = _mm256_permute4x64_epi64(el->a, k * 0x55), b = _mm256_permute4x64_epi64(el->b, k * 0x55);
-        const __m256i first = _mm256_permute4x64_epi64(el->first, k * 0x55);
-        up[k] = _mm256_add_epi64(first, _mm256_slli_epi64(_mm256_mul_epi32(lane, a), RS_SUBPIXEL_BITS));
-        along[k] = _mm256_slli_epi64(a, RS_SUBPIXEL_BITS + 2);
-        down[k] = _mm256_slli_epi64(b, RS_SUBPIXEL_BITS);
-    }
-    int bx0, by0, n = 0;
-    block_corner(t, x0, y0, &bx0, &by0);
-    const block_cols cols = block_cols_of(bx0, x0, x1);
-    ptrdiff_t first = (ptrdiff_t)rs_depth_index(t, bx0, by0);
-    for (int yb = by0; yb < y1; yb += 2, first += 2 * (ptrdiff_t)t->stride) {
-        const int rows = block_rows(yb, y0, y1);
-        __m256i u[3], l[3];
-        for (int k = 0; k < 3; k++) u[k] = up[k], l[k] = _mm256_add_epi64(up[k], down[k]);
-        int seen = 0, lanes = rows & cols.first;
-        ptrdiff_t at = first;
-        for (int j = 0; j < cols.n; j++, at += 8, lanes = rows) {
-            if (j == cols.n - 1) lanes &= cols.last;
-            const int cu = cover4(u) & lanes, cl = cover4(l) & lanes >> 4, cover = cu | cl << 4;
-            seen |= cover;
-            n += __builtin_popcount((unsigned)cover);
-            if (cu) depth_step4(s, pl, u[0], u[1], bias0, bias1, cu, at, t, id);
-            if (cl) depth_step4(s, pl, l[0], l[1], bias0, bias1, cl, at + 4, t, id);
-            if (!cover && block_spans_done(seen, rows)) break;
-            for (int k = 0; k < 3; k++) u[k] = _mm256_add_epi64(u[k], along[k]), l[k] = _mm256_add_epi64(l[k], along[k]);
-        }
-        for (int k = 0; k < 3; k++) up[k] = _mm256_add_epi64(up[k], _mm256_add_epi64(down[k], down[k]));
-    }
-    return n;
-}
-
-/* depth_rect_avx2 in the block layout, from the corner of the block that holds (x0, y0). */
-__attribute__((target("avx2")))
-static int depth_rect_blocks(const rs_setup *s, const depth_plane *pl, int x0, int y0, int x1, int y1,
-                             rs_depth_target *t, uint32_t id)
-{
-    int bx0, by0;
-    block_corner(t, x0, y0, &bx0, &by0);
-    const edge_lanes el = edge_lanes_at(s, bx0, by0);
-    if (edges_fit_int32(&el, x1 - bx0, y1 - by0)) return depth_blocks_narrow(s, pl, &el, x0, y0, x1, y1, t, id);
-    return depth_blocks_wide(s, pl, &el, x0, y0, x1, y1, t, id);
-}
-
 /* depth_rect_baseline with the AVX2 kernels: coverage signs, depths and the test run
  * across the lanes; won is appended in increasing x, so results, won order and the
  * count are the baseline's. Triangles outside the plane depths' bounds (huge edge
@@ -837,11 +586,10 @@ static int depth_rect_avx2(const rs_setup *s, int x0, int y0, int x1, int y1,
     const __m128 z = _mm_loadu_ps(s->z);                                   /* z0-z2, inv_w0 */
     const __m128 in_range = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), z), _mm_set1_ps(2.0f), _CMP_LE_OQ);
     if ((_mm_movemask_ps(in_range) & 0x7) != 0x7 || s->area >= EXACT_EDGE_LIMIT)
-        return depth_any_baseline(s, x0, y0, x1, y1, t, id);
+        return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
     clamp_to_bounds(s, &x0, &y0, &x1, &y1);
     if (x1 <= x0 || y1 <= y0) return 0;
     const depth_plane pl = depth_plane_of(s);
-    if (t->blocks) return depth_rect_blocks(s, &pl, x0, y0, x1, y1, t, id);
     const edge_lanes el = edge_lanes_at(s, x0, y0);
     if (edges_fit_int32(&el, x1 - x0, y1 - y0)) return depth_rect_narrow(s, &pl, &el, x0, y0, x1, y1, t, id);
     int64_t first[4], step[4], down[4];
@@ -859,5 +607,5 @@ int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_ta
     if (avx2) return depth_rect_avx2(s, x0, y0, x1, y1, t, id);
 #endif
     (void)avx2;
-    return depth_any_baseline(s, x0, y0, x1, y1, t, id);
+    return depth_rect_baseline(s, x0, y0, x1, y1, t, id);
 }

@@ -19,7 +19,6 @@
 #include "gramps/api.h"
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #define RS_SUBPIXEL_BITS 8
@@ -178,19 +177,12 @@ GR_API bool rs_setup_triangle_reach(const rs_triangle *t, int width, int height,
  * and weights come from rs_weights, so a pipeline can compute them in parallel. */
 GR_API int rs_raster_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_cover *out);
 
-/* A depth and visibility buffer over a rectangle of the image, in one of two layouts.
- * Rows (blocks false): pixel (x, y) is at (y - oy) * stride + (x - ox). Blocks of four
- * columns by two rows (blocks true), the shape of the AVX2 kernels' step, so that a step
- * is one 256-bit load and a small triangle touches half the cache lines that rows would:
- * the blocks row-major, eight elements each, the upper row's four then the lower's
- * (rs_depth_index); stride, the rectangle's width, is a multiple of 4 and the buffer
- * holds whole blocks (an even number of rows). vis holds the nearest primitive's id + 1
- * (0: none).
- * The AVX2 kernels work on whole steps of eight pixels: in rows they may read up to
+/* A depth and visibility buffer over a rectangle of the image: pixel (x, y) is at
+ * (y - oy) * stride + (x - ox). vis holds the nearest primitive's id + 1 (0: none).
+ * The AVX2 kernels work on whole steps of eight pixels: they may read up to
  * RS_DEPTH_SLACK - 1 elements past a row's last pixel and write them back unchanged, so
  * both buffers must extend that far (allocate RS_DEPTH_SLACK more elements than the last
- * pixel's index); in blocks they read and write back the rest of a block the same way.
- * No other thread may touch the buffers during the call.
+ * pixel's index) and no other thread may touch them during the call.
  * When won is not NULL, rs_depth_rect appends there the index of every pixel the
  * triangle takes (at most the rectangle's area) and counts them in nwon; the AVX2
  * kernels store four indices at a time, so won needs room for RS_DEPTH_SLACK elements
@@ -204,16 +196,7 @@ typedef struct rs_depth_target {
     int stride;
     int32_t *won;
     int nwon;
-    bool blocks;
 } rs_depth_target;
-
-/* The index of pixel (x, y) in t's buffers. */
-static inline size_t rs_depth_index(const rs_depth_target *t, int x, int y)
-{
-    const size_t dx = (size_t)(x - t->ox), dy = (size_t)(y - t->oy);
-    if (!t->blocks) return dy * (size_t)t->stride + dx;
-    return (dy >> 1) * 2 * (size_t)t->stride + (dx >> 2) * 8 + (dy & 1) * 4 + (dx & 3);
-}
 
 /* Depth-tests the covered pixels of s inside [x0,x1) x [y0,y1) (coverage as
  * rs_raster_rect, depth as rs_depth) against t, keeping the nearer depth and, at equal
@@ -221,9 +204,7 @@ static inline size_t rs_depth_index(const rs_depth_target *t, int x, int y)
  * order the triangles come in (ids follow draw order). id is the triangle's primitive
  * id. Returns the number of covered pixels. With avx2 (only where the CPU has it; the
  * shaders' sh_raster_env.isa says) the AVX2 kernels, eight or four pixels a step, else the
- * baseline (rasterizer/depth_rect.c): the same results, won order and count. won is in
- * row-major order in rows, and in blocks in block order (blocks row by row, each one's
- * upper row then its lower, left to right). */
+ * baseline (rasterizer/depth_rect.c): the same results, won order and count. */
 GR_API int rs_depth_rect(const rs_setup *s, int x0, int y0, int x1, int y1, rs_depth_target *t,
                   uint32_t id, bool avx2);
 

@@ -81,7 +81,7 @@ int plr_depth_rect_masked(const sh_raster_env *e, const plr_prim *p, int x0, int
             covered += n;
             for (int k = 0; k < n; k++) {
                 const rs_cover *c = &buf[k];
-                const size_t at = rs_depth_index(t, c->x, c->y);
+                size_t at = (size_t)(c->y - t->oy) * (size_t)t->stride + (size_t)(c->x - t->ox);
                 const float z = rs_depth(&ip, c->e0, c->e1), held = t->z[at];
                 if (!(z < held || (z == held && (t->vis[at] == 0 || id < t->vis[at])))) continue;
                 float zw, b1, b2;                 /* zw == z: the same formula */

@@ -153,12 +153,9 @@ typedef struct plr_state {
 } plr_state;
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
- * [x0,x1) x [y0,y1), and a private buffer over the whole tile in 4x2 blocks (raster.h;
- * t.ox a multiple of 4, t.oy even: a 2x2 pixel quad at even x and y is in one block, at
- * indices q, q + 1, q + 4, q + 5), cleared (depth FLT_MAX, no primitive) by
- * plr_depth_tile_init (depth_tile.c), which allocates t.z and t.vis when they are NULL
- * and else reuses them (a Tile-Shade keeps them across tiles). Arrays indexed like them
- * (rs_depth_index) need plr_depth_tile_cells elements. */
+ * [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared (depth FLT_MAX,
+ * no primitive) by plr_depth_tile_init (depth_tile.c), which allocates t.z and t.vis
+ * when they are NULL and else reuses them (a Tile-Shade keeps them across tiles). */
 typedef struct plr_depth_tile {
     int x0, y0, x1, y1;
     rs_depth_target t;
@@ -189,7 +186,6 @@ static inline void plr_surface_put(const plr_state *s, int x, int y, const sh_ps
 
 bool plr_depth_tile_init(plr_depth_tile *d, const plr_state *s, uint64_t tile);
 void plr_depth_tile_free(plr_depth_tile *d);
-size_t plr_depth_tile_cells(const plr_state *s);
 
 /* Sets up a triangle that needs no clipping (bounds: s->reach); false when no pixel's
  * sample point can lie in it. */

@@ -66,9 +66,8 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     size_t pixels = (size_t)s->tile * (size_t)s->tile;
     bool ok = plr_depth_tile_init(&st->d, s, tile);
     if (!st->d.t.won) st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
-    const size_t cells = plr_depth_tile_cells(s);   /* owner is indexed as the depth tile */
-    if (st->owner) memset(st->owner, 0, cells * sizeof *st->owner);
-    else st->owner = calloc(cells, sizeof *st->owner);
+    if (st->owner) memset(st->owner, 0, pixels * sizeof *st->owner);
+    else st->owner = calloc(pixels, sizeof *st->owner);
     st->slots.n = st->slots.nfree = 0;
     st->blended.n = 0;
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
@@ -218,10 +217,8 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
 }
 
 /* How many columns ahead of the quad being gathered batch_prefetch looks: four quads,
- * time for a line from L2 or L3 to arrive before batch_add reads it. Two whole blocks of
- * the depth tile's layout: the quad that far ahead is 2 * BATCH_AHEAD entries on. */
+ * time for a line from L2 or L3 to arrive before batch_add reads it. */
 #define BATCH_AHEAD 8
-_Static_assert(BATCH_AHEAD % 4 == 0, "whole blocks ahead");
 
 /* Starts loading what batch_add and the pixel shader will read of the slot an owner
  * entry o names (none when 0): its record, its quad setup, its stamp; nothing when o is
@@ -243,14 +240,14 @@ static void batch_prefetch(shade_batch *b, const shade_tile *st, uint32_t o, int
 }
 
 /* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
- * row: one quad's pixels inside the tile's rectangle (x even when w is 2: both columns
- * in one block, adjacent). */
+ * row: one quad's pixels inside the tile's rectangle. */
 static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
 {
+    const plr_depth_tile *d = &st->d;
     for (int y = ya;; y = yb) {
-        const size_t at = rs_depth_index(&st->d.t, x, y);
+        const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
         for (int k = 0; k < w; k++)
-            if (st->owner[at + k]) batch_add(b, s, &st->slots, st->owner[at + k] - 1, x + k, y);
+            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y);
         if (y == yb) break;
     }
 }
@@ -285,20 +282,21 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
      * that a quad's fragments of one triangle share a packet and the shader's per-quad
      * work; the colours do not depend on the order. Rows ya and yb (equal at an odd edge
-     * of the rectangle) hold the quad's pixels inside it; a quad is one block's q, q + 1,
-     * q + 4, q + 5 (internal.h), whose pixels outside the rectangle have no owner. */
+     * of the rectangle) hold the quad's pixels inside it. */
     const plr_depth_tile *d = &st->d;
-    const tile_owner *owner = st->owner;
     for (int qy = d->y0 & ~1; ok && qy < d->y1; qy += 2) {
         const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
+        const tile_owner *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
+        const tile_owner *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
         int x = d->x0;
         if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
-        for (size_t q = rs_depth_index(&d->t, x, qy); x + 1 < d->x1; x += 2, q += (x & 3) ? 2 : 6) {
+        for (; x + 1 < d->x1; x += 2) {
+            const int i = x - d->t.ox;
             if (x + BATCH_AHEAD < d->x1) {
-                batch_prefetch(&b, st, owner[q + 2 * BATCH_AHEAD], 0);
-                batch_prefetch(&b, st, owner[q + 2 * BATCH_AHEAD + 4], 1);
+                batch_prefetch(&b, st, oa[i + BATCH_AHEAD], 0);
+                batch_prefetch(&b, st, ob[i + BATCH_AHEAD], 1);
             }
-            if (owner[q] | owner[q + 1] | owner[q + 4] | owner[q + 5]) batch_add_quad(&b, s, st, x, 2, ya, yb);
+            if (oa[i] | oa[i + 1] | ob[i] | ob[i + 1]) batch_add_quad(&b, s, st, x, 2, ya, yb);
         }
         if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
     }
@@ -339,7 +337,7 @@ static void tile_blend(shade_tile *st, plr_state *s)
         int n = 0;
         for (int k = 0; k < m; k++) {
             const rs_cover *c = &st->cover[k];
-            const size_t at = rs_depth_index(&st->d.t, c->x, c->y);
+            size_t at = (size_t)(c->y - st->d.t.oy) * (size_t)st->d.t.stride + (size_t)(c->x - st->d.t.ox);
             float z;
             rs_weights(&ip, c->e0, c->e1, &z, &b1[n], &b2[n]);
             if (!(z < st->d.t.z[at])) continue;

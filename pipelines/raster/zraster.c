@@ -161,7 +161,7 @@ void plr_zraster_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
     memset(s->layer_drawn, 0, (size_t)(s->tiles_x * s->tiles_y));
-    zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0, false},
+    zraster_walk w = {s, {s->layer->z, s->layer->vis, 0, 0, s->width, NULL, 0},
                       s->env->isa == RT_ISA_AVX2, 0, NULL, NULL};
     if (s->alpha.mask || s->msaa > 1)
         gr_assert(c, (w.cover = malloc(ZRASTER_COVER * sizeof *w.cover)) != NULL);

@@ -118,9 +118,8 @@ typedef struct depth_buf {
     int32_t won[W * W + RS_DEPTH_SLACK];
 } depth_buf;
 
-/* Held depths the triangle beats, loses to or equals at each pixel; ids around id. The
- * pixels at their indices in layout's (rows or blocks, W wide). */
-static void random_depths(const rs_setup *s, const rs_depth_target *layout, depth_buf *b, uint32_t id)
+/* Held depths the triangle beats, loses to or equals at each pixel; ids around id. */
+static void random_depths(const rs_setup *s, depth_buf *b, uint32_t id)
 {
     rs_interp ip;
     rs_interp_of(s, &ip);
@@ -129,61 +128,41 @@ static void random_depths(const rs_setup *s, const rs_depth_target *layout, dept
             int64_t e0, e1;
             rs_edges_at(s, x, y, &e0, &e1);
             const uint32_t r = next_u32() % 5;
-            const size_t at = rs_depth_index(layout, x, y);
-            b->z[at] = r == 0 ? FLT_MAX : r == 1 ? -1.0f : r == 2 ? 0.5f : rs_depth(&ip, e0, e1);
-            b->vis[at] = r == 0 ? 0 : id + 1 + (next_u32() % 3) - 1;
+            b->z[y * W + x] = r == 0 ? FLT_MAX : r == 1 ? -1.0f : r == 2 ? 0.5f : rs_depth(&ip, e0, e1);
+            b->vis[y * W + x] = r == 0 ? 0 : id + 1 + (next_u32() % 3) - 1;
         }
     for (int k = 0; k < SLACK; k++) b->z[W * W + k] = 0.25f, b->vis[W * W + k] = 7;
 }
 
-/* The fine path's test of pixel (x, y) when it lies in [x0,x1) x [y0,y1): 1 when
- * covered (the won index appended when it takes the pixel), else 0. */
-static int depth_fine_pixel(const rs_setup *s, const rs_depth_target *layout, int x, int y, const int r[4],
-                            depth_buf *b, uint32_t id, int *nwon)
+/* The fine path: every pixel centre of the rectangle in row-major order. */
+static int depth_fine(const rs_setup *s, int x0, int y0, int x1, int y1, depth_buf *b, uint32_t id, int *nwon)
 {
-    if (x < r[0] || y < r[1] || x >= r[2] || y >= r[3]) return 0;
-    if (x < s->x0 || x > s->x1 || y < s->y0 || y > s->y1) return 0;
-    if (!covered_at(s, (int64_t)x * 256 + 128, (int64_t)y * 256 + 128)) return 0;
     rs_interp ip;
     rs_interp_of(s, &ip);
-    int64_t e0, e1;
-    rs_edges_at(s, x, y, &e0, &e1);
-    const float d = rs_depth(&ip, e0, e1);
-    const size_t at = rs_depth_index(layout, x, y);
-    float *z = &b->z[at];
-    uint32_t *v = &b->vis[at];
-    if (d < *z || (d == *z && (*v == 0 || id + 1 < *v))) {
-        *z = d;
-        *v = id + 1;
-        b->won[(*nwon)++] = (int32_t)at;
-    }
-    return 1;
-}
-
-/* The fine path: every pixel centre of the rectangle in the layout's won order (raster.h:
- * row-major, or block by block, each block's upper row then its lower). */
-static int depth_fine(const rs_setup *s, const rs_depth_target *layout, int x0, int y0, int x1, int y1,
-                      depth_buf *b, uint32_t id, int *nwon)
-{
-    const int r[4] = {x0, y0, x1, y1};
     int n = 0;
     *nwon = 0;
-    if (!layout->blocks) {
-        for (int y = y0; y < y1; y++)
-            for (int x = x0; x < x1; x++) n += depth_fine_pixel(s, layout, x, y, r, b, id, nwon);
-        return n;
-    }
-    for (int yb = y0 & ~1; yb < y1; yb += 2)
-        for (int xb = x0 & ~3; xb < x1; xb += 4)
-            for (int k = 0; k < 8; k++) n += depth_fine_pixel(s, layout, xb + (k & 3), yb + k / 4, r, b, id, nwon);
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            if (x < s->x0 || x > s->x1 || y < s->y0 || y > s->y1) continue;
+            if (!covered_at(s, (int64_t)x * 256 + 128, (int64_t)y * 256 + 128)) continue;
+            n++;
+            int64_t e0, e1;
+            rs_edges_at(s, x, y, &e0, &e1);
+            const float d = rs_depth(&ip, e0, e1);
+            float *z = &b->z[y * W + x];
+            uint32_t *v = &b->vis[y * W + x];
+            if (d < *z || (d == *z && (*v == 0 || id + 1 < *v))) {
+                *z = d;
+                *v = id + 1;
+                b->won[(*nwon)++] = y * W + x;
+            }
+        }
     return n;
 }
 
-/* rs_depth_rect (both kernels) against the fine path, buffers in rows or in blocks. */
-static void depth_blocks_match_fine_path(bool blocks)
+static void test_depth_blocks_match_fine_path(void)
 {
     static depth_buf start, fine, block;
-    const rs_depth_target layout = {NULL, NULL, 0, 0, W, NULL, 0, blocks};
     int tests = 0, bad = 0, narrow = 0, won = 0, fit_int32 = 0, past_int32 = 0;
     for (int t = 0; t < ROUNDS(4000); t++) {
         rs_setup s;
@@ -191,10 +170,10 @@ static void depth_blocks_match_fine_path(bool blocks)
         int x0, y0, x1, y1;
         random_rect(&s, &x0, &y0, &x1, &y1);
         const uint32_t id = next_u32() % 50;
-        random_depths(&s, &layout, &start, id);
+        random_depths(&s, &start, id);
         fine = start;
         int nwon_fine;
-        const int nfine = depth_fine(&s, &layout, x0, y0, x1, y1, &fine, id, &nwon_fine);
+        const int nfine = depth_fine(&s, x0, y0, x1, y1, &fine, id, &nwon_fine);
         const int cx0 = x0 > s.x0 ? x0 : s.x0, cx1 = x1 < s.x1 + 1 ? x1 : s.x1 + 1;
         narrow += cx1 - cx0 <= 4 && nfine > 0;
         won += nwon_fine;
@@ -206,25 +185,22 @@ static void depth_blocks_match_fine_path(bool blocks)
         }
         for (int avx2 = 0; avx2 <= (int)rt_isa_available(RT_ISA_AVX2); avx2++) {
             block = start;
-            rs_depth_target tg = {block.z, block.vis, 0, 0, W, block.won, 0, blocks};
+            rs_depth_target tg = {block.z, block.vis, 0, 0, W, block.won, 0};
             const int n = rs_depth_rect(&s, x0, y0, x1, y1, &tg, id, avx2);
             tests++;
             if (n != nfine || tg.nwon != nwon_fine || memcmp(block.won, fine.won, (size_t)nwon_fine * sizeof *fine.won) ||
                 memcmp(block.z, fine.z, sizeof fine.z) || memcmp(block.vis, fine.vis, sizeof fine.vis)) {
                 if (bad++ < 3)
-                    fprintf(stderr, "  1x triangle %d (kind %d, avx2 %d, blocks %d) over [%d,%d)x[%d,%d): %d covered (fine %d), %d won (fine %d)\n",
-                            t, t % 6, avx2, blocks, x0, x1, y0, y1, n, nfine, tg.nwon, nwon_fine);
+                    fprintf(stderr, "  1x triangle %d (kind %d, avx2 %d) over [%d,%d)x[%d,%d): %d covered (fine %d), %d won (fine %d)\n",
+                            t, t % 6, avx2, x0, x1, y0, y1, n, nfine, tg.nwon, nwon_fine);
             }
         }
     }
-    CHECK_MSG(bad == 0, "%d of %d walks differ from the fine path (blocks %d)", bad, tests, blocks);
+    CHECK_MSG(bad == 0, "%d of %d walks differ from the fine path", bad, tests);
     CHECK_MSG(narrow > ROUNDS(500) && won > ROUNDS(1000), "too few narrow rectangles (%d) or pixels won (%d)", narrow, won);
     CHECK_MSG(fit_int32 > ROUNDS(50) && past_int32 > ROUNDS(50),
               "too few large triangles' rectangles within (%d) or past (%d) the int32 limit", fit_int32, past_int32);
 }
-
-static void test_depth_blocks_match_fine_path(void) { depth_blocks_match_fine_path(false); }
-static void test_depth_4x2_blocks_match_fine_path(void) { depth_blocks_match_fine_path(true); }
 
 /* ---- 4x and 8x: rs_sample_rect_take --------------------------------------------------- */
 
@@ -359,7 +335,6 @@ static void test_sample_blocks_match_fine_path(void)
 int main(void)
 {
     RUN(test_depth_blocks_match_fine_path);
-    RUN(test_depth_4x2_blocks_match_fine_path);
     RUN(test_sample_blocks_match_fine_path);
     return check_finish();
 }

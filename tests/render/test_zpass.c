@@ -89,7 +89,7 @@ static void by_tiles(bool avx2, const rs_setup *su, const uint32_t *id, const in
     for (int y0 = 0; y0 < H; y0 += tile)
         for (int x0 = 0; x0 < W; x0 += tile) {
             int x1 = x0 + tile < W ? x0 + tile : W, y1 = y0 + tile < H ? y0 + tile : H;
-            rs_depth_target t = {tz, tv, x0, y0, tile, NULL, 0, false};
+            rs_depth_target t = {tz, tv, x0, y0, tile, NULL, 0};
             for (int i = 0; i < tile * tile; i++) { tz[i] = FLT_MAX; tv[i] = 0; }
             for (int i = 0; i < n; i++)
                 rs_depth_rect(&su[order[i]], x0, y0, x1, y1, &t, id[order[i]], avx2);
@@ -172,7 +172,7 @@ static void test_depth_rect_kernels_agree(void)
             int x0 = (int)(frand() * 8), y0 = (int)(frand() * 8);   /* odd rectangles too */
             int n[2], nwon[2];
             for (int k = 0; k < 2; k++) {
-                rs_depth_target tg = {z[k], vis[k], 0, 0, 64, won[k], 0, false};
+                rs_depth_target tg = {z[k], vis[k], 0, 0, 64, won[k], 0};
                 n[k] = rs_depth_rect(&su, x0, y0, 64 - x0 / 2, 61, &tg, (uint32_t)i % 97, k == 1);
                 nwon[k] = tg.nwon;
             }
