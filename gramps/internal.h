@@ -428,8 +428,10 @@ struct gr_worker {
     uint32_t *partials_len;
     gr_partial *active_partials;
     /* Units this worker added to each component's pending count beyond the true
-     * count, and updates since they were last returned (term.c) */
+     * count, a bit per component whose surplus may be nonzero, and updates since they
+     * were last returned (term.c) */
     int64_t *pending_surplus;
+    uint64_t *pending_dirty;
     unsigned pending_ops;
     _Atomic(int64_t) *credit;         /* queue space this worker holds, per queue (capacity.c) */
     /* accounting (owned by this worker; summed after the run) */

@@ -204,6 +204,7 @@ static size_t carve_arrays(gr_graph *g, gr_worker *w, char *block, size_t *per_r
     w->stage_tasks = carve(block, &at, ns, sizeof *w->stage_tasks);
     w->queue_packets = carve(block, &at, nq, sizeof *w->queue_packets);
     w->pending_surplus = carve(block, &at, (size_t)g->ncomps, sizeof *w->pending_surplus);
+    w->pending_dirty = carve(block, &at, ((size_t)g->ncomps + 63) / 64, sizeof *w->pending_dirty);
     w->credit = carve(block, &at, nq, sizeof *w->credit);
     c->out = carve(block, &at, outs, sizeof *c->out);
     c->out_key = carve(block, &at, outs, sizeof *c->out_key);

@@ -54,12 +54,20 @@ static void comp_quiescent(gr_worker *w, gr_comp *c)
  * pipeline a worker's finished tasks pay for its new ones: no contended atomic per
  * packet on the counter. The surplus goes back (gr_pending_flush) after GR_PENDING_BATCH
  * operations, and always before the worker looks for work elsewhere, runs a Thread stage
- * or sleeps, so a finished component is seen within a bounded delay. */
+ * or sleeps, so a finished component is seen within a bounded delay. A component's bit
+ * in pending_dirty is set whenever its surplus grows (a nonzero surplus always has its
+ * bit), so that a flush visits only those: a graph with a copy of a chain per worker has
+ * dozens of components, of which a worker touched a few since its last flush. */
 #define GR_PENDING_BATCH 64
 
 static void count_op(gr_worker *w)
 {
     if (++w->pending_ops >= GR_PENDING_BATCH) gr_pending_flush(w);
+}
+
+static void mark_dirty(gr_worker *w, int comp)
+{
+    w->pending_dirty[comp / 64] |= 1ull << (comp % 64);
 }
 
 void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n)
@@ -70,6 +78,7 @@ void gr_pending_add(gr_worker *w, gr_comp *c, int64_t n)
     } else {
         atomic_fetch_add(&c->pending, n + GR_PENDING_BATCH);
         *surplus += GR_PENDING_BATCH;
+        mark_dirty(w, c->id);
     }
     count_op(w);
 }
@@ -83,18 +92,29 @@ void gr_pending_sub(gr_worker *w, gr_comp *c, int64_t n)
 void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n)
 {
     w->pending_surplus[c->id] += n;
+    mark_dirty(w, c->id);
     count_op(w);
 }
 
+/* Returns the surplus of the components whose bits are set, in component order. A
+ * return may finish a component and so add surplus here again (comp_quiescent): the
+ * component's bit is then set again and its surplus goes back at the next flush, which
+ * the update's count_op makes due. */
 void gr_pending_flush(gr_worker *w)
 {
     if (!w->pending_ops) return;
     w->pending_ops = 0;
-    for (int i = 0; i < w->g->ncomps; i++) {
-        int64_t n = w->pending_surplus[i];
-        if (!n) continue;
-        w->pending_surplus[i] = 0;
-        gr_pending_sub(w, &w->g->comps[i], n);
+    const int nwords = (w->g->ncomps + 63) / 64;
+    for (int k = 0; k < nwords; k++) {
+        uint64_t bits = w->pending_dirty[k];
+        w->pending_dirty[k] = 0;
+        for (; bits; bits &= bits - 1) {
+            const int i = k * 64 + __builtin_ctzll(bits);
+            int64_t n = w->pending_surplus[i];
+            if (!n) continue;
+            w->pending_surplus[i] = 0;
+            gr_pending_sub(w, &w->g->comps[i], n);
+        }
     }
 }
 
