@@ -97,23 +97,25 @@ void gr_pending_sub_later(gr_worker *w, gr_comp *c, int64_t n)
 }
 
 /* Returns the surplus of the components whose bits are set, in component order. A
- * return may finish a component and so add surplus here again (comp_quiescent): the
- * component's bit is then set again and its surplus goes back at the next flush, which
- * the update's count_op makes due. */
+ * return may finish a component and so add surplus here again (comp_quiescent): a bit
+ * set again in the word being visited or a later one goes back in this flush, one in an
+ * earlier word at the next flush, which the update's count_op makes due (as the scan
+ * over every component did for those before it). */
 void gr_pending_flush(gr_worker *w)
 {
     if (!w->pending_ops) return;
     w->pending_ops = 0;
     const int nwords = (w->g->ncomps + 63) / 64;
     for (int k = 0; k < nwords; k++) {
-        uint64_t bits = w->pending_dirty[k];
-        w->pending_dirty[k] = 0;
-        for (; bits; bits &= bits - 1) {
-            const int i = k * 64 + __builtin_ctzll(bits);
-            int64_t n = w->pending_surplus[i];
-            if (!n) continue;
-            w->pending_surplus[i] = 0;
-            gr_pending_sub(w, &w->g->comps[i], n);
+        for (uint64_t bits; (bits = w->pending_dirty[k]) != 0;) {
+            w->pending_dirty[k] = 0;
+            for (; bits; bits &= bits - 1) {
+                const int i = k * 64 + __builtin_ctzll(bits);
+                int64_t n = w->pending_surplus[i];
+                if (!n) continue;
+                w->pending_surplus[i] = 0;
+                gr_pending_sub(w, &w->g->comps[i], n);
+            }
         }
     }
 }
