@@ -204,7 +204,8 @@ gallery: all
 bench-scaling: all
 	@sh bench/scaling.sh $(BUILD) $(THREADS)
 
-# The hybrid against the ray tracer (bench/hybrid.sh): SIZE, ROUNDS, WORKERS choose the runs.
+# The hybrid against the ray tracer (bench/hybrid.sh): SIZE, ROUNDS, FRAMES, WORKERS,
+# SCENES, PIPELINES choose the runs.
 bench-hybrid: all
 	@sh bench/hybrid.sh $(BUILD)
 

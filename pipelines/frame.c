@@ -57,6 +57,7 @@ void pl_scene_data_free(pl_scene_data *d)
     detach_filter(d);
     if (d->own_bvh) rt_bvh_free(d->bvh);
     sh_vertices_free(d->raster_vertices);
+    sh_position_buffer_free(d->depth_positions);
     *d = (pl_scene_data){0};
 }
 
@@ -64,6 +65,12 @@ const sh_vertex *pl_scene_data_raster_vertices(pl_scene_data *d)
 {
     if (!d->raster_vertices) d->raster_vertices = sh_vertices_interleave(d->geo);
     return d->raster_vertices;
+}
+
+const sh_position_buffer *pl_scene_data_depth_positions(pl_scene_data *d)
+{
+    if (!d->depth_positions) d->depth_positions = sh_position_buffer_of(d->geo);
+    return d->depth_positions;
 }
 
 bool pl_frame_init(pl_frame *f, pl_scene_data *d, int width, int height, sh_aov aov,

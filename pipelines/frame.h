@@ -20,6 +20,7 @@
 #include "raytracer/trace.h"
 #include "shaders/ray_shading.h"
 #include "shaders/raster_shading.h"
+#include "shaders/position_buffer.h"
 
 #include <stdatomic.h>
 
@@ -46,6 +47,9 @@ typedef struct pl_scene_data {
     /* The geometry's vertices interleaved for the raster VS (shaders/vertex_buffer.h),
      * made on first use by the frame resource "raster-vertices"; NULL: not yet. */
     sh_vertex *raster_vertices;
+    /* Its positions alone in first-use order, for the depth-only VS
+     * (shaders/position_buffer.h), made on first use by "depth-positions"; NULL: not yet. */
+    sh_position_buffer *depth_positions;
 } pl_scene_data;
 
 GR_API void pl_scene_data_init(pl_scene_data *d, const sc_scene *s, const sc_geometry *g);
@@ -56,6 +60,8 @@ GR_API void pl_scene_data_free(pl_scene_data *d);
 GR_API const rt_bvh *pl_scene_data_bvh(pl_scene_data *d);
 /* The raster vertex buffer, made now if it was not (NULL when out of memory). */
 GR_API const sh_vertex *pl_scene_data_raster_vertices(pl_scene_data *d);
+/* The depth-only pass's position buffer, made now if it was not (NULL when out of memory). */
+GR_API const sh_position_buffer *pl_scene_data_depth_positions(pl_scene_data *d);
 
 #include "scenes/limits.h"
 #define PL_MAX_COUNTERS 32
@@ -158,6 +164,9 @@ extern GR_API const cp_resource_type pl_sample_hdr_resource;
 /* "raster-vertices": the raster vertex buffer (pl_scene_data_raster_vertices), one per
  * scene, nvertices sh_vertex. */
 extern GR_API const cp_resource_type pl_raster_vertices_resource;
+/* "depth-positions": the depth-only VS's position buffer (pl_scene_data_depth_positions),
+ * one per scene. */
+extern GR_API const cp_resource_type pl_depth_positions_resource;
 /* Is t one of the two, which a frame makes only when pl_frame.hdr is set? */
 GR_API bool pl_resource_is_hdr(const cp_resource_type *t);
 

@@ -54,6 +54,12 @@ static void *scene_raster_vertices(void *frame, const char *owner)
     return (void *)pl_scene_data_raster_vertices(((pl_frame *)frame)->data);
 }
 
+static void *scene_depth_positions(void *frame, const char *owner)
+{
+    (void)owner;
+    return (void *)pl_scene_data_depth_positions(((pl_frame *)frame)->data);
+}
+
 static void *scene_textures(void *frame, const char *owner)
 {
     (void)owner;
@@ -79,6 +85,15 @@ const cp_resource_type pl_raster_vertices_resource = {
     "sh_vertex", sizeof(sh_vertex), CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
     scene_raster_vertices, scene_owned, NULL};
 
+/* Sized per triangle (its renumbered indices); the memory estimate counts the positions
+ * by the scene's vertices too (tools/common/memory_estimate.c). */
+const cp_resource_type pl_depth_positions_resource = {
+    "depth-positions", "the scene's positions alone, in the order the triangles first use "
+    "them, and the indices renumbered to match (sh_position_buffer), for the depth-only "
+    "pass's vertex fetch, made once per scene",
+    "sh_position_buffer", 3 * sizeof(uint32_t), CP_PER_SCENE, false, CP_CLEAR_NONE, NULL,
+    scene_depth_positions, scene_owned, NULL};
+
 static const cp_resource_type textures = {
     "textures", "the scene's textures (sc_scene), for the stages whose shading samples them",
     "sc_scene", 0, CP_PER_SCENE, false, CP_CLEAR_NONE, NULL, scene_textures, scene_owned, NULL};
@@ -87,7 +102,8 @@ int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
 {
     const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource,
                                              &pl_sample_hdr_resource, &pl_surface_resource, &bvh,
-                                             &triangles, &pl_raster_vertices_resource, &textures};
+                                             &triangles, &pl_raster_vertices_resource,
+                                             &pl_depth_positions_resource, &textures};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

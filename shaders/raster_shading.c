@@ -761,12 +761,12 @@ PS_INLINE int32_t vs_snap(float pixels)
     return (int32_t)rintf(v);
 }
 
-PS_INLINE void vs_vertices(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
+PS_INLINE void vs_vertices(const sh_raster_env *e, const float *positions, size_t stride, const uint32_t *vertex,
                            int n, int width, int height, sh_vs_vertices *restrict o)
 {
     float px[SH_VS_MAX], py[SH_VS_MAX], pz[SH_VS_MAX];
     for (int i = 0; i < n; i++) {
-        const float *p = vertices[vertex[i]].position;
+        const float *p = positions + stride * vertex[i];
         px[i] = p[0];
         py[i] = p[1];
         pz[i] = p[2];
@@ -798,10 +798,20 @@ PS_INLINE void vs_vertices(const sh_raster_env *e, const sh_vertex *vertices, co
     }
 }
 
+/* The kernel's bodies: from the interleaved vertex buffer (SH_VERTEX_FLOATS floats a
+ * vertex) or from packed positions (3 floats a vertex); the stride a constant in each. */
+#define SH_VERTEX_FLOATS (sizeof(sh_vertex) / sizeof(float))
+
 static void vs_vertices_baseline(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
                                  int n, int width, int height, sh_vs_vertices *o)
 {
-    vs_vertices(e, vertices, vertex, n, width, height, o);
+    vs_vertices(e, (const float *)vertices, SH_VERTEX_FLOATS, vertex, n, width, height, o);
+}
+
+static void vs_positions_baseline(const sh_raster_env *e, const float *positions, const uint32_t *vertex,
+                                  int n, int width, int height, sh_vs_vertices *o)
+{
+    vs_vertices(e, positions, 3, vertex, n, width, height, o);
 }
 
 #if defined(__x86_64__)
@@ -809,7 +819,14 @@ __attribute__((target("avx2")))
 static void vs_vertices_avx2(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
                              int n, int width, int height, sh_vs_vertices *o)
 {
-    vs_vertices(e, vertices, vertex, n, width, height, o);
+    vs_vertices(e, (const float *)vertices, SH_VERTEX_FLOATS, vertex, n, width, height, o);
+}
+
+__attribute__((target("avx2")))
+static void vs_positions_avx2(const sh_raster_env *e, const float *positions, const uint32_t *vertex,
+                              int n, int width, int height, sh_vs_vertices *o)
+{
+    vs_vertices(e, positions, 3, vertex, n, width, height, o);
 }
 #endif
 
@@ -823,6 +840,18 @@ void sh_vs_vertices_of(const sh_raster_env *e, const sh_vertex *vertices, const 
     }
 #endif
     vs_vertices_baseline(e, vertices, vertex, n, width, height, out);
+}
+
+void sh_vs_positions_of(const sh_raster_env *e, const float *positions, const uint32_t *vertex,
+                        int n, int width, int height, sh_vs_vertices *out)
+{
+#if defined(__x86_64__)
+    if (e->isa == RT_ISA_AVX2) {
+        vs_positions_avx2(e, positions, vertex, n, width, height, out);
+        return;
+    }
+#endif
+    vs_positions_baseline(e, positions, vertex, n, width, height, out);
 }
 
 /* One body, compiled for the baseline and, on x86-64, for AVX2; the choice is the

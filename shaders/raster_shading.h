@@ -52,6 +52,11 @@ typedef struct sh_vs_vertices {
 } sh_vs_vertices;
 GR_API void sh_vs_vertices_of(const sh_raster_env *e, const sh_vertex *vertices, const uint32_t *vertex,
                               int n, int width, int height, sh_vs_vertices *out);
+/* The same from packed positions (3 floats a vertex, sc_geometry.positions): a depth-only
+ * pass reads no attributes, and the positions alone are 12 bytes a vertex against the
+ * interleaved buffer's 32, so the gather brings in 2.7x fewer cache lines. Same bits. */
+GR_API void sh_vs_positions_of(const sh_raster_env *e, const float *positions, const uint32_t *vertex,
+                               int n, int width, int height, sh_vs_vertices *out);
 
 /* What the pixel shader needs of a triangle: its vertices' attributes in the order the
  * rasterizer's weights refer to (rs_setup.order applied), primitive id and material. */

@@ -74,6 +74,16 @@ void plr_each_prim(plr_state *s, const prim_rec *r, plr_prim_fn fn, void *arg)
     }
 }
 
+/* Corner k's attributes of triangle prim, to be clipped: from the interleaved buffer,
+ * or, in a depth-only pass that has none (it gathers the position buffer), from the
+ * geometry's own arrays, the same values (rare: only triangles that cross a clip plane). */
+static void vs_corner_attrs(const plr_state *s, uint32_t prim, int k, float attr[RS_ATTRS])
+{
+    const uint32_t vertex = s->geo->indices[3 * (size_t)prim + (size_t)k];
+    if (s->vertices) sh_vs_attrs(s->vertices, vertex, attr);
+    else sh_vertex_of(s->geo, vertex, attr);
+}
+
 /* Triangles per call of the vertex kernel: its arrays hold their corners. */
 #define VS_CHUNK (SH_VS_MAX / 3)
 _Static_assert(VS_CHUNK <= 32, "a chunk's plr_vs_no_pixel bits fit a uint32_t");
@@ -96,7 +106,7 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
         r->cut = 1;
         for (int k = 0; k < 3; k++) {
             for (int q = 0; q < 4; q++) r->raw.v[k].clip[q] = v->clip[q][c + k];
-            sh_vs_attrs(s->vertices, vertex[c + k], r->raw.v[k].attr);
+            vs_corner_attrs(s, prim, k, r->raw.v[k].attr);
         }
         r->raw.prim = prim;
         r->raw.material = s->geo->materials[prim];
@@ -134,6 +144,25 @@ static void prefetch_vertices(const sh_vertex *vertices, const uint32_t *idx, ui
     for (uint32_t k = 0; k < corners; k++) __builtin_prefetch(&vertices[idx[k]]);
 }
 
+/* The triangles' corners as the VS numbers them: the geometry's, or the position
+ * buffer's renumbering of them in a depth-only pass that gathers it. */
+static const uint32_t *vs_indices(const plr_state *s)
+{
+    return s->positions ? s->positions->indices : s->geo->indices;
+}
+
+/* The vertex kernel on n corners idx[0..n) (vs_indices'): from the interleaved buffer,
+ * or the position buffer, read front to back and so not prefetched. */
+static void vs_corners(const plr_state *s, const uint32_t *idx, int n, uint32_t next, sh_vs_vertices *v)
+{
+    if (s->positions) {
+        sh_vs_positions_of(s->env, s->positions->positions, idx, n, s->width, s->height, v);
+        return;
+    }
+    sh_vs_vertices_of(s->env, s->vertices, idx, n, s->width, s->height, v);
+    prefetch_vertices(s->vertices, idx + n, next);
+}
+
 void plr_vs_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -144,13 +173,12 @@ void plr_vs_main(gr_ctx *c)
     if (!plr_check_batch(c, s, in, s->vs_room)) return;
     for (uint32_t first = 0; first < in->count; first += VS_CHUNK) {
         uint32_t count = in->count - first < VS_CHUNK ? in->count - first : VS_CHUNK;
-        const uint32_t *idx = s->geo->indices + 3 * (size_t)(in->first + first);
+        const uint32_t *idx = vs_indices(s) + 3 * (size_t)(in->first + first);
+        const uint32_t after = in->count - first - count;
         sh_vs_vertices v;
-        sh_vs_vertices_of(s->env, s->vertices, idx, 3 * (int)count, s->width, s->height, &v);
+        vs_corners(s, idx, 3 * (int)count, 3 * (after < VS_CHUNK ? after : VS_CHUNK), &v);
         const uint32_t no_pixel = plr_vs_no_pixel(&v, (int)count, s->width, s->height, s->reach,
                                                   s->env->isa == RT_ISA_AVX2);
-        const uint32_t after = in->count - first - count;
-        prefetch_vertices(s->vertices, idx + 3 * count, 3 * (after < VS_CHUNK ? after : VS_CHUNK));
         for (uint32_t j = 0; j < count; j++) {
             bool inside;
             if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, no_pixel, &out->rec[n], &inside))

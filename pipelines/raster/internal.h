@@ -120,6 +120,9 @@ typedef struct plr_state {
     const sc_geometry *geo;
     const sh_vertex *vertices;            /* VS: geo's vertices interleaved (the frame
                                              resource "raster-vertices"), else NULL */
+    const sh_position_buffer *positions;  /* the depth-only VS without attributes: geo's
+                                             positions in first-use order (the frame
+                                             resource "depth-positions"), else NULL */
     uint32_t *color;                      /* width*height, written by OM instances (NULL:
                                              the depth-only pass) */
     bool linear_out;                      /* PS: packs its fragments' linear colour for the

@@ -67,13 +67,7 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->tiles_y = (s->height + s->tile - 1) / s->tile;
     s->batch = (int)param_or(i, "batch", 64);
     s->batches = (uint32_t)((s->geo->ntriangles + (size_t)s->batch - 1) / (size_t)s->batch);
-    if (i->type->main == plr_vs_main) {
-        s->vs_room = cp_port_elements(i, "out");
-        if (!(s->vertices = pl_frame_use(i, pl_raster_vertices_resource.name, err))) {
-            free(s);
-            return NULL;
-        }
-    }
+    if (i->type->main == plr_vs_main) s->vs_room = cp_port_elements(i, "out");
     /* the coarse test needs blocks that do not straddle tiles (see hiz.h) */
     s->coarse_z = param_or(i, "coarse_z", 0) && s->tile % PLR_HIZ_BLOCK == 0;
     s->attributes = true;
@@ -115,12 +109,36 @@ static void *depth_test_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     return raster_state(i, true, err);
 }
 
+/* A VS that copies its vertices' attributes: it reads the interleaved vertex buffer
+ * (the frame resource "raster-vertices"; s freed on failure). */
+static plr_state *with_vertex_buffer(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    if (s && !(s->vertices = pl_frame_use(i, pl_raster_vertices_resource.name, err))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void *vs_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return with_vertex_buffer(raster_state(i, false, err), i, err);
+}
+
 /* The depth-only pass's VS: no attributes, which nothing after it reads, unless the
- * scene has alpha-tested materials (Z-Raster then needs the uv). */
+ * scene has alpha-tested materials (Z-Raster then needs the uv). Without them it
+ * gathers the positions alone, in first-use order (shaders/position_buffer.h), rather
+ * than the interleaved buffer. */
 static void *vs_depth_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = raster_state(i, false, err);
-    if (s) s->attributes = s->alpha.mask;   /* Z-Raster's alpha test reads the uv */
+    if (!s) return NULL;
+    s->attributes = s->alpha.mask;   /* Z-Raster's alpha test reads the uv */
+    if (s->attributes) return with_vertex_buffer(s, i, err);
+    if (!(s->positions = pl_frame_use(i, pl_depth_positions_resource.name, err))) {
+        free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -348,6 +366,10 @@ static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}};
 static const cp_resource_use vs_uses[] = {
     {"triangles", CP_READS, NULL},
     {"raster-vertices", CP_READS, "the vertex fetch (one cache line a vertex, not one an attribute)"}};
+static const cp_resource_use vs_depth_uses[] = {
+    {"triangles", CP_READS, NULL},
+    {"raster-vertices", CP_READS, "with alpha-tested materials (Z-Raster's alpha test reads the uv)"},
+    {"depth-positions", CP_READS, "without: the positions alone, read front to back"}};
 static const cp_resource_use depth_test_uses[] = {
     {"depth", CP_READS, "the coarse and early depth tests"},
     {"hiz", CP_READS, "the coarse depth test"}};
@@ -386,10 +408,10 @@ static const cp_stage_type stages[] = {
      GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free,
      front_end_uses, 1},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, msaa_params, 1, plr_vs_main, raster_create, NULL, free, vs_uses, 2},
+     vs_ports, 2, msaa_params, 1, plr_vs_main, vs_create, NULL, free, vs_uses, 2},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_uses, 2},
+     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_depth_uses, 3},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",

@@ -13,6 +13,7 @@
 #include "shaders/blinn_phong.h"
 #include "shaders/pbr.h"
 #include "shaders/raster_shading.h"
+#include "shaders/position_buffer.h"
 #include "shaders/texture_sample.h"
 #include "tests/check.h"
 
@@ -208,6 +209,52 @@ static void test_vertex_buffer_interleaves(void)
     }
 }
 
+/* How many of the first n vertices' outputs of the two kernels differ in any bit. */
+static long vs_arrays_differ(const sh_vs_vertices *a, const sh_vs_vertices *b, int n)
+{
+    long bad = 0;
+    for (int i = 0; i < n; i++) {
+        for (int q = 0; q < 4; q++) bad += memcmp(&a->clip[q][i], &b->clip[q][i], sizeof(float)) != 0;
+        bad += memcmp(&a->inv_w[i], &b->inv_w[i], sizeof(float)) || memcmp(&a->z[i], &b->z[i], sizeof(float));
+        bad += a->x[i] != b->x[i] || a->y[i] != b->y[i] || a->code[i] != b->code[i];
+    }
+    return bad;
+}
+
+/* The depth pass's position buffer: every triangle corner's position is the geometry's,
+ * the vertices are numbered in the order the index stream first meets them (so the
+ * largest index so far grows by at most one per corner), and unused vertices are left
+ * out. */
+static void test_position_buffer_renumbers(void)
+{
+    enum { N = 500, T = 700 };
+    static float pos[3 * N];
+    static uint32_t idx[3 * T];
+    for (int i = 0; i < 3 * N; i++) pos[i] = rnd(-5, 5);
+    for (int i = 0; i < 3 * T; i++) idx[i] = (uint32_t)rnd(0, N - 100.01f);   /* the last 100 unused */
+    sc_geometry geo = {0};
+    geo.nvertices = N;
+    geo.ntriangles = T;
+    geo.positions = pos;
+    geo.indices = idx;
+    sh_position_buffer *b = sh_position_buffer_of(&geo);
+    CHECK(b != NULL);
+    if (!b) return;
+    long bad = 0;
+    int64_t seen = -1;
+    for (int i = 0; i < 3 * T; i++) {
+        bad += memcmp(&b->positions[3 * (size_t)b->indices[i]], &pos[3 * (size_t)idx[i]], 3 * sizeof(float)) != 0;
+        bad += (int64_t)b->indices[i] > seen + 1;
+        if ((int64_t)b->indices[i] > seen) seen = b->indices[i];
+    }
+    CHECK_MSG(bad == 0, "%ld corners differ or are out of first-use order", bad);
+    CHECK_MSG(seen < N - 100, "%lld vertices numbered, %d used at most", (long long)seen + 1, N - 100);
+    sh_position_buffer_free(b);
+}
+
+/* The vertex kernel against the scalar formulas (above), and sh_vs_positions_of, from
+ * the packed positions, against sh_vs_vertices_of from the interleaved buffer:
+ * the same bits. */
 static void test_vs_kernel_matches_scalar(void)
 {
     enum { N = 4000 };
@@ -234,8 +281,10 @@ static void test_vs_kernel_matches_scalar(void)
         e.isa = (rt_isa)isa;
         for (int first = 0, n = 1; first + n <= N; first += n, n = n % SH_VS_MAX + 1) {
             for (int i = 0; i < n; i++) vertex[i] = (uint32_t)(first + i);
-            sh_vs_vertices v;
+            sh_vs_vertices v, from_positions;
             sh_vs_vertices_of(&e, verts, vertex, n, 640, 480, &v);
+            sh_vs_positions_of(&e, pos, vertex, n, 640, 480, &from_positions);
+            bad += vs_arrays_differ(&v, &from_positions, n);
             for (int i = 0; i < n; i++) {
                 rs_vertex r;
                 reference_clip(&e, &pos[3 * vertex[i]], r.clip);
@@ -713,6 +762,7 @@ int main(void)
     RUN(test_srgb_table_exact);
     RUN(test_srgb_encode_n);
     RUN(test_vertex_buffer_interleaves);
+    RUN(test_position_buffer_renumbers);
     RUN(test_vs_kernel_matches_scalar);
     RUN(test_ps_kernel_matches_scalar);
     RUN(test_quad_derivatives);

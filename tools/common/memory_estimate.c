@@ -1,7 +1,8 @@
 /* memory_estimate.c — see memory_estimate.h. Per-item costs are rounded up from the
  * structures: the flattened geometry holds 8 floats a vertex (10 with a texture
- * coordinate set 1) and 4 words a triangle, and the raster graphs' vertex buffer 8 floats
- * a vertex more;
+ * coordinate set 1) and 4 words a triangle, the raster graphs' vertex buffer 8 floats
+ * a vertex more, and the depth-only pass's positions 3 floats a vertex and 3 words a
+ * triangle more;
  * the resources' sizes are their types' (the BVH about 100 bytes a triangle with its
  * build's temporaries); queues and pools are bounded by their capacities, a few MiB per
  * worker. */
@@ -15,8 +16,8 @@
 #include <string.h>
 
 /* The frame resources' bytes into e: the BVH apart; the image ("color") is the
- * program's, counted as e->image; the raster vertex buffer, a copy of the vertices, as
- * geometry. */
+ * program's, counted as e->image; the raster vertex buffer and the depth-only pass's
+ * positions, copies of the vertices, as geometry. */
 static void add_resources(io_memory_estimate *e, size_t nvertices, size_t ntriangles,
                           const io_render_size *r)
 {
@@ -29,6 +30,10 @@ static void add_resources(io_memory_estimate *e, size_t nvertices, size_t ntrian
         if (t == &pl_surface_resource && !r->surface) continue;
         if (t == &pl_raster_vertices_resource) {
             e->geometry += (double)sh_vertices_bytes(nvertices);
+            continue;
+        }
+        if (t == &pl_depth_positions_resource) {
+            e->geometry += (double)sh_position_buffer_bytes(nvertices, ntriangles);
             continue;
         }
 
