@@ -258,20 +258,23 @@ static int most_homed(const char *sched)
  * first declared state on, wherever its first packet's wake-up put it, and some worker
  * was home to 3 or more in every run (24 of 24 runs, all three policies); the raster
  * graph's 16 Bin instances shared workers two by two while others had none. A thief
- * idle for a whole spin phase may still take a holder, and its state with it (1 run in
- * 30 ended with a worker home to 3), so the check allows one run of three per policy. */
+ * idle for a whole spin phase may still take a holder, and its state with it: 1 run in
+ * 30 ended with a worker home to 3 in the plain build, about 1 in 7 in the ASan build
+ * under load (its tasks run slower against the same spin phase), so the check allows
+ * half of HOMES_RUNS runs per policy, which the old behaviour never came near. */
+#define HOMES_RUNS 12
 static void test_homes_spread(void)
 {
     static const char *const scheds[] = {"gramps", "qes", "pss"};
     for (int p = 0; p < 3; p++) {
         int crowded = 0;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < HOMES_RUNS; k++) {
             const int most = most_homed(scheds[p]);
             if (most < 0) return;
             crowded += most > 2;
         }
-        CHECK_MSG(crowded <= 1, "%s: in %d of 3 runs a worker was home to 3 or more of the %d "
-                  "stateful instances", scheds[p], crowded, HOLDERS);
+        CHECK_MSG(crowded <= HOMES_RUNS / 2, "%s: in %d of %d runs a worker was home to 3 or more "
+                  "of the %d stateful instances", scheds[p], crowded, HOMES_RUNS, HOLDERS);
     }
 }
 
