@@ -73,7 +73,7 @@ static bool reserve_output(gr_worker *w, gr_ctx *c, int i)
                                           : gr_try_charge(w, q, 1, false);
         return c->push_unit[i];
     }
-    if (gr_out_recirculates(s, i)) {             /* stays charged to the input (reduction.c) */
+    if (gr_out_recirculates(s, i)) {      /* stays charged to the input (reduction.c) */
         c->out[i] = c->in;
         return true;
     }
