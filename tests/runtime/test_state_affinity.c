@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define PACKETS 200                       /* per source */
 #define SOURCES 3
@@ -161,8 +162,18 @@ static void test_state_stays_home(void)
  * consumer's worker ran it next). Going home, it still moves when an idle thief takes
  * it: 0-22 of 1,000 seen (22 under PSS in a CI run at load), so the bound is 10%, far
  * below the old behaviour. */
+/* GRAMPS_TORTURE=1 preempts every Thread stage at each reserve and commit and lets any
+ * worker resume it: where an instance runs is then the torture's choice, not the
+ * policy's, so the placement checks below do not apply (delivery still does). */
+static bool torture(void)
+{
+    const char *t = getenv("GRAMPS_TORTURE");
+    return t && atoi(t) != 0;
+}
+
 static void test_blocked_producer_stays_home(void)
 {
+    if (torture()) SKIP("GRAMPS_TORTURE moves preempted instances by design");
     static const char *const scheds[] = {"gramps", "qes", "pss"};
     for (int p = 0; p < 3; p++) {
         flow f = {.state = 4096};
@@ -265,6 +276,7 @@ static int most_homed(const char *sched)
 #define HOMES_RUNS 12
 static void test_homes_spread(void)
 {
+    if (torture()) SKIP("GRAMPS_TORTURE moves preempted instances by design");
     static const char *const scheds[] = {"gramps", "qes", "pss"};
     for (int p = 0; p < 3; p++) {
         int crowded = 0;
