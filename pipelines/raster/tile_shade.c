@@ -18,6 +18,7 @@
  * blended in primitive-id order over the shaded opaque pixels (tile_blend). */
 #include "pipelines/raster/internal.h"
 #include "pipelines/raster/tile_slots.h"
+#include "rasterizer/prefetch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,27 @@ static void tile_blend(shade_tile *st, plr_state *s)
     }
 }
 
+/* Asks for the depth, visibility and owner lines of triangle p's first rows in the
+ * tile, for the triangle after the one being tested: with every tile that has triangles
+ * open at once (one worker: Bin feeds them all in turn) a tile's lines are mostly out of
+ * the first-level cache when a triangle reaches them, and rs_depth_rect and tile_add
+ * wait on their loads. A row's first line of each array only (most triangles span one
+ * line of each), the first PREFETCH_ROWS rows; a hint: it loads nothing. */
+#define PREFETCH_ROWS 4
+static inline void prefetch_rows(const shade_tile *st, const plr_prim *p)
+{
+    const plr_depth_tile *d = &st->d;
+    const int x0 = d->x0 > p->su.x0 ? d->x0 : p->su.x0, y0 = d->y0 > p->su.y0 ? d->y0 : p->su.y0;
+    int y1 = d->y1 < p->su.y1 + 1 ? d->y1 : p->su.y1 + 1;
+    y1 = y1 - y0 > PREFETCH_ROWS ? y0 + PREFETCH_ROWS : y1;
+    for (int y = y0; y < y1; y++) {
+        const size_t at = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x0 - d->t.ox);
+        rs_prefetch_line(&d->t.z[at]);
+        rs_prefetch_line(&d->t.vis[at]);
+        rs_prefetch_line(&st->owner[at]);
+    }
+}
+
 void plr_tile_shade_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -367,8 +389,10 @@ void plr_tile_shade_main(gr_ctx *c)
         const binned_pkt *p = w.mem;
         gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
-        for (uint32_t i = 0; i < p->count; i++)
+        for (uint32_t i = 0; i < p->count; i++) {
+            if (i + 1 < p->count) prefetch_rows(st, &p->t[i + 1].prim);
             if (!tile_add(st, s, &p->t[i].prim)) tile_add_failed(c, st, s);
+        }
         gr_commit(c, 0, 1);
     }
     gr_assert(c, tile_shade(st, s));

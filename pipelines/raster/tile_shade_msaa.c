@@ -21,6 +21,7 @@
 #include "pipelines/raster/internal.h"
 #include "pipelines/raster/sample_slots.h"
 #include "pipelines/raster/tile_slots.h"
+#include "rasterizer/prefetch.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -570,17 +571,6 @@ static void ms_blend(ms_tile *st, const plr_state *s)
     }
 }
 
-/* Asks for the cache line holding a: as an asm statement on x86-64, which GCC keeps
- * (it deleted a loop of nothing but __builtin_prefetch calls as having no effect). */
-static inline void prefetch_line(const void *a)
-{
-#if defined(__x86_64__)
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)a));
-#else
-    __builtin_prefetch(a, 0, 3);
-#endif
-}
-
 /* Asks for the depth and owner lines of triangle p's rectangle in the tile, for the
  * triangle after the one being taken: at 4x a tile's samples are 32 bytes a pixel, and
  * with every tile that has triangles open at once (one worker: Bin feeds them all in
@@ -600,10 +590,10 @@ static inline void prefetch_samples(const ms_tile *st, const plr_state *s, const
     const size_t last = (size_t)(x1 - x0) * (size_t)s->msaa - 1;   /* a row's last sample */
     for (int y = y0; y < y1; y++) {
         const size_t at = owner_at(st, s, x0, y);
-        prefetch_line(&st->z[at]);
-        prefetch_line(&st->z[at + last]);
-        prefetch_line(&st->owner[at]);
-        prefetch_line(&st->owner[at + last]);
+        rs_prefetch_line(&st->z[at]);
+        rs_prefetch_line(&st->z[at + last]);
+        rs_prefetch_line(&st->owner[at]);
+        rs_prefetch_line(&st->owner[at + last]);
     }
 }
 
