@@ -18,6 +18,7 @@
 #include "pipelines/image/image.h"
 #include "pipelines/raster/alpha.h"
 #include "pipelines/raytrace/sum_encode.h"
+#include "rasterizer/prefetch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +129,32 @@ static om_rect tile_rect(const om_state *b, uint32_t key)
 
 typedef enum om_step { OM_CLEAR, OM_ENCODE } om_step;
 
-/* Does `step` for the pixels of t, row by row. */
+/* Asks for the sums of pixels [lo, hi): the encode's reads. A tile's sums were last
+ * written while its contributions came in, long before the tile closes, and each row of
+ * a tile is a short run at its own place in the frame, which the hardware prefetcher
+ * meets too late; a hint: it loads nothing. */
+static void prefetch_sums(const om_state *b, size_t lo, size_t hi)
+{
+    const char *first = (const char *)(b->enc.sums + lo * 3 * b->enc.msaa);
+    const char *end = (const char *)(b->enc.sums + hi * 3 * b->enc.msaa);
+    for (const char *line = first; line < end; line += 64) rs_prefetch_line(line);
+}
+
+/* Does `step` for the pixels of t, row by row (the encode asking for each next row's
+ * sums before it encodes a row). */
 static void om_tile(const om_state *b, om_rect t, om_step step)
 {
     const size_t m = b->enc.msaa, width = (size_t)b->enc.f->width;
+    if (step == OM_ENCODE && t.y0 < t.y1)
+        prefetch_sums(b, (size_t)t.y0 * width + (size_t)t.x0, (size_t)t.y0 * width + (size_t)t.x1);
     for (int y = t.y0; y < t.y1; y++) {
         const size_t lo = (size_t)y * width + (size_t)t.x0, hi = (size_t)y * width + (size_t)t.x1;
-        if (step == OM_CLEAR) memset(b->enc.sums + lo * 3 * m, 0, (hi - lo) * 3 * m * sizeof *b->enc.sums);
-        else plrt_encode_pixels(&b->enc, lo, hi);
+        if (step == OM_CLEAR) {
+            memset(b->enc.sums + lo * 3 * m, 0, (hi - lo) * 3 * m * sizeof *b->enc.sums);
+            continue;
+        }
+        if (y + 1 < t.y1) prefetch_sums(b, lo + width, hi + width);
+        plrt_encode_pixels(&b->enc, lo, hi);
     }
 }
 
