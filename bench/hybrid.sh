@@ -37,9 +37,12 @@ scenes=${SCENES:-"courtyard fairy"}
 
 # One render's median (STAT=min: fastest) frame_ms, from its stats file's "frame_ms"
 # line, or nothing on failure.
-field='\1'
-[ "${STAT:-median}" = min ] && field='\2'
-frame_median() {
+case ${STAT:-median} in
+    median) field='\1' ;;
+    min) field='\2' ;;
+    *) echo "bench/hybrid.sh: STAT=$STAT: give median or min" >&2; exit 1 ;;
+esac
+frame_ms_of() {
     "$render" -q -t "$1" -p "$2" --size "$size" --frames "$frames" --stats "$tmp/s.json" \
         -o "$tmp/i.png" "$3" >/dev/null 2>&1 || return 0
     sed -n "s/^\"frame_ms\": {\"median\": \([0-9.]*\), \"min\": \([0-9.]*\).*/$field/p" "$tmp/s.json"
@@ -62,7 +65,7 @@ while [ "$r" -le "$rounds" ]; do
     for w in $workers; do
         for s in $scenes; do
             for p in $(round_order "$r"); do
-                echo "$r $w $(basename "$s" .obj) $p $(frame_median "$w" "$p" "$s")" >>"$tmp/res"
+                echo "$r $w $(basename "$s" .obj) $p $(frame_ms_of "$w" "$p" "$s")" >>"$tmp/res"
             done
         done
     done

@@ -1,5 +1,6 @@
-/* prefetch.h — a request for one cache line, for the raster stages' look-ahead (the
- * next triangle's depth, visibility and owner lines while the current one is tested).
+/* prefetch.h — a request for one cache line, for stages that know what they read next
+ * before they read it (Tile-Shade: the next triangle's depth, visibility and owner
+ * lines; the hybrid's OM: a tile's next row of sums).
  *
  * An asm statement on x86-64, which GCC keeps: GCC 12 deleted loops and functions whose
  * only effect was __builtin_prefetch as having no effect. A hint: it loads nothing and

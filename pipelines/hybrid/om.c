@@ -145,8 +145,6 @@ static void prefetch_sums(const om_state *b, size_t lo, size_t hi)
 static void om_tile(const om_state *b, om_rect t, om_step step)
 {
     const size_t m = b->enc.msaa, width = (size_t)b->enc.f->width;
-    if (step == OM_ENCODE && t.y0 < t.y1)
-        prefetch_sums(b, (size_t)t.y0 * width + (size_t)t.x0, (size_t)t.y0 * width + (size_t)t.x1);
     for (int y = t.y0; y < t.y1; y++) {
         const size_t lo = (size_t)y * width + (size_t)t.x0, hi = (size_t)y * width + (size_t)t.x1;
         if (step == OM_CLEAR) {
