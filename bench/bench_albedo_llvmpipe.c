@@ -27,8 +27,9 @@
  *
  * --speed: a textured, trilinear bunny (../shared/scenes/bunny.obj with spherical
  * texture coordinates and a 512x512 checker), lit (Blinn-Phong, as bench_rs_llvmpipe)
- * at 1024x1024, median frame times of both at 1 and 2 threads (llvmpipe in a child per
- * thread count: it reads LP_NUM_THREADS once).
+ * at 1024x1024, at 1 and 2 threads: llvmpipe in a child per thread count (it reads
+ * LP_NUM_THREADS once), its frames and ours timed in turn (bench/paired_frames.h); the
+ * ratio is the median of the per-pair ratios, _min the fastest frames'.
  *
  * Built against OSMesa when Debian's libosmesa6-dev is installed (`make osmesa`);
  * otherwise it prints a note. */
@@ -40,6 +41,7 @@
 #include <GL/osmesa.h>
 
 #include "bench/gl_raster.h"
+#include "bench/paired_frames.h"
 
 #include "output/png_encode.h"
 #include "pipelines/frame_memory.h"
@@ -514,16 +516,8 @@ static int check_scene(int which, bool checked, const char *keep)
 /* ---- speed: a textured bunny ------------------------------------------------------------ */
 
 #define SPEED_SIZE 1024
-#define FRAMES 10
-
-/* The CPU time of all the process's threads: at 1 thread the steadier figure on a
- * shared machine (llvmpipe's LP_NUM_THREADS=1 and our 1 worker each keep one core busy). */
-static double cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+#define SPEED_PAIRS 30                    /* timed frames of each, in turn */
+#define SPEED_WARM 2                      /* untimed pairs first */
 
 static bool keep_speed_scene;             /* --keep with --speed: write it as files too */
 
@@ -663,31 +657,84 @@ static void lit_check(const char *keep)
     sc_free(s);
 }
 
+/* One llvmpipe frame of the speed scene (bench_peer_serve's frame). */
+typedef struct lp_speed {
+    gl_scene gs;
+    const sc_scene *s;
+    const sc_geometry *g;
+    sh_raster_env e;
+} lp_speed;
+
+static bool lp_speed_frame(void *arg)
+{
+    const lp_speed *l = arg;
+    gl_frame(&l->gs, l->s, l->g, l->e.background);
+    return true;
+}
+
+/* --speed-child: llvmpipe (LP_NUM_THREADS from the parent) serving frames of the speed
+ * scene to the parent, one per line it reads (paired_frames.h). */
 static int speed_child(void)
 {
     sc_scene *s;
     sc_geometry g;
     char err[SC_ERR_MAX];
-    if (textured_bunny(&s, &g, err)) { printf("nan nan\n"); return 1; }
-    gl_scene gs;
-    if (!gl_open(&gs, s, &g, SPEED_SIZE, fs_lit, 1)) { printf("nan nan\n"); return 1; }
-    sh_raster_env e;
-    gl_lit_uniforms(&gs, s, &g, SPEED_SIZE, false, &e);
-    double t[FRAMES], cpu[FRAMES];
-    for (int i = -2; i < FRAMES; i++) {
-        double t0 = io_now_ms(), c0 = cpu_ms();
-        gl_frame(&gs, s, &g, e.background);
-        if (i >= 0) t[i] = io_now_ms() - t0, cpu[i] = cpu_ms() - c0;
+    if (textured_bunny(&s, &g, err)) { fprintf(stderr, "# speed child: %s\n", err); return 1; }
+    lp_speed l = {.s = s, .g = &g};
+    int rc = 1;
+    if (gl_open(&l.gs, s, &g, SPEED_SIZE, fs_lit, 1)) {
+        gl_lit_uniforms(&l.gs, s, &g, SPEED_SIZE, false, &l.e);
+        rc = bench_peer_serve(lp_speed_frame, &l);
+        gl_close(&l.gs);
     }
-    qsort(t, FRAMES, sizeof *t, io_cmp_double);
-    qsort(cpu, FRAMES, sizeof *cpu, io_cmp_double);
-    printf("%.3f %.3f %.3f\n", io_median_sorted(t, FRAMES), t[0], io_median_sorted(cpu, FRAMES));
-    gl_close(&gs);
     sc_geometry_free(&g);
     sc_free(s);
-    return 0;
+    return rc;
 }
 
+/* One of our frames of the speed scene (bench_pairs_run's). */
+typedef struct our_speed {
+    pl_kept_builtin *kept;                /* built in the warm-up, run again after, as llvmpipe's context */
+    const sc_scene *s;
+    const sc_geometry *g;
+    plr_config c;
+    uint8_t *img;
+} our_speed;
+
+static bool our_speed_frame(void *arg)
+{
+    our_speed *o = arg;
+    char err[SC_ERR_MAX];
+    if (plr_render_kept(o->kept, o->s, o->g, &o->c, o->img, NULL, err)) return true;
+    printf("# %s\n", err);
+    return false;
+}
+
+/* Ours against llvmpipe at one thread count, their frames in turn (paired_frames.h). */
+static bool speed_at(const char *self, our_speed *o, int threads)
+{
+    char *argv[] = {(char *)self, "--speed-child", NULL};
+    bench_peer peer;
+    bench_pairs m;
+    o->c.workers = (unsigned)threads;
+    const bool ok = bench_peer_start(&peer, argv, "LP_NUM_THREADS", threads) &&
+                    bench_pairs_run(&peer, our_speed_frame, o, SPEED_WARM, SPEED_PAIRS, &m);
+    bench_peer_stop(&peer);
+    if (!ok) {
+        printf("# speed at %d threads: a frame failed (ours or llvmpipe's)\n", threads);
+        return false;
+    }
+    printf("llvmpipe_frame_ms_bunny_textured_%dt %.1f ms\n", threads, m.peer_ms);
+    printf("raster_frame_ms_bunny_textured_%dt %.1f ms\n", threads, m.ours_ms);
+    printf("raster_vs_llvmpipe_bunny_textured_%dt %.3f ratio\n", threads, m.ratio);
+    printf("raster_vs_llvmpipe_min_bunny_textured_%dt %.3f ratio\n", threads, m.ratio_min);
+    printf("llvmpipe_frame_cpu_ms_bunny_textured_%dt %.1f ms\n", threads, m.peer_cpu_ms);
+    printf("raster_frame_cpu_ms_bunny_textured_%dt %.1f ms\n", threads, m.ours_cpu_ms);
+    printf("raster_vs_llvmpipe_cpu_bunny_textured_%dt %.3f ratio\n", threads, m.ours_cpu_ms / m.peer_cpu_ms);
+    return true;
+}
+
+/* --speed: the textured bunny, ours against llvmpipe at 1 and 2 threads. */
 static int speed(const char *self, const char *keep)
 {
     sc_scene *s;
@@ -696,44 +743,16 @@ static int speed(const char *self, const char *keep)
     keep_speed_scene = keep != NULL;
     if (textured_bunny(&s, &g, err)) { printf("# speed: %s\n", err); return 1; }
     keep_speed_scene = false;
-    uint8_t *img = malloc(SPEED_SIZE * SPEED_SIZE * 4);
-    for (int threads = 1; threads <= 2; threads++) {
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d '%s' --speed-child", threads, self);
-        double lp = -1, lp_min = -1, lp_cpu = -1;
-        FILE *p = popen(cmd, "r");
-        if (p && fscanf(p, "%lf %lf %lf", &lp, &lp_min, &lp_cpu) != 3) lp = lp_min = lp_cpu = -1;
-        if (p) pclose(p);
-        plr_config c;
-        plr_config_default(&c);
-        c.width = c.height = SPEED_SIZE;
-        c.workers = (unsigned)threads;
-        double t[FRAMES], cpu[FRAMES];
-        /* built in the warm-up, run again for the timed frames, as llvmpipe's context is */
-        pl_kept_builtin *kept = pl_kept_builtin_new();
-        for (int i = -2; i < FRAMES; i++) {
-            double t0 = io_now_ms(), c0 = cpu_ms();
-            if (kept && !plr_render_kept(kept, s, &g, &c, img, NULL, err)) printf("# %s\n", err);
-            if (i >= 0) t[i] = io_now_ms() - t0, cpu[i] = cpu_ms() - c0;
-        }
-        pl_kept_builtin_free(kept);
-        qsort(t, FRAMES, sizeof *t, io_cmp_double);
-        qsort(cpu, FRAMES, sizeof *cpu, io_cmp_double);
-        double us = io_median_sorted(t, FRAMES), us_cpu = io_median_sorted(cpu, FRAMES);
-        printf("llvmpipe_frame_ms_bunny_textured_%dt %.1f ms\n", threads, lp);
-        printf("raster_frame_ms_bunny_textured_%dt %.1f ms\n", threads, us);
-        printf("raster_vs_llvmpipe_bunny_textured_%dt %.2f ratio\n", threads, lp > 0 ? us / lp : -1);
-        printf("raster_vs_llvmpipe_min_bunny_textured_%dt %.2f ratio\n", threads,
-               lp_min > 0 ? t[0] / lp_min : -1);
-        printf("llvmpipe_frame_cpu_ms_bunny_textured_%dt %.1f ms\n", threads, lp_cpu);
-        printf("raster_frame_cpu_ms_bunny_textured_%dt %.1f ms\n", threads, us_cpu);
-        printf("raster_vs_llvmpipe_cpu_bunny_textured_%dt %.2f ratio\n", threads,
-               lp_cpu > 0 ? us_cpu / lp_cpu : -1);
-    }
-    free(img);
+    our_speed o = {pl_kept_builtin_new(), s, &g, {0}, malloc(SPEED_SIZE * SPEED_SIZE * 4)};
+    plr_config_default(&o.c);
+    o.c.width = o.c.height = SPEED_SIZE;
+    int failed = !o.kept || !o.img;
+    for (int threads = 1; threads <= 2 && !failed; threads++) failed |= !speed_at(self, &o, threads);
+    pl_kept_builtin_free(o.kept);
+    free(o.img);
     sc_geometry_free(&g);
     sc_free(s);
-    return 0;
+    return failed;
 }
 
 static void usage(FILE *out)

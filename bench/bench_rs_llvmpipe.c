@@ -2,9 +2,11 @@
  * camera and projection, per-pixel Blinn-Phong in GLSL with the same light, at 1024x1024,
  * for each scene given (one material, one light; default scenes/bunny.scene and the
  * held-out scenes/horse.scene, whose mesh is ../shared/scenes/horse.obj). llvmpipe runs in a child process per thread count because it
- * reads LP_NUM_THREADS when its screen is created. Prints "name value unit": median frame
- * times of both and the ratio ours / llvmpipe (below 1 = we are faster), at each thread
- * count of --threads (default 1,2), and with 1 among them each one's speedup.
+ * reads LP_NUM_THREADS when its screen is created; its frames and ours are timed in turn
+ * (bench/paired_frames.h). Prints "name value unit": median frame times of both and the
+ * ratio ours / llvmpipe (below 1 = we are faster: the median of the per-pair ratios; _min:
+ * the fastest frames'), at each thread count of --threads (default 1,2), and with 1 among
+ * them each one's speedup.
  *
  * Built against OSMesa when Debian's libosmesa6-dev is installed (`make osmesa`);
  * otherwise it prints a note. */
@@ -18,6 +20,7 @@
 #include "bench/gl_raster.h"
 
 #include "bench/line_round_trip.h"
+#include "bench/paired_frames.h"
 #include "bench/thread_list.h"
 #include "pipelines/frame_memory.h"
 #include "pipelines/kept_graph.h"
@@ -31,7 +34,8 @@
 #include <unistd.h>
 
 #define SIZE 1024
-#define FRAMES 10
+#define PAIRS 20                          /* timed frames of each, in turn */
+#define WARM 2                            /* untimed pairs first */
 
 static const char *vs_src =
     "uniform mat4 proj;\n"
@@ -49,11 +53,27 @@ static const char *fs_src =
     "  gl_FragColor = vec4(pow(clamp(c, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);\n"
     "}\n";
 
+/* One llvmpipe frame of geometry arg (bench_peer_serve's frame). */
+static bool llvmpipe_frame(void *arg)
+{
+    const sc_geometry *g = arg;
+    glClearColor(0.05f, 0.05f, 0.05f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glDrawElements(GL_TRIANGLES, (GLsizei)(g->ntriangles * 3), GL_UNSIGNED_INT, 0);
+    glFinish();
+    return true;
+}
+
+/* --llvmpipe-child SCENE: llvmpipe (LP_NUM_THREADS from the parent) serving frames to
+ * the parent, one per line it reads (paired_frames.h). */
 static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
 {
     OSMesaContext ctx = OSMesaCreateContextExt(OSMESA_RGBA, 24, 0, 0, NULL);
     unsigned char *buf = malloc(SIZE * SIZE * 4);
-    if (!ctx || !OSMesaMakeCurrent(ctx, buf, GL_UNSIGNED_BYTE, SIZE, SIZE)) { printf("nan\n"); return 1; }
+    if (!ctx || !OSMesaMakeCurrent(ctx, buf, GL_UNSIGNED_BYTE, SIZE, SIZE)) {
+        fprintf(stderr, "# llvmpipe: no OSMesa context\n");
+        return 1;
+    }
     sh_raster_env e;
     sh_raster_env_init(&e, s, g, SIZE, SIZE, SH_AOV_COLOR);
     GLuint prog = glCreateProgram();
@@ -85,59 +105,49 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glViewport(0, 0, SIZE, SIZE);
-    double t[FRAMES];
-    for (int i = -2; i < FRAMES; i++) {
-        double t0 = io_now_ms();
-        glClearColor(0.05f, 0.05f, 0.05f, 1);
-        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-        glDrawElements(GL_TRIANGLES, (GLsizei)(g->ntriangles * 3), GL_UNSIGNED_INT, 0);
-        glFinish();
-        if (i >= 0) t[i] = io_now_ms() - t0;
-    }
-    qsort(t, FRAMES, sizeof *t, io_cmp_double);
+    const int rc = bench_peer_serve(llvmpipe_frame, (void *)g);
     size_t covered = 0;                   /* a sanity check that it drew the model */
     for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) covered += buf[4 * i] != buf[0] || buf[4 * i + 1] != buf[1];
     fprintf(stderr, "# llvmpipe covered %zu pixels\n", covered);
-    printf("%.3f %.3f\n", io_median_sorted(t, FRAMES), t[0]);
     OSMesaDestroyContext(ctx);
     free(buf);
-    return 0;
+    return rc;
 }
 
-/* Median and minimum frame time of llvmpipe, from a child process (LP_NUM_THREADS is
- * read once per process). */
-static void llvmpipe_ms(const char *self, const char *scene, int threads, double *median,
-                        double *min)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "LP_NUM_THREADS=%d '%s' --llvmpipe-child '%s'", threads, self, scene);
-    FILE *p = popen(cmd, "r");
-    *median = *min = -1;
-    if (p && fscanf(p, "%lf %lf", median, min) != 2) *median = *min = -1;
-    if (p) pclose(p);
-}
-
-static void ours_ms(const sc_scene *s, const sc_geometry *g, int threads, double *median, double *min)
-{
+/* One of our frames (bench_pairs_run's). */
+typedef struct our_frames {
+    pl_kept_builtin *kept;                /* built in the warm-up, run again after, as llvmpipe's context */
+    const sc_scene *s;
+    const sc_geometry *g;
     plr_config c;
-    plr_config_default(&c);
-    c.workers = (unsigned)threads;
-    uint8_t *img = malloc(SIZE * SIZE * 4);
+    uint8_t *img;
+} our_frames;
+
+static bool our_frame(void *arg)
+{
+    our_frames *o = arg;
     char err[SC_ERR_MAX];
-    double t[FRAMES];
-    /* The graph is built in the warm-up and run again for the timed frames, as llvmpipe's
-     * context is made once. */
-    pl_kept_builtin *keep = pl_kept_builtin_new();
-    for (int i = -2; i < FRAMES; i++) {
-        double t0 = io_now_ms();
-        if (keep && !plr_render_kept(keep, s, g, &c, img, NULL, err)) printf("# %s\n", err);
-        if (i >= 0) t[i] = io_now_ms() - t0;
-    }
-    pl_kept_builtin_free(keep);
-    free(img);
-    qsort(t, FRAMES, sizeof *t, io_cmp_double);
-    *median = io_median_sorted(t, FRAMES);
-    *min = t[0];
+    if (plr_render_kept(o->kept, o->s, o->g, &o->c, o->img, NULL, err)) return true;
+    printf("# %s\n", err);
+    return false;
+}
+
+/* Ours against llvmpipe (a child with LP_NUM_THREADS = threads, on scene path) at one
+ * thread count, their frames in turn; false when a frame failed. */
+static bool pairs_at(const char *self, const char *path, const sc_scene *s, const sc_geometry *g,
+                     int threads, bench_pairs *m)
+{
+    char *argv[] = {(char *)self, "--llvmpipe-child", (char *)path, NULL};
+    our_frames o = {pl_kept_builtin_new(), s, g, {0}, malloc(SIZE * SIZE * 4)};
+    plr_config_default(&o.c);
+    o.c.workers = (unsigned)threads;
+    bench_peer peer = {-1, NULL, NULL};
+    const bool ok = o.kept && o.img && bench_peer_start(&peer, argv, "LP_NUM_THREADS", threads) &&
+                    bench_pairs_run(&peer, our_frame, &o, WARM, PAIRS, m);
+    bench_peer_stop(&peer);
+    pl_kept_builtin_free(o.kept);
+    free(o.img);
+    return ok;
 }
 
 /* The scene's name in the output: its file name without directory and extension. */
@@ -149,24 +159,27 @@ static void label_of(const char *path, char *out, size_t size)
     if (dot) *dot = 0;
 }
 
-/* Both renderers' median frames at one thread count, printed with their ratio. */
+/* Both renderers' median frames at one thread count, printed with their ratio; lp and
+ * us are -1 when a frame failed. */
 static void compare_at(const char *self, const char *path, const char *name, const sc_scene *s,
                        const sc_geometry *g, int threads, double *lp, double *us)
 {
-    double lp_min, us_min;
+    bench_pairs m;
     const double trip_before = threads > 1 ? bench_line_round_trip_ns() : 0;
-    llvmpipe_ms(self, path, threads, lp, &lp_min);
-    ours_ms(s, g, threads, us, &us_min);
+    *lp = *us = -1;
+    if (!pairs_at(self, path, s, g, threads, &m)) {
+        printf("# %s %dt: a frame failed (ours or llvmpipe's)\n", name, threads);
+        return;
+    }
+    *lp = m.peer_ms, *us = m.ours_ms;
     if (threads > 1)
         printf("# %s %dt: cache-line round trip between two threads %.0f ns before, %.0f ns "
                "after (bench/line_round_trip.h)\n", name, threads, trip_before,
                bench_line_round_trip_ns());
-    printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, *lp);
-    printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, *us);
-    printf("raster_vs_llvmpipe_%s_%dt %.2f ratio\n", name, threads, *lp > 0 ? *us / *lp : -1);
-    /* the best frames: steadier than medians on a shared, noisy machine */
-    printf("raster_vs_llvmpipe_min_%s_%dt %.2f ratio\n", name, threads,
-           lp_min > 0 ? us_min / lp_min : -1);
+    printf("llvmpipe_frame_ms_%s_%dt %.1f ms\n", name, threads, m.peer_ms);
+    printf("raster_frame_ms_%s_%dt %.1f ms\n", name, threads, m.ours_ms);
+    printf("raster_vs_llvmpipe_%s_%dt %.3f ratio\n", name, threads, m.ratio);
+    printf("raster_vs_llvmpipe_min_%s_%dt %.3f ratio\n", name, threads, m.ratio_min);
 }
 
 /* Both renderers on one scene at every thread count; 1 when it does not load. */
@@ -182,7 +195,7 @@ static int compare(const char *self, const char *path, const bench_threads *t)
     const int one = bench_threads_one(t);
     for (int i = 0; one >= 0 && i < t->n; i++) {
         printf("llvmpipe_speedup_%s_%dt %.2f x\n", name, t->count[i], lp[i] > 0 && lp[one] > 0 ? lp[one] / lp[i] : -1);
-        printf("raster_speedup_%s_%dt %.2f x\n", name, t->count[i], us[one] / us[i]);
+        printf("raster_speedup_%s_%dt %.2f x\n", name, t->count[i], us[one] > 0 && us[i] > 0 ? us[one] / us[i] : -1);
     }
     sc_geometry_free(&g);
     sc_free(s);
@@ -204,7 +217,7 @@ int main(int argc, char **argv)
         sc_scene *s;
         sc_geometry g;
         char err[SC_ERR_MAX];
-        if (sc_load(argv[2], &s, err) || sc_flatten(s, &g, err)) { printf("nan nan\n"); return 1; }
+        if (sc_load(argv[2], &s, err) || sc_flatten(s, &g, err)) { fprintf(stderr, "# %s\n", err); return 1; }
         return llvmpipe_child(s, &g);
     }
     char self[512];
