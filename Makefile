@@ -170,6 +170,9 @@ $(BUILD)/tests/render/%: tests/render/%.c tests/check.h $(LIBTOOLS) $(LIBRENDER)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(PLUGIN_HOST_LIBS) $(RENDER_LDLIBS)
 
+# test_bench_pairs runs the bench that bench/hybrid.sh times with.
+$(BUILD)/tests/render/test_bench_pairs: | $(BUILD)/bench/bench_pipeline_pairs
+
 # test_install builds the installed example with this build's compiler and sanitizer
 # (private: the libraries it depends on are not compiled with these defines).
 $(BUILD)/tests/render/test_install: private CPPFLAGS += -DTEST_CC='"$(CC)"' \

@@ -189,7 +189,7 @@ static void report(const options *o, side *ours, side *base, const char *label)
     qsort(base->ms, (size_t)n, sizeof *base->ms, io_cmp_double);
     const int k = ci_rank(n);
     const double lo = k ? ratio[k - 1] : ratio[0], hi = k ? ratio[n - k] : ratio[n - 1];
-    const unsigned w = o->c.threads;
+    const unsigned w = gr_worker_count(o->c.threads);
     char name[800], against[300];         /* the --against side's name: _against when both are one graph */
     snprintf(against, sizeof against, "%s%s", o->against, strcmp(o->against, o->c.graph.pipeline) ? "" : "_against");
     snprintf(name, sizeof name, "%s_vs_%s_%s_%ut", o->c.graph.pipeline, against, label, w);

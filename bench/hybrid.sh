@@ -15,12 +15,12 @@
 # with at least 95% probability), ..._min (the fastest frames' ratio), the median frames
 # <p>_frame_ms_<scene>_<w>t, and a verdict per configuration (met where the range ends at
 # or below 1.0, missed where it starts above, undecided otherwise).
-# SIZE (512x512), PAIRS (24), WORKERS ("1 2"), SCENES and PIPELINES ("hybrid"; add
+# SIZE (1024x1024, the thesis' size), PAIRS (16), WORKERS ("1 2"), SCENES and PIPELINES ("hybrid"; add
 # hybrid-visibility to time it too) choose the runs.
 build=$1
 [ -n "$build" ] || { echo "usage: bench/hybrid.sh BUILD" >&2; exit 2; }
-size=${SIZE:-512x512}
-pairs=${PAIRS:-24}
+size=${SIZE:-1024x1024}
+pairs=${PAIRS:-16}
 workers=${WORKERS:-"1 2"}
 pipelines=${PIPELINES:-hybrid}
 scenes=${SCENES:-"courtyard fairy"}
