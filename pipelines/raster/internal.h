@@ -236,9 +236,17 @@ void plr_om_main(gr_ctx *c);
 void plr_tile_shade_msaa(gr_ctx *c);
 
 /* Multisampling (msaa.c): the stage's sample pattern and setup bounds from s->msaa
- * (its `msaa` parameter), and with `buffers` (the stages that write the image) the
- * frame's sample buffers; false with a message in err for a count other than 1, 4, 8. */
-bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err[CP_ERR_MAX]);
+ * (its `msaa` parameter), and for the stages that write the image the frame's sample
+ * buffers: all of them (the OM), or all but the colours when the stage keeps its tile's
+ * colours itself (Tile-Shade; it takes the frame's only with linear samples, whose
+ * plr_sample_hdr_* index both alike); false with a message in err for a count other than
+ * 1, 4, 8. */
+typedef enum plr_sample_buffers {
+    PLR_NO_SAMPLE_BUFFERS,
+    PLR_SAMPLE_BUFFERS,
+    PLR_SAMPLE_BUFFERS_OWN_COLORS
+} plr_sample_buffers;
+bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, plr_sample_buffers buffers, char err[CP_ERR_MAX]);
 /* Pixel (x, y)'s first sample in the sample buffers. */
 static inline size_t plr_sample_at(const plr_state *s, int x, int y)
 {
@@ -251,6 +259,10 @@ static inline size_t plr_sample_at(const plr_state *s, int x, int y)
  * image colour the caller has already written. */
 void plr_samples_clear(const plr_state *s, const tile_rect *r);
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final);
+/* The same from a tile's own sample colours (tile_samples: s->tile x s->tile pixels of
+ * s->msaa samples, row-major from r's corner ox, oy) instead of the frame's. */
+void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint8_t *final,
+                             const uint32_t *tile_samples);
 
 /* The OM's end: its blended fragments (in primitive-id order) over the final opaque
  * depth (less, no depth write) and colour, then the list freed (alpha.c). */

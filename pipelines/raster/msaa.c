@@ -1,6 +1,7 @@
 /* msaa.c — multisampling's frame resources in the raster graphs: the sample buffers,
- * msaa depths (the OM's; Tile-Shade keeps its tile's depths itself) and RGBA8 colours per
- * pixel (pixel p's samples at p * msaa .. p * msaa + msaa - 1). The stage of a tile sets
+ * msaa depths and RGBA8 colours per pixel (pixel p's samples at p * msaa .. p * msaa +
+ * msaa - 1), the OM's; Tile-Shade keeps its tile's depths and colours itself, and takes
+ * the frame's colours only with linear samples (sample-hdr, indexed alike). The stage of a tile sets
  * its tile's samples when it starts (the OM: plr_samples_clear; Tile-Shade writes every
  * sample when it shades) and resolves them into the image when it ends: per channel the
  * box filter's round(sum / msaa) of the samples' bytes ((sum + msaa / 2) >> log2(msaa)),
@@ -14,7 +15,7 @@
 #include <float.h>
 #include <stdio.h>
 
-bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err[CP_ERR_MAX])
+bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, plr_sample_buffers buffers, char err[CP_ERR_MAX])
 {
     s->pattern = rs_sample_pattern(s->msaa);
     if (!s->pattern) {
@@ -23,7 +24,7 @@ bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err
         return false;
     }
     s->reach = s->msaa > 1 ? &s->pattern->reach : &rs_centre_reach;
-    if (s->msaa == 1 || !buffers) return true;
+    if (s->msaa == 1 || buffers == PLR_NO_SAMPLE_BUFFERS) return true;
     if (s->env->aov == SH_AOV_PRIMID) {
         snprintf(err, CP_ERR_MAX, "stage '%s': msaa %d with the primid AOV: primitive ids "
                  "cannot be averaged (use msaa 1)", i->name, s->msaa);
@@ -31,9 +32,10 @@ bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, bool buffers, char err
     }
     unsigned access;
     bool frame_depth = cp_stage_resource(i, "sample-depth", &access) != NULL;
+    bool frame_colors = buffers == PLR_SAMPLE_BUFFERS || s->hdr;
     return pl_frame_set_samples(i->frame, s->msaa, err) &&
            (!frame_depth || (s->sample_z = pl_frame_use(i, "sample-depth", err))) &&
-           (s->sample_rgba = pl_frame_use(i, "sample-color", err)) &&
+           (!frame_colors || (s->sample_rgba = pl_frame_use(i, "sample-color", err))) &&
            (!s->hdr || (s->sample_hdr = pl_frame_use(i, "sample-hdr", err)));
 }
 
@@ -51,20 +53,21 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
 }
 
 /* plr_samples_resolve for m samples a pixel (compiled for 4 and 8: the resolve
- * unrolled), the frame's pointers in locals (a colour store could alias them). */
+ * unrolled), the pointers in locals (a colour store could alias them): the samples of
+ * pixel (x, y) at samples + (y * width + x) * m, with samples and width the frame's, or
+ * the tile's own with samples at its corner (ox, oy) and width s->tile. */
 static inline __attribute__((always_inline)) void resolve_tile(const plr_state *s, const tile_rect *r,
-                                                               const uint8_t *final, const uint32_t m)
+                                                               const uint8_t *final, const uint32_t *samples,
+                                                               size_t width, const uint32_t m)
 {
     uint32_t *const color = s->color;
-    const uint32_t *const samples = s->sample_rgba;
-    const size_t width = (size_t)s->width;
+    const size_t image_width = (size_t)s->width;
     const bool hdr = s->sample_hdr != NULL;
     for (int y = r->y0; y < r->y1; y++) {
         const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
             if (done && done[x - r->ox]) continue;
-            const size_t p = (size_t)y * width + (size_t)x;
-            color[p] = plr_resolve_pixel(&samples[p * m], m);
+            color[(size_t)y * image_width + (size_t)x] = plr_resolve_pixel(&samples[((size_t)y * width + (size_t)x) * m], m);
             if (hdr) plr_sample_hdr_resolve(s, x, y);
         }
     }
@@ -72,6 +75,17 @@ static inline __attribute__((always_inline)) void resolve_tile(const plr_state *
 
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
 {
-    if (s->msaa == 4) resolve_tile(s, r, final, 4);
-    else resolve_tile(s, r, final, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
+    const size_t width = (size_t)s->width;
+    if (s->msaa == 4) resolve_tile(s, r, final, s->sample_rgba, width, 4);
+    else resolve_tile(s, r, final, s->sample_rgba, width, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
+}
+
+void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint8_t *final,
+                             const uint32_t *tile_samples)
+{
+    const size_t m = (size_t)s->msaa, width = (size_t)s->tile;
+    /* shifted so that the tile's corner is (0, 0); only pixels of the tile are read */
+    const uint32_t *at = tile_samples - ((size_t)r->oy * width + (size_t)r->ox) * m;
+    if (s->msaa == 4) resolve_tile(s, r, final, at, width, 4);
+    else resolve_tile(s, r, final, at, width, 8);
 }

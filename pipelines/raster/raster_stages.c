@@ -73,7 +73,7 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->attributes = true;
     s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     s->msaa = (int)param_or(i, "msaa", 1);
-    if (!fetch_buffers(s, i, frame_depth, err) || !plr_msaa_setup(s, i, false, err)) {
+    if (!fetch_buffers(s, i, frame_depth, err) || !plr_msaa_setup(s, i, PLR_NO_SAMPLE_BUFFERS, err)) {
         free(s);
         return NULL;
     }
@@ -156,12 +156,13 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
 /* The stages that write the image (Tile-Shade, the OM) ask for it: a frame's color
  * buffer is cleared to the background before the run only when one of them is in the
  * graph (the hybrid's raster stages leave the image to rt.blend). With msaa > 1 they
- * draw into the sample buffers and resolve into it. */
-static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+ * draw into the sample buffers (`samples`: which are the frame's) and resolve into it. */
+static plr_state *with_color(plr_state *s, const cp_stage_init *i, plr_sample_buffers samples,
+                             char err[CP_ERR_MAX])
 {
     if (s && (!(s->color = pl_frame_use(i, "color", err)) || !pl_frame_sink_hdr(i, &s->hdr, err) ||
               !pl_frame_stage_surface(i, &s->surface, err) ||
-              !plr_msaa_setup(s, i, true, err))) {
+              !plr_msaa_setup(s, i, samples, err))) {
         free(s);
         return NULL;
     }
@@ -170,7 +171,8 @@ static plr_state *with_color(plr_state *s, const cp_stage_init *i, char err[CP_E
 
 static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    plr_state *s = shading_create(with_color(raster_state(i, false, err), i, err), i, err);
+    plr_state *s = with_color(raster_state(i, false, err), i, PLR_SAMPLE_BUFFERS_OWN_COLORS, err);
+    s = shading_create(s, i, err);
     if (!s) return NULL;
     if (!(s->tile_pool = pl_frame_use(i, "tile-buffers", err)) ||
         !plr_tile_pool_reserve(s->tile_pool, (size_t)s->tiles_x * (size_t)s->tiles_y)) {
@@ -212,7 +214,7 @@ static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
  * need the primitive per sample, which no graph asks for. */
 static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    plr_state *s = with_color(pixel_create(i, err), i, err);
+    plr_state *s = with_color(pixel_create(i, err), i, PLR_SAMPLE_BUFFERS, err);
     if (s && s->msaa > 1 && s->any_order) {
         snprintf(err, CP_ERR_MAX, "stage '%s': any_order with msaa %d (multisampling needs "
                  "fragments in draw order)", i->name, s->msaa);
@@ -389,7 +391,8 @@ static const cp_resource_use om_uses[] = {
     HDR_USE, SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
-    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 (its depths per sample are the tile's own)"},
+    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 and linear samples (hdr-color); else its "
+     "tile's depths and colours per sample are its own"},
     SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"}};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},

@@ -34,6 +34,8 @@ typedef struct ms_tile {
     tile_rect r;
     float *z;                             /* depth per sample of the tile */
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
+    uint32_t *colors;                     /* RGBA8 per sample of the tile, indexed as owner; NULL
+                                             with linear samples: the frame's (sample_colors) */
     ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
@@ -44,6 +46,15 @@ typedef struct ms_tile {
 static inline size_t owner_at(const ms_tile *st, const plr_state *s, int x, int y)
 {
     return ((size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox)) * (size_t)s->msaa;
+}
+
+/* Pixel (x, y)'s sample colours: the tile's own, or with linear samples the frame's
+ * sample-color, whose index (plr_sample_at, in *at then) plr_sample_hdr_* take too. */
+static inline uint32_t *sample_colors(const ms_tile *st, const plr_state *s, int x, int y, size_t *at)
+{
+    if (st->colors) return &st->colors[owner_at(st, s, x, y)];
+    *at = plr_sample_at(s, x, y);
+    return &s->sample_rgba[*at];
 }
 
 /* z[0 .. n) = FLT_MAX (n a multiple of 4: the tile's samples at 4x or 8x). */
@@ -64,9 +75,12 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
+    /* A tile's own colours stay in the core's caches from tile to tile, where the
+     * frame's (16 MB at 1024x1024 and 4x) were written cold and read back once. */
+    st->colors = s->sample_hdr ? NULL : malloc(samples * sizeof *st->colors);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
     st->ties = calloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile, 1);   /* zero between triangles */
-    if (!st->owner || !st->z || !st->final || !st->ties) return false;
+    if (!st->owner || !st->z || !st->final || !st->ties || (!s->sample_hdr && !st->colors)) return false;
     fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
 }
@@ -74,6 +88,7 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 static void ms_free(ms_tile *st)
 {
     free(st->owner);
+    free(st->colors);
     free(st->z);
     free(st->final);
     free(st->ties);
@@ -367,14 +382,15 @@ static inline __attribute__((always_inline)) void batch_add(ms_batch *b, const p
 
 /* An opaque batch's colours without linear samples: each to its samples, or, mask 0
  * (one owner: ms_shade), to its pixel of the image. */
-static void batch_write(const ms_batch *b, const plr_state *s, const uint32_t *rgba)
+static void batch_write(const ms_batch *b, const ms_tile *st, const plr_state *s, const uint32_t *rgba)
 {
     for (int i = 0; i < b->n; i++) {
         if (!b->mask[i]) {
             s->color[(size_t)b->y[i] * (size_t)s->width + b->x[i]] = rgba[i];
             continue;
         }
-        uint32_t *out = &s->sample_rgba[plr_sample_at(s, b->x[i], b->y[i])];
+        size_t at;
+        uint32_t *out = sample_colors(st, s, b->x[i], b->y[i], &at);
         for (unsigned m = b->mask[i]; m; m &= m - 1) out[__builtin_ctz(m)] = rgba[i];
     }
 }
@@ -383,12 +399,12 @@ static void batch_write(const ms_batch *b, const plr_state *s, const uint32_t *r
  * with their linear colours where the frame keeps them (s->sample_hdr). Every fragment
  * has samples (mask 0 comes only from ms_shade's direct pixels: no blending, no linear
  * samples, batch_write). */
-static void batch_write_samples(const ms_batch *b, const plr_state *s, const uint32_t *rgba,
-                                const float *linear, bool blend)
+static void batch_write_samples(const ms_batch *b, const ms_tile *st, const plr_state *s,
+                                const uint32_t *rgba, const float *linear, bool blend)
 {
     for (int i = 0; i < b->n; i++) {
-        const size_t at = plr_sample_at(s, b->x[i], b->y[i]);
-        uint32_t *out = &s->sample_rgba[at];
+        size_t at = 0;
+        uint32_t *out = sample_colors(st, s, b->x[i], b->y[i], &at);
         const uint32_t a8 = blend ? plr_alpha8(s->env, &b->tris[b->tri[i]], b->b1[i], b->b2[i],
                                                b->x[i], b->y[i]) : 0;
         for (unsigned m = b->mask[i]; m; m &= m - 1) {
@@ -402,7 +418,7 @@ static void batch_write_samples(const ms_batch *b, const plr_state *s, const uin
 
 /* Shades the batch and writes its colours (batch_write, batch_write_samples); an opaque
  * fragment that owns its pixel's sample 0 gives the pixel's surface (s->surface). */
-static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
+static void batch_flush(ms_batch *b, const ms_tile *st, const plr_state *s, bool blend)
 {
     if (!b->n) return;
     uint32_t rgba[SH_PS_MAX];
@@ -415,8 +431,8 @@ static void batch_flush(ms_batch *b, const plr_state *s, bool blend)
     for (int i = 0; s->surface && !blend && i < b->n; i++)
         if (!b->mask[i] || (b->mask[i] & 1u))
             plr_surface_put(s, b->x[i], b->y[i], &b->tris[b->tri[i]], b->b1[i], b->b2[i]);
-    if (!blend && !s->sample_hdr) batch_write(b, s, rgba);
-    else batch_write_samples(b, s, rgba, linear, blend);
+    if (!blend && !s->sample_hdr) batch_write(b, st, s, rgba);
+    else batch_write_samples(b, st, s, rgba, linear, blend);
     atomic_fetch_add_explicit(s->fragments, (uint64_t)b->n, memory_order_relaxed);
     b->n = b->ntris = 0;
     b->batch++;
@@ -469,11 +485,12 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
 {
     const unsigned empty = owned_by(own, 0, msaa);
     if (empty) {
-        const size_t at = plr_sample_at(s, x, y);
+        size_t at = 0;
+        uint32_t *out = sample_colors(st, s, x, y, &at);
         const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
         for (unsigned m = empty; m; m &= m - 1) {
             const int k = __builtin_ctz(m);
-            s->sample_rgba[at + (size_t)k] = background;
+            out[k] = background;
             if (s->sample_hdr) plr_sample_hdr_clear(s, x, y, at + (size_t)k);
         }
     }
@@ -481,7 +498,7 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
         const uint32_t o = own[__builtin_ctz(left)];
         const unsigned mask = owned_by(own, o, msaa);
         left &= ~mask;
-        if (b->n == SH_PS_MAX) batch_flush(b, s, false);
+        if (b->n == SH_PS_MAX) batch_flush(b, st, s, false);
         batch_add(b, ms_prim(&st->prims, o - 1), o - 1, x, y, mask);
     }
 }
@@ -505,7 +522,7 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
             if (!*final) {
                 ms_shade_samples(b, st, s, own, x, y, msaa);
             } else if (own[0]) {
-                if (b->n == SH_PS_MAX) batch_flush(b, s, false);
+                if (b->n == SH_PS_MAX) batch_flush(b, st, s, false);
                 batch_add(b, ms_prim(&st->prims, own[0] - 1), own[0] - 1, x, y, 0);
             } else if (x + EMPTY_RUN < st->r.x1 && none_owned(own + msaa, EMPTY_RUN * msaa)) {
                 memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the cleared colour too */
@@ -528,7 +545,7 @@ static bool ms_shade(ms_tile *st, const plr_state *s)
         /* each sample count compiled for itself: the one-owner test unrolled */
         if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
         else ms_shade_pixels(st, s, b, 8);
-        batch_flush(b, s, false);
+        batch_flush(b, st, s, false);
     }
     free(b->stamp);
     free(b->index);
@@ -564,10 +581,10 @@ static void ms_blend(ms_tile *st, const plr_state *s)
             for (int x = t.x0; x < t.x1; x++) {
                 if (!front[x - t.x0]) continue;
                 batch_add(b, p, 0, x, y, front[x - t.x0]);
-                if (b->n == SH_PS_MAX) batch_flush(b, s, true);
+                if (b->n == SH_PS_MAX) batch_flush(b, st, s, true);
             }
         }
-        batch_flush(b, s, true);      /* one triangle's fragments before the next's */
+        batch_flush(b, st, s, true);      /* one triangle's fragments before the next's */
     }
 }
 
@@ -615,6 +632,7 @@ void plr_tile_shade_msaa(gr_ctx *c)
     }
     gr_assert(c, ms_shade(&st, s));
     ms_blend(&st, s);
-    plr_samples_resolve(s, &st.r, st.final);
+    if (st.colors) plr_samples_resolve_own(s, &st.r, st.final, st.colors);
+    else plr_samples_resolve(s, &st.r, st.final);
     ms_free(&st);
 }

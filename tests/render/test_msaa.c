@@ -311,6 +311,20 @@ static void test_memory_and_stats(void)
     text = slurp(json, NULL);
     CHECK(text && strstr(text, "\"msaa\": 1,") && strstr(text, "\"sample_buffer_bytes\": 0,"));
     free(text);
+    /* the sort-middle graph's Tile-Shade keeps its tile's samples itself; with linear
+     * samples (an image-space stage reads the float colour) it takes the frame's colours
+     * too, 4 bytes a sample, beside sample-hdr's 12 */
+    snprintf(args, sizeof args, "-q --size 32x16 --msaa 4 --stats %s teapot", json);
+    CHECK(run(args) == 0);
+    text = slurp(json, NULL);
+    CHECK_MSG(text && strstr(text, "\"msaa\": 4,") && strstr(text, "\"sample_buffer_bytes\": 0,"), "%s",
+              text ? text : "(none)");
+    free(text);
+    snprintf(args, sizeof args, "-q -p raster-tonemap --size 32x16 --msaa 4 --stats %s teapot", json);
+    CHECK(run(args) == 0);
+    text = slurp(json, NULL);
+    CHECK_MSG(text && strstr(text, "\"sample_buffer_bytes\": 32768,"), "%s", text ? text : "(none)");
+    free(text);
 }
 
 int main(int argc, char **argv)
