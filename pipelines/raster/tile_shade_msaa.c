@@ -34,8 +34,9 @@ typedef struct ms_tile {
     tile_rect r;
     float *z;                             /* depth per sample of the tile */
     uint32_t *owner;                      /* slot + 1 per sample of the tile, 0: none */
-    uint32_t *colors;                     /* RGBA8 per sample of the tile, indexed as owner; NULL
-                                             with linear samples: the frame's (sample_colors) */
+    uint32_t *colors;                     /* RGBA8 per sample of the tile, indexed as owner, from
+                                             the shading on (ms_colors); NULL with linear
+                                             samples: the frame's (sample_colors) */
     ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
     blended_prims blended;
     uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
@@ -75,14 +76,23 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
-    /* A tile's own colours stay in the core's caches from tile to tile, where the
-     * frame's (16 MB at 1024x1024 and 4x) were written cold and read back once. */
-    st->colors = s->sample_hdr ? NULL : malloc(samples * sizeof *st->colors);
     st->final = malloc((size_t)s->tile * (size_t)s->tile);
     st->ties = calloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile, 1);   /* zero between triangles */
-    if (!st->owner || !st->z || !st->final || !st->ties || (!s->sample_hdr && !st->colors)) return false;
+    if (!st->owner || !st->z || !st->final || !st->ties) return false;
     fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
+}
+
+/* The tile's own sample colours, made when its shading starts and freed when its
+ * resolve is done: the tiles are open together while triangles arrive (one worker: Bin
+ * feeds them all in turn), but shaded one at a time, so the one block is reused from
+ * tile to tile in the core's caches (the frame's sample-color, 16 MB at 1024x1024 and
+ * 4x, was written cold and read back once). False when out of memory. */
+static bool ms_colors(ms_tile *st, const plr_state *s)
+{
+    if (s->sample_hdr) return true;       /* the frame's, indexed as sample-hdr */
+    st->colors = malloc((size_t)s->tile * (size_t)s->tile * (size_t)s->msaa * sizeof *st->colors);
+    return st->colors != NULL;
 }
 
 static void ms_free(ms_tile *st)
@@ -630,7 +640,7 @@ void plr_tile_shade_msaa(gr_ctx *c)
         }
         gr_commit(c, 0, 1);
     }
-    gr_assert(c, ms_shade(&st, s));
+    gr_assert(c, ms_colors(&st, s) && ms_shade(&st, s));
     ms_blend(&st, s);
     if (st.colors) plr_samples_resolve_own(s, &st.r, st.final, st.colors);
     else plr_samples_resolve(s, &st.r, st.final);
