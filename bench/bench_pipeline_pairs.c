@@ -1,5 +1,5 @@
-/* Two graphs on one scene, their frames timed in turn in one process: -p's graph against
- * --against's (default raytrace), with gramps-render's options (scene, --size, -t,
+/* Two graphs on one scene, their frames timed in turn in one process: -p's graph
+ * (default hybrid) against --against's (default raytrace), with gramps-render's options (scene, --size, -t,
  * --scheduler, --spp, --set, ...) applying to both. bench/hybrid.sh runs it for issue
  * 31's target (-p hybrid at most 1.0x -p raytrace).
  *
@@ -48,8 +48,10 @@ typedef struct options {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bench_pipeline_pairs [--against P] [--pairs N] [gramps-render options] SCENE\n"
-                 "  --against P   the graph -p's is compared with (default raytrace)\n"
+    fprintf(out, "usage: bench_pipeline_pairs [-p P] [--against P] [--against-set S.K=V] [--pairs N]\n"
+                 "                            [--target R] [gramps-render options] [SCENE]\n"
+                 "  -p P          the graph timed (default hybrid)\n"
+                 "  --against P   the graph it is compared with (default raytrace)\n"
                  "  --against-set SECTION.KEY=VALUE\n"
                  "                a --set for the --against side only, after the shared ones\n"
                  "                (--msaa 4 --against raster --against-set graph.msaa=1: 4x against 1x)\n"
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
     int rc = ro_init(&o.c, "bench_pipeline_pairs", argc);
     if (!rc) rc = ro_parse_args(&o.c, argc, argv, &(ro_program){"h", longs, 0, usage, parse_one, &o});
     if (rc) return rc < 0 ? 0 : rc;
-    if (!o.c.graph.pipeline) o.c.graph.pipeline = "raster";
+    if (!o.c.graph.pipeline) o.c.graph.pipeline = "hybrid";   /* issue 31's comparison, as make bench runs it */
     static side ours, base;
     rc = side_init(&ours, &o, o.c.graph.pipeline, "-p", NULL, 0);
     if (!rc) rc = side_init(&base, &o, o.against, "--against", o.against_sets, o.nagainst_sets);
