@@ -692,33 +692,15 @@ static int speed_child(void)
     return rc;
 }
 
-/* One of our frames of the speed scene (bench_pairs_run's). */
-typedef struct our_speed {
-    pl_kept_builtin *kept;                /* built in the warm-up, run again after, as llvmpipe's context */
-    const sc_scene *s;
-    const sc_geometry *g;
-    plr_config c;
-    uint8_t *img;
-} our_speed;
-
-static bool our_speed_frame(void *arg)
-{
-    our_speed *o = arg;
-    char err[SC_ERR_MAX];
-    if (plr_render_kept(o->kept, o->s, o->g, &o->c, o->img, NULL, err)) return true;
-    printf("# %s\n", err);
-    return false;
-}
-
 /* Ours against llvmpipe at one thread count, their frames in turn (paired_frames.h). */
-static bool speed_at(const char *self, our_speed *o, int threads)
+static bool speed_at(const char *self, bench_raster_frames *o, int threads)
 {
     char *argv[] = {(char *)self, "--speed-child", NULL};
     bench_peer peer;
     bench_pairs m;
     o->c.workers = (unsigned)threads;
     const bool ok = bench_peer_start(&peer, argv, "LP_NUM_THREADS", threads) &&
-                    bench_pairs_run(&peer, our_speed_frame, o, SPEED_WARM, SPEED_PAIRS, &m);
+                    bench_pairs_run(&peer, bench_raster_frame, o, SPEED_WARM, SPEED_PAIRS, &m);
     bench_peer_stop(&peer);
     if (!ok) {
         printf("# speed at %d threads: a frame failed (ours or llvmpipe's)\n", threads);
@@ -743,7 +725,7 @@ static int speed(const char *self, const char *keep)
     keep_speed_scene = keep != NULL;
     if (textured_bunny(&s, &g, err)) { printf("# speed: %s\n", err); return 1; }
     keep_speed_scene = false;
-    our_speed o = {pl_kept_builtin_new(), s, &g, {0}, malloc(SPEED_SIZE * SPEED_SIZE * 4)};
+    bench_raster_frames o = {pl_kept_builtin_new(), s, &g, {0}, malloc(SPEED_SIZE * SPEED_SIZE * 4)};
     plr_config_default(&o.c);
     o.c.width = o.c.height = SPEED_SIZE;
     int failed = !o.kept || !o.img;

@@ -114,36 +114,18 @@ static int llvmpipe_child(const sc_scene *s, const sc_geometry *g)
     return rc;
 }
 
-/* One of our frames (bench_pairs_run's). */
-typedef struct our_frames {
-    pl_kept_builtin *kept;                /* built in the warm-up, run again after, as llvmpipe's context */
-    const sc_scene *s;
-    const sc_geometry *g;
-    plr_config c;
-    uint8_t *img;
-} our_frames;
-
-static bool our_frame(void *arg)
-{
-    our_frames *o = arg;
-    char err[SC_ERR_MAX];
-    if (plr_render_kept(o->kept, o->s, o->g, &o->c, o->img, NULL, err)) return true;
-    printf("# %s\n", err);
-    return false;
-}
-
 /* Ours against llvmpipe (a child with LP_NUM_THREADS = threads, on scene path) at one
  * thread count, their frames in turn; false when a frame failed. */
 static bool pairs_at(const char *self, const char *path, const sc_scene *s, const sc_geometry *g,
                      int threads, bench_pairs *m)
 {
     char *argv[] = {(char *)self, "--llvmpipe-child", (char *)path, NULL};
-    our_frames o = {pl_kept_builtin_new(), s, g, {0}, malloc(SIZE * SIZE * 4)};
+    bench_raster_frames o = {pl_kept_builtin_new(), s, g, {0}, malloc(SIZE * SIZE * 4)};
     plr_config_default(&o.c);
     o.c.workers = (unsigned)threads;
     bench_peer peer = {-1, NULL, NULL};
     const bool ok = o.kept && o.img && bench_peer_start(&peer, argv, "LP_NUM_THREADS", threads) &&
-                    bench_pairs_run(&peer, our_frame, &o, WARM, PAIRS, m);
+                    bench_pairs_run(&peer, bench_raster_frame, &o, WARM, PAIRS, m);
     bench_peer_stop(&peer);
     pl_kept_builtin_free(o.kept);
     free(o.img);

@@ -5,6 +5,8 @@
 #ifndef BENCH_GL_RASTER_H
 #define BENCH_GL_RASTER_H
 
+#include "pipelines/kept_graph.h"
+#include "pipelines/raster/raster.h"
 #include "shaders/raster_shading.h"
 
 #include <stdio.h>
@@ -47,6 +49,27 @@ static void gl_projection(const sh_raster_env *e, float m[16])
     m[13] = -eye_u / f->half_h;
     m[14] = -a * eye_f + b;
     m[15] = -eye_f;
+}
+
+/* One of our raster graph's frames, the graph kept from frame to frame (built in the
+ * warm-up and run again after, as llvmpipe's context is made once): what
+ * bench_pairs_run times against llvmpipe's. */
+typedef struct bench_raster_frames {
+    pl_kept_builtin *kept;
+    const sc_scene *s;
+    const sc_geometry *g;
+    plr_config c;
+    uint8_t *img;                         /* c.width x c.height RGBA8 */
+} bench_raster_frames;
+
+/* bench_pairs_run's frame: false, with the message printed, when it failed. */
+static bool bench_raster_frame(void *arg)
+{
+    bench_raster_frames *o = arg;
+    char err[SC_ERR_MAX];
+    if (plr_render_kept(o->kept, o->s, o->g, &o->c, o->img, NULL, err)) return true;
+    printf("# %s\n", err);
+    return false;
 }
 
 #endif
