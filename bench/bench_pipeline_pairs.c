@@ -250,7 +250,10 @@ int main(int argc, char **argv)
     options o = {.against = "raytrace", .pairs = 24, .target = 1.0};
     int rc = ro_init(&o.c, "bench_pipeline_pairs", argc);
     if (!rc) rc = ro_parse_args(&o.c, argc, argv, &(ro_program){"h", longs, 0, usage, parse_one, &o});
-    if (rc) return rc < 0 ? 0 : rc;
+    if (rc) {
+        ro_free(&o.c);
+        return rc < 0 ? 0 : rc;           /* -1: --help */
+    }
     if (!o.c.graph.pipeline) o.c.graph.pipeline = "hybrid";   /* issue 31's comparison, as make bench runs it */
     static side ours, base;
     rc = side_init(&ours, &o, o.c.graph.pipeline, "-p", NULL, 0);
