@@ -21,17 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* The CPU time of all the process's threads, in ms (llvmpipe's and ours: one busy core
- * each at one thread, the steadier figure on a shared machine). */
-static inline double bench_process_cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 typedef struct bench_peer {
     pid_t pid;
@@ -96,13 +86,13 @@ static int bench_peer_serve(bool (*frame)(void *), void *arg)
 {
     char line[64];
     while (fgets(line, sizeof line, stdin)) {
-        const double t0 = io_now_ms(), c0 = bench_process_cpu_ms();
+        const double t0 = io_now_ms(), c0 = io_process_cpu_ms();
         if (!frame(arg)) {
             printf("-1 -1\n");
             fflush(stdout);
             return 1;
         }
-        printf("%.4f %.4f\n", io_now_ms() - t0, bench_process_cpu_ms() - c0);
+        printf("%.4f %.4f\n", io_now_ms() - t0, io_process_cpu_ms() - c0);
         fflush(stdout);
     }
     return 0;
@@ -138,9 +128,9 @@ static bool bench_pairs_run(bench_peer *p, bool (*ours)(void *), void *arg, int 
         double pm, pc, um, uc;
         const bool peer_first = (i & 1) == 0;
         if (peer_first && !bench_peer_frame(p, &pm, &pc)) return false;
-        const double t0 = io_now_ms(), c0 = bench_process_cpu_ms();
+        const double t0 = io_now_ms(), c0 = io_process_cpu_ms();
         if (!ours(arg)) return false;
-        um = io_now_ms() - t0, uc = bench_process_cpu_ms() - c0;
+        um = io_now_ms() - t0, uc = io_process_cpu_ms() - c0;
         if (!peer_first && !bench_peer_frame(p, &pm, &pc)) return false;
         if (i < 0) continue;
         peer[i] = pm, peer_cpu[i] = pc, us[i] = um, us_cpu[i] = uc, ratio[i] = um / pm;

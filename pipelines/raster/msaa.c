@@ -54,11 +54,11 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
 
 /* plr_samples_resolve for m samples a pixel (compiled for 4 and 8: the resolve
  * unrolled), the pointers in locals (a colour store could alias them): the samples of
- * pixel (x, y) at samples + (y * width + x) * m, with samples and width the frame's, or
- * the tile's own with samples at its corner (ox, oy) and width s->tile. */
+ * pixel (x, y) at samples + ((y - oy) * width + (x - ox)) * m, with samples and width the
+ * frame's and origin (0, 0), or the tile's own from its corner (ox, oy), s->tile wide. */
 static inline __attribute__((always_inline)) void resolve_tile(const plr_state *s, const tile_rect *r,
                                                                const uint8_t *final, const uint32_t *samples,
-                                                               size_t width, const uint32_t m)
+                                                               size_t width, int ox, int oy, const uint32_t m)
 {
     uint32_t *const color = s->color;
     const size_t image_width = (size_t)s->width;
@@ -67,7 +67,8 @@ static inline __attribute__((always_inline)) void resolve_tile(const plr_state *
         const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
         for (int x = r->x0; x < r->x1; x++) {
             if (done && done[x - r->ox]) continue;
-            color[(size_t)y * image_width + (size_t)x] = plr_resolve_pixel(&samples[((size_t)y * width + (size_t)x) * m], m);
+            const size_t at = ((size_t)(y - oy) * width + (size_t)(x - ox)) * m;
+            color[(size_t)y * image_width + (size_t)x] = plr_resolve_pixel(&samples[at], m);
             if (hdr) plr_sample_hdr_resolve(s, x, y);
         }
     }
@@ -76,16 +77,14 @@ static inline __attribute__((always_inline)) void resolve_tile(const plr_state *
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
 {
     const size_t width = (size_t)s->width;
-    if (s->msaa == 4) resolve_tile(s, r, final, s->sample_rgba, width, 4);
-    else resolve_tile(s, r, final, s->sample_rgba, width, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
+    if (s->msaa == 4) resolve_tile(s, r, final, s->sample_rgba, width, 0, 0, 4);
+    else resolve_tile(s, r, final, s->sample_rgba, width, 0, 0, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
 }
 
 void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint8_t *final,
                              const uint32_t *tile_samples)
 {
-    const size_t m = (size_t)s->msaa, width = (size_t)s->tile;
-    /* shifted so that the tile's corner is (0, 0); only pixels of the tile are read */
-    const uint32_t *at = tile_samples - ((size_t)r->oy * width + (size_t)r->ox) * m;
-    if (s->msaa == 4) resolve_tile(s, r, final, at, width, 4);
-    else resolve_tile(s, r, final, at, width, 8);
+    const size_t width = (size_t)s->tile;
+    if (s->msaa == 4) resolve_tile(s, r, final, tile_samples, width, r->ox, r->oy, 4);
+    else resolve_tile(s, r, final, tile_samples, width, r->ox, r->oy, 8);
 }

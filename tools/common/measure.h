@@ -40,4 +40,14 @@ static inline double io_thread_cpu_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* The CPU time of all the process's threads in ms: a benchmark's whole frame (llvmpipe's
+ * and ours at one thread keep one core busy each: the steadier figure on a shared
+ * machine). */
+static inline double io_process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 #endif
