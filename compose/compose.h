@@ -149,6 +149,8 @@ typedef enum cp_access {
     CP_WRITES = 2,                     /* some elements: it needs the resource cleared */
     CP_OVERWRITES = 4,                 /* every element of the frame's region, each run,
                                           before anything reads it: no clear needed */
+    CP_WITH_HDR = 8,                   /* asked for only when the frame keeps linear colour
+                                          (hdr-color): --max-memory counts it only then */
 } cp_access;
 
 typedef struct cp_resource_use {

@@ -164,6 +164,41 @@ int cp_put(cp_graph *g, const char *section, const char *key, const char *value,
     return 0;
 }
 
+/* The [graph] keys the compose layer and the runtime read themselves (layers.c, registry.c,
+ * instance.c); a graph may set them without declaring them. */
+static const char *const runtime_graph_keys[] = {"name", "base", "plugins", "low_watermark",
+                                                 "device", "device_queues"};
+
+/* Whether some setting of the graph reads [graph] key as its value ("$key"). */
+static bool graph_key_read(const cp_graph *g, const char *key)
+{
+    for (int i = 0; i < g->n; i++)
+        for (int k = 0; k < g->sections[i].n; k++) {
+            const char *v = g->sections[i].settings[k].value;
+            if (v[0] == '$' && !strcmp(v + 1, key)) return true;
+        }
+    return false;
+}
+
+/* A --set graph.KEY must name a setting the graph has: declared in [graph], read as
+ * $KEY, or one the runtime reads; else a typo would change nothing and exit 0. */
+static int check_graph_key(const cp_graph *g, const char *assignment, const char *key,
+                           char err[CP_ERR_MAX])
+{
+    const cp_section *s = cp_section_find(g, CP_SEC_GRAPH, NULL);
+    if ((s && cp_setting_find(s, key)) || graph_key_read(g, key)) return 0;
+    for (size_t i = 0; i < sizeof runtime_graph_keys / sizeof *runtime_graph_keys; i++)
+        if (!strcmp(key, runtime_graph_keys[i])) return 0;
+    char known[CP_ERR_MAX / 2] = "";
+    size_t used = 0;
+    for (int i = 0; s && i < s->n && used < sizeof known; i++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "",
+                                 s->settings[i].key);
+    return cp_fail(err, "--set '%s': the graph has no setting '%s' (its [graph] settings: %s; "
+                   "the runtime's: low_watermark, device, device_queues, plugins)", assignment,
+                   key, used ? known : "none");
+}
+
 int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX])
 {
     const char *eq = strchr(assignment, '='), *dot = strchr(assignment, '.');
@@ -178,6 +213,7 @@ int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX])
     memcpy(key, dot + 1, kl);
     key[kl] = 0;
     if (!strcmp(name, "graph")) {
+        if (check_graph_key(g, assignment, key, err)) return -1;
         snprintf(section, sizeof section, "graph");
     } else if (cp_section_find(g, CP_SEC_STAGE, name)) {
         snprintf(section, sizeof section, "stage %s", name);

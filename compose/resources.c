@@ -44,9 +44,9 @@ int cp_check_resource_uses(const cp_registry *r, const cp_stage_type *t, char er
         if (!u->name || !cp_find_resource(r, u->name))
             return cp_fail(err, "stage type '%s': resource '%s' is not registered (register "
                            "resources first)", t->name, u->name ? u->name : "(no name)");
-        if (!u->access || (u->access & ~all))
+        if (!(u->access & all) || (u->access & ~(all | CP_WITH_HDR)))
             return cp_fail(err, "stage type '%s': resource '%s': access must be CP_READS, "
-                           "CP_WRITES and/or CP_OVERWRITES", t->name, u->name);
+                           "CP_WRITES and/or CP_OVERWRITES (and CP_WITH_HDR)", t->name, u->name);
         for (int k = 0; k < i; k++)
             if (!strcmp(t->resources[k].name, u->name))
                 return cp_fail(err, "stage type '%s': resource '%s' declared twice", t->name,
@@ -90,7 +90,9 @@ static int add_need(cp_resource_need *needs, int *n, const cp_resource_type *t,
 {
     for (int i = 0; i < *n; i++)
         if (needs[i].type == t) {
-            needs[i].access |= access;
+            /* conditional only while every user's use is */
+            unsigned with_hdr = needs[i].access & access & CP_WITH_HDR;
+            needs[i].access = ((needs[i].access | access) & ~(unsigned)CP_WITH_HDR) | with_hdr;
             needs[i].copies += copies;
             return 0;
         }

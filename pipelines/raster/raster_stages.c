@@ -391,8 +391,8 @@ static const cp_resource_use om_uses[] = {
     HDR_USE, SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
-    {"sample-color", CP_READS | CP_WRITES, "with msaa > 1 and linear samples (hdr-color); else its "
-     "tile's depths and colours per sample are its own"},
+    {"sample-color", CP_READS | CP_WRITES | CP_WITH_HDR, "with msaa > 1 and linear samples "
+     "(hdr-color); else its tile's depths and colours per sample are its own"},
     SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"}};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},

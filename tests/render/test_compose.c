@@ -278,6 +278,15 @@ static void test_errors_name_file_and_line(void)
                  NULL, (const char *[]){"toy.graph:24", "low_watermark = -1 is out of range", NULL});
     expect_error(r, NULL, "numbers.capacity=0", (const char *[]){"command line", "out of range", NULL});
     expect_error(r, NULL, "numbers=3", (const char *[]){"SECTION.KEY=VALUE", NULL});
+    /* a --set of a [graph] key nothing declares or reads would change nothing */
+    expect_error(r, NULL, "graph.nn=10", (const char *[]){"--set 'graph.nn=10'",
+                 "no setting 'nn'", "[graph] settings: n;", NULL});
+    toy_frame f;
+    char err[CP_ERR_MAX];
+    CHECK_MSG(!*run_text(r, NULL, "graph.low_watermark=2", &f, NULL, err), "%s", err);
+    CHECK_MSG(!*run_text(r, "[stage tail]\ntype = toy.source\ncount = $m\nout = extra\n"
+                         "[queue extra]\nformat = toy.num\n[stage tail-sink]\ntype = toy.sink\n"
+                         "in = extra\n", "graph.m=4", &f, NULL, err), "%s", err);
     cp_registry_free(r);
 }
 

@@ -177,7 +177,7 @@ static void rebuilt_when_shape_changes(void)
     CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 3);
     launch.scheduler = "task-stealing";
     CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 4);
-    CHECK(cp_set(g.graph, "graph.coarse_z=false", err) == 0);
+    CHECK(cp_set(g.graph, "graph.batch=96", err) == 0);
     CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 5);
     CHECK(pl_kept_graph_render(k, g.graph, &spec, &launch, err) && pl_kept_graph_builds(k) == 5);
     /* a graph that cannot be built: the message, and nothing kept */

@@ -25,7 +25,8 @@ static void add_resources(io_memory_estimate *e, size_t nvertices, size_t ntrian
         const cp_resource_type *t = r->needs[i].type;
         if (t->extent == CP_PER_SAMPLE && r->samples <= 1) continue;   /* asked for only
                                                                            when multisampling */
-        if (pl_resource_is_hdr(t) && !r->hdr) continue;                  /* asked for only
+        if ((pl_resource_is_hdr(t) || r->needs[i].access & CP_WITH_HDR) && !r->hdr)
+            continue;                                                    /* asked for only
                                                                            when read */
         if (t == &pl_surface_resource && !r->surface) continue;
         if (t == &pl_raster_vertices_resource) {
