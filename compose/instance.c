@@ -572,6 +572,15 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
     in->low_watermark = (uint32_t)wm;
     in->device_queues = !cp_setting_find(sec, "device_queues");
     if (!in->device_queues && bool_of(in, sec, "device_queues", &in->device_queues, err)) return -1;
+    /* checked here too: a graph whose stages have no kernel never reads it otherwise */
+    const cp_setting *device = cp_setting_find(sec, "device");
+    char buf[256];
+    cp_placement placement;
+    const char *v = device ? cp_resolve(in->desc, in->vars, device, buf, err) : NULL;
+    if (device && !v) return -1;
+    if (device && cp_placement_parse(v, &placement))
+        return cp_fail(err, "%s: [graph]: device = %s: expected cpu, opencl or auto",
+                       device->where, v);
     return 0;
 }
 

@@ -281,9 +281,13 @@ static void test_errors_name_file_and_line(void)
     /* a --set of a [graph] key nothing declares or reads would change nothing */
     expect_error(r, NULL, "graph.nn=10", (const char *[]){"--set 'graph.nn=10'",
                  "no setting 'nn'", "[graph] settings: n;", NULL});
+    /* a graph-wide device is checked though no toy stage has a kernel to place */
+    expect_error(r, NULL, "graph.device=gpu", (const char *[]){"command line (--set)",
+                 "[graph]: device = gpu: expected cpu, opencl or auto", NULL});
     toy_frame f;
     char err[CP_ERR_MAX];
     CHECK_MSG(!*run_text(r, NULL, "graph.low_watermark=2", &f, NULL, err), "%s", err);
+    CHECK_MSG(!*run_text(r, NULL, "graph.device=cpu", &f, NULL, err), "%s", err);
     CHECK_MSG(!*run_text(r, "[stage tail]\ntype = toy.source\ncount = $m\nout = extra\n"
                          "[queue extra]\nformat = toy.num\n[stage tail-sink]\ntype = toy.sink\n"
                          "in = extra\n", "graph.m=4", &f, NULL, err), "%s", err);
