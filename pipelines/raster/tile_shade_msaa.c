@@ -541,6 +541,27 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
         }
 }
 
+/* Asks for the setup lines of each triangle that owns a pixel's first sample, in the
+ * order the shading will read them: the tile's triangles were stored while every open
+ * tile took triangles in turn, so by now their records are out of this core's caches,
+ * and the pixel walk meets them in no order a hardware prefetcher follows. seen: a byte
+ * per slot, zero. */
+static void ms_prefetch_owners(const ms_tile *st, const plr_state *s, uint8_t *seen)
+{
+    const size_t msaa = (size_t)s->msaa;
+    for (int y = st->r.y0; y < st->r.y1; y++) {
+        const uint32_t *own = &st->owner[((size_t)(y - st->r.oy) * (size_t)s->tile +
+                                          (size_t)(st->r.x0 - st->r.ox)) * msaa];
+        for (int x = st->r.x0; x < st->r.x1; x++, own += msaa) {
+            const uint32_t o = own[0];
+            if (!o || seen[o - 1]) continue;
+            seen[o - 1] = 1;
+            const char *rec = (const char *)ms_prim(&st->prims, o - 1);
+            for (size_t k = 0; k < sizeof(plr_prim); k += 64) __builtin_prefetch(rec + k);
+        }
+    }
+}
+
 static bool ms_shade(ms_tile *st, const plr_state *s)
 {
     ms_batch batch, *b = &batch;
@@ -552,6 +573,8 @@ static bool ms_shade(ms_tile *st, const plr_state *s)
     b->quad = malloc(slots * sizeof *b->quad);
     const bool ok = b->stamp && b->index && b->quad;
     if (ok) {
+        memset(b->index, 0, slots);       /* index is read only under its slot's stamp */
+        ms_prefetch_owners(st, s, b->index);
         /* each sample count compiled for itself: the one-owner test unrolled */
         if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
         else ms_shade_pixels(st, s, b, 8);
