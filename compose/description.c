@@ -273,13 +273,23 @@ const char *cp_resolve(const cp_graph *g, const cp_vars *vars, const cp_setting 
     return buf;
 }
 
+/* 'key = text', or 'key = $var' ($var = text) for a value read through a variable (so a
+ * bad --set graph.var names the variable the user set, not only the line that reads it). */
+static const char *shown(const cp_setting *s, const char *text, char buf[600])
+{
+    if (strcmp(s->value, text)) snprintf(buf, 600, "'%s = %s' (%s = %s)", s->key, s->value, s->value, text);
+    else snprintf(buf, 600, "'%s = %s'", s->key, text);
+    return buf;
+}
+
 int cp_parse_int(const cp_setting *s, const char *text, int64_t *out, char err[CP_ERR_MAX])
 {
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
+    char shown_buf[600];
     if (errno || end == text || *end)
-        return cp_fail(err, "%s: '%s = %s': not an integer", s->where, s->key, text);
+        return cp_fail(err, "%s: %s: not an integer", s->where, shown(s, text, shown_buf));
     *out = v;
     return 0;
 }
@@ -289,8 +299,9 @@ int cp_parse_float(const cp_setting *s, const char *text, double *out, char err[
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    char shown_buf[600];
     if (errno || end == text || *end || !isfinite(v))
-        return cp_fail(err, "%s: '%s = %s': not a finite number", s->where, s->key, text);
+        return cp_fail(err, "%s: %s: not a finite number", s->where, shown(s, text, shown_buf));
     *out = v;
     return 0;
 }
@@ -302,7 +313,8 @@ int cp_parse_bool(const cp_setting *s, const char *text, bool *out, char err[CP_
         if (!strcmp(text, yes[i])) { *out = true; return 0; }
         if (!strcmp(text, no[i])) { *out = false; return 0; }
     }
-    return cp_fail(err, "%s: '%s = %s': expected true or false", s->where, s->key, text);
+    char shown_buf[600];
+    return cp_fail(err, "%s: %s: expected true or false", s->where, shown(s, text, shown_buf));
 }
 
 const cp_registry *cp_graph_registry(const cp_graph *g) { return g->r; }

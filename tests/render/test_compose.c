@@ -281,6 +281,9 @@ static void test_errors_name_file_and_line(void)
     /* a --set of a [graph] key nothing declares or reads would change nothing */
     expect_error(r, NULL, "graph.nn=10", (const char *[]){"--set 'graph.nn=10'",
                  "no setting 'nn'", "[graph] settings: n;", NULL});
+    /* a bad value set through a variable names the variable as well as the line reading it */
+    expect_error(r, NULL, "graph.n=lots", (const char *[]){"toy.graph:", "'count = $n' ($n = lots): "
+                 "not an integer", NULL});
     /* a graph-wide device is checked though no toy stage has a kernel to place */
     expect_error(r, NULL, "graph.device=gpu", (const char *[]){"command line (--set)",
                  "[graph]: device = gpu: expected cpu, opencl or auto", NULL});
