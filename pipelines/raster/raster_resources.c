@@ -102,11 +102,12 @@ static const cp_resource_type types[] = {
      "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
-    /* 68 B a pixel: 14 of buffers, and a quarter of a 216-byte slot (tile_shade.c
+    /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
      * reserves a slot per 4 pixels of a tile) */
     {"tile-buffers", "a Tile-Shade copy's buffers per tile, kept across frames "
-     "(plr_tile_pool): depth, visible primitive, won pixel and 16-bit owner slot per "
-     "pixel, and the tile's triangles' slots", "f32 + 2 u32 + u16, slots", 68, CP_PER_PIXEL, true, CP_CLEAR_KEEP, NULL,
+     "(plr_tile_pool): depth, visible primitive, won pixel, 16-bit owner slot and the "
+     "owned pixels listed by slot, per pixel, and the tile's triangles' slots",
+     "f32 + 2 u32 + 2 u16, slots", 71, CP_PER_PIXEL, true, CP_CLEAR_KEEP, NULL,
      tile_buffers_create, tile_buffers_destroy, NULL},
 };
 

@@ -3,7 +3,7 @@
  * set-up triangles the Bin stages sent its tile, in any order, resolves visibility with
  * rs_depth_rect (nearest depth, equal depths to the smaller primitive id: the draw-order
  * `less` result), and once its subqueue closes (every triangle seen) shades each visible
- * pixel once with the pixel shader's packet kernel.
+ * pixel once with the pixel shader's packet kernel, triangle by triangle.
  *
  * Why the image is the ordered graph's, bit for bit: the visible triangle of a pixel is
  * the one the draw-order test keeps; its depth and weights come from the same edge values
@@ -42,7 +42,9 @@ typedef struct shade_tile {
     uint32_t *stamp;
     uint8_t *index;
     sh_ps_quad_setup *quad;
+    uint32_t *first;                      /* per slot: its first entry in `order` */
     uint32_t batch_cap;
+    uint16_t *order;                      /* the owned pixels (tile indices), slot by slot */
 } shade_tile;
 
 void plr_shade_tile_free(void *item)
@@ -57,6 +59,8 @@ void plr_shade_tile_free(void *item)
     free(st->stamp);
     free(st->index);
     free(st->quad);
+    free(st->first);
+    free(st->order);
     free(st);
 }
 
@@ -69,13 +73,14 @@ static bool tile_init(shade_tile *st, const plr_state *s, uint64_t tile)
     if (!st->d.t.won) st->d.t.won = malloc((pixels + RS_DEPTH_SLACK) * sizeof *st->d.t.won);
     if (st->owner) memset(st->owner, 0, pixels * sizeof *st->owner);
     else st->owner = calloc(pixels, sizeof *st->owner);
+    if (!st->order) st->order = malloc(pixels * sizeof *st->order);
     st->slots.n = st->slots.nfree = 0;
     st->blended.n = 0;
     /* a tile of small triangles holds hundreds of slots at once (some of bunny's 64x64
      * tiles over 512): room for a quarter of its pixels saves most of the copies that
      * growing from 64 by doubling makes */
     ok = ok && tile_slots_reserve(&st->slots, pixels / 4 > 64 ? (uint32_t)(pixels / 4) : 64);
-    return ok && st->d.t.won && st->owner;
+    return ok && st->d.t.won && st->owner && st->order;
 }
 
 /* Tile `tile`'s buffers: the ones it had in the last frame, else new; NULL when out of
@@ -160,7 +165,6 @@ typedef struct shade_batch {
     double e0[SH_PS_MAX], e1[SH_PS_MAX], area[SH_PS_MAX];
     float iw[3][SH_PS_MAX];
     uint8_t tri[SH_PS_MAX];
-    uint32_t fetched[2];                  /* owners batch_prefetch last fetched, per row */
     sh_ps_tri tris[SH_PS_MAX];
 } shade_batch;
 
@@ -217,42 +221,6 @@ static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32
     b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
 }
 
-/* How many columns ahead of the quad being gathered batch_prefetch looks: four quads,
- * time for a line from L2 or L3 to arrive before batch_add reads it. */
-#define BATCH_AHEAD 8
-
-/* Starts loading what batch_add and the pixel shader will read of the slot an owner
- * entry o names (none when 0): its record, its quad setup, its stamp; nothing when o is
- * the owner fetched last on row r (0: the quad's upper row, 1: its lower). The slots are
- * met in pixel order, not in memory order, so no hardware prefetcher sees them coming. */
-static void batch_prefetch(shade_batch *b, const shade_tile *st, uint32_t o, int r)
-{
-    if (o == b->fetched[r]) return;
-    b->fetched[r] = o;
-    if (!o) return;
-    const char *rec = (const char *)&st->slots.rec[o - 1];
-    const char *quad = (const char *)&b->quad[o - 1];
-    __builtin_prefetch(rec);
-    __builtin_prefetch(rec + 64);
-    __builtin_prefetch(rec + 128);
-    __builtin_prefetch(quad);
-    __builtin_prefetch(quad + sizeof *b->quad - 1);
-    __builtin_prefetch(&b->stamp[o - 1]);
-}
-
-/* The owned pixels of columns [x, x + w) in rows ya and yb (one row when equal), row by
- * row: one quad's pixels inside the tile's rectangle. */
-static void batch_add_quad(shade_batch *b, plr_state *s, const shade_tile *st, int x, int w, int ya, int yb)
-{
-    const plr_depth_tile *d = &st->d;
-    for (int y = ya;; y = yb) {
-        const size_t row = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x - d->t.ox);
-        for (int k = 0; k < w; k++)
-            if (st->owner[row + k]) batch_add(b, s, &st->slots, st->owner[row + k] - 1, x + k, y);
-        if (y == yb) break;
-    }
-}
-
 /* Room in st's per-slot batch arrays for its slots. */
 static bool batch_reserve(shade_tile *st)
 {
@@ -264,43 +232,76 @@ static bool batch_reserve(shade_tile *st)
     if (index) st->index = index;
     sh_ps_quad_setup *quad = realloc(st->quad, n * sizeof *quad);
     if (quad) st->quad = quad;
-    if (!stamp || !index || !quad) return false;
+    uint32_t *first = realloc(st->first, (n + 1) * sizeof *first);
+    if (first) st->first = first;
+    if (!stamp || !index || !quad || !first) return false;
     st->batch_cap = n;
     return true;
 }
 
+/* Pixel (x, y), when it has an owner, onto its owner's list: next[slot] is where the
+ * slot's next entry goes, below end[slot]. False when a slot has more pixels than its
+ * count said (never: tile_add keeps the counts), so nothing is written past a list. */
+static inline bool list_pixel(shade_tile *st, uint32_t *next, const uint32_t *end, int x, int y)
+{
+    const plr_depth_tile *d = &st->d;
+    const int dx = x - d->t.ox, dy = y - d->t.oy;
+    const tile_owner o = st->owner[(size_t)dy * (size_t)d->t.stride + (size_t)dx];
+    if (!o) return true;
+    if (next[o - 1] == end[o - 1]) return false;
+    st->order[next[o - 1]++] = (uint16_t)(dy << 8 | dx);
+    return true;
+}
+
+/* The owned pixels of the tile listed by owner (st->order[first[slot] .. first[slot + 1]]),
+ * each slot's in 2x2 quads (even x and y, as the pixel shader's level of detail pairs
+ * pixels), quad rows top to bottom: a counting sort on the slots' pixel counts. next: a
+ * word per slot. Rows ya and yb (equal at an odd edge of the rectangle) and columns xa and
+ * xb (likewise) hold a quad's pixels inside the rectangle. */
+static bool list_by_owner(shade_tile *st, uint32_t *next)
+{
+    const tile_slots *sl = &st->slots;
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < sl->n; k++) {
+        st->first[k] = next[k] = at;
+        at += sl->pixels[k];
+    }
+    st->first[sl->n] = at;
+    const uint32_t *end = st->first + 1;
+    const plr_depth_tile *d = &st->d;
+    bool ok = true;
+    for (int qy = d->y0 & ~1; qy < d->y1; qy += 2) {
+        const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
+        for (int qx = d->x0 & ~1; qx < d->x1; qx += 2) {
+            const int xa = qx < d->x0 ? qx + 1 : qx, xb = qx + 1 < d->x1 ? qx + 1 : xa;
+            ok &= list_pixel(st, next, end, xa, ya);
+            if (xb != xa) ok &= list_pixel(st, next, end, xb, ya);
+            if (yb == ya) continue;
+            ok &= list_pixel(st, next, end, xa, yb);
+            if (xb != xa) ok &= list_pixel(st, next, end, xb, yb);
+        }
+    }
+    return ok;
+}
+
+/* Shades the tile's owned pixels slot by slot, in slot (memory) order: each record is
+ * read once, while its pixels are batched, instead of at every pixel of a scan that meets
+ * the records in no order a prefetcher follows. The colours do not depend on the order. */
 static bool tile_shade(shade_tile *st, plr_state *s)
 {
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
-    b.fetched[0] = b.fetched[1] = 0;
     bool ok = batch_reserve(st);
     b.stamp = st->stamp;
     b.index = st->index;
     b.quad = st->quad;
+    ok = ok && list_by_owner(st, b.stamp);   /* stamp is the lists' cursor until cleared */
     if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
-    /* In 2x2 quads (even x and y, as the pixel shader's level of detail pairs pixels), so
-     * that a quad's fragments of one triangle share a packet and the shader's per-quad
-     * work; the colours do not depend on the order. Rows ya and yb (equal at an odd edge
-     * of the rectangle) hold the quad's pixels inside it. */
-    const plr_depth_tile *d = &st->d;
-    for (int qy = d->y0 & ~1; ok && qy < d->y1; qy += 2) {
-        const int ya = qy < d->y0 ? qy + 1 : qy, yb = qy + 1 < d->y1 ? qy + 1 : ya;
-        const tile_owner *oa = &st->owner[(size_t)(ya - d->t.oy) * (size_t)d->t.stride];
-        const tile_owner *ob = &st->owner[(size_t)(yb - d->t.oy) * (size_t)d->t.stride];
-        int x = d->x0;
-        if (x & 1) batch_add_quad(&b, s, st, x++, 1, ya, yb);
-        for (; x + 1 < d->x1; x += 2) {
-            const int i = x - d->t.ox;
-            if (x + BATCH_AHEAD < d->x1) {
-                batch_prefetch(&b, st, oa[i + BATCH_AHEAD], 0);
-                batch_prefetch(&b, st, ob[i + BATCH_AHEAD], 1);
-            }
-            if (oa[i] | oa[i + 1] | ob[i] | ob[i + 1]) batch_add_quad(&b, s, st, x, 2, ya, yb);
-        }
-        if (x < d->x1) batch_add_quad(&b, s, st, x, 1, ya, yb);
-    }
+    const int ox = st->d.t.ox, oy = st->d.t.oy;
+    for (uint32_t slot = 0; ok && slot < st->slots.n; slot++)
+        for (uint32_t e = st->first[slot]; e < st->first[slot + 1]; e++)
+            batch_add(&b, s, &st->slots, slot, ox + (st->order[e] & 0xff), oy + (st->order[e] >> 8));
     if (ok) batch_shade(&b, s);
     return ok;
 }

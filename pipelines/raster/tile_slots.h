@@ -13,9 +13,9 @@
 /* What shading reads of a slot's triangle, in three whole cache lines (64-byte aligned):
  * the first holds the few set-up fields each of its fragments needs (edges 0 and 1 as
  * rs_setup has them, twice the area as the double rs_weights_packet takes, the corners'
- * 1/w), the other two the triangle the pixel shader reads. The shading pass meets the
- * slots in pixel order, not slot order, so each new slot costs its lines' misses: three
- * adjacent lines here, where a plr_prim (208 bytes, unaligned) spans four or five. */
+ * 1/w), the other two the triangle the pixel shader reads. The shading pass reads the
+ * records slot by slot (tile_shade.c), three adjacent whole lines each, where a plr_prim
+ * (208 bytes, unaligned) spans four or five. */
 typedef struct slot_rec {
     _Alignas(64) int64_t c[2];
     int32_t a[2], b[2];
