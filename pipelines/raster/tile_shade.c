@@ -204,21 +204,33 @@ static int batch_tri(shade_batch *b, const tile_slots *sl, uint32_t slot)
     return k;
 }
 
-/* Pixel (x, y), owned by slot. */
-static void batch_add(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot, int x, int y)
+/* Pixels order[0 .. n) of the tile (offsets dy << 8 | dx from ox, oy), all owned by
+ * slot: the packet's arrays filled a run at a time, the slot's values read once a run. */
+static void batch_add_run(shade_batch *b, plr_state *s, const tile_slots *sl, uint32_t slot,
+                          const uint16_t *order, uint32_t n, int ox, int oy)
 {
-    if (b->n == SH_PS_MAX) batch_shade(b, s);
     const slot_rec *r = &sl->rec[slot];
-    int64_t e0, e1;
-    slot_edges_at(r, x, y, &e0, &e1);
-    int i = b->n++;
-    b->e0[i] = (double)e0;
-    b->e1[i] = (double)e1;
-    b->area[i] = r->area;
-    for (int k = 0; k < 3; k++) b->iw[k][i] = r->inv_w[k];
-    b->x[i] = (uint16_t)x;
-    b->y[i] = (uint16_t)y;
-    b->tri[i] = (uint8_t)batch_tri(b, sl, slot);
+    while (n) {
+        if (b->n == SH_PS_MAX) batch_shade(b, s);
+        const uint8_t k = (uint8_t)batch_tri(b, sl, slot);
+        const int i0 = b->n;
+        const uint32_t room = (uint32_t)(SH_PS_MAX - i0), m = n < room ? n : room;
+        for (uint32_t j = 0; j < m; j++) {
+            const int x = ox + (order[j] & 0xff), y = oy + (order[j] >> 8), i = i0 + (int)j;
+            int64_t e0, e1;
+            slot_edges_at(r, x, y, &e0, &e1);
+            b->e0[i] = (double)e0;
+            b->e1[i] = (double)e1;
+            b->area[i] = r->area;
+            for (int c = 0; c < 3; c++) b->iw[c][i] = r->inv_w[c];
+            b->x[i] = (uint16_t)x;
+            b->y[i] = (uint16_t)y;
+            b->tri[i] = k;
+        }
+        b->n = i0 + (int)m;
+        order += m;
+        n -= m;
+    }
 }
 
 /* Room in st's per-slot batch arrays for its slots. */
@@ -300,8 +312,8 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
     const int ox = st->d.t.ox, oy = st->d.t.oy;
     for (uint32_t slot = 0; ok && slot < st->slots.n; slot++)
-        for (uint32_t e = st->first[slot]; e < st->first[slot + 1]; e++)
-            batch_add(&b, s, &st->slots, slot, ox + (st->order[e] & 0xff), oy + (st->order[e] >> 8));
+        batch_add_run(&b, s, &st->slots, slot, &st->order[st->first[slot]],
+                      st->first[slot + 1] - st->first[slot], ox, oy);
     if (ok) batch_shade(&b, s);
     return ok;
 }
