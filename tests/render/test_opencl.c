@@ -48,7 +48,11 @@ static void check_device_stats(const char *scene, const char *stats)
     free(js);
 }
 
-/* Both kernels run (launch counts in the statistics) and the image is the CPU's. */
+/* Both kernels run (launch counts in the statistics) and the image is the CPU's, with 2
+ * workers and with 1. The launch counts are checked at 1 worker only: there the batches
+ * do not depend on timing, while with 2 the other worker's steals and pushes may leave
+ * every batch of a small frame one task (teapot at 64x64: 6 launches for 6 Shadow tasks
+ * in about one run of 20). */
 static void test_same_image_as_cpu(void)
 {
     const char *scenes[] = {"teapot", "cornell", "../shared/scenes/bunny.obj"};
@@ -58,10 +62,13 @@ static void test_same_image_as_cpu(void)
             printf("note: %s is not here; teapot and cornell only\n", scenes[i]);
             break;
         }
-        CHECK_MSG(same_image_as_cpu(scenes[i], RT " -t 2",
-                                    "--set graph.device=opencl",
-                                    "same", stats),
-                  "%s: the OpenCL image differs from the CPU's", scenes[i]);
+        for (int workers = 2; workers >= 1; workers--) {
+            char options[100];
+            snprintf(options, sizeof options, RT " -t %d", workers);
+            CHECK_MSG(same_image_as_cpu(scenes[i], options, "--set graph.device=opencl", "same",
+                                        stats),
+                      "%s, %d workers: the OpenCL image differs from the CPU's", scenes[i], workers);
+        }
         check_device_stats(scenes[i], stats);
     }
 }
