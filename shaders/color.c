@@ -21,7 +21,7 @@ uint8_t sh_to_srgb8_exact(float x)
  * threshold[k] <= x is the exact result. Positive floats order like their bit patterns,
  * so each threshold is a bisection over bits; the buckets are explained in common.h. */
 float sh_srgb_threshold[257];
-uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];
+uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS];
 int sh_srgb_max_steps;
 /* Per bucket, for the one-gather encode: its first byte k (low 8 bits) and, above them,
  * the offset in the bucket's bits (0 .. 2^SH_SRGB_BUCKET_SHIFT, which is "never") from
@@ -60,7 +60,8 @@ static void build_srgb_tables(void)
 void sh_srgb_init(void) { pthread_once(&srgb_once, build_srgb_tables); }
 
 #if defined(__x86_64__)
-/* encode_avx2 with one gather a vector: the bucket's byte and step offset together. */
+/* sh_srgb8_lookup eight lanes at a time, with one gather a vector: the bucket's byte and
+ * step offset together (bucket_step). */
 __attribute__((target("avx2")))
 static void encode_one_step_avx2(const float *x, uint8_t *out, int n)
 {
@@ -92,42 +93,12 @@ static void encode_one_step_avx2(const float *x, uint8_t *out, int n)
     for (; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);
 }
 
-__attribute__((target("avx2")))
-static void encode_avx2(const float *x, uint8_t *out, int n)
-{
-    const __m256i low = _mm256_set1_epi32((int32_t)SH_SRGB_LOW_BITS),
-                  below_one = _mm256_set1_epi32((int32_t)SH_SRGB_ONE_BITS - 1);
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        __m256i bits = _mm256_castps_si256(v);
-        /* among positive floats (and +inf) signed compares of the bits order the values */
-        __m256i positive = _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
-        __m256i saturated = _mm256_and_si256(positive, _mm256_cmpgt_epi32(bits, below_one));
-        __m256i tiny = _mm256_cmpgt_epi32(low, bits);
-        __m256i looked_up = _mm256_andnot_si256(_mm256_or_si256(tiny, saturated), positive);
-        __m256i bucket = _mm256_and_si256(
-            _mm256_srli_epi32(_mm256_sub_epi32(bits, low), SH_SRGB_BUCKET_SHIFT), looked_up);
-        __m256i k = _mm256_and_si256(_mm256_i32gather_epi32((const int *)sh_srgb_bucket, bucket, 1),
-                                     _mm256_set1_epi32(0xff));
-        for (int s = 0; s < sh_srgb_max_steps; s++) {
-            __m256 t = _mm256_i32gather_ps(sh_srgb_threshold + 1, k, 4);
-            k = _mm256_sub_epi32(k, _mm256_castps_si256(_mm256_cmp_ps(t, v, _CMP_LE_OQ)));
-        }
-        __m256i r = _mm256_or_si256(_mm256_and_si256(looked_up, k),
-                                    _mm256_and_si256(saturated, _mm256_set1_epi32(255)));
-        __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-        _mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(words, words));
-    }
-    for (; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);
-}
 #endif
 
 void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2)
 {
 #if defined(__x86_64__)
     if (avx2 && sh_srgb_max_steps <= 1) { encode_one_step_avx2(x, out, n); return; }
-    if (avx2) { encode_avx2(x, out, n); return; }
 #endif
     (void)avx2;
     for (int i = 0; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);

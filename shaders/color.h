@@ -57,13 +57,14 @@ GR_API void sh_srgb_init(void);
 
 /* sh_to_srgb8 for hot loops, once sh_srgb_init() has run: the bits' top part (exponent
  * and 7 mantissa bits) indexes the result at the start of that bucket, and a bucket
- * spans less than one step of the output, so a step or two of the thresholds remain. */
+ * spans less than one step of the output, so at most one threshold step remains
+ * (sh_srgb_max_steps is 1; the test checks it). */
 #define SH_SRGB_BUCKET_SHIFT 16
 #define SH_SRGB_LOW_BITS 0x35800000u              /* 2^-20: encodes to 0 */
 #define SH_SRGB_ONE_BITS 0x3f800000u
 #define SH_SRGB_BUCKETS ((SH_SRGB_ONE_BITS - SH_SRGB_LOW_BITS) >> SH_SRGB_BUCKET_SHIFT)
 extern GR_API float sh_srgb_threshold[257];
-extern GR_API uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS + 3];   /* + 3: room for 4-byte gathers */
+extern GR_API uint8_t sh_srgb_bucket[SH_SRGB_BUCKETS];
 extern GR_API int sh_srgb_max_steps;            /* the most thresholds one bucket spans */
 
 static inline uint8_t sh_srgb8_lookup(float x)
@@ -78,9 +79,10 @@ static inline uint8_t sh_srgb8_lookup(float x)
 }
 
 /* sh_srgb8_lookup of x[0..n) into out, once sh_srgb_init() has run; with avx2 (only
- * where the CPU has it) eight values at a time, by gathers and sh_srgb_max_steps
- * threshold steps in every lane (steps past a lane's byte add nothing, since the
- * thresholds increase). The same bytes either way. */
+ * where the CPU has it) eight values at a time, by one gather of each lane's bucket (its
+ * byte and where in the bucket the next byte starts: no bucket spans two steps, which
+ * sh_srgb_max_steps records; were it more, the scalar loop would run). The same bytes
+ * either way. */
 GR_API void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2);
 
 #endif
