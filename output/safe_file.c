@@ -129,6 +129,16 @@ void io_discard(io_file *f)
     *f = (io_file){.fd = -1, .slot = -1};
 }
 
+int io_check_writable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return 0;
+    io_file f;
+    if (io_stage(&f, path, "", 0, err, errlen)) return -1;
+    io_discard(&f);
+    return 0;
+}
+
 /* Two staged files with the same target: the second would replace the first. */
 static int same_target(const io_file *files, int n, char *err, size_t errlen)
 {

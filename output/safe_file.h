@@ -39,5 +39,11 @@ int io_commit(io_file *f, char *err, size_t errlen);
 int io_commit_all(io_file *files, int n, char *err, size_t errlen);
 /* Removes the temporary and frees f's resources. Safe on a zeroed or committed io_file. */
 void io_discard(io_file *f);
+/* Whether a result could be written to path: an empty file is staged and discarded, so a
+ * missing or read-only directory (or a directory named as the file) is found before a
+ * long render, not after it. An existing special file (a FIFO, a terminal) passes
+ * unopened: opening it would block without a reader, or end a reader's input early. 0,
+ * or -1 with io_stage's message. */
+int io_check_writable(const char *path, char *err, size_t errlen);
 
 #endif

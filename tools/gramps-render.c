@@ -21,6 +21,7 @@
 #include "output/image_format.h"
 #include "output/image_out.h"
 #include "output/interrupt.h"
+#include "output/safe_file.h"
 #include "tools/common/crash_report.h"
 #include "tools/common/default_output.h"
 #include "tools/common/float_aovs.h"
@@ -649,12 +650,28 @@ static void say_default_output(const options *o)
     fprintf(stderr, "gramps-render: wrote %s/%s (no -o given)\n", dir, o->output);
 }
 
+/* The outputs can be written: checked before the frames, so that a mistyped directory
+ * does not cost a render (staging leaves an existing file as it is; whether the default
+ * image's name is taken is told after the render: check_default_output). 0, or 1 with
+ * the message. */
+static int check_outputs_writable(const options *o)
+{
+    const char *paths[] = {o->output, o->stats, o->trace, o->dot};
+    char err[600];
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        if (paths[i] && io_check_writable(paths[i], err, sizeof err)) {
+            fprintf(stderr, "gramps-render: %s\n", err);
+            return 1;
+        }
+    return 0;
+}
+
 static int run(const options *o_in, render_ctx *ctx)
 {
     options ro = *o_in;
     const options *o = &ro;
     ro.c.pipeline = graph_name(ctx);
-    if (check_memory(o, ctx)) return 1;
+    if (check_outputs_writable(o) || check_memory(o, ctx)) return 1;
     /* the BVH is the scene's, not a frame's: built before the frames are timed */
     bool needs_bvh = rg_needs_resource(&ctx->setup, "bvh");
     uint8_t *rgba = malloc((size_t)o->c.width * o->c.height * 4);

@@ -21,6 +21,7 @@
  * and queue) or an app result that differs, 2 for a bad flag or --set. */
 #include "apps/apps.h"
 #include "compose/compose.h"
+#include "output/safe_file.h"
 #include "scenes/limits.h"
 #include "tools/common/cli_args.h"
 #include "tools/common/crash_report.h"
@@ -244,6 +245,8 @@ static void list_apps(FILE *out)
 static int execute(options *o, char err[CP_ERR_MAX])
 {
     if (o->list_apps) { list_apps(stdout); return 0; }
+    /* before the run, so that a mistyped directory does not cost it */
+    if (o->stats && !o->list_stages && io_check_writable(o->stats, err, CP_ERR_MAX)) return 1;
     if (o->app.app) return run_app(o, err);
     cp_registry *r = cp_registry_new();
     cp_graph *g = r ? cp_graph_new(r) : NULL;

@@ -1,7 +1,8 @@
 /* The built-in apps (apps/apps.h) under the six schedulers at 1, 2 and 3 workers, each
  * result equal to its serial implementation's; a result that differs is caught; and
  * gramps-run's app interface: the result line and statistics, exit 2 naming the flag
- * for a bad app name, parameter or scheduler. Small sizes keep it fast. */
+ * for a bad app name, parameter or scheduler, exit 1 before the run for an unwritable
+ * --stats. Small sizes keep it fast. */
 #include "apps/apps.h"
 #include "tests/check.h"
 #include "tests/cli.h"
@@ -151,6 +152,10 @@ static void test_gramps_run_apps(void)
     CHECK_MSG(run("gaussian -t 2 --set graph.n=30 --set graph.band=4") == 0 &&
               strstr(out, "equal bit for bit to the serial solution"), "%s", out);
     CHECK_MSG(run("gaussian --set graph.n=1") == 2 && strstr(out, "gaussian.n") && strstr(out, "[2, 4096]"),
+              "%s", out);
+    /* an unwritable --stats is named before the run: no result line */
+    CHECK_MSG(run("histogram --stats /nonexistent-dir/h.json") == 1 &&
+              strstr(out, "/nonexistent-dir/h.json: cannot write") && !strstr(out, "serial histogram"),
               "%s", out);
 }
 

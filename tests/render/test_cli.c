@@ -1,6 +1,7 @@
 /* gramps-render as a user runs it: bad flags exit 2 naming the flag, a bad scene exits 1
  * naming the file, a render writes a PNG and a statistics file, and a failed render
- * leaves an existing output file untouched; both pipelines give the same image at 1, 24
+ * leaves an existing output file untouched, an output that cannot be written is named
+ * before the render; both pipelines give the same image at 1, 24
  * and 256 workers; the statistics file parses whatever the scene file is called and
  * reports every frame. Finds the tool beside this test's build dir. */
 #include "tests/check.h"
@@ -8,6 +9,7 @@
 #include "tests/json_check.h"
 #include "tests/scratch_dir.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -94,6 +96,33 @@ static void test_render_and_keep_output(void)
     CHECK(file_size(png) == before);              /* the earlier image is still there */
     snprintf(args, sizeof args, "-q --size 32x32 -p raytrace -o %s cornell", png);
     CHECK(run(args) == 0 && file_size(png) != before);
+    CHECK(scratch_dir_remove(dir));
+}
+
+/* An output that cannot be written is named before anything is rendered: before the
+ * memory check, which a huge render would fail next, and for every kind of output;
+ * nothing is left behind in the directory (the probe's temporary is removed). */
+static void test_unwritable_output_before_render(void)
+{
+    char dir[] = "/tmp/gramps-unwritable-XXXXXX", args[600], missing[200];
+    if (!mkdtemp(dir)) { CHECK(0); return; }
+    snprintf(missing, sizeof missing, "%s/no-such-dir/x", dir);
+    const char *const flags[] = {"-o", "--stats", "--trace", "--dot"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(args, sizeof args, "-q --size 16384x16384 --max-memory 1M %s %s.png teapot",
+                 flags[i], missing);
+        CHECK_MSG(run(args) == 1 && strstr(out, "no-such-dir/x.png: cannot write") &&
+                  !strstr(out, "max-memory"), "%s: %s", flags[i], out);
+    }
+    snprintf(args, sizeof args, "-q --size 16x16 -o %s teapot", dir);       /* a directory */
+    CHECK_MSG(run(args) == 1 && strstr(out, "Is a directory"), "%s", out);
+    snprintf(args, sizeof args, "-q --size 16x16 -o %s/x.png teapot", dir);
+    CHECK(run(args) == 0);
+    int entries = 0;                      /* x.png only: the probes left nothing */
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) entries += e->d_name[0] != '.' || strlen(e->d_name) > 2;
+    if (d) closedir(d);
+    CHECK_MSG(entries == 1, "%d entries in %s", entries, dir);
     CHECK(scratch_dir_remove(dir));
 }
 
@@ -207,6 +236,7 @@ int main(int argc, char **argv)
     RUN(test_bad_scene);
     RUN(test_limit_warnings);
     RUN(test_render_and_keep_output);
+    RUN(test_unwritable_output_before_render);
     RUN(test_any_worker_count);
     RUN(test_stats_quoted_scene_name);
     RUN(test_stats_per_frame);
