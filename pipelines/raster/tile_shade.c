@@ -44,7 +44,7 @@ typedef struct shade_tile {
     sh_ps_quad_setup *quad;
     uint32_t *first;                      /* per slot: its first entry in `order` */
     uint32_t batch_cap;
-    uint16_t *order;                      /* the owned pixels (tile indices), slot by slot */
+    uint16_t *order;                      /* the owned pixels (dy << 8 | dx in the tile), slot by slot */
 } shade_tile;
 
 void plr_shade_tile_free(void *item)
@@ -250,6 +250,8 @@ static bool batch_reserve(shade_tile *st)
     st->batch_cap = n;
     return true;
 }
+
+_Static_assert(PLR_MAX_TILE <= 256, "a listed pixel's dx and dy fit a byte each");
 
 /* Pixel (x, y), when it has an owner, onto its owner's list: next[slot] is where the
  * slot's next entry goes, below end[slot]. False when a slot has more pixels than its
