@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct toy_frame { _Atomic(uint64_t) sum, packets; unsigned workers; } toy_frame;
+/* Atomic throughout: a graph may have several sinks (a --set test adds one), each
+ * writing from its own worker. */
+typedef struct toy_frame { _Atomic(uint64_t) sum, packets; _Atomic(unsigned) workers; } toy_frame;
 
 typedef struct num_pkt { uint32_t v; } num_pkt;
 
@@ -45,7 +47,7 @@ static void double_main(gr_ctx *c)
 static void sink_main(gr_ctx *c)
 {
     toy_frame *f = gr_user(c);
-    f->workers = gr_num_workers(c);
+    atomic_store(&f->workers, gr_num_workers(c));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         atomic_fetch_add(&f->sum, ((num_pkt *)w.mem)->v);
