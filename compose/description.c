@@ -180,6 +180,13 @@ static bool graph_key_read(const cp_graph *g, const char *key)
     return false;
 }
 
+/* Appends key to the comma-separated list in buf (cut short where it is full). */
+static void list_key(char *buf, size_t cap, const char *key)
+{
+    const size_t used = strlen(buf);
+    if (used + 1 < cap) snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", key);
+}
+
 /* A --set graph.KEY must name a setting the graph has: declared in [graph], read as
  * $KEY, or one the runtime reads; else a typo would change nothing and exit 0. */
 static int check_graph_key(const cp_graph *g, const char *assignment, const char *key,
@@ -187,16 +194,14 @@ static int check_graph_key(const cp_graph *g, const char *assignment, const char
 {
     const cp_section *s = cp_section_find(g, CP_SEC_GRAPH, NULL);
     if ((s && cp_setting_find(s, key)) || graph_key_read(g, key)) return 0;
-    for (size_t i = 0; i < sizeof runtime_graph_keys / sizeof *runtime_graph_keys; i++)
+    const size_t nruntime = sizeof runtime_graph_keys / sizeof *runtime_graph_keys;
+    for (size_t i = 0; i < nruntime; i++)
         if (!strcmp(key, runtime_graph_keys[i])) return 0;
-    char known[CP_ERR_MAX / 2] = "";
-    size_t used = 0;
-    for (int i = 0; s && i < s->n && used < sizeof known; i++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "",
-                                 s->settings[i].key);
+    char known[CP_ERR_MAX / 2] = "", runtime[128] = "";
+    for (int i = 0; s && i < s->n; i++) list_key(known, sizeof known, s->settings[i].key);
+    for (size_t i = 0; i < nruntime; i++) list_key(runtime, sizeof runtime, runtime_graph_keys[i]);
     return cp_fail(err, "--set '%s': the graph has no setting '%s' (its [graph] settings: %s; "
-                   "the runtime's: low_watermark, device, device_queues, plugins)", assignment,
-                   key, used ? known : "none");
+                   "the runtime's: %s)", assignment, key, *known ? known : "none", runtime);
 }
 
 int cp_set(cp_graph *g, const char *assignment, char err[CP_ERR_MAX])

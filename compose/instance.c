@@ -410,13 +410,25 @@ static int port_queue(cp_instance *in, const cp_section *sec, const cp_stage_typ
                    "declare", s->where, cp_section_label(sec, label), p->name, (int)len, v);
 }
 
+/* A `device` setting's value (resolved, into v) and placement; -1 with a message naming
+ * the setting's place and label (its section) when it is none of cpu, opencl, auto. */
+static int placement_value(cp_instance *in, const cp_setting *s, const char *label, char v[256],
+                           cp_placement *out, char err[CP_ERR_MAX])
+{
+    if (!cp_resolve(in->desc, in->vars, s, v, err)) return -1;
+    if (cp_placement_parse(v, out))
+        return cp_fail(err, "%s: %s: device = %s: expected cpu, opencl or auto", s->where,
+                       label, v);
+    return 0;
+}
+
 /* Where the stage asks to run: its `device` setting, else the [graph] one for a type
  * with a kernel (a graph-wide opencl leaves kernel-less stages on the CPU), else cpu.
  * A stage's own opencl or auto on a type without a kernel is refused. */
 static int placement_of(cp_instance *in, inst_stage *st, const cp_section *sec,
                         const cp_stage_type *t, char err[CP_ERR_MAX])
 {
-    char buf[256], label[160];
+    char v[256], label[160];
     const cp_section *graph = cp_section_find(in->desc, CP_SEC_GRAPH, NULL);
     const cp_setting *s = cp_setting_find(sec, "device");
     const cp_kernel *kernel = cp_kernel_of(in->desc->r, t);
@@ -424,11 +436,7 @@ static int placement_of(cp_instance *in, inst_stage *st, const cp_section *sec,
     st->placement = CP_PLACE_CPU;
     st->placement_where = NULL;
     if (!s) return 0;
-    const char *v = cp_resolve(in->desc, in->vars, s, buf, err);
-    if (!v) return -1;
-    if (cp_placement_parse(v, &st->placement))
-        return cp_fail(err, "%s: %s: device = %s: expected cpu, opencl or auto", s->where,
-                       cp_section_label(sec, label), v);
+    if (placement_value(in, s, cp_section_label(sec, label), v, &st->placement, err)) return -1;
     st->placement_where = s->where;
     if (st->placement != CP_PLACE_CPU && !kernel)
         return cp_fail(err, "%s: stage '%s' (type %s): device = %s, but type %s has no OpenCL "
@@ -574,14 +582,9 @@ static int read_graph_section(cp_instance *in, char err[CP_ERR_MAX])
     if (!in->device_queues && bool_of(in, sec, "device_queues", &in->device_queues, err)) return -1;
     /* checked here too: a graph whose stages have no kernel never reads it otherwise */
     const cp_setting *device = cp_setting_find(sec, "device");
-    char buf[256];
+    char v[256];
     cp_placement placement;
-    const char *v = device ? cp_resolve(in->desc, in->vars, device, buf, err) : NULL;
-    if (device && !v) return -1;
-    if (device && cp_placement_parse(v, &placement))
-        return cp_fail(err, "%s: [graph]: device = %s: expected cpu, opencl or auto",
-                       device->where, v);
-    return 0;
+    return device ? placement_value(in, device, "[graph]", v, &placement, err) : 0;
 }
 
 /* ---- building the gramps graph ----------------------------------------------------------- */

@@ -92,7 +92,6 @@ static void encode_one_step_avx2(const float *x, uint8_t *out, int n)
     }
     for (; i < n; i++) out[i] = sh_srgb8_lookup(x[i]);
 }
-
 #endif
 
 void sh_srgb8_encode_n(const float *x, uint8_t *out, int n, bool avx2)
