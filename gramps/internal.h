@@ -318,10 +318,11 @@ struct gr_stage_rt {
     uint32_t low_watermark;           /* d.low_watermark, else the run's (resolved at launch) */
     /* Simulated runs (simulate.c's gr_sim_app): application ticks and units of work (a
      * Shader task; a Thread activation's packets in and out; or what the stage declares,
-     * gr_work_units) so far, and the calibrated cost of a unit
-     * (gr_launch_opts.sim_calibration; 0: charged as measured). */
+     * gr_work_units) so far, the calibrated cost of a unit
+     * (gr_launch_opts.sim_calibration; 0: charged as measured), and a unit's ticks as
+     * measured in the graph's previous run (0 on a first launch; simulate.c). */
     uint64_t sim_ticks, sim_units;
-    double sim_unit_ticks;
+    double sim_unit_ticks, sim_prev_unit_ticks;
     bool sim_declares_units;          /* its code called gr_work_units: packets do not count */
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */

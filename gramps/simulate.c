@@ -43,8 +43,14 @@
  * Calibrated application time (gr_launch_opts.sim_calibration): P virtual workers share
  * one core's caches, so a task measured here costs more than on a core of its own. With a
  * 1-worker run's profile, each stage's application ticks in a step are charged times (the
- * profile's ticks per unit of work) / (this run's so far, units from gr_sim_work): the
- * stage costs about what it did at P = 1, each task keeping its share. A Thread
+ * profile's ticks per unit of work) / (its ticks per unit as measured at P): the stage
+ * costs about what it did at P = 1, each task keeping its share. On a relaunch the
+ * divisor is the previous run's (the same graph at the same P), a constant over the run.
+ * A first launch can only take its own run so far (units from gr_sim_work), which is
+ * right for a stage whose units come evenly with its work and wrong for one that is
+ * given them first and works after: tile-shade declares its triangles as its bins
+ * arrive and shades at the close, and was charged 0.7-1.4x its calibrated cost in a
+ * frame that way (docs/many-cores.md). A Thread
  * activation's ticks go to its stage step by step (act_t0), so that the charge lands in
  * the step that ran them. Wake-ups a step causes happen at its time before calibration
  * (now_of_running): where the calibration shortens a step, a sleeper it wakes starts up
@@ -266,6 +272,8 @@ bool gr_sim_create(gr_graph *g)
     const gr_profile *cal = g->opts.sim_calibration;
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *st = g->stages[i];
+        /* zero on a first launch: the stages were made with sim_units 0 */
+        st->sim_prev_unit_ticks = st->sim_units ? (double)st->sim_ticks / (double)st->sim_units : 0;
         st->sim_ticks = st->sim_units = 0;
         st->sim_declares_units = false;
         double us = 0;
@@ -321,7 +329,8 @@ static void scale_step(uint64_t *counters, const uint64_t *at_start, int n, doub
 
 /* The calibrated cost model (gr_launch_opts.sim_calibration): each stage's share of
  * the step, x (its CPU-time corrected application ticks), becomes x times the
- * calibration's ticks per unit of work over this run's so far. Returns the change to the
+ * calibration's ticks per unit of work over the stage's as measured (the previous run's
+ * on a relaunch, else this run's so far). Returns the change to the
  * step's length (<= 0 when the run's tasks cost more than the calibration's), having
  * applied it to the stages' busy ticks. */
 static int64_t calibrate_step(gr_worker *w, const vworker *v)
@@ -332,8 +341,10 @@ static int64_t calibrate_step(gr_worker *w, const vworker *v)
         if (w->stage_ticks[i] <= v->step_stage[i]) continue;
         uint64_t x = w->stage_ticks[i] - v->step_stage[i];
         st->sim_ticks += x;
-        if (!(st->sim_unit_ticks > 0) || !st->sim_units) continue;
-        double per_unit = (double)st->sim_ticks / (double)st->sim_units;
+        if (!(st->sim_unit_ticks > 0)) continue;
+        double per_unit = st->sim_prev_unit_ticks;
+        if (!(per_unit > 0) && st->sim_units) per_unit = (double)st->sim_ticks / (double)st->sim_units;
+        if (!(per_unit > 0)) continue;
         double f = st->sim_unit_ticks / per_unit;
         if (f > SIM_MAX_CALIBRATION) f = SIM_MAX_CALIBRATION;
         if (f < 1 / SIM_MAX_CALIBRATION) f = 1 / SIM_MAX_CALIBRATION;

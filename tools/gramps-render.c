@@ -117,7 +117,8 @@ static void usage(FILE *out)
         "                        times and footprints are predicted, the image the same\n"
         "      --sim-cost calibrated|measured\n"
         "                        simulated tasks cost what they took in a frame at 1 virtual\n"
-        "                        worker (calibrated, the default) or what they took here\n"
+        "                        worker (calibrated, the default from P = 2) or what they\n"
+        "                        took here\n"
         "      --info            print the scene report and exit\n"
         "  -h, --help            this help\n"
         "      --version         version\n");
@@ -467,13 +468,20 @@ static gr_profile *frame_profile(options *p, render_ctx *ctx, uint8_t *rgba, con
 }
 
 /* Simulated: one frame at 1 virtual worker under the same scheduler, whose profile
- * calibrates the frames' task costs (gr_launch_opts.sim_calibration). NULL when it
+ * calibrates the frames' task costs (gr_launch_opts.sim_calibration), after a warm-up of
+ * its own: the frame is a relaunch, warm as the measured frames are. NULL when it
  * failed. */
 static gr_profile *calibration_frame(const options *o, render_ctx *ctx, uint8_t *rgba)
 {
     options p = *o;
     p.simulate = 1;
     p.calibration = NULL;
+    p.trace = NULL;
+    frame_result warm_up = {0};
+    if (render_frame(&p, ctx, rgba, &warm_up)) {
+        fprintf(stderr, "gramps-render: the simulation's calibration frame failed\n");
+        return NULL;
+    }
     return frame_profile(&p, ctx, rgba, "the simulation's calibration frame");
 }
 
@@ -690,14 +698,14 @@ static int run(const options *o_in, render_ctx *ctx)
                                   : !strcmp(gr_scheduler_default(), "static");
     if (!rc && is_static && !(ro.profile = prof = profile_frame(o, ctx, rgba))) rc = 1;
     gr_profile *cal = NULL;
-    const bool calibrated = o->simulate && !o->measured_cost;
-    for (int f = -1; !rc && f < o->c.frames; f++) {      /* frame -1: warm-up */
-        /* a single frame needs no warm-up, unless a calibration frame would run cold */
+    /* one virtual worker is the calibration's own configuration: charged as measured */
+    const bool calibrated = o->simulate > 1 && !o->measured_cost;
+    if (!rc && calibrated && !(ro.calibration = cal = calibration_frame(o, ctx, rgba))) rc = 1;
+    /* negative frames are warm-ups; calibrated, two: the second is a relaunch, so that
+     * the first measured frame is charged against a warm run's costs */
+    for (int f = calibrated ? -2 : -1; !rc && f < o->c.frames; f++) {
+        /* a single frame needs no warm-up, unless calibrated */
         if (o->c.frames == 1 && f == -1 && !calibrated) continue;
-        if (f == 0 && calibrated && !(ro.calibration = cal = calibration_frame(o, ctx, rgba))) {
-            rc = 1;
-            break;
-        }
         rc = render_frame(o, ctx, rgba, &r);
         if (!rc && f >= 0) fs[f] = frame_stats_of(&r);
     }

@@ -31,7 +31,20 @@ static void square(gr_ctx *c)
 
 static void drain(gr_ctx *c) { (void)gr_input(c, NULL); }
 
-/* source -> square -> NAME (the last stage's name, so that graphs can differ). */
+/* A Thread sink told all its units of work before it does any (as tile-shade is given
+ * its triangles before it shades), then working through its input. */
+static void heavy(gr_ctx *c)
+{
+    gr_work_units(c, N);
+    gr_window w;
+    while (gr_reserve(c, 0, 1, &w) == GR_OK) {
+        for (volatile int k = 0; k < 4000; k++) {}
+        gr_commit(c, 0, 1);
+    }
+}
+
+/* source -> square -> NAME (the last stage's name, so that graphs can differ; "heavy" is
+ * the Thread sink above, any other a Shader that drains). */
 static gr_graph *graph(const char *last)
 {
     gr_graph *g = gr_graph_create();
@@ -39,7 +52,9 @@ static gr_graph *graph(const char *last)
     int q1 = gr_queue(g, &(gr_queue_desc){.name = "squares", .packet_bytes = 8, .capacity = 64});
     int src = gr_stage(g, &(gr_stage_desc){.name = "source", .kind = GR_THREAD, .main = source});
     int sq = gr_stage(g, &(gr_stage_desc){.name = "square", .kind = GR_SHADER, .main = square});
-    int d = gr_stage(g, &(gr_stage_desc){.name = last, .kind = GR_SHADER, .main = drain});
+    const bool thread = !strcmp(last, "heavy");
+    int d = gr_stage(g, &(gr_stage_desc){.name = last, .kind = thread ? GR_THREAD : GR_SHADER,
+                                         .main = thread ? heavy : drain});
     gr_bind(g, src, GR_BIND_OUTPUT, q0);
     gr_bind(g, sq, GR_BIND_INPUT, q0);
     gr_bind(g, sq, GR_BIND_OUTPUT, q1);
@@ -86,6 +101,29 @@ static void test_units_and_calibrated_charge(void)
     gr_profile_free(p);
 }
 
+/* A relaunch charges each stage at the calibration's cost per unit over the previous
+ * run's, a constant: a stage given its units before its work costs about what it did at
+ * P = 1. (Estimated from the run so far instead, its early steps would be charged as if
+ * its few ticks were all its units' work, several times its cost: the factor starts at
+ * the profile's cost of N units over one step's ticks.) */
+static void test_relaunch_charges_a_constant_factor(void)
+{
+    gr_graph *g;
+    CHECK_MSG(run("heavy", 1, NULL, &g) == GR_OK, "%s", gr_error(g));
+    gr_profile *p = gr_profile_take(g);
+    const double one = busy_ms(g, "heavy");
+    gr_graph_destroy(g);
+    CHECK(p && p->stage_units && p->stage_units[2] == N);
+    if (!p || !p->stage_units) { gr_profile_free(p); return; }
+    CHECK_MSG(run("heavy", 4, p, &g) == GR_OK, "%s", gr_error(g));
+    CHECK_MSG(gr_relaunch(g) == GR_OK && gr_wait(g) == GR_OK, "%s", gr_error(g));
+    const double again = busy_ms(g, "heavy");
+    gr_graph_destroy(g);
+    CHECK_MSG(again > 0.5 * one && again < 2 * one, "heavy at 4 virtual workers, relaunched: "
+              "%.3f ms busy, %.3f ms at 1", again, one);
+    gr_profile_free(p);
+}
+
 static void test_bad_profiles_refused(void)
 {
     gr_graph *g;
@@ -109,6 +147,7 @@ static void test_bad_profiles_refused(void)
 int main(void)
 {
     RUN(test_units_and_calibrated_charge);
+    RUN(test_relaunch_charges_a_constant_factor);
     RUN(test_bad_profiles_refused);
     return check_finish();
 }

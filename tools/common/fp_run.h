@@ -1,6 +1,6 @@
 /* fp_run.h — the frames of one configuration of the footprint study (gramps-footprint):
  * a scene through a graph under one scheduler at one worker count, in-process through
- * pl_render_frame, each frame's time, footprint, occupancy and time breakdown kept; and
+ * pl_kept_graph_render, each frame's time, footprint, occupancy and time breakdown kept; and
  * one extra frame with the journal on, whose queue-depth samples draw the timeline.
  *
  * Data flow: gramps-footprint -> fp_frames (repeats) / fp_timeline_take (one frame) ->
@@ -42,10 +42,11 @@ typedef struct fp_frame {
  * gramps (as gramps-render --scheduler static does). NULL with a message on failure. */
 gr_profile *fp_profile(const fp_config *c, char err[CP_ERR_MAX]);
 
-/* A warm-up frame, then `repeats` measured ones into frames[]; simulated, after the
- * warm-up, a frame at 1 virtual worker under the same scheduler whose profile calibrates
- * the measured frames' costs (gr_launch_opts.sim_calibration), unless measured_cost.
- * 0, or 1 with a message. */
+/* A warm-up frame, then `repeats` measured ones into frames[], all of one graph run
+ * again (pl_kept_graph). Simulated at 2 or more workers, unless measured_cost, first a warm-up and a frame at
+ * 1 virtual worker under the same scheduler whose profile calibrates the measured
+ * frames' costs (gr_launch_opts.sim_calibration), and two warm-ups. 0, or 1 with a
+ * message. */
 int fp_frames(const fp_config *c, int repeats, fp_frame *frames, char err[CP_ERR_MAX]);
 
 /* One frame's queue depths over time: the journal's samples, with each queue's name and
