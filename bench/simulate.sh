@@ -39,13 +39,14 @@ compare() {
 # warm-up cancel: unlike its wall time, a loaded machine's other work does not count.
 cpu_frame() {
     for n in 2 12; do
-        /usr/bin/time -f "%U %S" "$build/bin/gramps-render" -q -p "$2" -t 1 --frames $n "$1" 2>&1 \
-            >/dev/null | tail -1
+        /usr/bin/time -f "%U %S" "$build/bin/gramps-render" -q -p "$2" -t 1 --frames $n \
+            -o "$out/frame.png" "$1" 2>&1 >/dev/null | tail -1
     done | awk 'NR == 1 { a = $1 + $2 } NR == 2 { printf "%.1f", ($1 + $2 - a) * 100 }'
 }
 
 sim_frame() {
-    "$build/bin/gramps-render" -p "$2" --simulate 1 --frames 10 "$1" | awk '/^frame/ { print $2 }'
+    "$build/bin/gramps-render" -p "$2" --simulate 1 --frames 10 -o "$out/frame.png" "$1" |
+        awk '/^frame/ { print $2 }'
 }
 
 # speedup.awk STUDY.csv: frame ms and speedup over the 1-worker frame per configuration.
