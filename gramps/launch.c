@@ -283,24 +283,49 @@ void gr_workers_free(gr_graph *g)
     g->workers = NULL;
 }
 
-/* Runnable Thread stages get their instance, spread round-robin over the workers'
- * deques (no worker runs yet, so pushing into another worker's deque is safe here), in
- * rank order: consumers after their producers, so that a policy with one LIFO deque
- * (Task-Stealing) starts each consumer first, which waits on its input and is woken
- * by it. Pushed the other way, the hybrid's Z-Raster lay under the IA's continuation
- * until the last primitive was made (its queue peaked at all 1,085 packets, 15 MB). */
+/* Runnable Thread stages get their instance, spread over the workers' deques (no worker
+ * runs yet, so pushing into another worker's deque is safe here), in rank order:
+ * consumers after their producers, so that a policy with one LIFO deque (Task-Stealing)
+ * starts each consumer first, which waits on its input and is woken by it. Pushed the
+ * other way, the hybrid's Z-Raster lay under the IA's continuation until the last
+ * primitive was made (its queue peaked at all 1,085 packets, 15 MB).
+ *
+ * Each family of stages that run the same code (a replicated stage's copies: one per
+ * worker group) is spread round-robin from worker 0 on a count of its own, in rank
+ * order, so that the workers start with as many copies of each family as can be spread.
+ * One count over all of them put, at 2 workers, both IA copies on one worker and both
+ * Bins on the other: under Task-Stealing the IA at the bottom of a busy worker's deque
+ * was never popped nor stolen, and one IA took every batch (test_simulate). */
+static unsigned next_of_family(gr_graph *g, const gr_stage_rt *s, gr_stage_fn *mains,
+                               unsigned *counts, int *nfamilies)
+{
+    int f = 0;
+    while (f < *nfamilies && mains[f] != s->d.main) f++;
+    if (f == *nfamilies) {
+        mains[f] = s->d.main;
+        counts[f] = 0;
+        ++*nfamilies;
+    }
+    return counts[f]++ % g->nworkers;
+}
+
 static bool start_instances(gr_graph *g)
 {
-    unsigned k = 0;
-    for (int r = 0; r < g->nstages; r++) {
+    gr_stage_fn *mains = calloc((size_t)g->nstages + 1, sizeof *mains);
+    unsigned *counts = calloc((size_t)g->nstages + 1, sizeof *counts);
+    int nfamilies = 0;
+    bool ok = mains && counts;
+    for (int r = 0; ok && r < g->nstages; r++) {
         gr_stage_rt *s = g->stages[g->by_rank[r]];
         if (!s->runnable_at_launch) continue;
-        gr_worker *w = &g->workers[k++ % g->nworkers];
+        gr_worker *w = &g->workers[next_of_family(g, s, mains, counts, &nfamilies)];
         gr_inst *inst = gr_inst_create(w, s, NULL);
-        if (!inst) return false;
-        gr_make_runnable(w, inst);
+        if (!inst) ok = false;
+        else gr_make_runnable(w, inst);
     }
-    return true;
+    free(mains);
+    free(counts);
+    return ok;
 }
 
 static bool start_threads(gr_graph *g)

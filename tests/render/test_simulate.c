@@ -6,6 +6,8 @@
 #include "tests/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *const pipelines[] = {"raster", "raytrace", "hybrid"};
@@ -95,6 +97,42 @@ static void test_sim_cost(void)
     CHECK_MSG(strstr(out, "--sim-cost") && strstr(out, "calibrated or measured"), "%s", out);
 }
 
+/* Stage `name`'s task count in a --stats file's text; -1 when it is not there. */
+static long stage_tasks(const char *stats, const char *name)
+{
+    char key[96];
+    snprintf(key, sizeof key, "\"name\": \"%s\",", name);
+    const char *stages = stats ? strstr(stats, "\"stages\": [") : NULL;   /* not the queues' */
+    const char *at = stages ? strstr(stages, key) : NULL;
+    const char *tasks = at ? strstr(at, "\"tasks\": ") : NULL;
+    long n = -1;
+    if (tasks && sscanf(tasks + 9, "%ld", &n) != 1) n = -1;
+    return n;
+}
+
+/* Every worker starts with one copy of each replicated stage (launch.c start_instances).
+ * With both IA copies on one worker and both Bins on the other, Task-Stealing at 2
+ * virtual workers never reached the IA under the other one's continuation, and one IA
+ * took every batch, in 3 of 4 runs of this configuration. */
+static void test_every_ia_copy_takes_batches(void)
+{
+    char args[512], stats[128], img[128];
+    snprintf(stats, sizeof stats, "%s/ia.json", dir);
+    snprintf(img, sizeof img, "%s/ia.png", dir);
+    for (int run_no = 0; run_no < 6; run_no++) {
+        snprintf(args, sizeof args, "-q -p raster --scheduler task-stealing --simulate 2 "
+                 "--sim-cost measured --size 256x256 --stats %s -o %s teapot", stats, img);
+        CHECK_MSG(run(args) == 0, "%s: %s", args, out);
+        char *s = slurp(stats, NULL);
+        const long a = stage_tasks(s, "ia-0"), b = stage_tasks(s, "ia-1");
+        CHECK_MSG(a > 0 && b > 0 && a >= (a + b) / 5 && b >= (a + b) / 5,
+                  "run %d: the IA copies ran %ld and %ld tasks", run_no, a, b);
+        free(s);
+    }
+    unlink(stats);
+    unlink(img);
+}
+
 static void test_bad_counts(void)
 {
     static const char *bad[] = {"0", "100000", "1025", "-3", "four", ""};
@@ -115,6 +153,7 @@ int main(int argc, char **argv)
     RUN(test_images_match_a_real_run);
     RUN(test_stats_and_trace_say_virtual);
     RUN(test_sim_cost);
+    RUN(test_every_ia_copy_takes_batches);
     RUN(test_bad_counts);
     rmdir(dir);
     return check_finish();
