@@ -73,6 +73,11 @@ void gr_state_bytes(gr_ctx *c, size_t bytes)
     if (bytes && !c->inst->home_chosen) gr_choose_home(c->w, c->inst);
     if (bytes) atomic_store_explicit(&c->inst->stage->keeps_state, true, memory_order_relaxed);
 }
+void gr_state_touched(gr_ctx *c, size_t bytes)
+{
+    if (c->inst && c->g->sim) gr_sim_touched(c->w, c->inst, bytes);
+}
+
 void gr_work_units(gr_ctx *c, uint64_t units)
 {
     if (c->g->sim) gr_sim_declared_work(c->stage, units);

@@ -457,6 +457,13 @@ GR_API uint32_t gr_instance(const gr_ctx *c);          /* instance number within
  * than its last pays for moving that many bytes' cache lines (docs/many-cores.md).
  * Ignored in a Shader. */
 GR_API void gr_state_bytes(gr_ctx *c, size_t bytes);
+/* How much of that data the instance touched since its last call, in bytes (appends,
+ * reads of what it sends). Only a simulated run reads it: once a stage's instances call
+ * it, one that resumes on another worker pays for the lines it then touches there, up to
+ * its gr_state_bytes (lines move on demand), instead of for all of them at the resume.
+ * Call it before each commit that may hand the worker to another task (Task-Stealing
+ * preempts at each one) and after each input packet. */
+GR_API void gr_state_touched(gr_ctx *c, size_t bytes);
 /* The stage's units of work, when its cost follows something other than its packets
  * (tile-shade: the triangles binned to its tile, however many packets carry them). Only
  * a simulated run reads it: a stage that calls it is calibrated per declared unit instead

@@ -272,6 +272,7 @@ struct gr_inst {
     gr_inst *next_all;                /* stage's instance list */
     uint32_t produced;                /* output packets since last dispatch */
     size_t state_bytes;               /* gr_state_bytes: private data it keeps */
+    size_t sim_remote_bytes;          /* simulated: of it, still on the worker it moved from */
     int32_t ran_on;                   /* the worker of its last activation + 1; 0: none */
     int32_t home;                     /* where gr_choose_home put its state + 1; 0: ran_on */
     bool home_chosen;                 /* gr_choose_home ran (once per run) */
@@ -324,6 +325,7 @@ struct gr_stage_rt {
     uint64_t sim_ticks, sim_units;
     double sim_unit_ticks, sim_prev_unit_ticks;
     bool sim_declares_units;          /* its code called gr_work_units: packets do not count */
+    bool sim_declares_touches;        /* its code called gr_state_touched (simulate.c) */
     int comp;
     bool fifo;                        /* oldest task first: an ordered chain's or asked for */
     bool runnable_at_launch;

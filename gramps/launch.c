@@ -292,39 +292,43 @@ void gr_workers_free(gr_graph *g)
  *
  * Each family of stages that run the same code (a replicated stage's copies: one per
  * worker group) is spread round-robin from worker 0 on a count of its own, in rank
- * order, so that the workers start with as many copies of each family as can be spread.
- * One count over all of them put, at 2 workers, both IA copies on one worker and both
- * Bins on the other: under Task-Stealing the IA at the bottom of a busy worker's deque
- * was never popped nor stolen, and one IA took every batch (test_simulate). */
-static unsigned next_of_family(gr_graph *g, const gr_stage_rt *s, gr_stage_fn *mains,
-                               unsigned *counts, int *nfamilies)
+ * order, so that group g's copies start together on one worker (its consumer above its
+ * producer, as above) and the groups go to different workers; stages that are a family
+ * of one are spread round-robin on a count they share, as all were before. One count
+ * over all of them put, at 2 workers, both IA copies on one worker and both Bins on the
+ * other: under Task-Stealing the IA at the bottom of a busy worker's deque was never
+ * popped nor stolen, and one IA took every batch (test_simulate). */
+static int family_of(const gr_stage_rt *s, gr_stage_fn *mains, int *nfamilies)
 {
     int f = 0;
     while (f < *nfamilies && mains[f] != s->d.main) f++;
-    if (f == *nfamilies) {
-        mains[f] = s->d.main;
-        counts[f] = 0;
-        ++*nfamilies;
-    }
-    return counts[f]++ % g->nworkers;
+    if (f == *nfamilies) mains[(*nfamilies)++] = s->d.main;
+    return f;
 }
 
 static bool start_instances(gr_graph *g)
 {
-    gr_stage_fn *mains = calloc((size_t)g->nstages + 1, sizeof *mains);
-    unsigned *counts = calloc((size_t)g->nstages + 1, sizeof *counts);
+    const size_t n = (size_t)g->nstages + 1;
+    gr_stage_fn *mains = calloc(n, sizeof *mains);
+    unsigned *members = calloc(n, sizeof *members), *next = calloc(n, sizeof *next);
+    unsigned single = 0;
     int nfamilies = 0;
-    bool ok = mains && counts;
+    bool ok = mains && members && next;
+    for (int r = 0; ok && r < g->nstages; r++)
+        if (g->stages[g->by_rank[r]]->runnable_at_launch)
+            members[family_of(g->stages[g->by_rank[r]], mains, &nfamilies)]++;
     for (int r = 0; ok && r < g->nstages; r++) {
         gr_stage_rt *s = g->stages[g->by_rank[r]];
         if (!s->runnable_at_launch) continue;
-        gr_worker *w = &g->workers[next_of_family(g, s, mains, counts, &nfamilies)];
+        const int f = family_of(s, mains, &nfamilies);
+        gr_worker *w = &g->workers[(members[f] > 1 ? next[f]++ : single++) % g->nworkers];
         gr_inst *inst = gr_inst_create(w, s, NULL);
         if (!inst) ok = false;
         else gr_make_runnable(w, inst);
     }
     free(mains);
-    free(counts);
+    free(members);
+    free(next);
     return ok;
 }
 

@@ -33,7 +33,10 @@
  * pays handoff_ns (a contended mutex's waiter sleeps in the kernel; the release wakes
  * it), so the workers a broadcast wakes together pass it on one by one. A Thread
  * instance that declared private data (gr_state_bytes) and resumes on another worker
- * than its last reads it as it would a packet of that size (gr_sim_resume). These
+ * than its last reads it as it would a packet of that size (gr_sim_resume), or, when
+ * its stage says what it touches (gr_state_touched), the lines it touches there, up to
+ * that size (a thief that runs a Bin continuation for 1 us touches a few staged tiles,
+ * not all 866 KiB of them). These
  * charges fall outside any stage's busy time, so the calibration below never scales
  * them. Idle workers behave as tasks.c's: one looks for work again every spin_ns /
  * GR_IDLE_SPINS for its first GR_IDLE_SPINS searches, then sleeps; a push wakes every
@@ -275,7 +278,7 @@ bool gr_sim_create(gr_graph *g)
         /* zero on a first launch: the stages were made with sim_units 0 */
         st->sim_prev_unit_ticks = st->sim_units ? (double)st->sim_ticks / (double)st->sim_units : 0;
         st->sim_ticks = st->sim_units = 0;
-        st->sim_declares_units = false;
+        st->sim_declares_units = st->sim_declares_touches = false;
         double us = 0;
         st->sim_unit_ticks = cal && gr_profile_unit_us(cal, st, &us) ? us * 1e3 * gr_ticks_per_ns() : 0;
     }
@@ -566,7 +569,20 @@ void gr_sim_resume(gr_worker *w, gr_inst *inst, int32_t was)
     gr_sim *s = w->g->sim;
     if (!s || !was || was == inst->ran_on || !inst->state_bytes) return;
     w->sim_state_moves++;
-    charge_lines(s, w, (inst->state_bytes + 63) / 64);
+    if (inst->stage->sim_declares_touches) inst->sim_remote_bytes = inst->state_bytes;
+    else charge_lines(s, w, (inst->state_bytes + 63) / 64);
+}
+
+/* The touched bytes are taken as ones not touched since the move (appends are); a
+ * stage that touches its state again pays at most for all of it, as before. */
+void gr_sim_touched(gr_worker *w, gr_inst *inst, size_t bytes)
+{
+    gr_sim *s = w->g->sim;
+    inst->stage->sim_declares_touches = true;
+    const size_t n = bytes < inst->sim_remote_bytes ? bytes : inst->sim_remote_bytes;
+    if (!s || !n) return;
+    inst->sim_remote_bytes -= n;
+    charge_lines(s, w, (n + 63) / 64);
 }
 
 void gr_sim_take(gr_worker *w, gr_sim_line *l)

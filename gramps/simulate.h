@@ -83,8 +83,12 @@ void gr_sim_steal(gr_worker *w, void *task);
 void gr_sim_read(gr_worker *w, const gr_pkt *p);
 /* Thread instance `inst` starts an activation on w (inst->ran_on already says so; `was`
  * is its previous value): when its last ran on another worker, its gr_state_bytes come
- * over as a packet's lines would. */
+ * over as a packet's lines would, all at once, or, for a stage that says what it touches
+ * (gr_state_touched), as it touches them. */
 void gr_sim_resume(gr_worker *w, gr_inst *inst, int32_t was);
+/* inst, running on w, touched `bytes` of its state (gr_state_touched): what of it is
+ * still on the worker it moved from comes over now. */
+void gr_sim_touched(gr_worker *w, gr_inst *inst, size_t bytes);
 /* w takes shared line l (before the lock or atomic it stands for). */
 void gr_sim_take(gr_worker *w, gr_sim_line *l);
 /* w takes lock l (at a safe point, before the real lock call) and releases it (after

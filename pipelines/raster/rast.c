@@ -31,7 +31,9 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
             rs_edge01_of(&t->su, &p->edges[p->ntris]);
             p->ntris++;
             p->last_uid = uid;
+            st->touched += sizeof p->tris[0] + sizeof p->interp[0] + sizeof p->edges[0];
         }
+        const uint32_t before = p->count;
         for (; at < n && p->count < FRAGS_PER_PACKET; at++) {
             uint32_t i = p->count++;
             p->x[i] = f[at].x;
@@ -41,6 +43,9 @@ static void stage_fragments(plr_stager *st, gr_ctx *c, uint32_t tile, const plr_
             p->tri[i] = (uint8_t)(p->ntris - 1);
             if (cover) p->cover[i] = cover[at];
         }
+        st->touched += (p->count - before) * (sizeof p->x[0] + sizeof p->y[0] + sizeof p->in.e0[0] +
+                                              sizeof p->in.e1[0] + sizeof p->tri[0] +
+                                              (cover ? sizeof p->cover[0] : 0));
     }
 }
 
@@ -202,6 +207,7 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, p
         const prim_pkt *p = w.mem;
         plr_check_prims(c, s, p, w.bytes);
         for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], each, &walk);
+        plr_stager_touched(&l.stager, c);
         gr_commit(c, 0, 1);
         if (draw_order) plr_stager_flush(&l.stager, c);
     }
@@ -227,6 +233,7 @@ static void bin_tile(rast_local *l, gr_ctx *c, uint32_t tile, const plr_prim *pr
     uint32_t i = p->count++;
     p->t[i].prim = *prim;
     p->t[i].uid = uid;
+    l->stager.touched += sizeof p->t[i];
 }
 
 /* for_each_tile for binning: a tile needs no pixel rectangle to be binned into, only
@@ -277,6 +284,7 @@ void plr_tile_rast_main(gr_ctx *c)
         plr_check_binned(c, s, b);
         for (uint32_t i = 0; renders && i < b->count; i++)
             rast_in_tile(&l, c, tile, &r, &b->t[i].prim, b->t[i].uid);
+        plr_stager_touched(&l.stager, c);
         gr_commit(c, 0, 1);
         plr_stager_flush(&l.stager, c);
     }

@@ -76,11 +76,21 @@ static void declare_state(plr_stager *s, gr_ctx *c)
     gr_state_bytes(c, (size_t)used * s->packet_bytes);
 }
 
-/* Sends the chunk's packet to its tile unless it is empty, and empties it. */
+void plr_stager_touched(plr_stager *s, gr_ctx *c)
+{
+    if (s->touched) gr_state_touched(c, s->touched);
+    s->touched = 0;
+}
+
+/* Sends the chunk's packet to its tile unless it is empty, and empties it. The commit
+ * may hand the worker to another task (Task-Stealing), so what was touched is told
+ * first. */
 static void send_chunk(plr_stager *s, gr_ctx *c, int chunk, uint32_t tile)
 {
     unsigned char *p = chunk_packet(s, chunk);
     if (packet_count(p) == 0) return;
+    s->touched += s->packet_bytes;
+    plr_stager_touched(s, c);
     gr_window w;
     gr_reserve_out_key(c, s->output, 1, tile, &w);
     s->copy(w.mem, p, s->packet_bytes);

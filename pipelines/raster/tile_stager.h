@@ -45,6 +45,8 @@ typedef struct plr_stager {
     int max_open;               /* chunks in the pool */
     int nfree, nopen;           /* free chunks; tiles with chunks */
     int declared;               /* chunks last declared with gr_state_bytes */
+    size_t touched;             /* bytes of its packets written or read since the last
+                                   plr_stager_touched (the callers add their appends) */
     int16_t *first, *last;      /* per tile: its oldest chunk and the one being filled, or -1 */
     uint16_t *held;             /* per tile: its full chunks (all but the last) */
     int16_t *next;              /* per chunk: the tile's next chunk */
@@ -64,6 +66,10 @@ void *plr_stager_packet(plr_stager *s, gr_ctx *c, uint32_t tile);
 /* The tile's packet is full: sends it now and starts an empty one in its chunk, or with
  * `runs` keeps it and starts an empty one after it (plr_stager_packet returns that). */
 void plr_stager_send(plr_stager *s, gr_ctx *c, uint32_t tile);
+
+/* Tells the runtime the bytes touched since the last call (gr_state_touched): after each
+ * input packet; send does it before each commit. */
+void plr_stager_touched(plr_stager *s, gr_ctx *c);
 
 /* Sends every non-empty packet, round-robin over the tiles in the order they were
  * opened (each tile's in the order they were filled), and closes all. */
