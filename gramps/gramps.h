@@ -462,7 +462,7 @@ GR_API void gr_state_bytes(gr_ctx *c, size_t bytes);
  * it, one that resumes on another worker pays for the lines it then touches there, up to
  * its gr_state_bytes (lines move on demand), instead of for all of them at the resume.
  * Call it before each commit that may hand the worker to another task (Task-Stealing
- * preempts at each one) and after each input packet. */
+ * preempts at each one) and after each input packet. Ignored in a Shader. */
 GR_API void gr_state_touched(gr_ctx *c, size_t bytes);
 /* The stage's units of work, when its cost follows something other than its packets
  * (tile-shade: the triangles binned to its tile, however many packets carry them). Only
