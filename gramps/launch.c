@@ -298,37 +298,38 @@ void gr_workers_free(gr_graph *g)
  * over all of them put, at 2 workers, both IA copies on one worker and both Bins on the
  * other: under Task-Stealing the IA at the bottom of a busy worker's deque was never
  * popped nor stolen, and one IA took every batch (test_simulate). */
-static int family_of(const gr_stage_rt *s, gr_stage_fn *mains, int *nfamilies)
+typedef struct family {
+    gr_stage_fn main;                     /* the code its stages run */
+    unsigned members, next;               /* its runnable stages; the next one's worker */
+} family;
+
+static family *family_of(const gr_stage_rt *s, family *fams, int *nfams)
 {
     int f = 0;
-    while (f < *nfamilies && mains[f] != s->d.main) f++;
-    if (f == *nfamilies) mains[(*nfamilies)++] = s->d.main;
-    return f;
+    while (f < *nfams && fams[f].main != s->d.main) f++;
+    if (f == *nfams) fams[(*nfams)++].main = s->d.main;
+    return &fams[f];
 }
 
 static bool start_instances(gr_graph *g)
 {
-    const size_t n = (size_t)g->nstages + 1;
-    gr_stage_fn *mains = calloc(n, sizeof *mains);
-    unsigned *members = calloc(n, sizeof *members), *next = calloc(n, sizeof *next);
+    family *fams = calloc((size_t)g->nstages + 1, sizeof *fams);
     unsigned single = 0;
-    int nfamilies = 0;
-    bool ok = mains && members && next;
+    int nfams = 0;
+    bool ok = fams != NULL;
     for (int r = 0; ok && r < g->nstages; r++)
         if (g->stages[g->by_rank[r]]->runnable_at_launch)
-            members[family_of(g->stages[g->by_rank[r]], mains, &nfamilies)]++;
+            family_of(g->stages[g->by_rank[r]], fams, &nfams)->members++;
     for (int r = 0; ok && r < g->nstages; r++) {
         gr_stage_rt *s = g->stages[g->by_rank[r]];
         if (!s->runnable_at_launch) continue;
-        const int f = family_of(s, mains, &nfamilies);
-        gr_worker *w = &g->workers[(members[f] > 1 ? next[f]++ : single++) % g->nworkers];
+        family *f = family_of(s, fams, &nfams);
+        gr_worker *w = &g->workers[(f->members > 1 ? f->next++ : single++) % g->nworkers];
         gr_inst *inst = gr_inst_create(w, s, NULL);
         if (!inst) ok = false;
         else gr_make_runnable(w, inst);
     }
-    free(mains);
-    free(members);
-    free(next);
+    free(fams);
     return ok;
 }
 

@@ -43,10 +43,10 @@ typedef struct fp_frame {
 gr_profile *fp_profile(const fp_config *c, char err[CP_ERR_MAX]);
 
 /* A warm-up frame, then `repeats` measured ones into frames[], all of one graph run
- * again (pl_kept_graph). Simulated at 2 or more workers, unless measured_cost, first a warm-up and a frame at
- * 1 virtual worker under the same scheduler whose profile calibrates the measured
- * frames' costs (gr_launch_opts.sim_calibration), and two warm-ups. 0, or 1 with a
- * message. */
+ * again (pl_kept_graph). Simulated at 2 or more workers, unless measured_cost, first a
+ * warm-up and a frame at 1 virtual worker under the same scheduler, whose profile
+ * calibrates the measured frames' costs (gr_launch_opts.sim_calibration), and two
+ * warm-ups. 0, or 1 with a message. */
 int fp_frames(const fp_config *c, int repeats, fp_frame *frames, char err[CP_ERR_MAX]);
 
 /* One frame's queue depths over time: the journal's samples, with each queue's name and
