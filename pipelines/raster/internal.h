@@ -153,7 +153,37 @@ typedef struct plr_state {
     int64_t background[3];                /* what such a pixel adds to its sums */
     plr_tile_pool *tile_pool;             /* Tile-Shade: the frame's "tile-buffers", its
                                              tiles' buffers between tiles (tile_pool.h) */
+    struct plr_cleared_tiles *cleared;    /* Bin and Tile-Shade: the frame's "cleared-tiles"
+                                             (tile_background.c); NULL: Bin writes no
+                                             background (no Tile-Shade reads the marks) */
+    uint32_t clear_color;                 /* ... and the image's background */
+    uint8_t *visited;                     /* Tile-Shade: per tile, 1 once an instance had it */
+    _Atomic(uint64_t) *filled_late;       /* Tile-Shade: tiles its finish hook wrote */
+    uint32_t replica, replicas;           /* Bin: its copy, of how many */
 } plr_state;
+
+/* The frame resource "cleared-tiles" (tile_background.c): per tile, the run a Bin wrote
+ * its background in; `run` is advanced by Tile-Shade's create, once a frame, so no mark
+ * is ever reset. Its marks are made by the first stage that reserves them. */
+typedef struct plr_cleared_tiles {
+    uint32_t run;
+    int tile;                             /* the tile edge the marks were made for */
+    uint32_t *mark;
+} plr_cleared_tiles;
+void *plr_cleared_tiles_create(void *frame, const char *owner);
+void plr_cleared_tiles_destroy(void *data);
+/* Marks for `tiles` tiles of edge `tile`; false when out of memory, or when they were
+ * made for another edge (a Bin and a Tile-Shade with different tile sizes). */
+bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, int tile, size_t tiles);
+/* The background over r (in the image). */
+void plr_fill_background(const plr_state *s, const tile_rect *r);
+/* Bin, after its last packet: the background of its share of the tiles (tile rows
+ * replica, replica + replicas, ...) it sent nothing to (sent: per tile), marked; nothing
+ * when s->cleared is NULL. */
+void plr_bin_clear_unsent(const plr_state *s, const uint8_t *sent);
+/* Tile-Shade's finish hook: the background of the rendered tiles that had no instance
+ * and no Bin's mark this run. */
+void plr_tile_shade_finish(void *state, void *frame);
 
 /* Tile-Shade's depth and visibility tile: its pixels in the frame's region,
  * [x0,x1) x [y0,y1), and a private buffer over the whole tile, cleared (depth FLT_MAX,

@@ -212,6 +212,7 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, p
         if (draw_order) plr_stager_flush(&l.stager, c);
     }
     plr_stager_flush(&l.stager, c);
+    if (!draw_order) plr_bin_clear_unsent(s, l.stager.sent);   /* Bin: before it ends (tile_background.c) */
     rast_local_free(&l, s);
 }
 

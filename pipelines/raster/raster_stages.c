@@ -154,9 +154,10 @@ static void *shading_create(plr_state *s, const cp_stage_init *i, char err[CP_ER
 }
 
 /* The stages that write the image (Tile-Shade, the OM) ask for it: a frame's color
- * buffer is cleared to the background before the run only when one of them is in the
- * graph (the hybrid's raster stages leave the image to rt.blend). With msaa > 1 they
- * draw into the sample buffers (`samples`: which are the frame's) and resolve into it. */
+ * buffer is cleared to the background before the run only when a stage asks for it
+ * without overwriting it (the OM; Tile-Shade writes every pixel, tile_background.c; the
+ * hybrid's raster stages leave the image to rt.blend). With msaa > 1 they draw into the
+ * sample buffers (`samples`: which are the frame's) and resolve into it. */
 static plr_state *with_color(plr_state *s, const cp_stage_init *i, plr_sample_buffers samples,
                              char err[CP_ERR_MAX])
 {
@@ -169,14 +170,64 @@ static plr_state *with_color(plr_state *s, const cp_stage_init *i, plr_sample_bu
     return s;
 }
 
+/* The frame's "cleared-tiles" for s's tiles (tile_background.c); false with a message. */
+static bool use_cleared_tiles(plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    const size_t tiles = (size_t)s->tiles_x * (size_t)s->tiles_y;
+    if (!(s->cleared = pl_frame_use(i, "cleared-tiles", err))) return false;
+    if (plr_cleared_tiles_reserve(s->cleared, s->tile, tiles)) return true;
+    if (s->cleared->tile)
+        snprintf(err, CP_ERR_MAX, "its tile is %d pixels, where another raster.bin or raster.tile-shade of "
+                 "the graph has %d: they must agree on the tiles (give them the same `tile`)", s->tile,
+                 s->cleared->tile);
+    else
+        snprintf(err, CP_ERR_MAX, "out of memory (cleared tiles)");
+    return false;
+}
+
+/* Tile-Shade writes every pixel of the image's region (tile_background.c): its
+ * instances their tiles, the Bins or its finish hook the rest. The marks' run advances
+ * once a frame here. */
 static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     plr_state *s = with_color(raster_state(i, false, err), i, PLR_SAMPLE_BUFFERS_OWN_COLORS, err);
     s = shading_create(s, i, err);
     if (!s) return NULL;
-    if (!(s->tile_pool = pl_frame_use(i, "tile-buffers", err)) ||
-        !plr_tile_pool_reserve(s->tile_pool, (size_t)s->tiles_x * (size_t)s->tiles_y)) {
-        if (s->tile_pool) snprintf(err, CP_ERR_MAX, "out of memory (tile buffers)");
+    const size_t tiles = (size_t)s->tiles_x * (size_t)s->tiles_y;
+    s->clear_color = pl_color_resource.clear_value(i->frame);
+    if (!use_cleared_tiles(s, i, err) || !(s->tile_pool = pl_frame_use(i, "tile-buffers", err))) {
+        free(s);
+        return NULL;
+    }
+    if (!plr_tile_pool_reserve(s->tile_pool, tiles) || !(s->visited = calloc(tiles, 1)) ||
+        !(s->filled_late = pl_frame_counter(i->frame, "tiles_filled_after_run"))) {
+        snprintf(err, CP_ERR_MAX, "out of memory (tile buffers)");
+        free(s->visited);
+        free(s);
+        return NULL;
+    }
+    s->cleared->run++;
+    return s;
+}
+
+static void tile_shade_destroy(void *state)
+{
+    plr_state *s = state;
+    free(s->visited);
+    free(s);
+}
+
+/* Bin: its copy, and the image and the marks when a Tile-Shade reads them (then it
+ * writes the background of its share of the tiles it sends nothing to). */
+static void *bin_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    plr_state *s = raster_state(i, false, err);
+    if (!s) return NULL;
+    s->replica = i->replica;
+    s->replicas = i->replicas ? i->replicas : 1;
+    if (!(cp_instance_resource_access(i->instance, "cleared-tiles") & CP_READS)) return s;
+    s->clear_color = pl_color_resource.clear_value(i->frame);
+    if (!(s->color = pl_frame_use(i, "color", err)) || !use_cleared_tiles(s, i, err)) {
         free(s);
         return NULL;
     }
@@ -390,10 +441,16 @@ static const cp_resource_use om_uses[] = {
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
     HDR_USE, SAMPLE_USES};
 static const cp_resource_use tile_shade_uses[] = {
-    {"color", CP_WRITES, NULL}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
+    {"color", CP_OVERWRITES, "every pixel of its tiles, and in its finish hook those of the "
+     "tiles it had no instance for that no Bin wrote"},
+    {"cleared-tiles", CP_READS, "the tiles whose background a Bin wrote"}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
     {"sample-color", CP_READS | CP_WRITES | CP_WITH_HDR, "with msaa > 1 and linear samples "
      "(hdr-color); else its tile's depths and colours per sample are its own"},
     SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"}};
+static const cp_resource_use bin_uses[] = {
+    {"color", CP_OVERWRITES, "with a Tile-Shade in the graph: the background of its share of "
+     "the tiles it sends no triangle to (the tile rows whose number modulo the copies is its copy)"},
+    {"cleared-tiles", CP_WRITES, "with a Tile-Shade in the graph: marks those tiles"}};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
     {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}};
@@ -434,12 +491,12 @@ static const cp_stage_type stages[] = {
      GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 9},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
-     raster_create, NULL, free, NULL, 0},
+     bin_create, NULL, free, bin_uses, 2},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, NULL, free, tile_shade_uses, 7},
+     tile_shade_create, plr_tile_shade_finish, tile_shade_destroy, tile_shade_uses, 8},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
      tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},

@@ -11,6 +11,9 @@
  * (sh_ps_packet). Hidden fragments, which the ordered graph shades when early-Z cannot
  * reject them, are never shaded here.
  *
+ * The tile's pixels no triangle owns get the background (tile_background.c: the frame
+ * does not clear the image for this graph).
+ *
  * Memory: the tile keeps only the triangles that own at least one of its pixels (a slot
  * is freed when its last pixel is taken), so it holds at most one triangle per pixel
  * plus the one being rasterized, whatever the scene; blended triangles (alpha.h) are
@@ -300,9 +303,12 @@ static bool list_by_owner(shade_tile *st, uint32_t *next)
 
 /* Shades the tile's owned pixels slot by slot, in slot (memory) order: each record is
  * read once, while its pixels are batched, instead of at every pixel of a scan that meets
- * the records in no order a prefetcher follows. The colours do not depend on the order. */
+ * the records in no order a prefetcher follows. The colours do not depend on the order.
+ * The tile's image is the background first (tile_background.c): a fill of its rows that
+ * also brings them into the cache the shaded pixels are stored to. */
 static bool tile_shade(shade_tile *st, plr_state *s)
 {
+    plr_fill_background(s, &(tile_rect){st->d.t.ox, st->d.t.oy, st->d.x0, st->d.y0, st->d.x1, st->d.y1});
     shade_batch b;
     b.n = b.ntris = 0;
     b.batch = 1;
@@ -397,6 +403,7 @@ void plr_tile_shade_main(gr_ctx *c)
         return;
     }
     gr_assert(c, gr_key(c) < s->tile_pool->ntiles);
+    s->visited[gr_key(c)] = 1;
     shade_tile *st = tile_open(s, gr_key(c));
     gr_assert(c, st != NULL);
     gr_window w;

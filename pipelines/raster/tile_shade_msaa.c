@@ -488,7 +488,7 @@ static inline __attribute__((always_inline)) bool none_owned(const uint32_t *own
 #define EMPTY_RUN 4
 
 /* The pixel's owners in turn (in the order of their first sample), each shaded once for
- * its samples (mask); the samples no triangle owns get the pixel's cleared colour. */
+ * its samples (mask); the samples no triangle owns get the background. */
 static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, const ms_tile *st,
                                                                     const plr_state *s, const uint32_t *own,
                                                                     int x, int y, const int msaa)
@@ -497,10 +497,9 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
     if (empty) {
         size_t at = 0;
         uint32_t *out = sample_colors(st, s, x, y, &at);
-        const uint32_t background = s->color[(size_t)y * (size_t)s->width + (size_t)x];
         for (unsigned m = empty; m; m &= m - 1) {
             const int k = __builtin_ctz(m);
-            out[k] = background;
+            out[k] = s->clear_color;
             if (s->sample_hdr) plr_sample_hdr_clear(s, x, y, at + (size_t)k);
         }
     }
@@ -514,11 +513,11 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
 }
 
 /* Each triangle that owns samples of a pixel, shaded once for them; the samples no
- * triangle owns get the pixel's cleared colour. A pixel whose samples all have one owner
- * (or none) resolves to that one colour (the box filter of equal bytes is those bytes),
- * so, unless blended triangles will read its samples or the linear colour is asked for
- * (its resolve averages linear samples), its colour goes straight to the image (or the
- * image keeps its cleared colour) and the resolve skips it (st->final). */
+ * triangle owns get the background. A pixel whose samples all have one owner (or none)
+ * resolves to that one colour (the box filter of equal bytes is those bytes), so, unless
+ * blended triangles will read its samples or the linear colour is asked for (its resolve
+ * averages linear samples), its colour goes straight to the image (or the image keeps
+ * the background ms_shade wrote first) and the resolve skips it (st->final). */
 static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, const plr_state *s,
                                                                    ms_batch *b, const int msaa)
 {
@@ -535,7 +534,7 @@ static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, c
                 if (b->n == SH_PS_MAX) batch_flush(b, st, s, false);
                 batch_add(b, ms_prim(&st->prims, own[0] - 1), own[0] - 1, x, y, 0);
             } else if (x + EMPTY_RUN < st->r.x1 && none_owned(own + msaa, EMPTY_RUN * msaa)) {
-                memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the cleared colour too */
+                memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the background too */
                 x += EMPTY_RUN;
             }
         }
@@ -573,6 +572,7 @@ static bool ms_shade(ms_tile *st, const plr_state *s)
     b->quad = malloc(slots * sizeof *b->quad);
     const bool ok = b->stamp && b->index && b->quad;
     if (ok) {
+        plr_fill_background(s, &st->r);   /* tile_background.c; the shading writes over it */
         memset(b->index, 0, slots);       /* index is read only under its slot's stamp */
         ms_prefetch_owners(st, s, b->index);
         /* each sample count compiled for itself: the one-owner test unrolled */
@@ -651,6 +651,8 @@ void plr_tile_shade_msaa(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
     ms_tile st;
+    gr_assert(c, gr_key(c) < (uint64_t)s->tiles_x * (uint64_t)s->tiles_y);
+    s->visited[gr_key(c)] = 1;
     gr_assert(c, ms_init(&st, s, gr_key(c)));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {

@@ -27,11 +27,12 @@ bool plr_stager_init(plr_stager *s, uint32_t ntiles, int max_open, size_t packet
     s->first = malloc(ntiles * sizeof *s->first);
     s->last = malloc(ntiles * sizeof *s->last);
     s->held = calloc(ntiles, sizeof *s->held);
+    s->sent = calloc(ntiles, sizeof *s->sent);
     s->next = malloc((size_t)max_open * sizeof *s->next);
     s->free_chunks = malloc((size_t)max_open * sizeof *s->free_chunks);
     s->open = malloc((size_t)max_open * sizeof *s->open);
     s->buf = malloc((size_t)max_open * packet_bytes);
-    if (!s->first || !s->last || !s->held || !s->next || !s->free_chunks || !s->open || !s->buf) {
+    if (!s->first || !s->last || !s->held || !s->sent || !s->next || !s->free_chunks || !s->open || !s->buf) {
         plr_stager_free(s);
         return false;
     }
@@ -45,6 +46,7 @@ void plr_stager_free(plr_stager *s)
     free(s->first);
     free(s->last);
     free(s->held);
+    free(s->sent);
     free(s->next);
     free(s->free_chunks);
     free(s->open);
@@ -95,6 +97,7 @@ static void send_chunk(plr_stager *s, gr_ctx *c, int chunk, uint32_t tile)
     gr_reserve_out_key(c, s->output, 1, tile, &w);
     s->copy(w.mem, p, s->packet_bytes);
     gr_commit_out(c, s->output, 1);
+    s->sent[tile] = 1;
     memset(p, 0, sizeof(uint32_t));
 }
 

@@ -49,6 +49,7 @@ typedef struct plr_stager {
                                    plr_stager_touched (the callers add their appends) */
     int16_t *first, *last;      /* per tile: its oldest chunk and the one being filled, or -1 */
     uint16_t *held;             /* per tile: its full chunks (all but the last) */
+    uint8_t *sent;              /* per tile: 1 once a packet went to it */
     int16_t *next;              /* per chunk: the tile's next chunk */
     int16_t *free_chunks;       /* a stack; chunk 0 on top when all are free */
     uint32_t *open;             /* the tiles with chunks, in the order they got their first */
