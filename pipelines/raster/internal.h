@@ -162,19 +162,26 @@ typedef struct plr_state {
     uint32_t replica, replicas;           /* Bin: its copy, of how many */
 } plr_state;
 
+/* The frame resource "raster-tiling": the tile edge of the first raster stage with a
+ * `tile` parameter made for the frame's graph, and its name; every other such stage must
+ * have the same (raster_stages.c agree_tiling). tile 0: none yet. */
+typedef struct plr_tiling {
+    int tile;
+    char stage[PL_COUNTER_NAME];
+} plr_tiling;
+
 /* The frame resource "cleared-tiles" (tile_background.c): per tile, the run a Bin wrote
  * its background in; `run` is advanced by Tile-Shade's create, once a frame, so no mark
  * is ever reset. Its marks are made by the first stage that reserves them. */
 typedef struct plr_cleared_tiles {
     uint32_t run;
-    int tile;                             /* the tile edge the marks were made for */
     uint32_t *mark;
 } plr_cleared_tiles;
 void *plr_cleared_tiles_create(void *frame, const char *owner);
 void plr_cleared_tiles_destroy(void *data);
-/* Marks for `tiles` tiles of edge `tile`; false when out of memory, or when they were
- * made for another edge (a Bin and a Tile-Shade with different tile sizes). */
-bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, int tile, size_t tiles);
+/* Marks for `tiles` tiles (the same for every stage: raster-tiling); false when out of
+ * memory. */
+bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, size_t tiles);
 /* The background over r (in the image). */
 void plr_fill_background(const plr_state *s, const tile_rect *r);
 /* Bin, after its last packet: the background of its share of the tiles (tile rows

@@ -52,6 +52,27 @@ static bool fetch_buffers(plr_state *s, const cp_stage_init *i, bool frame_depth
     return false;
 }
 
+/* A stage with a `tile` parameter passes tiles (keys of a tile queue set, regions of a
+ * depth layer) to or from others: every such stage of the graph must cut the image
+ * alike, or tiles would be read as other tiles (an empty image, with exit 0, for a
+ * Setup/Bin and a per-tile Rast that disagreed). The first one's tile goes in the
+ * frame's "raster-tiling"; false with a message naming both stages when this one's
+ * differs. */
+static bool agree_tiling(const plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    plr_tiling *t = pl_frame_use(i, "raster-tiling", err);
+    if (!t) return false;
+    if (!t->tile) {
+        t->tile = s->tile;
+        snprintf(t->stage, sizeof t->stage, "%s", i->name);
+        return true;
+    }
+    if (t->tile == s->tile) return true;
+    snprintf(err, CP_ERR_MAX, "its tile is %d pixels, where stage '%s' has %d: the raster stages that "
+             "pass tiles must cut the image alike (give them the same `tile`)", s->tile, t->stage, t->tile);
+    return false;
+}
+
 /* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
  * and the parameters its type has. */
 static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char err[CP_ERR_MAX])
@@ -73,7 +94,8 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->attributes = true;
     s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     s->msaa = (int)param_or(i, "msaa", 1);
-    if (!fetch_buffers(s, i, frame_depth, err) || !plr_msaa_setup(s, i, PLR_NO_SAMPLE_BUFFERS, err)) {
+    if ((declared(i, "tile") && !agree_tiling(s, i, err)) || !fetch_buffers(s, i, frame_depth, err) ||
+        !plr_msaa_setup(s, i, PLR_NO_SAMPLE_BUFFERS, err)) {
         free(s);
         return NULL;
     }
@@ -175,13 +197,8 @@ static bool use_cleared_tiles(plr_state *s, const cp_stage_init *i, char err[CP_
 {
     const size_t tiles = (size_t)s->tiles_x * (size_t)s->tiles_y;
     if (!(s->cleared = pl_frame_use(i, "cleared-tiles", err))) return false;
-    if (plr_cleared_tiles_reserve(s->cleared, s->tile, tiles)) return true;
-    if (s->cleared->tile)
-        snprintf(err, CP_ERR_MAX, "its tile is %d pixels, where another raster.bin or raster.tile-shade of "
-                 "the graph has %d: they must agree on the tiles (give them the same `tile`)", s->tile,
-                 s->cleared->tile);
-    else
-        snprintf(err, CP_ERR_MAX, "out of memory (cleared tiles)");
+    if (plr_cleared_tiles_reserve(s->cleared, tiles)) return true;
+    snprintf(err, CP_ERR_MAX, "out of memory (cleared tiles)");
     return false;
 }
 
@@ -423,9 +440,10 @@ static const cp_resource_use vs_depth_uses[] = {
     {"triangles", CP_READS, NULL},
     {"raster-vertices", CP_READS, "with alpha-tested materials (Z-Raster's alpha test reads the uv)"},
     {"depth-positions", CP_READS, "without: the positions alone, read front to back"}};
+#define TILING_USE {"raster-tiling", CP_READS | CP_WRITES, "the tile edge all the graph's tiled raster stages share"}
 static const cp_resource_use depth_test_uses[] = {
     {"depth", CP_READS, "the coarse and early depth tests"},
-    {"hiz", CP_READS, "the coarse depth test"}};
+    {"hiz", CP_READS, "the coarse depth test"}, TILING_USE};
 static const cp_resource_use ps_uses[] = {
     {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
@@ -439,21 +457,22 @@ static const cp_resource_use ps_uses[] = {
 static const cp_resource_use om_uses[] = {
     {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
-    HDR_USE, SAMPLE_USES};
+    HDR_USE, SAMPLE_USES, TILING_USE};
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_OVERWRITES, "every pixel of its tiles, and in its finish hook those of the "
      "tiles it had no instance for that no Bin wrote"},
     {"cleared-tiles", CP_READS, "the tiles whose background a Bin wrote"}, HDR_USE, {"textures", CP_READS, "the shading samples them"},
     {"sample-color", CP_READS | CP_WRITES | CP_WITH_HDR, "with msaa > 1 and linear samples "
      "(hdr-color); else its tile's depths and colours per sample are its own"},
-    SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"}};
+    SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"},
+    TILING_USE};
 static const cp_resource_use bin_uses[] = {
     {"color", CP_OVERWRITES, "with a Tile-Shade in the graph: the background of its share of "
      "the tiles it sends no triangle to (the tile rows whose number modulo the copies is its copy)"},
-    {"cleared-tiles", CP_WRITES, "with a Tile-Shade in the graph: marks those tiles"}};
+    {"cleared-tiles", CP_WRITES, "with a Tile-Shade in the graph: marks those tiles"}, TILING_USE};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
-    {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}};
+    {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}, TILING_USE};
 static const cp_resource_use ztile_uses[] = {
     {"depth-layer", CP_READS, "every Z-Raster copy's"},
     {"sample-depth-layer", CP_READS, "with msaa > 1"},
@@ -461,50 +480,52 @@ static const cp_resource_use ztile_uses[] = {
     {"sample-visibility", CP_READS | CP_WRITES, "with msaa > 1"},
     {"sums", CP_OVERWRITES, "clears each tile's before handing it on (with `background`, adds the "
      "background of the blocks where nothing is visible)"},
-    {"sample-sums", CP_OVERWRITES, "with msaa > 1"}};
+    {"sample-sums", CP_OVERWRITES, "with msaa > 1"}, TILING_USE};
+
+#define NUSES(uses) (int)(sizeof uses / sizeof *uses)
 
 static const cp_stage_type stages[] = {
     {"raster.ia", "input assembly: batches of triangles (replicas take the next one as they go)",
      GR_THREAD, false, ia_ports, 1, batch_param, 1, plr_ia_main, ia_create, NULL, free,
-     front_end_uses, 1},
+     front_end_uses, NUSES(front_end_uses)},
     {"raster.vs", "vertex shader, clip test and triangle setup of a batch", GR_SHADER, false,
-     vs_ports, 2, msaa_params, 1, plr_vs_main, vs_create, NULL, free, vs_uses, 2},
+     vs_ports, 2, msaa_params, 1, plr_vs_main, vs_create, NULL, free, vs_uses, NUSES(vs_uses)},
     {"raster.vs-depth", "the vertex shader of a depth-only pass: clip test and triangle setup, "
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
-     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_depth_uses, 3},
+     vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_depth_uses, NUSES(vs_depth_uses)},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
      reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
      GR_FIXED, false, rast_ports, 2, rast_params, 3, plr_rast_main, depth_test_create, NULL, free,
-     depth_test_uses, 2},
+     depth_test_uses, NUSES(depth_test_uses)},
     {"raster.setup-bin", "parallel variant: sends each triangle to the tiles it touches",
      GR_FIXED, false, setup_bin_ports, 2, rast_params, 3, plr_setup_bin_main, depth_test_create,
-     NULL, free, depth_test_uses, 2},
+     NULL, free, depth_test_uses, NUSES(depth_test_uses)},
     {"raster.tile-rast", "parallel variant: rasterizes one tile's triangles", GR_THREAD, true,
      tile_rast_ports, 2, rast_params, 3, plr_tile_rast_main, depth_test_create, NULL, free,
-     depth_test_uses, 2},
+     depth_test_uses, NUSES(depth_test_uses)},
     {"raster.ps", "pixel shader: depth, early-Z, Blinn-Phong (or the AOV)", GR_SHADER, false,
-     ps_ports, 2, ps_params, 2, plr_ps_main, ps_create, NULL, free, ps_uses, 4},
+     ps_ports, 2, ps_params, 2, plr_ps_main, ps_create, NULL, free, ps_uses, NUSES(ps_uses)},
     {"raster.om", "output merger of one tile: depth test and write (in primitive order, or in "
      "any order with ties to the smaller primitive id); blended fragments last, in primitive "
      "order, over the final depth",
-     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, 9},
+     GR_THREAD, true, om_ports, 1, om_params, 4, plr_om_main, om_create, NULL, free, om_uses, NUSES(om_uses)},
     {"raster.bin", "sort-middle: sends each set-up triangle to the tiles it touches, in any "
      "order (one per IA/VS group)", GR_FIXED, false, bin_ports, 2, tile_msaa_params, 2, plr_bin_main,
-     bin_create, NULL, free, bin_uses, 2},
+     bin_create, NULL, free, bin_uses, NUSES(bin_uses)},
     {"raster.tile-shade", "sort-middle, one tile: visibility of its triangles (nearest, equal "
      "depths to the smaller primitive id), then each visible pixel shaded once, then its "
      "blended triangles in primitive order",
      GR_THREAD, true, tile_shade_ports, 1, tile_msaa_params, 2, plr_tile_shade_main,
-     tile_shade_create, plr_tile_shade_finish, tile_shade_destroy, tile_shade_uses, 8},
+     tile_shade_create, plr_tile_shade_finish, tile_shade_destroy, tile_shade_uses, NUSES(tile_shade_uses)},
     {"raster.zraster", "depth-only pass, one per IA/VS group: rasterizes its triangles, in any "
      "order, into its own depth layer of the whole image", GR_FIXED, false, zraster_ports, 2,
-     tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, 2},
+     tile_msaa_params, 2, plr_zraster_main, zraster_create, NULL, zraster_destroy, zraster_uses, NUSES(zraster_uses)},
     {"raster.ztile", "end of the depth-only pass, a copy per subqueue taking its share of "
      "the tiles: once every rasterizer is done, per tile the visible primitive per pixel "
      "(the nearest over their layers) into the visibility buffer, then the tile's samples on",
      GR_THREAD, true, ztile_ports, 2, ztile_params, 6, plr_ztile_main, ztile_create, NULL, free,
-     ztile_uses, 6},
+     ztile_uses, NUSES(ztile_uses)},
 };
 
 int pl_register_raster_stages(cp_registry *r, char err[CP_ERR_MAX])

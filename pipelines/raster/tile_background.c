@@ -37,11 +37,9 @@ void plr_cleared_tiles_destroy(void *data)
     free(c);
 }
 
-bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, int tile, size_t tiles)
+bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, size_t tiles)
 {
-    if (c->mark) return c->tile == tile;
-    c->mark = calloc(tiles, sizeof *c->mark);
-    c->tile = c->mark ? tile : 0;
+    if (!c->mark) c->mark = calloc(tiles, sizeof *c->mark);
     return c->mark != NULL;
 }
 

@@ -393,6 +393,27 @@ static void test_bad_graph_tile_named(void)
         }
 }
 
+/* The raster stages that pass tiles (Bin and Tile-Shade, Rast and the OM, Setup/Bin and
+ * the per-tile Rast, Z-Raster and Z-Tile) must cut the image alike: one given another
+ * `tile` stops the graph naming both stages and both sizes (Setup/Bin and the per-tile
+ * Rast once drew an empty image with exit 0; the others failed an assertion). */
+static void test_tile_sizes_must_agree(void)
+{
+    static const char *const cases[][3] = {
+        {"raster", "tile-shade", "bin-0"},       {"raster", "bin", "bin-0"},
+        {"raster-ordered", "om", "rast"},         {"raster-parallel", "rast", "setup-bin"},
+        {"raster-parallel", "setup-bin", "setup-bin"}, {"hybrid", "ztile", "zraster-0"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "-q --size 96x64 -p %s --set %s.tile=32 teapot -o /dev/null", cases[k][0],
+                 cases[k][1]);
+        CHECK_MSG(run(args) == 1 && strstr(out, "stage '") && strstr(out, cases[k][2]) && strstr(out, "32") && strstr(out, "pixels") &&
+                      strstr(out, "64") && strstr(out, "same `tile`"),
+                  "%s: %s", args, out);
+    }
+}
+
 /* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:
  * wiring a plain VS into Z-Raster, or the depth VS into the shading graph's Bin, is an
  * error naming the formats, never an image shaded from missing attributes. */
@@ -435,6 +456,7 @@ int main(int argc, char **argv)
     RUN(test_list_stages);
     RUN(test_graph_errors);
     RUN(test_bad_graph_tile_named);
+    RUN(test_tile_sizes_must_agree);
     RUN(test_depth_primitives_not_shaded);
     scratch_dir_remove(dir);
     return check_finish();

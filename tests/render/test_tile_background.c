@@ -8,11 +8,9 @@
  * (whose Output Merger draws over a cleared buffer), at 1 to 3 workers, at 1 and 4
  * samples, under both schedulers, and with the Bins replaced by the parallel graph's
  * Setup/Bin, which writes no background (the finish hook's case: the frame counter
- * tiles_filled_after_run says how many tiles it wrote, none in the built-in graph). A
- * Bin and a Tile-Shade with different tile sizes stop with a message. */
+ * tiles_filled_after_run says how many tiles it wrote, none in the built-in graph). */
 #include "pipelines/kept_graph.h"
 #include "tests/check.h"
-#include "tests/cli.h"
 #include "tests/loaded_scene.h"
 #include "tests/scratch_dir.h"
 #include "tools/common/render_graph.h"
@@ -136,21 +134,11 @@ static void test_finish_hook_writes_tiles_no_bin_cleared(void)
         for (unsigned w = 1; w <= 2; w++) frames_equal_ordered(NULL, path, msaa, "gramps", w);
 }
 
-static void test_tile_sizes_must_agree(void)
+int main(void)
 {
-    CHECK(run("-q --size 96x64 --set tile-shade.tile=32 teapot -o /dev/null") == 1);
-    CHECK_MSG(strstr(out, "stage 'tile-shade'") && strstr(out, "tile is 32 pixels") &&
-              strstr(out, "has 64") && strstr(out, "same `tile`"), "%s", out);
-}
-
-int main(int argc, char **argv)
-{
-    (void)argc;
-    find_tool(argv[0], "gramps-render");
     if (!mkdtemp(dir)) return 1;
     RUN(test_sort_middle_writes_every_pixel);
     RUN(test_finish_hook_writes_tiles_no_bin_cleared);
-    RUN(test_tile_sizes_must_agree);
     scratch_dir_remove(dir);
     return check_finish();
 }
