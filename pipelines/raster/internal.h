@@ -162,13 +162,14 @@ typedef struct plr_state {
     uint32_t replica, replicas;           /* Bin: its copy, of how many */
 } plr_state;
 
-/* The frame resource "raster-tiling": the tile edge of the first raster stage with a
- * `tile` parameter made for the frame's graph, and its name; every other such stage must
- * have the same (raster_stages.c agree_tiling). tile 0: none yet. */
-typedef struct plr_tiling {
-    int tile;
-    char stage[PL_COUNTER_NAME];
-} plr_tiling;
+/* The frame resource "raster-layout": the tile edge and the samples per pixel of the
+ * first raster stage made for the frame's graph with a `tile` (an `msaa`) parameter, and
+ * its name; every other such stage must have the same (raster_stages.c agree_layout).
+ * 0: none yet. */
+typedef struct plr_layout {
+    int tile, msaa;
+    char tile_stage[PL_COUNTER_NAME], msaa_stage[PL_COUNTER_NAME];
+} plr_layout;
 
 /* The frame resource "cleared-tiles" (tile_background.c): per tile, the run a Bin wrote
  * its background in; `run` is advanced by Tile-Shade's create, once a frame, so no mark

@@ -37,10 +37,10 @@ static void hiz_destroy(void *data)
     free(data);
 }
 
-static void *tiling_create(void *frame, const char *owner)
+static void *layout_create(void *frame, const char *owner)
 {
     (void)frame, (void)owner;
-    return calloc(1, sizeof(plr_tiling));
+    return calloc(1, sizeof(plr_layout));
 }
 
 /* A depth layer of `per_pixel` elements per pixel. */
@@ -110,9 +110,9 @@ static const cp_resource_type types[] = {
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
      * reserves a slot per 4 pixels of a tile) */
-    {"raster-tiling", "the tile edge every raster stage with a `tile` parameter shares "
-     "(plr_tiling: the first one's, and its name)", "int + name", 0, CP_PER_SCENE, false,
-     CP_CLEAR_NONE, NULL, tiling_create, free, NULL},
+    {"raster-layout", "the tile edge and samples per pixel every raster stage of the graph "
+     "shares (plr_layout: the first ones, and whose)", "2 ints + names", 0, CP_PER_SCENE, false,
+     CP_CLEAR_NONE, NULL, layout_create, free, NULL},
     {"cleared-tiles", "the sort-middle tiles a Bin wrote the background of (plr_cleared_tiles: "
      "per tile, the run it did so in)", "u32", 4,
      CP_PER_TILE, false, CP_CLEAR_NONE, NULL, plr_cleared_tiles_create, plr_cleared_tiles_destroy,

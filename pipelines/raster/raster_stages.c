@@ -52,25 +52,36 @@ static bool fetch_buffers(plr_state *s, const cp_stage_init *i, bool frame_depth
     return false;
 }
 
-/* A stage with a `tile` parameter passes tiles (keys of a tile queue set, regions of a
- * depth layer) to or from others: every such stage of the graph must cut the image
- * alike, or tiles would be read as other tiles (an empty image, with exit 0, for a
- * Setup/Bin and a per-tile Rast that disagreed). The first one's tile goes in the
- * frame's "raster-tiling"; false with a message naming both stages when this one's
- * differs. */
-static bool agree_tiling(const plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+/* Whether one raster stage's `name` (its value `value`) agrees with the first such
+ * stage's, made for the frame's graph (*first 0: none yet, this one's is recorded); false
+ * with a message naming both stages. */
+static bool agree(const cp_stage_init *i, const char *name, int value, int *first, char first_stage[PL_COUNTER_NAME],
+                  char err[CP_ERR_MAX])
 {
-    plr_tiling *t = pl_frame_use(i, "raster-tiling", err);
-    if (!t) return false;
-    if (!t->tile) {
-        t->tile = s->tile;
-        snprintf(t->stage, sizeof t->stage, "%s", i->name);
+    if (!*first) {
+        *first = value;
+        snprintf(first_stage, PL_COUNTER_NAME, "%s", i->name);
         return true;
     }
-    if (t->tile == s->tile) return true;
-    snprintf(err, CP_ERR_MAX, "its tile is %d pixels, where stage '%s' has %d: the raster stages that "
-             "pass tiles must cut the image alike (give them the same `tile`)", s->tile, t->stage, t->tile);
+    if (*first == value) return true;
+    snprintf(err, CP_ERR_MAX, "its `%s` is %d, where stage '%s' has %d: the raster stages of a graph must "
+             "agree on it (give them the same `%s`)", name, value, first_stage, *first, name);
     return false;
+}
+
+/* The raster stages of a graph pass tiles (keys of a tile queue set, regions of a depth
+ * layer) and triangles set up for a sample pattern to one another, so they must all cut
+ * the image alike and sample it alike: a Setup/Bin and a per-tile Rast with other tiles
+ * drew an empty image with exit 0, a Tile-Shade at 4 samples fed by a VS at 1 lost the
+ * triangles that cover samples but no pixel centre. The first stage's values go in the
+ * frame's "raster-layout"; false with a message when this one's differ. */
+static bool agree_layout(const plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    const bool tiled = declared(i, "tile") != NULL, sampled = declared(i, "msaa") != NULL;
+    if (!tiled && !sampled) return true;
+    plr_layout *l = pl_frame_use(i, "raster-layout", err);
+    return l && (!tiled || agree(i, "tile", s->tile, &l->tile, l->tile_stage, err)) &&
+           (!sampled || agree(i, "msaa", s->msaa, &l->msaa, l->msaa_stage, err));
 }
 
 /* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
@@ -94,7 +105,7 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     s->attributes = true;
     s->rc = plr_rast_cfg(s->width, s->height, s->tile, s->tiles_x, f->region);
     s->msaa = (int)param_or(i, "msaa", 1);
-    if ((declared(i, "tile") && !agree_tiling(s, i, err)) || !fetch_buffers(s, i, frame_depth, err) ||
+    if (!agree_layout(s, i, err) || !fetch_buffers(s, i, frame_depth, err) ||
         !plr_msaa_setup(s, i, PLR_NO_SAMPLE_BUFFERS, err)) {
         free(s);
         return NULL;
@@ -433,21 +444,23 @@ static const cp_param ztile_params[] = {
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
  * `any_order`). "triangles": the front end reads every triangle each run. */
 static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}};
+#define LAYOUT_USE {"raster-layout", CP_READS | CP_WRITES, "the tile edge and samples per pixel all " \
+                    "the graph's raster stages share"}
 static const cp_resource_use vs_uses[] = {
     {"triangles", CP_READS, NULL},
-    {"raster-vertices", CP_READS, "the vertex fetch (one cache line a vertex, not one an attribute)"}};
+    {"raster-vertices", CP_READS, "the vertex fetch (one cache line a vertex, not one an attribute)"},
+    LAYOUT_USE};
 static const cp_resource_use vs_depth_uses[] = {
     {"triangles", CP_READS, NULL},
     {"raster-vertices", CP_READS, "with alpha-tested materials (Z-Raster's alpha test reads the uv)"},
-    {"depth-positions", CP_READS, "without: the positions alone, read front to back"}};
-#define TILING_USE {"raster-tiling", CP_READS | CP_WRITES, "the tile edge all the graph's tiled raster stages share"}
+    {"depth-positions", CP_READS, "without: the positions alone, read front to back"}, LAYOUT_USE};
 static const cp_resource_use depth_test_uses[] = {
     {"depth", CP_READS, "the coarse and early depth tests"},
-    {"hiz", CP_READS, "the coarse depth test"}, TILING_USE};
+    {"hiz", CP_READS, "the coarse depth test"}, LAYOUT_USE};
 static const cp_resource_use ps_uses[] = {
     {"depth", CP_READS | CP_WRITES, "early-Z"}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"},
-    {"textures", CP_READS, "the shading samples them"}};
+    {"textures", CP_READS, "the shading samples them"}, LAYOUT_USE};
 #define HDR_USE {"hdr-color", CP_WRITES, "when an image-space stage or a float output reads it"}, \
                 {"surface", CP_WRITES, "the visible fragment's depth and normal, when a float " \
                  "output reads them"}
@@ -457,7 +470,7 @@ static const cp_resource_use ps_uses[] = {
 static const cp_resource_use om_uses[] = {
     {"depth", CP_READS | CP_WRITES, NULL}, {"hiz", CP_READS | CP_WRITES, NULL},
     {"visibility", CP_READS | CP_WRITES, "with any_order"}, {"color", CP_WRITES, NULL},
-    HDR_USE, SAMPLE_USES, TILING_USE};
+    HDR_USE, SAMPLE_USES, LAYOUT_USE};
 static const cp_resource_use tile_shade_uses[] = {
     {"color", CP_OVERWRITES, "every pixel of its tiles, and in its finish hook those of the "
      "tiles it had no instance for that no Bin wrote"},
@@ -465,14 +478,14 @@ static const cp_resource_use tile_shade_uses[] = {
     {"sample-color", CP_READS | CP_WRITES | CP_WITH_HDR, "with msaa > 1 and linear samples "
      "(hdr-color); else its tile's depths and colours per sample are its own"},
     SAMPLE_HDR_USE, {"tile-buffers", CP_READS | CP_WRITES, "the tiles' depth, visibility and owners"},
-    TILING_USE};
+    LAYOUT_USE};
 static const cp_resource_use bin_uses[] = {
     {"color", CP_OVERWRITES, "with a Tile-Shade in the graph: the background of its share of "
      "the tiles it sends no triangle to (the tile rows whose number modulo the copies is its copy)"},
-    {"cleared-tiles", CP_WRITES, "with a Tile-Shade in the graph: marks those tiles"}, TILING_USE};
+    {"cleared-tiles", CP_WRITES, "with a Tile-Shade in the graph: marks those tiles"}, LAYOUT_USE};
 static const cp_resource_use zraster_uses[] = {
     {"depth-layer", CP_READS | CP_WRITES, NULL},
-    {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}, TILING_USE};
+    {"sample-depth-layer", CP_READS | CP_WRITES, "with msaa > 1"}, LAYOUT_USE};
 static const cp_resource_use ztile_uses[] = {
     {"depth-layer", CP_READS, "every Z-Raster copy's"},
     {"sample-depth-layer", CP_READS, "with msaa > 1"},
@@ -480,7 +493,7 @@ static const cp_resource_use ztile_uses[] = {
     {"sample-visibility", CP_READS | CP_WRITES, "with msaa > 1"},
     {"sums", CP_OVERWRITES, "clears each tile's before handing it on (with `background`, adds the "
      "background of the blocks where nothing is visible)"},
-    {"sample-sums", CP_OVERWRITES, "with msaa > 1"}, TILING_USE};
+    {"sample-sums", CP_OVERWRITES, "with msaa > 1"}, LAYOUT_USE};
 
 #define NUSES(uses) (int)(sizeof uses / sizeof *uses)
 

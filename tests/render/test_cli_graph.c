@@ -393,23 +393,30 @@ static void test_bad_graph_tile_named(void)
         }
 }
 
-/* The raster stages that pass tiles (Bin and Tile-Shade, Rast and the OM, Setup/Bin and
- * the per-tile Rast, Z-Raster and Z-Tile) must cut the image alike: one given another
- * `tile` stops the graph naming both stages and both sizes (Setup/Bin and the per-tile
- * Rast once drew an empty image with exit 0; the others failed an assertion). */
-static void test_tile_sizes_must_agree(void)
+/* The raster stages of a graph pass tiles (Bin and Tile-Shade, Rast and the OM,
+ * Setup/Bin and the per-tile Rast, Z-Raster and Z-Tile) and triangles set up for a sample
+ * pattern to one another: one given another `tile` or `msaa` stops the graph naming both
+ * stages and both values (Setup/Bin and the per-tile Rast once drew an empty image with
+ * exit 0, a 4x Tile-Shade behind a 1x VS lost its smallest triangles, others failed an
+ * assertion). */
+static void test_layouts_must_agree(void)
 {
-    static const char *const cases[][3] = {
-        {"raster", "tile-shade", "bin-0"},       {"raster", "bin", "bin-0"},
-        {"raster-ordered", "om", "rast"},         {"raster-parallel", "rast", "setup-bin"},
-        {"raster-parallel", "setup-bin", "setup-bin"}, {"hybrid", "ztile", "zraster-0"},
+    static const char *const cases[][4] = {
+        {"raster", "tile-shade.tile=32", "bin-0", "`tile` is 32"},
+        {"raster", "bin.tile=32", "bin-0", "has 32"},
+        {"raster-ordered", "om.tile=32", "rast", "`tile` is 32"},
+        {"raster-parallel", "rast.tile=32", "setup-bin", "`tile` is 32"},
+        {"raster-parallel", "setup-bin.tile=32", "setup-bin", "has 32"},
+        {"hybrid", "ztile.tile=32", "zraster-0", "`tile` is 32"},
+        {"raster", "tile-shade.msaa=4", "vs-0", "`msaa` is 4"},
+        {"raster-ordered", "ps.msaa=4", "rast", "`msaa` is 4"},
+        {"hybrid", "ztile.msaa=4", "zraster-0", "`msaa` is 4"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char args[256];
-        snprintf(args, sizeof args, "-q --size 96x64 -p %s --set %s.tile=32 teapot -o /dev/null", cases[k][0],
-                 cases[k][1]);
-        CHECK_MSG(run(args) == 1 && strstr(out, "stage '") && strstr(out, cases[k][2]) && strstr(out, "32") && strstr(out, "pixels") &&
-                      strstr(out, "64") && strstr(out, "same `tile`"),
+        snprintf(args, sizeof args, "-q --size 96x64 -p %s --set %s teapot -o /dev/null", cases[k][0], cases[k][1]);
+        CHECK_MSG(run(args) == 1 && strstr(out, "stage '") && strstr(out, cases[k][2]) && strstr(out, cases[k][3]) &&
+                      strstr(out, "same `"),
                   "%s: %s", args, out);
     }
 }
@@ -456,7 +463,7 @@ int main(int argc, char **argv)
     RUN(test_list_stages);
     RUN(test_graph_errors);
     RUN(test_bad_graph_tile_named);
-    RUN(test_tile_sizes_must_agree);
+    RUN(test_layouts_must_agree);
     RUN(test_depth_primitives_not_shaded);
     scratch_dir_remove(dir);
     return check_finish();
