@@ -162,13 +162,13 @@ typedef struct plr_state {
     uint32_t replica, replicas;           /* Bin: its copy, of how many */
 } plr_state;
 
-/* The frame resource "raster-layout": the tile edge and the samples per pixel of the
- * first raster stage made for the frame's graph with a `tile` (an `msaa`) parameter, and
- * its name; every other such stage must have the same (raster_stages.c agree_layout).
- * 0: none yet. */
+/* The frame resource "raster-layout": the tile edge, samples per pixel and triangles per
+ * batch of the first raster stage made for the frame's graph with a `tile` (`msaa`,
+ * `batch`) parameter, and its name; every other such stage must have the same
+ * (raster_stages.c agree_layout). 0: none yet. */
 typedef struct plr_layout {
-    int tile, msaa;
-    char tile_stage[PL_COUNTER_NAME], msaa_stage[PL_COUNTER_NAME];
+    int tile, msaa, batch;
+    char tile_stage[PL_COUNTER_NAME], msaa_stage[PL_COUNTER_NAME], batch_stage[PL_COUNTER_NAME];
 } plr_layout;
 
 /* The frame resource "cleared-tiles" (tile_background.c): per tile, the run a Bin wrote

@@ -110,8 +110,8 @@ static const cp_resource_type types[] = {
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
      * reserves a slot per 4 pixels of a tile) */
-    {"raster-layout", "the tile edge and samples per pixel every raster stage of the graph "
-     "shares (plr_layout: the first ones, and whose)", "2 ints + names", 0, CP_PER_SCENE, false,
+    {"raster-layout", "the tile edge, samples per pixel and batch every raster stage of the "
+     "graph shares (plr_layout: the first ones, and whose)", "3 ints + names", 0, CP_PER_SCENE, false,
      CP_CLEAR_NONE, NULL, layout_create, free, NULL},
     {"cleared-tiles", "the sort-middle tiles a Bin wrote the background of (plr_cleared_tiles: "
      "per tile, the run it did so in)", "u32", 4,

@@ -70,18 +70,21 @@ static bool agree(const cp_stage_init *i, const char *name, int value, int *firs
 }
 
 /* The raster stages of a graph pass tiles (keys of a tile queue set, regions of a depth
- * layer) and triangles set up for a sample pattern to one another, so they must all cut
- * the image alike and sample it alike: a Setup/Bin and a per-tile Rast with other tiles
- * drew an empty image with exit 0, a Tile-Shade at 4 samples fed by a VS at 1 lost the
- * triangles that cover samples but no pixel centre. The first stage's values go in the
- * frame's "raster-layout"; false with a message when this one's differ. */
+ * layer), triangles set up for a sample pattern and numbered batches to one another, so
+ * they must all cut the image, sample it and batch its triangles alike: a Setup/Bin and a
+ * per-tile Rast with other tiles drew an empty image with exit 0, a Tile-Shade at 4
+ * samples fed by a VS at 1 lost the triangles that cover samples but no pixel centre, an
+ * IA and a Reorder with other batches failed an assertion about batch numbers. The first
+ * stage's values go in the frame's "raster-layout"; false with a message when this one's
+ * differ. */
 static bool agree_layout(const plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    const bool tiled = declared(i, "tile") != NULL, sampled = declared(i, "msaa") != NULL;
-    if (!tiled && !sampled) return true;
+    const bool tiled = declared(i, "tile"), sampled = declared(i, "msaa"), batched = declared(i, "batch");
+    if (!tiled && !sampled && !batched) return true;
     plr_layout *l = pl_frame_use(i, "raster-layout", err);
     return l && (!tiled || agree(i, "tile", s->tile, &l->tile, l->tile_stage, err)) &&
-           (!sampled || agree(i, "msaa", s->msaa, &l->msaa, l->msaa_stage, err));
+           (!sampled || agree(i, "msaa", s->msaa, &l->msaa, l->msaa_stage, err)) &&
+           (!batched || agree(i, "batch", s->batch, &l->batch, l->batch_stage, err));
 }
 
 /* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
@@ -443,9 +446,10 @@ static const cp_param ztile_params[] = {
 /* What each stage type may ask the frame for (parameters decide: the sort-middle
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
  * `any_order`). "triangles": the front end reads every triangle each run. */
-static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}};
-#define LAYOUT_USE {"raster-layout", CP_READS | CP_WRITES, "the tile edge and samples per pixel all " \
+#define LAYOUT_USE {"raster-layout", CP_READS | CP_WRITES, "the tile edge, samples per pixel and batch all " \
                     "the graph's raster stages share"}
+static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}, LAYOUT_USE};
+static const cp_resource_use reorder_uses[] = {LAYOUT_USE};
 static const cp_resource_use vs_uses[] = {
     {"triangles", CP_READS, NULL},
     {"raster-vertices", CP_READS, "the vertex fetch (one cache line a vertex, not one an attribute)"},
@@ -507,7 +511,8 @@ static const cp_stage_type stages[] = {
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
      vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_depth_uses, NUSES(vs_depth_uses)},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
-     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, NULL, 0},
+     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, reorder_uses,
+     NUSES(reorder_uses)},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
      GR_FIXED, false, rast_ports, 2, rast_params, 3, plr_rast_main, depth_test_create, NULL, free,
      depth_test_uses, NUSES(depth_test_uses)},

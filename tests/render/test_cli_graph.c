@@ -394,11 +394,11 @@ static void test_bad_graph_tile_named(void)
 }
 
 /* The raster stages of a graph pass tiles (Bin and Tile-Shade, Rast and the OM,
- * Setup/Bin and the per-tile Rast, Z-Raster and Z-Tile) and triangles set up for a sample
- * pattern to one another: one given another `tile` or `msaa` stops the graph naming both
- * stages and both values (Setup/Bin and the per-tile Rast once drew an empty image with
- * exit 0, a 4x Tile-Shade behind a 1x VS lost its smallest triangles, others failed an
- * assertion). */
+ * Setup/Bin and the per-tile Rast, Z-Raster and Z-Tile), triangles set up for a sample
+ * pattern and numbered batches to one another: one given another `tile`, `msaa` or
+ * `batch` stops the graph naming both stages and both values (Setup/Bin and the per-tile
+ * Rast once drew an empty image with exit 0, a 4x Tile-Shade behind a 1x VS lost its
+ * smallest triangles, others failed an assertion). */
 static void test_layouts_must_agree(void)
 {
     static const char *const cases[][4] = {
@@ -411,6 +411,7 @@ static void test_layouts_must_agree(void)
         {"raster", "tile-shade.msaa=4", "vs-0", "`msaa` is 4"},
         {"raster-ordered", "ps.msaa=4", "rast", "`msaa` is 4"},
         {"hybrid", "ztile.msaa=4", "zraster-0", "`msaa` is 4"},
+        {"raster-ordered", "ia.batch=32", "reorder", "`batch` is 32"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char args[256];
