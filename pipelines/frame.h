@@ -207,6 +207,14 @@ static inline const char *pl_visibility_name(int msaa)
  * output; other outputs take one sample at the pixel centre. */
 GR_API int pl_samples_per_pixel(const cp_stage_init *i);
 
+/* A setting every stage of the graph that states it must share (agreed_settings.c): the
+ * first stage of the run to state `setting` fixes its value in the frame resource
+ * "agreed-settings" (which the stage's type declares); false with a message naming both
+ * stages when this one's value differs. pl_agree_spp states stage i's `spp`. */
+extern GR_API const cp_resource_type pl_agreed_settings_resource;
+GR_API bool pl_stage_agree(const cp_stage_init *i, const char *setting, int value, char err[CP_ERR_MAX]);
+GR_API bool pl_agree_spp(const cp_stage_init *i, char err[CP_ERR_MAX]);
+
 /* The image: RGBA8 per pixel (R in the low byte). */
 GR_API uint32_t *pl_frame_color(pl_frame *f);
 /* Draws into the caller's width x height pixels instead of a buffer of its own (call

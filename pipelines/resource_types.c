@@ -103,7 +103,8 @@ int pl_register_frame_resources(cp_registry *r, char err[CP_ERR_MAX])
     const cp_resource_type *const types[] = {&pl_color_resource, &pl_hdr_resource,
                                              &pl_sample_hdr_resource, &pl_surface_resource, &bvh,
                                              &triangles, &pl_raster_vertices_resource,
-                                             &pl_depth_positions_resource, &textures};
+                                             &pl_depth_positions_resource, &textures,
+                                             &pl_agreed_settings_resource};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (cp_register_resource(r, types[i], err)) return -1;
     return 0;

@@ -67,12 +67,13 @@ static const cp_param visible_params[] = {
 static const cp_resource_use visible_uses[] = {
     {"visibility", CP_READS, "raster.ztile's visible primitives"},
     {"bvh", CP_READS, "traces where the raster pass missed"},
-    {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
+    {"sums", CP_WRITES, "with `background`: adds its misses' background"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its spp, which every stage of the graph with one shares"}};
 
 const cp_stage_type plh_visible_type = {
     "hybrid.visible", "primary hits from the visibility buffer of a depth-only raster pass "
     "(traced where it misses)", GR_SHADER, false, visible_ports, 2, visible_params, 2,
-    visible_main, visible_create, visible_finish, visible_destroy, visible_uses, 3};
+    visible_main, visible_create, visible_finish, visible_destroy, visible_uses, 4};
 
 static const cp_format formats[] = {
     {"hybrid.rays", "the Extended Direct3D graph's mirror, through and behind rays with pixel, "

@@ -112,6 +112,15 @@ typedef struct plh_shader {
     plh_tally rays[PLH_KINDS], contributions;   /* per kind pushed; contributions sent */
 } plh_shader;
 
+/* Its `msaa` and `tile`, which every stage of the graph that states them shares (the
+ * depth pass's samples and the Output Merger's tiles: pl_stage_agree); for the stages
+ * with both (hybrid.ps, ps2, shadow, om). false with a message in err. */
+static inline bool plh_agree_layout(const cp_stage_init *i, char err[CP_ERR_MAX])
+{
+    return pl_stage_agree(i, "msaa", (int)cp_int(i, "msaa"), err) &&
+           pl_stage_agree(i, "tile", (int)cp_int(i, "tile"), err);
+}
+
 /* The pixel shaders' (hybrid.ps's and hybrid.ps2's) parameters. */
 #define PLH_SHADER_PARAMS \
     {"bounces", CP_INT, "1", 0, PL_MAX_BOUNCES, "reflection depth"}, \

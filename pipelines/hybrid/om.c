@@ -85,6 +85,7 @@ static bool add_layered(om_layers *t, const plh_contrib *k)
 
 static void *om_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!plh_agree_layout(i, err)) return NULL;
     om_state *b = malloc(sizeof *b);
     if (!b) {
         snprintf(err, CP_ERR_MAX, "out of memory");
@@ -366,9 +367,11 @@ static const cp_resource_use om_uses[] = {
     {"color", CP_OVERWRITES, "every pixel of the region, from the sums, blended layers blended"},
     {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
     {"hdr-color", CP_OVERWRITES, "the sums as floats (a blended pixel: its bytes decoded), when an "
-     "image-space stage or a float output reads them"}};
+     "image-space stage or a float output reads them"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
+     "graph with them shares"}};
 
 const cp_stage_type plh_om_type = {
     "hybrid.om", "Extended Direct3D Output Merger: sums contributions per fragment (fixed point), an "
     "instance per subqueue, blends blended surfaces' layers in draw order, makes the image", GR_THREAD,
-    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 2, om_main, om_create, NULL, om_destroy, om_uses, 5};
+    CP_PER_EVERY_SUBQUEUE, om_ports, 1, om_params, 2, om_main, om_create, NULL, om_destroy, om_uses, 6};

@@ -17,6 +17,7 @@ bool plh_primary_init(plh_primary *p, const cp_stage_init *i, const char *port, 
     int spp = pl_samples_per_pixel(i);
     *p = (plh_primary){f, NULL, f->data->geo, NULL, spp, 1.0f / (float)spp, plrt_camera_spread(f),
                        cp_port_elements(i, port), {NULL, NULL}, {NULL, NULL}};
+    if (!pl_agree_spp(i, err)) return false;    /* p made first: the caller frees it */
     const bool counted = plh_tally_init(&p->from_raster, f, "primary_hits_from_raster");
     if (!plh_tally_init(&p->traced, f, "rays.primary") || !counted) {
         snprintf(err, CP_ERR_MAX, "out of memory (counters)");

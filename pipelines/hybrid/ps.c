@@ -54,7 +54,7 @@ static bool msaa_allowed(const cp_stage_init *i, char err[CP_ERR_MAX])
 
 static void *ps_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    if (!msaa_allowed(i, err)) return NULL;
+    if (!plh_agree_layout(i, err) || !msaa_allowed(i, err)) return NULL;
     ps_state *s = malloc(sizeof *s);
     if (!s) {
         snprintf(err, CP_ERR_MAX, "out of memory");
@@ -200,9 +200,11 @@ static const cp_resource_use ps_uses[] = {
     {"sample-sums", CP_WRITES, "with `sums` and msaa > 1"},
     {"textures", CP_READS, "filtered at each pixel quad's footprint"},
     {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output "
-     "reads it"}};
+     "reads it"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its spp, msaa and tile, which every stage of the "
+     "graph with them shares"}};
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "
     "from quad derivatives), pushes mirror and through rays to Trace, shadow rays to hybrid.shadow and the "
-    "rest to the Output Merger", GR_SHADER, false, ps_ports, 4, ps_params, 7, ps_main, ps_create, ps_finish, ps_destroy, ps_uses, 7};
+    "rest to the Output Merger", GR_SHADER, false, ps_ports, 4, ps_params, 7, ps_main, ps_create, ps_finish, ps_destroy, ps_uses, 8};

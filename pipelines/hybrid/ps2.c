@@ -22,6 +22,7 @@ typedef struct ps2_state {
 
 static void *ps2_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!plh_agree_layout(i, err)) return NULL;
     ps2_state *s = malloc(sizeof *s);
     if (!s) {
         snprintf(err, CP_ERR_MAX, "out of memory");
@@ -117,9 +118,11 @@ static const cp_port ps2_ports[] = {
 static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
     {"textures", CP_READS, "the hits' textures at the ray cones' footprint"},
-    {"bvh", CP_READS, "with msaa > 1: what one sample sees behind a blended surface"}};
+    {"bvh", CP_READS, "with msaa > 1: what one sample sees behind a blended surface"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
+     "graph with them shares"}};
 
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "
     "Merger, their shadow rays to hybrid.shadow, their other rays back to Trace", GR_SHADER, false, ps2_ports, 4,
-    ps2_params, 5, ps2_main, ps2_create, ps2_finish, ps2_destroy, ps2_uses, 2};
+    ps2_params, 5, ps2_main, ps2_create, ps2_finish, ps2_destroy, ps2_uses, 3};

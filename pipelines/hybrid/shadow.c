@@ -32,6 +32,7 @@ static void shadow_destroy(void *state)
 
 static void *shadow_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!plh_agree_layout(i, err)) return NULL;
     pl_frame *f = i->frame;
     shadow_state *s = malloc(sizeof *s);
     if (!s) {
@@ -169,14 +170,16 @@ static const cp_param shadow_params[] = {
      "fragment's (fragments.h)"},
     PLH_TILE_PARAM};
 static const cp_resource_use shadow_uses[] = {
-    {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
+    {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
+     "graph with them shares"}};
 
 /* emit reads a ray's layer, weight and slot: the kernel's results are the occlusion bytes */
 const cp_kernel_stage_type plh_shadow_type = {
     {"hybrid.shadow", "Extended Direct3D shadow rays: occlusion tests (the ray tracer's packet kernel, "
      "in place); lit shadow rays' terms to the Output Merger", GR_SHADER,
      false, shadow_ports, 2, shadow_params, 2, shadow_main, shadow_create, shadow_finish, shadow_destroy,
-     shadow_uses, 2},
+     shadow_uses, 3},
     {.file = PLRT_TRACE_CL, .source = cl_pipelines_raytrace_opencl_trace, .name = "hybrid_occluded",
      .result_bytes = 1, .inplace = false, .buffers = shadow_buffers, .unsupported = shadow_unsupported,
      .emit = shadow_emit, .set_pushes = shadow_set_pushes}};

@@ -162,15 +162,6 @@ typedef struct plr_state {
     uint32_t replica, replicas;           /* Bin: its copy, of how many */
 } plr_state;
 
-/* The frame resource "raster-layout": the tile edge, samples per pixel and triangles per
- * batch of the first raster stage made for the frame's graph with a `tile` (`msaa`,
- * `batch`) parameter, and its name; every other such stage must have the same
- * (raster_stages.c agree_layout). 0: none yet. */
-typedef struct plr_layout {
-    int tile, msaa, batch;
-    char tile_stage[PL_COUNTER_NAME], msaa_stage[PL_COUNTER_NAME], batch_stage[PL_COUNTER_NAME];
-} plr_layout;
-
 /* The frame resource "cleared-tiles" (tile_background.c): per tile, the run a Bin wrote
  * its background in; `run` is advanced by Tile-Shade's create, once a frame, so no mark
  * is ever reset. Its marks are made by the first stage that reserves them. */
@@ -180,7 +171,7 @@ typedef struct plr_cleared_tiles {
 } plr_cleared_tiles;
 void *plr_cleared_tiles_create(void *frame, const char *owner);
 void plr_cleared_tiles_destroy(void *data);
-/* Marks for `tiles` tiles (the same for every stage: raster-tiling); false when out of
+/* Marks for `tiles` tiles (the same for every stage: agreed-settings); false when out of
  * memory. */
 bool plr_cleared_tiles_reserve(plr_cleared_tiles *c, size_t tiles);
 /* The background over r (in the image). */

@@ -37,12 +37,6 @@ static void hiz_destroy(void *data)
     free(data);
 }
 
-static void *layout_create(void *frame, const char *owner)
-{
-    (void)frame, (void)owner;
-    return calloc(1, sizeof(plr_layout));
-}
-
 /* A depth layer of `per_pixel` elements per pixel. */
 static void *make_layer(const pl_frame *f, size_t per_pixel)
 {
@@ -110,9 +104,6 @@ static const cp_resource_type types[] = {
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
      * reserves a slot per 4 pixels of a tile) */
-    {"raster-layout", "the tile edge, samples per pixel and batch every raster stage of the "
-     "graph shares (plr_layout: the first ones, and whose)", "3 ints + names", 0, CP_PER_SCENE, false,
-     CP_CLEAR_NONE, NULL, layout_create, free, NULL},
     {"cleared-tiles", "the sort-middle tiles a Bin wrote the background of (plr_cleared_tiles: "
      "per tile, the run it did so in)", "u32", 4,
      CP_PER_TILE, false, CP_CLEAR_NONE, NULL, plr_cleared_tiles_create, plr_cleared_tiles_destroy,

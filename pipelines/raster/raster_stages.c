@@ -52,39 +52,14 @@ static bool fetch_buffers(plr_state *s, const cp_stage_init *i, bool frame_depth
     return false;
 }
 
-/* Whether one raster stage's `name` (its value `value`) agrees with the first such
- * stage's, made for the frame's graph (*first 0: none yet, this one's is recorded); false
- * with a message naming both stages. */
-static bool agree(const cp_stage_init *i, const char *name, int value, int *first, char first_stage[PL_COUNTER_NAME],
-                  char err[CP_ERR_MAX])
-{
-    if (!*first) {
-        *first = value;
-        snprintf(first_stage, PL_COUNTER_NAME, "%s", i->name);
-        return true;
-    }
-    if (*first == value) return true;
-    snprintf(err, CP_ERR_MAX, "its `%s` is %d, where stage '%s' has %d: the raster stages of a graph must "
-             "agree on it (give them the same `%s`)", name, value, first_stage, *first, name);
-    return false;
-}
-
 /* The raster stages of a graph pass tiles (keys of a tile queue set, regions of a depth
  * layer), triangles set up for a sample pattern and numbered batches to one another, so
- * they must all cut the image, sample it and batch its triangles alike: a Setup/Bin and a
- * per-tile Rast with other tiles drew an empty image with exit 0, a Tile-Shade at 4
- * samples fed by a VS at 1 lost the triangles that cover samples but no pixel centre, an
- * IA and a Reorder with other batches failed an assertion about batch numbers. The first
- * stage's values go in the frame's "raster-layout"; false with a message when this one's
- * differ. */
+ * the ones with a `tile`, `msaa` or `batch` parameter must agree on it (pl_stage_agree). */
 static bool agree_layout(const plr_state *s, const cp_stage_init *i, char err[CP_ERR_MAX])
 {
-    const bool tiled = declared(i, "tile"), sampled = declared(i, "msaa"), batched = declared(i, "batch");
-    if (!tiled && !sampled && !batched) return true;
-    plr_layout *l = pl_frame_use(i, "raster-layout", err);
-    return l && (!tiled || agree(i, "tile", s->tile, &l->tile, l->tile_stage, err)) &&
-           (!sampled || agree(i, "msaa", s->msaa, &l->msaa, l->msaa_stage, err)) &&
-           (!batched || agree(i, "batch", s->batch, &l->batch, l->batch_stage, err));
+    return (!declared(i, "tile") || pl_stage_agree(i, "tile", s->tile, err)) &&
+           (!declared(i, "msaa") || pl_stage_agree(i, "msaa", s->msaa, err)) &&
+           (!declared(i, "batch") || pl_stage_agree(i, "batch", s->batch, err));
 }
 
 /* Every raster stage's state: the frame's buffers (its depth buffer when frame_depth)
@@ -351,6 +326,10 @@ static void *ztile_create(const cp_stage_init *i, char err[CP_ERR_MAX])
     plr_state *s = any_order(depth_pass_samples(raster_state(i, false, err), i, err), i, err);
     if (!s) return NULL;
     s->frame = i->frame;
+    if (!pl_agree_spp(i, err)) {
+        free(s);
+        return NULL;
+    }
     s->spp = pl_samples_per_pixel(i);
     s->run_samples = (uint32_t)cp_int(i, "samples");
     s->run_outputs = cp_port_copies(i, "out");
@@ -446,8 +425,8 @@ static const cp_param ztile_params[] = {
 /* What each stage type may ask the frame for (parameters decide: the sort-middle
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
  * `any_order`). "triangles": the front end reads every triangle each run. */
-#define LAYOUT_USE {"raster-layout", CP_READS | CP_WRITES, "the tile edge, samples per pixel and batch all " \
-                    "the graph's raster stages share"}
+#define LAYOUT_USE {"agreed-settings", CP_READS | CP_WRITES, "its tile, msaa, batch and spp, which all " \
+                    "the graph's stages that state them share"}
 static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}, LAYOUT_USE};
 static const cp_resource_use reorder_uses[] = {LAYOUT_USE};
 static const cp_resource_use vs_uses[] = {

@@ -40,6 +40,7 @@ typedef struct tiler_state {
 static void *tiler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
+    if (!pl_agree_spp(i, err)) return NULL;
     tiler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (tiler_state){(int)cp_int(i, "tile"), pl_samples_per_pixel(i), (uint32_t)cp_int(i, "samples"),
@@ -83,6 +84,7 @@ typedef struct sampler_state { int width, height, spp; uint32_t packet; } sample
 static void *sampler_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
     pl_frame *f = i->frame;
+    if (!pl_agree_spp(i, err)) return NULL;
     sampler_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     *s = (sampler_state){f->width, f->height, pl_samples_per_pixel(i), cp_port_elements(i, "out")};
@@ -116,6 +118,7 @@ typedef struct camera_state {
 
 static void *camera_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!pl_agree_spp(i, err)) return NULL;
     camera_state *s = malloc(sizeof *s);
     if (!s) { snprintf(err, CP_ERR_MAX, "out of memory"); return NULL; }
     int spp = pl_samples_per_pixel(i);
@@ -577,6 +580,7 @@ typedef struct blend_state {
 
 static void *blend_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    if (!pl_stage_agree(i, "msaa", (int)cp_int(i, "msaa"), err)) return NULL;
     pl_frame *f = i->frame;
     plrt_blend_keys keys;
     if (!blend_keys_of(i, "in", &keys, err)) return NULL;
@@ -718,11 +722,14 @@ static const cp_resource_type sample_sums = {
     "sample-sums", "sums per sample slot (the hybrid's multisampling, msaa > 1: rt.blend)", "3 x i64",
     24, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 
+#define SPP_USE {"agreed-settings", CP_READS | CP_WRITES, "its spp, which every stage of the graph with " \
+                 "one shares"}
 static const cp_resource_use tiler_uses[] = {
-    {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}};
+    {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}, SPP_USE};
+static const cp_resource_use spp_uses[] = {SPP_USE};
 static const cp_resource_use primary_uses[] = {
     {"bvh", CP_READS, "with `trace`"},
-    {"sums", CP_WRITES, "with `background`: adds its misses' background"}};
+    {"sums", CP_WRITES, "with `background`: adds its misses' background"}, SPP_USE};
 static const cp_resource_use trace_uses[] = {
     {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"}};
 static const cp_resource_use shade_uses[] = {
@@ -735,7 +742,8 @@ static const cp_resource_use blend_uses[] = {
     {"color", CP_OVERWRITES, "every pixel of the region, from the sums"},
     {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
     {"hdr-color", CP_OVERWRITES, "the sums as floats (with msaa > 1 the samples' mean), when an "
-     "image-space stage or a float output reads them"}};
+     "image-space stage or a float output reads them"},
+    {"agreed-settings", CP_READS | CP_WRITES, "its msaa, which every stage of the graph with one shares"}};
 static const cp_param blend_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
      "(the hybrid's multisampling: 1, 4 or 8)"}};
@@ -743,17 +751,17 @@ static const cp_param blend_params[] = {
 static const cp_stage_type stages[] = {
     {"rt.tiler", "cuts the image into tiles and each tile into runs of samples (one per "
      "Sampler packet)", GR_THREAD, false, tiler_ports, 1, tiler_params, 4, tiler_main,
-     tiler_create, NULL, free, tiler_uses, 1},
+     tiler_create, NULL, free, tiler_uses, 2},
     {"rt.sampler", "sample positions of one run, 8x8-pixel blocks per packet", GR_SHADER, false,
-     sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free, NULL, 0},
+     sampler_ports, 2, spp_params, 1, sampler_main, sampler_create, NULL, free, spp_uses, 1},
     {"rt.camera", "primary rays through the sample positions", GR_SHADER, false, camera_ports, 2,
-     spp_params, 1, camera_main, camera_create, NULL, free, NULL, 0},
+     spp_params, 1, camera_main, camera_create, NULL, free, spp_uses, 1},
     {"rt.primary", "rt.sampler and rt.camera in one stage: primary rays of one run of samples",
      GR_SHADER, false, primary_ports, 2, primary_params, 3, primary_main, primary_create, NULL, free,
-     primary_uses, 2},
+     primary_uses, 3},
     {"rt.blend", "sums contributions per pixel (fixed point), an instance per subqueue, then "
      "makes the image", GR_THREAD, CP_PER_EVERY_SUBQUEUE, blend_ports, 1, blend_params, 1, blend_main,
-     blend_create, NULL, free, blend_uses, 5},
+     blend_create, NULL, free, blend_uses, 6},
 };
 
 /* rt.intersect, rt.shadow (trace_opencl.c) and rt.shade (shade_opencl.c) bring OpenCL kernels. */

@@ -353,18 +353,19 @@ static void test_graph_errors(void)
               strstr(out, "stage 'shade-0'") && strstr(out, "no hit"), "untraced: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set primary.trace=false --set primary.out=rays -o /dev/null "
                   "cornell") == 0, "trace = false through Intersect: %s", out);
-    /* a Tiler cutting runs for more samples per pixel than Primary samples: Primary
-     * stops at its tile's end instead of running past it */
+    /* a Tiler cutting runs for more samples per pixel than Primary samples (which once
+     * ran past its tile's end): stopped before the run, naming both (pl_stage_agree) */
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'primary-0': assertion failed"), "tiler.spp = 4: %s", out);
+              strstr(out, "stage 'primary-0'") && strstr(out, "'tiler-0' has 4"), "tiler.spp = 4: %s", out);
     /* the same for the hybrids' Visible and PS, which sample Z-Tile's runs; and runs
-     * longer than the packets they are sampled into (both once wrote past their buffers) */
+     * longer than the packets they are sampled into (both once wrote past their buffers):
+     * the sampling stage stops at its packet's end */
     CHECK_MSG(run("-q --size 32x32 -p hybrid-visibility --set ztile.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'visible-0': assertion failed"), "ztile.spp = 4: %s", out);
+              strstr(out, "stage 'visible-0'") && strstr(out, "'ztile' has 4"), "ztile.spp = 4: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid-visibility --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'visible-0': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.spp=4 cornell") == 1 &&
-              strstr(out, "stage 'ps-0': assertion failed"), "ztile.spp = 4: %s", out);
+              strstr(out, "stage 'ps-0'") && strstr(out, "'ztile' has 4"), "ztile.spp = 4: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p hybrid --set ztile.samples=64 --set graph.rays=32 cornell") == 1 &&
               strstr(out, "stage 'ps-0': assertion failed"), "hybrid runs > rays: %s", out);
     CHECK_MSG(run("-q --size 32x32 -p raytrace --set tiler.samples=64 --set graph.rays=32 cornell") == 1 &&
@@ -393,12 +394,13 @@ static void test_bad_graph_tile_named(void)
         }
 }
 
-/* The raster stages of a graph pass tiles (Bin and Tile-Shade, Rast and the OM,
- * Setup/Bin and the per-tile Rast, Z-Raster and Z-Tile), triangles set up for a sample
- * pattern and numbered batches to one another: one given another `tile`, `msaa` or
- * `batch` stops the graph naming both stages and both values (Setup/Bin and the per-tile
- * Rast once drew an empty image with exit 0, a 4x Tile-Shade behind a 1x VS lost its
- * smallest triangles, others failed an assertion). */
+/* The stages of a graph pass tiles (Bin and Tile-Shade, Rast and the OM, Setup/Bin and
+ * the per-tile Rast, Z-Raster and Z-Tile), triangles set up for a sample pattern,
+ * numbered batches and runs of samples to one another: one given another `tile`,
+ * `msaa`, `batch` or `spp` stops the graph naming both stages and both values
+ * (Setup/Bin and the per-tile Rast once drew an empty image with exit 0, a 4x Tile-Shade
+ * behind a 1x VS lost its smallest triangles, an rt.tiler at 1 sample per pixel before
+ * an rt.primary at 4 drew stripes, others failed an assertion). */
 static void test_layouts_must_agree(void)
 {
     static const char *const cases[][4] = {
@@ -412,6 +414,12 @@ static void test_layouts_must_agree(void)
         {"raster-ordered", "ps.msaa=4", "rast", "`msaa` is 4"},
         {"hybrid", "ztile.msaa=4", "zraster-0", "`msaa` is 4"},
         {"raster-ordered", "ia.batch=32", "reorder", "`batch` is 32"},
+        {"raytrace --spp 4", "tiler.spp=1", "tiler-0", "has 1"},
+        {"raytrace --spp 4", "primary.spp=2", "tiler-0", "`spp` is 2"},
+        {"hybrid --spp 2", "ps.spp=1", "ztile", "`spp` is 1"},
+        {"hybrid-visibility --spp 2", "visible.spp=1", "ztile", "`spp` is 1"},
+        {"hybrid --msaa 4", "ps.msaa=1", "zraster-0", "`msaa` is 1"},
+        {"hybrid", "om.tile=32", "zraster-0", "`tile` is 32"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char args[256];

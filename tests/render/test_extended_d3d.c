@@ -145,7 +145,7 @@ static void test_statistics_and_graph_show_the_structure(void)
 
 /* The Output Merger is keyed per framebuffer tile: `contributions` has a subqueue (an om
  * instance) per tile, 4 x 3 at 200x136 with 64-pixel tiles, 7 x 5 with 32, the image the
- * same; an om whose tile disagrees with the set is refused, naming the port. */
+ * same; an om whose tile disagrees with the other stages' is refused, naming both. */
 static void test_om_per_framebuffer_tile(void)
 {
     static const char *const tiles[] = {"", "--set graph.tile=32"};
@@ -165,8 +165,8 @@ static void test_om_per_framebuffer_tile(void)
     }
     CHECK_MSG(same_files(png[0], png[1]), "32-pixel tiles: another image");
     CHECK_MSG(run("-q --size 200x136 -p hybrid --set om.tile=32 teapot") == 1 &&
-              strstr(out, "stage 'om'") && strstr(out, "one subqueue per 32x32 framebuffer tile"),
-              "om's tile against the set's: %s", out);
+              strstr(out, "stage 'om'") && strstr(out, "`tile` is 32, where stage 'zraster-0' has 64"),
+              "om's tile against the graph's: %s", out);
 }
 
 /* PS adding what goes to a pixel's base layer (the background, a surface's own terms) to
