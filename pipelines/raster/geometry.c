@@ -194,10 +194,14 @@ void plr_vs_main(gr_ctx *c)
 
 /* ---- Reorder --------------------------------------------------------------------------- */
 
+/* p on, whole: an output packet with less room (a graph whose queues disagree, which
+ * reorder_create refuses) stops the run instead of being written past. */
 static void emit_batch(gr_ctx *c, const prim_pkt *p)
 {
     gr_window w;
     gr_reserve_out(c, 0, 1, &w);
+    gr_assert_at(c, prim_pkt_bytes(p->count) <= w.bytes, "a batch of more triangles than its output packet holds",
+                 __FILE__, __LINE__);
     memcpy(w.mem, p, prim_pkt_bytes(p->count));
     gr_commit_out(c, 0, 1);
 }

@@ -92,8 +92,15 @@ static plr_state *raster_state(const cp_stage_init *i, bool frame_depth, char er
     return s;
 }
 
-static void *raster_create(const cp_stage_init *i, char err[CP_ERR_MAX])
+/* Reorder passes its input's packets on whole: its output's must hold as many triangles. */
+static void *reorder_create(const cp_stage_init *i, char err[CP_ERR_MAX])
 {
+    const uint32_t in = cp_port_elements(i, "in"), out = cp_port_elements(i, "out");
+    if (out < in) {
+        snprintf(err, CP_ERR_MAX, "its output's packets hold %u triangles, its input's %u: it passes "
+                 "batches on whole (give the queues the same `elements`)", out, in);
+        return NULL;
+    }
     return raster_state(i, false, err);
 }
 
@@ -490,7 +497,7 @@ static const cp_stage_type stages[] = {
      "no attributes (its own format, so no shading stage can read it)", GR_SHADER, false,
      vs_depth_ports, 2, msaa_params, 1, plr_vs_main, vs_depth_create, NULL, free, vs_depth_uses, NUSES(vs_depth_uses)},
     {"raster.reorder", "restores draw order (batch sequence numbers)", GR_THREAD, false,
-     reorder_ports, 2, batch_param, 1, plr_reorder_main, raster_create, NULL, free, reorder_uses,
+     reorder_ports, 2, batch_param, 1, plr_reorder_main, reorder_create, NULL, free, reorder_uses,
      NUSES(reorder_uses)},
     {"raster.rast", "clips, walks the tiles each triangle touches, coarse depth test, coverage",
      GR_FIXED, false, rast_ports, 2, rast_params, 3, plr_rast_main, depth_test_create, NULL, free,

@@ -430,6 +430,22 @@ static void test_layouts_must_agree(void)
     }
 }
 
+/* Reorder passes its input's batches on whole: an output queue whose packets hold fewer
+ * triangles is refused before the run (it was written past, and the graph's teardown
+ * crashed), in both graphs that have a Reorder. */
+static void test_reorder_output_room(void)
+{
+    static const char *const graphs[] = {"raster-ordered", "raster-parallel"};
+    for (int g = 0; g < 2; g++) {
+        char args[256];
+        snprintf(args, sizeof args, "-q --size 64x48 -p %s --set ordered-primitives.elements=1 teapot -o /dev/null",
+                 graphs[g]);
+        CHECK_MSG(run(args) == 1 && strstr(out, "stage 'reorder'") && strstr(out, "hold 1 triangles, its input's 64") &&
+                      !strstr(out, "crashed"),
+                  "%s: %s", args, out);
+    }
+}
+
 /* The hybrid's depth-only VS makes no attributes, so its output has a format of its own:
  * wiring a plain VS into Z-Raster, or the depth VS into the shading graph's Bin, is an
  * error naming the formats, never an image shaded from missing attributes. */
@@ -473,6 +489,7 @@ int main(int argc, char **argv)
     RUN(test_graph_errors);
     RUN(test_bad_graph_tile_named);
     RUN(test_layouts_must_agree);
+    RUN(test_reorder_output_room);
     RUN(test_depth_primitives_not_shaded);
     scratch_dir_remove(dir);
     return check_finish();
