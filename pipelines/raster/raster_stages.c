@@ -219,7 +219,7 @@ static void *tile_shade_create(const cp_stage_init *i, char err[CP_ERR_MAX])
         free(s);
         return NULL;
     }
-    s->cleared->run++;
+    if (++s->cleared->run == 0) s->cleared->run = 1;   /* 0 is every unmarked tile's */
     return s;
 }
 

@@ -1,9 +1,9 @@
 /* tile_background.c — the sort-middle graph writes the image's background itself, so the
  * frame clears no colour buffer before its run (docs/frame-resources.md):
  *
- * - a Tile-Shade instance writes every pixel of its tile: the background where no
- *   triangle is visible (tile_shade.c, tile_shade_msaa.c), while the tile's lines are
- *   in its cache anyway;
+ * - a Tile-Shade instance writes every pixel of its tile: it fills the tile with the
+ *   background before shading it (tile_shade.c, tile_shade_msaa.c), which also brings
+ *   the lines its shaded pixels go to into its cache;
  * - each Bin copy, once its input is done, writes the background of its share of the
  *   tiles (the tile rows whose number modulo the copies is its copy; a run of such tiles
  *   in a row as one rectangle) that it sent no triangle to, and marks them in the
@@ -14,11 +14,7 @@
  * - Tile-Shade's finish hook writes the background of any tile that neither had an
  *   instance nor was marked (a graph whose binner is not raster.bin), so the image is
  *   whole whatever feeds it; the frame counter "tiles_filled_after_run" counts them
- *   (serial work after the run: 0 in the built-in graphs).
- *
- * Before, the frame cleared the 4 MB image of a 1024x1024 frame before every run and
- * Tile-Shade loaded those lines again to shade them: 0.7 ms of an 18 ms one-worker
- * bunny frame (docs/performance.md). */
+ *   (serial work after the run: 0 in the built-in graphs). */
 #include "pipelines/raster/internal.h"
 
 #include <stdlib.h>
