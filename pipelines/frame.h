@@ -214,6 +214,10 @@ GR_API int pl_samples_per_pixel(const cp_stage_init *i);
 extern GR_API const cp_resource_type pl_agreed_settings_resource;
 GR_API bool pl_stage_agree(const cp_stage_init *i, const char *setting, int value, char err[CP_ERR_MAX]);
 GR_API bool pl_agree_spp(const cp_stage_init *i, char err[CP_ERR_MAX]);
+/* The cp_resource_use line of a stage type that states `settings` ("spp", "msaa and tile"). */
+#define PL_AGREED_USE(settings) \
+    {"agreed-settings", CP_READS | CP_WRITES, "its " settings ", which every stage of the graph that " \
+     "states them shares"}
 
 /* The image: RGBA8 per pixel (R in the low byte). */
 GR_API uint32_t *pl_frame_color(pl_frame *f);

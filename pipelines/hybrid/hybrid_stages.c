@@ -68,7 +68,7 @@ static const cp_resource_use visible_uses[] = {
     {"visibility", CP_READS, "raster.ztile's visible primitives"},
     {"bvh", CP_READS, "traces where the raster pass missed"},
     {"sums", CP_WRITES, "with `background`: adds its misses' background"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its spp, which every stage of the graph with one shares"}};
+    PL_AGREED_USE("spp")};
 
 const cp_stage_type plh_visible_type = {
     "hybrid.visible", "primary hits from the visibility buffer of a depth-only raster pass "

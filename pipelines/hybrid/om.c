@@ -368,8 +368,7 @@ static const cp_resource_use om_uses[] = {
     {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
     {"hdr-color", CP_OVERWRITES, "the sums as floats (a blended pixel: its bytes decoded), when an "
      "image-space stage or a float output reads them"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
-     "graph with them shares"}};
+    PL_AGREED_USE("msaa and tile")};
 
 const cp_stage_type plh_om_type = {
     "hybrid.om", "Extended Direct3D Output Merger: sums contributions per fragment (fixed point), an "

@@ -201,8 +201,7 @@ static const cp_resource_use ps_uses[] = {
     {"textures", CP_READS, "filtered at each pixel quad's footprint"},
     {"surface", CP_WRITES, "the primary hit of each pixel's first sample, when a float output "
      "reads it"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its spp, msaa and tile, which every stage of the "
-     "graph with them shares"}};
+    PL_AGREED_USE("spp, msaa and tile")};
 
 const cp_stage_type plh_ps_type = {
     "hybrid.ps", "Extended Direct3D pixel shader: shades the surfaces the depth pass found (textures "

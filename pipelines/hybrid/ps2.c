@@ -119,8 +119,7 @@ static const cp_param ps2_params[] = {PLH_SHADER_PARAMS};
 static const cp_resource_use ps2_uses[] = {
     {"textures", CP_READS, "the hits' textures at the ray cones' footprint"},
     {"bvh", CP_READS, "with msaa > 1: what one sample sees behind a blended surface"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
-     "graph with them shares"}};
+    PL_AGREED_USE("msaa and tile")};
 
 const cp_stage_type plh_ps2_type = {
     "hybrid.ps2", "Extended Direct3D second pixel shader: shaded mirror and through hits to the Output "

@@ -171,8 +171,7 @@ static const cp_param shadow_params[] = {
     PLH_TILE_PARAM};
 static const cp_resource_use shadow_uses[] = {
     {"bvh", CP_READS, NULL}, {"bvh.opencl", CP_READS, "placed on the OpenCL device"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its msaa and tile, which every stage of the "
-     "graph with them shares"}};
+    PL_AGREED_USE("msaa and tile")};
 
 /* emit reads a ray's layer, weight and slot: the kernel's results are the occlusion bytes */
 const cp_kernel_stage_type plh_shadow_type = {

@@ -432,8 +432,7 @@ static const cp_param ztile_params[] = {
 /* What each stage type may ask the frame for (parameters decide: the sort-middle
  * stages keep depth in their tiles; the PS and OM use the visibility buffer only with
  * `any_order`). "triangles": the front end reads every triangle each run. */
-#define LAYOUT_USE {"agreed-settings", CP_READS | CP_WRITES, "its tile, msaa, batch and spp, which all " \
-                    "the graph's stages that state them share"}
+#define LAYOUT_USE PL_AGREED_USE("tile, msaa, batch or spp")
 static const cp_resource_use front_end_uses[] = {{"triangles", CP_READS, NULL}, LAYOUT_USE};
 static const cp_resource_use reorder_uses[] = {LAYOUT_USE};
 static const cp_resource_use vs_uses[] = {

@@ -722,8 +722,7 @@ static const cp_resource_type sample_sums = {
     "sample-sums", "sums per sample slot (the hybrid's multisampling, msaa > 1: rt.blend)", "3 x i64",
     24, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL};
 
-#define SPP_USE {"agreed-settings", CP_READS | CP_WRITES, "its spp, which every stage of the graph with " \
-                 "one shares"}
+#define SPP_USE PL_AGREED_USE("spp")
 static const cp_resource_use tiler_uses[] = {
     {"sums", CP_OVERWRITES, "clears each tile's before handing the tile on"}, SPP_USE};
 static const cp_resource_use spp_uses[] = {SPP_USE};
@@ -743,7 +742,7 @@ static const cp_resource_use blend_uses[] = {
     {"sample-visibility", CP_READS, "with msaa > 1: which fragment each sample belongs to"},
     {"hdr-color", CP_OVERWRITES, "the sums as floats (with msaa > 1 the samples' mean), when an "
      "image-space stage or a float output reads them"},
-    {"agreed-settings", CP_READS | CP_WRITES, "its msaa, which every stage of the graph with one shares"}};
+    PL_AGREED_USE("msaa")};
 static const cp_param blend_params[] = {
     {"msaa", CP_INT, "1", 1, PL_MAX_MSAA, "sum slots per pixel, resolved from the samples' bytes "
      "(the hybrid's multisampling: 1, 4 or 8)"}};
