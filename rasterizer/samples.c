@@ -474,7 +474,10 @@ static inline unsigned block_step(__m256i t0, __m256i t1, __m256i t2, const bloc
 {
     const __m256i all = _mm256_or_si256(_mm256_or_si256(t0, t1), t2);
     const unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (whole ? 0xffu : 0x0fu);
-    if (!cv) return 0;
+    /* a half step with no sample in returns here; a whole one does not branch on its
+     * coverage (a step with none, about as common as one with some, made the branch
+     * unpredictable) and stores its lanes back unchanged */
+    if (!whole && !cv) return 0;
     /* lanes 0-3: the first pixel's samples 0-3; 4-7: the second pixel's 0-3 (4x)
      * or the first pixel's 4-7 (8x) */
     /* rs_plane_centre of both pixels: z2 + (e0 d0 + e1 d1) inv_area, lane by lane */
@@ -488,23 +491,24 @@ static inline unsigned block_step(__m256i t0, __m256i t1, __m256i t2, const bloc
     const __m256i valid = whole ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
     const __m256 zk = _mm256_set_m128(z1, z0);
     const __m256 hv = whole ? _mm256_loadu_ps(held) : _mm256_maskload_ps(held, valid);
-    const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
     const unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_EQ_OQ)) & cv;
     if (eq) {                            /* rare (equal depths): tie is zero beforehand */
         tie[0] = (uint8_t)(eq & ((1u << count) - 1));
         if (count == 4 && whole) tie[1] = (uint8_t)(eq >> 4);
     }
+    if (whole) {                         /* nearer and covered: the sign bit of lt & ~all */
+        const __m256 m = _mm256_andnot_ps(_mm256_castsi256_ps(all), _mm256_cmp_ps(zk, hv, _CMP_LT_OQ));
+        _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, m));
+        const __m256 o = _mm256_loadu_ps((const float *)owner);
+        _mm256_storeu_ps((float *)owner, _mm256_blendv_ps(o, _mm256_castsi256_ps(ids), m));
+        return eq | (unsigned)_mm256_movemask_ps(m) << 8;
+    }
+    const unsigned win = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(zk, hv, _CMP_LT_OQ)) & cv;
     if (!win) return eq;
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)win), bit), bit);
-    if (whole) {
-        _mm256_storeu_ps(held, _mm256_blendv_ps(hv, zk, _mm256_castsi256_ps(m)));
-        const __m256i o = _mm256_loadu_si256((const __m256i *)owner);
-        _mm256_storeu_si256((__m256i *)owner, _mm256_blendv_epi8(o, ids, m));
-    } else {
-        _mm256_maskstore_ps(held, m, zk);
-        _mm256_maskstore_epi32((int *)owner, m, ids);
-    }
+    _mm256_maskstore_ps(held, m, zk);
+    _mm256_maskstore_epi32((int *)owner, m, ids);
     return eq | win << 8;
 }
 
@@ -569,8 +573,35 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
         }
         return found;
     }
-    /* the whole steps of all rows as one loop, a row's end a counter's (a loop per row
-     * cost more than its steps: most rows are one to three steps) */
+    /* Rows of W whole steps and H half steps, W and H constants: each row's steps
+     * straight-line code, with no branch on where a row ends (most rectangles are two to
+     * seven pixels wide: such branches, taken a step or two apart, were mispredicted) */
+#define BLOCK_ROWS(W, H)                                                            \
+    do {                                                                             \
+        for (int r = 0; r < rows; r++) {                                             \
+            for (int j = 0; j < (W); j++) {                                          \
+                found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, true); \
+                BLOCK_NEXT_STEP();                                                   \
+            }                                                                        \
+            if (H) {                                                                 \
+                found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, false); \
+                BLOCK_NEXT_STEP();                                                   \
+            }                                                                        \
+            BLOCK_NEXT_ROW();                                                        \
+        }                                                                            \
+        return found;                                                                \
+    } while (0)
+    switch (whole * 2 + half) {
+    case 2: BLOCK_ROWS(1, 0);
+    case 3: BLOCK_ROWS(1, 1);
+    case 4: BLOCK_ROWS(2, 0);
+    case 5: BLOCK_ROWS(2, 1);
+    case 6: BLOCK_ROWS(3, 0);
+    case 7: BLOCK_ROWS(3, 1);
+    default: break;
+    }
+#undef BLOCK_ROWS
+    /* wider: the whole steps of all rows as one loop, a row's end a counter's */
     for (int k = rows * whole, left = whole; k > 0; k--) {
         found |= block_step(t0, t1, t2, &pl, held, owner, tie, ids, count, true);
         BLOCK_NEXT_STEP();

@@ -283,14 +283,14 @@ static inline size_t plr_sample_at(const plr_state *s, int x, int y)
 }
 /* A tile's samples (r: its pixels the frame renders) set to the far depth and the
  * pixel's cleared colour (the OM's start); then, once the tile is done, resolved into
- * the image (msaa a power of two), except the pixels marked in `final` (NULL: none; one
- * byte per pixel of the tile, row-major from r's corner ox, oy, s->tile wide), whose
- * image colour the caller has already written. */
+ * the image (msaa a power of two): every pixel of r (pixels NULL), or the n listed
+ * (offsets dy << 8 | dx from r's corner ox, oy), the others' image colour written by
+ * the caller. */
 void plr_samples_clear(const plr_state *s, const tile_rect *r);
-void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final);
+void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n);
 /* The same from a tile's own sample colours (tile_samples: s->tile x s->tile pixels of
  * s->msaa samples, row-major from r's corner ox, oy) instead of the frame's. */
-void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint8_t *final,
+void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n,
                              const uint32_t *tile_samples);
 
 /* The OM's end: its blended fragments (in primitive-id order) over the final opaque

@@ -52,39 +52,45 @@ void plr_samples_clear(const plr_state *s, const tile_rect *r)
         }
 }
 
-/* plr_samples_resolve for m samples a pixel (compiled for 4 and 8: the resolve
- * unrolled), the pointers in locals (a colour store could alias them): the samples of
- * pixel (x, y) at samples + ((y - oy) * width + (x - ox)) * m, with samples and width the
- * frame's and origin (0, 0), or the tile's own from its corner (ox, oy), s->tile wide. */
-static inline __attribute__((always_inline)) void resolve_tile(const plr_state *s, const tile_rect *r,
-                                                               const uint8_t *final, const uint32_t *samples,
-                                                               size_t width, int ox, int oy, const uint32_t m)
+/* Pixel (x, y)'s samples resolved into the image: m samples a pixel (compiled for 4
+ * and 8: the resolve unrolled), at samples + ((y - oy) * width + (x - ox)) * m, with
+ * samples and width the frame's and origin (0, 0), or the tile's own from its corner
+ * (ox, oy), s->tile wide. */
+static inline __attribute__((always_inline)) void resolve_at(const plr_state *s, int x, int y,
+                                                             const uint32_t *samples, size_t width, int ox,
+                                                             int oy, const uint32_t m)
 {
-    uint32_t *const color = s->color;
-    const size_t image_width = (size_t)s->width;
-    const bool hdr = s->sample_hdr != NULL;
-    for (int y = r->y0; y < r->y1; y++) {
-        const uint8_t *done = final ? final + (size_t)(y - r->oy) * (size_t)s->tile : NULL;
-        for (int x = r->x0; x < r->x1; x++) {
-            if (done && done[x - r->ox]) continue;
-            const size_t at = ((size_t)(y - oy) * width + (size_t)(x - ox)) * m;
-            color[(size_t)y * image_width + (size_t)x] = plr_resolve_pixel(&samples[at], m);
-            if (hdr) plr_sample_hdr_resolve(s, x, y);
-        }
-    }
+    const size_t at = ((size_t)(y - oy) * width + (size_t)(x - ox)) * m;
+    s->color[(size_t)y * (size_t)s->width + (size_t)x] = plr_resolve_pixel(&samples[at], m);
+    if (s->sample_hdr) plr_sample_hdr_resolve(s, x, y);
 }
 
-void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint8_t *final)
+/* The pixels of r, or those listed (pixels: n offsets dy << 8 | dx from r's corner). */
+static inline __attribute__((always_inline)) void resolve_tile(const plr_state *s, const tile_rect *r,
+                                                               const uint16_t *pixels, size_t n,
+                                                               const uint32_t *samples, size_t width, int ox,
+                                                               int oy, const uint32_t m)
+{
+    if (pixels) {
+        for (size_t i = 0; i < n; i++)
+            resolve_at(s, r->ox + (pixels[i] & 0xff), r->oy + (pixels[i] >> 8), samples, width, ox, oy, m);
+        return;
+    }
+    for (int y = r->y0; y < r->y1; y++)
+        for (int x = r->x0; x < r->x1; x++) resolve_at(s, x, y, samples, width, ox, oy, m);
+}
+
+void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n)
 {
     const size_t width = (size_t)s->width;
-    if (s->msaa == 4) resolve_tile(s, r, final, s->sample_rgba, width, 0, 0, 4);
-    else resolve_tile(s, r, final, s->sample_rgba, width, 0, 0, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
+    if (s->msaa == 4) resolve_tile(s, r, pixels, n, s->sample_rgba, width, 0, 0, 4);
+    else resolve_tile(s, r, pixels, n, s->sample_rgba, width, 0, 0, 8);   /* plr_msaa_setup: 4 or 8 where there are samples */
 }
 
-void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint8_t *final,
+void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n,
                              const uint32_t *tile_samples)
 {
     const size_t width = (size_t)s->tile;
-    if (s->msaa == 4) resolve_tile(s, r, final, tile_samples, width, r->ox, r->oy, 4);
-    else resolve_tile(s, r, final, tile_samples, width, r->ox, r->oy, 8);
+    if (s->msaa == 4) resolve_tile(s, r, pixels, n, tile_samples, width, r->ox, r->oy, 4);
+    else resolve_tile(s, r, pixels, n, tile_samples, width, r->ox, r->oy, 8);
 }

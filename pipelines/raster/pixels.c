@@ -293,6 +293,6 @@ void plr_om_main(gr_ctx *c)
         gr_commit(c, 0, 1);
     }
     plr_om_blend(s, &blended);
-    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_resolve(s, &r, NULL);
+    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_resolve(s, &r, NULL, 0);
 }
 

@@ -38,8 +38,11 @@ typedef struct ms_tile {
                                              the shading on (ms_colors); NULL with linear
                                              samples: the frame's (sample_colors) */
     ms_prims prims;                       /* the triangles that may own samples (ms_slot) */
+    uint32_t taken;                       /* slots [0, taken) went through ms_take; the rest wait
+                                             (ms_take_waiting) */
     blended_prims blended;
-    uint8_t *final;                       /* per pixel: its image colour is written (ms_shade) */
+    uint16_t *mixed;                      /* the pixels to resolve (ms_shade_pixels): offsets dy << 8 | dx */
+    uint32_t nmixed;
     uint8_t *ties;                        /* the block kernels': RS_SAMPLE_BLOCK_WIDTH per row, zero between triangles */
 } ms_tile;
 
@@ -73,12 +76,21 @@ static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
     plr_tile_rect(&s->rc, tile, &st->r);  /* not empty: Bin sends only such tiles */
+    return true;
+}
+
+/* The tile's depths, owners and tie bytes, made when its first triangles are taken (the
+ * tiles are open together while Bin sends triangles, but their samples are walked one
+ * tile at a time: ms_take_waiting). False when out of memory. */
+static bool ms_buffers(ms_tile *st, const plr_state *s)
+{
+    if (st->owner) return true;
     const size_t samples = (size_t)s->tile * (size_t)s->tile * (size_t)s->msaa;
     st->owner = calloc(samples, sizeof *st->owner);
     st->z = malloc(samples * sizeof *st->z);
-    st->final = malloc((size_t)s->tile * (size_t)s->tile);
+    st->mixed = malloc((size_t)s->tile * (size_t)s->tile * sizeof *st->mixed);
     st->ties = calloc((size_t)RS_SAMPLE_BLOCK_WIDTH * (size_t)s->tile, 1);   /* zero between triangles */
-    if (!st->owner || !st->z || !st->final || !st->ties) return false;
+    if (!st->owner || !st->z || !st->mixed || !st->ties) return false;
     fill_far(st->z, samples);
     return true;                          /* the sample colours: all written by ms_shade */
 }
@@ -100,7 +112,7 @@ static void ms_free(ms_tile *st)
     free(st->owner);
     free(st->colors);
     free(st->z);
-    free(st->final);
+    free(st->mixed);
     free(st->ties);
     ms_prims_free(&st->prims);
     free(st->blended.p);
@@ -127,18 +139,24 @@ static void ms_collect(ms_tile *st, const plr_state *s)
     free(renumber);
 }
 
-/* A slot for a new triangle. Slots are not counted per sample (the AVX2 kernels write
- * owners eight at a time, with no scattered count to decrement per sample taken): a
+static bool ms_take_waiting(ms_tile *st, const plr_state *s);
+
+/* A slot for a new triangle. A triangle waits in its slot until the store is full or the
+ * tile's input ends (ms_take_waiting). Slots are not counted per sample (the AVX2 kernels
+ * write owners eight at a time, with no scattered count to decrement per sample taken): a
  * triangle left owning nothing keeps its slot until the store is full and holds at least
- * the tile's pixel count, when the slots no sample names are collected (ms_collect); a
- * collect that leaves less than a chunk free adds one, so each collect is paid for by at
- * least MS_CHUNK new triangles, and the tile holds at most max(its pixels, the triangles
- * it shows) plus a chunk, whatever the scene. */
+ * the tile's pixel count, when the waiting triangles are taken and then the slots no
+ * sample names are collected (ms_collect); a collect that leaves less than a chunk free
+ * adds one, so each collect is paid for by at least MS_CHUNK new triangles, and the tile
+ * holds at most max(its pixels, the triangles it shows) plus a chunk, whatever the
+ * scene. False when out of memory. */
 static bool ms_slot(ms_tile *st, const plr_state *s, uint32_t *slot)
 {
     ms_prims *q = &st->prims;
     if (q->n == q->cap && q->cap >= (uint32_t)(s->tile * s->tile)) {
+        if (!ms_take_waiting(st, s)) return false;
         ms_collect(st, s);
+        st->taken = q->n;
         if (q->cap - q->n < MS_CHUNK) (void)ms_prims_grow(q);   /* out of memory: the room left */
     }
     if (q->n == q->cap && !ms_prims_grow(q)) return false;
@@ -296,14 +314,11 @@ static __attribute__((noinline)) void ms_take_masked(ms_tile *st, const plr_stat
     }
 }
 
-/* What ms_take did with a triangle's slot. */
-typedef enum { SLOT_UNNAMED, SLOT_NAMED } slot_use;
-
 /* One opaque triangle whose rectangle the block kernel takes without a walk
  * (rs_sample_block_take: most triangles); false, nothing taken, for the others. The
  * tile's tie bytes are zero before and after. */
 static inline __attribute__((always_inline)) bool ms_take_block(ms_tile *st, const plr_state *s, const plr_prim *p,
-                                                                uint32_t slot, const tri_walk *t, slot_use *use)
+                                                                uint32_t slot, const tri_walk *t)
 {
     const size_t at = owner_at(st, s, t->x0, t->y0);
     const int n = t->x1 - t->x0;
@@ -312,37 +327,32 @@ static inline __attribute__((always_inline)) bool ms_take_block(ms_tile *st, con
                               (size_t)s->tile * (size_t)s->msaa, slot + 1, st->ties, s->env->isa == RT_ISA_AVX2,
                               &taken))
         return false;
-    *use = taken.took || taken.ties ? SLOT_NAMED : SLOT_UNNAMED;
     if (!taken.ties) return true;
     for (int y = t->y0; y < t->y1; y++) take_ties(st, s, p, slot, t->x0, n, y, &st->ties[(y - t->y0) * n]);
     memset(st->ties, 0, (size_t)n * (size_t)(t->y1 - t->y0));
     return true;
 }
 
-/* One opaque or MASK triangle: the samples it wins change owner. Returns whether an
- * owner may name its slot (SLOT_UNNAMED: it took no sample, and the slot can go back). */
-static slot_use ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
+/* One opaque or MASK triangle: the samples it wins change owner. */
+static void ms_take(ms_tile *st, const plr_state *s, const plr_prim *p, uint32_t slot, bool masked)
 {
     tri_walk t;
-    slot_use use = SLOT_NAMED;
-    if (!walk_bounds(st, p, &t)) return SLOT_UNNAMED;
-    if (!masked && ms_take_block(st, s, p, slot, &t, &use)) return use;
+    if (!walk_bounds(st, p, &t)) return;
+    if (!masked && ms_take_block(st, s, p, slot, &t)) return;
     walk_make(s, p, &t);
     if (masked) ms_take_masked(st, s, p, slot, &t);
     else ms_take_opaque(st, s, p, slot, &t);
-    return SLOT_NAMED;
 }
 
-/* A triangle goes to a new slot, copied there only when an owner may name it. */
+/* A triangle: blended ones to their list, the others to a new slot, where they wait
+ * for ms_take_waiting. */
 static bool ms_add(ms_tile *st, const plr_state *s, const plr_prim *p)
 {
-    sc_alpha_mode mode = s->alpha.mask || s->alpha.blend ? plr_alpha_mode(s->env, p->tri.material)
-                                                         : SC_ALPHA_OPAQUE;
-    if (mode == SC_ALPHA_BLEND) return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
+    if ((s->alpha.mask || s->alpha.blend) && plr_alpha_mode(s->env, p->tri.material) == SC_ALPHA_BLEND)
+        return !plr_blends_aov(s->env) || blended_add(&st->blended, p);
     uint32_t slot;
     if (!ms_slot(st, s, &slot)) return false;
-    if (ms_take(st, s, p, slot, mode == SC_ALPHA_MASK) == SLOT_NAMED) *ms_prim(&st->prims, slot) = *p;
-    else st->prims.n--;                   /* the last slot, named by no sample */
+    *ms_prim(&st->prims, slot) = *p;
     return true;
 }
 
@@ -390,6 +400,24 @@ static inline __attribute__((always_inline)) void batch_add(ms_batch *b, const p
     b->mask[i] = (uint8_t)mask;
 }
 
+/* out[k] = c for the samples k in mask, of msaa (4 or 8): four a select, the pixel's
+ * own samples read and written back (a loop over the mask's bits branched on how many
+ * samples a fragment has, which edge pixels make unpredictable). */
+static inline void put_samples(uint32_t *out, unsigned mask, uint32_t c, int msaa)
+{
+#if defined(__x86_64__)
+    const __m128i bit = _mm_setr_epi32(1, 2, 4, 8), v = _mm_set1_epi32((int)c);
+    for (int h = 0; h < msaa; h += 4) {
+        const __m128i m = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(mask >> h)), bit), bit);
+        __m128i *at = (__m128i *)&out[h];
+        _mm_storeu_si128(at, _mm_or_si128(_mm_and_si128(m, v), _mm_andnot_si128(m, _mm_loadu_si128(at))));
+    }
+#else
+    for (; mask; mask &= mask - 1) out[__builtin_ctz(mask)] = c;
+    (void)msaa;
+#endif
+}
+
 /* An opaque batch's colours without linear samples: each to its samples, or, mask 0
  * (one owner: ms_shade), to its pixel of the image. */
 static void batch_write(const ms_batch *b, const ms_tile *st, const plr_state *s, const uint32_t *rgba)
@@ -400,8 +428,7 @@ static void batch_write(const ms_batch *b, const ms_tile *st, const plr_state *s
             continue;
         }
         size_t at;
-        uint32_t *out = sample_colors(st, s, b->x[i], b->y[i], &at);
-        for (unsigned m = b->mask[i]; m; m &= m - 1) out[__builtin_ctz(m)] = rgba[i];
+        put_samples(sample_colors(st, s, b->x[i], b->y[i], &at), b->mask[i], rgba[i], s->msaa);
     }
 }
 
@@ -517,48 +544,28 @@ static inline __attribute__((always_inline)) void ms_shade_samples(ms_batch *b, 
  * resolves to that one colour (the box filter of equal bytes is those bytes), so, unless
  * blended triangles will read its samples or the linear colour is asked for (its resolve
  * averages linear samples), its colour goes straight to the image (or the image keeps
- * the background ms_shade wrote first) and the resolve skips it (st->final). */
+ * the background ms_shade wrote first); the others are listed for the resolve
+ * (st->mixed). */
 static inline __attribute__((always_inline)) void ms_shade_pixels(ms_tile *st, const plr_state *s,
                                                                    ms_batch *b, const int msaa)
 {
+    _Static_assert(PLR_MAX_TILE <= 256, "a listed pixel's dx and dy fit a byte each");
     const bool direct = st->blended.n == 0 && !s->sample_hdr;   /* the float resolve reads every sample */
+    st->nmixed = 0;
     for (int y = st->r.y0; y < st->r.y1; y++)
         for (int x = st->r.x0; x < st->r.x1; x++) {
-            const size_t pixel = (size_t)(y - st->r.oy) * (size_t)s->tile + (size_t)(x - st->r.ox);
-            const uint32_t *own = &st->owner[pixel * (size_t)msaa];
-            uint8_t *final = &st->final[pixel];
-            *final = direct && one_owner(own, msaa);
-            if (!*final) {
+            const int dx = x - st->r.ox, dy = y - st->r.oy;
+            const uint32_t *own = &st->owner[((size_t)dy * (size_t)s->tile + (size_t)dx) * (size_t)msaa];
+            if (!(direct && one_owner(own, msaa))) {
+                st->mixed[st->nmixed++] = (uint16_t)(dy << 8 | dx);
                 ms_shade_samples(b, st, s, own, x, y, msaa);
             } else if (own[0]) {
                 if (b->n == SH_PS_MAX) batch_flush(b, st, s, false);
                 batch_add(b, ms_prim(&st->prims, own[0] - 1), own[0] - 1, x, y, 0);
             } else if (x + EMPTY_RUN < st->r.x1 && none_owned(own + msaa, EMPTY_RUN * msaa)) {
-                memset(final + 1, 1, EMPTY_RUN);   /* the next pixels keep the background too */
-                x += EMPTY_RUN;
+                x += EMPTY_RUN;                /* the next pixels keep the background too */
             }
         }
-}
-
-/* Asks for the setup lines of each triangle that owns a pixel's first sample, in the
- * order the shading will read them: the tile's triangles were stored while every open
- * tile took triangles in turn, so by now their records are out of this core's caches,
- * and the pixel walk meets them in no order a hardware prefetcher follows. seen: a byte
- * per slot, zero. */
-static void ms_prefetch_owners(const ms_tile *st, const plr_state *s, uint8_t *seen)
-{
-    const size_t msaa = (size_t)s->msaa;
-    for (int y = st->r.y0; y < st->r.y1; y++) {
-        const uint32_t *own = &st->owner[((size_t)(y - st->r.oy) * (size_t)s->tile +
-                                          (size_t)(st->r.x0 - st->r.ox)) * msaa];
-        for (int x = st->r.x0; x < st->r.x1; x++, own += msaa) {
-            const uint32_t o = own[0];
-            if (!o || seen[o - 1]) continue;
-            seen[o - 1] = 1;
-            const char *rec = (const char *)ms_prim(&st->prims, o - 1);
-            for (size_t k = 0; k < sizeof(plr_prim); k += 64) __builtin_prefetch(rec + k);
-        }
-    }
 }
 
 static bool ms_shade(ms_tile *st, const plr_state *s)
@@ -573,8 +580,6 @@ static bool ms_shade(ms_tile *st, const plr_state *s)
     const bool ok = b->stamp && b->index && b->quad;
     if (ok) {
         plr_fill_background(s, &st->r);   /* tile_background.c; the shading writes over it */
-        memset(b->index, 0, slots);       /* index is read only under its slot's stamp */
-        ms_prefetch_owners(st, s, b->index);
         /* each sample count compiled for itself: the one-owner test unrolled */
         if (s->msaa == 4) ms_shade_pixels(st, s, b, 4);
         else ms_shade_pixels(st, s, b, 8);
@@ -647,6 +652,26 @@ static inline void prefetch_samples(const ms_tile *st, const plr_state *s, const
     }
 }
 
+/* The waiting triangles' samples taken, in arrival order (an owner is the nearest
+ * triangle, equal depths the smaller primitive id, so the order changes no owner). A
+ * tile's samples are walked here, at its input's end (or when its store is full), and
+ * not as each packet arrives: with the tiles open together, 128 KiB of depths and owners
+ * each at 4x, the walk found them out of the core's caches; now one tile's are walked
+ * at a time. False when out of memory. */
+static bool ms_take_waiting(ms_tile *st, const plr_state *s)
+{
+    if (!ms_buffers(st, s)) return false;
+    const bool alpha = s->alpha.mask || s->alpha.blend;
+    for (uint32_t slot = st->taken; slot < st->prims.n; slot++) {
+        const plr_prim *p = ms_prim(&st->prims, slot);
+        if (slot + 1 < st->prims.n) prefetch_samples(st, s, ms_prim(&st->prims, slot + 1));
+        const bool masked = alpha && plr_alpha_mode(s->env, p->tri.material) == SC_ALPHA_MASK;
+        ms_take(st, s, p, slot, masked);
+    }
+    st->taken = st->prims.n;
+    return true;
+}
+
 void plr_tile_shade_msaa(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -659,15 +684,12 @@ void plr_tile_shade_msaa(gr_ctx *c)
         const binned_pkt *p = w.mem;
         gr_work_units(c, p->count);              /* its cost follows triangles, not packets */
         plr_check_binned(c, s, p);
-        for (uint32_t i = 0; i < p->count; i++) {
-            if (i + 1 < p->count) prefetch_samples(&st, s, &p->t[i + 1].prim);
-            gr_assert(c, ms_add(&st, s, &p->t[i].prim));
-        }
+        for (uint32_t i = 0; i < p->count; i++) gr_assert(c, ms_add(&st, s, &p->t[i].prim));
         gr_commit(c, 0, 1);
     }
-    gr_assert(c, ms_colors(&st, s) && ms_shade(&st, s));
+    gr_assert(c, ms_take_waiting(&st, s) && ms_colors(&st, s) && ms_shade(&st, s));
     ms_blend(&st, s);
-    if (st.colors) plr_samples_resolve_own(s, &st.r, st.final, st.colors);
-    else plr_samples_resolve(s, &st.r, st.final);
+    if (st.colors) plr_samples_resolve_own(s, &st.r, st.mixed, st.nmixed, st.colors);
+    else plr_samples_resolve(s, &st.r, st.mixed, st.nmixed);
     ms_free(&st);
 }
