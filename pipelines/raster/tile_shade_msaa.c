@@ -21,7 +21,6 @@
 #include "pipelines/raster/internal.h"
 #include "pipelines/raster/sample_slots.h"
 #include "pipelines/raster/tile_slots.h"
-#include "rasterizer/prefetch.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -626,45 +625,21 @@ static void ms_blend(ms_tile *st, const plr_state *s)
     }
 }
 
-/* Asks for the depth and owner lines of triangle p's rectangle in the tile, for the
- * triangle after the one being taken: at 4x a tile's samples are 32 bytes a pixel, and
- * with every tile that has triangles open at once (one worker: Bin feeds them all in
- * turn) they are mostly out of the first-level cache when a triangle reaches them, so
- * the sample kernel waited on its loads. A row's first and last lines only (a span of
- * most triangles is one to three lines: a loop over its lines cost more instructions
- * and branches than it saved), rows past PREFETCH_ROWS left to the kernel. A hint: it
- * loads nothing. */
-#define PREFETCH_ROWS 8
-static inline void prefetch_samples(const ms_tile *st, const plr_state *s, const plr_prim *p)
-{
-    const int x0 = st->r.x0 > p->su.x0 ? st->r.x0 : p->su.x0, y0 = st->r.y0 > p->su.y0 ? st->r.y0 : p->su.y0;
-    const int x1 = st->r.x1 < p->su.x1 + 1 ? st->r.x1 : p->su.x1 + 1;
-    int y1 = st->r.y1 < p->su.y1 + 1 ? st->r.y1 : p->su.y1 + 1;
-    if (x0 >= x1) return;
-    y1 = y1 - y0 > PREFETCH_ROWS ? y0 + PREFETCH_ROWS : y1;
-    const size_t last = (size_t)(x1 - x0) * (size_t)s->msaa - 1;   /* a row's last sample */
-    for (int y = y0; y < y1; y++) {
-        const size_t at = owner_at(st, s, x0, y);
-        rs_prefetch_line(&st->z[at]);
-        rs_prefetch_line(&st->z[at + last]);
-        rs_prefetch_line(&st->owner[at]);
-        rs_prefetch_line(&st->owner[at + last]);
-    }
-}
-
 /* The waiting triangles' samples taken, in arrival order (an owner is the nearest
  * triangle, equal depths the smaller primitive id, so the order changes no owner). A
  * tile's samples are walked here, at its input's end (or when its store is full), and
- * not as each packet arrives: with the tiles open together, 128 KiB of depths and owners
- * each at 4x, the walk found them out of the core's caches; now one tile's are walked
- * at a time. False when out of memory. */
+ * not as each packet arrives: the tiles are open together (one worker: Bin feeds them
+ * all in turn), and a tile's depths and owners, 128 KiB at 4x, were out of the core's
+ * caches whenever a packet reached them. Walked one tile at a time they stay in the
+ * second-level cache, the records are read in memory order, and the shading that
+ * follows finds the owners' records cached: asking for either ahead (as before) only
+ * cost time. False when out of memory. */
 static bool ms_take_waiting(ms_tile *st, const plr_state *s)
 {
     if (!ms_buffers(st, s)) return false;
     const bool alpha = s->alpha.mask || s->alpha.blend;
     for (uint32_t slot = st->taken; slot < st->prims.n; slot++) {
         const plr_prim *p = ms_prim(&st->prims, slot);
-        if (slot + 1 < st->prims.n) prefetch_samples(st, s, ms_prim(&st->prims, slot + 1));
         const bool masked = alpha && plr_alpha_mode(s->env, p->tri.material) == SC_ALPHA_MASK;
         ms_take(st, s, p, slot, masked);
     }
