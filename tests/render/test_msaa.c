@@ -12,6 +12,9 @@
  *   once per pixel at the centre, with the quad's derivatives), differing only on edges;
  * - determinism: every raster graph, 1, 2, 3 and 8 workers and every scheduler give the
  *   same bytes at msaa 4 and 8 on a scene with blended, alpha-tested and textured quads;
+ * - a full store: with thousands of small triangles over 8-pixel tiles the sort-middle
+ *   Tile-Shade's store fills while triangles wait, and the image is still the ordered
+ *   graph's;
  * - gramps-render: --msaa 3 (and 0, 16, x) and graph.msaa=3 refused naming the flag and
  *   the values; the ray tracer refuses --msaa; the memory estimate grows by the sample
  *   buffers; the statistics report msaa and their bytes. */
@@ -41,6 +44,40 @@ static const double rx0 = 10.3, rx1 = 20.7, ry0 = 5.6, ry1 = 25.2;
 static double world_x(double sx) { return 3.0 * (2.0 * sx / W - 1.0); }
 static double world_y(double sy) { return -3.0 * (2.0 * sy / H - 1.0); }
 
+/* dense.obj: three grids of DENSE x DENSE small quads over the whole view, tilted a
+ * little, at three depths: the front one first, with every other quad left out, then
+ * the back one, then the middle one. At 32x32 with 8-pixel tiles each tile receives
+ * about 400 triangles, more than a chunk of the multisampling Tile-Shade's store (256):
+ * the store fills while triangles wait to be walked, the first to fill it are visible,
+ * and its unnamed slots (the back grid) are collected. */
+#define DENSE 40
+static void write_dense(void)
+{
+    static char obj[3 * DENSE * DENSE * 160];
+    size_t at = (size_t)snprintf(obj, sizeof obj, "mtllib m.mtl\n");
+    static const double z[3] = {0.6, -0.5, 0.2};
+    static const char *const mtl[3] = {"a", "flat", "b"};
+    int v = 0;
+    for (int layer = 0; layer < 3; layer++) {
+        at += (size_t)snprintf(obj + at, sizeof obj - at, "usemtl %s\n", mtl[layer]);
+        for (int j = 0; j < DENSE; j++)
+            for (int i = 0; i < DENSE; i++) {
+                if (layer == 0 && (i + j) % 2) continue;
+                const double x0 = -3.2 + 6.4 * i / DENSE, x1 = -3.2 + 6.4 * (i + 1) / DENSE;
+                const double y0 = -3.2 + 6.4 * j / DENSE, y1 = -3.2 + 6.4 * (j + 1) / DENSE;
+                const double tilt = 0.05 * (x0 + y0);
+                at += (size_t)snprintf(obj + at, sizeof obj - at,
+                                       "v %.6f %.6f %.6f\nv %.6f %.6f %.6f\nv %.6f %.6f %.6f\nv %.6f %.6f %.6f\n"
+                                       "f %d %d %d\nf %d %d %d\n",
+                                       x0, y0, z[layer] + tilt, x1, y0 + 0.01, z[layer] + tilt,
+                                       x1, y1, z[layer] + tilt, x0 - 0.01, y1, z[layer] + tilt,
+                                       v + 1, v + 2, v + 3, v + 1, v + 3, v + 4);
+                v += 4;
+            }
+    }
+    scratch_write_text(dir, "dense.obj", obj);
+}
+
 static void write_scenes(void)
 {
     scratch_write_text(dir, "m.mtl", "newmtl flat\nKd 0.8 0.4 0.2\nnewmtl floor\nKd 1 1 1\n"
@@ -64,6 +101,7 @@ static void write_scenes(void)
                                        "f 5/5 6/6 7/7\nf 5/5 7/7 8/8\n"
                                        "v -0.5 -0.7 0.5\nv 1.3 -0.4 0.4\nv 1.0 1.1 0.6\nusemtl a\nf 9 10 11\n"
                                        "v -0.9 0.1 0.8\nv 1.1 -0.9 0.9\nv 0.6 0.9 0.7\nusemtl b\nf 12 13 14\n");
+    write_dense();
 }
 
 /* A w x h RGBA texture as material m's albedo map (repeat, trilinear: the defaults). */
@@ -109,8 +147,8 @@ static bool load(const char *file, bool blend, loaded *l)
 
 /* One frame of built-in graph `name` at msaa samples into rgba (W x H); the finished
  * run (the caller destroys it), or NULL. */
-static gr_graph *render(loaded *l, const char *name, int msaa, const gr_launch_opts *o,
-                        sh_aov aov, uint8_t *rgba)
+static gr_graph *render_tiled(loaded *l, const char *name, int msaa, int tile, const gr_launch_opts *o,
+                              sh_aov aov, uint8_t *rgba)
 {
     char err[CP_ERR_MAX], v[12];                 /* any int */
     cp_registry *r = pl_registry_new(err);
@@ -118,6 +156,8 @@ static gr_graph *render(loaded *l, const char *name, int msaa, const gr_launch_o
     snprintf(v, sizeof v, "%d", msaa);
     CHECK_MSG(!cp_graph_load_text(g, pl_builtin_graph(name), name, err), "%s", err);
     CHECK_MSG(!cp_put(g, "graph", "msaa", v, "test", err), "%s", err);
+    snprintf(v, sizeof v, "%d", tile);
+    CHECK_MSG(!tile || !cp_put(g, "graph", "tile", v, "test", err), "%s", err);
     pl_frame f;
     gr_graph *run = NULL;
     if (pl_frame_init(&f, &l->data, W, H, aov, err)) {
@@ -129,6 +169,13 @@ static gr_graph *render(loaded *l, const char *name, int msaa, const gr_launch_o
     cp_graph_free(g);
     cp_registry_free(r);
     return run;
+}
+
+/* render_tiled with the graph's own tile edge. */
+static gr_graph *render(loaded *l, const char *name, int msaa, const gr_launch_opts *o, sh_aov aov,
+                        uint8_t *rgba)
+{
+    return render_tiled(l, name, msaa, 0, o, aov, rgba);
 }
 
 static const char *const graphs[] = {"raster", "raster-ordered", "raster-parallel"};
@@ -262,6 +309,31 @@ static void test_deterministic(void)
     unload(&l);
 }
 
+/* A tile whose store of triangles fills while they wait to be walked (dense.obj, 8-pixel
+ * tiles: the sort-middle Tile-Shade walks a tile's triangles when its input ends or its
+ * store is full, and then collects the slots no sample names): the sort-middle graph
+ * gives the ordered graph's bytes at msaa 4 and 8, 1 and 3 workers. */
+static void test_full_store(void)
+{
+    static uint8_t ref[W * H * 4], img[W * H * 4];
+    loaded l;
+    if (!load("dense.obj", false, &l)) { CHECK(0); return; }
+    for (int n = 4; n <= 8; n += 4) {
+        gr_launch_opts one = {.workers = 1};
+        gr_graph_destroy(render_tiled(&l, "raster-ordered", n, 8, &one, SH_AOV_COLOR, ref));
+        int shown = 0;                    /* pixels of the middle and front grids */
+        for (int i = 0; i < W * H; i++) shown += ref[4 * i] != ref[0] || ref[4 * i + 2] != ref[2];
+        CHECK_MSG(shown > 0, "msaa %d: one colour everywhere", n);
+        for (unsigned w = 1; w <= 3; w += 2) {
+            memset(img, 0xcd, sizeof img);
+            gr_launch_opts o = {.workers = w};
+            gr_graph_destroy(render_tiled(&l, "raster", n, 8, &o, SH_AOV_COLOR, img));
+            CHECK_MSG(!memcmp(ref, img, sizeof img), "msaa %d, %u workers: not the ordered graph's image", n, w);
+        }
+    }
+    unload(&l);
+}
+
 static void test_bad_values_refused(void)
 {
     static const char *const bad[] = {"3", "0", "16", "2", "x", "4x"};
@@ -344,6 +416,7 @@ int main(int argc, char **argv)
     RUN(test_blending_per_sample);
     RUN(test_texture_lod_kept);
     RUN(test_deterministic);
+    RUN(test_full_store);
     RUN(test_bad_values_refused);
     RUN(test_memory_and_stats);
     scratch_dir_remove(dir);
