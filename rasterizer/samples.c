@@ -132,27 +132,6 @@ void rs_sample_walk_make(const rs_setup *s, const rs_samples *p, const rs_depth_
     rs_sample_walk_of(s, p, z, w);
 }
 
-int rs_raster_rect_samples(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1,
-                           int y1, rs_cover *out, uint8_t *mask)
-{
-    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
-    rs_sample_walk w;
-    rs_sample_walk_of(s, p, NULL, &w);
-    const int64_t one = 1 << RS_SUBPIXEL_BITS;
-    int n = 0;
-    for (int y = y0; y < y1; y++) {
-        int64_t e[3];
-        rs_centre_edges(s, x0, y, e);
-        for (int x = x0; x < x1; x++, e[0] += s->a[0] * one, e[1] += s->a[1] * one, e[2] += s->a[2] * one) {
-            unsigned m = rs_walk_cover(&w, e);
-            if (!m) continue;
-            mask[n] = (uint8_t)m;
-            out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e[0], e[1]};
-        }
-    }
-    return n;
-}
-
 static void sample_row_baseline(const rs_setup *s, const rs_sample_walk *w, const rs_depth_plane *z,
                                 const int64_t e_in[3], int n, const float *held, uint8_t *nearer,
                                 uint8_t *tie, float *depth)
@@ -394,6 +373,10 @@ static inline void int32_lanes_direct(const rs_setup *s, const rs_samples *p, co
         off[i] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(s->a[i]), lx),
                                   _mm256_mullo_epi32(_mm256_set1_epi32(s->b[i]), sy));
         l->first[i] = _mm256_add_epi32(off[i], _mm256_set1_epi32((int32_t)(uint32_t)(uint64_t)(e[i] + s->bias[i])));
+    }
+    if (!z) {                            /* coverage alone (raster_rect_samples_avx2): no depths */
+        l->dz[0] = l->dz[1] = _mm256_setzero_pd();
+        return;
     }
     const __m256d d0 = _mm256_set1_pd(z->d0), d1 = _mm256_set1_pd(z->d1), inv_area = _mm256_set1_pd(z->inv_area);
     for (int h = 0; h < count / 4; h++) {
@@ -654,6 +637,65 @@ static bool sample_block_take_direct(const rs_setup *s, const rs_samples *p, con
     return direct_block_take(s, p, z, e, n, rows, held, owner, stride, id, tie, taken, 8);
 }
 
+/* rs_raster_rect_samples' kernel for one sample count on int32 lanes (the block walk's,
+ * made without a walk: int32_lanes_direct), for a rectangle at most
+ * RS_SAMPLE_BLOCK_WIDTH wide whose values fit int32: eight samples a step, each pixel
+ * written to out[n] and kept (n counted on) when a sample is covered, without a branch
+ * on its coverage. out has room for the rectangle's pixels. */
+__attribute__((target("avx2"), always_inline))
+static inline int cover_block(const rs_setup *s, const rs_samples *p, const int64_t e[3], int x0, int y0, int n,
+                              int rows, rs_cover *out, uint8_t *mask, const int count)
+{
+    int32_lanes l;
+    int32_lanes_direct(s, p, NULL, e, count, &l);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    const int pixels = 8 / count, steps = (n + pixels - 1) / pixels;
+    const unsigned valid_last = n % pixels ? (1u << (count * (n % pixels))) - 1 : 0xffu;
+    int found = 0;
+    __m256i r0 = l.first[0], r1 = l.first[1], r2 = l.first[2];
+    const __m256i down[3] = {_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[0] * (uint64_t)one)),
+                             _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[1] * (uint64_t)one)),
+                             _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[2] * (uint64_t)one))};
+    int64_t row0 = e[0], row1 = e[1];    /* edges 0 and 1 exact at the row's first centre */
+    for (int y = y0; y < y0 + rows; y++) {
+        __m256i t0 = r0, t1 = r1, t2 = r2;
+        for (int k = 0; k < steps; k++) {
+            const __m256i all = _mm256_or_si256(_mm256_or_si256(t0, t1), t2);
+            unsigned cv = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(all)) & (k + 1 < steps ? 0xffu : valid_last);
+            for (int q = 0; q < pixels; q++, cv >>= count) {
+                const int j = k * pixels + q;
+                const unsigned m = cv & ((1u << count) - 1);
+                out[found] = (rs_cover){(uint16_t)(x0 + j), (uint16_t)y, row0 + j * l.s0, row1 + j * l.s1};
+                mask[found] = (uint8_t)m;
+                found += m != 0;
+            }
+            t0 = _mm256_add_epi32(t0, l.step[0]);
+            t1 = _mm256_add_epi32(t1, l.step[1]);
+            t2 = _mm256_add_epi32(t2, l.step[2]);
+        }
+        r0 = _mm256_add_epi32(r0, down[0]);
+        r1 = _mm256_add_epi32(r1, down[1]);
+        r2 = _mm256_add_epi32(r2, down[2]);
+        row0 += (int64_t)s->b[0] * one;
+        row1 += (int64_t)s->b[1] * one;
+    }
+    return found;
+}
+
+/* cover_block for 4 and 8 samples, or -1 (nothing written) where it does not apply. */
+__attribute__((target("avx2")))
+static int raster_rect_samples_avx2(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1, int y1,
+                                    rs_cover *out, uint8_t *mask)
+{
+    const int n = x1 - x0, rows = y1 - y0;
+    if (p->count % 4 != 0 || n > RS_SAMPLE_BLOCK_WIDTH) return -1;
+    int64_t e[3];
+    rs_centre_edges(s, x0, y0, e);
+    if (!direct_block_fits_int32(s, p, e, n, rows)) return -1;
+    if (p->count == 4) return cover_block(s, p, e, x0, y0, n, rows, out, mask, 4);
+    return cover_block(s, p, e, x0, y0, n, rows, out, mask, 8);
+}
+
 /* sample_row_take_avx2 on int32 lanes, for rows where w is bounded
  * (rs_sample_walk_bound): a block of one row. tie must be zero beforehand. */
 __attribute__((target("avx2")))
@@ -774,4 +816,33 @@ bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const rs_depth
     (void)stride, (void)id, (void)tie, (void)avx2, (void)taken;
     return false;
 #endif
+}
+
+int rs_raster_rect_samples(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1,
+                           int y1, rs_cover *out, uint8_t *mask, bool avx2)
+{
+    clamp_to_bounds(s, &x0, &y0, &x1, &y1);
+    if (x0 >= x1 || y0 >= y1) return 0;
+#if defined(__x86_64__)
+    if (avx2) {
+        const int n = raster_rect_samples_avx2(s, p, x0, y0, x1, y1, out, mask);
+        if (n >= 0) return n;
+    }
+#endif
+    (void)avx2;
+    rs_sample_walk w;
+    rs_sample_walk_of(s, p, NULL, &w);
+    const int64_t one = 1 << RS_SUBPIXEL_BITS;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        int64_t e[3];
+        rs_centre_edges(s, x0, y, e);
+        for (int x = x0; x < x1; x++, e[0] += s->a[0] * one, e[1] += s->a[1] * one, e[2] += s->a[2] * one) {
+            unsigned m = rs_walk_cover(&w, e);
+            if (!m) continue;
+            mask[n] = (uint8_t)m;
+            out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, e[0], e[1]};
+        }
+    }
+    return n;
 }

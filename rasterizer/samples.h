@@ -208,8 +208,11 @@ GR_API bool rs_sample_block_take(const rs_setup *s, const rs_samples *p, const r
 
 /* rs_raster_rect with samples: every pixel of [x0,x1) x [y0,y1) where s covers at least
  * one sample, in row-major order, with the exact edge values at its centre (covered or
- * not: the shading point) and its covered samples in mask[]. Returns how many. */
+ * not: the shading point) and its covered samples in mask[]. Returns how many. out and
+ * mask have room for every pixel of the rectangle (inside s's bounds). With avx2 (only
+ * where the CPU has it) a rectangle at most RS_SAMPLE_BLOCK_WIDTH wide whose values fit
+ * int32 takes eight samples a step; the same results. */
 GR_API int rs_raster_rect_samples(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1,
-                                  int y1, rs_cover *out, uint8_t *mask);
+                                  int y1, rs_cover *out, uint8_t *mask, bool avx2);
 
 #endif

@@ -54,6 +54,7 @@ typedef struct rast_local {
     rs_cover *buf;                        /* one tile's covered pixels of one triangle */
     uint8_t *cover;                       /* msaa > 1: their covered samples, else NULL */
     const rs_samples *pattern;
+    bool avx2;                            /* rs_raster_rect_samples' kernel (the frame's env.isa) */
     uint32_t next_uid;
     const plr_hiz *hiz;                   /* NULL: no coarse depth test */
     uint64_t hidden;                      /* triangle-tile pairs the coarse test skipped */
@@ -86,7 +87,7 @@ static void rast_in_tile(rast_local *l, gr_ctx *c, uint32_t tile, const tile_rec
             return;
         }
     }
-    int m = l->cover ? rs_raster_rect_samples(&t->su, l->pattern, x0, y0, x1, y1, l->buf, l->cover)
+    int m = l->cover ? rs_raster_rect_samples(&t->su, l->pattern, x0, y0, x1, y1, l->buf, l->cover, l->avx2)
                      : rs_raster_rect(&t->su, x0, y0, x1, y1, l->buf);
     if (m) stage_fragments(&l->stager, c, tile, t, uid, l->buf, l->cover, m);
 }
@@ -126,6 +127,7 @@ static bool rast_local_init(rast_local *l, const plr_state *s, const rast_cfg *r
     l->hidden = 0;
     l->buf = malloc((size_t)rc->tile * rc->tile * sizeof *l->buf);
     l->pattern = s->pattern;
+    l->avx2 = s->env->isa == RT_ISA_AVX2;
     l->cover = s->msaa > 1 ? malloc((size_t)rc->tile * rc->tile) : NULL;
     if (l->buf && (l->cover || s->msaa == 1) &&
         plr_stager_init(&l->stager, ntiles, open_tiles, packet_bytes, copy, 0, runs))

@@ -115,7 +115,7 @@ static uint64_t zraster_prim_samples(zraster_walk *w, const plr_prim *p, const p
         const int ye = ys + rows < y1 ? ys + rows : y1;
         for (int xs = x0; xs < x1;) {     /* a row wider than the strip: pieces of it */
             const int xe = x1 - xs > ZRASTER_COVER ? xs + ZRASTER_COVER : x1;
-            const int n = rs_raster_rect_samples(su, w->s->pattern, xs, ys, xe, ye, w->cover, w->masks);
+            const int n = rs_raster_rect_samples(su, w->s->pattern, xs, ys, xe, ye, w->cover, w->masks, w->avx2);
             take_samples(w, p, &ip, &e, &plane, n);
             covered += (uint64_t)n;
             xs = xe;

@@ -10,7 +10,11 @@
  *   row) and rs_sample_block_take (the same block, its lanes made without a walk; where
  *   it refuses a rectangle it writes nothing) take every covered
  *   sample its depth (rs_sample_depth) beats, marks the equal ones as ties, and nothing
- *   else.
+ *   else;
+ * - rs_raster_rect_samples (4x, 8x; its AVX2 kernel walks rectangles at most
+ *   RS_SAMPLE_BLOCK_WIDTH wide on int32 lanes) lists every pixel with a covered sample,
+ *   in row-major order, with its centre's exact edge values and its covered samples, and
+ *   no other pixel.
  * On random triangles: tiny (below a pixel), slivers, huge (far past the image: int64
  * fallbacks), degenerate (collinear: set up or refused, never a pixel), large enough
  * that their edge values over a rectangle lie on either side of the int32 limit (the
@@ -332,9 +336,68 @@ static void test_sample_blocks_match_fine_path(void)
     }
 }
 
+/* ---- 4x, 8x: rs_raster_rect_samples ----------------------------------------------------- */
+
+/* The covered pixels of [x0,x1) x [y0,y1) from the definition (every sample of every
+ * pixel tested), in row-major order; how many. */
+static int cover_fine(const rs_setup *s, const rs_samples *p, int x0, int y0, int x1, int y1, rs_cover *out,
+                      uint8_t *mask)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2, step = one / 16;
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+            unsigned m = 0;
+            for (int k = 0; k < p->count; k++)
+                m |= (unsigned)covered_at(s, X + p->dx[k] * step, Y + p->dy[k] * step) << k;
+            if (!m) continue;
+            mask[n] = (uint8_t)m;
+            out[n++] = (rs_cover){(uint16_t)x, (uint16_t)y, (int64_t)s->a[0] * X + (int64_t)s->b[0] * Y + s->c[0],
+                                  (int64_t)s->a[1] * X + (int64_t)s->b[1] * Y + s->c[1]};
+        }
+    return n;
+}
+
+static void test_sample_cover_matches_fine_path(void)
+{
+    static rs_cover fine[W * W], got[W * W];
+    static uint8_t fine_mask[W * W], got_mask[W * W];
+    for (int count = 4; count <= 8; count += 4) {
+        const rs_samples *p = rs_sample_pattern(count);
+        int bad = 0, blocks = 0, covered = 0;
+        for (int t = 0; t < ROUNDS(3000); t++) {
+            rs_setup s;
+            if (!random_triangle(t % 6, &p->reach, &s)) continue;
+            int x0, y0, x1, y1;
+            random_rect(&s, &x0, &y0, &x1, &y1);
+            const int cx0 = x0 > s.x0 ? x0 : s.x0, cy0 = y0 > s.y0 ? y0 : s.y0;   /* as the kernel clamps */
+            const int cx1 = x1 < s.x1 + 1 ? x1 : s.x1 + 1, cy1 = y1 < s.y1 + 1 ? y1 : s.y1 + 1;
+            const int n = cx0 < cx1 && cy0 < cy1 ? cover_fine(&s, p, cx0, cy0, cx1, cy1, fine, fine_mask) : 0;
+            blocks += cx1 - cx0 > 0 && cx1 - cx0 <= RS_SAMPLE_BLOCK_WIDTH && n > 0;
+            covered += n;
+            for (int avx2 = 0; avx2 <= (int)rt_isa_available(RT_ISA_AVX2); avx2++) {
+                memset(got, 0xcd, sizeof got);
+                const int m = rs_raster_rect_samples(&s, p, x0, y0, x1, y1, got, got_mask, avx2);
+                bool same = m == n && !memcmp(got_mask, fine_mask, (size_t)n);
+                for (int i = 0; same && i < n; i++)
+                    same = got[i].x == fine[i].x && got[i].y == fine[i].y && got[i].e0 == fine[i].e0 &&
+                           got[i].e1 == fine[i].e1;
+                if (!same && bad++ < 3)
+                    fprintf(stderr, "  %dx triangle %d (kind %d, avx2 %d) over [%d,%d)x[%d,%d): %d pixels, %d fine\n",
+                            count, t, t % 6, avx2, x0, x1, y0, y1, m, n);
+            }
+        }
+        CHECK_MSG(bad == 0, "%dx: rs_raster_rect_samples differs from the definition", count);
+        CHECK_MSG(blocks > ROUNDS(500) && covered > ROUNDS(5000), "%dx: only %d block-wide rectangles, %d pixels",
+                  count, blocks, covered);
+    }
+}
+
 int main(void)
 {
     RUN(test_depth_blocks_match_fine_path);
     RUN(test_sample_blocks_match_fine_path);
+    RUN(test_sample_cover_matches_fine_path);
     return check_finish();
 }
