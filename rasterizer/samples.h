@@ -70,17 +70,28 @@ static inline double rs_plane_step(const rs_depth_plane *p, int64_t o0, int64_t 
     return ((double)o0 * p->d0 + (double)o1 * p->d1) * p->inv_area;
 }
 
+/* The plane of the triangle with edges e at the centre of pixel (x, y). */
+static inline double rs_pixel_centre_depth(const rs_edge01 *e, const rs_depth_plane *z, int x, int y)
+{
+    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2;
+    const int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
+    return rs_plane_centre(z, e->a[0] * X + e->b[0] * Y + e->c[0], e->a[1] * X + e->b[1] * Y + e->c[1]);
+}
+
+/* The plane's change from any pixel centre to its sample k: the same for every pixel. */
+static inline double rs_sample_step(const rs_edge01 *e, const rs_depth_plane *z, const rs_samples *p, int k)
+{
+    const int64_t step = (1 << RS_SUBPIXEL_BITS) / 16;
+    const int64_t ox = p->dx[k] * step, oy = p->dy[k] * step;
+    return rs_plane_step(z, e->a[0] * ox + e->b[0] * oy, e->a[1] * ox + e->b[1] * oy);
+}
+
 /* The depth at sample k of pixel (x, y) of the triangle with edges e and plane z
- * (covered or not: the plane's value there). */
+ * (covered or not: the plane's value there): its centre's plus its step, rounded once. */
 static inline float rs_sample_depth(const rs_edge01 *e, const rs_depth_plane *z, const rs_samples *p,
                                     int k, int x, int y)
 {
-    const int64_t one = 1 << RS_SUBPIXEL_BITS, half = one / 2, step = one / 16;
-    const int64_t X = (int64_t)x * one + half, Y = (int64_t)y * one + half;
-    const int64_t ox = p->dx[k] * step, oy = p->dy[k] * step;
-    const double centre = rs_plane_centre(z, e->a[0] * X + e->b[0] * Y + e->c[0],
-                                          e->a[1] * X + e->b[1] * Y + e->c[1]);
-    return (float)(centre + rs_plane_step(z, e->a[0] * ox + e->b[0] * oy, e->a[1] * ox + e->b[1] * oy));
+    return (float)(rs_pixel_centre_depth(e, z, x, y) + rs_sample_step(e, z, p, k));
 }
 
 /* Walking a triangle's samples pixel by pixel: each edge's value at sample k is its value

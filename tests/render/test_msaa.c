@@ -15,6 +15,7 @@
  * - a full store: with thousands of small triangles over 8-pixel tiles the sort-middle
  *   Tile-Shade's store fills while triangles wait, and the image is still the ordered
  *   graph's;
+ * - the AVX2 kernels against the baseline ones (GRAMPS_ISA=baseline), three graphs;
  * - gramps-render: --msaa 3 (and 0, 16, x) and graph.msaa=3 refused naming the flag and
  *   the values; the ray tracer refuses --msaa; the memory estimate grows by the sample
  *   buffers; the statistics report msaa and their bytes. */
@@ -334,6 +335,29 @@ static void test_full_store(void)
     unload(&l);
 }
 
+/* The AVX2 kernels (Tile-Shade's sample blocks, Rast's and Z-Raster's coverage, the OM's
+ * sample test) against the baseline ones (GRAMPS_ISA=baseline): the same bytes from
+ * gramps-render in the three graphs that keep samples, at msaa 4 and 8 (on a CPU without
+ * AVX2 both runs take the baseline). */
+static void test_kernels_match_baseline(void)
+{
+    static const char *const pipes[] = {"raster", "raster-ordered", "hybrid"};
+    for (int g = 0; g < 3; g++)
+        for (int n = 4; n <= 8; n += 4) {
+            char args[600], a[200], b[200];
+            snprintf(a, sizeof a, "%s/isa-best.png", dir);
+            snprintf(b, sizeof b, "%s/isa-baseline.png", dir);
+            for (int base = 0; base < 2; base++) {
+                if (base) setenv("GRAMPS_ISA", "baseline", 1);
+                snprintf(args, sizeof args, "-q -t 2 -p %s --msaa %d --size 64x48 --camera 0,0,3,0,0,0,0,1,0,90 "
+                         "%s/dense.obj -o %s", pipes[g], n, dir, base ? b : a);
+                CHECK_MSG(run(args) == 0, "%s", out);
+                unsetenv("GRAMPS_ISA");
+            }
+            CHECK_MSG(same_files(a, b), "%s msaa %d: the AVX2 kernels' image is not the baseline's", pipes[g], n);
+        }
+}
+
 static void test_bad_values_refused(void)
 {
     static const char *const bad[] = {"3", "0", "16", "2", "x", "4x"};
@@ -417,6 +441,7 @@ int main(int argc, char **argv)
     RUN(test_texture_lod_kept);
     RUN(test_deterministic);
     RUN(test_full_store);
+    RUN(test_kernels_match_baseline);
     RUN(test_bad_values_refused);
     RUN(test_memory_and_stats);
     scratch_dir_remove(dir);
