@@ -5,9 +5,11 @@
  * Per sample: coverage (the top-left rule at each sample point) and depth (the
  * triangle's depth plane there, as rasterizer/samples.h computes it), tested as the
  * single-sample graph tests a pixel: nearest, equal depths to the smaller primitive id,
- * so arrival order cannot change which triangle owns a sample. Depths and owners (slot
- * + 1) live in the tile, contiguous, as the single-sample depth tile does; colours in the
- * frame's sample-color buffer, which the tile resolves into the image at its end.
+ * so arrival order cannot change which triangle owns a sample. The tile stores its
+ * triangles as they arrive and walks them once its input has ended (or its store is
+ * full): depths and owners (slot + 1) live in the tile, contiguous, as the single-sample
+ * depth tile does; colours in the tile's own block (or, with linear samples, the frame's
+ * sample-color buffer), which the tile resolves into the image at its end.
  *
  * Per pixel: each triangle that owns at least one of a pixel's samples is shaded once,
  * at the pixel centre (as Direct3D without `centroid`: the centre may lie outside the
@@ -71,11 +73,10 @@ static void fill_far(float *z, size_t n)
 #endif
 }
 
-static bool ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
+static void ms_init(ms_tile *st, const plr_state *s, uint64_t tile)
 {
     memset(st, 0, sizeof *st);
     plr_tile_rect(&s->rc, tile, &st->r);  /* not empty: Bin sends only such tiles */
-    return true;
 }
 
 /* The tile's depths, owners and tie bytes, made when its first triangles are taken (the
@@ -653,7 +654,7 @@ void plr_tile_shade_msaa(gr_ctx *c)
     ms_tile st;
     gr_assert(c, gr_key(c) < (uint64_t)s->tiles_x * (uint64_t)s->tiles_y);
     s->visited[gr_key(c)] = 1;
-    gr_assert(c, ms_init(&st, s, gr_key(c)));
+    ms_init(&st, s, gr_key(c));
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const binned_pkt *p = w.mem;
