@@ -52,9 +52,10 @@ static void *frame_buffer(size_t bytes)
 {
     const size_t huge = (size_t)2 << 20;
     if (bytes < huge) return malloc(bytes);
-    void *p = aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
 #if defined(MADV_HUGEPAGE)
-    if (p) (void)madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE);   /* a hint: may be refused */
+    (void)madvise(p, bytes / huge * huge, MADV_HUGEPAGE);   /* its whole huge pages; a hint: may be refused */
 #endif
     return p;
 }
