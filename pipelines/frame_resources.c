@@ -8,7 +8,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 
 static size_t pixels(const pl_frame *f) { return (size_t)f->width * (size_t)f->height; }
@@ -43,30 +42,13 @@ static pl_resource *add(pl_frame *f, const cp_resource_type *t, const char *owne
     return r;
 }
 
-/* A frame buffer of `bytes`: from 2 MiB up in whole huge pages where the kernel gives
- * them on request (transparent huge pages in `madvise` mode, Debian's default). The
- * per-sample buffers are tens of MiB that the ordered graph's OMs write in draw order,
- * every tile's rows 16 KiB or more apart: with 4 KiB pages most of those stores missed
- * the TLB as well as the caches. */
-static void *frame_buffer(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < huge) return malloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
-#if defined(MADV_HUGEPAGE)
-    (void)madvise(p, bytes / huge * huge, MADV_HUGEPAGE);   /* its whole huge pages; a hint: may be refused */
-#endif
-    return p;
-}
-
 /* A new entry for t, its data made (a plain array: extent x element_bytes, uncleared
  * until pl_frame_prepare). NULL when full or out of memory. */
 static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *owner)
 {
     if (!has_room(f, t, owner)) return NULL;
     size_t per_pixel = t->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1;
-    void *data = t->create ? t->create(f, owner) : frame_buffer(pixels(f) * per_pixel * t->element_bytes);
+    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * per_pixel * t->element_bytes);
     return data ? add(f, t, owner, data) : NULL;
 }
 
