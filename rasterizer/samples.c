@@ -305,6 +305,14 @@ typedef struct int32_lanes {
     int64_t s0, s1;                       /* edges 0 and 1's exact change per pixel */
 } int32_lanes;
 
+/* Coefficient c times f (an edge's change over f subpixels) modulo 2^32, in all eight
+ * int32 lanes: how the int32 walks step their lanes. */
+__attribute__((target("avx2"), always_inline))
+static inline __m256i lanes_of_change(int32_t c, int64_t f)
+{
+    return _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)c * (uint64_t)f));
+}
+
 /* The lanes' change per step and edges 0 and 1's per pixel (both ways of making lanes). */
 __attribute__((target("avx2"), always_inline))
 static inline void int32_lanes_steps(const rs_setup *s, int count, int32_lanes *l)
@@ -313,7 +321,7 @@ static inline void int32_lanes_steps(const rs_setup *s, int count, int32_lanes *
     l->count = count;
     l->pixels = 8 / count;
     for (int i = 0; i < 3; i++)
-        l->step[i] = _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->a[i] * (uint64_t)one * (uint64_t)l->pixels));
+        l->step[i] = lanes_of_change(s->a[i], one * l->pixels);
     l->s0 = (int64_t)s->a[0] * one;
     l->s1 = (int64_t)s->a[1] * one;
 }
@@ -518,7 +526,7 @@ static inline unsigned block_take(const rs_setup *s, const int32_lanes *l, const
     __m256i t0 = l->first[0], t1 = l->first[1], t2 = l->first[2], wrap[3];
     const __m256i step0 = l->step[0], step1 = l->step[1], step2 = l->step[2];
     for (int i = 0; i < 3; i++)
-        wrap[i] = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[i] * (uint64_t)one)),
+        wrap[i] = _mm256_sub_epi32(lanes_of_change(s->b[i], one),
                                    _mm256_mullo_epi32(l->step[i], _mm256_set1_epi32(steps)));
     const int64_t row0 = (int64_t)s->b[0] * one - l->s0 * pixels * steps, row1 = (int64_t)s->b[1] * one - l->s1 * pixels * steps;
     const ptrdiff_t next_row = (ptrdiff_t)stride - 8 * steps, next_tie = n - pixels * steps;
@@ -653,9 +661,8 @@ static inline int cover_block(const rs_setup *s, const rs_samples *p, const int6
     const unsigned valid_last = n % pixels ? (1u << (count * (n % pixels))) - 1 : 0xffu;
     int found = 0;
     __m256i r0 = l.first[0], r1 = l.first[1], r2 = l.first[2];
-    const __m256i down[3] = {_mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[0] * (uint64_t)one)),
-                             _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[1] * (uint64_t)one)),
-                             _mm256_set1_epi32((int32_t)(uint32_t)((uint64_t)(int64_t)s->b[2] * (uint64_t)one))};
+    const __m256i down[3] = {lanes_of_change(s->b[0], one), lanes_of_change(s->b[1], one),
+                             lanes_of_change(s->b[2], one)};
     int64_t row0 = e[0], row1 = e[1];    /* edges 0 and 1 exact at the row's first centre */
     for (int y = y0; y < y0 + rows; y++) {
         __m256i t0 = r0, t1 = r1, t2 = r2;

@@ -102,12 +102,12 @@ static const cp_resource_type types[] = {
      "its tile's part)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
-    /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
-     * reserves a slot per 4 pixels of a tile) */
     {"cleared-tiles", "the sort-middle tiles a Bin wrote the background of (plr_cleared_tiles: "
      "per tile, the run it did so in)", "u32", 4,
      CP_PER_TILE, false, CP_CLEAR_NONE, NULL, plr_cleared_tiles_create, plr_cleared_tiles_destroy,
      NULL},
+    /* 71 B a pixel: 16 of buffers, and a quarter of a 220-byte slot (tile_shade.c
+     * reserves a slot per 4 pixels of a tile) */
     {"tile-buffers", "a Tile-Shade copy's buffers per tile, kept across frames "
      "(plr_tile_pool): depth, visible primitive, won pixel, 16-bit owner slot and the "
      "owned pixels listed by slot, per pixel, and the tile's triangles' slots",
