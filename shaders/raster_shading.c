@@ -474,11 +474,23 @@ PS_INLINE const sc_material *ps_packet_material(const sh_raster_env *e, const sh
     return material_of(e, first);
 }
 
+/* Every kept quad setup of the packet's triangles made before the fragments ask for
+ * them: in a loop over the triangles, whose test is taken for all but a triangle carried
+ * over from the last packet, instead of a test per (triangle, quad) whose outcome follows
+ * the triangles' sizes. Without kept setups ps_quad_of makes them on first use. */
+PS_INLINE void ps_make_kept_quads(const sh_raster_env *e, const sh_ps_frags *f, ps_material *pm)
+{
+    if (!pm->kept) return;
+    for (int k = 0; k < pm->ntris; k++) (void)ps_quad_of(e, f, (unsigned)k, pm);
+}
+
 /* The level of m's albedo map tex for each fragment of a packet whose fragments all
  * have material m: ps_albedo_lod's values (a pure function of the triangle and the
- * quad), computed once per triangle and quad while the triangle's fragments stay in
- * one quad, even where other triangles' fragments come between (the quads of small
- * triangles interleave), without ps_albedo_lod's per-fragment cases. */
+ * quad), computed once per run of a triangle's fragments in one quad. Callers list a
+ * triangle's fragments quad by quad (tile_shade.c), so a run is a whole quad; another
+ * order only makes more runs, with the same values. The runs are found and listed
+ * without a branch per fragment: where a run starts depends on the triangles' sizes,
+ * which no predictor follows. */
 PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, const sc_material *m,
                               const sc_texture *tex, ps_material *pm, float *lod)
 {
@@ -486,30 +498,32 @@ PS_INLINE void ps_albedo_lods(const sh_raster_env *e, const sh_ps_frags *f, cons
         for (int i = 0; i < f->n; i++) lod[i] = ps_albedo_lod(e, f, i, m, tex, pm);
         return;
     }
-    uint32_t quad_of[SH_PS_MAX];          /* tris[k]'s last quad + 1 (0: none yet) ... */
-    uint8_t level_at[SH_PS_MAX];          /* ... and that quad's place in the list below */
-    uint32_t key[SH_PS_MAX];              /* fragment i's quad + 1, in a loop that vectorizes */
-    uint8_t frag_level[SH_PS_MAX];        /* fragment i's place in the list */
-    float d[4][SH_PS_MAX], level[SH_PS_MAX];   /* per listed quad: derivatives, level */
-    const int cleared = pm->ntris > 0 && pm->ntris < SH_PS_MAX ? pm->ntris : SH_PS_MAX;
-    memset(quad_of, 0, (size_t)cleared * sizeof *quad_of);
-    PS_LOOP(i, f->n) key[i] = ((uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15) + 1;
-    int nq = 0;                           /* the (triangle, quad) runs, listed in order */
-    for (int i = 0; i < f->n; i++) {
-        const unsigned k = f->tri[i];
-        if (key[i] != quad_of[k]) {
-            float qd[4];
-            quad_derivatives(ps_quad_of(e, f, k, pm), f->x[i], f->y[i], qd);
-            for (int c = 0; c < 4; c++) d[c][nq] = qd[c];
-            level_at[k] = (uint8_t)nq++;
-            quad_of[k] = key[i];
-        }
-        frag_level[i] = level_at[k];
+    const int n = f->n;
+    uint32_t key[SH_PS_MAX];              /* fragment i's quad, in a loop that vectorizes */
+    uint8_t starts[SH_PS_MAX];            /* 1: fragment i starts a run */
+    uint8_t run_first[SH_PS_MAX];         /* per run: its first fragment */
+    uint8_t frag_run[SH_PS_MAX];          /* fragment i's run */
+    float d[4][SH_PS_MAX], level[SH_PS_MAX];   /* per run: derivatives, level */
+    PS_LOOP(i, n) key[i] = (uint32_t)(f->x[i] >> 1) | (uint32_t)(f->y[i] >> 1) << 15;
+    if (n > 0) starts[0] = 1;
+    for (int i = 1; i < n; i++) starts[i] = (key[i] != key[i - 1]) | (f->tri[i] != f->tri[i - 1]);
+    int nq = 0;
+    for (int i = 0; i < n; i++) {
+        run_first[nq] = (uint8_t)i;       /* kept only when i starts a run */
+        nq += starts[i];
+        frag_run[i] = (uint8_t)(nq - 1);
     }
-    /* the levels in one branch-free loop across the list, which vectorizes */
+    ps_make_kept_quads(e, f, pm);
+    for (int j = 0; j < nq; j++) {
+        const int i = run_first[j];
+        float qd[4];
+        quad_derivatives(ps_quad_of(e, f, f->tri[i], pm), f->x[i], f->y[i], qd);
+        for (int c = 0; c < 4; c++) d[c][j] = qd[c];
+    }
+    /* the levels in one branch-free loop across the runs, which vectorizes */
     const float w = (float)tex->levels[0].width, h = (float)tex->levels[0].height;
     PS_LOOP(j, nq) level[j] = ts_lod_of_size(w, h, d[0][j], d[1][j], d[2][j], d[3][j]);
-    PS_LOOP(i, f->n) lod[i] = level[frag_level[i]];
+    PS_LOOP(i, n) lod[i] = level[frag_run[i]];
 }
 
 /* ps_gather_material for a packet of one material m whose albedo map, if any, reads
