@@ -384,10 +384,15 @@ static void tile_blend(shade_tile *st, plr_state *s)
 static inline void prefetch_rows(const shade_tile *st, const plr_prim *p)
 {
     const plr_depth_tile *d = &st->d;
-    const int x0 = d->x0 > p->su.x0 ? d->x0 : p->su.x0, y0 = d->y0 > p->su.y0 ? d->y0 : p->su.y0;
-    int y1 = d->y1 < p->su.y1 + 1 ? d->y1 : p->su.y1 + 1;
-    y1 = y1 - y0 > PREFETCH_ROWS ? y0 + PREFETCH_ROWS : y1;
-    for (int y = y0; y < y1; y++) {
+    int x0 = d->x0 > p->su.x0 ? d->x0 : p->su.x0, y0 = d->y0 > p->su.y0 ? d->y0 : p->su.y0;
+    x0 = x0 < d->x1 - 1 ? x0 : d->x1 - 1;                  /* inside the tile, as every row below */
+    const int last = d->y1 - 1 < p->su.y1 ? d->y1 - 1 : p->su.y1;
+    /* always PREFETCH_ROWS hints, rows past the triangle's last repeating it: a loop's
+     * exit on the triangle's height would be a branch no predictor follows */
+#pragma GCC unroll 4
+    for (int r = 0; r < PREFETCH_ROWS; r++) {
+        int y = y0 + r < last ? y0 + r : last;
+        y = y > d->y0 ? y : d->y0;
         const size_t at = (size_t)(y - d->t.oy) * (size_t)d->t.stride + (size_t)(x0 - d->t.ox);
         rs_prefetch_line(&d->t.z[at]);
         rs_prefetch_line(&d->t.vis[at]);
