@@ -89,7 +89,7 @@ static void passes(rg_setup *g, const char *name, scene *sc, unsigned workers)
         for (int r = 0; r < ROUNDS; r++) {
             memcpy(img, copy, (size_t)SIDE * SIDE * 4);
             double t0 = io_now_ms();
-            if (!pli_run(&f, p, n, pli_graph_tile(g->graph), workers, err)) { printf("# %s\n", err); break; }
+            if (!pli_run(&f, p, n, pli_graph_tile(g->graph, &vars), workers, err)) { printf("# %s\n", err); break; }
             ms[r] = io_now_ms() - t0;
         }
         print_stats("post", name, workers, ms, ROUNDS);

@@ -528,6 +528,11 @@ GR_API const char *cp_graph_value(const cp_graph *g, const char *key);
 typedef const char *(*cp_var_fn)(void *ctx, const char *name, char buf[64]);
 typedef struct cp_vars { cp_var_fn get; void *ctx; } cp_vars;
 
+/* A [graph] setting after overrides with its $variables resolved (through the [graph]
+ * section, then vars) into buf; NULL when it is not set or a variable is unknown. */
+GR_API const char *cp_graph_resolved(const cp_graph *g, const cp_vars *vars, const char *key,
+                                     char buf[256]);
+
 /* What a graph's stages may ask the frame for: one entry per resource type a stage
  * type of the graph declares, with every declaring stage's access bits and how many
  * stage copies write it (replicas counted, `replicate` resolved with vars; with vars

@@ -251,6 +251,14 @@ const char *cp_graph_value(const cp_graph *g, const char *key)
     return v ? v->value : NULL;
 }
 
+const char *cp_graph_resolved(const cp_graph *g, const cp_vars *vars, const char *key, char buf[256])
+{
+    const cp_section *s = cp_section_find(g, CP_SEC_GRAPH, NULL);
+    const cp_setting *v = s ? cp_setting_find(s, key) : NULL;
+    char err[CP_ERR_MAX];
+    return v ? cp_resolve(g, vars, v, buf, err) : NULL;
+}
+
 /* ---- values --------------------------------------------------------------------------- */
 
 #define CP_VAR_DEPTH 8

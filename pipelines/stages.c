@@ -88,13 +88,37 @@ int pl_graph_load(cp_graph *g, cp_registry *plugins, const char *builtin, const 
     return cp_graph_layer(g, plugins, &builtins, builtin, path, err);
 }
 
-/* The graph's `tile` setting (a number, or $variable of one); 0 when it has none. A
- * tile that is not a positive number or is larger than any image counts as one
- * image-sized tile here, so that the sums below cannot overflow and the graph still
- * expands: the stages that read `tile` then refuse it, naming it. */
-static long graph_tile(const pl_vars_ctx *c)
+/* The sort-middle raster graph's default tile edge ($default_tile): PLR_LARGE_TILE
+ * while the image has at least PLR_TILES_PER_WORKER such tiles per worker, else
+ * PLR_SMALL_TILE. Fewer, larger tiles cost less per triangle (fewer bins and tile
+ * states, triangles split across fewer tiles), more tiles share the work between more
+ * workers; docs/performance.md has the measurements. */
+static long default_tile(const pl_vars_ctx *c, unsigned workers)
 {
-    const char *t = cp_graph_value(c->graph, "tile");
+    const long side = PLR_LARGE_TILE;
+    const long tiles = ((c->width + side - 1) / side) * ((c->height + side - 1) / side);
+    return tiles >= (long)PLR_TILES_PER_WORKER * (long)workers ? PLR_LARGE_TILE : PLR_SMALL_TILE;
+}
+
+/* The variables that do not depend on the graph's tile (the ones `tile` may name). */
+static const char *size_var(void *ctx, const char *name, char buf[64])
+{
+    const pl_vars_ctx *c = ctx;
+    unsigned workers = gr_worker_count(c->workers);
+    if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->width);
+    else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->height);
+    else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);
+    else if (!strcmp(name, "default_groups"))
+        snprintf(buf, 64, "%u", workers < PLR_DEFAULT_GROUPS_MAX ? workers : PLR_DEFAULT_GROUPS_MAX);
+    else if (!strcmp(name, "default_tile")) snprintf(buf, 64, "%ld", default_tile(c, workers));
+    else return NULL;
+    return buf;
+}
+
+long pl_graph_tile(const pl_vars_ctx *c)
+{
+    char buf[256];
+    const char *t = cp_graph_resolved(c->graph, &(cp_vars){size_var, (void *)c}, "tile", buf);
     if (!t) return 0;
     long tile = strtol(t, NULL, 10);
     return tile <= 0 || tile > PL_MAX_IMAGE_SIDE ? PL_MAX_IMAGE_SIDE : tile;
@@ -103,7 +127,7 @@ static long graph_tile(const pl_vars_ctx *c)
 /* Framebuffer tiles for the graph's `tile` setting. */
 static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
 {
-    long tile = graph_tile(c);
+    long tile = pl_graph_tile(c);
     if (!tile) return NULL;
     long tx = (c->width + tile - 1) / tile, ty = (c->height + tile - 1) / tile;
     snprintf(buf, 64, "%ld", tx * ty);
@@ -117,7 +141,7 @@ static const char *tiles_var(const pl_vars_ctx *c, char buf[64])
  * packet of: at 64x64, 32 bands held more than the rest of the ray tracer's queues. */
 static const char *bands_var(const pl_vars_ctx *c, char buf[64])
 {
-    long tile = graph_tile(c);
+    long tile = pl_graph_tile(c);
     if (!tile) return NULL;
     long rows = (c->height + tile - 1) / tile, bands = 1;
     while (bands * 2 <= rows && bands * 2 <= PL_MAX_DEFAULT_BANDS) bands *= 2;
@@ -128,16 +152,9 @@ static const char *bands_var(const pl_vars_ctx *c, char buf[64])
 static const char *get_var(void *ctx, const char *name, char buf[64])
 {
     pl_vars_ctx *c = ctx;
-    unsigned workers = gr_worker_count(c->workers);
-    if (!strcmp(name, "width")) snprintf(buf, 64, "%d", c->width);
-    else if (!strcmp(name, "height")) snprintf(buf, 64, "%d", c->height);
-    else if (!strcmp(name, "workers")) snprintf(buf, 64, "%u", workers);
-    else if (!strcmp(name, "default_groups"))
-        snprintf(buf, 64, "%u", workers < PLR_DEFAULT_GROUPS_MAX ? workers : PLR_DEFAULT_GROUPS_MAX);
-    else if (!strcmp(name, "tiles")) return tiles_var(c, buf);
-    else if (!strcmp(name, "default_bands")) return bands_var(c, buf);
-    else return NULL;
-    return buf;
+    if (!strcmp(name, "tiles")) return tiles_var(c, buf);
+    if (!strcmp(name, "default_bands")) return bands_var(c, buf);
+    return size_var(c, name, buf);
 }
 
 cp_vars pl_vars(pl_vars_ctx *ctx) { return (cp_vars){get_var, ctx}; }
@@ -182,7 +199,7 @@ cp_instance *pl_instantiate(cp_graph *g, pl_frame *frame, const cp_vars *vars,
     if (!in) return NULL;
     const cp_image_pass *passes;
     int n = cp_instance_image_passes(in, &passes);
-    int halo = n ? pli_total_halo(frame, passes, n, pli_graph_tile(g), err) : 0;
+    int halo = n ? pli_total_halo(frame, passes, n, pli_graph_tile(g, vars), err) : 0;
     if (halo < 0) {
         cp_instance_free(in);
         return NULL;
@@ -207,7 +224,9 @@ bool pl_instance_render(cp_instance *in, cp_graph *g, pl_frame *frame, const gr_
     if (cp_instance_run(in, launch, err) != GR_OK) return false;
     const cp_image_pass *passes;
     int n = cp_instance_image_passes(in, &passes);
-    return !n || pli_run(frame, passes, n, pli_graph_tile(g), workers, err);
+    pl_vars_ctx vc = {g, frame->width, frame->height, workers};
+    const cp_vars vars = pl_vars(&vc);
+    return !n || pli_run(frame, passes, n, pli_graph_tile(g, &vars), workers, err);
 }
 
 /* The image's pixels in `wide` outside `asked`, kept while a widened region renders

@@ -40,6 +40,9 @@ GR_API int pl_graph_load(cp_graph *g, cp_registry *plugins, const char *builtin,
  *   width, height   the image size
  *   workers         the worker count (hardware threads when 0)
  *   default_groups  raster IA/VS groups by default: workers, at most PLR_DEFAULT_GROUPS_MAX
+ *   default_tile    the sort-middle raster graph's tile edge by default: PLR_LARGE_TILE
+ *                   while the image has PLR_TILES_PER_WORKER such tiles per worker, else
+ *                   PLR_SMALL_TILE
  *   tiles           framebuffer tiles for the graph's `tile` setting (raster queue sets)
  *   default_bands   Blend bands: a power of two, one per row of `tile` tiles, at most
  *                   PL_MAX_DEFAULT_BANDS */
@@ -51,6 +54,12 @@ typedef struct pl_vars_ctx {
 } pl_vars_ctx;
 
 GR_API cp_vars pl_vars(pl_vars_ctx *ctx);
+
+/* The graph's `tile` setting through its variables; 0 when it has none. A tile that is
+ * not a positive number or is larger than any image counts as one image-sized tile
+ * here, so that sums over tiles cannot overflow and the graph still expands: the stages
+ * that read `tile` then refuse it, naming it. */
+GR_API long pl_graph_tile(const pl_vars_ctx *ctx);
 
 /* Does a stage of the graph read the sinks' linear colour ("hdr-color": an image-space
  * stage, which declares "post")? pl_render_frame then sets the frame's hdr. */

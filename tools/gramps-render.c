@@ -605,8 +605,7 @@ static int check_memory(const options *o, const render_ctx *ctx)
         fprintf(stderr, "gramps-render: %s\n", err);
         return 1;
     }
-    const char *tile = cp_graph_value(ctx->setup.graph, "tile");
-    io_render_size size = {o->c.width, o->c.height, tile ? strtol(tile, NULL, 10) : 0,
+    io_render_size size = {o->c.width, o->c.height, pl_graph_tile(&vc),
                            graph_msaa(ctx), threads, needs, n,
                            is_exr(o->output) || pl_graph_reads_hdr(ctx->setup.graph, &vars),
                            is_exr(o->output)};

@@ -31,9 +31,10 @@
 int pli_register_resources(cp_registry *r, char err[CP_ERR_MAX]);
 int pli_register_stages(cp_registry *r, char err[CP_ERR_MAX]);
 
-/* The tile edge the image-space stages run in for a graph: its [graph] `tile` when that
- * is a number in PLI_MIN_TILE..PLI_MAX_TILE, else PLI_DEFAULT_TILE. */
-int pli_graph_tile(const cp_graph *g);
+/* The tile edge the image-space stages run in for a graph: its [graph] `tile` (through
+ * its variables) when that is a number in PLI_MIN_TILE..PLI_MAX_TILE, else
+ * PLI_DEFAULT_TILE. */
+int pli_graph_tile(const cp_graph *g, const cp_vars *vars);
 
 /* The halo the passes need together (the sum of theirs: each reads the one before it
  * through its own halo), or -1 with a message naming the stage when one needs more than

@@ -55,9 +55,10 @@ float pli_decode_srgb8(uint8_t byte)
 
 /* ---- tiles and phases ----------------------------------------------------------------- */
 
-int pli_graph_tile(const cp_graph *g)
+int pli_graph_tile(const cp_graph *g, const cp_vars *vars)
 {
-    const char *t = cp_graph_value(g, "tile");
+    char buf[256];
+    const char *t = cp_graph_resolved(g, vars, "tile", buf);
     char *end;
     long tile = t ? strtol(t, &end, 10) : 0;
     if (!t || *end || tile < PLI_MIN_TILE || tile > PLI_MAX_TILE) return PLI_DEFAULT_TILE;

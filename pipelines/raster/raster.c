@@ -16,8 +16,6 @@ void plr_config_default(plr_config *c)
 {
     memset(c, 0, sizeof *c);
     c->width = c->height = 1024;
-    c->tile = 64;
-    c->batch = 64;
     c->frag_capacity = 64;
     c->tile_capacity = 8;
     c->coarse_z = true;
@@ -30,9 +28,9 @@ static bool check_config(const plr_config *c, char err[SC_ERR_MAX])
     if (c->width <= 0 || c->height <= 0 || c->width > PL_MAX_IMAGE_SIDE ||
         c->height > PL_MAX_IMAGE_SIDE)
         bad = "image size (" LIMIT_RANGE(1, PL_MAX_IMAGE_SIDE) ")";
-    else if (c->tile < PLR_MIN_TILE || c->tile > PLR_MAX_TILE)
-        bad = "tile size (" LIMIT_RANGE(PLR_MIN_TILE, PLR_MAX_TILE) ")";
-    else if (c->batch < 1 || c->batch > MAX_BATCH) bad = "batch (" LIMIT_RANGE(1, MAX_BATCH) " triangles)";
+    else if (c->tile && (c->tile < PLR_MIN_TILE || c->tile > PLR_MAX_TILE))
+        bad = "tile size (0: the graph's, or " LIMIT_RANGE(PLR_MIN_TILE, PLR_MAX_TILE) ")";
+    else if (c->batch < 0 || c->batch > MAX_BATCH) bad = "batch (0: the graph's, or " LIMIT_RANGE(1, MAX_BATCH) " triangles)";
     else if (c->groups < 0 || c->groups > PLR_MAX_GROUPS) bad = "groups (" LIMIT_RANGE(0, PLR_MAX_GROUPS) ")";
     else if (c->graph < PLR_TILED || c->graph > PLR_PARALLEL) bad = "graph";
     else if (!rs_sample_pattern(c->msaa)) bad = "msaa (1, 4 or 8 samples per pixel)";
@@ -54,7 +52,8 @@ static int apply_config(cp_graph *g, const void *config, char err[CP_ERR_MAX])
     snprintf(v[6], 32, "%d", c->msaa);
     const char *w = "plr_config";
     bool ordered = c->graph != PLR_TILED;    /* the fragment queues are theirs */
-    return cp_put(g, "graph", "tile", v[0], w, err) || cp_put(g, "graph", "batch", v[1], w, err) ||
+    return (c->tile && cp_put(g, "graph", "tile", v[0], w, err)) ||
+           (c->batch && cp_put(g, "graph", "batch", v[1], w, err)) ||
            cp_put(g, "graph", "msaa", v[6], w, err) ||
            (c->groups && cp_put(g, "graph", "groups", v[2], w, err)) ||
            (ordered && cp_put(g, "queue fragments", "capacity", v[3], w, err)) ||

@@ -35,6 +35,11 @@
  * and 35 MB with 16). More groups add little: IA only deals batches, and VS is a Shader
  * whose tasks any worker runs whatever the group count; Reorder takes them one by one. */
 #define PLR_DEFAULT_GROUPS_MAX 16
+/* $default_tile (pipelines/stages.h): the larger edge while the image has this many
+ * such tiles per worker */
+#define PLR_LARGE_TILE 128
+#define PLR_SMALL_TILE 64
+#define PLR_TILES_PER_WORKER 16
 
 /* Which graph: sort-middle (raster.graph), the thesis' sort-last one
  * (raster-ordered.graph), or that one with its Rast split per tile (raster-parallel). */
@@ -42,10 +47,14 @@ typedef enum plr_graph { PLR_TILED, PLR_ORDERED, PLR_PARALLEL } plr_graph;
 
 typedef struct plr_config {
     int width, height;
-    int tile;                      /* framebuffer tile edge in pixels (default 64) */
+    int tile;                      /* framebuffer tile edge in pixels (default 0: the
+                                      graph's, raster.graph's $default_tile, 64 in the
+                                      ordered graphs) */
     int groups;                    /* IA/VS groups, 1..256 (0: one per worker, at most
                                       PLR_DEFAULT_GROUPS_MAX) */
-    int batch;                     /* triangles per IA/VS packet (default 64) */
+    int batch;                     /* triangles per IA/VS packet (default 0: the
+                                      graph's, 128 in raster.graph, 64 in the ordered
+                                      graphs) */
     plr_graph graph;               /* default PLR_TILED */
     uint32_t frag_capacity;        /* ordered graphs: Rast -> PS queue, packets (default 64) */
     uint32_t tile_capacity;        /* ordered graphs: per-tile OM subqueue (default 8) */
