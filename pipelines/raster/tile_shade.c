@@ -301,6 +301,18 @@ static bool list_by_owner(shade_tile *st, uint32_t *next)
     return ok;
 }
 
+/* Asks for slot's record (its three lines) while earlier slots are shaded: the records
+ * were written while triangles arrived, mostly long out of the core's caches, and
+ * their first read is the copy of the triangle into the packet. Past the last slot it
+ * asks for nothing. */
+#define SLOT_PREFETCH_AHEAD 4
+static inline void prefetch_record(const tile_slots *sl, uint32_t slot)
+{
+    if (slot >= sl->n) return;
+    const char *r = (const char *)&sl->rec[slot];
+    for (int k = 0; k < 3; k++) rs_prefetch_line(r + 64 * k);
+}
+
 /* Shades the tile's owned pixels slot by slot, in slot (memory) order: each record is
  * read once, while its pixels are batched, instead of at every pixel of a scan that meets
  * the records in no order a prefetcher follows. The colours do not depend on the order.
@@ -319,9 +331,11 @@ static bool tile_shade(shade_tile *st, plr_state *s)
     ok = ok && list_by_owner(st, b.stamp);   /* stamp is the lists' cursor until cleared */
     if (ok) memset(b.stamp, 0, st->slots.n * sizeof *b.stamp);
     const int ox = st->d.t.ox, oy = st->d.t.oy;
-    for (uint32_t slot = 0; ok && slot < st->slots.n; slot++)
+    for (uint32_t slot = 0; ok && slot < st->slots.n; slot++) {
+        prefetch_record(&st->slots, slot + SLOT_PREFETCH_AHEAD);
         batch_add_run(&b, s, &st->slots, slot, &st->order[st->first[slot]],
                       st->first[slot + 1] - st->first[slot], ox, oy);
+    }
     if (ok) batch_shade(&b, s);
     return ok;
 }
