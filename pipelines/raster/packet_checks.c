@@ -51,7 +51,7 @@ static inline bool differences_ok(const rs_setup *su, uint32_t reach)
 /* A set-up triangle keeps what setup promises (rasterizer/raster.h): its primitive id
  * names a scene triangle, its pixel bounds lie in the image, its area is positive and
  * its coordinate differences are below 2^29, so that edge values fit their int64s. */
-bool plr_prim_ok(const plr_state *s, const plr_prim *p)
+static inline bool prim_ok(const plr_state *s, const plr_prim *p)
 {
     /* Without branches, one compare a condition: the VS checks every triangle. In
      * unsigned arithmetic 0 <= x0 <= x1 < width is x0 <= x1 and x1 < width (a negative x0
@@ -64,31 +64,51 @@ bool plr_prim_ok(const plr_state *s, const plr_prim *p)
     return ok & differences_ok(su, reach);
 }
 
+bool plr_prim_ok(const plr_state *s, const plr_prim *p) { return prim_ok(s, p); }
+
+static inline bool rec_ok(const plr_state *s, const prim_rec *r)
+{
+    return (r->cut == 1) | ((r->cut == 0) & prim_ok(s, &r->set));   /* a cut one's set is read, not counted */
+}
+
+/* The checks of a packet's records run as one pass without a branch per record (every
+ * triangle is checked on its way, so the pass is on the frame's path); only a packet
+ * that fails is searched for the record to name. */
 bool plr_check_prims(gr_ctx *c, const plr_state *s, const prim_pkt *p, size_t bytes)
 {
     char why[160] = "";
     const size_t room = bytes > offsetof(prim_pkt, rec) ? (bytes - offsetof(prim_pkt, rec)) / sizeof(prim_rec) : 0;
-    if (p->count > room)
+    if (p->count > room) {
         snprintf(why, sizeof why, "primitive packet %u holds %u records (room for %zu)", p->seq, p->count,
                  room);
-    for (uint32_t i = 0; !why[0] && i < p->count; i++)
-        if (p->rec[i].cut > 1 || (!p->rec[i].cut && !plr_prim_ok(s, &p->rec[i].set)))
-            snprintf(why, sizeof why, "primitive packet %u, record %u: cut flag %u, or a set-up triangle "
-                     "outside the scene or the image, or not set up", p->seq, i, p->rec[i].cut);
-    return !why[0] || refuse(c, why, __FILE__, __LINE__);
+        return refuse(c, why, __FILE__, __LINE__);
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < p->count; i++) ok &= rec_ok(s, &p->rec[i]);
+    if (ok) return true;
+    uint32_t i = 0;
+    while (rec_ok(s, &p->rec[i])) i++;
+    snprintf(why, sizeof why, "primitive packet %u, record %u: cut flag %u, or a set-up triangle "
+             "outside the scene or the image, or not set up", p->seq, i, p->rec[i].cut);
+    return refuse(c, why, __FILE__, __LINE__);
 }
 
 bool plr_check_binned(gr_ctx *c, const plr_state *s, const binned_pkt *p)
 {
     char why[160] = "";
-    if (p->count > BINNED_PER_PACKET)
+    if (p->count > BINNED_PER_PACKET) {
         snprintf(why, sizeof why, "a binned packet holds %u triangles (at most %d)", p->count,
                  BINNED_PER_PACKET);
-    for (uint32_t i = 0; !why[0] && i < p->count; i++)
-        if (!plr_prim_ok(s, &p->t[i].prim))
-            snprintf(why, sizeof why, "binned triangle %u (primitive %u): outside the scene or the image, "
-                     "or not set up", i, p->t[i].prim.tri.prim);
-    return !why[0] || refuse(c, why, __FILE__, __LINE__);
+        return refuse(c, why, __FILE__, __LINE__);
+    }
+    bool ok = true;                       /* as plr_check_prims: one pass, searched on failure */
+    for (uint32_t i = 0; i < p->count; i++) ok &= prim_ok(s, &p->t[i].prim);
+    if (ok) return true;
+    uint32_t i = 0;
+    while (prim_ok(s, &p->t[i].prim)) i++;
+    snprintf(why, sizeof why, "binned triangle %u (primitive %u): outside the scene or the image, "
+             "or not set up", i, p->t[i].prim.tri.prim);
+    return refuse(c, why, __FILE__, __LINE__);
 }
 
 bool plr_check_frags(gr_ctx *c, const plr_state *s, const frag_pkt *p)

@@ -209,8 +209,10 @@ static void test_refused_plugins(void)
               strstr(out, "'bad.counts': nports -1"), "%s", out);
 }
 
-/* A plugin stage that sends the built-in Blend a contribution outside the image: the run
- * fails naming the Blend stage and the pixel (it added into memory outside its sums). */
+/* Plugin stages that send built-in stages packets no built-in stage makes: a Blend
+ * contribution outside the image, a fragment outside the OM's tile, a binned triangle with
+ * no area, a primitives record with a cut flag that means nothing. Each run fails naming
+ * the reading stage and the element (instead of writing outside its memory). */
 static void test_bad_packets_refused(void)
 {
     char text[5200], graph[600], args[1024], plugins[PATH_MAX];
@@ -232,6 +234,26 @@ static void test_bad_packets_refused(void)
     snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
     CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'om") &&
               strstr(out, "fragment 0 at (60000, 3)"), "%s", out);
+    /* a binned triangle with no area, third in its packet, to the sort-middle Tile-Shade */
+    snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nplugins = %s/bad_prims.so\n"
+             "[queue bins]\nformat = raster.binned\ncapacity = 4\nsubqueues = $tiles\n"
+             "[stage bad]\ntype = test.bad-binned\nout = bins\n"
+             "[stage ts]\ntype = raster.tile-shade\ntile = 64\nin = bins\n", plugins);
+    write_graph("bad_binned.graph", text, graph);
+    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'ts") &&
+              strstr(out, "binned triangle 2 "), "%s", out);
+    /* a primitives record with cut flag 2, second in its packet, to Bin */
+    snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nbatch = 64\nplugins = %s/bad_prims.so\n"
+             "[queue prims]\nformat = raster.primitives\nelements = 64\ncapacity = 4\n"
+             "[queue bins]\nformat = raster.binned\ncapacity = 4\nsubqueues = $tiles\n"
+             "[stage bad]\ntype = test.bad-prims\nout = prims\n"
+             "[stage bin]\ntype = raster.bin\ntile = 64\nin = prims\nout = bins\n"
+             "[stage ts]\ntype = raster.tile-shade\ntile = 64\nin = bins\n", plugins);
+    write_graph("bad_prims.graph", text, graph);
+    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'bin") &&
+              strstr(out, "record 1: cut flag 2"), "%s", out);
 }
 
 static void test_unknown_stage_type(void)
