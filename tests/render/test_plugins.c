@@ -209,51 +209,48 @@ static void test_refused_plugins(void)
               strstr(out, "'bad.counts': nports -1"), "%s", out);
 }
 
+/* The graph `text` (written as `name`) rendered at size: the run fails with a message
+ * naming `stage` and holding `want`. */
+static void check_refused(const char *name, const char *text, const char *size, const char *stage,
+                          const char *want)
+{
+    char graph[600], args[1024];
+    write_graph(name, text, graph);
+    snprintf(args, sizeof args, "-q --size %s --graph %s -o %s/bad.png teapot", size, graph, dir);
+    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, stage) && strstr(out, want), "%s: %s",
+              name, out);
+}
+
 /* Plugin stages that send built-in stages packets no built-in stage makes: a Blend
  * contribution outside the image, a fragment outside the OM's tile, a binned triangle with
  * no area, a primitives record with a cut flag that means nothing. Each run fails naming
  * the reading stage and the element (instead of writing outside its memory). */
 static void test_bad_packets_refused(void)
 {
-    char text[5200], graph[600], args[1024], plugins[PATH_MAX];
+    char text[5200], plugins[PATH_MAX];
     if (!realpath(test_plugins, plugins)) snprintf(plugins, sizeof plugins, "%s", test_plugins);
     snprintf(text, sizeof text, "[graph]\nname = bad\nplugins = %s/bad_contrib.so\n"
              "[queue contributions]\nformat = rt.contributions\nelements = 128\ncapacity = 4\n"
              "subqueues = 1\n[stage bad]\ntype = test.bad-contrib\nout = contributions\n"
              "[stage blend]\ntype = rt.blend\nin = contributions\n", plugins);
-    write_graph("bad_contrib.graph", text, graph);
-    snprintf(args, sizeof args, "-q --size 64x64 --graph %s -o %s/bad.png teapot", graph, dir);
-    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'blend'") &&
-              strstr(out, "contribution to pixel 4294967280"), "%s", out);
-    /* a fragment outside the Output Merger's tile */
+    check_refused("bad_contrib.graph", text, "64x64", "stage 'blend'", "contribution to pixel 4294967280");
     snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nplugins = %s/bad_frags.so\n"
              "[queue frags]\nformat = raster.fragments\ncapacity = 4\nsubqueues = $tiles\n"
              "[stage bad]\ntype = test.bad-frags\nout = frags\n"
              "[stage om]\ntype = raster.om\ntile = 64\nin = frags\n", plugins);
-    write_graph("bad_frags.graph", text, graph);
-    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
-    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'om") &&
-              strstr(out, "fragment 0 at (60000, 3)"), "%s", out);
-    /* a binned triangle with no area, third in its packet, to the sort-middle Tile-Shade */
+    check_refused("bad_frags.graph", text, "128x128", "stage 'om", "fragment 0 at (60000, 3)");
     snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nplugins = %s/bad_prims.so\n"
              "[queue bins]\nformat = raster.binned\ncapacity = 4\nsubqueues = $tiles\n"
              "[stage bad]\ntype = test.bad-binned\nout = bins\n"
              "[stage ts]\ntype = raster.tile-shade\ntile = 64\nin = bins\n", plugins);
-    write_graph("bad_binned.graph", text, graph);
-    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
-    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'ts") &&
-              strstr(out, "binned triangle 2 "), "%s", out);
-    /* a primitives record with cut flag 2, second in its packet, to Bin */
+    check_refused("bad_binned.graph", text, "128x128", "stage 'ts", "binned triangle 2 ");
     snprintf(text, sizeof text, "[graph]\nname = bad\ntile = 64\nbatch = 64\nplugins = %s/bad_prims.so\n"
              "[queue prims]\nformat = raster.primitives\nelements = 64\ncapacity = 4\n"
              "[queue bins]\nformat = raster.binned\ncapacity = 4\nsubqueues = $tiles\n"
              "[stage bad]\ntype = test.bad-prims\nout = prims\n"
              "[stage bin]\ntype = raster.bin\ntile = 64\nin = prims\nout = bins\n"
              "[stage ts]\ntype = raster.tile-shade\ntile = 64\nin = bins\n", plugins);
-    write_graph("bad_prims.graph", text, graph);
-    snprintf(args, sizeof args, "-q --size 128x128 --graph %s -o %s/bad.png teapot", graph, dir);
-    CHECK_MSG(run("", "gramps-render", args) == 1 && strstr(out, "stage 'bin") &&
-              strstr(out, "record 1: cut flag 2"), "%s", out);
+    check_refused("bad_prims.graph", text, "128x128", "stage 'bin", "record 1: cut flag 2");
 }
 
 static void test_unknown_stage_type(void)
