@@ -84,18 +84,50 @@ static void vs_corner_attrs(const plr_state *s, uint32_t prim, int k, float attr
     else sh_vertex_of(s->geo, vertex, attr);
 }
 
+/* Triangle j's setup (corners 3j..3j+2 of v, inside the guard band) by the scalar
+ * setup; false where the setup fails it or a single-sided material faces away. */
+static bool vs_set_up(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim, rs_setup *su)
+{
+    const int c = 3 * j;
+    rs_screen_vertex sv[3];
+    for (int k = 0; k < 3; k++)
+        sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
+                                   v->clip[3][c + k] > 0};
+    if (s->alpha.cull && plr_single_sided(s->env, s->geo->materials[prim]) &&
+        plr_back_facing(sv[0].x, sv[0].y, sv[1].x, sv[1].y, sv[2].x, sv[2].y))
+        return false;                 /* single-sided material seen from behind */
+    return rs_setup_projected_body((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
+                                   s->width, s->height, s->reach, su);
+}
+
+/* The same from the chunk's vector setups (plr_vs_setups_of): the setup's tests in its
+ * terms (no pixel, a corner's w not positive, no area; back-facing is a positive area,
+ * plr_back_facing's expression), the fields copied. */
+static bool vs_take_setup(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
+                          const plr_vs_setups *setups, rs_setup *su)
+{
+    const int c = 3 * j;
+    const int64_t area = setups->area[j];
+    if ((setups->no_pixel >> j & 1) || !(v->clip[3][c] > 0 && v->clip[3][c + 1] > 0 && v->clip[3][c + 2] > 0) ||
+        area == 0)
+        return false;
+    if (area > 0 && s->alpha.cull && plr_single_sided(s->env, s->geo->materials[prim]))
+        return false;                 /* single-sided material seen from behind */
+    plr_vs_setup_take(setups, v, j, su);
+    return true;
+}
+
 /* Triangles per call of the vertex kernel: its arrays hold their corners. */
-#define VS_CHUNK (SH_VS_MAX / 3)
-_Static_assert(VS_CHUNK <= 32, "a chunk's plr_vs_no_pixel bits fit a uint32_t");
+#define VS_CHUNK PLR_VS_CHUNK
 
 /* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
  * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped).
  * Outcodes all zero (the common case) are rs_clip_classify_codes' RS_CLIP_INSIDE,
- * tested here without the call; such a triangle whose bit j of no_pixel
- * (plr_vs_no_pixel) is set reaches no pixel and is dropped before its corners are
- * copied. */
+ * tested here without the call; such a triangle is set up from the chunk's vector
+ * setups when there are some (NULL: by the scalar setup), and one that reaches no pixel
+ * is dropped before its corners are copied. */
 static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint32_t prim,
-                        const uint32_t *vertex, uint32_t no_pixel, prim_rec *r, bool *set_up)
+                        const uint32_t *vertex, const plr_vs_setups *setups, prim_rec *r, bool *set_up)
 {
     const int c = 3 * j;
     const bool inside = !(v->code[c] | v->code[c + 1] | v->code[c + 2]);
@@ -113,17 +145,8 @@ static bool vs_triangle(const plr_state *s, const sh_vs_vertices *v, int j, uint
         *set_up = false;
         return true;
     default: {
-        if (no_pixel >> j & 1) return false;   /* the setup would fail it: not copied */
-        rs_screen_vertex sv[3];
-        for (int k = 0; k < 3; k++)
-            sv[k] = (rs_screen_vertex){v->x[c + k], v->y[c + k], v->z[c + k], v->inv_w[c + k],
-                                       v->clip[3][c + k] > 0};
-        if (s->alpha.cull && plr_single_sided(s->env, s->geo->materials[prim]) &&
-            plr_back_facing(sv[0].x, sv[0].y, sv[1].x, sv[1].y, sv[2].x, sv[2].y))
-            return false;             /* single-sided material seen from behind */
         plr_prim *p = &r->set;
-        if (!rs_setup_projected_body((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]},
-                                     s->width, s->height, s->reach, &p->su))
+        if (setups ? !vs_take_setup(s, v, j, prim, setups, &p->su) : !vs_set_up(s, v, j, prim, &p->su))
             return false;
         if (s->attributes)
             for (int k = 0; k < 3; k++) sh_vs_attrs(s->vertices, vertex[c + p->su.order[k]], p->tri.attr[k]);
@@ -177,11 +200,13 @@ void plr_vs_main(gr_ctx *c)
         const uint32_t after = in->count - first - count;
         sh_vs_vertices v;
         vs_corners(s, idx, 3 * (int)count, 3 * (after < VS_CHUNK ? after : VS_CHUNK), &v);
-        const uint32_t no_pixel = plr_vs_no_pixel(&v, (int)count, s->width, s->height, s->reach,
-                                                  s->env->isa == RT_ISA_AVX2);
+        plr_vs_setups setups;
+        const bool vector = plr_vs_setups_of(&v, (int)count, s->width, s->height, s->reach,
+                                             s->env->isa == RT_ISA_AVX2, &setups);
         for (uint32_t j = 0; j < count; j++) {
             bool inside;
-            if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, no_pixel, &out->rec[n], &inside))
+            if (!vs_triangle(s, &v, (int)j, in->first + first + j, idx, vector ? &setups : NULL, &out->rec[n],
+                             &inside))
                 continue;
             n++;
             set_up += inside;

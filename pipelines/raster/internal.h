@@ -223,9 +223,32 @@ void plr_depth_tile_free(plr_depth_tile *d);
  * sample point can lie in it. */
 bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out);
 
+/* The setup of a VS chunk's triangles (corners 3j..3j+2 of v, j < count <= PLR_VS_CHUNK)
+ * as rs_setup_projected_body computes it, made four triangles at a time with AVX2
+ * (vs_reach.c): twice the signed area before orientation (0: flat, which the setup
+ * fails) and, of the oriented triangle (corners 1 and 2 swapped for a negative area),
+ * the edges and their bias and the pixel bounds (reach r, clamped to the image).
+ * Meaningful only for triangles whose outcodes are all zero (the guard band keeps their
+ * coordinates below 2^28, so the int32 lanes are exact). */
+#define PLR_VS_CHUNK (SH_VS_MAX / 3)
+typedef struct plr_vs_setups {
+    int64_t area[PLR_VS_CHUNK];
+    int64_t c[3][PLR_VS_CHUNK];
+    int32_t a[3][PLR_VS_CHUNK], b[3][PLR_VS_CHUNK], bias[3][PLR_VS_CHUNK];
+    int32_t x0[PLR_VS_CHUNK], y0[PLR_VS_CHUNK], x1[PLR_VS_CHUNK], y1[PLR_VS_CHUNK];
+    uint32_t no_pixel;                    /* bit j: empty bounds (plr_vs_no_pixel's) */
+} plr_vs_setups;
+/* False without AVX2 (avx2 false or not built for x86-64): nothing is made. */
+bool plr_vs_setups_of(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
+                      bool avx2, plr_vs_setups *out);
+/* Triangle j's rs_setup from its chunk's setups, when its area is not 0, its pixel
+ * bounds are not empty and its corners' w are positive (what the setup would test): the
+ * bits rs_setup_projected_body gives. */
+void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertices *v, int j, rs_setup *su);
+
 /* Bit j: triangle j of a VS chunk (corners 3j..3j+2 of v, j < count <= 32) has no pixel
  * one of whose sample points (reach r) can lie in it, by rs_setup_projected_reach's
- * pixel bounds: the setup would fail it. Made eight triangles at a time with AVX2 (avx2);
+ * pixel bounds: the setup would fail it. plr_vs_setups_of's no_pixel with AVX2 (avx2);
  * without, no bits (the setup tests each triangle). Meaningful only for triangles whose
  * outcodes are all zero (vs_reach.c). */
 uint32_t plr_vs_no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,

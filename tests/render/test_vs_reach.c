@@ -1,5 +1,6 @@
-/* plr_vs_no_pixel (pipelines/raster/vs_reach.c), the VS's test, eight triangles at a
- * time, of which triangles reach no pixel, against rs_setup_projected_reach: for every
+/* plr_vs_no_pixel and plr_vs_setups_of (pipelines/raster/vs_reach.c), the VS's setup four
+ * triangles at a time, against rs_setup_projected_reach: the setups equal its, field for
+ * field, and of which triangles reach no pixel: for every
  * triangle with a nonzero area its bit is set exactly when the setup fails, under the
  * pixel centre's reach and wider and narrower ones, for chunks of 1 to 32 triangles
  * (no bit past the chunk's count), on random small triangles about the image's edges
@@ -9,6 +10,7 @@
 #include "tests/check.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static uint32_t lcg_state = 31337;
 static uint32_t rnd32(void)
@@ -75,6 +77,47 @@ static void test_matches_setup(void)
     CHECK(rejected > 500 && kept > 500);      /* both answers are exercised */
 }
 
+/* plr_vs_setup_take's rs_setup is rs_setup_projected_reach's, field for field, for every
+ * triangle the setup keeps (both windings, clamped bounds, every reach), and the vector
+ * setups' area is the setup's signed area. */
+static void test_setups_match_scalar(void)
+{
+    if (!rt_isa_available(RT_ISA_AVX2)) SKIP("no AVX2 on this CPU");
+    const rs_reach reaches[] = {rs_centre_reach, {32, 224, 96, 160}, {0, 255, 0, 255}};
+    int wrong = 0, compared = 0;
+    for (int round = 0; round < 300; round++) {
+        const rs_reach *r = &reaches[round % 3];
+        const int width = 64 + round % 7, height = 48 + round % 5, count = 1 + round % 32;
+        sh_vs_vertices v;
+        random_chunk(&v, 32, width, height);
+        for (int i = 0; i < 3 * count; i++) {
+            v.z[i] = (float)(rnd32() % 1000) / 1000.0f;
+            v.inv_w[i] = 1.0f + (float)(rnd32() % 100);
+            v.clip[3][i] = 1.0f;
+        }
+        plr_vs_setups setups;
+        CHECK(plr_vs_setups_of(&v, count, width, height, r, true, &setups));
+        for (int j = 0; j < count; j++) {
+            rs_screen_vertex sv[3];
+            for (int k = 0; k < 3; k++)
+                sv[k] = (rs_screen_vertex){v.x[3 * j + k], v.y[3 * j + k], v.z[3 * j + k], v.inv_w[3 * j + k], true};
+            rs_setup want, got;
+            memset(&want, 0, sizeof want);
+            memset(&got, 0, sizeof got);
+            if (!rs_setup_projected_reach((const rs_screen_vertex *const[3]){&sv[0], &sv[1], &sv[2]}, width,
+                                          height, r, &want))
+                continue;
+            const int64_t area = (sv[1].x - sv[0].x) * (sv[2].y - sv[0].y) - (sv[2].x - sv[0].x) * (sv[1].y - sv[0].y);
+            plr_vs_setup_take(&setups, &v, j, &got);
+            wrong += memcmp(&want, &got, sizeof want) != 0 || setups.area[j] != area ||
+                     (setups.no_pixel >> j & 1);
+            compared++;
+        }
+    }
+    CHECK_MSG(wrong == 0, "%d of %d set-up triangles differ from the scalar setup", wrong, compared);
+    CHECK(compared > 1000);
+}
+
 static void test_baseline_sets_none(void)
 {
     sh_vs_vertices v;
@@ -85,6 +128,7 @@ static void test_baseline_sets_none(void)
 int main(void)
 {
     RUN(test_matches_setup);
+    RUN(test_setups_match_scalar);
     RUN(test_baseline_sets_none);
     return check_finish();
 }
