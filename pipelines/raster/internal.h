@@ -243,8 +243,30 @@ bool plr_vs_setups_of(const sh_vs_vertices *v, int count, int width, int height,
                       bool avx2, plr_vs_setups *out);
 /* Triangle j's rs_setup from its chunk's setups, when its area is not 0, its pixel
  * bounds are not empty and its corners' w are positive (what the setup would test): the
- * bits rs_setup_projected_body gives. */
-void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertices *v, int j, rs_setup *su);
+ * bits rs_setup_projected_body gives. Inline: the VS takes one per kept triangle. */
+static inline void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertices *v, int j, rs_setup *su)
+{
+    const int64_t area = s->area[j];
+    const int swap = area < 0, c = 3 * j;
+    const int corner[3] = {c, c + 1 + swap, c + 2 - swap};
+    for (int k = 0; k < 3; k++) {
+        su->inv_w[k] = v->inv_w[corner[k]];
+        su->z[k] = v->z[corner[k]];
+        su->a[k] = s->a[k][j];
+        su->b[k] = s->b[k][j];
+        su->c[k] = s->c[k][j];
+        su->bias[k] = (int8_t)s->bias[k][j];
+    }
+    su->order[0] = 0;
+    su->order[1] = (uint8_t)(1 + swap);
+    su->order[2] = (uint8_t)(2 - swap);
+    su->area = swap ? -area : area;
+    su->x0 = s->x0[j];
+    su->y0 = s->y0[j];
+    su->x1 = s->x1[j];
+    su->y1 = s->y1[j];
+}
+
 
 /* Bit j: triangle j of a VS chunk (corners 3j..3j+2 of v, j < count <= 32) has no pixel
  * one of whose sample points (reach r) can lie in it, by rs_setup_projected_reach's

@@ -99,29 +99,6 @@ bool plr_vs_setups_of(const sh_vs_vertices *v, int count, int width, int height,
 #endif
 }
 
-void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertices *v, int j, rs_setup *su)
-{
-    const int64_t area = s->area[j];
-    const int swap = area < 0, c = 3 * j;
-    const int corner[3] = {c, c + 1 + swap, c + 2 - swap};
-    for (int k = 0; k < 3; k++) {
-        su->inv_w[k] = v->inv_w[corner[k]];
-        su->z[k] = v->z[corner[k]];
-        su->a[k] = s->a[k][j];
-        su->b[k] = s->b[k][j];
-        su->c[k] = s->c[k][j];
-        su->bias[k] = (int8_t)s->bias[k][j];
-    }
-    su->order[0] = 0;
-    su->order[1] = (uint8_t)(1 + swap);
-    su->order[2] = (uint8_t)(2 - swap);
-    su->area = swap ? -area : area;
-    su->x0 = s->x0[j];
-    su->y0 = s->y0[j];
-    su->x1 = s->x1[j];
-    su->y1 = s->y1[j];
-}
-
 uint32_t plr_vs_no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
                          bool avx2)
 {
