@@ -236,7 +236,8 @@ typedef struct plr_vs_setups {
     int64_t c[3][PLR_VS_CHUNK];
     int32_t a[3][PLR_VS_CHUNK], b[3][PLR_VS_CHUNK], bias[3][PLR_VS_CHUNK];
     int32_t x0[PLR_VS_CHUNK], y0[PLR_VS_CHUNK], x1[PLR_VS_CHUNK], y1[PLR_VS_CHUNK];
-    uint32_t no_pixel;                    /* bit j: empty bounds (plr_vs_no_pixel's) */
+    uint32_t no_pixel;                    /* bit j: empty pixel bounds, the setup would fail
+                                             it (bits past count 0) */
 } plr_vs_setups;
 /* False without AVX2 (avx2 false or not built for x86-64): nothing is made. */
 bool plr_vs_setups_of(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
@@ -268,13 +269,6 @@ static inline void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertice
 }
 
 
-/* Bit j: triangle j of a VS chunk (corners 3j..3j+2 of v, j < count <= 32) has no pixel
- * one of whose sample points (reach r) can lie in it, by rs_setup_projected_reach's
- * pixel bounds: the setup would fail it. plr_vs_setups_of's no_pixel with AVX2 (avx2);
- * without, no bits (the setup tests each triangle). Meaningful only for triangles whose
- * outcodes are all zero (vs_reach.c). */
-uint32_t plr_vs_no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
-                         bool avx2);
 
 /* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
  * pieces of a triangle the planes cut, clipped and set up here (geometry.c). */

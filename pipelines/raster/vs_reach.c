@@ -98,10 +98,3 @@ bool plr_vs_setups_of(const sh_vs_vertices *v, int count, int width, int height,
     return false;
 #endif
 }
-
-uint32_t plr_vs_no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r,
-                         bool avx2)
-{
-    plr_vs_setups s;
-    return plr_vs_setups_of(v, count, width, height, r, avx2, &s) ? s.no_pixel : 0;
-}

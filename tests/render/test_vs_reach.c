@@ -1,10 +1,10 @@
-/* plr_vs_no_pixel and plr_vs_setups_of (pipelines/raster/vs_reach.c), the VS's setup four
- * triangles at a time, against rs_setup_projected_reach: the setups equal its, field for
- * field, and of which triangles reach no pixel: for every
+/* plr_vs_setups_of (pipelines/raster/vs_reach.c), the VS's setup four triangles at a
+ * time, against rs_setup_projected_reach: the setups equal its, field for field, and its
+ * no_pixel bits say which triangles reach no pixel: for every
  * triangle with a nonzero area its bit is set exactly when the setup fails, under the
  * pixel centre's reach and wider and narrower ones, for chunks of 1 to 32 triangles
  * (no bit past the chunk's count), on random small triangles about the image's edges
- * (where the clamping decides) and larger ones. Without AVX2 it sets no bit. */
+ * (where the clamping decides) and larger ones. Without AVX2 it makes nothing. */
 #include "pipelines/raster/internal.h"
 #include "raytracer/isa.h"
 #include "tests/check.h"
@@ -49,6 +49,13 @@ static bool setup_fails(const sh_vs_vertices *v, int j, int width, int height, c
                                      r, &su);
 }
 
+/* The no-pixel bits of a chunk (0 when the setups are not made: no AVX2). */
+static uint32_t no_pixel(const sh_vs_vertices *v, int count, int width, int height, const rs_reach *r, bool avx2)
+{
+    plr_vs_setups s;
+    return plr_vs_setups_of(v, count, width, height, r, avx2, &s) ? s.no_pixel : 0;
+}
+
 static void test_matches_setup(void)
 {
     if (!rt_isa_available(RT_ISA_AVX2)) SKIP("no AVX2 on this CPU");
@@ -61,7 +68,7 @@ static void test_matches_setup(void)
         const int count = 1 + round % 32;
         sh_vs_vertices v;
         random_chunk(&v, 32, width, height);
-        const uint32_t bits = plr_vs_no_pixel(&v, count, width, height, r, true);
+        const uint32_t bits = no_pixel(&v, count, width, height, r, true);
         past_count += count < 32 && (bits >> count) != 0;
         for (int j = 0; j < count; j++) {
             bool flat;
@@ -122,7 +129,7 @@ static void test_baseline_sets_none(void)
 {
     sh_vs_vertices v;
     random_chunk(&v, 32, 16, 16);
-    CHECK(plr_vs_no_pixel(&v, 32, 16, 16, &rs_centre_reach, false) == 0);
+    CHECK(no_pixel(&v, 32, 16, 16, &rs_centre_reach, false) == 0);
 }
 
 int main(void)
