@@ -122,9 +122,9 @@ GR_API void sh_ps_packet(const sh_raster_env *e, const sh_ps_frags *f, uint32_t 
 /* What a caller that batches fragments keeps and knows of a packet beyond sh_ps_frags:
  * tris[k]'s kept quad setup at quads[k] (sh_ps_quad_setup; NULL: none kept), and
  * ntris > 0 when every tri[i] < ntris (the shader then tests for a one-material packet
- * once per triangle, not per fragment, and clears per-triangle caches only that far; a
- * triangle no fragment refers to only makes the test fail, with the same colours).
- * 0: unknown. */
+ * once per triangle, not per fragment, and makes the kept quad setups of tris[0 ..
+ * ntris) before the fragments ask for them; a triangle no fragment refers to only makes
+ * the test fail and its setup be made for nothing, with the same colours). 0: unknown. */
 typedef struct sh_ps_kept {
     sh_ps_quad_setup *const *quads;
     int ntris;

@@ -117,9 +117,6 @@ static bool vs_take_setup(const plr_state *s, const sh_vs_vertices *v, int j, ui
     return true;
 }
 
-/* Triangles per call of the vertex kernel: its arrays hold their corners. */
-#define VS_CHUNK PLR_VS_CHUNK
-
 /* Triangle prim, whose corners are vertices 3j..3j+2 of v, into r; false when it is
  * culled or covers no pixel centre. *set_up: it was set up here (not to be clipped).
  * Outcodes all zero (the common case) are rs_clip_classify_codes' RS_CLIP_INSIDE,
@@ -194,12 +191,12 @@ void plr_vs_main(gr_ctx *c)
     uint32_t n = 0, set_up = 0;
     *out = (prim_pkt){in->seq, 0};
     if (!plr_check_batch(c, s, in, s->vs_room)) return;
-    for (uint32_t first = 0; first < in->count; first += VS_CHUNK) {
-        uint32_t count = in->count - first < VS_CHUNK ? in->count - first : VS_CHUNK;
+    for (uint32_t first = 0; first < in->count; first += PLR_VS_CHUNK) {
+        uint32_t count = in->count - first < PLR_VS_CHUNK ? in->count - first : PLR_VS_CHUNK;
         const uint32_t *idx = vs_indices(s) + 3 * (size_t)(in->first + first);
         const uint32_t after = in->count - first - count;
         sh_vs_vertices v;
-        vs_corners(s, idx, 3 * (int)count, 3 * (after < VS_CHUNK ? after : VS_CHUNK), &v);
+        vs_corners(s, idx, 3 * (int)count, 3 * (after < PLR_VS_CHUNK ? after : PLR_VS_CHUNK), &v);
         plr_vs_setups setups;
         const bool vector = plr_vs_setups_of(&v, (int)count, s->width, s->height, s->reach,
                                              s->env->isa == RT_ISA_AVX2, &setups);

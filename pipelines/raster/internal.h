@@ -230,7 +230,7 @@ bool plr_setup_prim(const plr_state *s, const rs_triangle *t, plr_prim *out);
  * the edges and their bias and the pixel bounds (reach r, clamped to the image).
  * Meaningful only for triangles whose outcodes are all zero (the guard band keeps their
  * coordinates below 2^28, so the int32 lanes are exact). */
-#define PLR_VS_CHUNK (SH_VS_MAX / 3)
+#define PLR_VS_CHUNK (SH_VS_MAX / 3)      /* triangles per call of the vertex kernel */
 typedef struct plr_vs_setups {
     int64_t area[PLR_VS_CHUNK];
     int64_t c[3][PLR_VS_CHUNK];
@@ -267,8 +267,6 @@ static inline void plr_vs_setup_take(const plr_vs_setups *s, const sh_vs_vertice
     su->x1 = s->x1[j];
     su->y1 = s->y1[j];
 }
-
-
 
 /* The set-up triangles of one record of a primitive packet, to fn: the VS's, or the
  * pieces of a triangle the planes cut, clipped and set up here (geometry.c). */

@@ -219,6 +219,16 @@ static void packet_depths(const plr_state *s, const frag_pkt *p, om_tri_depth *d
     }
 }
 
+/* Fragment i's sample depths z[0 .. msaa): rs_sample_depth's, from its triangle's
+ * plane and steps (d[t]) and its pixel centre's depth. */
+static void fragment_sample_depths(const plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i,
+                                   float *z)
+{
+    const int t = p->tri[i];
+    const double centre = rs_pixel_centre_depth(&p->edges[t], &d[t].plane, p->x[i], p->y[i]);
+    for (int k = 0; k < s->msaa; k++) z[k] = (float)(centre + d[t].step[k]);
+}
+
 /* The samples of fragment i in `cover` nearer than what they hold take its colour and
  * depth (z[k]: rs_sample_depth's); returns whether any did. One sample at a time, with
  * the linear colour and the surface where the frame keeps them. */
@@ -265,11 +275,10 @@ static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigne
  * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
 static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i, touched_blocks *touched)
 {
-    const int x = p->x[i], y = p->y[i], t = p->tri[i];
+    const int x = p->x[i], y = p->y[i];
     const size_t at = plr_sample_at(s, x, y);
-    const double centre = rs_pixel_centre_depth(&p->edges[t], &d[t].plane, x, y);
     float z[RS_MAX_SAMPLES];
-    for (int k = 0; k < s->msaa; k++) z[k] = (float)(centre + d[t].step[k]);   /* rs_sample_depth's */
+    fragment_sample_depths(s, p, d, i, z);
     const unsigned cover = p->cover[i] & ((1u << s->msaa) - 1);
     bool changed;
 #if defined(__x86_64__)
@@ -299,9 +308,8 @@ static bool om_hold_blended(const plr_state *s, const frag_pkt *p, const om_tri_
     plr_blend_frag f = {p->x[i], p->y[i], p->out.z[i], p->out.rgba[i], p->tris[t].prim,
                         (uint32_t)l->n, 0, {0}};
     if (s->msaa > 1) {
-        const double centre = rs_pixel_centre_depth(&p->edges[t], &d[t].plane, p->x[i], p->y[i]);
         f.cover = (uint8_t)(p->cover[i] & ((1u << s->msaa) - 1));
-        for (int k = 0; k < s->msaa; k++) f.zs[k] = (float)(centre + d[t].step[k]);   /* rs_sample_depth's */
+        fragment_sample_depths(s, p, d, i, f.zs);
     }
     return plr_blend_push(l, &f);
 }
