@@ -207,6 +207,8 @@ static void walk_batches(gr_ctx *c, size_t packet_bytes, plr_packet_copy copy, p
     gr_window w;
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const prim_pkt *p = w.mem;
+        gr_work_units(c, p->count);   /* its cost follows triangles: not the partly filled
+                                       * packets each of many copies sends at its end */
         plr_check_prims(c, s, p, w.bytes);
         for (uint32_t i = 0; i < p->count; i++) plr_each_prim(s, &p->rec[i], each, &walk);
         plr_stager_touched(&l.stager, c);
