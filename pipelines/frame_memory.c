@@ -19,3 +19,19 @@ int pl_keep_freed_memory(void)
 #else
 int pl_keep_freed_memory(void) { return -1; }
 #endif
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+void *pl_frame_array_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge) return malloc(bytes);
+    const size_t whole = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, whole);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p) madvise(p, whole, MADV_HUGEPAGE);   /* a hint: refused, the pages stay small */
+#endif
+    return p;
+}

@@ -9,11 +9,21 @@
 #ifndef PIPELINES_FRAME_MEMORY_H
 #define PIPELINES_FRAME_MEMORY_H
 
+#include <stddef.h>
+
 /* Makes the C library keep freed blocks (up to its largest heap block, 32 MiB) in the
  * process for reuse instead of unmapping or trimming them. It changes the whole
  * process's allocator, so it is a program's decision: gramps-render and the benchmarks
  * call it once at start; a program embedding the renderers can do the same. Returns 0,
  * or -1 where the C library offers no such setting (then nothing changes). */
 int pl_keep_freed_memory(void);
+
+/* A frame resource's plain array (free() frees it): from 2 MiB up, on 2 MiB boundaries
+ * with transparent huge pages asked for, which Linux's default THP mode (madvise) gives
+ * only to regions that ask. A 1024x1024 frame's buffers are 4-32 MiB each, and a tile's
+ * stage touches a row of its tile per 4 KiB page (a 128-pixel row of 4x samples is 2 KiB
+ * of a 16 KiB image row): with 4 KiB pages the ordered graph's OM waited on the TLB as
+ * much as on the caches. NULL when out of memory. */
+void *pl_frame_array_alloc(size_t bytes);
 
 #endif

@@ -325,6 +325,32 @@ static inline size_t plr_sample_at(const plr_state *s, int x, int y)
  * the caller. */
 void plr_samples_clear(const plr_state *s, const tile_rect *r);
 void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n);
+/* The OM's tile set lazily (without linear samples or the surface): a pixel's samples
+ * are set when the first fragment reaches it (the OM writes all of them then) or, for
+ * the blended fragments' pixels no opaque one reached, before the blending
+ * (plr_samples_set); at the end only the marked pixels are resolved. The others keep
+ * the background the frame cleared the image to, which is what their resolve would
+ * give, and their samples are not written: the frame's sample buffers hold the pixels
+ * some fragment reached (the eager clear wrote and read back all of the tile's, 8
+ * bytes a sample, which at 4x was a tenth of the ordered graph's frame). */
+typedef struct plr_sample_marks {
+    tile_rect r;
+    int tile;
+    uint64_t *bits;                       /* per pixel of the tile, row-major from (ox, oy) */
+} plr_sample_marks;
+bool plr_sample_marks_init(plr_sample_marks *m, const plr_state *s, const tile_rect *r);
+void plr_sample_marks_free(plr_sample_marks *m);
+/* Marks pixel (x, y); returns whether it was not marked before. */
+static inline bool plr_sample_mark(plr_sample_marks *m, int x, int y)
+{
+    const size_t i = (size_t)(y - m->r.oy) * (size_t)m->tile + (size_t)(x - m->r.ox);
+    const uint64_t bit = 1ull << (i % 64), was = m->bits[i / 64];
+    m->bits[i / 64] = was | bit;
+    return !(was & bit);
+}
+/* Pixel (x, y)'s samples set as plr_samples_clear sets them. */
+void plr_samples_set(const plr_state *s, int x, int y);
+void plr_samples_resolve_marked(const plr_state *s, const plr_sample_marks *m);
 /* The same from a tile's own sample colours (tile_samples: s->tile x s->tile pixels of
  * s->msaa samples, row-major from r's corner ox, oy) instead of the frame's. */
 void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint16_t *pixels, size_t n,

@@ -14,6 +14,7 @@
 
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, plr_sample_buffers buffers, char err[CP_ERR_MAX])
 {
@@ -39,17 +40,33 @@ bool plr_msaa_setup(plr_state *s, const cp_stage_init *i, plr_sample_buffers buf
            (!s->hdr || (s->sample_hdr = pl_frame_use(i, "sample-hdr", err)));
 }
 
+void plr_samples_set(const plr_state *s, int x, int y)
+{
+    const size_t m = (size_t)s->msaa, p = (size_t)y * (size_t)s->width + (size_t)x;
+    const uint32_t background = s->color[p];   /* cleared before the run */
+    for (size_t k = 0; k < m; k++) s->sample_rgba[p * m + k] = background;
+    for (size_t k = 0; s->sample_z && k < m; k++) s->sample_z[p * m + k] = FLT_MAX;
+    for (size_t k = 0; s->sample_hdr && k < m; k++) plr_sample_hdr_clear(s, x, y, p * m + k);
+}
+
 void plr_samples_clear(const plr_state *s, const tile_rect *r)
 {
-    const size_t m = (size_t)s->msaa;
     for (int y = r->y0; y < r->y1; y++)
-        for (int x = r->x0; x < r->x1; x++) {
-            const size_t p = (size_t)y * (size_t)s->width + (size_t)x;
-            const uint32_t background = s->color[p];   /* cleared before the run */
-            for (size_t k = 0; k < m; k++) s->sample_rgba[p * m + k] = background;
-            for (size_t k = 0; s->sample_z && k < m; k++) s->sample_z[p * m + k] = FLT_MAX;
-            for (size_t k = 0; s->sample_hdr && k < m; k++) plr_sample_hdr_clear(s, x, y, p * m + k);
-        }
+        for (int x = r->x0; x < r->x1; x++) plr_samples_set(s, x, y);
+}
+
+bool plr_sample_marks_init(plr_sample_marks *m, const plr_state *s, const tile_rect *r)
+{
+    m->r = *r;
+    m->tile = s->tile;
+    m->bits = calloc(((size_t)s->tile * (size_t)s->tile + 63) / 64, sizeof *m->bits);
+    return m->bits != NULL;
+}
+
+void plr_sample_marks_free(plr_sample_marks *m)
+{
+    free(m->bits);
+    m->bits = NULL;
 }
 
 /* Pixel (x, y)'s samples resolved into the image: m samples a pixel (compiled for 4
@@ -93,4 +110,23 @@ void plr_samples_resolve_own(const plr_state *s, const tile_rect *r, const uint1
     const size_t width = (size_t)s->tile;
     if (s->msaa == 4) resolve_tile(s, r, pixels, n, tile_samples, width, r->ox, r->oy, 4);
     else resolve_tile(s, r, pixels, n, tile_samples, width, r->ox, r->oy, 8);
+}
+
+/* The marked pixels of the tile, listed in chunks for resolve_tile. */
+void plr_samples_resolve_marked(const plr_state *s, const plr_sample_marks *m)
+{
+    _Static_assert(PLR_MAX_TILE <= 256, "a listed pixel's dx and dy fit a byte each");
+    uint16_t pixels[1024];
+    size_t n = 0;
+    const size_t words = ((size_t)m->tile * (size_t)m->tile + 63) / 64;
+    for (size_t w = 0; w < words; w++)
+        for (uint64_t b = m->bits[w]; b; b &= b - 1) {
+            const size_t i = w * 64 + (size_t)__builtin_ctzll(b);
+            pixels[n++] = (uint16_t)((i / (size_t)m->tile) << 8 | (i % (size_t)m->tile));
+            if (n == sizeof pixels / sizeof pixels[0]) {
+                plr_samples_resolve(s, &m->r, pixels, n);
+                n = 0;
+            }
+        }
+    if (n) plr_samples_resolve(s, &m->r, pixels, n);
 }

@@ -248,24 +248,43 @@ static bool om_take_samples(plr_state *s, const frag_pkt *p, uint32_t i, size_t 
 }
 
 #if defined(__x86_64__)
-/* om_take_samples without the linear colour or the surface, four samples a vector: the
- * same compares (less), the same stores. */
 __attribute__((target("avx2")))
-static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigned cover, const float *z)
+static inline float max4(__m128 v)
+{
+    v = _mm_max_ps(v, _mm_movehl_ps(v, v));
+    return _mm_cvtss_f32(_mm_max_ss(v, _mm_shuffle_ps(v, v, 1)));
+}
+
+/* om_take_samples without the linear colour or the surface, four samples a vector, from
+ * the pixel centre's depth: the sample depths as fragment_sample_depths rounds them
+ * (one double add and one rounding per lane), the same compares (less) and the same
+ * stores. Returns whether any sample was taken, and in *far the pixel's farthest sample
+ * depth after (the held vectors' maximum, without reading them back). */
+__attribute__((target("avx2")))
+static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigned cover, double centre,
+                                 const double *step, bool fresh, float *far)
 {
     const __m128i bit = _mm_setr_epi32(1, 2, 4, 8), colour = _mm_set1_epi32((int)rgba);
+    const __m256d c = _mm256_set1_pd(centre);
+    const __m128i background = _mm_set1_epi32(fresh ? (int)s->color[at / (size_t)s->msaa] : 0);
+    __m128 farthest = _mm_set1_ps(-INFINITY);
     int taken = 0;
     for (int h = 0; h < s->msaa; h += 4) {
         float *held = &s->sample_z[at + (size_t)h];
         uint32_t *out = &s->sample_rgba[at + (size_t)h];
-        const __m128 zk = _mm_loadu_ps(&z[h]), hv = _mm_loadu_ps(held);
+        /* a fresh pixel's samples as plr_samples_set would have set them, not read */
+        const __m128 hv = fresh ? _mm_set1_ps(FLT_MAX) : _mm_loadu_ps(held);
+        const __m128i was = fresh ? background : _mm_loadu_si128((const __m128i *)out);
+        const __m128 zk = _mm256_cvtpd_ps(_mm256_add_pd(c, _mm256_loadu_pd(&step[h])));
         const __m128i covered = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(cover >> h)), bit), bit);
         const __m128 win = _mm_and_ps(_mm_cmplt_ps(zk, hv), _mm_castsi128_ps(covered));
-        _mm_storeu_ps(held, _mm_blendv_ps(hv, zk, win));
-        _mm_storeu_si128((__m128i *)out, _mm_blendv_epi8(_mm_loadu_si128((const __m128i *)out), colour,
-                                                         _mm_castps_si128(win)));
+        const __m128 now = _mm_blendv_ps(hv, zk, win);
+        _mm_storeu_ps(held, now);
+        _mm_storeu_si128((__m128i *)out, _mm_blendv_epi8(was, colour, _mm_castps_si128(win)));
+        farthest = _mm_max_ps(farthest, now);
         taken |= _mm_movemask_ps(win);
     }
+    *far = max4(farthest);
     return taken != 0;
 }
 #endif
@@ -273,24 +292,30 @@ static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigne
 /* Multisampling: fragment i's covered samples nearer than what they hold (less, in
  * draw order) take its colour and depth; with the coarse test the pixel's depth becomes
  * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
-static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i, touched_blocks *touched)
+static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i, touched_blocks *touched,
+                       plr_sample_marks *marks)
 {
     const int x = p->x[i], y = p->y[i];
-    const size_t at = plr_sample_at(s, x, y);
-    float z[RS_MAX_SAMPLES];
-    fragment_sample_depths(s, p, d, i, z);
+    const size_t at = plr_sample_at(s, x, y), px = (size_t)y * (size_t)s->width + (size_t)x;
     const unsigned cover = p->cover[i] & ((1u << s->msaa) - 1);
     bool changed;
+    float far;
 #if defined(__x86_64__)
-    if (s->env->isa == RT_ISA_AVX2 && !s->sample_hdr && !s->surface)
-        changed = om_take_samples_avx2(s, p->out.rgba[i], at, cover, z);
-    else
+    if (marks) {                          /* om_lazy_samples */
+        const int t = p->tri[i];
+        changed = om_take_samples_avx2(s, p->out.rgba[i], at, cover,
+                                       rs_pixel_centre_depth(&p->edges[t], &d[t].plane, x, y), d[t].step,
+                                       plr_sample_mark(marks, x, y), &far);
+    } else
 #endif
+    {
+        float z[RS_MAX_SAMPLES];
+        fragment_sample_depths(s, p, d, i, z);
         changed = om_take_samples(s, p, i, at, cover, z);
+        far = s->sample_z[at];
+        for (int k = 1; k < s->msaa; k++) far = s->sample_z[at + (size_t)k] > far ? s->sample_z[at + (size_t)k] : far;
+    }
     if (!changed || !s->coarse_z) return;
-    float far = s->sample_z[at];
-    for (int k = 1; k < s->msaa; k++) far = s->sample_z[at + (size_t)k] > far ? s->sample_z[at + (size_t)k] : far;
-    const size_t px = (size_t)y * (size_t)s->width + (size_t)x;
     const float old = load_depth(s, px);
     uint32_t bits;
     memcpy(&bits, &far, sizeof bits);
@@ -326,6 +351,25 @@ static inline void prefetch_samples(const plr_state *s, const frag_pkt *p, uint3
     rs_prefetch_line(&s->sample_rgba[at]);
 }
 
+/* Whether the OM sets its tile's samples lazily (plr_sample_marks): where the vector
+ * path writes all of a pixel's samples at its first fragment. */
+static bool om_lazy_samples(const plr_state *s)
+{
+#if defined(__x86_64__)
+    return s->msaa > 1 && s->env->isa == RT_ISA_AVX2 && !s->sample_hdr && !s->surface;
+#else
+    (void)s;
+    return false;
+#endif
+}
+
+/* The blended fragments' pixels no opaque fragment reached, set for the blending. */
+static void om_samples_for_blending(const plr_state *s, plr_sample_marks *marks, const plr_blend_list *l)
+{
+    for (size_t k = 0; marks && k < l->n; k++)
+        if (plr_sample_mark(marks, l->f[k].x, l->f[k].y)) plr_samples_set(s, l->f[k].x, l->f[k].y);
+}
+
 void plr_om_main(gr_ctx *c)
 {
     plr_state *s = gr_user(c);
@@ -337,10 +381,16 @@ void plr_om_main(gr_ctx *c)
     plr_blend_list blended = {0};         /* blended fragments wait for the opaque ones */
     const bool blend = s->alpha.blend && s->color;
     tile_rect r;
-    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_clear(s, &r);
+    const bool samples = s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r);
+    plr_sample_marks store = {0}, *marks = samples && om_lazy_samples(s) ? &store : NULL;
+    if (marks) gr_assert(c, plr_sample_marks_init(marks, s, &r));   /* out of memory */
+    else if (samples) plr_samples_clear(s, &r);
     while (gr_reserve(c, 0, 1, &w) == GR_OK) {
         const frag_pkt *p = w.mem;
-        if (!frags_in_bounds(c, p, s, gr_key(c))) return;
+        if (!frags_in_bounds(c, p, s, gr_key(c))) {
+            plr_sample_marks_free(&store);
+            return;
+        }
         om_tri_depth depths[TRIS_PER_PACKET];
         if (s->msaa > 1) packet_depths(s, p, depths);
         for (uint32_t i = 0; i < p->count; i++) {
@@ -352,7 +402,7 @@ void plr_om_main(gr_ctx *c)
             }
             if (s->msaa > 1) {
                 if (i + OM_AHEAD < p->count) prefetch_samples(s, p, i + OM_AHEAD);
-                if (z != INFINITY) om_samples(s, p, depths, i, &touched);
+                if (z != INFINITY) om_samples(s, p, depths, i, &touched, marks);
                 continue;
             }
             float old = load_depth(s, at);
@@ -373,7 +423,10 @@ void plr_om_main(gr_ctx *c)
         if (coarse_z && ++touched.packets == HIZ_UPDATE_PACKETS) update_touched(s, &touched);
         gr_commit(c, 0, 1);
     }
+    if (samples) om_samples_for_blending(s, marks, &blended);
     plr_om_blend(s, &blended);
-    if (s->msaa > 1 && plr_tile_rect(&s->rc, gr_key(c), &r)) plr_samples_resolve(s, &r, NULL, 0);
+    if (samples && marks) plr_samples_resolve_marked(s, marks);
+    else if (samples) plr_samples_resolve(s, &r, NULL, 0);
+    plr_sample_marks_free(&store);
 }
 

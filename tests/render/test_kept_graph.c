@@ -1,7 +1,8 @@
 /* Tests of the kept graph (pipelines/kept_graph.h): three frames with the camera moved
  * between them through one kept graph give, frame for frame, the bytes and counters of
  * a graph built for that frame alone (raster, the ordered raster graph, whose coarse
- * depth bounds must not carry over, raytrace and hybrid; 1 and 2 workers); the graph is
+ * depth bounds must not carry over, nor its samples at msaa 4 and 8, raytrace and
+ * hybrid; 1 and 2 workers); the graph is
  * built once for them, and again when its description, the frame's size or the launch
  * options change; plr_render_kept and plrt_render_kept likewise against plr_render and
  * plrt_render; gramps-render --frames 3 draws and counts what --frames 1 does; the
@@ -51,7 +52,8 @@ static bool fresh_frame(cp_graph *g, pl_scene_data *d, unsigned workers, uint8_t
     return ran != NULL;
 }
 
-static void frames_match_fresh(const char *pipeline, unsigned workers)
+/* set: a graph setting (S.K=V) or NULL. */
+static void frames_match_fresh_set(const char *pipeline, unsigned workers, const char *set)
 {
     loaded l;
     char err[CP_ERR_MAX];
@@ -62,6 +64,7 @@ static void frames_match_fresh(const char *pipeline, unsigned workers)
         unload(&l);
         return;
     }
+    CHECK_MSG(!set || cp_set(g.graph, set, err) == 0, "%s", err);
     pl_scene_data d;
     pl_scene_data_init(&d, l.s, &l.g);
     pl_scene_data_set_bvh(&d, l.bvh);
@@ -94,8 +97,21 @@ static void frames_match_fresh(const char *pipeline, unsigned workers)
     unload(&l);
 }
 
+static void frames_match_fresh(const char *pipeline, unsigned workers)
+{
+    frames_match_fresh_set(pipeline, workers, NULL);
+}
+
 static void raster(void) { frames_match_fresh("raster", 1); frames_match_fresh("raster", 2); }
 static void raster_ordered(void) { frames_match_fresh("raster-ordered", 2); }
+/* The OM sets a pixel's samples at its first fragment of the frame and resolves only
+ * those (plr_sample_marks): the pixels the last frame drew and this one does not must
+ * come out as the background, not as last frame's samples. */
+static void raster_ordered_msaa(void)
+{
+    frames_match_fresh_set("raster-ordered", 2, "graph.msaa=4");
+    frames_match_fresh_set("raster-ordered", 1, "graph.msaa=8");
+}
 static void raytrace(void) { frames_match_fresh("raytrace", 1); frames_match_fresh("raytrace", 2); }
 static void hybrid(void) { frames_match_fresh("hybrid", 1); frames_match_fresh("hybrid", 2); }
 
@@ -274,6 +290,7 @@ int main(int argc, char **argv)
     snprintf(build_dir, sizeof build_dir, "%s/../..", dirname(self));
     RUN(raster);
     RUN(raster_ordered);
+    RUN(raster_ordered_msaa);
     RUN(raytrace);
     RUN(hybrid);
     RUN(tile_buffers_kept);
