@@ -329,10 +329,11 @@ void gr_graph_destroy(gr_graph *g)
     gr_workers_free(g);
     for (int i = 0; i < g->nstages; i++) {
         gr_stage_rt *s = g->stages[i];
-        for (gr_inst *n, *in = s->instances; in; in = n) {
-            n = in->next_all;
-            gr_inst_destroy(g, in);
-        }
+        for (int list = 0; list < 2; list++)
+            for (gr_inst *n, *in = list ? s->spare : s->instances; in; in = n) {
+                n = in->next_all;
+                gr_inst_destroy(g, in);
+            }
         free(s->config);
         free(s->in);
         free(s->out);

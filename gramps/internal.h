@@ -332,6 +332,10 @@ struct gr_stage_rt {
     _Atomic(bool) keeps_state;        /* an instance declared gr_state_bytes (inbox.h) */
     gr_spin inst_lock;
     gr_inst *instances;
+    gr_inst *last_inst;               /* the first made, the end of `instances` */
+    gr_inst *spare;                   /* the runs before's, done, for gr_inst_create to reuse
+                                         (under inst_lock): a relaunch hands them over whole
+                                         instead of freeing each on its thread */
     /* gr_stage_desc.recirculate: the result waiting for another to join it (reduction.c),
      * under held_lock; with reduce_per_key, one per key, listed through `next`. Charged to
      * the input queue's space, not to its component's pending work, so that the

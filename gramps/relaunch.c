@@ -10,8 +10,10 @@
  * and the subqueues of static sets and single queues (emptied in place: rings, reorder
  * slots and tickets from position 0). The worker threads are the process's parked ones,
  * as for any launch. Made again: a dynamic set's subqueues (its keys are the run's), the
- * Thread-stage instances (their programs start from the beginning), the components'
- * termination counts, the policy's state (its init runs again) and the statistics. */
+ * Thread-stage instances (their programs start from the beginning; each in the memory
+ * of a done one of the run before, stage->spare, reset by the worker that makes it),
+ * the components' termination counts, the policy's state (its init runs again) and the
+ * statistics. */
 #include "gramps/internal.h"
 
 
@@ -51,13 +53,15 @@ void gr_queue_run_clear(gr_queue_rt *q)
     q->any_need = 0;
 }
 
-static void clear_stage(gr_graph *g, gr_stage_rt *s)
+/* The run's instances (all done: it succeeded) become spares for the next run's
+ * gr_inst_create, which resets each on the worker that makes it. */
+static void clear_stage(gr_stage_rt *s)
 {
-    for (gr_inst *next, *in = s->instances; in; in = next) {
-        next = in->next_all;
-        gr_inst_destroy(g, in);
+    if (s->instances) {
+        s->last_inst->next_all = s->spare;
+        s->spare = s->instances;
     }
-    s->instances = NULL;
+    s->instances = s->last_inst = NULL;
     s->held = NULL;                   /* a finished reduction forwarded its result */
     atomic_store(&s->ninstances, 0);
     atomic_store(&s->preemptions, 0);
@@ -90,7 +94,7 @@ static void clear_sampling(gr_graph *g)
 
 void gr_run_state_clear(gr_graph *g)
 {
-    for (int i = 0; i < g->nstages; i++) clear_stage(g, g->stages[i]);
+    for (int i = 0; i < g->nstages; i++) clear_stage(g->stages[i]);
     for (int i = 0; i < g->nqueues; i++) gr_queue_run_clear(g->queues[i]);
     for (int i = 0; i < g->ncomps; i++) {
         atomic_store(&g->comps[i].finished, false);

@@ -23,18 +23,39 @@ static void inst_entry(void *arg)
     abort();                              /* an exited instance is never resumed */
 }
 
+/* A done instance of a run before (s->spare) as calloc would give it, but for its
+ * windows' packet arrays and staging, kept with their sizes (window_pkts and
+ * window_staging grow them); NULL when there is none. */
+static gr_inst *take_spare(gr_graph *g, gr_stage_rt *s, size_t nwin)
+{
+    gr_spin_lock(&s->inst_lock);
+    gr_inst *inst = s->spare;
+    if (inst) s->spare = inst->next_all;
+    gr_spin_unlock(&s->inst_lock);
+    if (!inst) return NULL;
+    if (inst->fiber.stack_base) gr_fiber_destroy(&inst->fiber, &g->stacks);   /* none once exited */
+    for (size_t i = 0; i < nwin; i++) {
+        const gr_twin *t = &inst->win[i];
+        inst->win[i] = (gr_twin){.pkts = t->pkts, .pkts_cap = t->pkts_cap, .staging = t->staging,
+                                 .staging_bytes = t->staging_bytes};
+    }
+    memset(inst, 0, sizeof *inst);
+    return inst;
+}
+
 gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
 {
     size_t nwin = (size_t)s->nin + (size_t)s->nout;
-    gr_inst *inst = calloc(1, sizeof *inst + nwin * sizeof *inst->win);
+    gr_inst *inst = take_spare(w->g, s, nwin);
+    if (!inst) inst = calloc(1, sizeof *inst + nwin * sizeof *inst->win);
+    if (inst) inst->stage = s;            /* gr_inst_destroy reads its window count */
     if (!inst || gr_fiber_create(&inst->fiber, &w->g->stacks, inst_entry, inst) != 0) {
-        free(inst);
+        if (inst) gr_inst_destroy(w->g, inst);
         gr_set_error(w->g, GR_ERR_NOMEM, "stage '%s': cannot create an instance (out of "
                      "memory for its stack)", s->name);
         atomic_store(&w->g->abort, true);
         return NULL;
     }
-    inst->stage = s;
     inst->bound = bound;
     inst->in_win = inst->win;
     inst->out_win = inst->win + s->nin;
@@ -45,6 +66,7 @@ gr_inst *gr_inst_create(gr_worker *w, gr_stage_rt *s, gr_subq *bound)
     gr_spin_lock(&s->inst_lock);
     inst->number = atomic_fetch_add(&s->ninstances, 1);
     inst->next_all = s->instances;
+    if (!s->instances) s->last_inst = inst;
     s->instances = inst;
     gr_spin_unlock(&s->inst_lock);
     return inst;
