@@ -49,7 +49,8 @@ static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *own
 {
     if (!has_room(f, t, owner)) return NULL;
     size_t per_pixel = t->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1;
-    void *data = t->create ? t->create(f, owner) : pl_frame_array_alloc(pixels(f) * per_pixel * t->element_bytes);
+    const size_t bytes = pixels(f) * per_pixel * t->element_bytes;
+    void *data = t->create ? t->create(f, owner) : pl_frame_array_alloc(bytes);
     return data ? add(f, t, owner, data) : NULL;
 }
 

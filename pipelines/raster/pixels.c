@@ -289,11 +289,19 @@ static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigne
 }
 #endif
 
+/* The farthest of the depths the samples from `at` hold. */
+static float held_far(const plr_state *s, size_t at)
+{
+    float far = s->sample_z[at];
+    for (size_t k = 1; k < (size_t)s->msaa; k++) far = s->sample_z[at + k] > far ? s->sample_z[at + k] : far;
+    return far;
+}
+
 /* Multisampling: fragment i's covered samples nearer than what they hold (less, in
  * draw order) take its colour and depth; with the coarse test the pixel's depth becomes
  * its farthest sample's, a bound the coarse test may use as the single-sample depth. */
-static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i, touched_blocks *touched,
-                       plr_sample_marks *marks)
+static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, uint32_t i,
+                       touched_blocks *touched, plr_sample_marks *marks)
 {
     const int x = p->x[i], y = p->y[i];
     const size_t at = plr_sample_at(s, x, y), px = (size_t)y * (size_t)s->width + (size_t)x;
@@ -312,8 +320,7 @@ static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, u
         float z[RS_MAX_SAMPLES];
         fragment_sample_depths(s, p, d, i, z);
         changed = om_take_samples(s, p, i, at, cover, z);
-        far = s->sample_z[at];
-        for (int k = 1; k < s->msaa; k++) far = s->sample_z[at + (size_t)k] > far ? s->sample_z[at + (size_t)k] : far;
+        far = changed && s->coarse_z ? held_far(s, at) : 0;
     }
     if (!changed || !s->coarse_z) return;
     const float old = load_depth(s, px);

@@ -99,7 +99,8 @@ static const cp_resource_type types[] = {
      "f32 + u32", 8, CP_PER_SAMPLE, true, CP_CLEAR_NONE, NULL, sample_layer_create, layer_destroy,
      NULL},
     {"sample-depth", "multisampling's depth per sample (msaa > 1; the tile's stage sets "
-     "its tile's part, the OM a pixel's at its first fragment)", "f32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
+     "its tile's part, the OM a pixel's at its first fragment)", "f32", 4, CP_PER_SAMPLE, false,
+     CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"sample-color", "multisampling's RGBA8 per sample, resolved into the image per tile",
      "u32", 4, CP_PER_SAMPLE, false, CP_CLEAR_NONE, NULL, NULL, NULL, NULL},
     {"cleared-tiles", "the sort-middle tiles a Bin wrote the background of (plr_cleared_tiles: "
