@@ -258,15 +258,16 @@ static inline float max4(__m128 v)
 /* om_take_samples without the linear colour or the surface, four samples a vector, from
  * the pixel centre's depth: the sample depths as fragment_sample_depths rounds them
  * (one double add and one rounding per lane), the same compares (less) and the same
- * stores. Returns whether any sample was taken, and in *far the pixel's farthest sample
- * depth after (the held vectors' maximum, without reading them back). */
+ * stores (at: the pixel's first sample, px: the pixel). Returns whether any sample was
+ * taken, and in *far the pixel's farthest sample depth after (the held vectors' maximum,
+ * without reading them back). */
 __attribute__((target("avx2")))
-static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, unsigned cover, double centre,
-                                 const double *step, bool fresh, float *far)
+static bool om_take_samples_avx2(plr_state *s, uint32_t rgba, size_t at, size_t px, unsigned cover,
+                                 double centre, const double *step, bool fresh, float *far)
 {
     const __m128i bit = _mm_setr_epi32(1, 2, 4, 8), colour = _mm_set1_epi32((int)rgba);
     const __m256d c = _mm256_set1_pd(centre);
-    const __m128i background = _mm_set1_epi32(fresh ? (int)s->color[at / (size_t)s->msaa] : 0);
+    const __m128i background = _mm_set1_epi32(fresh ? (int)s->color[px] : 0);
     __m128 farthest = _mm_set1_ps(-INFINITY);
     int taken = 0;
     for (int h = 0; h < s->msaa; h += 4) {
@@ -311,7 +312,7 @@ static void om_samples(plr_state *s, const frag_pkt *p, const om_tri_depth *d, u
 #if defined(__x86_64__)
     if (marks) {                          /* om_lazy_samples */
         const int t = p->tri[i];
-        changed = om_take_samples_avx2(s, p->out.rgba[i], at, cover,
+        changed = om_take_samples_avx2(s, p->out.rgba[i], at, px, cover,
                                        rs_pixel_centre_depth(&p->edges[t], &d[t].plane, x, y), d[t].step,
                                        plr_sample_mark(marks, x, y), &far);
     } else
