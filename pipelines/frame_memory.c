@@ -19,21 +19,3 @@ int pl_keep_freed_memory(void)
 #else
 int pl_keep_freed_memory(void) { return -1; }
 #endif
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
-void *pl_frame_array_alloc(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (bytes < huge) return malloc(bytes);
-    if (posix_memalign(&p, huge, bytes)) return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    /* the whole huge pages in it (a hint: refused, the pages stay small); the tail
-     * stays in small pages, so nothing is allocated beyond the array */
-    madvise(p, bytes / huge * huge, MADV_HUGEPAGE);
-#endif
-    return p;
-}

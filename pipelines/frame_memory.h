@@ -9,21 +9,11 @@
 #ifndef PIPELINES_FRAME_MEMORY_H
 #define PIPELINES_FRAME_MEMORY_H
 
-#include <stddef.h>
-
 /* Makes the C library keep freed blocks (up to its largest heap block, 32 MiB) in the
  * process for reuse instead of unmapping or trimming them. It changes the whole
  * process's allocator, so it is a program's decision: gramps-render and the benchmarks
  * call it once at start; a program embedding the renderers can do the same. Returns 0,
  * or -1 where the C library offers no such setting (then nothing changes). */
 int pl_keep_freed_memory(void);
-
-/* A frame resource's plain array (free() frees it): from 2 MiB up, on a 2 MiB boundary
- * with transparent huge pages asked for its whole 2 MiB pieces, which Linux's default
- * THP mode (madvise) gives only to regions that ask. A 1024x1024 frame's buffers are
- * 4-32 MiB each, and a tile's stage touches one row of its tile per 4 KiB page (a
- * 128-pixel row of 4x samples is 2 KiB of a 16 KiB image row): the ordered graph's
- * 4x frame is 2% faster on huge pages (docs/performance.md). NULL when out of memory. */
-void *pl_frame_array_alloc(size_t bytes);
 
 #endif

@@ -3,7 +3,6 @@
  * say, freed with the frame. Also the resources every renderer may share. */
 #include "pipelines/frame.h"
 #include "pipelines/frame_internal.h"
-#include "pipelines/frame_memory.h"
 
 #include "gramps/gramps.h"
 
@@ -49,8 +48,7 @@ static pl_resource *make(pl_frame *f, const cp_resource_type *t, const char *own
 {
     if (!has_room(f, t, owner)) return NULL;
     size_t per_pixel = t->extent == CP_PER_SAMPLE ? (size_t)f->samples : 1;
-    const size_t bytes = pixels(f) * per_pixel * t->element_bytes;
-    void *data = t->create ? t->create(f, owner) : pl_frame_array_alloc(bytes);
+    void *data = t->create ? t->create(f, owner) : malloc(pixels(f) * per_pixel * t->element_bytes);
     return data ? add(f, t, owner, data) : NULL;
 }
 

@@ -331,8 +331,7 @@ void plr_samples_resolve(const plr_state *s, const tile_rect *r, const uint16_t 
  * (plr_samples_set); at the end only the marked pixels are resolved. The others keep
  * the background the frame cleared the image to, which is what their resolve would
  * give, and their samples are not written: the frame's sample buffers hold the pixels
- * some fragment reached (the eager clear wrote and read back all of the tile's, 8
- * bytes a sample, which at 4x was a tenth of the ordered graph's frame). */
+ * some fragment reached, not the whole tile a clear would write and the resolve read. */
 typedef struct plr_sample_marks {
     tile_rect r;
     int tile;
